@@ -1,0 +1,77 @@
+// swift-tools-version: 6.1
+// tabd — a headless tab-container daemon. Layout and decisions: ARCHITECTURE in ../shared
+// and docs/ in this repository.
+import PackageDescription
+
+let package = Package(
+    name: "tabd",
+    products: [
+        .executable(name: "tabd", targets: ["tabd"]),
+        .executable(name: "tabctl", targets: ["tabctl"]),
+        .library(name: "TabCore", targets: ["TabCore"]),
+        .library(name: "TabPolicy", targets: ["TabPolicy"]),
+        // Reference policy plugins: ordinary shared objects that tabd dlopens.
+        .library(name: "LoginGate", type: .dynamic, targets: ["LoginGate"]),
+        .library(name: "OrientationRules", type: .dynamic, targets: ["OrientationRules"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+    ],
+    targets: [
+        // libevent through pkg-config; shim.h wraps what Swift cannot import.
+        .systemLibrary(
+            name: "CLibevent",
+            pkgConfig: "libevent",
+            providers: [.apt(["libevent-dev"])]
+        ),
+        // The state machine: pure values, no I/O.
+        .target(name: "TabCore"),
+        // The plugin C ABI: include/tabd/policy.h is the one header plugin authors read.
+        .target(name: "CTabPolicy"),
+        // Swift SDK for plugin authors.
+        .target(name: "TabPolicy", dependencies: ["CTabPolicy"]),
+        // The host side of plugins: checks, dlopen, composition.
+        .target(
+            name: "TabPlugins",
+            dependencies: ["TabCore", "CTabPolicy", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Wire types and the JSON line codec. No sockets.
+        .target(name: "TabProtocol", dependencies: ["TabCore"]),
+        // The libevent loop, connections, durability, config.
+        .target(
+            name: "TabServer",
+            dependencies: [
+                "CLibevent", "TabCore", "TabProtocol", "TabPlugins",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "tabd",
+            dependencies: [
+                "TabServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "tabctl",
+            dependencies: [
+                "TabProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // SwiftPM reserves Plugins/ for package plugins; these are ordinary dynamic libraries.
+        .target(name: "LoginGate", dependencies: ["TabPolicy"], path: "Plugins/LoginGate",
+                linkerSettings: [.linkedLibrary("crypt")]),
+        .target(name: "OrientationRules", dependencies: ["TabPolicy"], path: "Plugins/OrientationRules"),
+
+        .testTarget(name: "TabCoreTests", dependencies: ["TabCore"]),
+        .testTarget(name: "TabProtocolTests", dependencies: ["TabProtocol"]),
+        .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore"]),
+        .testTarget(name: "TabServerTests", dependencies: ["TabServer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol"]),
+    ]
+)

@@ -1,0 +1,8 @@
+#ifndef TABD_CLIBEVENT_SHIM_H
+#define TABD_CLIBEVENT_SHIM_H
+#include <event2/event.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+#endif

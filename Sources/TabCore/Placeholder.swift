@@ -1,0 +1,1 @@
+// Placeholder: TabCore is being written.

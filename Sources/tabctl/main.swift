@@ -1,0 +1,1 @@
+print("tabctl: not built yet")

@@ -1,0 +1,1 @@
+print("tabd: not built yet")
