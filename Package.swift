@@ -73,5 +73,8 @@ let package = Package(
         .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabServer"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol"]),
-    ]
+    ],
+    // One libevent thread and C callbacks everywhere: the Swift 5 mode keeps the
+    // concurrency checker from fighting the single-threaded design.
+    swiftLanguageModes: [.v5]
 )
