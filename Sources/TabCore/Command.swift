@@ -1,0 +1,80 @@
+// The inputs of the state machine. Every mutating wire command maps to one Command.
+
+/// What `select` may name (R4.1).
+public enum SelectTarget: Equatable, Sendable {
+    case tab(String)
+    case index(Int)
+    case more
+}
+
+/// What a user may tap (R4.2–R4.4): a tab or More, never an index.
+public enum TapTarget: Equatable, Sendable {
+    case tab(String)
+    case more
+}
+
+/// A field of `update_tab`: left as it is, or set (possibly to nil).
+public enum Change<Value: Equatable & Sendable>: Equatable, Sendable {
+    case keep
+    case set(Value)
+}
+
+/// The properties `update_tab` may change.
+public struct TabUpdate: Equatable, Sendable {
+    public var title: Change<String?> = .keep
+    public var item: Change<TabItem?> = .keep
+    public var restorationID: Change<String?> = .keep
+    public var orientations: Change<OrientationMask?> = .keep
+    public var fullScreenLayout: Change<Bool> = .keep
+    public init(title: Change<String?> = .keep, item: Change<TabItem?> = .keep,
+                restorationID: Change<String?> = .keep, orientations: Change<OrientationMask?> = .keep,
+                fullScreenLayout: Change<Bool> = .keep) {
+        self.title = title; self.item = item; self.restorationID = restorationID
+        self.orientations = orientations; self.fullScreenLayout = fullScreenLayout
+    }
+}
+
+/// What `preserve` saves and `restore` applies (R11.1–R11.2).
+public struct RestorationArchive: Codable, Equatable, Sendable {
+    /// The selected tab's restoration path, or nil (no selection, More, or no restoration id).
+    public var selected: String?
+    /// Navigation stacks of tabs that have a restoration id, by restoration path.
+    public var stacks: [String: [Screen]]
+    public init(selected: String? = nil, stacks: [String: [Screen]] = [:]) {
+        self.selected = selected; self.stacks = stacks
+    }
+}
+
+/// One mutating input of a controller.
+public enum Command: Equatable, Sendable {
+    case setTabs([Tab], animated: Bool)
+    case addTab(Tab, index: Int?)
+    case removeTab(String)
+    case updateTab(String, TabUpdate)
+    case badge(tab: String, value: String?)
+    case select(SelectTarget)
+    case tap(TapTarget)
+    case push(tab: String, screen: Screen)
+    case pop(tab: String)
+    case popToRoot(tab: String)
+    case setCustomizable([String]?)
+    case customizeBegin
+    case customizeMove(tab: String, to: Int)
+    case customizeEnd
+    case rotate(Orientation)
+    /// The journal's form of a rotation that happened: applied without asking the delegate.
+    case setOrientation(Orientation)
+    case restore(RestorationArchive)
+}
+
+/// What a command did, besides the new state.
+public struct Outcome: Equatable, Sendable {
+    /// In order: what the controller told the world.
+    public var notifications: [Notification] = []
+    /// The deterministic form to write to the journal, or nil when the state did not change.
+    /// Replaying it (with any policy) reproduces the same state.
+    public var journal: Command?
+    /// For `rotate`: whether the controller rotated (R9.3).
+    public var rotated: Bool?
+    public init() {}
+}

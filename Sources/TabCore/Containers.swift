@@ -1,0 +1,69 @@
+// Any number of controllers, by name. The daemon keeps one of these.
+
+public struct TabContainers: Equatable, Sendable, Codable {
+    /// The controller every request addresses unless it names another.
+    public static let defaultName = "main"
+    /// Names are short, printable and safe in logs and file names.
+    public static let maxNameLength = 64
+
+    public private(set) var controllers: [String: Controller] = [:]
+
+    public init() {}
+
+    /// A fresh set with the default phone controller `main`.
+    public static func withDefault() -> TabContainers {
+        var c = TabContainers()
+        c.controllers[defaultName] = Controller(name: defaultName, idiom: .phone)
+        return c
+    }
+
+    /// Names in a stable order.
+    public var names: [String] { controllers.keys.sorted() }
+
+    public subscript(name: String) -> Controller? { controllers[name] }
+
+    public func controller(_ name: String) throws(TabError) -> Controller {
+        guard let c = controllers[name] else { throw TabError(.notFound, "no controller named '\(name)'") }
+        return c
+    }
+
+    public mutating func create(_ name: String, idiom: Idiom, maxVisible: Int? = nil) throws(TabError) {
+        try Self.validate(name: name)
+        if let maxVisible {
+            let least = idiom == .tv ? 1 : 2
+            guard maxVisible >= least, maxVisible <= 1000 else {
+                throw TabError(.outOfRange, "max_visible must be between \(least) and 1000 for the \(idiom.rawValue) idiom")
+            }
+        }
+        guard controllers[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
+        controllers[name] = Controller(name: name, idiom: idiom, maxVisible: maxVisible)
+    }
+
+    public mutating func delete(_ name: String) throws(TabError) {
+        guard controllers.removeValue(forKey: name) != nil else {
+            throw TabError(.notFound, "no controller named '\(name)'")
+        }
+    }
+
+    /// Applies `command` to the controller `name`; a refused command changes nothing.
+    public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy()) throws(TabError) -> Outcome {
+        guard var c = controllers[name] else { throw TabError(.notFound, "no controller named '\(name)'") }
+        // Take the value out so the mutation does not copy the tab array (copy-on-write).
+        controllers[name] = nil
+        defer { controllers[name] = c }
+        return try c.apply(command, policy: policy)
+    }
+
+    /// Puts a controller back as it was (restoring from a snapshot).
+    public mutating func insert(_ controller: Controller) {
+        controllers[controller.name] = controller
+    }
+
+    static func validate(name: String) throws(TabError) {
+        guard !name.isEmpty, name.utf8.count <= maxNameLength,
+              name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
+        else {
+            throw TabError(.invalid, "controller names are 1–\(maxNameLength) characters of A–Z, a–z, 0–9, '-', '_' or '.'")
+        }
+    }
+}

@@ -1,0 +1,638 @@
+// One tab container: the state machine of SEMANTICS.md R1–R11, as a value.
+// Each mutating command either throws a TabError and changes nothing, or changes the
+// state and returns the ordered notifications it produced.
+
+public struct Controller: Equatable, Sendable {
+    /// The wire name of the More item (R3.2): never a tab id.
+    public static let moreID = "more"
+
+    public let name: String
+    public let idiom: Idiom
+    /// The most items the bar shows (R3.1).
+    public let maxVisible: Int
+    /// The tabs in display order (R1.2).
+    public private(set) var tabs: [Tab] = []
+    public private(set) var selection: Selection = .none
+    /// Ids of the tabs the user may rearrange, in tab order (R7.1). Empty: no rearranging.
+    public private(set) var customizable: [String] = []
+    /// The order being edited in a customization session, or nil when none runs (R7.2).
+    public private(set) var customizingOrder: [String]?
+    /// The order when the session began, to report `changed` (R7.4).
+    private var customizingStart: [String]?
+    public private(set) var orientation: Orientation = .portrait
+    /// tab id → index; derived from `tabs`, rebuilt whenever the list changes.
+    private var indexByID: [String: Int] = [:]
+
+    public init(name: String, idiom: Idiom = .phone, maxVisible: Int? = nil) {
+        self.name = name
+        self.idiom = idiom
+        self.maxVisible = maxVisible ?? idiom.defaultMaxVisible
+    }
+
+    // MARK: Derived state
+
+    /// R3.1: More is shown on phone and pad when there are more tabs than fit.
+    public var moreShown: Bool { idiom != .tv && tabs.count > maxVisible }
+
+    /// How many tabs the bar shows itself (R3.1, R3.6).
+    public var barTabCount: Int {
+        if moreShown { return maxVisible - 1 }
+        return min(tabs.count, maxVisible)
+    }
+
+    /// Ids on the bar, plus "more" when shown.
+    public var barVisible: [String] {
+        var ids = tabs.prefix(barTabCount).map(\.id)
+        if moreShown { ids.append(Controller.moreID) }
+        return ids
+    }
+
+    /// Ids listed by More (phone/pad), in order.
+    public var moreList: [String] { moreShown ? tabs.dropFirst(barTabCount).map(\.id) : [] }
+
+    /// tv: ids that do not fit on the bar and are not reachable from it (R3.6).
+    public var unreachable: [String] { idiom == .tv ? tabs.dropFirst(barTabCount).map(\.id) : [] }
+
+    /// R3.3: the index of the selected tab; nil for More or nothing.
+    public var selectedIndex: Int? {
+        if case .tab(let id) = selection { return indexByID[id] }
+        return nil
+    }
+
+    /// The bar item shown as selected: a tab listed by More shows More (R3.5).
+    public var barSelected: String? {
+        switch selection {
+        case .none: return nil
+        case .more: return Controller.moreID
+        case .tab(let id):
+            guard let index = indexByID[id] else { return nil }
+            return moreShown && index >= barTabCount ? Controller.moreID : id
+        }
+    }
+
+    public func index(of id: String) -> Int? { indexByID[id] }
+    public func tab(_ id: String) -> Tab? { indexByID[id].map { tabs[$0] } }
+
+    /// R5.4: the child that decides the status bar's style and visibility.
+    public var statusBarChild: String? { selection.wireValue }
+
+    /// R9.1: what every tab supports (portrait when there are none).
+    public var tabsOrientations: OrientationMask {
+        tabs.reduce(into: OrientationMask.all) { $0.formIntersection($1.supportedOrientations) }
+            .intersection(tabs.isEmpty ? .portrait : .all)
+    }
+
+    /// R9.2: the supported orientations once the delegate had its say.
+    public func supportedOrientations(policy: Policy) -> OrientationMask {
+        policy.supportedOrientations(proposed: tabsOrientations, in: self)
+    }
+
+    /// R9.2: the delegate's preference; otherwise the current orientation if supported,
+    /// else the first supported one.
+    public func preferredOrientation(policy: Policy) -> Orientation? {
+        if let preferred = policy.preferredOrientation(in: self) { return preferred }
+        let supported = supportedOrientations(policy: policy)
+        return supported.contains(orientation.mask) ? orientation : supported.orientations.first
+    }
+
+    // MARK: Commands
+
+    /// Applies one command. Throws (changing nothing) when the command is refused.
+    public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy()) throws(TabError) -> Outcome {
+        var out = Outcome()
+        switch command {
+        case .setTabs(let new, let animated):
+            try setTabs(new, animated: animated, &out)
+        case .addTab(let tab, let index):
+            try addTab(tab, at: index, &out)
+        case .removeTab(let id):
+            try removeTab(id, &out)
+        case .updateTab(let id, let update):
+            try updateTab(id, update, &out)
+        case .badge(let id, let value):
+            try setBadge(id, value, &out)
+        case .select(let target):
+            try select(target, &out)
+        case .tap(let target):
+            try tap(target, policy: policy, &out)
+            return out  // journals itself: a tap that changed nothing is not written
+        case .push(let id, let screen):
+            try push(id, screen, &out)
+        case .pop(let id):
+            try pop(id, toRoot: false, &out)
+        case .popToRoot(let id):
+            try pop(id, toRoot: true, &out)
+        case .setCustomizable(let ids):
+            try setCustomizable(ids, &out)
+        case .customizeBegin:
+            try customizeBegin(policy: policy, &out)
+        case .customizeMove(let id, let to):
+            try customizeMove(id, to: to, &out)
+        case .customizeEnd:
+            try customizeEnd(policy: policy, &out)
+        case .rotate(let orientation):
+            rotate(to: orientation, policy: policy, &out)
+            return out  // journals the resolved orientation, not the request
+        case .setOrientation(let orientation):
+            setOrientation(orientation, &out)
+        case .restore(let archive):
+            restore(archive, &out)
+        }
+        if out.journal == nil, out.changedState { out.journal = command }
+        return out
+    }
+
+    // MARK: R2 — replacing the tabs
+
+    private mutating func setTabs(_ new: [Tab], animated: Bool, _ out: inout Outcome) throws(TabError) {
+        try refuseWhileCustomizing("replace the tabs")
+        var seen = Set<String>()
+        for tab in new {
+            try Controller.validate(tab)
+            guard seen.insert(tab.id).inserted else {
+                throw TabError(.conflict, "tab id '\(tab.id)' appears twice; tab ids must be unique")
+            }
+        }
+        let before = selectionSnapshot
+        // R2.1: every old child leaves before the new ones are installed.
+        for tab in tabs { removeChild(tab.id, &out) }
+        tabs = new.map(Controller.fresh)
+        rebuildIndex()
+        for tab in tabs { installChild(tab.id, &out) }
+        out.notifications.append(.tabsChanged(tabs: tabs.map(\.id), animated: animated))
+        resetCustomizable(&out)
+        reselect(after: before, removedSelected: before.selection.isTab, &out)
+    }
+
+    private mutating func addTab(_ tab: Tab, at index: Int?, _ out: inout Outcome) throws(TabError) {
+        try refuseWhileCustomizing("add a tab")
+        try Controller.validate(tab)
+        guard indexByID[tab.id] == nil else {
+            throw TabError(.conflict, "a tab with id '\(tab.id)' already exists")
+        }
+        let at = index ?? tabs.count
+        guard at >= 0, at <= tabs.count else {
+            throw TabError(.outOfRange, "index \(at) is out of range: 0...\(tabs.count) for \(tabs.count) tab(s)")
+        }
+        let before = selectionSnapshot
+        tabs.insert(Controller.fresh(tab), at: at)
+        rebuildIndex()
+        installChild(tab.id, &out)
+        out.notifications.append(.tabsChanged(tabs: tabs.map(\.id), animated: false))
+        resetCustomizable(&out)
+        reselect(after: before, removedSelected: false, &out)
+    }
+
+    private mutating func removeTab(_ id: String, _ out: inout Outcome) throws(TabError) {
+        try refuseWhileCustomizing("remove a tab")
+        guard let index = indexByID[id] else { throw .noTab(id) }
+        let before = selectionSnapshot
+        removeChild(id, &out)
+        tabs.remove(at: index)
+        rebuildIndex()
+        out.notifications.append(.tabsChanged(tabs: tabs.map(\.id), animated: false))
+        resetCustomizable(&out)
+        reselect(after: before, removedSelected: before.selection == .tab(id), &out)
+    }
+
+    /// R5.3: will-move(nil), the disappearance if it is on screen, did-move(nil).
+    private mutating func removeChild(_ id: String, _ out: inout Outcome) {
+        out.notifications.append(.containment(tab: id, phase: .willMove, parent: nil))
+        if selection == .tab(id) {
+            out.notifications.append(.appearance(tab: id, phase: .willDisappear))
+            out.notifications.append(.appearance(tab: id, phase: .didDisappear))
+        }
+        out.notifications.append(.containment(tab: id, phase: .didMove, parent: nil))
+    }
+
+    private func installChild(_ id: String, _ out: inout Outcome) {
+        out.notifications.append(.containment(tab: id, phase: .willMove, parent: name))
+        out.notifications.append(.containment(tab: id, phase: .didMove, parent: name))
+    }
+
+    /// R2.3: any change of the tab list makes every tab customizable again.
+    private mutating func resetCustomizable(_ out: inout Outcome) {
+        let all = tabs.map(\.id)
+        if customizable != all { customizable = all }
+        out.notifications.append(.customizableChanged(tabs: all))
+    }
+
+    private struct SelectionSnapshot {
+        var selection: Selection
+        var index: Int?
+    }
+
+    private var selectionSnapshot: SelectionSnapshot { SelectionSnapshot(selection: selection, index: selectedIndex) }
+
+    /// R2.2: the same tab by id, else the same index, else index 0, else nothing.
+    /// More stays selected while it is still shown. `removedSelected`: the selected child
+    /// was removed (its disappearance was already sent).
+    private mutating func reselect(after before: SelectionSnapshot, removedSelected: Bool, _ out: inout Outcome) {
+        var next: Selection = .none
+        switch before.selection {
+        case .tab(let id) where indexByID[id] != nil:
+            next = .tab(id)
+        case .tab:
+            if let i = before.index, i < tabs.count { next = .tab(tabs[i].id) }
+        case .more where moreShown:
+            next = .more
+        default:
+            break
+        }
+        if next == .none, let first = tabs.first { next = .tab(first.id) }
+        let previous = before.selection
+        if removedSelected || previous != next {
+            selection = .none
+            appear(next, disappearing: removedSelected ? .none : previous, &out)
+        }
+        selection = next
+        if previous != next || before.index != selectedIndex {
+            out.notifications.append(.selectionChanged(tab: next.wireValue, index: selectedIndex,
+                                                       previous: previous.wireValue, cause: .tabs))
+        }
+    }
+
+    // MARK: Tab properties
+
+    private mutating func updateTab(_ id: String, _ update: TabUpdate, _ out: inout Outcome) throws(TabError) {
+        guard let index = indexByID[id] else { throw .noTab(id) }
+        var tab = tabs[index]
+        let oldBadge = tab.badge
+        if case .set(let v) = update.title { tab.title = v }
+        if case .set(let v) = update.item { tab.item = v }
+        if case .set(let v) = update.restorationID { tab.restorationID = v }
+        if case .set(let v) = update.orientations { tab.orientations = v }
+        if case .set(let v) = update.fullScreenLayout { tab.fullScreenLayout = v }
+        guard tab != tabs[index] else { return }
+        tabs[index] = tab
+        out.notifications.append(.tabUpdated(tab: id))
+        if tab.badge != oldBadge { out.notifications.append(.badgeChanged(tab: id, value: tab.badge)) }
+    }
+
+    /// R8: a badge changes nothing but the badge.
+    private mutating func setBadge(_ id: String, _ value: String?, _ out: inout Outcome) throws(TabError) {
+        guard let index = indexByID[id] else { throw .noTab(id) }
+        guard tabs[index].badge != value else { return }
+        if tabs[index].item == nil {
+            tabs[index].item = TabItem(badge: value)
+        } else {
+            tabs[index].item!.badge = value
+        }
+        out.notifications.append(.badgeChanged(tab: id, value: value))
+    }
+
+    // MARK: R4 — selection
+
+    /// Resolves a target to a candidate, or throws R4.5's errors.
+    public func candidate(for target: SelectTarget) throws(TabError) -> Candidate {
+        switch target {
+        case .tab(let id):
+            guard let index = indexByID[id] else { throw .noTab(id) }
+            return .tab(id: id, index: index)
+        case .index(let index):
+            guard index >= 0, index < tabs.count else {
+                throw TabError(.outOfRange, tabs.isEmpty
+                    ? "index \(index) is out of range: the controller has no tabs"
+                    : "index \(index) is out of range: 0...\(tabs.count - 1)")
+            }
+            return .tab(id: tabs[index].id, index: index)
+        case .more:
+            guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
+            return .more
+        }
+    }
+
+    /// R4.1: programmatic selection; the delegate is not consulted.
+    private mutating func select(_ target: SelectTarget, _ out: inout Outcome) throws(TabError) {
+        let candidate = try candidate(for: target)
+        changeSelection(to: candidate, cause: .select, &out)
+    }
+
+    /// R4.2–R4.4: a user's tap.
+    private mutating func tap(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
+        let candidate: Candidate
+        switch target {
+        case .tab(let id):
+            candidate = try self.candidate(for: .tab(id))
+            if idiom == .tv, let index = candidate.index, index >= barTabCount {
+                throw TabError(.notAvailable, "tab '\(id)' does not fit on the tv bar and cannot be tapped")
+            }
+        case .more:
+            candidate = try self.candidate(for: .more)
+            guard moreShown else {
+                throw TabError(.notAvailable, "More is not on the bar: the controller has \(tabs.count) tab(s) and shows up to \(maxVisible)")
+            }
+        }
+        if case .deny(let by, let reason) = policy.shouldSelect(candidate, in: self) {
+            throw TabError(.denied, "'\(by)' refused selecting '\(candidate.id)': \(reason)", plugin: by, reason: reason)
+        }
+        let before = self
+        changeSelection(to: candidate, cause: .tap, &out)
+        // R4.3: a tap always shows the tab's root.
+        if case .tab(let id, let index) = candidate, !tabs[index].stack.isEmpty {
+            tabs[index].stack.removeAll()
+            out.notifications.append(.navigationChanged(tab: id, stack: []))
+        }
+        out.notifications.append(.didSelect(tab: candidate.id, index: candidate.index))
+        policy.didSelect(candidate, in: self)
+        if self != before { out.journal = .tap(target) }
+    }
+
+    /// Moves the selection, sending R5.1's appearance calls and R4.6's state change.
+    private mutating func changeSelection(to candidate: Candidate, cause: SelectionCause, _ out: inout Outcome) {
+        let next: Selection
+        switch candidate {
+        case .tab(let id, _): next = .tab(id)
+        case .more: next = .more
+        }
+        guard next != selection else { return }
+        let previous = selection
+        appear(next, disappearing: previous, &out)
+        selection = next
+        out.notifications.append(.selectionChanged(tab: next.wireValue, index: selectedIndex,
+                                                   previous: previous.wireValue, cause: cause))
+    }
+
+    /// R5.1/R5.2: old will-disappear, new will-appear, old did-disappear, new did-appear;
+    /// the new tab's content is loaded first if it never was.
+    private mutating func appear(_ next: Selection, disappearing old: Selection, _ out: inout Outcome) {
+        if case .tab(let id) = next, let index = indexByID[id], !tabs[index].contentLoaded {
+            tabs[index].contentLoaded = true
+            out.notifications.append(.contentLoaded(tab: id))
+        }
+        if let id = old.wireValue { out.notifications.append(.appearance(tab: id, phase: .willDisappear)) }
+        if let id = next.wireValue { out.notifications.append(.appearance(tab: id, phase: .willAppear)) }
+        if let id = old.wireValue { out.notifications.append(.appearance(tab: id, phase: .didDisappear)) }
+        if let id = next.wireValue { out.notifications.append(.appearance(tab: id, phase: .didAppear)) }
+    }
+
+    // MARK: R6 — navigation stacks
+
+    private mutating func navigationTab(_ id: String) throws(TabError) -> Int {
+        guard let index = indexByID[id] else { throw .noTab(id) }
+        guard tabs[index].navigation else {
+            throw TabError(.notAvailable, "tab '\(id)' is not a navigation stack (create it with \"navigation\": true)")
+        }
+        return index
+    }
+
+    private mutating func push(_ id: String, _ screen: Screen, _ out: inout Outcome) throws(TabError) {
+        let index = try navigationTab(id)
+        guard !screen.id.isEmpty else { throw TabError(.invalid, "a screen needs a non-empty id") }
+        tabs[index].stack.append(screen)
+        out.notifications.append(.navigationChanged(tab: id, stack: tabs[index].stack))
+    }
+
+    private mutating func pop(_ id: String, toRoot: Bool, _ out: inout Outcome) throws(TabError) {
+        let index = try navigationTab(id)
+        if tabs[index].stack.isEmpty {
+            if toRoot { return }
+            throw TabError(.conflict, "tab '\(id)' shows its root screen; the root cannot be popped")
+        }
+        if toRoot { tabs[index].stack.removeAll() } else { tabs[index].stack.removeLast() }
+        out.notifications.append(.navigationChanged(tab: id, stack: tabs[index].stack))
+    }
+
+    // MARK: R7 — customization
+
+    private mutating func setCustomizable(_ ids: [String]?, _ out: inout Outcome) throws(TabError) {
+        let wanted = Set(ids ?? [])
+        for id in ids ?? [] where indexByID[id] == nil { throw .noTab(id) }
+        let ordered = tabs.map(\.id).filter(wanted.contains)
+        guard ordered != customizable else { return }
+        customizable = ordered
+        out.notifications.append(.customizableChanged(tabs: ordered))
+    }
+
+    private mutating func customizeBegin(policy: Policy, _ out: inout Outcome) throws(TabError) {
+        guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no customization") }
+        guard moreShown else {
+            throw TabError(.notAvailable, "customization needs More: more than \(maxVisible) tabs (the controller has \(tabs.count))")
+        }
+        guard customizingOrder == nil else { throw TabError(.conflict, "a customization session is already running") }
+        let order = tabs.map(\.id)
+        customizingOrder = order
+        customizingStart = order
+        out.notifications.append(.willBeginCustomizing(tabs: order))
+        policy.willBeginCustomizing(tabs: order, in: self)
+    }
+
+    private mutating func customizeMove(_ id: String, to: Int, _ out: inout Outcome) throws(TabError) {
+        guard var order = customizingOrder else {
+            throw TabError(.conflict, "no customization session is running (send customize.begin first)")
+        }
+        guard let from = order.firstIndex(of: id) else { throw .noTab(id) }
+        guard to >= 0, to < order.count else {
+            throw TabError(.outOfRange, "position \(to) is out of range: 0...\(order.count - 1)")
+        }
+        guard customizable.contains(id) else {
+            throw TabError(.conflict, "tab '\(id)' is not customizable")
+        }
+        let onBar = barTabCount
+        let was = order
+        order.remove(at: from)
+        order.insert(id, at: to)
+        let fixed = Set(tabs.map(\.id)).subtracting(customizable)
+        for other in fixed {
+            let before = was.firstIndex(of: other)! < onBar
+            let after = order.firstIndex(of: other)! < onBar
+            if before != after {
+                throw TabError(.conflict, "moving '\(id)' to \(to) would move the non-customizable tab '\(other)' \(before ? "off the bar into More" : "from More onto the bar")")
+            }
+        }
+        guard order != was else { return }
+        customizingOrder = order
+        // Moves notify nobody until the session ends, but they are state: journal them.
+        out.journal = .customizeMove(tab: id, to: to)
+    }
+
+    private mutating func customizeEnd(policy: Policy, _ out: inout Outcome) throws(TabError) {
+        guard let order = customizingOrder, let start = customizingStart else {
+            throw TabError(.conflict, "no customization session is running")
+        }
+        let changed = order != start
+        out.notifications.append(.willEndCustomizing(tabs: order, changed: changed))
+        policy.willEndCustomizing(tabs: order, changed: changed, in: self)
+        let before = selectionSnapshot
+        if changed {
+            let byID = Dictionary(uniqueKeysWithValues: tabs.map { ($0.id, $0) })
+            tabs = order.map { byID[$0]! }
+            rebuildIndex()
+            customizable = tabs.map(\.id).filter(Set(customizable).contains)
+        }
+        customizingOrder = nil
+        customizingStart = nil
+        out.notifications.append(.didEndCustomizing(tabs: order, changed: changed))
+        policy.didEndCustomizing(tabs: order, changed: changed, in: self)
+        // R7.4: the selected tab stays selected; its index may have moved.
+        if before.index != selectedIndex {
+            out.notifications.append(.selectionChanged(tab: selection.wireValue, index: selectedIndex,
+                                                       previous: before.selection.wireValue, cause: .customize))
+        }
+    }
+
+    private func refuseWhileCustomizing(_ what: String) throws(TabError) {
+        if customizingOrder != nil {
+            throw TabError(.conflict, "cannot \(what) during a customization session; send customize.end first")
+        }
+    }
+
+    // MARK: R9 — orientation
+
+    private mutating func rotate(to new: Orientation, policy: Policy, _ out: inout Outcome) {
+        let supported = supportedOrientations(policy: policy)
+        guard supported.contains(new.mask) else {
+            out.rotated = false
+            return
+        }
+        out.rotated = true
+        if new != orientation {
+            setOrientation(new, &out)
+            out.journal = .setOrientation(new)
+        }
+    }
+
+    private mutating func setOrientation(_ new: Orientation, _ out: inout Outcome) {
+        guard new != orientation else { return }
+        let old = orientation
+        orientation = new
+        out.notifications.append(.orientationChanged(from: old, to: new))
+    }
+
+    // MARK: R10 — layout
+
+    /// The bar's height in points for this idiom.
+    public var barHeight: Double {
+        switch idiom {
+        case .phone: return 49
+        case .pad: return 50
+        case .tv: return 68
+        }
+    }
+
+    /// R10.1: bar and content frames for a screen. Content never underlaps the bar; a tab
+    /// with full-screen layout underlaps the status bar (phone/pad only).
+    public func layout(width: Double, height: Double, statusBar: Double? = nil) -> (bar: Frame, content: Frame) {
+        let status = idiom == .tv ? 0 : (statusBar ?? 20)
+        let bar = min(barHeight, height)
+        if idiom == .tv {
+            return (Frame(x: 0, y: 0, width: width, height: bar),
+                    Frame(x: 0, y: bar, width: width, height: max(0, height - bar)))
+        }
+        var fullScreen = false
+        if case .tab(let id) = selection, let t = tab(id) { fullScreen = t.fullScreenLayout }
+        let top = fullScreen ? 0 : min(status, height - bar)
+        return (Frame(x: 0, y: height - bar, width: width, height: bar),
+                Frame(x: 0, y: top, width: width, height: max(0, height - bar - top)))
+    }
+
+    // MARK: R11 — state preservation
+
+    /// R11.2: a path unique among the children even when restoration ids repeat.
+    public func restorationPath(of tab: Tab) -> String? {
+        tab.restorationID.map { "\($0)#\(tab.id)" }
+    }
+
+    /// R11.1: what preservation saves: the selected tab by restoration path, and the stacks
+    /// of tabs that have a restoration id.
+    public func preserve() -> RestorationArchive {
+        var archive = RestorationArchive()
+        if case .tab(let id) = selection, let t = tab(id) { archive.selected = restorationPath(of: t) }
+        for t in tabs { if let path = restorationPath(of: t) { archive.stacks[path] = t.stack } }
+        return archive
+    }
+
+    /// R11.1: selects the saved tab by restoration id (whatever its position; the exact
+    /// path first when ids repeat); tabs without one return to their defaults.
+    private mutating func restore(_ archive: RestorationArchive, _ out: inout Outcome) {
+        for index in tabs.indices {
+            let path = restorationPath(of: tabs[index])
+            let stack = path.flatMap { archive.stacks[$0] } ?? []
+            let restored = tabs[index].navigation ? stack : []
+            if tabs[index].stack != restored {
+                tabs[index].stack = restored
+                out.notifications.append(.navigationChanged(tab: tabs[index].id, stack: restored))
+            }
+        }
+        var target: Int?
+        if let path = archive.selected {
+            target = tabs.firstIndex { restorationPath(of: $0) == path }
+            if target == nil, let rid = path.split(separator: "#", maxSplits: 1).first.map(String.init) {
+                target = tabs.firstIndex { $0.restorationID == rid }
+            }
+        }
+        if target == nil, !tabs.isEmpty { target = 0 }
+        guard let target else { return }
+        let next = Selection.tab(tabs[target].id)
+        guard next != selection else { return }
+        let previous = selection
+        appear(next, disappearing: previous, &out)
+        selection = next
+        out.notifications.append(.selectionChanged(tab: next.wireValue, index: selectedIndex,
+                                                   previous: previous.wireValue, cause: .restore))
+    }
+
+    // MARK: Helpers
+
+    private mutating func rebuildIndex() {
+        indexByID.removeAll(keepingCapacity: true)
+        for (i, tab) in tabs.enumerated() { indexByID[tab.id] = i }
+    }
+
+    /// A tab as a client hands it in: runtime state starts fresh.
+    private static func fresh(_ tab: Tab) -> Tab {
+        var t = tab
+        t.contentLoaded = false
+        if !t.navigation { t.stack = [] }
+        return t
+    }
+
+    static func validate(_ tab: Tab) throws(TabError) {
+        guard !tab.id.isEmpty else { throw TabError(.invalid, "a tab needs a non-empty id") }
+        guard tab.id != moreID else {
+            throw TabError(.invalid, "'more' is reserved for the More item and cannot be a tab id")
+        }
+    }
+}
+
+extension Selection {
+    var isTab: Bool { if case .tab = self { return true } else { return false } }
+}
+
+extension Outcome {
+    /// Whether the notifications say the state changed (reads never notify).
+    var changedState: Bool { !notifications.isEmpty }
+}
+
+extension Controller: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        idiom = try c.decode(Idiom.self, forKey: .idiom)
+        maxVisible = try c.decode(Int.self, forKey: .maxVisible)
+        tabs = try c.decode([Tab].self, forKey: .tabs)
+        selection = try c.decode(Selection.self, forKey: .selection)
+        customizable = try c.decode([String].self, forKey: .customizable)
+        customizingOrder = try c.decodeIfPresent([String].self, forKey: .customizingOrder)
+        customizingStart = try c.decodeIfPresent([String].self, forKey: .customizingStart)
+        orientation = try c.decode(Orientation.self, forKey: .orientation)
+        rebuildIndex()
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(idiom, forKey: .idiom)
+        try c.encode(maxVisible, forKey: .maxVisible)
+        try c.encode(tabs, forKey: .tabs)
+        try c.encode(selection, forKey: .selection)
+        try c.encode(customizable, forKey: .customizable)
+        try c.encodeIfPresent(customizingOrder, forKey: .customizingOrder)
+        try c.encodeIfPresent(customizingStart, forKey: .customizingStart)
+        try c.encode(orientation, forKey: .orientation)
+    }
+}

@@ -1,0 +1,74 @@
+// What a command tells the world, in order: delegate calls, selection changes, appearance
+// and containment phases, badge/orientation/tab-list changes. The server turns each into
+// an event for subscribers.
+
+public enum AppearancePhase: String, Sendable, Equatable, Codable {
+    case willAppear = "will_appear", didAppear = "did_appear"
+    case willDisappear = "will_disappear", didDisappear = "did_disappear"
+}
+
+public enum ContainmentPhase: String, Sendable, Equatable, Codable {
+    case willMove = "will_move", didMove = "did_move"
+}
+
+/// Why the selection changed (the `cause` of `selection_changed`).
+public enum SelectionCause: String, Sendable, Equatable, Codable {
+    case select, tap, tabs, customize, restore
+}
+
+public enum Notification: Equatable, Sendable {
+    /// R4.6: the selection changed, whatever the cause. `tab` is an id, "more" or nil.
+    case selectionChanged(tab: String?, index: Int?, previous: String?, cause: SelectionCause)
+    /// R4.2: a tap selected `tab` (an id or "more"); taps only.
+    case didSelect(tab: String, index: Int?)
+    /// R5.2: the tab's content was loaded (first selection).
+    case contentLoaded(tab: String)
+    /// R5.1/R5.3: appearance callbacks; `tab` may be "more".
+    case appearance(tab: String, phase: AppearancePhase)
+    /// R5.3/R2.1: containment callbacks; `parent` is the controller's name, or nil for removal.
+    case containment(tab: String, phase: ContainmentPhase, parent: String?)
+    /// R2: the tab list changed; `tabs` are the ids in order.
+    case tabsChanged(tabs: [String], animated: Bool)
+    /// R7.1/R2.3: the customizable set changed.
+    case customizableChanged(tabs: [String])
+    /// R8.
+    case badgeChanged(tab: String, value: String?)
+    /// R6: a tab's navigation stack changed; `depth` counts pushed screens (0 = root).
+    case navigationChanged(tab: String, stack: [Screen])
+    /// R7.
+    case willBeginCustomizing(tabs: [String])
+    case willEndCustomizing(tabs: [String], changed: Bool)
+    case didEndCustomizing(tabs: [String], changed: Bool)
+    /// R9.3.
+    case orientationChanged(from: Orientation, to: Orientation)
+    /// A tab's properties (title, item, restoration id, orientations, layout) changed.
+    case tabUpdated(tab: String)
+
+    /// The event name on the wire.
+    public var eventName: String {
+        switch self {
+        case .selectionChanged: return "selection_changed"
+        case .didSelect: return "did_select"
+        case .contentLoaded: return "content_loaded"
+        case .appearance: return "appearance"
+        case .containment: return "containment"
+        case .tabsChanged: return "tabs_changed"
+        case .customizableChanged: return "customizable_changed"
+        case .badgeChanged: return "badge_changed"
+        case .navigationChanged: return "navigation_changed"
+        case .willBeginCustomizing: return "will_begin_customizing"
+        case .willEndCustomizing: return "will_end_customizing"
+        case .didEndCustomizing: return "did_end_customizing"
+        case .orientationChanged: return "orientation_changed"
+        case .tabUpdated: return "tab_updated"
+        }
+    }
+
+    /// Every event name a notification can have, for `hello`.
+    public static let eventNames = [
+        "selection_changed", "did_select", "content_loaded", "appearance", "containment",
+        "tabs_changed", "customizable_changed", "badge_changed", "navigation_changed",
+        "will_begin_customizing", "will_end_customizing", "did_end_customizing",
+        "orientation_changed", "tab_updated",
+    ]
+}

@@ -1,1 +1,0 @@
-// Placeholder: TabCore is being written.

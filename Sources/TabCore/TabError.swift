@@ -1,0 +1,30 @@
+// Errors as values that map one-to-one onto the wire's error codes (PROTOCOL.md).
+
+/// A rejected command. A command that throws changed nothing.
+public struct TabError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The wire code of the error.
+    public enum Code: String, Sendable, Equatable {
+        case notFound = "not_found"
+        case outOfRange = "out_of_range"
+        case conflict
+        case notAvailable = "not_available"
+        case denied
+        case invalid = "invalid_request"
+    }
+
+    public var code: Code
+    /// A sentence a person understands.
+    public var message: String
+    /// For `denied`: the plugin that refused.
+    public var plugin: String?
+    /// For `denied`: the plugin's reason.
+    public var reason: String?
+
+    public init(_ code: Code, _ message: String, plugin: String? = nil, reason: String? = nil) {
+        self.code = code; self.message = message; self.plugin = plugin; self.reason = reason
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    static func noTab(_ id: String) -> TabError { TabError(.notFound, "no tab '\(id)' in this controller") }
+}
