@@ -4,7 +4,7 @@
 SWIFT      ?= swift
 CONFIG     ?= debug
 BUILD_DIR  := .build/$(CONFIG)
-RUN_DIR    ?= $(CURDIR)/run
+RUN_DIR    := $(CURDIR)/run
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
@@ -37,9 +37,13 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 
+# Starts tabd in the foreground: socket ./run/tabd.sock, state ./run/state, the reference
+# plugins loaded (login gate with user demo / password demo, orientation rules).
 run: build
 	@mkdir -p $(RUN_DIR)/state
-	@echo "tabd: not runnable yet"
+	@[ -f $(RUN_DIR)/credentials ] || { printf 'demo:%s\n' "$$(openssl passwd -6 demo)" > $(RUN_DIR)/credentials; chmod 600 $(RUN_DIR)/credentials; }
+	@echo "tabd: socket $(RUN_DIR)/tabd.sock, state $(RUN_DIR)/state; Ctrl-C stops it"
+	exec $(BUILD_DIR)/tabd --config config/run.yaml
 
 clean:
 	rm -rf .build run

@@ -1,0 +1,450 @@
+// Decoding one request line into a typed request (PROTOCOL.md "Envelopes" and "Commands").
+// Input is strict: an unknown field or a wrong type is an `invalid_request` that names the
+// field, and nothing is changed.
+
+import TabCore
+
+/// An error reply before or instead of running a command.
+public struct ProtocolError: Error, Equatable, Sendable {
+    public enum Code: String, Sendable {
+        case parseError = "parse_error"
+        case invalidRequest = "invalid_request"
+        case unknownCommand = "unknown_command"
+        case notFound = "not_found"
+        case outOfRange = "out_of_range"
+        case conflict
+        case notAvailable = "not_available"
+        case denied
+        case forbidden
+        case tooLarge = "too_large"
+        case overloaded
+        case `internal`
+    }
+
+    public var code: Code
+    public var message: String
+    /// Extra fields of the error object (`field`, `plugin`, `reason` …), in order.
+    public var details: [(String, String)]
+
+    public init(_ code: Code, _ message: String, details: [(String, String)] = []) {
+        self.code = code; self.message = message; self.details = details
+    }
+
+    public static func invalid(_ field: String, _ message: String) -> ProtocolError {
+        ProtocolError(.invalidRequest, message, details: [("field", field)])
+    }
+
+    public init(_ error: TabError) {
+        let code: Code
+        switch error.code {
+        case .notFound: code = .notFound
+        case .outOfRange: code = .outOfRange
+        case .conflict: code = .conflict
+        case .notAvailable: code = .notAvailable
+        case .denied: code = .denied
+        case .invalid: code = .invalidRequest
+        }
+        var details: [(String, String)] = []
+        if let plugin = error.plugin { details.append(("plugin", plugin)) }
+        if let reason = error.reason { details.append(("reason", reason)) }
+        self.init(code, error.message, details: details)
+    }
+
+    public static func == (a: ProtocolError, b: ProtocolError) -> Bool {
+        a.code == b.code && a.message == b.message && a.details.elementsEqual(b.details, by: { $0 == $1 })
+    }
+}
+
+/// Everything a client may ask, once decoded.
+public enum RequestCommand: Equatable, Sendable {
+    case hello
+    case ping
+    case state
+    case controllers
+    case controllerCreate(idiom: Idiom, maxVisible: Int?)
+    case controllerDelete
+    /// A command of the controller's state machine (the mutating ones).
+    case core(Command)
+    case layout(width: Double, height: Double, statusBar: Double?)
+    case preserve
+    case subscribe(events: [String], controllers: [String]?)
+    case unsubscribe(events: [String])
+    case plugins
+    case pluginCall(plugin: String, method: String, args: JSONValue?)
+    case explain(limit: Int)
+    case reload
+    case stats
+}
+
+public struct Request: Equatable, Sendable {
+    /// The client's `id`, echoed in the reply.
+    public var id: JSONValue?
+    /// The controller the request addresses (default `main`).
+    public var controller: String
+    public var command: RequestCommand
+    /// The wire name of the command, for statistics and logs.
+    public var name: String
+
+    public init(id: JSONValue? = nil, controller: String = TabContainers.defaultName, command: RequestCommand, name: String) {
+        self.id = id; self.controller = controller; self.command = command; self.name = name
+    }
+}
+
+/// The wire names of every command, in the order `hello` lists them.
+public let commandNames = [
+    "hello", "ping", "state", "controllers", "controller.create", "controller.delete",
+    "set_tabs", "add_tab", "remove_tab", "update_tab", "badge", "select", "tap",
+    "push", "pop", "pop_to_root", "customizable", "customize.begin", "customize.move", "customize.end",
+    "rotate", "layout", "preserve", "restore", "subscribe", "unsubscribe",
+    "plugins", "plugin.call", "explain", "reload", "stats",
+]
+
+/// The commands only an administrator may run.
+public let adminCommands: Set<String> = ["reload", "controller.delete", "controller.create"]
+
+public enum RequestDecoder {
+    /// Decodes one line. A `ProtocolError` says what is wrong; `id` is filled in when it
+    /// could be read, so the error reply can echo it.
+    public static func decode(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line, maxDepth: maxDepth)
+        } catch {
+            return (nil, .failure(ProtocolError(.parseError, "the request is not valid JSON: \(error.description)")))
+        }
+        guard case .object(let object) = value else {
+            return (nil, .failure(ProtocolError(.parseError, "a request is one JSON object per line, e.g. {\"cmd\":\"ping\"}")))
+        }
+        var id: JSONValue?
+        if let raw = object["id"] {
+            switch raw {
+            case .array, .object:
+                return (nil, .failure(.invalid("id", "'id' must be a string, number, boolean or null")))
+            default:
+                id = raw
+            }
+        }
+        do {
+            var fields = Fields(object: object, path: "")
+            let request = try decode(&fields, id: id)
+            try fields.finish()
+            return (id, .success(request))
+        } catch {
+            return (id, .failure(error))
+        }
+    }
+
+    public static func decode(_ line: String) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
+        var copy = line
+        return copy.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func decode(_ f: inout Fields, id: JSONValue?) throws(ProtocolError) -> Request {
+        f.markUsed("id")
+        guard let name = try f.string("cmd") else {
+            throw .invalid("cmd", "every request needs \"cmd\", e.g. {\"cmd\":\"ping\"}")
+        }
+        let controller = try f.string("controller") ?? TabContainers.defaultName
+        let command: RequestCommand
+        switch name {
+        case "hello": command = .hello
+        case "ping": command = .ping
+        case "state": command = .state
+        case "controllers": command = .controllers
+        case "controller.create":
+            guard f.has("controller") else { throw .invalid("controller", "controller.create needs \"controller\": the new controller's name") }
+            let idiomName = try f.string("idiom") ?? "phone"
+            guard let idiom = Idiom(rawValue: idiomName) else {
+                throw .invalid("idiom", "'idiom' must be one of phone, pad, tv (got '\(idiomName)')")
+            }
+            command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"))
+        case "controller.delete":
+            guard f.has("controller") else { throw .invalid("controller", "controller.delete needs \"controller\"") }
+            command = .controllerDelete
+        case "set_tabs":
+            let tabs = try f.requiredArray("tabs").enumerated().map { (i, v) throws(ProtocolError) in
+                try tab(v, path: "tabs[\(i)]")
+            }
+            command = .core(.setTabs(tabs, animated: try f.bool("animated") ?? false))
+        case "add_tab":
+            guard let v = f.value("tab") else { throw .invalid("tab", "add_tab needs \"tab\": a tab object") }
+            let t = try tab(v, path: "tab")
+            command = .core(.addTab(t, index: try f.int("index")))
+        case "remove_tab":
+            command = .core(.removeTab(try f.requiredString("tab")))
+        case "update_tab":
+            command = .core(.updateTab(try f.requiredString("tab"), try update(&f)))
+        case "badge":
+            let tab = try f.requiredString("tab")
+            guard f.has("value") else { throw .invalid("value", "badge needs \"value\": a string, or null to remove the badge") }
+            command = .core(.badge(tab: tab, value: try f.nullableString("value")))
+        case "select":
+            command = .core(.select(try selectTarget(&f, allowIndex: true)))
+        case "tap":
+            switch try selectTarget(&f, allowIndex: false) {
+            case .tab(let id): command = .core(.tap(.tab(id)))
+            default: command = .core(.tap(.more))
+            }
+        case "push":
+            let tab = try f.requiredString("tab")
+            guard let v = f.value("screen") else { throw .invalid("screen", "push needs \"screen\": {\"id\": …, \"title\": …}") }
+            command = .core(.push(tab: tab, screen: try screen(v, path: "screen")))
+        case "pop": command = .core(.pop(tab: try f.requiredString("tab")))
+        case "pop_to_root": command = .core(.popToRoot(tab: try f.requiredString("tab")))
+        case "customizable":
+            guard f.has("tabs") else { throw .invalid("tabs", "customizable needs \"tabs\": tab ids, or null for none") }
+            command = .core(.setCustomizable(try f.nullableStringArray("tabs")))
+        case "customize.begin": command = .core(.customizeBegin)
+        case "customize.move":
+            let tab = try f.requiredString("tab")
+            guard let to = try f.int("to") else { throw .invalid("to", "customize.move needs \"to\": the new position") }
+            command = .core(.customizeMove(tab: tab, to: to))
+        case "customize.end": command = .core(.customizeEnd)
+        case "rotate":
+            command = .core(.rotate(try orientation(f.requiredString("orientation"), field: "orientation")))
+        case "_set_orientation":
+            // Journal-only form of a rotation that happened; clients have no reason to send it.
+            command = .core(.setOrientation(try orientation(f.requiredString("orientation"), field: "orientation")))
+        case "layout":
+            guard let w = try f.number("width"), let h = try f.number("height") else {
+                throw .invalid(f.has("width") ? "height" : "width", "layout needs \"width\" and \"height\" in points")
+            }
+            guard w >= 0, h >= 0 else { throw .invalid(w < 0 ? "width" : "height", "width and height must not be negative") }
+            command = .layout(width: w, height: h, statusBar: try f.number("status_bar"))
+        case "preserve": command = .preserve
+        case "restore":
+            guard let v = f.value("archive") else { throw .invalid("archive", "restore needs \"archive\": what preserve returned") }
+            command = .core(.restore(try archive(v)))
+        case "subscribe":
+            command = .subscribe(events: try eventNames(&f), controllers: try f.nullableStringArray("controllers"))
+        case "unsubscribe":
+            command = .unsubscribe(events: try eventNames(&f))
+        case "plugins": command = .plugins
+        case "plugin.call":
+            command = .pluginCall(plugin: try f.requiredString("plugin"), method: try f.requiredString("method"),
+                                  args: f.value("args"))
+        case "explain":
+            let limit = try f.int("limit") ?? 20
+            guard limit > 0, limit <= 1000 else { throw .invalid("limit", "'limit' must be between 1 and 1000") }
+            command = .explain(limit: limit)
+        case "reload": command = .reload
+        case "stats": command = .stats
+        default:
+            throw ProtocolError(.unknownCommand, "unknown command '\(name)'; send {\"cmd\":\"hello\"} for the list",
+                                details: [("cmd", name)])
+        }
+        return Request(id: id, controller: controller, command: command, name: name)
+    }
+
+    private static func selectTarget(_ f: inout Fields, allowIndex: Bool) throws(ProtocolError) -> SelectTarget {
+        let tab = try f.string("tab")
+        let index = allowIndex ? try f.int("index") : nil
+        let more = try f.bool("more")
+        if more == false { throw .invalid("more", "'more' may only be true") }
+        let given = [tab != nil, index != nil, more == true].filter { $0 }.count
+        guard given == 1 else {
+            let what = allowIndex ? "exactly one of \"tab\", \"index\" or \"more\": true" : "exactly one of \"tab\" or \"more\": true"
+            throw .invalid(tab != nil ? (index != nil ? "index" : "more") : "tab", "\(f.command ?? "this command") needs \(what)")
+        }
+        if let tab { return .tab(tab) }
+        if let index { return .index(index) }
+        return .more
+    }
+
+    private static func eventNames(_ f: inout Fields) throws(ProtocolError) -> [String] {
+        let names = try f.nullableStringArray("events") ?? ["*"]
+        for (i, name) in names.enumerated() where name != "*" && name != "plugin" && !Notification.eventNames.contains(name) {
+            throw .invalid("events[\(i)]", "unknown event '\(name)'; known: \(Notification.eventNames.joined(separator: ", ")), plugin, or *")
+        }
+        return names
+    }
+
+    static func orientation(_ name: String, field: String) throws(ProtocolError) -> Orientation {
+        guard let o = Orientation(rawValue: name) else {
+            throw .invalid(field, "unknown orientation '\(name)'; one of \(Orientation.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return o
+    }
+
+    static func tab(_ value: JSONValue, path: String) throws(ProtocolError) -> Tab {
+        guard case .object(let object) = value else { throw .invalid(path, "'\(path)' must be a tab object like {\"id\":\"music\"}") }
+        var f = Fields(object: object, path: path + ".")
+        var tab = Tab(id: try f.requiredString("id"))
+        tab.title = try f.nullableString("title")
+        if let v = f.value("item"), v != .null { tab.item = try item(v, path: path + ".item") }
+        tab.restorationID = try f.nullableString("restoration_id")
+        if let names = try f.nullableStringArray("orientations") {
+            var mask = OrientationMask()
+            for (i, name) in names.enumerated() { mask.insert(try orientation(name, field: "\(path).orientations[\(i)]").mask) }
+            tab.orientations = mask
+        }
+        tab.fullScreenLayout = try f.bool("full_screen_layout") ?? false
+        tab.navigation = try f.bool("navigation") ?? false
+        try f.finish()
+        return tab
+    }
+
+    static func item(_ value: JSONValue, path: String) throws(ProtocolError) -> TabItem {
+        guard case .object(let object) = value else { throw .invalid(path, "'\(path)' must be an item object") }
+        var f = Fields(object: object, path: path + ".")
+        let item = TabItem(title: try f.nullableString("title"), image: try f.nullableString("image"),
+                           tag: try f.int("tag"), badge: try f.nullableString("badge"))
+        try f.finish()
+        return item
+    }
+
+    static func screen(_ value: JSONValue, path: String) throws(ProtocolError) -> Screen {
+        guard case .object(let object) = value else { throw .invalid(path, "'\(path)' must be a screen object like {\"id\":\"detail\"}") }
+        var f = Fields(object: object, path: path + ".")
+        let s = Screen(id: try f.requiredString("id"), title: try f.nullableString("title"))
+        try f.finish()
+        return s
+    }
+
+    private static func update(_ f: inout Fields) throws(ProtocolError) -> TabUpdate {
+        var u = TabUpdate()
+        if f.has("title") { u.title = .set(try f.nullableString("title")) }
+        if let v = f.value("item") { u.item = .set(v == .null ? nil : try item(v, path: "item")) }
+        if f.has("restoration_id") { u.restorationID = .set(try f.nullableString("restoration_id")) }
+        if f.has("orientations") {
+            if let names = try f.nullableStringArray("orientations") {
+                var mask = OrientationMask()
+                for (i, name) in names.enumerated() { mask.insert(try orientation(name, field: "orientations[\(i)]").mask) }
+                u.orientations = .set(mask)
+            } else {
+                u.orientations = .set(nil)
+            }
+        }
+        if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
+        return u
+    }
+
+    static func archive(_ value: JSONValue) throws(ProtocolError) -> RestorationArchive {
+        guard case .object(let object) = value else { throw .invalid("archive", "'archive' must be the object preserve returned") }
+        var f = Fields(object: object, path: "archive.")
+        var a = RestorationArchive(selected: try f.nullableString("selected"))
+        if let v = f.value("stacks"), v != .null {
+            guard case .object(let stacks) = v else { throw .invalid("archive.stacks", "'archive.stacks' must be an object") }
+            for (path, stack) in stacks {
+                guard case .array(let screens) = stack else { throw .invalid("archive.stacks.\(path)", "a stack is an array of screens") }
+                a.stacks[path] = try screens.enumerated().map { (i, s) throws(ProtocolError) in
+                    try screen(s, path: "archive.stacks.\(path)[\(i)]")
+                }
+            }
+        }
+        try f.finish()
+        return a
+    }
+}
+
+/// Reads the fields of one object, remembering which were read so that `finish` can
+/// reject the rest (strict input).
+struct Fields {
+    let object: JSONObject
+    let path: String
+    private var used: Set<String> = []
+
+    init(object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    var command: String? {
+        if case .string(let s) = object["cmd"] { return s }
+        return nil
+    }
+
+    mutating func markUsed(_ key: String) { used.insert(key) }
+
+    mutating func has(_ key: String) -> Bool {
+        used.insert(key)
+        return object[key] != nil
+    }
+
+    mutating func value(_ key: String) -> JSONValue? {
+        used.insert(key)
+        return object[key]
+    }
+
+    private func wrong(_ key: String, _ expected: String) -> ProtocolError {
+        .invalid(path + key, "'\(path + key)' must be \(expected)")
+    }
+
+    mutating func string(_ key: String) throws(ProtocolError) -> String? {
+        switch value(key) {
+        case nil: return nil
+        case .string(let s)?: return s
+        default: throw wrong(key, "a string")
+        }
+    }
+
+    mutating func requiredString(_ key: String) throws(ProtocolError) -> String {
+        guard let s = try string(key) else {
+            throw .invalid(path + key, "\(command.map { "'\($0)' needs" } ?? "missing") \"\(path + key)\"")
+        }
+        return s
+    }
+
+    mutating func nullableString(_ key: String) throws(ProtocolError) -> String? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        default: throw wrong(key, "a string or null")
+        }
+    }
+
+    mutating func int(_ key: String) throws(ProtocolError) -> Int? {
+        switch value(key) {
+        case nil: return nil
+        case .int(let i)?:
+            guard let v = Int(exactly: i) else { throw wrong(key, "an integer") }
+            return v
+        default: throw wrong(key, "an integer")
+        }
+    }
+
+    mutating func number(_ key: String) throws(ProtocolError) -> Double? {
+        switch value(key) {
+        case nil: return nil
+        case .int(let i)?: return Double(i)
+        case .double(let d)?: return d
+        default: throw wrong(key, "a number")
+        }
+    }
+
+    mutating func bool(_ key: String) throws(ProtocolError) -> Bool? {
+        switch value(key) {
+        case nil: return nil
+        case .bool(let b)?: return b
+        default: throw wrong(key, "true or false")
+        }
+    }
+
+    mutating func requiredArray(_ key: String) throws(ProtocolError) -> [JSONValue] {
+        switch value(key) {
+        case .array(let a)?: return a
+        case nil: throw .invalid(path + key, "\(command.map { "'\($0)' needs" } ?? "missing") \"\(path + key)\": an array")
+        default: throw wrong(key, "an array")
+        }
+    }
+
+    mutating func nullableStringArray(_ key: String) throws(ProtocolError) -> [String]? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case .array(let a)?:
+            return try a.enumerated().map { (i, v) throws(ProtocolError) in
+                guard case .string(let s) = v else { throw .invalid("\(path)\(key)[\(i)]", "'\(path)\(key)[\(i)]' must be a string") }
+                return s
+            }
+        default: throw wrong(key, "an array of strings or null")
+        }
+    }
+
+    /// Rejects any field that was not read: strict input.
+    func finish() throws(ProtocolError) {
+        for key in object.keys where !used.contains(key) {
+            let what = command.map { "'\($0)'" } ?? "this object"
+            throw .invalid(path + key, "unknown field '\(path + key)' for \(what)")
+        }
+    }
+}

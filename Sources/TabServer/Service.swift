@@ -1,0 +1,435 @@
+// The dispatch: a decoded request → the controller state machine (asking the plugins where
+// it must decide) → the journal → the reply, and events to subscribers. Runs on the loop
+// thread only.
+
+import Foundation
+import Logging
+import TabCore
+import TabPlugins
+import TabProtocol
+
+/// What the service keeps per connection.
+final class ClientState {
+    /// Event names this client wants ("*" = all).
+    var events: Set<String> = []
+    /// Controllers whose events it wants; nil = all.
+    var controllers: Set<String>?
+    var wantsAll: Bool { events.contains("*") }
+
+    func wants(_ event: String, controller: String) -> Bool {
+        (wantsAll || events.contains(event)) && (controllers?.contains(controller) ?? true)
+    }
+}
+
+public final class TabService: LineServiceDelegate {
+    public private(set) var containers: TabContainers
+    public private(set) var config: ServerConfig
+    let store: StateStore
+    let plugins: PluginHost
+    let logger: Logger
+    let version: String
+    /// Set by the daemon: stops the process when durability can no longer be promised.
+    var onFatal: (String) -> Never = { message in
+        FileHandle.standardError.write(Data("<2>\(message)\n".utf8))
+        exit(70)
+    }
+    /// Set by the daemon: systemd notifications and the like around a reload.
+    var onReload: (_ phase: ReloadPhase) -> Void = { _ in }
+    public enum ReloadPhase { case begin, end(ok: Bool) }
+
+    private var subscribers: [UInt64: Connection] = [:]
+    private var seq: [String: UInt64] = [:]
+    private var w = JSONWriter(capacity: 4096)
+    private var ew = JSONWriter(capacity: 1024)
+    var stats = ServiceStats()
+    public var connectionCount: () -> Int = { 0 }
+    private let instance = UInt64.random(in: 1...UInt64.max)
+
+    public init(config: ServerConfig, store: StateStore, plugins: PluginHost, logger: Logger, version: String) {
+        self.config = config
+        self.store = store
+        self.plugins = plugins
+        self.logger = logger
+        self.version = version
+        self.containers = .withDefault()
+    }
+
+    // MARK: Recovery
+
+    /// Loads the snapshot, replays the journal and creates configured controllers.
+    public func recover(repair: Bool) throws {
+        let loaded = try store.load(repair: repair)
+        containers = loaded.snapshot ?? .withDefault()
+        var applied = 0
+        for (i, record) in loaded.records.enumerated() {
+            let decoded = record.withUnsafeBytes { RequestDecoder.decode($0) }
+            do {
+                let request = try decoded.result.get()
+                try replay(request)
+                applied += 1
+            } catch {
+                throw StateError("journal record \(i + 1) cannot be applied (\(error)); the journal does not match the snapshot. Start with --repair to keep it aside")
+            }
+        }
+        try store.openJournal()
+        for spec in config.controllers where containers[spec.name] == nil {
+            try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible)
+        }
+        try store.commit()
+        logger.info("state recovered", metadata: [
+            "state.controllers": "\(containers.controllers.count)", "state.replayed": "\(applied)",
+            "state.generation": "\(loaded.generation)",
+        ])
+    }
+
+    private func replay(_ request: Request) throws {
+        switch request.command {
+        case .core(let command):
+            _ = try containers.apply(command, to: request.controller, policy: DefaultPolicy())
+        case .controllerCreate(let idiom, let maxVisible):
+            try containers.create(request.controller, idiom: idiom, maxVisible: maxVisible)
+        case .controllerDelete:
+            try containers.delete(request.controller)
+        default:
+            throw StateError("'\(request.name)' does not belong in a journal")
+        }
+    }
+
+    private func createController(_ name: String, idiom: Idiom, maxVisible: Int?) throws(TabError) {
+        try containers.create(name, idiom: idiom, maxVisible: maxVisible)
+        journal { w in
+            w.beginObject()
+            w.key("cmd"); w.string("controller.create")
+            w.key("controller"); w.string(name)
+            w.key("idiom"); w.string(idiom.rawValue)
+            if let maxVisible { w.key("max_visible"); w.int(maxVisible) }
+            w.endObject()
+        }
+    }
+
+    private func journal(_ body: (inout JSONWriter) -> Void) {
+        var jw = JSONWriter(capacity: 128)
+        body(&jw)
+        store.append(jw.bytes)
+    }
+
+    // MARK: LineServiceDelegate
+
+    public func connectionDidOpen(_ connection: Connection) {
+        connection.context = ClientState()
+        stats.connectionsAccepted += 1
+    }
+
+    public func connectionDidClose(_ connection: Connection, reason: CloseReason) {
+        subscribers[connection.id] = nil
+    }
+
+    public func connectionLineTooLong(_ connection: Connection) {
+        stats.errors += 1
+        connection.send(ReplyEncoder.failure(id: nil, ProtocolError(.tooLarge,
+            "the request line is longer than \(config.maxLineBytes) bytes; the connection will be closed")))
+    }
+
+    public func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        w.bytes.removeAll(keepingCapacity: true)
+        let (id, result) = RequestDecoder.decode(line, maxDepth: config.maxJSONDepth)
+        var name = "invalid"
+        switch result {
+        case .failure(let error):
+            stats.errors += 1
+            ReplyEncoder.failure(id: id, error, into: &w)
+        case .success(let request):
+            name = request.name
+            do {
+                try handle(request, from: connection)
+            } catch {
+                stats.errors += 1
+                w.bytes.removeAll(keepingCapacity: true)
+                ReplyEncoder.failure(id: id, error, into: &w)
+            }
+        }
+        connection.send(w.bytes)
+        stats.record(name, nanos: DispatchTime.now().uptimeNanoseconds - start)
+    }
+
+    public func commitTurn() {
+        do {
+            try store.commit()
+            if store.needsCompaction { try store.compact(containers) }
+        } catch {
+            // Replies of this turn must not leave: their changes may not be on disk.
+            onFatal("tabd cannot keep its durability promise and stops: \(error)")
+        }
+    }
+
+    // MARK: Dispatch
+
+    private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {
+        if adminCommands.contains(r.name), !isAdmin(connection.peer) {
+            throw ProtocolError(.forbidden, "'\(r.name)' is for administrators (root or a configured admin uid/gid); you are uid \(connection.peer.uid)")
+        }
+        switch r.command {
+        case .hello:
+            reply(r) { w in
+                w.key("name"); w.string("tabd")
+                w.key("version"); w.string(version)
+                w.key("protocol"); w.int(1)
+                w.key("instance"); w.string(String(instance, radix: 16))
+                w.key("commands"); ReplyEncoder.strings(commandNames, &w)
+                w.key("events"); ReplyEncoder.strings(Notification.eventNames + ["plugin"], &w)
+                w.key("plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
+            }
+        case .ping:
+            reply(r) { _ in }
+        case .state:
+            let c = try controller(r.controller)
+            reply(r) { w in ReplyEncoder.state(c, policy: plugins, &w) }
+        case .controllers:
+            reply(r) { w in
+                w.key("controllers"); w.beginArray()
+                for name in containers.names {
+                    let c = containers[name]!
+                    w.beginObject()
+                    w.key("name"); w.string(name)
+                    w.key("idiom"); w.string(c.idiom.rawValue)
+                    w.key("max_visible"); w.int(c.maxVisible)
+                    w.key("tabs"); w.int(c.tabs.count)
+                    w.endObject()
+                }
+                w.endArray()
+            }
+        case .controllerCreate(let idiom, let maxVisible):
+            do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible) } catch { throw ProtocolError(error) }
+            let c = containers[r.controller]!
+            reply(r) { w in
+                w.key("controller"); w.string(c.name)
+                w.key("idiom"); w.string(c.idiom.rawValue)
+                w.key("max_visible"); w.int(c.maxVisible)
+            }
+        case .controllerDelete:
+            do { try containers.delete(r.controller) } catch { throw ProtocolError(error) }
+            seq[r.controller] = nil
+            journal { w in
+                w.beginObject()
+                w.key("cmd"); w.string("controller.delete")
+                w.key("controller"); w.string(r.controller)
+                w.endObject()
+            }
+            reply(r) { w in w.key("deleted"); w.string(r.controller) }
+        case .core(let command):
+            try run(command, r)
+        case .layout(let width, let height, let statusBar):
+            let c = try controller(r.controller)
+            let frames = c.layout(width: width, height: height, statusBar: statusBar)
+            reply(r) { w in
+                w.key("bar"); ReplyEncoder.frame(frames.bar, &w)
+                w.key("content"); ReplyEncoder.frame(frames.content, &w)
+                w.key("bar_position"); w.string(c.idiom == .tv ? "top" : "bottom")
+                w.key("status_bar_child"); ReplyEncoder.optionalString(c.statusBarChild, &w)
+            }
+        case .preserve:
+            let c = try controller(r.controller)
+            reply(r) { w in w.key("archive"); ReplyEncoder.archive(c.preserve(), &w) }
+        case .subscribe(let events, let controllers):
+            let state = clientState(connection)
+            state.events.formUnion(events)
+            if let controllers { state.controllers = Set(controllers) }
+            subscribers[connection.id] = connection
+            reply(r) { w in
+                w.key("events"); ReplyEncoder.strings(state.events.sorted(), &w)
+                if let c = state.controllers { w.key("controllers"); ReplyEncoder.strings(c.sorted(), &w) }
+            }
+        case .unsubscribe(let events):
+            let state = clientState(connection)
+            if events.contains("*") { state.events.removeAll() } else { state.events.subtract(events) }
+            if state.events.isEmpty { subscribers[connection.id] = nil }
+            reply(r) { w in w.key("events"); ReplyEncoder.strings(state.events.sorted(), &w) }
+        case .plugins:
+            reply(r) { w in
+                w.key("plugins"); w.beginArray()
+                for p in plugins.plugins { PluginsEncoding.status(p, &w) }
+                w.endArray()
+            }
+        case .pluginCall(let plugin, let method, let args):
+            let c = try controller(r.controller)
+            var aw = JSONWriter(capacity: 64)
+            aw.write(args ?? .object(JSONObject([])))
+            switch plugins.call(plugin: plugin, method: method, argsJSON: String(decoding: aw.bytes, as: UTF8.self), controller: c) {
+            case .success(let json):
+                let value = (try? JSONParser.parse(json)) ?? .string(json)
+                reply(r) { w in w.key("plugin"); w.string(plugin); w.key("value"); w.write(value) }
+            case .failure(let error):
+                afterCommand()
+                throw ProtocolError(error)
+            }
+            afterCommand()
+        case .explain(let limit):
+            reply(r) { w in
+                w.key("decisions"); w.beginArray()
+                for d in plugins.explain(limit: limit) { PluginsEncoding.decision(d, &w) }
+                w.endArray()
+            }
+        case .reload:
+            let ok = reload()
+            guard ok.error == nil else { throw ProtocolError(.internal, "reload failed, the previous configuration stays: \(ok.error!)") }
+            reply(r) { w in
+                w.key("reloaded"); w.bool(true)
+                w.key("plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
+            }
+        case .stats:
+            reply(r) { w in stats.encode(&w, connections: connectionCount(), subscribers: subscribers.count, store: store, plugins: plugins) }
+        }
+    }
+
+    private func run(_ command: Command, _ r: Request) throws(ProtocolError) {
+        let outcome: Outcome
+        do {
+            outcome = try containers.apply(command, to: r.controller, policy: plugins)
+        } catch {
+            if error.code == .denied { stats.denials += 1 }
+            afterCommand()
+            throw ProtocolError(error)
+        }
+        if let j = outcome.journal { journal { w in ReplyEncoder.request(j, controller: r.controller, into: &w) } }
+        let c = containers[r.controller]!
+        reply(r) { w in
+            w.key("selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
+            w.key("selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
+            w.key("changed"); w.bool(outcome.journal != nil)
+            switch command {
+            case .rotate:
+                w.key("rotated"); w.bool(outcome.rotated ?? false)
+                ReplyEncoder.orientationMembers(c, policy: plugins, &w)
+            case .push(let id, _), .pop(let id), .popToRoot(let id):
+                w.key("stack"); ReplyEncoder.stack(c.tab(id)?.stack ?? [], &w)
+            case .customizeEnd, .setTabs, .addTab, .removeTab:
+                w.key("tabs"); ReplyEncoder.strings(c.tabs.map(\.id), &w)
+            case .setCustomizable:
+                w.key("customizable"); ReplyEncoder.strings(c.customizable, &w)
+            case .customizeBegin, .customizeMove:
+                w.key("customizing_order"); ReplyEncoder.strings(c.customizingOrder ?? [], &w)
+            default:
+                break
+            }
+        }
+        publish(outcome.notifications, controller: r.controller)
+        afterCommand()
+    }
+
+    /// What plugins asked for during the command: events to publish and selections to apply.
+    private func afterCommand() {
+        for e in plugins.drainEmitted() {
+            let n = nextSeq(e.controller)
+            guard subscribers.values.contains(where: { clientState($0).wants("plugin", controller: e.controller) }) else { continue }
+            ew.bytes.removeAll(keepingCapacity: true)
+            ReplyEncoder.pluginEvent(plugin: e.plugin, controller: e.controller, seq: n, dataJSON: e.dataJSON, into: &ew)
+            for s in subscribers.values where clientState(s).wants("plugin", controller: e.controller) { s.send(ew.bytes) }
+        }
+        for (name, target) in plugins.drainRequestedSelections() {
+            do {
+                let outcome = try containers.apply(.select(target), to: name, policy: plugins)
+                if let j = outcome.journal { journal { w in ReplyEncoder.request(j, controller: name, into: &w) } }
+                publish(outcome.notifications, controller: name)
+            } catch {
+                logger.warning("a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    private func publish(_ notifications: [TabCore.Notification], controller: String) {
+        guard !notifications.isEmpty else { return }
+        if subscribers.isEmpty {
+            seq[controller, default: 0] += UInt64(notifications.count)
+            return
+        }
+        for n in notifications {
+            let s = nextSeq(controller)
+            let name = n.eventName
+            var encoded = false
+            for conn in subscribers.values where clientState(conn).wants(name, controller: controller) {
+                if !encoded {
+                    ew.bytes.removeAll(keepingCapacity: true)
+                    ReplyEncoder.event(n, controller: controller, seq: s, into: &ew)
+                    encoded = true
+                }
+                conn.send(ew.bytes)
+                stats.eventsSent += 1
+            }
+        }
+    }
+
+    private func nextSeq(_ controller: String) -> UInt64 {
+        let n = seq[controller, default: 0] + 1
+        seq[controller] = n
+        return n
+    }
+
+    private func reply(_ r: Request, _ result: (inout JSONWriter) -> Void) {
+        ReplyEncoder.success(id: r.id, into: &w, result)
+    }
+
+    private func controller(_ name: String) throws(ProtocolError) -> Controller {
+        do { return try containers.controller(name) } catch { throw ProtocolError(error) }
+    }
+
+    private func clientState(_ c: Connection) -> ClientState {
+        if let s = c.context as? ClientState { return s }
+        let s = ClientState()
+        c.context = s
+        return s
+    }
+
+    func isAdmin(_ peer: PeerCredentials) -> Bool {
+        peer.uid == 0 || peer.uid == geteuid() || config.adminUIDs.contains(peer.uid) || config.adminGIDs.contains(peer.gid)
+    }
+
+    // MARK: Reload
+
+    /// Re-reads the config file and re-initialises plugins. On error the old config stays.
+    @discardableResult
+    public func reload() -> (ok: Bool, error: String?) {
+        onReload(.begin)
+        var result: (Bool, String?) = (true, nil)
+        do {
+            var next = config
+            if let path = config.path {
+                let fresh = try ServerConfig.load(path: path)
+                // What needs a restart keeps its running value.
+                next.plugins = fresh.plugins
+                next.pluginDirectories = fresh.pluginDirectories
+                next.adminUIDs = fresh.adminUIDs
+                next.adminGIDs = fresh.adminGIDs
+                next.controllers = fresh.controllers
+                next.logLevel = fresh.logLevel
+                next.maxJSONDepth = fresh.maxJSONDepth
+            }
+            try plugins.reload(next.plugins)
+            config = next
+            for spec in config.controllers where containers[spec.name] == nil {
+                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible)
+            }
+            logger.notice("configuration reloaded", metadata: ["plugins": "\(plugins.plugins.filter(\.loaded).map(\.name))"])
+        } catch {
+            logger.error("reload failed; the previous configuration stays", metadata: ["error": "\(error)"])
+            result = (false, "\(error)")
+        }
+        onReload(.end(ok: result.0))
+        return result
+    }
+
+    /// `everysec`: the one-second timer.
+    public func tick() {
+        do { try store.syncIfNeeded() } catch { onFatal("tabd cannot keep its durability promise and stops: \(error)") }
+    }
+
+    /// At shutdown: everything written and synced.
+    public func finish() {
+        do {
+            try store.commit()
+            if store.fsync != .no { try store.syncIfNeeded() }
+        } catch {
+            logger.critical("could not flush the journal at shutdown", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,277 @@
+// Durability: an append-only journal of the commands that changed state, compacted into a
+// snapshot. A reply to a mutating command leaves only after its record was written
+// (and, under `always`, fsynced): a kill -9 at any moment loses nothing acknowledged.
+//
+// Files in the state directory:
+//   snapshot            "tabd-snapshot 1 <generation> <crc32> <length>\n" + JSON of every controller
+//   journal-<gen>.log   one record a line: "<crc32 of json, 8 hex> <json request>\n"
+// Compaction writes snapshot generation g+1 (temp file, fsync, rename, fsync dir), then
+// starts journal-<g+1>.log and removes the old journal. A torn last record (a crash in the
+// middle of a write) is cut off and kept aside; damage anywhere else, or in the snapshot,
+// stops tabd unless it is started with --repair, which keeps the damaged file aside.
+
+import Foundation
+import Logging
+import TabCore
+
+public struct StateError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+public final class StateStore {
+    public let directory: String
+    public let fsync: FsyncPolicy
+    public let compactBytes: Int
+    private let logger: Logger
+
+    private var generation: UInt64 = 0
+    private var journalFD: Int32 = -1
+    /// Records of the current loop turn, written together by `commit`.
+    private var pending: [UInt8] = []
+    public private(set) var journalBytes = 0
+    /// Written but not yet fsynced (for `everysec`).
+    private var unsynced = false
+    public private(set) var lastFsyncNanos: UInt64 = 0
+    public private(set) var records: UInt64 = 0
+
+    public init(directory: String, fsync: FsyncPolicy, compactBytes: Int, logger: Logger) {
+        self.directory = directory
+        self.fsync = fsync
+        self.compactBytes = compactBytes
+        self.logger = logger
+    }
+
+    deinit { if journalFD >= 0 { close(journalFD) } }
+
+    private var snapshotPath: String { directory + "/snapshot" }
+    private func journalPath(_ g: UInt64) -> String { "\(directory)/journal-\(g).log" }
+
+    /// What was on disk: the snapshot (nil when there is none) and the journal records after it.
+    public struct Loaded {
+        public var snapshot: TabContainers?
+        public var records: [[UInt8]]
+        public var generation: UInt64
+    }
+
+    /// Reads the snapshot and the journal. `repair` keeps damaged files aside instead of
+    /// refusing to start. Call `openJournal()` after the records were applied.
+    public func load(repair: Bool) throws -> Loaded {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o750])
+        var snapshot: TabContainers?
+        if let data = FileManager.default.contents(atPath: snapshotPath) {
+            do {
+                let (g, state) = try Self.decodeSnapshot(data)
+                generation = g
+                snapshot = state
+            } catch {
+                let message = "the snapshot \(snapshotPath) is damaged (\(error))"
+                guard repair else {
+                    throw StateError("\(message); tabd will not trust it. Start with --repair to keep it aside and start from an empty state, or restore it from a backup")
+                }
+                let aside = try keepAside(snapshotPath)
+                logger.critical("\(message); kept aside as \(aside), starting from an empty state")
+                for j in journalFiles() { _ = try? keepAside(j) }
+                generation = 0
+            }
+        }
+        // Journals of older generations are leftovers of a compaction that finished.
+        for j in journalFiles() where j != journalPath(generation) {
+            logger.info("removing journal of an earlier generation", metadata: ["file": "\(j)"])
+            unlink(j)
+        }
+        let records = try readJournal(repair: repair)
+        return Loaded(snapshot: snapshot, records: records, generation: generation)
+    }
+
+    private func journalFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasPrefix("journal-") && $0.hasSuffix(".log") }
+            .map { "\(directory)/\($0)" }
+    }
+
+    private func readJournal(repair: Bool) throws -> [[UInt8]] {
+        let path = journalPath(generation)
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        let bytes = [UInt8](data)
+        var records: [[UInt8]] = []
+        var offset = 0
+        var damagedAt: Int?
+        while offset < bytes.count {
+            guard let nl = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
+                damagedAt = offset  // a record without its newline: torn
+                break
+            }
+            if let json = Self.checkRecord(bytes[offset..<nl]) {
+                records.append(Array(json))
+                offset = nl + 1
+            } else {
+                damagedAt = offset
+                break
+            }
+        }
+        guard let at = damagedAt else {
+            journalBytes = bytes.count
+            return records
+        }
+        // Torn tail: nothing valid follows the damage (a crash during the last write).
+        let rest = bytes[at...]
+        let validAfter = rest.split(separator: UInt8(ascii: "\n")).dropFirst().contains { Self.checkRecord($0) != nil }
+        if validAfter && !repair {
+            throw StateError("the journal \(path) is damaged at byte \(at) and valid records follow; tabd will not guess. Start with --repair to keep the file aside and keep the \(records.count) record(s) before the damage")
+        }
+        let aside = try keepAside(path, copy: true)
+        if validAfter {
+            logger.critical("journal damaged in the middle; kept the \(records.count) record(s) before byte \(at), the whole file is kept aside", metadata: ["file": "\(path)", "aside": "\(aside)"])
+        } else {
+            logger.warning("journal ends with a torn record (a crash during a write); it was never acknowledged and is cut off", metadata: ["file": "\(path)", "aside": "\(aside)", "offset": "\(at)"])
+        }
+        guard truncate(path, off_t(at)) == 0 else { throw StateError("cannot truncate \(path): \(String(cString: strerror(errno)))") }
+        journalBytes = at
+        return records
+    }
+
+    /// The JSON of a valid record line ("<crc> <json>"), or nil.
+    static func checkRecord(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        guard line.count > 9, line[line.startIndex + 8] == UInt8(ascii: " "),
+              let crc = CRC32.parseHex(line.prefix(8)) else { return nil }
+        let json = line.dropFirst(9)
+        return CRC32.checksum(json) == crc ? json : nil
+    }
+
+    private func keepAside(_ path: String, copy: Bool = false) throws -> String {
+        let stamp = Int(Date().timeIntervalSince1970)
+        var aside = "\(path).damaged-\(stamp)"
+        var n = 1
+        while FileManager.default.fileExists(atPath: aside) { aside = "\(path).damaged-\(stamp)-\(n)"; n += 1 }
+        if copy {
+            try FileManager.default.copyItem(atPath: path, toPath: aside)
+        } else {
+            guard rename(path, aside) == 0 else { throw StateError("cannot move \(path) aside: \(String(cString: strerror(errno)))") }
+        }
+        return aside
+    }
+
+    /// Opens the journal for appending (after `load`).
+    public func openJournal() throws {
+        let path = journalPath(generation)
+        journalFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
+        guard journalFD >= 0 else { throw StateError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        try syncDirectory()
+    }
+
+    // MARK: Writing
+
+    /// Adds one record (a JSON request without newline) to this turn's batch.
+    public func append(_ json: [UInt8]) {
+        pending.append(contentsOf: CRC32.hex(CRC32.checksum(json)))
+        pending.append(UInt8(ascii: " "))
+        pending.append(contentsOf: json)
+        pending.append(UInt8(ascii: "\n"))
+        records += 1
+    }
+
+    public var hasPending: Bool { !pending.isEmpty }
+
+    /// Writes this turn's records in one write; under `always` also fsyncs. Replies of the
+    /// turn may leave only after this returned.
+    public func commit() throws {
+        guard !pending.isEmpty else { return }
+        try pending.withUnsafeBytes { buf in
+            var done = 0
+            while done < buf.count {
+                let n = write(journalFD, buf.baseAddress! + done, buf.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw StateError("writing the journal failed: \(String(cString: strerror(errno)))")
+                }
+                done += n
+            }
+        }
+        journalBytes += pending.count
+        pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
+        unsynced = true
+        if fsync == .always { try sync() }
+    }
+
+    /// `everysec`: called from a one-second timer.
+    public func syncIfNeeded() throws {
+        if unsynced, fsync != .no { try sync() }
+    }
+
+    private func sync() throws {
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard fdatasync(journalFD) == 0 else {
+            throw StateError("fsync of the journal failed: \(String(cString: strerror(errno)))")
+        }
+        lastFsyncNanos = DispatchTime.now().uptimeNanoseconds - start
+        unsynced = false
+    }
+
+    public var needsCompaction: Bool { journalBytes >= compactBytes }
+
+    /// Writes `state` as the next snapshot generation and starts an empty journal.
+    public func compact(_ state: TabContainers) throws {
+        try commit()
+        let next = generation + 1
+        let json = try Self.encodeSnapshotBody(state)
+        var file = Array("tabd-snapshot 1 \(next) ".utf8)
+        file += CRC32.hex(CRC32.checksum(json))
+        file += Array(" \(json.count)\n".utf8)
+        file += json
+        let tmp = snapshotPath + ".tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw StateError("cannot create \(tmp): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        try file.withUnsafeBytes { buf in
+            var done = 0
+            while done < buf.count {
+                let n = write(fd, buf.baseAddress! + done, buf.count - done)
+                if n < 0 { if errno == EINTR { continue }; throw StateError("writing \(tmp) failed: \(String(cString: strerror(errno)))") }
+                done += n
+            }
+        }
+        guard Glibc.fsync(fd) == 0 else { throw StateError("fsync of \(tmp) failed: \(String(cString: strerror(errno)))") }
+        guard rename(tmp, snapshotPath) == 0 else { throw StateError("cannot rename \(tmp): \(String(cString: strerror(errno)))") }
+        try syncDirectory()
+        let old = journalPath(generation)
+        generation = next
+        if journalFD >= 0 { close(journalFD) }
+        journalFD = -1
+        unlink(journalPath(next))
+        try openJournal()
+        unlink(old)
+        journalBytes = 0
+        unsynced = false
+        logger.info("state compacted into a snapshot", metadata: ["state.generation": "\(next)", "state.bytes": "\(file.count)"])
+    }
+
+    private func syncDirectory() throws {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StateError("cannot open \(directory): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        _ = Glibc.fsync(fd)
+    }
+
+    // MARK: Snapshot format
+
+    static func encodeSnapshotBody(_ state: TabContainers) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return [UInt8](try encoder.encode(state))
+    }
+
+    static func decodeSnapshot(_ data: Data) throws -> (UInt64, TabContainers) {
+        let bytes = [UInt8](data)
+        guard let nl = bytes.firstIndex(of: UInt8(ascii: "\n")) else { throw StateError("no header line") }
+        let header = String(decoding: bytes[..<nl], as: UTF8.self).split(separator: " ")
+        guard header.count == 5, header[0] == "tabd-snapshot", header[1] == "1",
+              let g = UInt64(header[2]), let crc = CRC32.parseHex(Array(header[3].utf8)), let length = Int(header[4])
+        else { throw StateError("unrecognised header") }
+        let body = bytes[(nl + 1)...]
+        guard body.count == length else { throw StateError("expected \(length) bytes of state, found \(body.count)") }
+        guard CRC32.checksum(body) == crc else { throw StateError("checksum mismatch") }
+        return (g, try JSONDecoder().decode(TabContainers.self, from: Data(body)))
+    }
+}

@@ -1,0 +1,79 @@
+// Counters for `stats`: per-command counts and latency (log2 buckets, so p50/p99 cost
+// nothing to record), errors, events, connections.
+
+import Foundation
+import TabPlugins
+import TabProtocol
+
+struct LatencyHistogram {
+    /// Bucket i counts durations in [2^i, 2^(i+1)) nanoseconds.
+    var buckets = [UInt64](repeating: 0, count: 40)
+    var count: UInt64 = 0
+    var totalNanos: UInt64 = 0
+    var maxNanos: UInt64 = 0
+
+    mutating func record(_ nanos: UInt64) {
+        let i = min(buckets.count - 1, nanos == 0 ? 0 : 63 - nanos.leadingZeroBitCount)
+        buckets[i] += 1
+        count += 1
+        totalNanos &+= nanos
+        if nanos > maxNanos { maxNanos = nanos }
+    }
+
+    /// The upper bound of the bucket holding quantile `q` (0…1), in nanoseconds.
+    func quantile(_ q: Double) -> UInt64 {
+        guard count > 0 else { return 0 }
+        let rank = UInt64((Double(count) * q).rounded(.up))
+        var seen: UInt64 = 0
+        for (i, n) in buckets.enumerated() {
+            seen += n
+            if seen >= rank { return min(maxNanos, (UInt64(1) << UInt64(i + 1)) - 1) }
+        }
+        return maxNanos
+    }
+}
+
+struct ServiceStats {
+    let started = Date()
+    var commands: [String: LatencyHistogram] = [:]
+    var errors: UInt64 = 0
+    var denials: UInt64 = 0
+    var eventsSent: UInt64 = 0
+    var connectionsAccepted: UInt64 = 0
+
+    mutating func record(_ command: String, nanos: UInt64) {
+        commands[command, default: LatencyHistogram()].record(nanos)
+    }
+
+    func encode(_ w: inout JSONWriter, connections: Int, subscribers: Int, store: StateStore, plugins: PluginHost) {
+        w.key("uptime_seconds"); w.double((Date().timeIntervalSince(started) * 1000).rounded() / 1000)
+        w.key("connections"); w.int(connections)
+        w.key("connections_accepted"); w.int(Int(connectionsAccepted))
+        w.key("subscribers"); w.int(subscribers)
+        w.key("commands_total"); w.int(Int(commands.values.reduce(0) { $0 + $1.count }))
+        w.key("errors"); w.int(Int(errors))
+        w.key("denials"); w.int(Int(denials))
+        w.key("events_sent"); w.int(Int(eventsSent))
+        w.key("journal"); w.beginObject()
+        w.key("fsync"); w.string(store.fsync.rawValue)
+        w.key("bytes"); w.int(store.journalBytes)
+        w.key("records"); w.int(Int(store.records))
+        w.key("last_fsync_us"); w.double(Double(store.lastFsyncNanos) / 1000)
+        w.endObject()
+        w.key("commands"); w.beginObject()
+        for name in commands.keys.sorted() {
+            let h = commands[name]!
+            w.key(name); w.beginObject()
+            w.key("count"); w.int(Int(h.count))
+            w.key("mean_us"); w.double((Double(h.totalNanos) / Double(max(h.count, 1)) / 10).rounded() / 100)
+            w.key("p50_us"); w.double(Double(h.quantile(0.5)) / 1000)
+            w.key("p99_us"); w.double(Double(h.quantile(0.99)) / 1000)
+            w.key("max_us"); w.double(Double(h.maxNanos) / 1000)
+            w.endObject()
+        }
+        w.endObject()
+        w.key("plugins"); w.beginArray()
+        for p in plugins.stats { PluginsEncoding.stats(p, &w) }
+        w.endArray()
+    }
+}

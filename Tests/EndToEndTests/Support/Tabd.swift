@@ -1,0 +1,252 @@
+// End-to-end support: a real tabd process on a temporary socket, and a JSON line client.
+
+import Foundation
+import Testing
+import TabProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the package's products are: next to this test bundle.
+enum Build {
+    static let binDirectory: URL = {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        // swift test runs .build/<triple>/debug/<Pkg>PackageTests.xctest
+        for _ in 0..<3 where !FileManager.default.fileExists(atPath: dir.appendingPathComponent("tabd").path) {
+            dir = dir.deletingLastPathComponent()
+        }
+        if FileManager.default.fileExists(atPath: dir.appendingPathComponent("tabd").path) { return dir }
+        return packageRoot.appendingPathComponent(".build/debug")
+    }()
+
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var tabd: String { binDirectory.appendingPathComponent("tabd").path }
+    static var tabctl: String { binDirectory.appendingPathComponent("tabctl").path }
+    static func plugin(_ name: String) -> String { binDirectory.appendingPathComponent("lib\(name).so").path }
+}
+
+/// A temporary directory under /tmp with a short path (sun_path is 108 bytes).
+func temporaryDirectory(_ tag: String = "t") -> String {
+    var template = Array("/tmp/tabd-\(tag)-XXXXXX".utf8CString)
+    let p = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    precondition(p != nil, "mkdtemp failed")
+    return String(cString: p!)
+}
+
+final class TabdProcess {
+    let dir: String
+    let socket: String
+    let stateDir: String
+    let configPath: String
+    private(set) var process: Process?
+    let stderrPath: String
+
+    /// Starts tabd with `config` (YAML, may be empty) and waits until its socket answers.
+    init(config: String = "", arguments: [String] = [], dir: String? = nil, environment: [String: String]? = nil) throws {
+        self.dir = dir ?? temporaryDirectory()
+        socket = self.dir + "/tabd.sock"
+        stateDir = self.dir + "/state"
+        configPath = self.dir + "/tabd.yaml"
+        stderrPath = self.dir + "/stderr.log"
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        try start(arguments: arguments, environment: environment)
+    }
+
+    func start(arguments: [String] = [], environment: [String: String]? = nil, waitForSocket: Bool = true) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Build.tabd)
+        p.arguments = ["--config", configPath, "--socket", socket, "--state-dir", stateDir] + arguments
+        if let environment { p.environment = environment }
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let log = FileHandle(forWritingAtPath: stderrPath)!
+        log.seekToEndOfFile()
+        p.standardError = log
+        p.standardOutput = log
+        try p.run()
+        process = p
+        if waitForSocket { try waitUntilServing() }
+    }
+
+    func waitUntilServing(timeout: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let c = try? LineClient(path: socket), (try? c.request(#"{"cmd":"ping"}"#)) != nil { return }
+            if let p = process, !p.isRunning {
+                throw TestFailure("tabd exited with \(p.terminationStatus) before serving: \(log)")
+            }
+            usleep(20_000)
+        }
+        throw TestFailure("tabd did not answer on \(socket) within \(timeout) s: \(log)")
+    }
+
+    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    /// Sends `signal` and waits for the process to exit; returns its status.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32 {
+        guard let p = process else { return -1 }
+        if p.isRunning { kill(p.processIdentifier, signal) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while p.isRunning && Date() < deadline { usleep(10_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        process = nil
+        return p.terminationStatus
+    }
+
+    func restart(arguments: [String] = []) throws {
+        stop()
+        try start(arguments: arguments)
+    }
+
+    func client() throws -> LineClient { try LineClient(path: socket) }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+/// A blocking client for one connection: send lines, read lines.
+final class LineClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() { raw[i] = b }
+        }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if ok != 0 {
+            let e = errno
+            close(fd)
+            throw TestFailure("connect \(path): \(String(cString: strerror(e)))")
+        }
+        var tv = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func write(_ text: String) throws { try write(Array(text.utf8)) }
+
+    func write(_ bytes: [UInt8]) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 { if errno == EINTR { continue }; throw TestFailure("send: \(String(cString: strerror(errno)))") }
+            done += n
+        }
+    }
+
+    func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// The next line, or nil at end of stream.
+    func readLine() throws -> String? {
+        while true {
+            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeSubrange(...nl)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw TestFailure("recv: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return nil }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// Sends one request line and returns its reply as an object.
+    @discardableResult
+    func request(_ line: String) throws -> JSONObject {
+        try write(line + "\n")
+        guard let reply = try readLine() else { throw TestFailure("connection closed instead of a reply to \(line)") }
+        return try object(reply)
+    }
+
+    /// Sends one request and returns the result, failing when the reply is an error.
+    @discardableResult
+    func ok(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONObject {
+        let reply = try request(line)
+        guard case .bool(true)? = reply["ok"], case .object(let result)? = reply["result"] else {
+            throw TestFailure("expected success for \(line), got \(JSONValue.object(reply).jsonString)")
+        }
+        return result
+    }
+
+    /// Sends one request and returns the error object, failing on success.
+    @discardableResult
+    func error(_ line: String) throws -> JSONObject {
+        let reply = try request(line)
+        guard case .bool(false)? = reply["ok"], case .object(let error)? = reply["error"] else {
+            throw TestFailure("expected an error for \(line), got \(JSONValue.object(reply).jsonString)")
+        }
+        return error
+    }
+}
+
+func object(_ line: String) throws -> JSONObject {
+    guard case .object(let o) = try JSONParser.parse(line) else { throw TestFailure("not an object: \(line)") }
+    return o
+}
+
+extension JSONObject {
+    func string(_ key: String) -> String? {
+        if case .string(let s)? = self[key] { return s }
+        return nil
+    }
+    func int(_ key: String) -> Int? {
+        if case .int(let i)? = self[key] { return Int(i) }
+        return nil
+    }
+    func bool(_ key: String) -> Bool? {
+        if case .bool(let b)? = self[key] { return b }
+        return nil
+    }
+    func object(_ key: String) -> JSONObject? {
+        if case .object(let o)? = self[key] { return o }
+        return nil
+    }
+    func strings(_ key: String) -> [String]? {
+        guard case .array(let a)? = self[key] else { return nil }
+        return a.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
+    }
+    func isNull(_ key: String) -> Bool { self[key] == .null }
+}
+
+/// Runs a shell command, returns (status, stdout).
+@discardableResult
+func shell(_ command: String, input: String? = nil) throws -> (status: Int32, output: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/bin/bash")
+    p.arguments = ["-c", command]
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    let inPipe = Pipe()
+    p.standardInput = inPipe
+    try p.run()
+    if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+    try? inPipe.fileHandleForWriting.close()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+}
