@@ -528,9 +528,30 @@ public struct Controller: Equatable, Sendable {
 
     // MARK: R11 — state preservation
 
-    /// R11.2: a path unique among the children even when restoration ids repeat.
+    /// R11.2: a path unique among the children even when restoration ids repeat:
+    /// "<restoration id>#<tab id>", with '\\' and '#' escaped in the restoration id so the
+    /// first unescaped '#' always ends it (ids may contain '#').
     public func restorationPath(of tab: Tab) -> String? {
-        tab.restorationID.map { "\($0)#\(tab.id)" }
+        tab.restorationID.map { rid in
+            var path = ""
+            for ch in rid {
+                if ch == "#" || ch == "\\" { path.append("\\") }
+                path.append(ch)
+            }
+            return path + "#" + tab.id
+        }
+    }
+
+    /// The restoration id a path starts with (undoing `restorationPath`'s escapes).
+    static func restorationID(inPath path: String) -> String {
+        var rid = "", escaped = false
+        for ch in path {
+            if escaped { rid.append(ch); escaped = false }
+            else if ch == "\\" { escaped = true }
+            else if ch == "#" { break }
+            else { rid.append(ch) }
+        }
+        return rid
     }
 
     /// R11.1: what preservation saves: the selected tab by restoration path, and the stacks
@@ -557,7 +578,8 @@ public struct Controller: Equatable, Sendable {
         var target: Int?
         if let path = archive.selected {
             target = tabs.firstIndex { restorationPath(of: $0) == path }
-            if target == nil, let rid = path.split(separator: "#", maxSplits: 1).first.map(String.init) {
+            if target == nil {
+                let rid = Controller.restorationID(inPath: path)
                 target = tabs.firstIndex { $0.restorationID == rid }
             }
         }
