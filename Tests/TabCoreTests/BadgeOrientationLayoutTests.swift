@@ -1,0 +1,139 @@
+// R8 (badges), R9 (orientation) and R10 (layout).
+import Testing
+@testable import TabCore
+
+@Suite("R8 Badges")
+struct BadgeTests {
+    /// A badge is set, replaced with a number sent as a string, and cleared with null; nothing else changes.
+    @Test("R8.1 a badge is a short string or null, and setting it changes nothing else")
+    func badge() throws {
+        var c = try controller([Tab(id: "a"), Tab(id: "b", item: TabItem(title: "Bee", image: "b.png", tag: 2))])
+        let before = c
+        let out = try c.apply(.badge(tab: "b", value: "3"))
+        #expect(out.notifications == [.badgeChanged(tab: "b", value: "3")])
+        #expect(c.tab("b")?.badge == "3")
+        #expect(c.tab("b")?.effectiveItem == TabItem(title: "Bee", image: "b.png", tag: 2, badge: "3"))
+        _ = try c.apply(.badge(tab: "a", value: "new"))
+        #expect(c.tab("a")?.effectiveItem == TabItem(title: "a", badge: "new"))
+        _ = try c.apply(.badge(tab: "a", value: nil))
+        _ = try c.apply(.badge(tab: "b", value: nil))
+        #expect(c.tab("a")?.badge == nil)
+        #expect(c.tab("b")?.badge == nil)
+        #expect(c.tab("b")?.item == before.tab("b")?.item)
+        #expect(c.selection == before.selection)
+        #expect(c.ids == before.ids)
+        #expect(c.customizable == before.customizable)
+        let same = try c.apply(.badge(tab: "b", value: nil))
+        #expect(same.journal == nil)
+        expectRefused(&c, .badge(tab: "zz", value: "1"), .notFound)
+    }
+}
+
+@Suite("R9 Orientation")
+struct OrientationTests {
+    /// With no tabs, or tabs that declare nothing, only portrait is supported.
+    @Test("R9.1 portrait by default; a tab that declares nothing supports portrait only")
+    func defaults() throws {
+        let empty = Controller(name: "c")
+        #expect(empty.tabsOrientations == .portrait)
+        #expect(empty.orientation == .portrait)
+        let c = try controller([Tab(id: "a", orientations: .all), Tab(id: "b")])
+        #expect(c.tabsOrientations == .portrait)
+        #expect(c.supportedOrientations(policy: DefaultPolicy()) == .portrait)
+    }
+
+    /// The controller supports only what every tab supports.
+    @Test("R9.1 supported orientations are the intersection over all tabs")
+    func intersection() throws {
+        var c = try controller([
+            Tab(id: "a", orientations: .all),
+            Tab(id: "b", orientations: [.portrait, .landscapeLeft, .landscapeRight]),
+            Tab(id: "c", orientations: [.landscapeLeft, .portrait]),
+        ])
+        #expect(c.tabsOrientations == [.portrait, .landscapeLeft])
+        _ = try c.apply(.updateTab("c", TabUpdate(orientations: .set([.landscapeRight]))))
+        #expect(c.tabsOrientations == [.landscapeRight])
+        _ = try c.apply(.updateTab("b", TabUpdate(orientations: .set(.portrait))))
+        #expect(c.tabsOrientations == [])
+    }
+
+    /// The delegate narrows the supported set and names the preferred orientation.
+    @Test("R9.2 the delegate replaces supported orientations and names a preferred one")
+    func delegate() throws {
+        let c = try controller([Tab(id: "a", orientations: .all), Tab(id: "b", orientations: .all)])
+        let policy = RecordingPolicy()
+        policy.supported = .landscape
+        #expect(c.supportedOrientations(policy: policy) == .landscape)
+        #expect(policy.calls == [.supportedOrientations(proposed: .all)])
+        policy.preferred = .landscapeRight
+        #expect(c.preferredOrientation(policy: policy) == .landscapeRight)
+        policy.preferred = nil
+        // No preference: the current orientation (portrait) is not supported → the first supported one.
+        #expect(c.preferredOrientation(policy: policy) == .landscapeLeft)
+        #expect(c.preferredOrientation(policy: DefaultPolicy()) == .portrait)
+    }
+
+    /// A supported orientation rotates the controller; an unsupported one leaves it as it is and says so.
+    @Test("R9.3 rotate only to a supported orientation; refusal changes nothing")
+    func rotate() throws {
+        var c = try controller([Tab(id: "a", orientations: .all), Tab(id: "b", orientations: [.portrait, .landscapeLeft])])
+        let policy = RecordingPolicy()
+        let ok = try c.apply(.rotate(.landscapeLeft), policy: policy)
+        #expect(ok.rotated == true)
+        #expect(c.orientation == .landscapeLeft)
+        #expect(ok.notifications == [.orientationChanged(from: .portrait, to: .landscapeLeft)])
+        #expect(ok.journal == .setOrientation(.landscapeLeft))
+        #expect(policy.calls == [.supportedOrientations(proposed: [.portrait, .landscapeLeft])])
+
+        let before = c
+        let no = try c.apply(.rotate(.landscapeRight), policy: policy)
+        #expect(no.rotated == false)
+        #expect(no.journal == nil)
+        #expect(no.notifications.isEmpty)
+        #expect(c == before)
+
+        policy.supported = .landscapeLeft
+        let vetoed = try c.apply(.rotate(.portrait), policy: policy)
+        #expect(vetoed.rotated == false)
+        #expect(c == before)
+    }
+}
+
+@Suite("R10 Layout")
+struct LayoutTests {
+    /// Phone: bar at the bottom; content between the status bar and the bar, never under the bar.
+    @Test("R10.1 content never underlaps the bar")
+    func phone() throws {
+        let c = try controller(tabs("a"))
+        let (bar, content) = c.layout(width: 390, height: 844, statusBar: 47)
+        #expect(bar == Frame(x: 0, y: 844 - 49, width: 390, height: 49))
+        #expect(content == Frame(x: 0, y: 47, width: 390, height: 844 - 49 - 47))
+        #expect(content.y + content.height <= bar.y)
+        let tiny = c.layout(width: 100, height: 30)
+        #expect(tiny.content.y + tiny.content.height <= tiny.bar.y)
+        #expect(tiny.content.height >= 0)
+    }
+
+    /// A full-screen-layout tab underlaps the status bar but still not the bar.
+    @Test("R10.1 full-screen layout underlaps the status bar only")
+    func fullScreen() throws {
+        var c = try controller([Tab(id: "a"), Tab(id: "movie", fullScreenLayout: true)])
+        _ = try c.apply(.select(.tab("movie")))
+        let (bar, content) = c.layout(width: 1024, height: 768, statusBar: 20)
+        #expect(content == Frame(x: 0, y: 0, width: 1024, height: 768 - 49))
+        #expect(content.y + content.height == bar.y)
+        _ = try c.apply(.select(.tab("a")))
+        #expect(c.layout(width: 1024, height: 768, statusBar: 20).content.y == 20)
+    }
+
+    /// tv: the bar is at the top and content starts below it.
+    @Test("R10.1 tv: the bar is at the top")
+    func tv() throws {
+        let c = try controller(.tv, [Tab(id: "a", fullScreenLayout: true)])
+        let (bar, content) = c.layout(width: 1920, height: 1080, statusBar: 20)
+        #expect(bar.y == 0)
+        #expect(bar.width == 1920)
+        #expect(content.y == bar.height)
+        #expect(content.y + content.height == 1080)
+    }
+}

@@ -1,0 +1,140 @@
+// R11: state preservation and restoration, and persistence of whole controllers.
+import Foundation
+import Testing
+@testable import TabCore
+
+/// JSON encode → decode, the way the daemon writes snapshots.
+func roundTrip<T: Codable>(_ value: T) throws -> T {
+    try JSONDecoder().decode(T.self, from: JSONEncoder().encode(value))
+}
+
+@Suite("R11 State preservation")
+struct RestorationTests {
+    /// The selected tab is saved by restoration id and restored wherever it now is.
+    @Test("R11.1 restoring selects the tab with the saved restoration id, whatever its position")
+    func byRestorationID() throws {
+        var c = try controller([Tab(id: "a", restorationID: "home"), Tab(id: "b", restorationID: "mail", navigation: true),
+                                Tab(id: "c")])
+        _ = try c.apply(.select(.tab("b")))
+        _ = try c.apply(.push(tab: "b", screen: Screen(id: "inbox")))
+        let archive = c.preserve()
+        #expect(archive.selected != nil)
+        // A new session of the app: other order, nothing selected but tab 0, stacks at the root.
+        var fresh = try controller([Tab(id: "c"), Tab(id: "a", restorationID: "home"),
+                                    Tab(id: "b", restorationID: "mail", navigation: true)])
+        let out = try fresh.apply(.restore(archive))
+        #expect(fresh.selection == .tab("b"))
+        #expect(fresh.selectedIndex == 2)
+        #expect(fresh.tab("b")?.stack == [Screen(id: "inbox")])
+        #expect(out.selectionChanges == [.selectionChanged(tab: "b", index: 2, previous: "c", cause: .restore)])
+    }
+
+    /// Tabs without a restoration id return to their defaults (root screen).
+    @Test("R11.1 tabs without a restoration id return to their defaults")
+    func withoutID() throws {
+        var c = try controller([Tab(id: "a", navigation: true), Tab(id: "b", restorationID: "b", navigation: true)])
+        _ = try c.apply(.push(tab: "a", screen: Screen(id: "a1")))
+        _ = try c.apply(.push(tab: "b", screen: Screen(id: "b1")))
+        let archive = c.preserve()
+        #expect(archive.stacks.count == 1)
+        _ = try c.apply(.push(tab: "b", screen: Screen(id: "b2")))
+        _ = try c.apply(.restore(archive))
+        #expect(c.tab("a")?.stack == [])
+        #expect(c.tab("b")?.stack == [Screen(id: "b1")])
+    }
+
+    /// Two tabs share a restoration id: their paths differ and restore picks the saved one.
+    @Test("R11.2 duplicate restoration ids: the path disambiguates")
+    func duplicates() throws {
+        var c = try controller([Tab(id: "x", restorationID: "list", navigation: true),
+                                Tab(id: "y", restorationID: "list", navigation: true)])
+        let x = try #require(c.tab("x")), y = try #require(c.tab("y"))
+        let px = try #require(c.restorationPath(of: x))
+        let py = try #require(c.restorationPath(of: y))
+        #expect(px != py)
+        _ = try c.apply(.select(.tab("y")))
+        _ = try c.apply(.push(tab: "y", screen: Screen(id: "deep")))
+        let archive = c.preserve()
+        #expect(archive.stacks.count == 2)
+        var fresh = try controller([Tab(id: "x", restorationID: "list", navigation: true),
+                                    Tab(id: "y", restorationID: "list", navigation: true)])
+        _ = try fresh.apply(.restore(archive))
+        #expect(fresh.selection == .tab("y"))
+        #expect(fresh.tab("y")?.stack == [Screen(id: "deep")])
+        #expect(fresh.tab("x")?.stack == [])
+    }
+
+    /// A saved tab whose id changed is still found by its restoration id (also one containing '#').
+    @Test("R11.1 restore finds the restoration id when the tab id changed", arguments: ["mail", "m#a\\il#"])
+    func byRestorationIDAfterRename(rid: String) throws {
+        let old = try controller([Tab(id: "a"), Tab(id: "old", restorationID: rid)])
+        let archive = RestorationArchive(selected: old.restorationPath(of: old.tabs[1]))
+        var new = try controller([Tab(id: "b", restorationID: "other"), Tab(id: "a"), Tab(id: "new", restorationID: rid)])
+        _ = try new.apply(.restore(archive))
+        #expect(new.selection == .tab("new"))
+    }
+
+    /// Paths stay unique even when ids and restoration ids contain the separator.
+    @Test("R11.2 restoration paths are unique even with '#' in ids")
+    func separatorInIDs() throws {
+        let c = try controller([Tab(id: "z", restorationID: "x#y"), Tab(id: "y#z", restorationID: "x"),
+                                Tab(id: "q", restorationID: "x#y#"), Tab(id: "#q", restorationID: "x#y")])
+        let paths = c.tabs.compactMap { c.restorationPath(of: $0) }
+        #expect(paths.count == 4)
+        #expect(Set(paths).count == 4, "\(paths)")
+        for t in c.tabs {
+            var other = c
+            _ = try other.apply(.select(.index(c.tabs.count - 1 - c.index(of: t.id)!)))
+            _ = try other.apply(.restore(RestorationArchive(selected: c.restorationPath(of: t))))
+            #expect(other.selection == .tab(t.id))
+        }
+    }
+
+    /// Encoding then decoding a controller gives the same controller, in every interesting state.
+    @Test("R11.3 a controller survives encode → decode exactly", arguments: Idiom.allCases)
+    func codable(idiom: Idiom) throws {
+        var states: [Controller] = [Controller(name: "empty", idiom: idiom)]
+        var c = Controller(name: "c", idiom: idiom, maxVisible: idiom == .tv ? 3 : 4)
+        func snap() { states.append(c) }
+        _ = try c.apply(.setTabs([
+            Tab(id: "a", title: "A", item: TabItem(title: "Alpha", image: "a.png", tag: 1, badge: "9"), restorationID: "r",
+                orientations: .all, fullScreenLayout: true, navigation: true),
+            Tab(id: "b", restorationID: "r", orientations: []),
+            Tab(id: "c", orientations: .landscape, navigation: true),
+            Tab(id: "d"), Tab(id: "e", title: "É — ünïcødé 🎉"), Tab(id: "f"),
+        ], animated: true)); snap()
+        _ = try c.apply(.select(.tab("e"))); snap()
+        _ = try c.apply(.push(tab: "c", screen: Screen(id: "s", title: nil))); snap()
+        _ = try c.apply(.badge(tab: "d", value: "12")); snap()
+        _ = try c.apply(.setCustomizable(["a", "e", "f"])); snap()
+        _ = try c.apply(.setCustomizable(nil)); snap()
+        _ = try c.apply(.setOrientation(.landscapeLeft)); snap()
+        if idiom != .tv {
+            _ = try c.apply(.select(.more)); snap()
+            _ = try c.apply(.setCustomizable(["c", "f"]))
+            _ = try c.apply(.customizeBegin); snap()
+            _ = try c.apply(.customizeMove(tab: "f", to: 2)); snap()
+            _ = try c.apply(.customizeEnd); snap()
+        }
+        _ = try c.apply(.setTabs([], animated: false)); snap()
+        for state in states {
+            let back = try roundTrip(state)
+            #expect(back == state)
+            #expect(back.selectedIndex == state.selectedIndex)
+            #expect(back.barVisible == state.barVisible)
+            #expect(back.ids.map { back.index(of: $0) } == state.ids.map { state.index(of: $0) })
+        }
+        #expect(states.count >= 9)
+    }
+
+    /// A whole set of controllers survives encode → decode.
+    @Test("R11.3 all controllers survive encode → decode")
+    func containersCodable() throws {
+        var all = TabContainers.withDefault()
+        try all.create("tv1", idiom: .tv, maxVisible: 3)
+        _ = try all.apply(.setTabs(tabs(count: 5), animated: false), to: "tv1")
+        _ = try all.apply(.setTabs(tabs(count: 7), animated: false), to: "main")
+        _ = try all.apply(.select(.more), to: "main")
+        #expect(try roundTrip(all) == all)
+    }
+}

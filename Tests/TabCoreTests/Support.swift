@@ -1,0 +1,110 @@
+// Builders and a recording delegate shared by the TabCore tests.
+import Testing
+@testable import TabCore
+
+/// Tabs with the given ids and default everything else.
+func tabs(_ ids: String...) -> [Tab] { ids.map { Tab(id: $0, title: $0.uppercased()) } }
+
+/// `count` tabs named t0, t1, …
+func tabs(count: Int, prefix: String = "t") -> [Tab] {
+    (0..<count).map { Tab(id: "\(prefix)\($0)", title: "Tab \($0)") }
+}
+
+/// A phone controller holding `tabs` (set with set_tabs, so tab 0 is selected).
+func controller(_ tabs: [Tab]) throws -> Controller { try controller(.phone, tabs) }
+
+/// A controller of `idiom` holding `tabs` (set with set_tabs, so tab 0 is selected).
+func controller(_ idiom: Idiom, maxVisible: Int? = nil, _ tabs: [Tab]) throws -> Controller {
+    var c = Controller(name: "c", idiom: idiom, maxVisible: maxVisible)
+    _ = try c.apply(.setTabs(tabs, animated: false))
+    return c
+}
+
+extension Controller {
+    /// Ids of the tabs, in order.
+    var ids: [String] { tabs.map(\.id) }
+}
+
+extension Outcome {
+    var appearances: [Notification] { notifications.filter { if case .appearance = $0 { true } else { false } } }
+    var containments: [Notification] { notifications.filter { if case .containment = $0 { true } else { false } } }
+    var appearanceAndContainment: [Notification] {
+        notifications.filter {
+            switch $0 {
+            case .appearance, .containment: return true
+            default: return false
+            }
+        }
+    }
+    var selectionChanges: [Notification] {
+        notifications.filter { if case .selectionChanged = $0 { true } else { false } }
+    }
+    var didSelects: [Notification] { notifications.filter { if case .didSelect = $0 { true } else { false } } }
+    var contentLoads: [Notification] { notifications.filter { if case .contentLoaded = $0 { true } else { false } } }
+}
+
+/// Applies `command`, expects it to be refused with `code`, and checks that the controller
+/// did not change at all. Returns the error for further checks.
+@discardableResult
+func expectRefused(_ c: inout Controller, _ command: Command, policy: Policy = DefaultPolicy(),
+                   _ code: TabError.Code, sourceLocation: SourceLocation = #_sourceLocation) -> TabError? {
+    let before = c
+    do {
+        let out = try c.apply(command, policy: policy)
+        Issue.record("expected \(code.rawValue) for \(command), got \(out.notifications)", sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(c == before, "a refused command changed the controller", sourceLocation: sourceLocation)
+        return error
+    }
+}
+
+/// A delegate that records every call, in order, and answers as configured.
+final class RecordingPolicy: Policy {
+    enum Call: Equatable {
+        case shouldSelect(String, index: Int?)
+        case supportedOrientations(proposed: OrientationMask)
+        case preferredOrientation
+        case didSelect(String, index: Int?)
+        case willBeginCustomizing([String])
+        case willEndCustomizing([String], changed: Bool)
+        case didEndCustomizing([String], changed: Bool)
+    }
+
+    var calls: [Call] = []
+    /// Candidate id → (who, why) for refusals.
+    var refuse: [String: (by: String, reason: String)] = [:]
+    /// Intersected with what the tabs propose; nil leaves it alone.
+    var supported: OrientationMask?
+    var preferred: Orientation?
+    /// Selection as seen by the delegate at did-select time.
+    var selectionAtDidSelect: [Selection] = []
+
+    func shouldSelect(_ candidate: Candidate, in controller: Controller) -> Decision {
+        calls.append(.shouldSelect(candidate.id, index: candidate.index))
+        if let r = refuse[candidate.id] { return .deny(by: r.by, reason: r.reason) }
+        return .allow
+    }
+    func supportedOrientations(proposed: OrientationMask, in controller: Controller) -> OrientationMask {
+        calls.append(.supportedOrientations(proposed: proposed))
+        return supported.map { proposed.intersection($0) } ?? proposed
+    }
+    func preferredOrientation(in controller: Controller) -> Orientation? {
+        calls.append(.preferredOrientation)
+        return preferred
+    }
+    func didSelect(_ candidate: Candidate, in controller: Controller) {
+        calls.append(.didSelect(candidate.id, index: candidate.index))
+        selectionAtDidSelect.append(controller.selection)
+    }
+    func willBeginCustomizing(tabs: [String], in controller: Controller) {
+        calls.append(.willBeginCustomizing(tabs))
+    }
+    func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
+        calls.append(.willEndCustomizing(tabs, changed: changed))
+    }
+    func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
+        calls.append(.didEndCustomizing(tabs, changed: changed))
+    }
+}
