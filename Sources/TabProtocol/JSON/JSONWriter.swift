@@ -1,0 +1,279 @@
+// Compact JSON straight into a byte buffer. Replies are built with the low-level appenders
+// (no intermediate JSONValue tree); `write(_:)` encodes a whole tree.
+
+/// Appends compact JSON (no spaces) to `bytes`.
+///
+/// Commas are placed automatically: a value or key written after a complete value gets a
+/// comma first. That is decided from the last byte written (none after `{`, `[`, `:`, a
+/// newline, or at the start), so clearing `bytes` (`removeAll(keepingCapacity:)`) starts
+/// afresh and the writer needs no other state.
+///
+/// Strings: `"` and `\` are escaped, control characters as `\n \r \t \b \f` or `\u00XX`;
+/// everything else (all non-ASCII) is copied as UTF-8. Doubles are written in the shortest
+/// form that reads back to the same Double; NaN and ±infinity, which JSON cannot hold, are
+/// written as `null`.
+public struct JSONWriter {
+    public var bytes: [UInt8]
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    // MARK: Structure
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// A member's key and its ':'; the value follows with any appender.
+    public mutating func key(_ k: String) {
+        quoted(k, comma: needsComma, colon: true)
+    }
+
+    /// Ends a line (one reply or event per line); the next value starts without a comma.
+    public mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    // MARK: Scalars
+
+    public mutating func string(_ s: String) {
+        quoted(s, comma: needsComma, colon: false)
+    }
+
+    public mutating func int(_ i: Int) {
+        separate()
+        integer(Int64(i))
+    }
+
+    public mutating func bool(_ b: Bool) {
+        separate()
+        if b {
+            append("true")
+        } else {
+            append("false")
+        }
+    }
+
+    public mutating func null() {
+        separate()
+        append("null")
+    }
+
+    public mutating func double(_ d: Double) {
+        separate()
+        floatingPoint(d)
+    }
+
+    /// Pre-encoded JSON: exactly one complete value, without surrounding whitespace.
+    public mutating func raw(_ json: some Collection<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
+    }
+
+    /// A whole value tree.
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .int(let i):
+            separate()
+            integer(i)
+        case .double(let d): double(d)
+        case .string(let s): string(s)
+        case .array(let elements):
+            beginArray()
+            for e in elements { write(e) }
+            endArray()
+        case .object(let object):
+            beginObject()
+            for m in object.members {
+                key(m.key)
+                write(m.value)
+            }
+            endObject()
+        }
+    }
+
+    // MARK: Encoding
+
+    /// Whether the next value or key follows a complete value at the same level.
+    @inline(__always)
+    private var needsComma: Bool {
+        guard let last = bytes.last else { return false }
+        switch last {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "\n"): return false
+        default: return true
+        }
+    }
+
+    @inline(__always)
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    @inline(__always)
+    private mutating func append(_ s: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// Digits written backwards into a stack buffer, then appended: no String made.
+    private mutating func integer(_ value: Int64) {
+        var magnitude = value.magnitude
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if magnitude < 10 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var k = 20
+            while magnitude > 0 {
+                let (q, r) = magnitude.quotientAndRemainder(dividingBy: 10)
+                k -= 1
+                digits[k] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: r)
+                magnitude = q
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[k...]))
+        }
+    }
+
+    private mutating func floatingPoint(_ d: Double) {
+        guard d.isFinite else {
+            append("null")
+            return
+        }
+        // Whole numbers below 2^53 are exact: digits and ".0", as Swift would print them,
+        // without making a String.
+        if d.magnitude < 9_007_199_254_740_992, d == d.rounded(.towardZero) {
+            if d == 0 && d.sign == .minus {
+                append("-0.0")
+            } else {
+                integer(Int64(d))
+                append(".0")
+            }
+            return
+        }
+        // Swift's description is the shortest text that reads back to the same Double
+        // ("0.1", "1e-05", "1.7976931348623157e+308"), always valid JSON for finite values.
+        bytes.append(contentsOf: d.description.utf8)
+    }
+
+    /// `,"s":` with the comma and colon as asked. Short strings (nearly all keys and values)
+    /// are assembled on the stack, escapes included, and appended at once.
+    private mutating func quoted(_ s: String, comma: Bool, colon: Bool) {
+        var s = s
+        s.withUTF8 { utf8 in
+            let n = utf8.count
+            guard n <= 120 else { return longQuoted(utf8, comma: comma, colon: colon) }
+            // Worst case: every byte becomes \u00XX.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6 * n + 4) { t in
+                let p = t.baseAddress!
+                var k = 0
+                if comma { p[k] = UInt8(ascii: ","); k += 1 }
+                p[k] = UInt8(ascii: "\""); k += 1
+                for j in 0..<n {
+                    let b = utf8[j]
+                    if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
+                        p[k] = b
+                        k += 1
+                    } else {
+                        k += Self.escape(b, into: p + k)
+                    }
+                }
+                p[k] = UInt8(ascii: "\""); k += 1
+                if colon { p[k] = UInt8(ascii: ":"); k += 1 }
+                bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: k))
+            }
+        }
+    }
+
+    private mutating func longQuoted(_ utf8: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool) {
+        if comma { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        let n = utf8.count
+        var run = 0
+        while run < n {
+            let j = firstEscape(utf8, from: run)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<j]))
+            if j < n {
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { t in
+                    let k = Self.escape(utf8[j], into: t.baseAddress!)
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: t[..<k]))
+                }
+            }
+            run = j + 1
+        }
+        bytes.append(UInt8(ascii: "\""))
+        if colon { bytes.append(UInt8(ascii: ":")) }
+    }
+
+    /// The offset of the first byte at or after `j` that must be escaped, or `utf8.count`.
+    @inline(__always)
+    private func firstEscape(_ utf8: UnsafeBufferPointer<UInt8>, from j: Int) -> Int {
+        let n = utf8.count
+        var j = j
+        while j < n {
+            // 8 bytes at a time while none needs escaping.
+            if j + 8 <= n && !needsEscape(UnsafeRawPointer(utf8.baseAddress! + j).loadUnaligned(as: UInt64.self)) {
+                j += 8
+                continue
+            }
+            let b = utf8[j]
+            if b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return j }
+            j += 1
+        }
+        return n
+    }
+
+    /// True when one of the 8 bytes is '"', '\' or a control character.
+    @inline(__always)
+    private func needsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (ones &* 0x22)
+        let backslash = w ^ (ones &* 0x5C)
+        let zeroInQuote = (quote &- ones) & ~quote
+        let zeroInBackslash = (backslash &- ones) & ~backslash
+        let control = (w &- ones &* 0x20) & ~w
+        return (zeroInQuote | zeroInBackslash | control) & high != 0
+    }
+
+    /// Writes the escape for `b` (a quote, backslash or control character) at `p`; returns
+    /// its length.
+    @inline(__always)
+    private static func escape(_ b: UInt8, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        p[0] = UInt8(ascii: "\\")
+        switch b {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): p[1] = b
+        case 0x0A: p[1] = UInt8(ascii: "n")
+        case 0x0D: p[1] = UInt8(ascii: "r")
+        case 0x09: p[1] = UInt8(ascii: "t")
+        case 0x08: p[1] = UInt8(ascii: "b")
+        case 0x0C: p[1] = UInt8(ascii: "f")
+        default:
+            let digits: StaticString = "0123456789abcdef"
+            p[1] = UInt8(ascii: "u")
+            p[2] = UInt8(ascii: "0")
+            p[3] = UInt8(ascii: "0")
+            p[4] = digits.utf8Start[Int(b >> 4)]
+            p[5] = digits.utf8Start[Int(b & 0xF)]
+            return 6
+        }
+        return 2
+    }
+}
