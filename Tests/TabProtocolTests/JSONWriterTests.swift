@@ -1,0 +1,140 @@
+// JSONWriter: compact output, escaping, numbers that round-trip, commas placed for the caller.
+
+import Testing
+import TabProtocol
+
+@Suite("JSON writer")
+struct JSONWriterTests {
+    /// A value tree is written compactly, members in order, no spaces.
+    @Test func writesCompactJSON() {
+        let value = jsonObject(
+            ("cmd", .string("select")), ("id", .int(12)), ("ok", .bool(true)), ("no", .bool(false)),
+            ("none", .null), ("list", .array([.int(1), .array([]), .object(JSONObject())])), ("ratio", .double(0.5))
+        )
+        #expect(jsonWritten(value) == #"{"cmd":"select","id":12,"ok":true,"no":false,"none":null,"list":[1,[],{}],"ratio":0.5}"#)
+        #expect(value.jsonString == jsonWritten(value))
+        #expect("\(value)" == jsonWritten(value))
+    }
+
+    /// Quote, backslash and control characters are escaped (short forms where JSON has
+    /// them, \u00XX otherwise); '/', DEL and non-ASCII text are written as they are.
+    @Test func escapesStrings() throws {
+        #expect(jsonWritten(.string("a\"b\\c")) == #""a\"b\\c""#)
+        #expect(jsonWritten(.string("\n\r\t\u{8}\u{C}")) == #""\n\r\t\b\f""#)
+        #expect(jsonWritten(.string("\u{0}\u{1}\u{1F}")) == #""\u0000\u0001\u001f""#)
+        #expect(jsonWritten(.string("/\u{7F}é€😀")) == "\"/\u{7F}é€😀\"")
+        for c in 0..<0x20 {
+            let s = String(Unicode.Scalar(UInt8(c)))
+            #expect(try jsonParsed(jsonWritten(.string(s))) == .string(s))
+        }
+    }
+
+    /// Long strings (past the stack-buffer path) are escaped the same way.
+    @Test func escapesLongStrings() throws {
+        let s = String(repeating: "plain text é ", count: 20) + "\"\\\n\u{1}" + String(repeating: "x", count: 200) + "\t"
+        let text = jsonWritten(.string(s))
+        #expect(text.hasSuffix(#"xxx\t""#))
+        #expect(text.contains(#"\"\\\n\u0001"#))
+        #expect(try jsonParsed(text) == .string(s))
+        let longKey = String(repeating: "k", count: 300)
+        var w = JSONWriter()
+        w.beginObject(); w.key(longKey); w.int(1); w.key("b\"" + longKey); w.int(2); w.endObject()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == "{\"\(longKey)\":1,\"b\\\"\(longKey)\":2}")
+    }
+
+    /// Integers are exact at both Int64 extremes.
+    @Test func writesIntegers() {
+        #expect(jsonWritten(.int(0)) == "0")
+        #expect(jsonWritten(.int(-5)) == "-5")
+        #expect(jsonWritten(.int(1234567890)) == "1234567890")
+        #expect(jsonWritten(.int(.max)) == "9223372036854775807")
+        #expect(jsonWritten(.int(.min)) == "-9223372036854775808")
+        var w = JSONWriter()
+        w.beginArray(); w.int(Int.min); w.int(-1); w.int(10); w.endArray()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == "[-9223372036854775808,-1,10]")
+    }
+
+    /// Doubles are written in a form that parses back to the same Double and stays a double.
+    @Test(arguments: [
+        0.1, 0.5, 1.0, 100.0, -2.5, 1e-5, 1e16, 1e22, 1e300, 5e-324, 2.2250738585072014e-308,
+        1.7976931348623157e308, 9007199254740992.0, 9007199254740993.0, 123456789.123456789,
+        0.30000000000000004, -0.0, 3.0e-7, 4503599627370496.5,
+    ])
+    func doublesRoundTrip(d: Double) throws {
+        let text = jsonWritten(.double(d))
+        guard case .double(let back) = try jsonParsed(text) else {
+            Issue.record("\(text) did not parse as a double")
+            return
+        }
+        #expect(back == d && back.sign == d.sign, "\(text)")
+    }
+
+    /// Whole doubles keep a ".0" so they read back as doubles; -0.0 keeps its sign.
+    @Test func writesWholeDoubles() {
+        #expect(jsonWritten(.double(123)) == "123.0")
+        #expect(jsonWritten(.double(-0.0)) == "-0.0")
+        #expect(jsonWritten(.double(0)) == "0.0")
+        #expect(jsonWritten(.double(1e16)) == "1e+16")
+    }
+
+    /// NaN and infinities, which JSON cannot hold, are written as null.
+    @Test func writesNonFiniteDoublesAsNull() {
+        #expect(jsonWritten(.array([.double(.nan), .double(.infinity), .double(-.infinity)])) == "[null,null,null]")
+        var w = JSONWriter()
+        w.beginObject(); w.key("x"); w.double(.nan); w.endObject()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == #"{"x":null}"#)
+    }
+
+    /// Random doubles all round-trip exactly.
+    @Test func randomDoublesRoundTrip() throws {
+        var rng = JSONTestRandom(seed: 3)
+        for _ in 0..<20_000 {
+            let d = Double(bitPattern: rng.next())
+            guard d.isFinite else { continue }
+            let text = jsonWritten(.double(d))
+            #expect(try jsonParsed(text) == .double(d), "\(text)")
+        }
+    }
+
+    /// The low-level appenders place commas and colons; nothing else is needed to build a reply.
+    @Test func appendersPlaceCommas() {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("id"); w.int(1)
+        w.key("ok"); w.bool(true)
+        w.key("result"); w.beginObject()
+        w.key("tabs"); w.beginArray(); w.string("a"); w.string("b"); w.null(); w.beginObject(); w.endObject(); w.beginArray(); w.endArray(); w.endArray()
+        w.key("ratio"); w.double(1.5)
+        w.key("data"); w.raw(Array(#"{"x":[1,2]}"#.utf8))
+        w.key("more"); w.raw(#"[true]"#.utf8)
+        w.endObject()
+        w.endObject()
+        w.newline()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == "{\"id\":1,\"ok\":true,\"result\":{\"tabs\":[\"a\",\"b\",null,{},[]],\"ratio\":1.5,\"data\":{\"x\":[1,2]},\"more\":[true]}}\n")
+    }
+
+    /// After a newline the next line starts without a comma, so one writer can hold many lines.
+    @Test func newlineStartsAFreshValue() {
+        var w = JSONWriter()
+        w.beginObject(); w.key("a"); w.int(1); w.endObject(); w.newline()
+        w.beginObject(); w.key("b"); w.int(2); w.endObject(); w.newline()
+        w.write(.array([.int(3)])); w.newline()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == "{\"a\":1}\n{\"b\":2}\n[3]\n")
+    }
+
+    /// Clearing `bytes` (keeping capacity) starts afresh: the writer keeps no other state.
+    @Test func clearingBytesResets() {
+        var w = JSONWriter(capacity: 16)
+        w.beginObject(); w.key("half")
+        w.bytes.removeAll(keepingCapacity: true)
+        w.beginObject(); w.key("x"); w.write(jsonObject(("y", .array([.int(1), .string("z")])))); w.endObject()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == #"{"x":{"y":[1,"z"]}}"#)
+    }
+
+    /// `write` inside appender-built output is separated like any other value.
+    @Test func writeMixesWithAppenders() {
+        var w = JSONWriter()
+        w.beginArray(); w.int(1); w.write(.string("two")); w.write(jsonObject(("k", .null))); w.bool(false); w.endArray()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == #"[1,"two",{"k":null},false]"#)
+    }
+}
