@@ -64,8 +64,10 @@ let package = Package(
             ]
         ),
         // SwiftPM reserves Plugins/ for package plugins; these are ordinary dynamic libraries.
-        .target(name: "LoginGate", dependencies: ["TabPolicy"], path: "Plugins/LoginGate",
+        .target(name: "LoginGate", dependencies: ["TabPolicy", "CCrypt"], path: "Plugins/LoginGate",
                 linkerSettings: [.linkedLibrary("crypt")]),
+        // crypt(3) for LoginGate: module.modulemap + shim.h over <crypt.h>.
+        .systemLibrary(name: "CCrypt", path: "Plugins/CCrypt"),
         .target(name: "OrientationRules", dependencies: ["TabPolicy"], path: "Plugins/OrientationRules"),
 
         .testTarget(name: "TabCoreTests", dependencies: ["TabCore"]),

@@ -1,1 +1,91 @@
+// OrientationRules ("orientation-rules"): the delegate's supported and preferred
+// orientations, from the configuration.
+//
+// Settings:
+//   rules:     [{tab: "video*", orientations: [portrait, landscape_left, landscape_right]}]
+//              the first rule whose `tab` (an fnmatch glob) matches the selected tab applies
+//   lock:      null, or orientations every controller is limited to ("portrait")
+//   preferred: null, or the orientation preferred for presentation ("landscape_left")
+//
+// Supported orientations: what the tabs support, intersected with the selected tab's rule
+// and with the lock. No rule and no lock: the plugin abstains.
+
+import Glibc
 import TabPolicy
+
+@_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(OrientationRules.self) }
+
+final class OrientationRules: PolicyPlugin {
+    static let name = "orientation-rules"
+    static let version = "1.0.0"
+    static let summary = "Limits supported orientations per tab (glob) and globally, and names a preferred orientation."
+    static let hooks: PolicyHooks = [.supportedOrientations, .preferredOrientation]
+
+    struct Rule {
+        var tab: String
+        var orientations: Orientations
+    }
+
+    let rules: [Rule]
+    let lock: Orientations?
+    let preferred: Orientation?
+
+    init(settings: JSON, host: PolicyHost) throws {
+        let known: Set<String> = ["rules", "lock", "preferred"]
+        for key in (settings.objectValue ?? [:]).keys where !known.contains(key) {
+            throw PolicyError.invalid("unknown setting '\(key)' (known: lock, preferred, rules)")
+        }
+        var rules: [Rule] = []
+        if let list = settings["rules"], !list.isNull {
+            guard let items = list.arrayValue else { throw PolicyError.invalid("rules must be a list of {tab, orientations}") }
+            for (i, item) in items.enumerated() {
+                guard let tab = item["tab"]?.stringValue, !tab.isEmpty else {
+                    throw PolicyError.invalid("rules[\(i)] needs a tab (an id or a glob such as \"video*\")")
+                }
+                guard let names = item["orientations"] else { throw PolicyError.invalid("rules[\(i)] needs orientations") }
+                let mask: Orientations
+                do { mask = try Orientations(settings: names) } catch { throw PolicyError.invalid("rules[\(i)]: \(error.message)") }
+                guard !mask.isEmpty else { throw PolicyError.invalid("rules[\(i)] allows no orientation at all") }
+                for key in (item.objectValue ?? [:]).keys where key != "tab" && key != "orientations" {
+                    throw PolicyError.invalid("rules[\(i)] has an unknown key '\(key)' (known: tab, orientations)")
+                }
+                rules.append(Rule(tab: tab, orientations: mask))
+            }
+        }
+        self.rules = rules
+        if let l = settings["lock"], !l.isNull {
+            let mask: Orientations
+            do { mask = try Orientations(settings: l) } catch { throw PolicyError.invalid("lock: \(error.message)") }
+            guard !mask.isEmpty else { throw PolicyError.invalid("lock allows no orientation at all") }
+            lock = mask
+        } else {
+            lock = nil
+        }
+        if let p = settings["preferred"], !p.isNull {
+            guard let name = p.stringValue, let o = Orientation(rawValue: name) else {
+                throw PolicyError.invalid("preferred must be one of portrait, landscape_left, landscape_right, portrait_upside_down, or null")
+            }
+            preferred = o
+        } else {
+            preferred = nil
+        }
+    }
+
+    /// The first rule matching `tab`.
+    func rule(for tab: String) -> Rule? {
+        rules.first { fnmatch($0.tab, tab, 0) == 0 }
+    }
+
+    func supportedOrientations(proposed: Orientations, in controller: ControllerView) -> Orientations? {
+        var answer: Orientations?
+        if let selected = controller.selectedTab, controller.selectedIndex != nil, let rule = rule(for: selected) {
+            answer = rule.orientations
+        }
+        if let lock { answer = (answer ?? .all).intersection(lock) }
+        return answer.map { $0.intersection(proposed) }
+    }
+
+    func preferredOrientation(in controller: ControllerView) -> Orientation? {
+        preferred
+    }
+}

@@ -1,2 +1,14 @@
-/* Compiled so SwiftPM treats CTabPolicy as a C target; the ABI lives in the header. */
+/*
+ * CTabPolicy is the plugin ABI; everything a plugin needs is in include/tabd/policy.h.
+ * This file exists so SwiftPM builds the target, and checks the layout promises the
+ * header makes: changing them is an ABI break (a new major version).
+ */
 #include "tabd/policy.h"
+
+_Static_assert(TABD_POLICY_DESCRIPTOR_SIZE_1_0 == sizeof(tabd_policy_descriptor),
+               "the 1.0 descriptor ends with `call`; append new hooks after it and bump the minor");
+_Static_assert(offsetof(tabd_policy_descriptor, abi_major) == 0,
+               "abi_major must stay the first field: tabd reads it before anything else");
+_Static_assert(offsetof(tabd_host, struct_size) == 0, "the host table starts with its size");
+_Static_assert(offsetof(tabd_candidate, struct_size) == 0, "tabd_candidate starts with its size");
+_Static_assert(offsetof(tabd_reply, struct_size) == 0, "tabd_reply starts with its size");

@@ -1,4 +1,373 @@
-/* tabd policy plugin ABI — placeholder, see docs/plugins.md once written. */
+/*
+ * tabd/policy.h — the tabd policy plugin ABI.
+ *
+ * This header is the whole contract between tabd and a policy plugin. A plugin is a
+ * shared object that tabd dlopens (RTLD_NOW | RTLD_LOCAL) and never dlcloses. It
+ * exports one symbol, tabd_policy_entry(), returning a descriptor: who the plugin is
+ * and which hooks it implements. tabd calls the hooks where a tab bar controller's
+ * delegate would be asked (should-select, supported and preferred orientations) or
+ * told (did-select, customization), and calls `call` for plugin-defined methods
+ * (the `plugin.call` wire command).
+ *
+ * Building a plugin in C needs nothing but this header:
+ *
+ *     cc -shared -fPIC -I <tabd>/Sources/CTabPolicy/include myplugin.c -o myplugin.so
+ *
+ * Threading: tabd runs one event loop on one thread. Every hook and every host
+ * function is called on that thread; a plugin needs no locks, and must not call the
+ * host from other threads. Hooks must not block: they run inside a client's command.
+ *
+ * Strings: every string crossing the boundary is NUL-terminated UTF-8.
+ *  - Strings tabd passes to a hook (ids, JSON, methods) and strings a host function
+ *    returns are owned by tabd and valid until the hook returns. Copy what you keep.
+ *  - Strings a plugin hands to tabd (the descriptor's name/version/description, a
+ *    reply's reason/message/json) are owned by the plugin. Descriptor strings must
+ *    live forever (string literals); reply strings must stay valid until the hook
+ *    returns — tabd copies them right after. Literals and static buffers are fine;
+ *    a buffer on the hook's own stack is NOT (it is gone when the hook returns).
+ *
+ * Versioning (semantic, like sqlite3ext.h and redismodule.h):
+ *  - TABD_POLICY_ABI_MAJOR changes only when something existing changes meaning or
+ *    layout. tabd refuses a plugin whose major differs from its own.
+ *  - TABD_POLICY_ABI_MINOR grows when something is appended: a field at the end of a
+ *    struct, a function at the end of the host table, a new enum value. Nothing is
+ *    ever removed, reordered or retyped within a major version.
+ *  - Every struct that crosses the boundary starts with (or carries) its size, so
+ *    each side reads only what the other side has: tabd treats descriptor hooks past
+ *    the plugin's struct_size as absent; a plugin must check tabd_host.struct_size
+ *    (or TABD_HOST_HAS(host, field)) before using a host function newer than 1.0.
+ *  - A plugin built against an older minor loads in a newer tabd. A plugin built
+ *    against a newer minor loads in an older tabd too; its init should check
+ *    host->abi_minor and fail with a message if it needs something missing.
+ *  - Each member added after 1.0 is marked "since 1.N" below.
+ *
+ * See docs/plugins.md for the guide, and Plugins/examples/hello.c for a plugin that
+ * uses every hook.
+ */
 #ifndef TABD_POLICY_H
 #define TABD_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* ---------------------------------------------------------------------------------
+ * Versions and the entry symbol
+ * ------------------------------------------------------------------------------ */
+
+/** The ABI major version this header describes. Must equal tabd's own. */
+#define TABD_POLICY_ABI_MAJOR 1
+/** The ABI minor version this header describes. tabd accepts any minor. */
+#define TABD_POLICY_ABI_MINOR 0
+
+/** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
+#define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
+
+/** Marks the entry point as exported even when building with -fvisibility=hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TABD_POLICY_EXPORT __attribute__((visibility("default")))
+#else
+#define TABD_POLICY_EXPORT
+#endif
+
+/* ---------------------------------------------------------------------------------
+ * Small types
+ * ------------------------------------------------------------------------------ */
+
+/**
+ * What a hook answers. Which values a hook may return is said at each hook; any other
+ * value (or a value out of this enum) counts as TABD_ERROR.
+ */
+typedef enum tabd_result {
+    /** Done: init succeeded, a call produced its result, an orientation answer is set. */
+    TABD_OK = 0,
+    /** No opinion. Never an allow by itself: when every plugin abstains, tabd's
+     *  default applies (a tap is allowed; orientations are what the tabs support). */
+    TABD_ABSTAIN = 1,
+    /** should_select: this plugin lets the selection happen (any deny still wins). */
+    TABD_ALLOW = 2,
+    /** should_select: refuse the selection; set reply->reason (and reply->message).
+     *  call: the request is refused (e.g. wrong password); the client gets `denied`. */
+    TABD_DENY = 3,
+    /** The hook failed; set reply->message. init: the plugin is not loaded. call: the
+     *  client gets `invalid_request`. should_select: counts as a deny (fail closed).
+     *  Orientation hooks: counts as an abstention, recorded as a failure. */
+    TABD_ERROR = 4,
+    /** call: no such method; the client gets `not_found`. */
+    TABD_UNKNOWN_METHOD = 5
+} tabd_result;
+
+/**
+ * Orientation bits. A tabd_orientation_mask is an OR of these; a single orientation
+ * is one bit. The same bits as the wire names: portrait, landscape_left,
+ * landscape_right, portrait_upside_down.
+ */
+typedef uint32_t tabd_orientation_mask;
+enum {
+    TABD_ORIENTATION_PORTRAIT = 1u << 0,             /**< "portrait" */
+    TABD_ORIENTATION_LANDSCAPE_LEFT = 1u << 1,       /**< "landscape_left" */
+    TABD_ORIENTATION_LANDSCAPE_RIGHT = 1u << 2,      /**< "landscape_right" */
+    TABD_ORIENTATION_PORTRAIT_UPSIDE_DOWN = 1u << 3, /**< "portrait_upside_down" */
+    TABD_ORIENTATION_ALL = 0xFu                      /**< every orientation */
+};
+
+/** The kind of device a controller behaves like. */
+typedef enum tabd_idiom {
+    TABD_IDIOM_PHONE = 0, /**< "phone": More after max_visible - 1 tabs, customization. */
+    TABD_IDIOM_PAD = 1,   /**< "pad": like phone with a wider bar. */
+    TABD_IDIOM_TV = 2     /**< "tv": bar on top, no More, no customization. */
+} tabd_idiom;
+
+/** Severity of a log line (tabd maps them onto its logger and journald priorities). */
+typedef enum tabd_log_level {
+    TABD_LOG_DEBUG = 0,   /**< detail for developers; hidden by default */
+    TABD_LOG_INFO = 1,    /**< normal events (a user logged in) */
+    TABD_LOG_NOTICE = 2,  /**< normal but significant */
+    TABD_LOG_WARNING = 3, /**< something is wrong but handled (a wrong password) */
+    TABD_LOG_ERROR = 4    /**< something failed */
+} tabd_log_level;
+
+/**
+ * A controller, opaque. Read it through the tabd_host functions. The pointer is valid
+ * only during the hook that received it; never keep it.
+ */
+typedef struct tabd_controller tabd_controller;
+
+/** What a user tapped (should_select) or what a tap selected (did_select). */
+typedef struct tabd_candidate {
+    /** sizeof(tabd_candidate) as tabd compiled it. Fields added later are present only
+     *  when struct_size covers them. */
+    size_t struct_size;
+    /** The tab id, or "more" for the More item. */
+    const char *id;
+    /** The tab's index in the controller, or -1 for More. */
+    long index;
+    /** Non-zero when the candidate is the More item (then id is "more"). */
+    int is_more;
+} tabd_candidate;
+
+/**
+ * Where a hook leaves its words for tabd. tabd sets every pointer to NULL before the
+ * hook; the plugin sets the ones it needs. Strings: see "Strings" above.
+ */
+typedef struct tabd_reply {
+    /** sizeof(tabd_reply) as tabd compiled it. */
+    size_t struct_size;
+    /** should_select → TABD_DENY: a short reason, e.g. "not logged in". It reaches the
+     *  client as the error's `reason`. NULL: tabd says "denied". */
+    const char *reason;
+    /** TABD_DENY / TABD_ERROR: a sentence for people, e.g. "login required before
+     *  'settings' can be selected". It reaches the client as the error's `message`. */
+    const char *message;
+    /** call → TABD_OK: the result as JSON text (any JSON value). NULL means {}. tabd
+     *  checks it; text that is not JSON turns the call into an error. */
+    const char *json;
+} tabd_reply;
+
+/* ---------------------------------------------------------------------------------
+ * The host table: what tabd offers a plugin
+ * ------------------------------------------------------------------------------ */
+
+/**
+ * Functions tabd offers, passed to init. Keep the pointer: it stays valid until fini.
+ * The table only grows at its end; check struct_size (TABD_HOST_HAS) before calling a
+ * function added after the minor your plugin requires.
+ *
+ * Controller readers take the tabd_controller a hook received and return NULL / -1 /
+ * 0 when the pointer is stale or an index is out of range. Returned strings are valid
+ * until the hook returns.
+ *
+ * Functions that act on behalf of the plugin (log, emit, request_select) take the host
+ * table itself as their first argument: that is how tabd knows who is speaking.
+ */
+typedef struct tabd_host tabd_host;
+struct tabd_host {
+    /** sizeof(tabd_host) as tabd compiled it. */
+    size_t struct_size;
+    /** tabd's ABI major (equal to the plugin's, or the plugin would not be loaded). */
+    uint32_t abi_major;
+    /** tabd's ABI minor: which functions below exist. */
+    uint32_t abi_minor;
+
+    /* ---- since 1.0 -------------------------------------------------------------- */
+
+    /** Writes one line to tabd's log, attributed to this plugin. */
+    void (*log)(const tabd_host *host, tabd_log_level level, const char *message);
+
+    /** The controller's name ("main", "living-room", ...). Login-like state is usually
+     *  kept per controller name. */
+    const char *(*controller_name)(const tabd_controller *controller);
+    /** The controller's idiom. */
+    tabd_idiom (*controller_idiom)(const tabd_controller *controller);
+    /** The most items the controller's bar shows; with more tabs, More appears. */
+    size_t (*max_visible)(const tabd_controller *controller);
+    /** Whether the More item is on the bar (non-zero) or not (0). */
+    int (*more_shown)(const tabd_controller *controller);
+    /** The current interface orientation: one TABD_ORIENTATION_* bit. */
+    tabd_orientation_mask (*orientation)(const tabd_controller *controller);
+
+    /** How many tabs the controller has (More is never a tab). */
+    size_t (*tab_count)(const tabd_controller *controller);
+    /** The id of the tab at `index` (0 is the leading tab), or NULL. */
+    const char *(*tab_id)(const tabd_controller *controller, size_t index);
+    /** The title the bar shows for the tab at `index` (its item's title, else the
+     *  tab's title, else its id), or NULL when out of range. */
+    const char *(*tab_title)(const tabd_controller *controller, size_t index);
+    /** The badge of the tab at `index`, or NULL when it has none. */
+    const char *(*tab_badge)(const tabd_controller *controller, size_t index);
+    /** The restoration id of the tab at `index`, or NULL when it has none. */
+    const char *(*tab_restoration_id)(const tabd_controller *controller, size_t index);
+    /** The index of the tab with this id, or -1 when there is none. */
+    long (*tab_index)(const tabd_controller *controller, const char *id);
+    /** What is selected: a tab id, "more", or NULL when nothing is. During did_select
+     *  this is already the tapped candidate. */
+    const char *(*selected_tab)(const tabd_controller *controller);
+    /** The selected tab's index, or -1 when More or nothing is selected. */
+    long (*selected_index)(const tabd_controller *controller);
+
+    /**
+     * Publishes a `plugin` event, naming this plugin and carrying `json` (a JSON
+     * object) as its data, to the clients subscribed to this controller's `plugin`
+     * events. Sent after the current command. Returns TABD_OK, or TABD_ERROR when
+     * json is not a JSON object or the controller pointer is stale.
+     */
+    tabd_result (*emit)(const tabd_host *host, const tabd_controller *controller, const char *json);
+
+    /**
+     * Asks tabd to select `tab` (a tab id, or "more") in this controller after the
+     * current command, as a programmatic select (no should_select, no did_select).
+     * Returns TABD_OK when queued, TABD_ERROR when the arguments are unusable. A tab
+     * that no longer exists when the selection is applied is logged and skipped.
+     */
+    tabd_result (*request_select)(const tabd_host *host, const tabd_controller *controller, const char *tab);
+
+    /* Functions added in later minors go here, each marked "since 1.N". */
+};
+
+/** Whether the host table has `field` (a function added in a later minor). */
+#define TABD_HOST_HAS(host, field) \
+    ((host)->struct_size >= offsetof(tabd_host, field) + sizeof((host)->field) && (host)->field != NULL)
+
+/* ---------------------------------------------------------------------------------
+ * The descriptor: what a plugin offers tabd
+ * ------------------------------------------------------------------------------ */
+
+/**
+ * A plugin's identity and hooks. Return a pointer to a static instance from
+ * tabd_policy_entry(). Every hook may be NULL: tabd then skips the plugin for it
+ * (for should_select and the orientation hooks, NULL means "abstain"). `state` is
+ * whatever init stored in *state (NULL if it stored nothing).
+ */
+typedef struct tabd_policy_descriptor {
+    /** TABD_POLICY_ABI_MAJOR as the plugin was compiled. Must equal tabd's. */
+    uint32_t abi_major;
+    /** TABD_POLICY_ABI_MINOR as the plugin was compiled. */
+    uint32_t abi_minor;
+    /** sizeof(tabd_policy_descriptor) as the plugin was compiled. tabd refuses a
+     *  plugin whose struct_size is smaller than the 1.0 descriptor. */
+    size_t struct_size;
+
+    /** The plugin's name: short, lower-case, e.g. "login-gate". It names the plugin in
+     *  `plugins`, `plugin.call`, `explain`, `stats` and in `denied` errors. */
+    const char *name;
+    /** The plugin's own version, e.g. "1.2.0". */
+    const char *version;
+    /** One sentence saying what the plugin does. */
+    const char *description;
+
+    /**
+     * Called once after loading, and again (after fini) on every reload, with the
+     * plugin's settings from tabd's configuration as JSON text (an object; "{}" when
+     * there are none). Keep `host` for later. Store per-instance state in *state.
+     * Return TABD_OK, or TABD_ERROR with reply->message saying what is wrong with the
+     * settings: the plugin is then refused (and tabd does not start if it is
+     * required).
+     */
+    tabd_result (*init)(const tabd_host *host, const char *config_json, void **state, tabd_reply *reply);
+
+    /** Called before a re-init on reload, when the plugin leaves the configuration,
+     *  and at shutdown. Free what init made. The code itself is never unloaded. */
+    void (*fini)(void *state);
+
+    /**
+     * A user tapped `candidate` (a tab, or More): may it be selected? Not asked for
+     * programmatic selection. Return TABD_ALLOW, TABD_ABSTAIN, or TABD_DENY with
+     * reply->reason (and reply->message). Any deny refuses the tap. TABD_ERROR (or
+     * any other value) counts as a deny.
+     */
+    tabd_result (*should_select)(void *state, const tabd_controller *controller,
+                                 const tabd_candidate *candidate, tabd_reply *reply);
+
+    /**
+     * Which orientations may the controller support? `proposed` is what its tabs
+     * support (and what plugins earlier in the chain left). Return TABD_OK with *mask
+     * set — tabd intersects it with `proposed` — or TABD_ABSTAIN.
+     */
+    tabd_result (*supported_orientations)(void *state, const tabd_controller *controller,
+                                          tabd_orientation_mask proposed, tabd_orientation_mask *mask);
+
+    /**
+     * Which orientation is preferred for presentation? Return TABD_OK with
+     * *orientation set to one TABD_ORIENTATION_* bit, or TABD_ABSTAIN. The first
+     * plugin (in load order) that answers wins.
+     */
+    tabd_result (*preferred_orientation)(void *state, const tabd_controller *controller,
+                                         tabd_orientation_mask *orientation);
+
+    /** A tap selected `candidate` (also when it was selected already). The controller
+     *  already shows the new selection. */
+    void (*did_select)(void *state, const tabd_controller *controller, const tabd_candidate *candidate);
+
+    /** A customization session (More → Edit) begins with the tabs in this order
+     *  (`count` ids; More is never among them). */
+    void (*will_begin_customizing)(void *state, const tabd_controller *controller,
+                                   const char *const *tabs, size_t count);
+    /** The session is about to end with this new order; `changed` is non-zero when it
+     *  differs from the order at the start. */
+    void (*will_end_customizing)(void *state, const tabd_controller *controller,
+                                 const char *const *tabs, size_t count, int changed);
+    /** The session ended; `tabs` is now the controller's order. */
+    void (*did_end_customizing)(void *state, const tabd_controller *controller,
+                                const char *const *tabs, size_t count, int changed);
+
+    /**
+     * A plugin-defined method, from the `plugin.call` wire command:
+     * {"cmd":"plugin.call","plugin":<name>,"method":<method>,"args":{...}}. `args_json`
+     * is a JSON object ("{}" when the client sent none). Return TABD_OK with
+     * reply->json (the result), TABD_DENY or TABD_ERROR with reply->message, or
+     * TABD_UNKNOWN_METHOD.
+     */
+    tabd_result (*call)(void *state, const tabd_controller *controller, const char *method,
+                        const char *args_json, tabd_reply *reply);
+
+    /* Hooks added in later minors go here, each marked "since 1.N". tabd treats a
+     * hook past the plugin's struct_size as NULL. */
+} tabd_policy_descriptor;
+
+/** The size of the 1.0 descriptor: the least struct_size tabd accepts. */
+#define TABD_POLICY_DESCRIPTOR_SIZE_1_0 \
+    (offsetof(tabd_policy_descriptor, call) + sizeof(void *))
+
+/**
+ * The one symbol a plugin exports. tabd calls it once, right after dlopen, and reads
+ * the descriptor it returns (NULL refuses the plugin). Define it as:
+ *
+ *     TABD_POLICY_EXPORT const tabd_policy_descriptor *tabd_policy_entry(void) {
+ *         return &my_descriptor;
+ *     }
+ */
+#ifndef __swift__ /* Swift plugins define it with @_cdecl (see the TabPolicy SDK). */
+TABD_POLICY_EXPORT const tabd_policy_descriptor *tabd_policy_entry(void);
+#endif
+
+/** The type of tabd_policy_entry, for dlsym. */
+typedef const tabd_policy_descriptor *(*tabd_policy_entry_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TABD_POLICY_H */

@@ -1,0 +1,173 @@
+// The host side of the ABI: the tabd_host function table each plugin receives, and the
+// per-call frame a `tabd_controller *` points at.
+//
+// Every function here is called by plugin code on tabd's one thread, only during a hook.
+// They return NULL / -1 / 0 / TABD_ERROR instead of trapping when given a stale pointer
+// or an index out of range.
+
+import CTabPolicy
+import Glibc
+import Logging
+import TabCore
+
+/// What a `tabd_controller *` points at: the controller of the hook being run, and the
+/// strings handed out during it (freed when the hook returns). One per host, reused.
+final class CallFrame {
+    /// The controller of the current hook; nil between hooks (stale pointers read nothing).
+    var controller: UnsafePointer<Controller>?
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+
+    /// The opaque pointer plugins receive.
+    var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    static func from(_ pointer: OpaquePointer?) -> CallFrame? {
+        guard let pointer else { return nil }
+        return Unmanaged<CallFrame>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    /// The controller's name as a C string: kept across hooks (it is asked for on most
+    /// decisions, and one controller has one name), replaced when another is asked for.
+    private var cachedName: (name: String, c: UnsafeMutablePointer<CChar>)?
+
+    func name(of controller: Controller) -> UnsafePointer<CChar>? {
+        if let cached = cachedName, cached.name == controller.name { return UnsafePointer(cached.c) }
+        guard let c = strdup(controller.name) else { return nil }
+        if let old = cachedName { free(old.c) }
+        cachedName = (controller.name, c)
+        return UnsafePointer(c)
+    }
+
+    /// A C copy of `s`, valid until `endHook()`.
+    func keep(_ s: String?) -> UnsafePointer<CChar>? {
+        guard let s, let p = strdup(s) else { return nil }
+        strings.append(p)
+        return UnsafePointer(p)
+    }
+
+    /// Frees what the hook was handed. Cheap when nothing was.
+    @inline(__always)
+    func endHook() {
+        guard !strings.isEmpty else { return }
+        for p in strings { free(p) }
+        strings.removeAll(keepingCapacity: true)
+    }
+}
+
+/// One plugin's host table, followed by who it belongs to. The table is the first field,
+/// so the `const tabd_host *` a plugin passes back leads to its owner.
+struct HostSlot {
+    var table: tabd_host
+    unowned(unsafe) var owner: PluginInstance
+
+    static func owner(of host: UnsafePointer<tabd_host>?) -> PluginInstance? {
+        guard let host else { return nil }
+        return UnsafeRawPointer(host).assumingMemoryBound(to: HostSlot.self).pointee.owner
+    }
+
+    /// Allocates the slot for `owner`. Never freed: a plugin may keep the pointer.
+    static func make(for owner: PluginInstance) -> UnsafeMutablePointer<HostSlot> {
+        precondition(MemoryLayout<HostSlot>.offset(of: \HostSlot.table) == 0, "the host table must come first")
+        let slot = UnsafeMutablePointer<HostSlot>.allocate(capacity: 1)
+        slot.initialize(to: HostSlot(table: HostSlot.table, owner: owner))
+        return slot
+    }
+
+    /// The 1.0 table. New functions are appended (and struct_size grows with them).
+    static let table = tabd_host(
+        struct_size: MemoryLayout<tabd_host>.size,
+        abi_major: UInt32(TABD_POLICY_ABI_MAJOR),
+        abi_minor: UInt32(TABD_POLICY_ABI_MINOR),
+        log: { host, level, message in
+            guard let plugin = HostSlot.owner(of: host), let message else { return }
+            plugin.log(level, String(cString: message))
+        },
+        controller_name: { c in
+            guard let f = CallFrame.from(c), let ctl = f.controller else { return nil }
+            return f.name(of: ctl.pointee)
+        },
+        controller_idiom: { c in
+            guard let ctl = CallFrame.from(c)?.controller else { return TABD_IDIOM_PHONE }
+            switch ctl.pointee.idiom {
+            case .phone: return TABD_IDIOM_PHONE
+            case .pad: return TABD_IDIOM_PAD
+            case .tv: return TABD_IDIOM_TV
+            }
+        },
+        max_visible: { c in
+            guard let ctl = CallFrame.from(c)?.controller else { return 0 }
+            return ctl.pointee.maxVisible
+        },
+        more_shown: { c in
+            guard let ctl = CallFrame.from(c)?.controller else { return 0 }
+            return ctl.pointee.moreShown ? 1 : 0
+        },
+        orientation: { c in
+            guard let ctl = CallFrame.from(c)?.controller else { return 0 }
+            return ctl.pointee.orientation.mask.rawValue
+        },
+        tab_count: { c in
+            guard let ctl = CallFrame.from(c)?.controller else { return 0 }
+            return ctl.pointee.tabs.count
+        },
+        tab_id: { c, i in
+            guard let f = CallFrame.from(c), let tab = f.tab(at: i) else { return nil }
+            return f.keep(tab.id)
+        },
+        tab_title: { c, i in
+            guard let f = CallFrame.from(c), let tab = f.tab(at: i) else { return nil }
+            return f.keep(tab.effectiveItem.title ?? tab.id)
+        },
+        tab_badge: { c, i in
+            guard let f = CallFrame.from(c), let tab = f.tab(at: i) else { return nil }
+            return f.keep(tab.badge)
+        },
+        tab_restoration_id: { c, i in
+            guard let f = CallFrame.from(c), let tab = f.tab(at: i) else { return nil }
+            return f.keep(tab.restorationID)
+        },
+        tab_index: { c, id in
+            guard let ctl = CallFrame.from(c)?.controller, let id else { return -1 }
+            return ctl.pointee.index(of: String(cString: id)) ?? -1
+        },
+        selected_tab: { c in
+            guard let f = CallFrame.from(c), let ctl = f.controller else { return nil }
+            return f.keep(ctl.pointee.selection.wireValue)
+        },
+        selected_index: { c in
+            guard let ctl = CallFrame.from(c)?.controller else { return -1 }
+            return ctl.pointee.selectedIndex ?? -1
+        },
+        emit: { host, c, json in
+            guard let plugin = HostSlot.owner(of: host), let ctl = CallFrame.from(c)?.controller, let json else {
+                return TABD_ERROR
+            }
+            return plugin.emit(json, controller: ctl.pointee.name) ? TABD_OK : TABD_ERROR
+        },
+        request_select: { host, c, tab in
+            guard let plugin = HostSlot.owner(of: host), let ctl = CallFrame.from(c)?.controller, let tab else {
+                return TABD_ERROR
+            }
+            return plugin.requestSelect(String(cString: tab), controller: ctl.pointee.name) ? TABD_OK : TABD_ERROR
+        }
+    )
+}
+
+extension CallFrame {
+    @inline(__always)
+    func tab(at index: Int) -> Tab? {
+        guard let ctl = controller, index >= 0, index < ctl.pointee.tabs.count else { return nil }
+        return ctl.pointee.tabs[index]
+    }
+}
+
+extension Logger.Level {
+    init(_ level: tabd_log_level) {
+        switch level {
+        case TABD_LOG_DEBUG: self = .debug
+        case TABD_LOG_INFO: self = .info
+        case TABD_LOG_NOTICE: self = .notice
+        case TABD_LOG_WARNING: self = .warning
+        default: self = .error
+        }
+    }
+}

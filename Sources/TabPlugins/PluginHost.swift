@@ -1,0 +1,614 @@
+// The plugin chain as TabCore's `Policy`: loads the configured plugins, asks them in
+// order, composes their answers (ARCHITECTURE.md, "Decision algebra"), times every hook
+// and remembers the last decisions for `explain`.
+//
+// Composition:
+//  - should_select: plugins are asked in load order; the first deny refuses (and ends
+//    the question); a failing plugin counts as a deny; abstain never allows by itself —
+//    when nobody allowed or denied, `defaultDecision` applies (allow).
+//  - supported_orientations: each answer is intersected with what is left; abstain and
+//    failure leave it as it is.
+//  - preferred_orientation: the first plugin that answers wins.
+//  - notifications go to every plugin that has the hook, in load order.
+
+import CTabPolicy
+import Glibc
+import Logging
+import TabCore
+
+public final class PluginHost: Policy {
+    /// Most queued plugin events / selections between two drains; more are dropped (logged).
+    static let maxQueued = 10_000
+    /// Largest event a plugin may emit.
+    static let maxEventBytes = 64 << 10
+    /// Largest call result a plugin may return.
+    static let maxResultBytes = 1 << 20
+    /// Decisions kept for `explain`, per kind group (taps; orientations).
+    public static let explainCapacity = 64
+
+    let logger: Logger
+    private let loader: PluginLoader
+    /// What a tap gets when every plugin abstains (or none decides).
+    public var defaultDecision: Decision = .allow
+
+    /// One per configured spec, in configuration order.
+    private var entries: [Entry] = []
+    /// Code by real path: opened once, never closed.
+    private var code: [String: PluginCode] = [:]
+    /// Every instance ever made: plugins may keep their host table pointer.
+    private var everMade: [PluginInstance] = []
+    /// Required plugins that are not running after a reload: every tap is refused.
+    private var blockers: [(name: String, reason: String)] = []
+
+    // The chains, per hook, in load order. Rebuilt when the configuration changes.
+    private var selectChain: [(PluginInstance, PluginCode.ShouldSelect)] = []
+    private var supportedChain: [(PluginInstance, @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, tabd_orientation_mask, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result)] = []
+    private var preferredChain: [(PluginInstance, @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result)] = []
+    private var running: [PluginInstance] = []
+
+    // Per-call scratch, allocated once.
+    let frame = CallFrame()
+    let reply = UnsafeMutablePointer<tabd_reply>.allocate(capacity: 1)
+    private let candidate = UnsafeMutablePointer<tabd_candidate>.allocate(capacity: 1)
+
+    private var emitted: [(plugin: String, controller: String, dataJSON: String)] = []
+    private var requested: [(controller: String, target: SelectTarget)] = []
+
+    private var sequence: UInt64 = 0
+    private var tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    private var orientationRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    private var spareAnswers: [PluginAnswer] = []
+
+    private struct Entry {
+        var name: String
+        var spec: PluginSpec
+        var path: String
+        var instance: PluginInstance?
+        var error: String?
+    }
+
+    /// `directories`: where plugins may be loaded from. Files must be owned by root or by
+    /// this process' effective user, and not writable by group or others.
+    public init(directories: [String], logger: Logger) {
+        self.loader = PluginLoader(directories: directories)
+        self.logger = logger
+        let dropped = directories.filter { PluginLoader.realPath($0) == nil }
+        if !dropped.isEmpty {
+            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": "\(dropped)"])
+        }
+    }
+
+    deinit {
+        reply.deallocate()
+        candidate.deallocate()
+    }
+
+    // MARK: Loading
+
+    /// Loads `specs` in order. A refused plugin is logged and listed in `plugins` with its
+    /// reason; if any refused plugin is required, throws (after trying them all).
+    public func load(_ specs: [PluginSpec]) throws {
+        try configure(specs, reloading: false)
+    }
+
+    /// Applies a new configuration: plugins still listed (same name, same file) get fini
+    /// then init with their new settings; new ones are loaded; unlisted ones get fini and
+    /// are no longer consulted. Nothing is dlclosed, and a file replaced on disk keeps
+    /// running its old code until restart. If a required plugin cannot run afterwards,
+    /// throws — and every tap is refused until a reload succeeds (fail closed).
+    public func reload(_ specs: [PluginSpec]) throws {
+        try configure(specs, reloading: true)
+    }
+
+    /// Runs every plugin's fini (at shutdown).
+    public func shutdown() {
+        for p in running { p.stop() }
+        running.removeAll()
+        rebuildChains()
+    }
+
+    private func configure(_ specs: [PluginSpec], reloading: Bool) throws {
+        struct Plan { var spec: PluginSpec; var name: String; var path: String; var code: PluginCode?; var error: String? }
+        var plans: [Plan] = []
+        var names = Set<String>()
+        for spec in specs {
+            var plan = Plan(spec: spec, name: spec.name ?? Self.fileName(spec.path), path: spec.path)
+            do throws(Refusal) {
+                if let name = spec.name, !PluginCode.isValidName(name) {
+                    throw Refusal("the configured name '\(name)' is not 1–64 characters of A–Z, a–z, 0–9, '-', '_' or '.'")
+                }
+                let real = try loader.resolve(spec.path)
+                plan.path = real
+                let id = try loader.check(real)
+                let c: PluginCode
+                if let loaded = code[real] {
+                    c = loaded
+                    if loaded.device != id.device || loaded.inode != id.inode {
+                        logger.warning("plugin file changed on disk; the code loaded at start keeps running until tabd restarts",
+                                       metadata: ["plugin.path": .string(real)])
+                    }
+                } else {
+                    c = try loader.open(real, device: id.device, inode: id.inode)
+                    code[real] = c
+                }
+                plan.code = c
+                plan.name = spec.name ?? c.name
+                guard !names.contains(plan.name) else {
+                    throw Refusal("another configured plugin is already named '\(plan.name)'; give one of them a different `name`")
+                }
+                guard let settings = compactJSON(spec.configJSON), settings.isObject else {
+                    throw Refusal("its settings are not a JSON object")
+                }
+            } catch {
+                plan.code = nil
+                plan.error = error.description
+            }
+            names.insert(plan.name)
+            plans.append(plan)
+        }
+
+        // Instances that stay (same name, same code) are re-initialised; the others stop.
+        var carried: [String: PluginInstance] = [:]
+        for p in running {
+            if plans.contains(where: { $0.name == p.name && $0.code === p.code }) {
+                carried[p.name] = p
+            } else {
+                p.stop()
+                logger.notice("plugin stopped: it is no longer configured", metadata: ["plugin.name": .string(p.name)])
+            }
+        }
+
+        var newEntries: [Entry] = []
+        var newBlockers: [(name: String, reason: String)] = []
+        var requiredErrors: [PluginError] = []
+        for plan in plans {
+            var entry = Entry(name: plan.name, spec: plan.spec, path: plan.path, instance: nil, error: plan.error)
+            if let c = plan.code {
+                let instance: PluginInstance
+                if let old = carried[plan.name] {
+                    old.stop()
+                    old.spec = plan.spec
+                    instance = old
+                } else {
+                    instance = PluginInstance(name: plan.name, code: c, spec: plan.spec, host: self)
+                    everMade.append(instance)
+                }
+                entry.instance = instance
+                if let why = instance.start(configJSON: plan.spec.configJSON) {
+                    entry.error = "init failed: \(why)"
+                }
+            }
+            if let error = entry.error {
+                logger.error("plugin refused: \(error)", metadata: [
+                    "plugin.name": .string(plan.name), "plugin.path": .string(plan.path),
+                    "plugin.required": .stringConvertible(plan.spec.required),
+                ])
+                if plan.spec.required {
+                    requiredErrors.append(PluginError(plugin: plan.name, message: error))
+                    newBlockers.append((plan.name, "required plugin '\(plan.name)' is not running: \(error)"))
+                }
+            } else if let i = entry.instance {
+                logger.notice("plugin loaded", metadata: [
+                    "plugin.name": .string(i.name), "plugin.version": .string(i.code.version),
+                    "plugin.path": .string(i.code.path), "plugin.hooks": .string(i.code.hookNames.joined(separator: ",")),
+                    "plugin.abi": .string("\(i.code.abiMajor).\(i.code.abiMinor)"),
+                ])
+            }
+            newEntries.append(entry)
+        }
+        entries = newEntries
+        running = entries.compactMap { $0.error == nil ? $0.instance : nil }
+        blockers = newBlockers
+        rebuildChains()
+        if !blockers.isEmpty, reloading {
+            logger.critical("a required plugin is not running: every tap is refused until a reload succeeds",
+                            metadata: ["plugin.names": .string(blockers.map(\.name).joined(separator: ","))])
+        }
+        if let first = requiredErrors.first {
+            throw requiredErrors.count == 1 ? first
+                : PluginError(plugin: requiredErrors.map(\.plugin).joined(separator: ", "),
+                              message: requiredErrors.map { "\($0.plugin): \($0.message)" }.joined(separator: "; "))
+        }
+    }
+
+    private func rebuildChains() {
+        selectChain = running.compactMap { p in p.code.hooks.should_select.map { (p, $0) } }
+        supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
+        preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
+    }
+
+    private static func fileName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    // MARK: What operators see
+
+    /// Every configured plugin, in order, loaded or refused.
+    public var plugins: [PluginStatus] {
+        entries.map { e in
+            let c = e.instance?.code
+            let blocked = blockers.first { $0.name == e.name }
+            return PluginStatus(name: e.name, version: c?.version, description: c?.summary, path: e.path,
+                                hooks: c?.hookNames ?? [], loaded: e.error == nil && e.instance != nil,
+                                error: blocked?.reason ?? e.error, required: e.spec.required,
+                                abi: c.map { "\($0.abiMajor).\($0.abiMinor)" })
+        }
+    }
+
+    /// Counts and timings of the plugins in the configuration.
+    public var stats: [PluginStats] { entries.compactMap { $0.instance?.stats } }
+
+    /// The last `limit` decisions, oldest first.
+    public func explain(limit: Int) -> [DecisionRecord] {
+        let all = (tapRecords.elements + orientationRecords.elements).sorted { $0.sequence < $1.sequence }
+        return Array(all.suffix(max(0, limit)))
+    }
+
+    /// The last refused tap: who, why, and the plugin's sentence for people (the
+    /// `message` of the `denied` error), or nil.
+    public private(set) var lastDenial: (plugin: String, reason: String, message: String?)?
+
+    // MARK: Policy
+
+    public func shouldSelect(_ candidate: Candidate, in controller: Controller) -> Decision {
+        if let blocker = blockers.first {
+            lastDenial = (blocker.name, blocker.reason, nil)
+            record(.shouldSelect, controller.name, candidate: candidate.id, answers: [],
+                   final: .deny(plugin: blocker.name, reason: blocker.reason, message: nil))
+            return .deny(by: blocker.name, reason: blocker.reason)
+        }
+        let chain = selectChain
+        if chain.isEmpty { return defaultDecision }
+        var answers = takeAnswerBuffer()
+        var allowed = false
+        var denial: (plugin: String, reason: String, message: String?)?
+        let reply = self.reply, cand = self.candidate, frame = self.frame, opaque = frame.opaque
+        withUnsafePointer(to: controller) { controllerPointer in
+            frame.controller = controllerPointer
+            candidate.id.withCString { id in
+                cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
+                                              index: candidate.index ?? -1, is_more: candidate == .more ? 1 : 0)
+                // One clock read per boundary: a plugin's time includes the host's
+                // bookkeeping of the call before it (a few ns).
+                var t0 = monotonicNanoseconds()
+                for (plugin, hook) in chain {
+                    reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
+                    let result = hook(plugin.state, opaque, cand, reply)
+                    let t1 = monotonicNanoseconds()
+                    let dt = t1 &- t0
+                    t0 = t1
+                    plugin.count(.shouldSelect, nanoseconds: dt)
+                    switch result {
+                    case TABD_ALLOW:
+                        allowed = true
+                        answers.append(PluginAnswer(plugin: plugin.name, answer: .allow, nanoseconds: dt))
+                    case TABD_ABSTAIN:
+                        answers.append(PluginAnswer(plugin: plugin.name, answer: .abstain, nanoseconds: dt))
+                    case TABD_DENY:
+                        plugin.denials += 1
+                        let reason = reply.pointee.reason.map { String(cString: $0) } ?? "denied"
+                        let message = reply.pointee.message.map { String(cString: $0) }
+                        answers.append(PluginAnswer(plugin: plugin.name, answer: .deny(reason: reason, message: message), nanoseconds: dt))
+                        denial = (plugin.name, reason, message)
+                    default:
+                        plugin.failures += 1
+                        let why = result == TABD_ERROR
+                            ? (reply.pointee.message.map { String(cString: $0) } ?? "it returned TABD_ERROR")
+                            : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
+                        answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
+                        logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
+                            "plugin.name": .string(plugin.name), "controller": .string(controller.name),
+                            "tab": .string(candidate.id), "error": .string(why),
+                        ])
+                        denial = (plugin.name, "plugin failed: \(why)",
+                                  "'\(plugin.name)' failed deciding whether '\(candidate.id)' can be selected, so it is not: \(why)")
+                    }
+                    frame.endHook()
+                    if denial != nil { break }
+                }
+            }
+            frame.controller = nil
+        }
+        let decision: Decision
+        let final: DecisionRecord.Final
+        if let denial {
+            lastDenial = denial
+            decision = .deny(by: denial.plugin, reason: denial.reason)
+            final = .deny(plugin: denial.plugin, reason: denial.reason, message: denial.message)
+        } else if allowed {
+            decision = .allow
+            final = .allow(byDefault: false)
+        } else {
+            decision = defaultDecision
+            if case .deny(let by, let reason) = defaultDecision {
+                lastDenial = (by, reason, nil)
+                final = .deny(plugin: by, reason: reason, message: nil)
+            } else {
+                final = .allow(byDefault: true)
+            }
+        }
+        record(.shouldSelect, controller.name, candidate: candidate.id, answers: answers, final: final)
+        return decision
+    }
+
+    public func supportedOrientations(proposed: OrientationMask, in controller: Controller) -> OrientationMask {
+        let chain = supportedChain
+        if chain.isEmpty { return proposed }
+        var mask = proposed.rawValue
+        var answers = takeAnswerBuffer()
+        let frame = self.frame, opaque = frame.opaque
+        withUnsafePointer(to: controller) { controllerPointer in
+            frame.controller = controllerPointer
+            var t0 = monotonicNanoseconds()
+            for (plugin, hook) in chain {
+                var out: tabd_orientation_mask = 0
+                let result = hook(plugin.state, opaque, mask, &out)
+                let t1 = monotonicNanoseconds()
+                let dt = t1 &- t0
+                t0 = t1
+                plugin.count(.supportedOrientations, nanoseconds: dt)
+                switch result {
+                case TABD_OK:
+                    let answer = out & UInt32(TABD_ORIENTATION_ALL)
+                    mask &= answer
+                    answers.append(PluginAnswer(plugin: plugin.name, answer: .orientations(OrientationMask(rawValue: answer)), nanoseconds: dt))
+                case TABD_ABSTAIN:
+                    answers.append(PluginAnswer(plugin: plugin.name, answer: .abstain, nanoseconds: dt))
+                default:
+                    plugin.failures += 1
+                    answers.append(PluginAnswer(plugin: plugin.name, answer: .failed("it returned \(result.rawValue), not TABD_OK or TABD_ABSTAIN"), nanoseconds: dt))
+                }
+                frame.endHook()
+            }
+            frame.controller = nil
+        }
+        let result = OrientationMask(rawValue: mask)
+        record(.supportedOrientations, controller.name, proposed: proposed, answers: answers, final: .orientations(result))
+        return result
+    }
+
+    public func preferredOrientation(in controller: Controller) -> Orientation? {
+        let chain = preferredChain
+        if chain.isEmpty { return nil }
+        var preferred: Orientation?
+        var answers = takeAnswerBuffer()
+        let frame = self.frame, opaque = frame.opaque
+        withUnsafePointer(to: controller) { controllerPointer in
+            frame.controller = controllerPointer
+            var t0 = monotonicNanoseconds()
+            for (plugin, hook) in chain {
+                var out: tabd_orientation_mask = 0
+                let result = hook(plugin.state, opaque, &out)
+                let t1 = monotonicNanoseconds()
+                let dt = t1 &- t0
+                t0 = t1
+                plugin.count(.preferredOrientation, nanoseconds: dt)
+                frame.endHook()
+                if result == TABD_ABSTAIN {
+                    answers.append(PluginAnswer(plugin: plugin.name, answer: .abstain, nanoseconds: dt))
+                    continue
+                }
+                if result == TABD_OK, let o = Orientation.allCases.first(where: { $0.mask.rawValue == out }) {
+                    answers.append(PluginAnswer(plugin: plugin.name, answer: .preferred(o), nanoseconds: dt))
+                    preferred = o
+                    break
+                }
+                plugin.failures += 1
+                answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(result == TABD_OK
+                    ? "it answered \(out), not one TABD_ORIENTATION_* bit" : "it returned \(result.rawValue), not TABD_OK or TABD_ABSTAIN"),
+                    nanoseconds: dt))
+            }
+            frame.controller = nil
+        }
+        record(.preferredOrientation, controller.name, answers: answers, final: .preferred(preferred))
+        return preferred
+    }
+
+    public func didSelect(_ candidate: Candidate, in controller: Controller) {
+        let cand = self.candidate
+        candidate.id.withCString { id in
+            cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
+                                          index: candidate.index ?? -1, is_more: candidate == .more ? 1 : 0)
+            notify(.didSelect, controller) { p, c in
+                guard let hook = p.code.hooks.did_select else { return false }
+                hook(p.state, c, cand)
+                return true
+            }
+        }
+    }
+
+    public func willBeginCustomizing(tabs: [String], in controller: Controller) {
+        withCStrings(tabs) { ids, n in
+            notify(.willBeginCustomizing, controller) { p, c in
+                guard let hook = p.code.hooks.will_begin_customizing else { return false }
+                hook(p.state, c, ids, n)
+                return true
+            }
+        }
+    }
+
+    public func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
+        withCStrings(tabs) { ids, n in
+            notify(.willEndCustomizing, controller) { p, c in
+                guard let hook = p.code.hooks.will_end_customizing else { return false }
+                hook(p.state, c, ids, n, changed ? 1 : 0)
+                return true
+            }
+        }
+    }
+
+    public func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
+        withCStrings(tabs) { ids, n in
+            notify(.didEndCustomizing, controller) { p, c in
+                guard let hook = p.code.hooks.did_end_customizing else { return false }
+                hook(p.state, c, ids, n, changed ? 1 : 0)
+                return true
+            }
+        }
+    }
+
+    /// Calls `body` for every running plugin with the controller set up; `body` returns
+    /// whether the plugin had the hook (then it was timed).
+    private func notify(_ hook: PluginHook, _ controller: Controller, _ body: (PluginInstance, OpaquePointer) -> Bool) {
+        guard !running.isEmpty else { return }
+        let frame = self.frame, opaque = frame.opaque
+        withUnsafePointer(to: controller) { controllerPointer in
+            frame.controller = controllerPointer
+            for plugin in running {
+                let t0 = monotonicNanoseconds()
+                if body(plugin, opaque) { plugin.count(hook, since: t0) }
+                frame.endHook()
+            }
+            frame.controller = nil
+        }
+    }
+
+    private func withCStrings(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>, Int) -> Void) {
+        let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        defer { for p in copies { free(p) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+        pointers.withUnsafeBufferPointer { body($0.baseAddress!, strings.count) }
+    }
+
+    // MARK: plugin.call
+
+    /// Runs a plugin-defined method. `argsJSON` must be a JSON object. The result is JSON
+    /// text; a refusal is `denied` (naming the plugin), a plugin error `invalid_request`,
+    /// an unknown plugin or method `not_found`.
+    public func call(plugin name: String, method: String, argsJSON: String, controller: Controller) -> Result<String, TabError> {
+        guard let plugin = running.first(where: { $0.name == name }) else {
+            if let e = entries.first(where: { $0.name == name }), let error = e.error {
+                return .failure(TabError(.notFound, "plugin '\(name)' is not loaded: \(error)"))
+            }
+            return .failure(TabError(.notFound, "no plugin named '\(name)' is loaded"))
+        }
+        guard let hook = plugin.code.hooks.call else {
+            return .failure(TabError(.notFound, "plugin '\(name)' has no methods"))
+        }
+        guard let args = compactJSON(argsJSON), args.isObject else {
+            return .failure(TabError(.invalid, "args for '\(name)' must be a JSON object"))
+        }
+        let reply = self.reply, frame = self.frame, opaque = frame.opaque
+        reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
+        var outcome: Result<String, TabError> = .success("{}")
+        withUnsafePointer(to: controller) { controllerPointer in
+            frame.controller = controllerPointer
+            let t0 = monotonicNanoseconds()
+            let result = method.withCString { m in args.json.withCString { a in hook(plugin.state, opaque, m, a, reply) } }
+            plugin.count(.call, since: t0)
+            let message = reply.pointee.message.map { String(cString: $0) }
+            switch result {
+            case TABD_OK:
+                if let json = reply.pointee.json {
+                    if let (compact, _) = compactJSON(json, maxBytes: PluginHost.maxResultBytes) {
+                        outcome = .success(compact)
+                    } else {
+                        plugin.failures += 1
+                        logger.warning("plugin returned a call result that is not JSON", metadata: ["plugin.name": .string(name), "plugin.method": .string(method)])
+                        outcome = .failure(TabError(.invalid, "plugin '\(name)' answered '\(method)' with something that is not JSON", plugin: name))
+                    }
+                }
+            case TABD_DENY:
+                plugin.denials += 1
+                let reason = reply.pointee.reason.map { String(cString: $0) } ?? message ?? "denied"
+                outcome = .failure(TabError(.denied, message ?? "'\(name)' refused '\(method)'", plugin: name, reason: reason))
+            case TABD_UNKNOWN_METHOD:
+                outcome = .failure(TabError(.notFound, message ?? "plugin '\(name)' has no method '\(method)'", plugin: name))
+            case TABD_ERROR:
+                outcome = .failure(TabError(.invalid, message ?? "'\(name)' could not do '\(method)'", plugin: name))
+            default:
+                plugin.failures += 1
+                outcome = .failure(TabError(.invalid, "plugin '\(name)' failed: '\(method)' returned \(result.rawValue)", plugin: name))
+            }
+            frame.endHook()
+            frame.controller = nil
+        }
+        return outcome
+    }
+
+    // MARK: What plugins asked for
+
+    /// Events plugins emitted since the last drain: publish them as `plugin` events.
+    public func drainEmitted() -> [(plugin: String, controller: String, dataJSON: String)] {
+        guard !emitted.isEmpty else { return [] }
+        defer { emitted.removeAll(keepingCapacity: true) }
+        return emitted
+    }
+
+    /// Selections plugins asked for since the last drain: apply them (as `select`) after
+    /// the current command, in order.
+    public func drainRequestedSelections() -> [(controller: String, target: SelectTarget)] {
+        guard !requested.isEmpty else { return [] }
+        defer { requested.removeAll(keepingCapacity: true) }
+        return requested
+    }
+
+    func enqueue(event json: String, from plugin: PluginInstance, controller: String) -> Bool {
+        guard emitted.count < Self.maxQueued else {
+            logger.warning("too many plugin events queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
+            return false
+        }
+        emitted.append((plugin.name, controller, json))
+        return true
+    }
+
+    func enqueue(selection target: SelectTarget, from plugin: PluginInstance, controller: String) -> Bool {
+        guard requested.count < Self.maxQueued else {
+            logger.warning("too many plugin selections queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
+            return false
+        }
+        requested.append((controller, target))
+        return true
+    }
+
+    // MARK: explain
+
+    private func record(_ kind: DecisionRecord.Kind, _ controller: String, candidate: String? = nil,
+                        proposed: OrientationMask? = nil, answers: [PluginAnswer], final: DecisionRecord.Final) {
+        sequence += 1
+        let r = DecisionRecord(sequence: sequence, controller: controller, kind: kind, candidate: candidate,
+                               proposed: proposed, answers: answers, final: final)
+        let evicted = kind == .shouldSelect ? tapRecords.append(r) : orientationRecords.append(r)
+        // Recycle the evicted record's answer buffer: a decision then allocates nothing.
+        if let evicted { spareAnswers = evicted.answers }
+    }
+
+    /// An empty answer buffer, reusing an evicted record's storage when there is one.
+    private func takeAnswerBuffer() -> [PluginAnswer] {
+        var answers = spareAnswers
+        spareAnswers = []
+        answers.removeAll(keepingCapacity: true)
+        return answers
+    }
+}
+
+/// A fixed-size buffer keeping the last `capacity` elements.
+struct Ring<Element> {
+    private var storage: [Element] = []
+    private var next = 0
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        storage.reserveCapacity(capacity)
+    }
+
+    /// Appends `e`; returns the element it pushed out, if any.
+    @discardableResult
+    mutating func append(_ e: Element) -> Element? {
+        var evicted: Element?
+        if storage.count < capacity {
+            storage.append(e)
+        } else {
+            evicted = storage[next]
+            storage[next] = e
+        }
+        next = (next + 1) % capacity
+        return evicted
+    }
+
+    /// Oldest first.
+    var elements: [Element] {
+        storage.count < capacity ? storage : Array(storage[next...] + storage[..<next])
+    }
+}

@@ -1,0 +1,145 @@
+// One configured, initialised plugin: its code, its state pointer, its host table and
+// its counters. Kept for the life of the host once made (plugins may keep pointers).
+
+import CTabPolicy
+import Glibc
+import Logging
+import TabCore
+
+final class PluginInstance {
+    let name: String
+    let code: PluginCode
+    var spec: PluginSpec
+    /// What init stored in *state.
+    var state: UnsafeMutableRawPointer?
+    /// Whether init succeeded and fini has not run since.
+    private(set) var running = false
+    private(set) var slot: UnsafeMutablePointer<HostSlot>!
+    unowned let host: PluginHost
+
+    /// Counters, on the decision path: calls, total ns and max ns per hook, then denials
+    /// and failures. Raw memory, so counting costs no exclusivity check or COW test.
+    private let counters: UnsafeMutablePointer<UInt64>
+    private static let hookCount = PluginHook.allCases.count
+    var denials: UInt64 {
+        get { counters[3 * Self.hookCount] }
+        set { counters[3 * Self.hookCount] = newValue }
+    }
+    var failures: UInt64 {
+        get { counters[3 * Self.hookCount + 1] }
+        set { counters[3 * Self.hookCount + 1] = newValue }
+    }
+
+    init(name: String, code: PluginCode, spec: PluginSpec, host: PluginHost) {
+        self.name = name; self.code = code; self.spec = spec; self.host = host
+        counters = .allocate(capacity: 3 * Self.hookCount + 2)
+        counters.initialize(repeating: 0, count: 3 * Self.hookCount + 2)
+        slot = HostSlot.make(for: self)
+    }
+
+    var hostTable: UnsafePointer<tabd_host> { UnsafeRawPointer(slot).assumingMemoryBound(to: tabd_host.self) }
+
+    /// Runs init with `configJSON`. Returns nil, or why it failed.
+    func start(configJSON: String) -> String? {
+        precondition(!running, "start on a running plugin")
+        guard let initHook = code.hooks.`init` else {
+            running = true
+            return nil
+        }
+        let reply = host.reply
+        reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
+        var newState: UnsafeMutableRawPointer?
+        let t0 = monotonicNanoseconds()
+        let result = configJSON.withCString { initHook(hostTable, $0, &newState, reply) }
+        count(.initialize, since: t0)
+        if result == TABD_OK {
+            state = newState
+            running = true
+            return nil
+        }
+        failures += 1
+        if let m = reply.pointee.message { return String(cString: m) }
+        return result == TABD_ERROR ? "init failed without saying why" : "init returned \(result.rawValue), which is not TABD_OK or TABD_ERROR"
+    }
+
+    /// Runs fini if init had succeeded.
+    func stop() {
+        guard running else { return }
+        running = false
+        if let fini = code.hooks.fini {
+            let t0 = monotonicNanoseconds()
+            fini(state)
+            count(.fini, since: t0)
+        }
+        state = nil
+    }
+
+    @inline(__always)
+    func count(_ hook: PluginHook, since t0: UInt64) {
+        let dt = monotonicNanoseconds() &- t0
+        count(hook, nanoseconds: dt)
+    }
+
+    @inline(__always)
+    func count(_ hook: PluginHook, nanoseconds dt: UInt64) {
+        let c = counters + 3 * hook.index
+        c[0] &+= 1
+        c[1] &+= dt
+        if dt > c[2] { c[2] = dt }
+    }
+
+    var stats: PluginStats {
+        var hooks: [PluginStats.Hook] = []
+        for hook in PluginHook.allCases {
+            let c = counters + 3 * hook.index
+            if c[0] > 0 { hooks.append(.init(hook: hook, calls: c[0], totalNanoseconds: c[1], maxNanoseconds: c[2])) }
+        }
+        return PluginStats(name: name, hooks: hooks, denials: denials, failures: failures)
+    }
+
+    // MARK: What the host table does on this plugin's behalf
+
+    func log(_ level: tabd_log_level, _ message: String) {
+        host.logger.log(level: Logger.Level(level), "\(message)", metadata: ["plugin.name": .string(name)])
+    }
+
+    func emit(_ json: UnsafePointer<CChar>, controller: String) -> Bool {
+        guard let (compact, isObject) = compactJSON(json, maxBytes: PluginHost.maxEventBytes), isObject else {
+            failures += 1
+            host.logger.warning("plugin emitted an event that is not a JSON object (of at most \(PluginHost.maxEventBytes) bytes); dropped",
+                                metadata: ["plugin.name": .string(name)])
+            return false
+        }
+        return host.enqueue(event: compact, from: self, controller: controller)
+    }
+
+    func requestSelect(_ tab: String, controller: String) -> Bool {
+        guard !tab.isEmpty else { return false }
+        return host.enqueue(selection: tab == Controller.moreID ? .more : .tab(tab), from: self, controller: controller)
+    }
+}
+
+extension PluginHook {
+    var index: Int {
+        switch self {
+        case .initialize: return 0
+        case .fini: return 1
+        case .shouldSelect: return 2
+        case .supportedOrientations: return 3
+        case .preferredOrientation: return 4
+        case .didSelect: return 5
+        case .willBeginCustomizing: return 6
+        case .willEndCustomizing: return 7
+        case .didEndCustomizing: return 8
+        case .call: return 9
+        }
+    }
+}
+
+/// clock_gettime(CLOCK_MONOTONIC), in nanoseconds.
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+}

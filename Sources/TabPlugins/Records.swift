@@ -1,0 +1,227 @@
+// What the host tells the daemon about its plugins: specs in, statuses, decisions and
+// timings out. Plain values; `json` renders each one as a JSON object for the wire.
+
+import TabCore
+
+/// One plugin to load, as the configuration lists it.
+public struct PluginSpec: Sendable, Equatable {
+    /// The name the plugin is known by; nil: the name its descriptor gives.
+    /// Set it to load the same file twice with different settings.
+    public var name: String?
+    /// A file name looked up in the plugin directories, in order, or a path (absolute,
+    /// or containing a '/') that must lie inside one of them.
+    public var path: String
+    /// tabd does not start without a required plugin; after a reload that could not
+    /// (re)start it, it refuses every tap until a reload succeeds (fail closed).
+    public var required: Bool
+    /// The plugin's settings as JSON text (an object); "{}" when none.
+    public var configJSON: String
+
+    public init(name: String? = nil, path: String, required: Bool = false, configJSON: String = "{}") {
+        self.name = name; self.path = path; self.required = required; self.configJSON = configJSON
+    }
+}
+
+/// A plugin that could not be loaded (or re-initialised) while it was required.
+public struct PluginError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The plugin as the configuration names it (its name, else its path).
+    public var plugin: String
+    /// Why, for people.
+    public var message: String
+
+    public init(plugin: String, message: String) { self.plugin = plugin; self.message = message }
+
+    public var description: String { "required plugin '\(plugin)' could not be loaded: \(message)" }
+}
+
+/// What `plugins` shows for one configured plugin, loaded or refused.
+public struct PluginStatus: Sendable, Equatable {
+    public var name: String
+    public var version: String?
+    public var description: String?
+    /// The file as resolved (real path), or the configured path when it could not be resolved.
+    public var path: String
+    /// Wire names of the hooks the plugin implements (`should_select`, `call`, …).
+    public var hooks: [String]
+    /// Whether the plugin is consulted.
+    public var loaded: Bool
+    /// Why it is not loaded (or, for a required plugin that failed on reload, why it is
+    /// refusing every tap).
+    public var error: String?
+    public var required: Bool
+    /// ABI version the plugin was built against, "major.minor".
+    public var abi: String?
+
+    /// `{"name":…,"version":…,"description":…,"path":…,"hooks":[…],"loaded":…,"error":…,"required":…,"abi":…}`
+    public var json: String {
+        var w = JSONText()
+        w.beginObject()
+            w.field("name", name)
+            w.field("version", version)
+            w.field("description", description)
+            w.field("path", path)
+            w.key("hooks"); w.strings(hooks)
+            w.field("loaded", loaded)
+            w.field("error", error)
+            w.field("required", required)
+            w.field("abi", abi)
+        w.endObject()
+        return w.text
+    }
+}
+
+/// The hooks of the ABI, by wire name.
+public enum PluginHook: String, CaseIterable, Sendable {
+    case initialize = "init"
+    case fini
+    case shouldSelect = "should_select"
+    case supportedOrientations = "supported_orientations"
+    case preferredOrientation = "preferred_orientation"
+    case didSelect = "did_select"
+    case willBeginCustomizing = "will_begin_customizing"
+    case willEndCustomizing = "will_end_customizing"
+    case didEndCustomizing = "did_end_customizing"
+    case call
+}
+
+/// One plugin's answer within a decision.
+public struct PluginAnswer: Sendable, Equatable {
+    public enum Answer: Sendable, Equatable {
+        case allow
+        case abstain
+        case deny(reason: String, message: String?)
+        /// The plugin failed (bad return value, error). For should_select this counted as a deny.
+        case failed(String)
+        /// supported_orientations: the plugin's mask (before intersection).
+        case orientations(OrientationMask)
+        /// preferred_orientation: the plugin's preference.
+        case preferred(Orientation)
+    }
+    public var plugin: String
+    public var answer: Answer
+    /// How long the hook took.
+    public var nanoseconds: UInt64
+
+    /// `allow`, `abstain`, `deny`, `failed`, `orientations` or `preferred`.
+    public var kind: String {
+        switch answer {
+        case .allow: return "allow"
+        case .abstain: return "abstain"
+        case .deny: return "deny"
+        case .failed: return "failed"
+        case .orientations: return "orientations"
+        case .preferred: return "preferred"
+        }
+    }
+
+    func write(_ w: inout JSONText) {
+        w.beginObject()
+            w.field("plugin", plugin)
+            w.field("answer", kind)
+            switch answer {
+            case .allow, .abstain: break
+            case .deny(let reason, let message): w.field("reason", reason); w.field("message", message)
+            case .failed(let why): w.field("reason", why)
+            case .orientations(let m): w.key("orientations"); w.strings(m.orientations.map(\.rawValue))
+            case .preferred(let o): w.field("orientation", o.rawValue)
+            }
+            w.field("ns", Int(clamping: nanoseconds))
+        w.endObject()
+    }
+}
+
+/// One decision the plugin chain made, for `explain`.
+public struct DecisionRecord: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case shouldSelect = "should_select"
+        case supportedOrientations = "supported_orientations"
+        case preferredOrientation = "preferred_orientation"
+    }
+    public enum Final: Sendable, Equatable {
+        /// A tap allowed; `byDefault`: every plugin abstained and the default applied.
+        case allow(byDefault: Bool)
+        /// A tap refused by `plugin`.
+        case deny(plugin: String, reason: String, message: String?)
+        /// The supported orientations after intersection.
+        case orientations(OrientationMask)
+        /// The preferred orientation (nil: no plugin had a preference).
+        case preferred(Orientation?)
+    }
+    /// Increases by one per recorded decision, for the life of the host.
+    public var sequence: UInt64
+    public var controller: String
+    public var kind: Kind
+    /// should_select: the tapped tab id, or "more".
+    public var candidate: String?
+    /// supported_orientations: what the tabs support, before the plugins.
+    public var proposed: OrientationMask?
+    /// In the order the plugins were asked. A deny ends the question, so later plugins
+    /// are absent.
+    public var answers: [PluginAnswer]
+    public var final: Final
+
+    /// `{"seq":…,"controller":…,"kind":…,"candidate":…,"answers":[…],"result":…,…}`
+    public var json: String {
+        var w = JSONText()
+        w.beginObject()
+            w.field("seq", Int(clamping: sequence))
+            w.field("controller", controller)
+            w.field("kind", kind.rawValue)
+            if let candidate { w.field("candidate", candidate) }
+            if let proposed { w.key("proposed"); w.strings(proposed.orientations.map(\.rawValue)) }
+            w.key("answers"); w.array(answers) { w, a in a.write(&w) }
+            switch final {
+            case .allow(let byDefault):
+                w.field("result", "allow"); w.field("by_default", byDefault)
+            case .deny(let plugin, let reason, let message):
+                w.field("result", "deny"); w.field("plugin", plugin); w.field("reason", reason); w.field("message", message)
+            case .orientations(let m):
+                w.key("result"); w.strings(m.orientations.map(\.rawValue))
+            case .preferred(let o):
+                w.field("result", o?.rawValue)
+            }
+        w.endObject()
+        return w.text
+    }
+}
+
+/// Timings and counts for one plugin, for `stats`.
+public struct PluginStats: Sendable, Equatable {
+    public struct Hook: Sendable, Equatable {
+        public var hook: PluginHook
+        public var calls: UInt64
+        public var totalNanoseconds: UInt64
+        public var maxNanoseconds: UInt64
+        public var averageNanoseconds: UInt64 { calls == 0 ? 0 : totalNanoseconds / calls }
+    }
+    public var name: String
+    /// Hooks called at least once.
+    public var hooks: [Hook]
+    /// should_select denials, and refused calls.
+    public var denials: UInt64
+    /// Hook calls that failed (errors, invalid values, bad JSON).
+    public var failures: UInt64
+
+    /// `{"name":…,"denials":…,"failures":…,"hooks":{"should_select":{"calls":…,"total_ns":…,"avg_ns":…,"max_ns":…},…}}`
+    public var json: String {
+        var w = JSONText()
+        w.beginObject()
+            w.field("name", name)
+            w.field("denials", Int(clamping: denials))
+            w.field("failures", Int(clamping: failures))
+            w.key("hooks")
+            w.beginObject()
+                for h in hooks {
+                    w.key(h.hook.rawValue)
+                    w.beginObject()
+                        w.field("calls", Int(clamping: h.calls))
+                        w.field("total_ns", Int(clamping: h.totalNanoseconds))
+                        w.field("avg_ns", Int(clamping: h.averageNanoseconds))
+                        w.field("max_ns", Int(clamping: h.maxNanoseconds))
+                    w.endObject()
+                }
+            w.endObject()
+        w.endObject()
+        return w.text
+    }
+}

@@ -1,0 +1,192 @@
+// The bridge from a `PolicyPlugin` type to the C descriptor tabd reads. One plugin type per
+// shared object: `exportPolicy` is what the plugin's tabd_policy_entry returns.
+
+import CTabPolicy
+import Glibc
+
+/// The descriptor of `type`, for the plugin's `tabd_policy_entry`:
+///
+///     @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(MyPolicy.self) }
+public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
+    if let d = Exported.descriptor { return UnsafeRawPointer(d) }
+    Exported.type = type
+    let d = UnsafeMutablePointer<tabd_policy_descriptor>.allocate(capacity: 1)
+    let hooks = type.hooks
+    d.initialize(to: tabd_policy_descriptor(
+        abi_major: UInt32(TABD_POLICY_ABI_MAJOR),
+        abi_minor: UInt32(TABD_POLICY_ABI_MINOR),
+        struct_size: MemoryLayout<tabd_policy_descriptor>.size,
+        name: UnsafePointer(strdup(type.name)),
+        version: UnsafePointer(strdup(type.version)),
+        description: UnsafePointer(strdup(type.summary)),
+        init: Thunks.initialize,
+        fini: Thunks.fini,
+        should_select: hooks.contains(.shouldSelect) ? Thunks.shouldSelect : nil,
+        supported_orientations: hooks.contains(.supportedOrientations) ? Thunks.supportedOrientations : nil,
+        preferred_orientation: hooks.contains(.preferredOrientation) ? Thunks.preferredOrientation : nil,
+        did_select: hooks.contains(.didSelect) ? Thunks.didSelect : nil,
+        will_begin_customizing: hooks.contains(.customizing) ? Thunks.willBeginCustomizing : nil,
+        will_end_customizing: hooks.contains(.customizing) ? Thunks.willEndCustomizing : nil,
+        did_end_customizing: hooks.contains(.customizing) ? Thunks.didEndCustomizing : nil,
+        call: hooks.contains(.call) ? Thunks.call : nil
+    ))
+    Exported.descriptor = d
+    return UnsafeRawPointer(d)
+}
+
+/// What this shared object exports. Set once, by the first tabd_policy_entry call.
+enum Exported {
+    nonisolated(unsafe) static var type: (any PolicyPlugin.Type)?
+    nonisolated(unsafe) static var descriptor: UnsafeMutablePointer<tabd_policy_descriptor>?
+    /// The message of the last failed init (there is no instance to keep it).
+    nonisolated(unsafe) static var initError: UnsafeMutablePointer<CChar>?
+}
+
+/// One initialised plugin: what `state` points at.
+final class Instance {
+    let plugin: any PolicyPlugin
+    let host: PolicyHost
+    /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
+    private var kept: [UnsafeMutablePointer<CChar>] = []
+
+    init(plugin: any PolicyPlugin, host: PolicyHost) { self.plugin = plugin; self.host = host }
+
+    static func from(_ state: UnsafeMutableRawPointer?) -> Instance? {
+        state.map { Unmanaged<Instance>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    func view(_ c: OpaquePointer?) -> ControllerView { ControllerView(host.table, c) }
+
+    /// Frees the previous reply's strings (tabd has copied them by now).
+    func beginHook() {
+        for p in kept { free(p) }
+        kept.removeAll(keepingCapacity: true)
+    }
+
+    func keep(_ s: String?) -> UnsafePointer<CChar>? {
+        guard let s, let p = strdup(s) else { return nil }
+        kept.append(p)
+        return UnsafePointer(p)
+    }
+
+    func fail(_ error: Error, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
+        guard let e = error as? PolicyError else {
+            reply?.pointee.message = keep(String(describing: error))
+            return TABD_ERROR
+        }
+        reply?.pointee.message = keep(e.message)
+        switch e.kind {
+        case .invalid: return TABD_ERROR
+        case .denied:
+            reply?.pointee.reason = keep(e.reason ?? e.message)
+            return TABD_DENY
+        case .unknownMethod: return TABD_UNKNOWN_METHOD
+        }
+    }
+}
+
+private func candidate(_ c: UnsafePointer<tabd_candidate>?) -> Candidate {
+    guard let c, c.pointee.is_more == 0, let id = c.pointee.id else { return .more }
+    return .tab(id: String(cString: id), index: c.pointee.index)
+}
+
+private func strings(_ p: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int) -> [String] {
+    guard let p else { return [] }
+    return (0..<n).compactMap { p[$0].map { String(cString: $0) } }
+}
+
+/// The C hooks: each finds the instance behind `state` and calls the Swift method.
+enum Thunks {
+    static let initialize: @convention(c) (UnsafePointer<tabd_host>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { host, config, state, reply in
+        free(Exported.initError)
+        Exported.initError = nil
+        func failed(_ message: String) -> tabd_result {
+            Exported.initError = strdup(message)
+            reply?.pointee.message = UnsafePointer(Exported.initError)
+            return TABD_ERROR
+        }
+        guard let type = Exported.type, let host, let state else { return failed("tabd_policy_entry was not called") }
+        do {
+            let settings = try JSON(parsing: config.map { String(cString: $0) } ?? "{}")
+            guard case .object = settings else { return failed("settings must be a JSON object") }
+            let policyHost = PolicyHost(host)
+            let plugin = try type.init(settings: settings, host: policyHost)
+            state.pointee = Unmanaged.passRetained(Instance(plugin: plugin, host: policyHost)).toOpaque()
+            return TABD_OK
+        } catch let e as PolicyError {
+            return failed(e.message)
+        } catch {
+            return failed(String(describing: error))
+        }
+    }
+
+    static let fini: @convention(c) (UnsafeMutableRawPointer?) -> Void = { state in
+        guard let state else { return }
+        let instance = Unmanaged<Instance>.fromOpaque(state)
+        instance.takeUnretainedValue().plugin.shutdown()
+        instance.takeUnretainedValue().beginHook()
+        instance.release()
+    }
+
+    static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in
+        guard let i = Instance.from(state) else { return TABD_ERROR }
+        i.beginHook()
+        switch i.plugin.shouldSelect(candidate(cand), in: i.view(c)) {
+        case .allow: return TABD_ALLOW
+        case .abstain: return TABD_ABSTAIN
+        case .deny(let reason, let message):
+            reply?.pointee.reason = i.keep(reason)
+            reply?.pointee.message = i.keep(message)
+            return TABD_DENY
+        }
+    }
+
+    static let supportedOrientations: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, tabd_orientation_mask, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result = { state, c, proposed, mask in
+        guard let i = Instance.from(state) else { return TABD_ERROR }
+        guard let answer = i.plugin.supportedOrientations(proposed: Orientations(rawValue: proposed), in: i.view(c)) else {
+            return TABD_ABSTAIN
+        }
+        mask?.pointee = answer.rawValue
+        return TABD_OK
+    }
+
+    static let preferredOrientation: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result = { state, c, out in
+        guard let i = Instance.from(state) else { return TABD_ERROR }
+        guard let o = i.plugin.preferredOrientation(in: i.view(c)) else { return TABD_ABSTAIN }
+        out?.pointee = o.mask.rawValue
+        return TABD_OK
+    }
+
+    static let didSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?) -> Void = { state, c, cand in
+        guard let i = Instance.from(state) else { return }
+        i.plugin.didSelect(candidate(cand), in: i.view(c))
+    }
+
+    static let willBeginCustomizing: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>?, Int) -> Void = { state, c, tabs, n in
+        guard let i = Instance.from(state) else { return }
+        i.plugin.willBeginCustomizing(tabs: strings(tabs, n), in: i.view(c))
+    }
+
+    static let willEndCustomizing: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>?, Int, Int32) -> Void = { state, c, tabs, n, changed in
+        guard let i = Instance.from(state) else { return }
+        i.plugin.willEndCustomizing(tabs: strings(tabs, n), changed: changed != 0, in: i.view(c))
+    }
+
+    static let didEndCustomizing: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>?, Int, Int32) -> Void = { state, c, tabs, n, changed in
+        guard let i = Instance.from(state) else { return }
+        i.plugin.didEndCustomizing(tabs: strings(tabs, n), changed: changed != 0, in: i.view(c))
+    }
+
+    static let call: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, method, args, reply in
+        guard let i = Instance.from(state), let method else { return TABD_ERROR }
+        i.beginHook()
+        do {
+            let parsed = try JSON(parsing: args.map { String(cString: $0) } ?? "{}")
+            let result = try i.plugin.call(String(cString: method), args: parsed, in: i.view(c))
+            reply?.pointee.json = i.keep(result.text)
+            return TABD_OK
+        } catch {
+            return i.fail(error, reply)
+        }
+    }
+}

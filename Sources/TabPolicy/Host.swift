@@ -1,0 +1,98 @@
+// What tabd offers a Swift plugin: the host (log, events, selections) and a read-only
+// view of the controller a hook is about. Both wrap the C host table of tabd/policy.h.
+
+import CTabPolicy
+
+/// Severity of a log line.
+public enum LogLevel: Sendable {
+    case debug, info, notice, warning, error
+
+    var c: tabd_log_level {
+        switch self {
+        case .debug: return TABD_LOG_DEBUG
+        case .info: return TABD_LOG_INFO
+        case .notice: return TABD_LOG_NOTICE
+        case .warning: return TABD_LOG_WARNING
+        case .error: return TABD_LOG_ERROR
+        }
+    }
+}
+
+/// tabd, as a plugin sees it. Keep it (it is valid until `shutdown()`).
+public final class PolicyHost {
+    let table: UnsafePointer<tabd_host>
+
+    init(_ table: UnsafePointer<tabd_host>) { self.table = table }
+
+    /// tabd's plugin ABI version (major, minor).
+    public var abiVersion: (major: Int, minor: Int) { (Int(table.pointee.abi_major), Int(table.pointee.abi_minor)) }
+
+    /// Writes a line to tabd's log, attributed to this plugin.
+    public func log(_ level: LogLevel, _ message: String) {
+        message.withCString { table.pointee.log?(table, level.c, $0) }
+    }
+
+    /// Publishes a `plugin` event with `data` (an object) to the controller's subscribers,
+    /// after the current command. Returns false when tabd refused it.
+    @discardableResult
+    public func emit(_ data: JSON, in controller: ControllerView) -> Bool {
+        guard let emit = table.pointee.emit else { return false }
+        return data.text.withCString { emit(table, controller.pointer, $0) } == TABD_OK
+    }
+
+    /// Asks tabd to select `tab` (an id, or "more") in the controller after the current
+    /// command, as a programmatic select. Returns false when tabd refused the request.
+    @discardableResult
+    public func requestSelection(_ tab: String, in controller: ControllerView) -> Bool {
+        guard let request = table.pointee.request_select else { return false }
+        return tab.withCString { request(table, controller.pointer, $0) } == TABD_OK
+    }
+}
+
+/// The controller a hook is about, read through tabd. Valid only during that hook.
+public struct ControllerView {
+    let table: UnsafePointer<tabd_host>
+    let pointer: OpaquePointer?
+
+    init(_ table: UnsafePointer<tabd_host>, _ pointer: OpaquePointer?) {
+        self.table = table; self.pointer = pointer
+    }
+
+    private func string(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
+
+    /// The controller's name: keep per-controller state under it.
+    public var name: String { string(table.pointee.controller_name?(pointer)) ?? "" }
+    public var idiom: Idiom {
+        switch table.pointee.controller_idiom?(pointer) {
+        case TABD_IDIOM_PAD: return .pad
+        case TABD_IDIOM_TV: return .tv
+        default: return .phone
+        }
+    }
+    public var maxVisible: Int { table.pointee.max_visible?(pointer) ?? 0 }
+    public var moreShown: Bool { (table.pointee.more_shown?(pointer) ?? 0) != 0 }
+    /// The current orientation.
+    public var orientation: Orientation? {
+        Orientation(mask: Orientations(rawValue: table.pointee.orientation?(pointer) ?? 0))
+    }
+
+    public var tabCount: Int { table.pointee.tab_count?(pointer) ?? 0 }
+    /// The tab ids in order.
+    public var tabIDs: [String] { (0..<tabCount).compactMap { tabID(at: $0) } }
+    public func tabID(at index: Int) -> String? { index < 0 ? nil : string(table.pointee.tab_id?(pointer, index)) }
+    /// The title the bar shows for the tab.
+    public func title(at index: Int) -> String? { index < 0 ? nil : string(table.pointee.tab_title?(pointer, index)) }
+    public func badge(at index: Int) -> String? { index < 0 ? nil : string(table.pointee.tab_badge?(pointer, index)) }
+    public func restorationID(at index: Int) -> String? { index < 0 ? nil : string(table.pointee.tab_restoration_id?(pointer, index)) }
+    public func index(of id: String) -> Int? {
+        let i = id.withCString { table.pointee.tab_index?(pointer, $0) ?? -1 }
+        return i < 0 ? nil : i
+    }
+    /// What is selected: a tab id, "more", or nil.
+    public var selectedTab: String? { string(table.pointee.selected_tab?(pointer)) }
+    /// The selected tab's index; nil for More or nothing.
+    public var selectedIndex: Int? {
+        let i = table.pointee.selected_index?(pointer) ?? -1
+        return i < 0 ? nil : i
+    }
+}

@@ -1,0 +1,325 @@
+// The decision algebra (any deny refuses, abstain is not an allow, failures deny, masks
+// intersect), notifications, explain, stats, plugin events and reload.
+
+import Foundation
+import TabCore
+import TabPlugins
+import Testing
+
+/// hello.c built out of tree into a fresh directory, plus that directory.
+func buildHello() throws -> String {
+    let dir = try temporaryDirectory()
+    try run(["cc", "-shared", "-fPIC", "-I", includeDirectory, packageRoot + "/Plugins/examples/hello.c", "-o", dir + "/hello.so"])
+    return dir
+}
+
+extension PluginTests {
+    @Suite struct Composition {
+        /// hello.c denies "secret…" tabs until its unlock method is called with the right code.
+        @Test func helloLocksSecretTabsUntilUnlocked() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so", configJSON: #"{"code":"xyzzy"}"#)])
+            var c = try controller(["home", "secret-notes"])
+            let error = try #require(tapDenial(&c, "secret-notes", policy: host))
+            #expect(error.plugin == "hello")
+            #expect(error.reason == "locked")
+            #expect(host.lastDenial?.message == "'secret-notes' is locked; call hello's unlock method first")
+
+            let wrong = try #require(host.call(plugin: "hello", method: "unlock", argsJSON: #"{"code":"open"}"#, controller: c).failure)
+            #expect(wrong.code == .denied)
+            #expect(wrong.reason == "wrong code")
+            #expect(host.call(plugin: "hello", method: "unlock", argsJSON: "{}", controller: c).failure?.code == .invalid)
+            #expect(host.call(plugin: "hello", method: "fly", argsJSON: "{}", controller: c).failure?.code == .notFound)
+            #expect(try host.call(plugin: "hello", method: "unlock", argsJSON: #"{"code":"xyzzy"}"#, controller: c).get() == #"{"unlocked":true}"#)
+            #expect(tapDenial(&c, "secret-notes", policy: host) == nil)
+            #expect(c.selection == .tab("secret-notes"))
+        }
+
+        /// did_select reaches the plugin after the selection changed; its emitted event is
+        /// queued for the server with the plugin and controller names.
+        @Test func didSelectAndEmit() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so")])
+            var c = try controller(["home", "news", "secret"])
+            #expect(tapDenial(&c, "news", policy: host) == nil)
+            #expect(tapDenial(&c, "news", policy: host) == nil)
+            let events = host.drainEmitted()
+            #expect(events.map(\.plugin) == ["hello", "hello"])
+            #expect(events.map(\.controller) == ["main", "main"])
+            #expect(events.last?.dataJSON == #"{"event":"tapped","tab":"news","index":1,"taps":2,"tabs":3}"#)
+            #expect(host.drainEmitted().isEmpty)
+        }
+
+        /// lock, asked while a locked tab is showing, requests a selection of the first tab.
+        @Test func requestSelectFromC() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so")])
+            var c = try controller(["home", "secret"])
+            _ = try c.apply(.select(.tab("secret")))
+            _ = try host.call(plugin: "hello", method: "lock", argsJSON: "{}", controller: c).get()
+            let requested = host.drainRequestedSelections()
+            #expect(requested.map(\.controller) == ["main"])
+            #expect(requested.map(\.target) == [.tab("home")])
+        }
+
+        /// Two gates: one allows, one denies → denied, by the one that denied.
+        @Test func denyWins() throws {
+            let dir = try temporaryDirectory()
+            try compilePlugin(gatePlugin(name: "yes", result: "TABD_ALLOW"), named: "yes.so", in: dir)
+            try compilePlugin(gatePlugin(name: "no", result: "TABD_DENY", reason: "closed"), named: "no.so", in: dir)
+            let (host, _) = makeHost([dir])
+            try host.load([PluginSpec(path: "yes.so"), PluginSpec(path: "no.so")])
+            var c = try controller(["home", "news"])
+            let error = try #require(tapDenial(&c, "news", policy: host))
+            #expect(error.plugin == "no")
+            #expect(error.reason == "closed")
+            let record = try #require(host.explain(limit: 1).first)
+            #expect(record.answers.map(\.plugin) == ["yes", "no"])
+            #expect(record.answers.map(\.kind) == ["allow", "deny"])
+            #expect(record.final == .deny(plugin: "no", reason: "closed", message: "no says closed"))
+        }
+
+        /// LoginGate (logged in: allow) and hello (secret: deny): deny wins; the first deny
+        /// ends the question, so later plugins are not asked.
+        @Test func loginGateAndHelloCompose() throws {
+            let helloDir = try buildHello()
+            _ = try referencePlugin("libLoginGate.so")
+            let credentials = try temporaryDirectory() + "/credentials"
+            try "demo:\(demoHash)\n".write(toFile: credentials, atomically: true, encoding: .utf8)
+            let (host, _) = makeHost([buildDirectory, helloDir])
+            try host.load([
+                PluginSpec(path: "hello.so"),
+                PluginSpec(path: "libLoginGate.so", configJSON: #"{"credentials_file":"\#(credentials)"}"#),
+            ])
+            var c = try controller(["login", "home", "secret"])
+            #expect(tapDenial(&c, "secret", policy: host)?.plugin == "hello")
+            #expect(host.explain(limit: 1).first?.answers.map(\.plugin) == ["hello"])
+            #expect(tapDenial(&c, "home", policy: host)?.plugin == "login-gate")
+            _ = try login(host, c).get()
+            #expect(tapDenial(&c, "home", policy: host) == nil)
+            #expect(tapDenial(&c, "secret", policy: host)?.plugin == "hello")
+        }
+
+        /// When every plugin abstains, the default applies: allow, recorded as by default.
+        /// A deny default makes abstain-only taps refused.
+        @Test func abstainOnlyFallsToDefault() throws {
+            let dir = try temporaryDirectory()
+            try compilePlugin(gatePlugin(name: "shrug", result: "TABD_ABSTAIN"), named: "shrug.so", in: dir)
+            try compilePlugin(gatePlugin(name: "meh", result: "TABD_ABSTAIN"), named: "meh.so", in: dir)
+            let (host, _) = makeHost([dir])
+            try host.load([PluginSpec(path: "shrug.so"), PluginSpec(path: "meh.so")])
+            var c = try controller(["home", "news"])
+            #expect(host.shouldSelect(tab("news", of: c), in: c) == .allow)
+            let record = try #require(host.explain(limit: 1).first)
+            #expect(record.answers.map(\.answer) == [.abstain, .abstain])
+            #expect(record.final == .allow(byDefault: true))
+
+            host.defaultDecision = .deny(by: "default", reason: "no plugin allowed it")
+            #expect(tapDenial(&c, "news", policy: host)?.reason == "no plugin allowed it")
+        }
+
+        /// A gate that returns a value outside the enum, or TABD_ERROR, counts as a deny
+        /// whose reason says the plugin failed; the failure is counted and logged.
+        @Test func failingGateCountsAsDeny() throws {
+            let dir = try temporaryDirectory()
+            try compilePlugin(gatePlugin(name: "broken", result: "(tabd_result)42"), named: "broken.so", in: dir)
+            try compilePlugin(gatePlugin(name: "erring", result: "TABD_ERROR", reason: "x"), named: "erring.so", in: dir)
+            let (host, log) = makeHost([dir])
+            try host.load([PluginSpec(path: "broken.so")])
+            var c = try controller(["home", "news"])
+            let error = try #require(tapDenial(&c, "news", policy: host))
+            #expect(error.plugin == "broken")
+            #expect(error.reason == "plugin failed: it returned 42, not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN")
+            #expect(host.stats.first?.failures == 1)
+            #expect(log.contains("plugin failed deciding a tap; counted as a refusal"))
+
+            let (second, _) = makeHost([dir])
+            try second.load([PluginSpec(path: "erring.so")])
+            #expect(tapDenial(&c, "news", policy: second)?.reason == "plugin failed: erring says x")
+        }
+
+        /// Orientation answers intersect across plugins; a plugin that fails there is ignored
+        /// (and counted) rather than emptying the set.
+        @Test func orientationMasksIntersect() throws {
+            let dir = try temporaryDirectory()
+            func orientationPlugin(_ name: String, _ body: String) -> String {
+                cPlugin(name: name, hooks: """
+                    static tabd_result so(void *s, const tabd_controller *c, tabd_orientation_mask proposed, tabd_orientation_mask *mask) {
+                        (void)s; (void)c; (void)proposed; \(body)
+                    }
+                    """, fields: ".supported_orientations = so,")
+            }
+            try compilePlugin(orientationPlugin("no-upside-down", "*mask = TABD_ORIENTATION_ALL & ~TABD_ORIENTATION_PORTRAIT_UPSIDE_DOWN; return TABD_OK;"), named: "a.so", in: dir)
+            try compilePlugin(orientationPlugin("no-right", "*mask = TABD_ORIENTATION_ALL & ~TABD_ORIENTATION_LANDSCAPE_RIGHT; return TABD_OK;"), named: "b.so", in: dir)
+            try compilePlugin(orientationPlugin("garbage", "*mask = 0; return (tabd_result)99;"), named: "c.so", in: dir)
+            let (host, _) = makeHost([dir])
+            try host.load([PluginSpec(path: "a.so"), PluginSpec(path: "c.so"), PluginSpec(path: "b.so")])
+            let c = try controller(["home"], orientations: .all)
+            #expect(c.supportedOrientations(policy: host) == [.portrait, .landscapeLeft])
+            #expect(host.stats.first { $0.name == "garbage" }?.failures == 1)
+            let record = try #require(host.explain(limit: 1).first)
+            #expect(record.proposed == .all)
+            #expect(record.answers.map(\.kind) == ["orientations", "failed", "orientations"])
+        }
+
+        /// explain lists the last decisions, oldest first, with the candidate, each plugin's
+        /// answer and time, and the result; its JSON carries the same.
+        @Test func explainShowsWhoSaidWhat() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so")])
+            var c = try controller(["home", "secret"])
+            _ = tapDenial(&c, "secret", policy: host)
+            _ = tapDenial(&c, "home", policy: host)
+            let records = host.explain(limit: 10)
+            #expect(records.count == 2)
+            #expect(records.map(\.candidate) == ["secret", "home"])
+            #expect(records.map(\.controller) == ["main", "main"])
+            #expect(records.map(\.kind) == [.shouldSelect, .shouldSelect])
+            #expect(records[0].final == .deny(plugin: "hello", reason: "locked", message: "'secret' is locked; call hello's unlock method first"))
+            #expect(records[1].final == .allow(byDefault: true))
+            #expect(records[0].sequence < records[1].sequence)
+            #expect(host.explain(limit: 1).map(\.candidate) == ["home"])
+            let json = records[0].json
+            #expect(json.hasPrefix(#"{"seq":"#))
+            #expect(json.contains(#""kind":"should_select","candidate":"secret","answers":[{"plugin":"hello","answer":"deny","reason":"locked","message":"'secret' is locked; call hello's unlock method first","ns":"#))
+            #expect(json.hasSuffix(#""result":"deny","plugin":"hello","reason":"locked","message":"'secret' is locked; call hello's unlock method first"}"#))
+        }
+
+        /// explain keeps a bounded history.
+        @Test func explainIsBounded() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so")])
+            let c = try controller(["home"])
+            for _ in 0..<(PluginHost.explainCapacity + 10) { _ = host.shouldSelect(tab("home", of: c), in: c) }
+            #expect(host.explain(limit: 1000).count == PluginHost.explainCapacity)
+        }
+
+        /// stats count calls per hook with their times, denials and failures.
+        @Test func statsCountAndTime() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so")])
+            var c = try controller(["home", "secret", "a", "b", "c", "d"])
+            _ = tapDenial(&c, "secret", policy: host)
+            _ = tapDenial(&c, "home", policy: host)
+            _ = tapDenial(&c, "a", policy: host)
+            _ = try host.call(plugin: "hello", method: "status", argsJSON: "{}", controller: c).get()
+            let s = try #require(host.stats.first)
+            #expect(s.name == "hello")
+            #expect(s.denials == 1)
+            #expect(s.failures == 0)
+            let hooks = Dictionary(uniqueKeysWithValues: s.hooks.map { ($0.hook, $0) })
+            #expect(hooks[.initialize]?.calls == 1)
+            #expect(hooks[.shouldSelect]?.calls == 3)
+            #expect(hooks[.didSelect]?.calls == 2)
+            #expect(hooks[.call]?.calls == 1)
+            #expect(hooks[.supportedOrientations] == nil)
+            let select = try #require(hooks[.shouldSelect])
+            #expect(select.totalNanoseconds > 0)
+            #expect(select.maxNanoseconds >= select.averageNanoseconds)
+            #expect(s.json.contains(#""should_select":{"calls":3,"total_ns":"#))
+        }
+
+        /// Customization notifications reach every plugin with the tab order and `changed`.
+        @Test func customizingNotifications() throws {
+            let (host, log) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so")])
+            var c = try controller(["a", "b", "c", "d", "e", "f"])
+            _ = try c.apply(.customizeBegin, policy: host)
+            _ = try c.apply(.customizeMove(tab: "f", to: 0), policy: host)
+            _ = try c.apply(.customizeEnd, policy: host)
+            #expect(log.contains("customizing main: 6 tabs, first 'a'"))
+            #expect(log.contains("customized main: 6 tabs, order changed"))
+            let hooks = Set(host.stats.first?.hooks.map(\.hook) ?? [])
+            #expect(hooks.isSuperset(of: [.willBeginCustomizing, .didEndCustomizing]))
+        }
+
+        /// Events that are not JSON objects, and call results that are not JSON, are refused.
+        @Test func pluginJSONIsChecked() throws {
+            let dir = try temporaryDirectory()
+            try compilePlugin(cPlugin(name: "sloppy", hooks: """
+                static const tabd_host *H;
+                static tabd_result sloppy_init(const tabd_host *h, const char *cfg, void **st, tabd_reply *r) {
+                    (void)cfg; (void)st; (void)r; H = h; return TABD_OK;
+                }
+                static tabd_result sloppy_call(void *s, const tabd_controller *c, const char *m, const char *a, tabd_reply *r) {
+                    (void)s; (void)a;
+                    if (strcmp(m, "emit") == 0) {
+                        int bad = H->emit(H, c, "{\\"a\\":\\n1}\\n{") != TABD_OK;
+                        int list = H->emit(H, c, "[1]") != TABD_OK;
+                        int good = H->emit(H, c, "{ \\"a\\" : [1, 2] }") == TABD_OK;
+                        r->json = bad && list && good ? "true" : "false";
+                        return TABD_OK;
+                    }
+                    r->json = "{not json";
+                    return TABD_OK;
+                }
+                """, fields: ".init = sloppy_init, .call = sloppy_call,"), named: "sloppy.so", in: dir)
+            let (host, _) = makeHost([dir])
+            try host.load([PluginSpec(path: "sloppy.so")])
+            let c = try controller(["home"])
+            #expect(try host.call(plugin: "sloppy", method: "emit", argsJSON: "{}", controller: c).get() == "true")
+            #expect(host.drainEmitted().map(\.dataJSON) == [#"{"a":[1,2]}"#])
+            let error = try #require(host.call(plugin: "sloppy", method: "other", argsJSON: "{}", controller: c).failure)
+            #expect(error.message.contains("not JSON"))
+        }
+
+        /// reload re-initialises a listed plugin with its new settings (same code, stats kept).
+        @Test func reloadReinitialisesWithNewSettings() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so")])
+            var c = try controller(["home", "secret", "private"])
+            #expect(tapDenial(&c, "secret", policy: host) != nil)
+            try host.reload([PluginSpec(path: "hello.so", configJSON: #"{"prefix":"private"}"#)])
+            #expect(tapDenial(&c, "secret", policy: host) == nil)
+            #expect(tapDenial(&c, "private", policy: host)?.plugin == "hello")
+            let s = try #require(host.stats.first)
+            #expect(s.hooks.first { $0.hook == .initialize }?.calls == 2)
+            #expect(s.hooks.first { $0.hook == .fini }?.calls == 1)
+            #expect(s.denials == 2)
+        }
+
+        /// reload stops consulting plugins no longer listed, and loads new ones.
+        @Test func reloadDropsUnlistedAndAddsNew() throws {
+            let dir = try buildHello()
+            try compilePlugin(gatePlugin(name: "no", result: "TABD_DENY", reason: "closed"), named: "no.so", in: dir)
+            let (host, log) = makeHost([dir])
+            try host.load([PluginSpec(path: "hello.so")])
+            var c = try controller(["home", "secret"])
+            try host.reload([PluginSpec(path: "no.so")])
+            #expect(host.plugins.map(\.name) == ["no"])
+            #expect(log.contains("plugin stopped: it is no longer configured"))
+            #expect(tapDenial(&c, "secret", policy: host)?.plugin == "no")
+            try host.reload([])
+            #expect(host.plugins.isEmpty)
+            #expect(tapDenial(&c, "secret", policy: host) == nil)
+            #expect(host.call(plugin: "hello", method: "status", argsJSON: "{}", controller: c).failure?.code == .notFound)
+        }
+
+        /// A required plugin that cannot start on reload makes reload throw, and every tap
+        /// is refused (fail closed) until a reload succeeds.
+        @Test func requiredPluginFailingOnReloadFailsClosed() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so", required: true)])
+            var c = try controller(["home", "news"])
+            #expect(throws: PluginError.self) {
+                try host.reload([PluginSpec(path: "hello.so", required: true, configJSON: #"{"prefix":""}"#)])
+            }
+            let error = try #require(tapDenial(&c, "news", policy: host))
+            #expect(error.plugin == "hello")
+            #expect(error.reason?.contains("required plugin 'hello' is not running: init failed: settings: prefix must be a non-empty string") == true)
+            #expect(host.status("hello")?.loaded == false)
+            try host.reload([PluginSpec(path: "hello.so", required: true)])
+            #expect(tapDenial(&c, "news", policy: host) == nil)
+        }
+
+        /// Status, decision and stats records render as JSON objects the server can embed.
+        @Test func recordsRenderAsJSON() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so"), PluginSpec(path: "absent.so")])
+            let json = host.plugins.map(\.json)
+            #expect(json[0].hasPrefix(#"{"name":"hello","version":"1.0.0","description":"Locks tabs whose id starts with a prefix until its unlock method is called.","path":""#))
+            #expect(json[0].hasSuffix(#""loaded":true,"error":null,"required":false,"abi":"1.0"}"#))
+            #expect(json[1].contains(#""loaded":false,"error":"no file named 'absent.so' in the plugin directories"#))
+        }
+    }
+}

@@ -1,0 +1,202 @@
+// LoginGate, the real libLoginGate.so, driven through the host and TabCore.
+
+import Foundation
+import TabCore
+import TabPlugins
+import Testing
+
+/// `openssl passwd -6 -salt tabdtestsalt demo`
+let demoHash = "$6$tabdtestsalt$bZaucwgXfnZj/uddAj.0cj9Yl3D1ubtNEF/UDwiY73zibMM3mqhaDiptCoT83CLKCY7.K2jcbO34aoGDR4tiR/"
+
+/// A credentials file with `demo` / `demo`, and a host with LoginGate loaded.
+func loginGateHost(maxFailures: Int = 5, lockoutSeconds: Int = 60, extraLines: String = "") throws -> (PluginHost, LogRecorder) {
+    let plugin = try referencePlugin("libLoginGate.so")
+    let dir = try temporaryDirectory()
+    let credentials = dir + "/credentials"
+    try "# user:hash\ndemo:\(demoHash)\nlocked:!\n\(extraLines)".write(toFile: credentials, atomically: true, encoding: .utf8)
+    let (host, log) = makeHost([buildDirectory])
+    try host.load([PluginSpec(path: URL(fileURLWithPath: plugin).lastPathComponent, required: true, configJSON: """
+        {"login_tab":"login","credentials_file":"\(credentials)","max_failures":\(maxFailures),"lockout_seconds":\(lockoutSeconds)}
+        """)])
+    return (host, log)
+}
+
+func login(_ host: PluginHost, _ c: Controller, user: String = "demo", password: String = "demo") -> Result<String, TabError> {
+    host.call(plugin: "login-gate", method: "login", argsJSON: #"{"user":"\#(user)","password":"\#(password)"}"#, controller: c)
+}
+
+extension PluginTests {
+    @Suite struct LoginGate {
+        /// LoginGate loads from the build directory with its name, version and hooks.
+        @Test func loads() throws {
+            let (host, _) = try loginGateHost()
+            let s = try #require(host.status("login-gate"))
+            #expect(s.loaded)
+            #expect(s.version == "1.0.0")
+            #expect(s.hooks == ["init", "fini", "should_select", "call"])
+            #expect(s.required)
+        }
+
+        /// Logged out, a tap on any tab but the login tab is denied, naming the plugin, the
+        /// reason and PROTOCOL.md's sentence; the selection does not change.
+        @Test func tapDeniedUntilLogin() throws {
+            let (host, _) = try loginGateHost()
+            var c = try controller(["login", "home", "settings"])
+            let before = c
+            let error = try #require(tapDenial(&c, "settings", policy: host))
+            #expect(error.code == .denied)
+            #expect(error.plugin == "login-gate")
+            #expect(error.reason == "not logged in")
+            #expect(c == before)
+            let denial = try #require(host.lastDenial)
+            #expect(denial.plugin == "login-gate")
+            #expect(denial.message == "login required before 'settings' can be selected")
+        }
+
+        /// The login tab itself can be tapped while logged out.
+        @Test func loginTabIsAllowed() throws {
+            let (host, _) = try loginGateHost()
+            var c = try controller(["home", "login", "settings"])
+            #expect(tapDenial(&c, "login", policy: host) == nil)
+            #expect(c.selection == .tab("login"))
+        }
+
+        /// Tapping More while logged out is denied too.
+        @Test func moreDeniedWhileLoggedOut() throws {
+            let (host, _) = try loginGateHost()
+            var c = try controller(["login", "a", "b", "c", "d", "e", "f"])
+            #expect(c.moreShown)
+            let error = try #require(tapDenial(&c, "more", policy: host))
+            #expect(error.reason == "not logged in")
+            #expect(host.lastDenial?.message == "login required before 'more' can be selected")
+        }
+
+        /// After a login with the right password, taps are allowed; status says who.
+        @Test func loginAdmits() throws {
+            let (host, log) = try loginGateHost()
+            var c = try controller(["login", "home", "settings"])
+            #expect(try login(host, c).get() == #"{"user":"demo"}"#)
+            #expect(tapDenial(&c, "settings", policy: host) == nil)
+            #expect(c.selection == .tab("settings"))
+            #expect(tapDenial(&c, "home", policy: host) == nil)
+            let status = try host.call(plugin: "login-gate", method: "status", argsJSON: "{}", controller: c).get()
+            #expect(status == #"{"logged_in":true,"login_tab":"login","user":"demo"}"#)
+            #expect(log.contains("'demo' logged in on controller 'main'"))
+            #expect(host.drainEmitted().map(\.dataJSON) == [#"{"event":"login","user":"demo"}"#])
+        }
+
+        /// A hash made by `openssl passwd -6` (as the docs say) works.
+        @Test func opensslHashWorks() throws {
+            let hash = try run(["openssl", "passwd", "-6", "s3cret"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let (host, _) = try loginGateHost(extraLines: "alice:\(hash)\n")
+            let c = try controller(["login", "home"])
+            #expect(try login(host, c, user: "alice", password: "s3cret").get() == #"{"user":"alice"}"#)
+        }
+
+        /// Login is per controller: logging in on one leaves the others gated.
+        @Test func loginIsPerController() throws {
+            let (host, _) = try loginGateHost()
+            var main = try controller(["login", "home"])
+            var other = try controller(["login", "home"], name: "kiosk")
+            _ = try login(host, main).get()
+            #expect(tapDenial(&main, "home", policy: host) == nil)
+            #expect(tapDenial(&other, "home", policy: host)?.reason == "not logged in")
+        }
+
+        /// A wrong password is an error (denied, bad credentials), logged, and admits nothing.
+        @Test func wrongPasswordIsRefused() throws {
+            let (host, log) = try loginGateHost()
+            var c = try controller(["login", "home"])
+            let error = try #require(login(host, c, password: "nope").failure)
+            #expect(error.code == .denied)
+            #expect(error.plugin == "login-gate")
+            #expect(error.reason == "bad credentials")
+            #expect(error.message == "wrong user name or password")
+            #expect(log.contains("failed login for 'demo' on controller 'main' (1 of 5)"))
+            #expect(tapDenial(&c, "home", policy: host)?.reason == "not logged in")
+            #expect(host.drainEmitted().isEmpty)
+        }
+
+        /// Unknown users and locked hashes ("!") cannot log in, with the same answer as a wrong password.
+        @Test func unknownAndLockedUsersAreRefused() throws {
+            let (host, _) = try loginGateHost()
+            let c = try controller(["login", "home"])
+            #expect(login(host, c, user: "mallory", password: "demo").failure?.message == "wrong user name or password")
+            #expect(login(host, c, user: "locked", password: "").failure?.message == "wrong user name or password")
+            #expect(login(host, c, user: "locked", password: "!").failure?.message == "wrong user name or password")
+        }
+
+        /// After max_failures wrong passwords the user is locked out: even the right
+        /// password is refused (rate limited) until the lockout ends.
+        @Test func failedLoginsAreRateLimited() throws {
+            let (host, log) = try loginGateHost(maxFailures: 3, lockoutSeconds: 60)
+            let c = try controller(["login", "home"])
+            for _ in 0..<3 { #expect(login(host, c, password: "guess").failure?.reason == "bad credentials") }
+            let limited = try #require(login(host, c).failure)
+            #expect(limited.code == .denied)
+            #expect(limited.reason == "rate limited")
+            #expect(limited.message.hasPrefix("too many failed logins for 'demo'; try again in"))
+            #expect(log.contains("locked out for 60 s"))
+        }
+
+        /// With a zero lockout, the right password works again after the failures.
+        @Test func lockoutEnds() throws {
+            let (host, _) = try loginGateHost(maxFailures: 2, lockoutSeconds: 0)
+            let c = try controller(["login", "home"])
+            for _ in 0..<2 { _ = login(host, c, password: "guess") }
+            #expect(try login(host, c).get() == #"{"user":"demo"}"#)
+        }
+
+        /// Logout asks the host to select the login tab (applied after the command), emits
+        /// a logout event, and gates taps again.
+        @Test func logoutReturnsToLoginTab() throws {
+            let (host, _) = try loginGateHost()
+            var c = try controller(["login", "home", "settings"])
+            _ = try login(host, c).get()
+            #expect(tapDenial(&c, "settings", policy: host) == nil)
+            _ = host.drainEmitted()
+            #expect(try host.call(plugin: "login-gate", method: "logout", argsJSON: "{}", controller: c).get() == #"{"user":"demo"}"#)
+            let requested = host.drainRequestedSelections()
+            #expect(requested.count == 1)
+            #expect(requested.first?.controller == "main")
+            #expect(requested.first?.target == .tab("login"))
+            #expect(host.drainRequestedSelections().isEmpty)
+            let events = host.drainEmitted()
+            #expect(events.map(\.plugin) == ["login-gate"])
+            #expect(events.map(\.controller) == ["main"])
+            #expect(events.map(\.dataJSON) == [#"{"event":"logout","user":"demo"}"#])
+            #expect(tapDenial(&c, "home", policy: host)?.reason == "not logged in")
+        }
+
+        /// Unknown methods are not_found; bad arguments invalid_request.
+        @Test func callErrors() throws {
+            let (host, _) = try loginGateHost()
+            let c = try controller(["login"])
+            #expect(host.call(plugin: "login-gate", method: "dance", argsJSON: "{}", controller: c).failure?.code == .notFound)
+            #expect(host.call(plugin: "login-gate", method: "login", argsJSON: #"{"user":"demo"}"#, controller: c).failure?.code == .invalid)
+            #expect(host.call(plugin: "nobody", method: "login", argsJSON: "{}", controller: c).failure?.code == .notFound)
+            #expect(host.call(plugin: "login-gate", method: "status", argsJSON: "[]", controller: c).failure?.code == .invalid)
+        }
+
+        /// Bad settings refuse the plugin with a message saying which.
+        @Test func badSettingsAreRefused() throws {
+            _ = try referencePlugin("libLoginGate.so")
+            let (host, _) = makeHost([buildDirectory])
+            try host.load([
+                PluginSpec(name: "no-file", path: "libLoginGate.so", configJSON: #"{"login_tab":"login"}"#),
+                PluginSpec(name: "typo", path: "libLoginGate.so", configJSON: #"{"credentials_file":"/nonexistent","logn_tab":"x"}"#),
+                PluginSpec(name: "unreadable", path: "libLoginGate.so", configJSON: #"{"credentials_file":"/nonexistent/credentials"}"#),
+            ])
+            #expect(host.status("no-file")?.error?.contains("settings need credentials_file") == true)
+            #expect(host.status("typo")?.error?.contains("unknown setting 'logn_tab'") == true)
+            #expect(host.status("unreadable")?.error?.contains("cannot read credentials_file /nonexistent/credentials") == true)
+        }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let e) = self { return e }
+        return nil
+    }
+}
