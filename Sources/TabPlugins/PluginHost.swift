@@ -27,7 +27,8 @@ public final class PluginHost: Policy {
     public static let explainCapacity = 64
 
     let logger: Logger
-    private let loader: PluginLoader
+    /// Where plugins may come from, as configured (resolved at each load or reload).
+    public private(set) var directories: [String]
     /// What a tap gets when every plugin abstains (or none decides).
     public var defaultDecision: Decision = .allow
 
@@ -70,12 +71,8 @@ public final class PluginHost: Policy {
     /// `directories`: where plugins may be loaded from. Files must be owned by root or by
     /// this process' effective user, and not writable by group or others.
     public init(directories: [String], logger: Logger) {
-        self.loader = PluginLoader(directories: directories)
+        self.directories = directories
         self.logger = logger
-        let dropped = directories.filter { PluginLoader.realPath($0) == nil }
-        if !dropped.isEmpty {
-            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": "\(dropped)"])
-        }
     }
 
     deinit {
@@ -96,7 +93,9 @@ public final class PluginHost: Policy {
     /// are no longer consulted. Nothing is dlclosed, and a file replaced on disk keeps
     /// running its old code until restart. If a required plugin cannot run afterwards,
     /// throws — and every tap is refused until a reload succeeds (fail closed).
-    public func reload(_ specs: [PluginSpec]) throws {
+    /// `directories`: new plugin directories, or nil to keep the current ones.
+    public func reload(_ specs: [PluginSpec], directories: [String]? = nil) throws {
+        if let directories { self.directories = directories }
         try configure(specs, reloading: true)
     }
 
@@ -108,6 +107,11 @@ public final class PluginHost: Policy {
     }
 
     private func configure(_ specs: [PluginSpec], reloading: Bool) throws {
+        let loader = PluginLoader(directories: directories)
+        let missing = directories.filter { PluginLoader.realPath($0) == nil }
+        if !missing.isEmpty {
+            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": .string(missing.joined(separator: ","))])
+        }
         struct Plan { var spec: PluginSpec; var name: String; var path: String; var code: PluginCode?; var error: String? }
         var plans: [Plan] = []
         var names = Set<String>()

@@ -295,6 +295,21 @@ extension PluginTests {
             #expect(host.call(plugin: "hello", method: "status", argsJSON: "{}", controller: c).failure?.code == .notFound)
         }
 
+        /// reload can change the plugin directories (a directory created after start counts).
+        @Test func reloadWithNewDirectories() throws {
+            let helloDir = try buildHello()
+            let (host, _) = makeHost([helloDir + "/not-yet"])
+            try host.load([PluginSpec(path: "hello.so")])
+            #expect(host.status("hello.so")?.loaded == false)
+            try FileManager.default.createDirectory(atPath: helloDir + "/not-yet", withIntermediateDirectories: false)
+            try FileManager.default.copyItem(atPath: helloDir + "/hello.so", toPath: helloDir + "/not-yet/hello.so")
+            try host.reload([PluginSpec(path: "hello.so")])
+            #expect(host.status("hello")?.loaded == true)
+            #expect(host.status("hello")?.path == helloDir + "/not-yet/hello.so")
+            try host.reload([PluginSpec(path: "hello.so")], directories: [])
+            #expect(host.status("hello.so")?.error?.contains("no plugin directory is configured") == true)
+        }
+
         /// A required plugin that cannot start on reload makes reload throw, and every tap
         /// is refused (fail closed) until a reload succeeds.
         @Test func requiredPluginFailingOnReloadFailsClosed() throws {

@@ -93,6 +93,16 @@ extension PluginTests {
             #expect(try login(host, c, user: "alice", password: "s3cret").get() == #"{"user":"alice"}"#)
         }
 
+        /// Arguments are JSON: escapes and \u sequences in a password reach crypt(3) decoded.
+        @Test func escapedPasswordWorks() throws {
+            // openssl passwd -6 -salt tabdtestsalt 'pa"ss\wörd'
+            let hash = "$6$tabdtestsalt$v5ABGfpk4pBhjSDWZQL7o7KHLlV0UaJ.wABjX3B8xHzzbHNaMtgYg8gl7ce31JXAAPZbSebk144PNYBpQfMnC/"
+            let (host, _) = try loginGateHost(extraLines: "zoë:\(hash)\n")
+            let c = try controller(["login", "home"])
+            let args = #"{"user":"zo\u00eb","password":"pa\"ss\\w\u00f6rd"}"#
+            #expect(try host.call(plugin: "login-gate", method: "login", argsJSON: args, controller: c).get() == #"{"user":"zoë"}"#)
+        }
+
         /// Login is per controller: logging in on one leaves the others gated.
         @Test func loginIsPerController() throws {
             let (host, _) = try loginGateHost()
