@@ -16,6 +16,7 @@
  * Threading: tabd runs one event loop on one thread. Every hook and every host
  * function is called on that thread; a plugin needs no locks, and must not call the
  * host from other threads. Hooks must not block: they run inside a client's command.
+ * A plugin runs inside tabd's process: a crash in a plugin is a crash of tabd.
  *
  * Strings: every string crossing the boundary is NUL-terminated UTF-8.
  *  - Strings tabd passes to a hook (ids, JSON, methods) and strings a host function
@@ -41,8 +42,8 @@
  *    host->abi_minor and fail with a message if it needs something missing.
  *  - Each member added after 1.0 is marked "since 1.N" below.
  *
- * See docs/plugins.md for the guide, and Plugins/examples/hello.c for a plugin that
- * uses every hook.
+ * See docs/plugins.md for the guide, and Plugins/examples/hello.c for a commented
+ * plugin using most hooks and host functions.
  */
 #ifndef TABD_POLICY_H
 #define TABD_POLICY_H
