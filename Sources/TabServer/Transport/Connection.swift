@@ -1,0 +1,333 @@
+// One client connection: its descriptor, line framing of what it sends, and its output —
+// held until the end of the turn, then written without ever blocking the loop.
+//
+// Memory per idle connection is the object and one libevent read event: the input buffer
+// exists only while a line is incomplete, output buffers and the write event only while
+// there is something to write.
+
+import CLibevent
+import Glibc
+
+/// Who is on the other end of a connection (SO_PEERCRED, taken when it was accepted).
+public struct PeerCredentials: Equatable, Sendable {
+    public let pid: pid_t
+    public let uid: uid_t
+    public let gid: gid_t
+
+    public init(pid: pid_t, uid: uid_t, gid: gid_t) {
+        self.pid = pid
+        self.uid = uid
+        self.gid = gid
+    }
+}
+
+/// Why a connection was closed.
+public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
+    /// The client closed (end of file, or it went away: ECONNRESET, EPIPE).
+    case clientClosed
+    /// The client did not read its output, which grew beyond `maxOutputBytes`.
+    case outputOverflow
+    /// The client sent a line longer than `maxLineBytes`.
+    case lineTooLong
+    /// A read or write failed with this errno.
+    case error(Int32)
+    /// The server is shutting down.
+    case serverShutdown
+    /// The delegate called `close()`.
+    case closedByServer
+
+    public var description: String {
+        switch self {
+        case .clientClosed: "client closed"
+        case .outputOverflow: "output overflow"
+        case .lineTooLong: "line too long"
+        case .error(let code): "error: \(String(cString: strerror(code)))"
+        case .serverShutdown: "server shutdown"
+        case .closedByServer: "closed by server"
+        }
+    }
+}
+
+public final class Connection {
+    enum State: Equatable {
+        /// Reading requests, writing replies.
+        case open
+        /// Not reading any more; the output is flushed, then the connection is torn down.
+        case closing(CloseReason)
+        /// Output discarded; torn down at the end of the turn.
+        case dropping(CloseReason)
+        /// Torn down: descriptor closed, delegate told.
+        case closed
+    }
+
+    public let id: UInt64
+    public let peer: PeerCredentials
+    /// The delegate's per-connection state (subscriptions and the like). Set to nil after
+    /// `connectionDidClose`, so that a context referring back to its connection is freed.
+    public var context: AnyObject?
+
+    let fd: Int32
+    private(set) var state = State.open
+    private unowned let server: LineServer
+
+    private var readEvent: OpaquePointer?
+    private var writeEvent: OpaquePointer?
+    private var writeArmed = false
+    /// The start of a line whose "\n" has not arrived yet. Never rescanned: only new bytes
+    /// are searched for "\n", so a long line costs O(n), not O(n²).
+    private var partial: [UInt8] = []
+    /// Output queued during the current turn, released after commitTurn (evbuffer, lazily).
+    private var held: OpaquePointer?
+    /// Output released and not yet accepted by the socket (evbuffer, lazily).
+    private var output: OpaquePointer?
+
+    /// In the server's list of connections with held output / to reap at the end of the turn.
+    var awaitingRelease = false
+    var awaitingReap = false
+    /// While closing with output the client does not take: closes it after the grace period.
+    var lingerTimer: TimerHandle?
+
+    init(id: UInt64, fd: Int32, peer: PeerCredentials, server: LineServer) {
+        self.id = id
+        self.fd = fd
+        self.peer = peer
+        self.server = server
+    }
+
+    deinit {
+        freeResources()
+        if state != .closed { Sys.close(fd) }
+    }
+
+    // MARK: Public API
+
+    /// Queues `bytes` (one or more complete lines). They are held until the end of the
+    /// current turn — after `commitTurn()` — then written in order. A client whose unsent
+    /// output exceeds `maxOutputBytes` is dropped. Ignored once the connection is closing.
+    public func send(_ bytes: UnsafeRawBufferPointer) {
+        guard state == .open, let base = bytes.baseAddress, bytes.count > 0 else { return }
+        if held == nil { held = evbuffer_new() }
+        evbuffer_add(held, base, bytes.count)
+        if pendingOutputBytes > server.limits.maxOutputBytes {
+            server.drop(self, .outputOverflow)
+            return
+        }
+        server.releaseAtEndOfTurn(self)
+    }
+
+    public func send(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { send($0) }
+    }
+
+    /// Bytes queued for this client and not yet accepted by its socket.
+    public var pendingOutputBytes: Int {
+        (held.map { evbuffer_get_length($0) } ?? 0) + (output.map { evbuffer_get_length($0) } ?? 0)
+    }
+
+    /// Stops reading; what is queued is written, then the connection is closed.
+    public func close() {
+        guard state == .open else { return }
+        server.beginClosing(self, .closedByServer)
+    }
+
+    /// True once the connection is closing or closed: it reads no more requests and `send`
+    /// does nothing.
+    public var isClosed: Bool { state != .open }
+
+    // MARK: Events
+
+    /// Registers the read event. False when libevent refuses (out of memory).
+    func register(on loop: EventLoop) -> Bool {
+        readEvent = event_new(loop.base, fd, Int16(EV_READ | EV_PERSIST), { _, _, ctx in
+            Unmanaged<Connection>.fromOpaque(ctx!).takeUnretainedValue().readable()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard let readEvent else { return false }
+        event_priority_set(readEvent, EventLoop.ioPriority)
+        return event_add(readEvent, nil) == 0
+    }
+
+    private func readable() {
+        server.closeTurnIfOverdue()
+        guard state == .open else { return }
+        let buffer = server.readBuffer
+        let count: Int
+        do {
+            count = try Sys.receive(fd, into: buffer)
+        } catch {
+            if !error.wouldBlock { server.drop(self, Self.reason(error)) }
+            return
+        }
+        if count == 0 {
+            endOfInput()
+        } else {
+            frame(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    private func writable() {
+        server.closeTurnIfOverdue()
+        flush()
+    }
+
+    // MARK: Framing
+
+    /// Splits what arrived into lines and hands each to the server, in order.
+    private func frame(_ data: UnsafeRawBufferPointer) {
+        let limit = server.limits.maxLineBytes
+        var rest = data
+        if !partial.isEmpty {
+            guard let newline = Self.firstNewline(rest) else {
+                partial.append(contentsOf: rest)
+                if partial.count > limit { lineTooLong() }
+                return
+            }
+            guard partial.count + newline <= limit else { return lineTooLong() }
+            partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<newline]))
+            let line = partial
+            partial = []
+            line.withUnsafeBytes { deliver($0) }
+            rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
+        }
+        while state == .open, let newline = Self.firstNewline(rest) {
+            guard newline <= limit else { return lineTooLong() }
+            deliver(UnsafeRawBufferPointer(rebasing: rest[..<newline]))
+            rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
+        }
+        guard state == .open, !rest.isEmpty else { return }
+        guard rest.count <= limit else { return lineTooLong() }
+        partial.append(contentsOf: rest)
+    }
+
+    /// One line without its "\n"; a trailing "\r" is removed too. Empty lines are skipped.
+    private func deliver(_ line: UnsafeRawBufferPointer) {
+        guard state == .open else { return }
+        var line = line
+        if line.last == UInt8(ascii: "\r") { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
+        guard !line.isEmpty else { return }
+        server.deliver(line, from: self)
+    }
+
+    /// The client shut down its writing side (or closed): an unterminated last line is still
+    /// a request; then everything queued is written and the connection closed.
+    private func endOfInput() {
+        if !partial.isEmpty {
+            let line = partial
+            partial = []
+            line.withUnsafeBytes { deliver($0) }
+        }
+        if state == .open { server.beginClosing(self, .clientClosed) }
+    }
+
+    private func lineTooLong() {
+        partial = []
+        server.lineTooLong(self)
+    }
+
+    private static func firstNewline(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty,
+              let hit = memchr(base, Int32(UInt8(ascii: "\n")), bytes.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(hit))
+    }
+
+    // MARK: Output
+
+    /// Moves held output behind what is already released and writes what the socket takes.
+    func release() {
+        guard let held, evbuffer_get_length(held) > 0 else { return }
+        if let output, evbuffer_get_length(output) > 0 {
+            evbuffer_add_buffer(output, held)
+        } else {
+            // Nothing in flight: the held buffer becomes the output buffer, no copy.
+            self.held = output
+            output = held
+        }
+        flush()
+    }
+
+    /// Writes until the socket is full (then waits for EV_WRITE) or the output is empty.
+    private func flush() {
+        switch state {
+        case .open, .closing: break
+        case .dropping, .closed: return
+        }
+        if let out = output {
+            while evbuffer_get_length(out) > 0 {
+                do {
+                    _ = try Sys.send(out, to: fd)
+                } catch {
+                    if error.wouldBlock { return armWrite() }
+                    return server.drop(self, Self.reason(error))
+                }
+            }
+            // Flushed: give the buffers back, an idle connection keeps none.
+            evbuffer_free(out)
+            output = nil
+            if let h = held, evbuffer_get_length(h) == 0 {
+                evbuffer_free(h)
+                held = nil
+            }
+        }
+        disarmWrite()
+        if case .closing = state, held == nil { server.reap(self) }
+    }
+
+    private func armWrite() {
+        guard !writeArmed else { return }
+        if writeEvent == nil {
+            writeEvent = event_new(server.loop.base, fd, Int16(EV_WRITE | EV_PERSIST), { _, _, ctx in
+                Unmanaged<Connection>.fromOpaque(ctx!).takeUnretainedValue().writable()
+            }, Unmanaged.passUnretained(self).toOpaque())
+            event_priority_set(writeEvent, EventLoop.ioPriority)
+        }
+        event_add(writeEvent, nil)
+        writeArmed = true
+    }
+
+    private func disarmWrite() {
+        guard writeArmed else { return }
+        event_del(writeEvent)
+        writeArmed = false
+    }
+
+    // MARK: State changes (driven by LineServer)
+
+    /// Stops reading; output continues.
+    func markClosing(_ reason: CloseReason) {
+        state = .closing(reason)
+        partial = []
+        if let readEvent { event_del(readEvent) }
+    }
+
+    /// Stops reading and writing; queued output is discarded.
+    func markDropping(_ reason: CloseReason) {
+        state = .dropping(reason)
+        freeResources()
+    }
+
+    /// Whether a closing connection has written everything.
+    var isFlushed: Bool { pendingOutputBytes == 0 }
+
+    /// Releases everything and closes the descriptor. The server tells the delegate.
+    func tearDown() {
+        freeResources()
+        state = .closed
+        Sys.close(fd)
+    }
+
+    private func freeResources() {
+        if let readEvent { event_free(readEvent) }
+        if let writeEvent { event_free(writeEvent) }
+        if let held { evbuffer_free(held) }
+        if let output { evbuffer_free(output) }
+        readEvent = nil
+        writeEvent = nil
+        writeArmed = false
+        held = nil
+        output = nil
+        partial = []
+    }
+
+    private static func reason(_ error: SystemError) -> CloseReason {
+        error.errno == ECONNRESET || error.errno == EPIPE ? .clientClosed : .error(error.errno)
+    }
+}

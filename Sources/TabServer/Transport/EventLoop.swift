@@ -1,0 +1,189 @@
+// The one libevent loop of the process: timers, signals, and a door for other threads.
+//
+// Everything registered here runs on the loop's thread, one callback at a time. The base has
+// two priorities: 0 for I/O, timers and signals, 1 for the end of a turn (see LineServer),
+// which libevent runs only once no priority-0 event is ready.
+
+import CLibevent
+import Foundation
+import Glibc
+
+public final class EventLoop {
+    /// The event_base. Valid for the loop's lifetime.
+    let base: OpaquePointer
+
+    /// Priority of I/O, timers, signals and `async` work.
+    static let ioPriority: Int32 = 0
+    /// Priority of work that must wait until every ready descriptor was handled.
+    static let endOfTurnPriority: Int32 = 1
+
+    private var timers: [ObjectIdentifier: TimerHandle] = [:]
+    private var signalHandlers: [SignalHandler] = []
+
+    // `async` from other threads: closures queued under a lock, an eventfd to wake the loop.
+    private let wakeFD: Int32
+    private var wakeEvent: OpaquePointer?
+    private let queueLock = NSLock()
+    private var queued: [() -> Void] = []
+
+    /// Creates the event_base (two priorities) and ignores SIGPIPE for the whole process:
+    /// a client that goes away must be an EPIPE error, never a fatal signal.
+    public init() throws {
+        signal(SIGPIPE, SIG_IGN)
+        guard let base = event_base_new() else { throw SystemError("event_base_new", errno: errno) }
+        guard event_base_priority_init(base, 2) == 0 else {
+            event_base_free(base)
+            throw SystemError("event_base_priority_init", errno: EINVAL)
+        }
+        let fd = tabd_eventfd()
+        guard fd >= 0 else {
+            let code = errno
+            event_base_free(base)
+            throw SystemError("eventfd", errno: code)
+        }
+        self.base = base
+        self.wakeFD = fd
+        let ev = event_new(base, fd, Int16(EV_READ | EV_PERSIST), { _, _, ctx in
+            Unmanaged<EventLoop>.fromOpaque(ctx!).takeUnretainedValue().runQueued()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        event_priority_set(ev, Self.ioPriority)
+        event_add(ev, nil)
+        wakeEvent = ev
+    }
+
+    deinit {
+        for t in timers.values { t.free() }
+        for s in signalHandlers { event_free(s.event) }
+        if let wakeEvent { event_free(wakeEvent) }
+        Sys.close(wakeFD)
+        event_base_free(base)
+    }
+
+    /// Runs the loop (event_base_dispatch) until `stop()`.
+    public func run() throws {
+        if event_base_dispatch(base) == -1 {
+            throw SystemError("event_base_dispatch", errno: errno)
+        }
+    }
+
+    /// Ends `run()` once the callbacks already due have run (event_base_loopexit). Safe from
+    /// within callbacks; from another thread use `async { loop.stop() }`.
+    public func stop() {
+        event_base_loopexit(base, nil)
+    }
+
+    // MARK: Timers
+
+    /// Calls `body` every `seconds` until the returned handle is cancelled.
+    @discardableResult
+    public func addTimer(every seconds: Double, _ body: @escaping () -> Void) -> TimerHandle {
+        schedule(seconds, repeating: true, body)
+    }
+
+    /// Calls `body` once, `seconds` from now.
+    public func after(_ seconds: Double, _ body: @escaping () -> Void) {
+        _ = schedule(seconds, repeating: false, body)
+    }
+
+    /// Like `after`, with a handle to cancel it.
+    @discardableResult
+    func once(after seconds: Double, _ body: @escaping () -> Void) -> TimerHandle {
+        schedule(seconds, repeating: false, body)
+    }
+
+    private func schedule(_ seconds: Double, repeating: Bool, _ body: @escaping () -> Void) -> TimerHandle {
+        let timer = TimerHandle(loop: self, body: body)
+        let flags = Int16(repeating ? EV_PERSIST : 0)
+        timer.event = tabd_evtimer_new(base, flags, { _, _, ctx in
+            Unmanaged<TimerHandle>.fromOpaque(ctx!).takeUnretainedValue().fire()
+        }, Unmanaged.passUnretained(timer).toOpaque())
+        timer.repeating = repeating
+        event_priority_set(timer.event, Self.ioPriority)
+        tabd_event_add_seconds(timer.event, seconds)
+        timers[ObjectIdentifier(timer)] = timer
+        return timer
+    }
+
+    fileprivate func forget(_ timer: TimerHandle) {
+        timers[ObjectIdentifier(timer)] = nil
+    }
+
+    // MARK: Signals
+
+    /// Calls `body` on the loop each time `signo` arrives (a libevent signal event: the
+    /// handler itself only wakes the loop).
+    public func onSignal(_ signo: Int32, _ body: @escaping () -> Void) {
+        let handler = SignalHandler(body: body)
+        handler.event = tabd_evsignal_new(base, signo, { _, _, ctx in
+            Unmanaged<SignalHandler>.fromOpaque(ctx!).takeUnretainedValue().body()
+        }, Unmanaged.passUnretained(handler).toOpaque())
+        event_priority_set(handler.event, Self.ioPriority)
+        event_add(handler.event, nil)
+        signalHandlers.append(handler)
+    }
+
+    // MARK: Other threads
+
+    /// Runs `body` on the loop thread, soon. The only method that may be called from any
+    /// thread (tests use it to reach the loop they run on a background thread).
+    public func async(_ body: @escaping () -> Void) {
+        queueLock.lock()
+        queued.append(body)
+        let wasEmpty = queued.count == 1
+        queueLock.unlock()
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    private func runQueued() {
+        var counter: UInt64 = 0
+        _ = read(wakeFD, &counter, 8)
+        queueLock.lock()
+        let work = queued
+        queued.removeAll()
+        queueLock.unlock()
+        for body in work { body() }
+    }
+}
+
+/// A timer registered with `EventLoop.addTimer`; `cancel()` stops it.
+public final class TimerHandle {
+    fileprivate var event: OpaquePointer?
+    fileprivate var repeating = false
+    private let body: () -> Void
+    /// Weak: a handle may outlive its loop (whose deinit frees every timer's event).
+    private weak var loop: EventLoop?
+
+    fileprivate init(loop: EventLoop, body: @escaping () -> Void) {
+        self.loop = loop
+        self.body = body
+    }
+
+    /// Whether the timer will still fire.
+    public var isActive: Bool { event != nil }
+
+    /// Stops the timer. Safe from within its own body; does nothing the second time.
+    public func cancel() {
+        guard event != nil else { return }
+        free()
+        loop?.forget(self)
+    }
+
+    fileprivate func fire() {
+        if !repeating { cancel() }
+        body()
+    }
+
+    fileprivate func free() {
+        if let event { event_free(event) }
+        event = nil
+    }
+}
+
+private final class SignalHandler {
+    var event: OpaquePointer?
+    let body: () -> Void
+    init(body: @escaping () -> Void) { self.body = body }
+}

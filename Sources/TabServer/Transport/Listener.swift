@@ -1,0 +1,368 @@
+// The listening socket: bound by tabd itself or passed by systemd; and the acceptor that
+// takes connections from it, backing off (never spinning, never dying) when descriptors run out.
+
+import CLibevent
+import Glibc
+import Logging
+
+/// Why a listening socket could not be set up. The description says what to do.
+public struct SocketError: Error, Equatable, CustomStringConvertible {
+    private enum Kind: Equatable {
+        case pathTooLong, addressInUse, notASocket, directoryMissing, invalidSystemdSocket, system
+    }
+    private let kind: Kind
+    public let message: String
+
+    private init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// The path does not fit sun_path (107 bytes and a NUL on Linux).
+    public static let pathTooLong = SocketError(.pathTooLong, "")
+    /// Another process is listening on the path.
+    public static let addressInUse = SocketError(.addressInUse, "")
+    /// Something that is not a socket exists at the path; tabd does not remove it.
+    public static let notASocket = SocketError(.notASocket, "")
+    /// The socket's directory does not exist.
+    public static let directoryMissing = SocketError(.directoryMissing, "")
+    /// LISTEN_FDS names something that is not one listening AF_UNIX stream socket.
+    public static let invalidSystemdSocket = SocketError(.invalidSystemdSocket, "")
+    /// Another system call failed.
+    public static let system = SocketError(.system, "")
+
+    static func pathTooLong(_ m: String) -> Self { .init(.pathTooLong, m) }
+    static func addressInUse(_ m: String) -> Self { .init(.addressInUse, m) }
+    static func notASocket(_ m: String) -> Self { .init(.notASocket, m) }
+    static func directoryMissing(_ m: String) -> Self { .init(.directoryMissing, m) }
+    static func invalidSystemdSocket(_ m: String) -> Self { .init(.invalidSystemdSocket, m) }
+    static func system(_ m: String) -> Self { .init(.system, m) }
+
+    /// Same kind of error (the message is not compared).
+    public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
+
+    public var description: String { message }
+}
+
+/// A listening Unix stream socket, non-blocking and close-on-exec. A `LineServer` takes
+/// ownership of its descriptor.
+public struct ListeningSocket {
+    public let fd: Int32
+    /// The file path (nil for an abstract or unnamed socket).
+    public let path: String?
+    /// Passed by systemd (socket activation) rather than bound by tabd.
+    public let activated: Bool
+    /// The socket file we created, so that we only ever remove our own.
+    private let file: FileIdentity?
+
+    /// Binds `path` the careful way: checks its length, refuses when another process is
+    /// listening there, removes a stale socket file only after connect() was refused,
+    /// creates the socket with `mode` (through umask, so it is never wider, even briefly),
+    /// optionally gives it to `group`, and listens with a backlog of 511.
+    public static func bind(path: String, mode: mode_t = 0o660, group: gid_t? = nil) throws -> ListeningSocket {
+        guard !path.hasPrefix("@"), let address = UnixAddress(path) else {
+            throw SocketError.pathTooLong("socket path '\(path)' is \(path.utf8.count) bytes; a Unix socket path must be shorter than \(UnixAddress.capacity) bytes (choose a shorter one)")
+        }
+        try removeStaleSocket(path, address)
+
+        let fd = try wrap { () throws(SystemError) in try Sys.unixSocket() }
+        var bound = false
+        do {
+            let oldMask = umask(0o777 & ~mode)
+            let result = address.withSockaddr { Glibc.bind(fd, $0, $1) }
+            let code = errno
+            umask(oldMask)
+            if result != 0 {
+                if code == ENOENT || code == ENOTDIR {
+                    let dir = PathComponents(path: path).directory
+                    throw SocketError.directoryMissing("cannot create the socket '\(path)': directory '\(dir)' does not exist (create it, e.g. systemd RuntimeDirectory=, or choose another socket path)")
+                }
+                if code == EADDRINUSE {
+                    throw SocketError.addressInUse("cannot bind '\(path)': it appeared while tabd was starting; is another tabd starting too?")
+                }
+                throw SocketError.system(SystemError("bind(\(path))", errno: code).description)
+            }
+            bound = true
+            if let group {
+                guard chown(path, uid_t.max, group) == 0 else {
+                    throw SocketError.system(SystemError("chown(\(path), group \(group))", errno: errno).description)
+                }
+            }
+            var st = stat()
+            guard stat(path, &st) == 0 else {
+                throw SocketError.system(SystemError("stat(\(path))", errno: errno).description)
+            }
+            _ = try wrap { () throws(SystemError) in try syscall("listen(\(path))") { listen(fd, 511) } }
+            return ListeningSocket(fd: fd, path: path, activated: false, file: FileIdentity(st))
+        } catch {
+            if bound { unlink(path) }
+            Sys.close(fd)
+            throw error
+        }
+    }
+
+    /// Probes an existing socket file: a listener answering connect() means "in use"; a
+    /// refused connect() means the file is stale and is removed.
+    private static func removeStaleSocket(_ path: String, _ address: UnixAddress) throws {
+        var st = stat()
+        if lstat(path, &st) != 0 {
+            if errno == ENOENT { return }
+            throw SocketError.system(SystemError("lstat(\(path))", errno: errno).description)
+        }
+        guard st.st_mode & S_IFMT == S_IFSOCK else {
+            throw SocketError.notASocket("'\(path)' exists and is not a socket; tabd will not remove it (move it away or choose another socket path)")
+        }
+        let probe = try wrap { () throws(SystemError) in try Sys.unixSocket() }
+        defer { Sys.close(probe) }
+        var result: Int32
+        repeat {
+            result = address.withSockaddr { connect(probe, $0, $1) }
+        } while result != 0 && errno == EINTR
+        let code = errno
+        if result == 0 || code == EAGAIN || code == EINPROGRESS {
+            // Connected, or its backlog is full: either way a process is listening.
+            throw SocketError.addressInUse("another process is listening on '\(path)' (is tabd already running?); stop it or choose another socket path")
+        }
+        switch code {
+        case ECONNREFUSED:
+            // Nobody listens: a stale socket left by a process that did not clean up.
+            if unlink(path) != 0 && errno != ENOENT {
+                throw SocketError.system(SystemError("unlink(\(path)) of a stale socket", errno: errno).description)
+            }
+        case ENOENT:
+            return
+        default:
+            throw SocketError.system("cannot check whether '\(path)' is in use: \(SystemError("connect", errno: code))")
+        }
+    }
+
+    /// The socket systemd passed (socket activation), or nil when LISTEN_FDS is absent or
+    /// LISTEN_PID is not this process. Checks that descriptor 3 is one listening AF_UNIX
+    /// stream socket, makes it non-blocking and close-on-exec, and unsets LISTEN_PID,
+    /// LISTEN_FDS and LISTEN_FDNAMES so that child processes do not see them.
+    public static func fromSystemd() throws -> ListeningSocket? {
+        try fromSystemd(firstDescriptor: 3)
+    }
+
+    static func fromSystemd(firstDescriptor fd: Int32) throws -> ListeningSocket? {
+        guard let fds = getenv("LISTEN_FDS").map({ String(cString: $0) }) else { return nil }
+        let pid = getenv("LISTEN_PID").map { String(cString: $0) }
+        defer {
+            unsetenv("LISTEN_PID")
+            unsetenv("LISTEN_FDS")
+            unsetenv("LISTEN_FDNAMES")
+        }
+        guard let pid, pid_t(pid) == getpid() else { return nil }  // meant for another process
+        guard let count = Int(fds), count >= 1 else {
+            throw SocketError.invalidSystemdSocket("LISTEN_FDS='\(fds)' is not a positive number of sockets")
+        }
+        guard count == 1 else {
+            throw SocketError.invalidSystemdSocket("systemd passed \(count) sockets; tabd listens on exactly one (one ListenStream= in tabd.socket)")
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else {
+            throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not a socket")
+        }
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0, address.sun_family == sa_family_t(AF_UNIX) else {
+            throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not a Unix socket (tabd.socket needs ListenStream=/path)")
+        }
+        do {
+            guard try Sys.socketOption(fd, SO_TYPE, "SO_TYPE") == tabd_sock_stream() else {
+                throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not a stream socket (use ListenStream=)")
+            }
+            guard try Sys.socketOption(fd, SO_ACCEPTCONN, "SO_ACCEPTCONN") != 0 else {
+                throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not listening (Accept=no is needed)")
+            }
+            try Sys.setNonBlockingCloseOnExec(fd)
+        } catch let error as SystemError {
+            throw SocketError.system("socket passed by systemd: \(error)")
+        }
+        let offset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)!
+        var path: String?
+        if Int(length) > offset + 1 {
+            path = withUnsafeBytes(of: &address.sun_path) { raw in
+                raw[0] == 0 ? nil : String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+        }
+        return ListeningSocket(fd: fd, path: path, activated: true, file: nil)
+    }
+
+    /// Removes the socket file at clean exit: only for a socket tabd bound itself, and only
+    /// while the file is still the one it created (a newer tabd may have replaced it).
+    public func removeSocketFile() {
+        guard !activated, let path, let file else { return }
+        var st = stat()
+        guard lstat(path, &st) == 0, FileIdentity(st) == file else { return }
+        unlink(path)
+    }
+
+    /// Device, inode and change time: an inode number alone is reused as soon as it is free.
+    private struct FileIdentity: Equatable {
+        let dev: UInt64, ino: UInt64, ctimeSeconds: Int, ctimeNanoseconds: Int
+        init(_ st: stat) {
+            dev = UInt64(st.st_dev)
+            ino = UInt64(st.st_ino)
+            ctimeSeconds = Int(st.st_ctim.tv_sec)
+            ctimeNanoseconds = Int(st.st_ctim.tv_nsec)
+        }
+    }
+
+    private static func wrap<T>(_ body: () throws(SystemError) -> T) throws -> T {
+        do { return try body() } catch { throw SocketError.system(error.description) }
+    }
+}
+
+/// A path's directory, without Foundation's URL machinery.
+private struct PathComponents {
+    let path: String
+    var directory: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+// MARK: - Accepting
+
+/// Takes connections from the listening socket. When the process (or system) runs out of
+/// descriptors (EMFILE, ENFILE) or memory, it stops listening for `backoff` seconds instead
+/// of spinning on a socket that stays readable, and logs once per episode. At the
+/// connection limit it stops listening until a connection closes.
+final class Acceptor {
+    private enum State {
+        case idle, listening, backingOff, full, stopped
+    }
+
+    private let loop: EventLoop
+    private let fd: Int32
+    private let backoff: Double
+    private let logger: Logger
+    private var event: OpaquePointer?
+    private var state = State.idle
+    /// A warning was logged for the current episode of running out (of descriptors or slots).
+    private var episodeLogged = false
+    private var backoffTimer: TimerHandle?
+
+    /// Whether one more connection may be accepted.
+    var hasRoom: () -> Bool = { true }
+    /// Called with each accepted descriptor (non-blocking, close-on-exec).
+    var onAccept: (Int32) -> Void = { Sys.close($0) }
+    /// accept4; replaced by tests to simulate running out of descriptors.
+    var acceptCall: (Int32) throws(SystemError) -> Int32 = { fd throws(SystemError) in try Sys.accept(fd) }
+    /// Connections taken per readiness, so that a flood of connects cannot starve clients.
+    private let batch = 64
+
+    /// Backoff episodes so far (tests).
+    private(set) var backoffEpisodes = 0
+
+    init(loop: EventLoop, fd: Int32, backoff: Double, logger: Logger) {
+        self.loop = loop
+        self.fd = fd
+        self.backoff = backoff
+        self.logger = logger
+    }
+
+    deinit {
+        invalidate()
+    }
+
+    /// Frees the libevent event. Called by the owner before the loop can go away.
+    func invalidate() {
+        stop()
+        if let event { event_free(event) }
+        event = nil
+    }
+
+    func start() {
+        guard state == .idle else { return }
+        event = event_new(loop.base, fd, Int16(EV_READ | EV_PERSIST), { _, _, ctx in
+            Unmanaged<Acceptor>.fromOpaque(ctx!).takeUnretainedValue().acceptReady()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        event_priority_set(event, EventLoop.ioPriority)
+        listen()
+    }
+
+    /// Stops accepting for good (shutdown). The descriptor is closed by the owner.
+    func stop() {
+        backoffTimer?.cancel()
+        backoffTimer = nil
+        if let event { event_del(event) }
+        state = .stopped
+    }
+
+    var isListening: Bool { state == .listening }
+
+    /// A connection closed: resume if we stopped at the connection limit.
+    func connectionClosed() {
+        guard state == .full, hasRoom() else { return }
+        logger.info("below the connection limit again: accepting connections")
+        episodeLogged = false
+        listen()
+    }
+
+    private func listen() {
+        state = .listening
+        event_add(event, nil)
+    }
+
+    private func pause(_ next: State) {
+        event_del(event)
+        state = next
+    }
+
+    private func acceptReady() {
+        for _ in 0..<batch {
+            guard state == .listening else { return }
+            guard hasRoom() else {
+                if !episodeLogged {
+                    logger.warning("connection limit reached: not accepting until a connection closes")
+                    episodeLogged = true
+                }
+                pause(.full)
+                return
+            }
+            let client: Int32
+            do {
+                client = try acceptCall(fd)
+            } catch {
+                switch error.errno {
+                case EAGAIN, EWOULDBLOCK:
+                    return
+                case ECONNABORTED, EPROTO, EPERM:
+                    continue  // that client is gone or refused (e.g. by a security module); next
+                default:
+                    backOff(error)
+                    return
+                }
+            }
+            if episodeLogged {
+                logger.info("accepting connections again")
+                episodeLogged = false
+            }
+            onAccept(client)
+        }
+    }
+
+    /// EMFILE, ENFILE, ENOBUFS, ENOMEM (or anything unexpected): the socket stays readable,
+    /// so listening on would spin. Stop for `backoff` seconds, then try again.
+    private func backOff(_ error: SystemError) {
+        if !episodeLogged {
+            backoffEpisodes += 1
+            let what = error.errno == EMFILE || error.errno == ENFILE ? "out of file descriptors" : "cannot accept"
+            logger.warning("\(what): not accepting connections for \(backoff) s (existing clients are still served)", metadata: [
+                "error": "\(error)", "accept.backoff_seconds": "\(backoff)",
+            ])
+            episodeLogged = true
+        }
+        pause(.backingOff)
+        backoffTimer = loop.once(after: backoff) { [weak self] in
+            guard let self, self.state == .backingOff else { return }
+            self.backoffTimer = nil
+            if self.hasRoom() { self.listen() } else { self.state = .full }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+// Connections: bounded output, peer credentials, many short connections, memory, closing.
+
+import Foundation
+import Glibc
+import Testing
+@testable import TabServer
+
+extension TransportTests {
+    @Suite struct Connections {
+        /// A client that never reads while its replies pile up is dropped (output overflow);
+        /// another client is served meanwhile and the loop never blocks.
+        @Test func nonReadingClientIsDroppedOnOutputOverflow() throws {
+            let server = try TestServer(limits: TransportLimits(maxOutputBytes: 1 << 20))
+            let big = [UInt8](repeating: UInt8(ascii: "b"), count: 100_000) + [UInt8(ascii: "\n")]
+            server.delegate.reply = { c, line in
+                c.send(line == "big" ? big : Array("echo:\(line)\n".utf8))
+            }
+            let sleeper = try Client(path: server.path)
+            let reader = try Client(path: server.path)
+            // One request per turn, so the output first fills the socket, then the queue.
+            for _ in 0..<40 {
+                guard sleeper.write("big\n") else { break }
+                usleep(5_000)
+            }
+            try server.wait("the sleeper is dropped") { !server.delegate.closed.isEmpty }
+            #expect(server.sync { Array(server.delegate.closed.values) } == [.outputOverflow])
+            reader.write("ping\n")
+            #expect(reader.readLine() == "echo:ping")
+            // The sleeper finds what the socket held, then the end.
+            let rest = sleeper.readUntilClosed()
+            #expect(rest.lines.count < 40)
+        }
+
+        /// The peer credentials are ours (SO_PEERCRED).
+        @Test func peerCredentialsAreTheClientProcess() throws {
+            let server = try TestServer()
+            let client = try Client(path: server.path)
+            client.write("who\n")
+            #expect(client.readLine() == "echo:who")
+            let peer = server.sync { server.delegate.opened[0].peer }
+            #expect(peer == PeerCredentials(pid: getpid(), uid: getuid(), gid: getgid()))
+        }
+
+        /// 5,000 connections opened and dropped at once: the server keeps serving and no
+        /// descriptor leaks.
+        @Test func manyShortConnectionsLeakNothing() throws {
+            let server = try TestServer()
+            let before = openDescriptorCount()
+            for i in 0..<5_000 {
+                let c = try Client(path: server.path)
+                if i % 100 == 0 { c.write("partial request without newline") }
+            }
+            let client = try Client(path: server.path)
+            client.write("after the storm\n")
+            #expect(client.readLine() == "echo:after the storm")
+            try server.wait("only one connection is left") { server.server.connectionCount == 1 }
+            #expect(server.sync { server.delegate.closed.count } == 5_000)
+            // Our client and its server side: two more than before.
+            let after = openDescriptorCount()
+            #expect(after - before <= 2 + 4, "descriptors before \(before), after \(after)")
+        }
+
+        /// An idle connection costs well under 4 KiB of resident memory.
+        @Test func idleConnectionsAreSmall() throws {
+            let server = try TestServer()
+            // Warm up: the first connections grow tables once.
+            var clients: [Client] = []
+            for _ in 0..<200 { clients.append(try Client(path: server.path)) }
+            try server.wait("warm-up connections are open") { server.server.connectionCount == 200 }
+            let count = 4_000
+            let before = residentBytes()
+            for _ in 0..<count {
+                let c = try Client(path: server.path)
+                c.write("hello\n")
+                clients.append(c)
+            }
+            try server.wait("all connections answered") { server.delegate.lines.count == count }
+            for c in clients.suffix(count) { _ = c.readLine() }
+            let after = residentBytes()
+            let perConnection = (after - before) / count
+            #expect(perConnection < 4096, "\(perConnection) bytes per idle connection")
+        }
+
+        /// close() from the delegate: what is queued is written, then the connection closes.
+        @Test func delegateCloseFlushesFirst() throws {
+            let server = try TestServer()
+            server.delegate.reply = { c, line in
+                c.send(Array("bye:\(line)\n".utf8))
+                if line == "quit" { c.close() }
+            }
+            let client = try Client(path: server.path)
+            client.write("one\nquit\nnever answered\n")
+            let result = client.readUntilClosed()
+            #expect(result.lines == ["bye:one", "bye:quit"])
+            try server.wait("closed") { !server.delegate.closed.isEmpty }
+            #expect(server.sync { Array(server.delegate.closed.values) } == [.closedByServer])
+        }
+
+        /// beginShutdown stops accepting, lets clients take their replies, closes them
+        /// (reason serverShutdown) and then calls its completion.
+        @Test func shutdownFlushesThenCompletes() throws {
+            let server = try TestServer()
+            let client = try Client(path: server.path)
+            client.write("last words\n")
+            #expect(client.readLine() == "echo:last words")
+            let done = DispatchSemaphore(value: 0)
+            server.loop.async {
+                server.delegate.opened[0].send(Array("goodbye\n".utf8))
+                server.server.beginShutdown { done.signal() }
+            }
+            #expect(done.wait(timeout: .now() + 5) == .success)
+            let rest = client.readUntilClosed()
+            #expect(rest.lines == ["goodbye"])
+            #expect(rest.eof)
+            #expect(server.sync { Array(server.delegate.closed.values) } == [.serverShutdown])
+            #expect(throws: SystemError.self) { try Client(path: server.path) }
+        }
+
+        /// A closing client that does not take its output is closed after the grace period
+        /// (it does not keep its descriptor forever).
+        @Test func closingClientThatDoesNotReadIsClosedAfterGracePeriod() throws {
+            let server = try TestServer(limits: TransportLimits(closeGracePeriod: 0.2))
+            let big = [UInt8](repeating: UInt8(ascii: "b"), count: 1 << 20) + [UInt8(ascii: "\n")]
+            server.delegate.reply = { c, _ in
+                c.send(big)
+                c.close()
+            }
+            let sleeper = try Client(path: server.path)
+            sleeper.write("big\n")
+            try server.wait("the reply is queued") { server.delegate.lines.count == 1 }
+            #expect(server.sync { server.server.connectionCount } == 1)
+            try server.wait("the sleeper is closed", timeout: 3) { server.server.connectionCount == 0 }
+            #expect(server.sync { Array(server.delegate.closed.values) } == [.closedByServer])
+        }
+
+        /// A client that does not read its output does not hold up shutdown past the grace period.
+        @Test func shutdownIsBounded() throws {
+            let server = try TestServer(limits: TransportLimits(closeGracePeriod: 0.3))
+            let big = [UInt8](repeating: UInt8(ascii: "b"), count: 1 << 20) + [UInt8(ascii: "\n")]
+            server.delegate.reply = { c, _ in c.send(big) }
+            let sleeper = try Client(path: server.path)
+            sleeper.write("big\n")
+            try server.wait("the reply is queued") { server.delegate.lines.count == 1 }
+            let done = DispatchSemaphore(value: 0)
+            let started = Date()
+            server.loop.async { server.server.beginShutdown { done.signal() } }
+            #expect(done.wait(timeout: .now() + 5) == .success)
+            #expect(Date().timeIntervalSince(started) < 2)
+            #expect(server.sync { Array(server.delegate.closed.values) } == [.serverShutdown])
+        }
+    }
+}

@@ -1,0 +1,282 @@
+// Test support for the transport: a server on a private socket with its loop on a
+// background thread, an echo delegate, a blocking client, subprocess helpers.
+
+import Foundation
+import Glibc
+import Logging
+import Testing
+@testable import TabServer
+
+/// All transport tests, one at a time: several count descriptors or memory of the process,
+/// or fork, which other tests running at the same time would disturb.
+@Suite(.serialized) enum TransportTests {}
+
+/// A short private socket path (sun_path holds 107 bytes).
+func temporarySocketPath(_ tag: String = "s") -> String {
+    "/tmp/tabd-t\(getpid())-\(tag)-\(UInt32.random(in: 0...UInt32.max)).sock"
+}
+
+/// Captures log messages (for "logs once per episode").
+final class LogRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _messages: [(Logger.Level, String)] = []
+    var messages: [(Logger.Level, String)] { lock.withLock { _messages } }
+    func append(_ level: Logger.Level, _ message: String) { lock.withLock { _messages.append((level, message)) } }
+
+    var logger: Logger {
+        Logger(label: "tabd.transport.test") { _ in RecordingHandler(recorder: self) }
+    }
+
+    struct RecordingHandler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            recorder.append(event.level, event.message.description)
+        }
+    }
+}
+
+/// Echoes every line as "echo:<line>\n" unless `reply` says otherwise; records what happened.
+/// Runs on the loop thread: read its records through `TestServer.sync`.
+final class EchoDelegate: LineServiceDelegate {
+    var opened: [Connection] = []
+    var lines: [String] = []
+    var closed: [UInt64: CloseReason] = [:]
+    var commits = 0
+    var tooLong = 0
+    var onCommit: () -> Void = {}
+    var reply: (Connection, String) -> Void = { c, line in c.send(Array("echo:\(line)\n".utf8)) }
+
+    func connectionDidOpen(_ connection: Connection) { opened.append(connection) }
+
+    func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer) {
+        let text = String(decoding: line, as: UTF8.self)
+        lines.append(text)
+        reply(connection, text)
+    }
+
+    func connectionLineTooLong(_ connection: Connection) {
+        tooLong += 1
+        connection.send(Array("error:too long\n".utf8))
+    }
+
+    func connectionDidClose(_ connection: Connection, reason: CloseReason) {
+        closed[connection.id] = reason
+    }
+
+    func commitTurn() {
+        commits += 1
+        onCommit()
+    }
+}
+
+struct TestTimeout: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out: \(what)" }
+}
+
+/// A LineServer on a private socket, its loop running on a background thread.
+final class TestServer {
+    let loop: EventLoop
+    let server: LineServer
+    let delegate: EchoDelegate
+    let path: String
+    private let finished = DispatchSemaphore(value: 0)
+    private var stopped = false
+
+    init(limits: TransportLimits = TransportLimits(), delegate: EchoDelegate = EchoDelegate(),
+         logger: Logger = Logger(label: "tabd.transport.test", factory: { _ in SwiftLogNoOpLogHandler() }),
+         configure: (LineServer) -> Void = { _ in }) throws {
+        path = temporarySocketPath()
+        loop = try EventLoop()
+        let listener = try ListeningSocket.bind(path: path)
+        self.delegate = delegate
+        server = LineServer(loop: loop, listener: listener, limits: limits, delegate: delegate, logger: logger)
+        configure(server)
+        server.start()
+        let loop = self.loop
+        let finished = self.finished
+        let thread = Thread {
+            do { try loop.run() } catch { Issue.record("loop.run threw \(error)") }
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// Runs `body` on the loop thread and returns its result.
+    func sync<T>(_ body: @escaping () -> T) -> T {
+        let done = DispatchSemaphore(value: 0)
+        var result: T?
+        loop.async {
+            result = body()
+            done.signal()
+        }
+        done.wait()
+        return result!
+    }
+
+    /// Waits (polling the loop) until `condition` holds on the loop thread.
+    func wait(_ what: String, timeout: Double = 10, _ condition: @escaping () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !sync(condition) {
+            if Date() > deadline { throw TestTimeout(what: what) }
+            usleep(2_000)
+        }
+    }
+
+    /// Shuts the server down gracefully and waits for the loop to end.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        loop.async { [server, loop] in server.beginShutdown { loop.stop() } }
+        if finished.wait(timeout: .now() + 10) == .timedOut {
+            Issue.record("the loop did not stop within 10 s")
+        }
+        unlink(path)
+    }
+}
+
+/// A blocking client socket with a line reader.
+final class Client {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        fd = try Sys.unixSocket()
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)  // a blocking client
+        let address = UnixAddress(path)!
+        let r = address.withSockaddr { connect(fd, $0, $1) }
+        guard r == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw SystemError("connect(\(path))", errno: e)
+        }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Writes everything; false if the server closed (EPIPE, ECONNRESET).
+    @discardableResult
+    func write(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += n
+        }
+        return true
+    }
+
+    @discardableResult
+    func write(_ text: String) -> Bool { write(Array(text.utf8)) }
+
+    func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
+
+    private func fill(timeout: Double) -> Int {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&p, 1, Int32(timeout * 1000))
+        guard ready > 0 else { return -2 }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        if n > 0 { buffer.append(contentsOf: chunk[..<n]) }
+        return n
+    }
+
+    /// The next line (without "\n"), or nil at end of file, error or timeout.
+    func readLine(timeout: Double = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeSubrange(...nl)
+                return line
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0, fill(timeout: left) > 0 else { return nil }
+        }
+    }
+
+    /// What arrives until the server closes: the lines and whether it ended with end of file
+    /// (false: an error such as ECONNRESET, or the timeout).
+    func readUntilClosed(timeout: Double = 10) -> (lines: [String], eof: Bool) {
+        let deadline = Date().addingTimeInterval(timeout)
+        var eof = false
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { break }
+            let n = fill(timeout: left)
+            if n == 0 { eof = true; break }
+            if n < 0 { break }
+        }
+        var lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        buffer.removeAll()
+        return (lines, eof)
+    }
+
+    /// Bytes waiting in the socket right now (MSG_PEEK | MSG_DONTWAIT), without reading them.
+    static func bytesWaiting(_ fd: Int32) -> Int {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return max(n, 0)
+    }
+}
+
+/// Descriptors open in this process.
+func openDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
+
+/// Resident memory of this process in bytes.
+func residentBytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// Runs `body` in a forked child and returns its exit status (or -1 after `timeout` seconds,
+/// the child then killed), with what `parent` returned (it runs meanwhile in this process).
+/// The child only does what `body` does and exits.
+func runInChild(timeout: Double = 20, _ body: () -> Int32, parent: () -> Bool = { true }) -> (status: Int32, parent: Bool) {
+    let pid = fork()
+    if pid == 0 {
+        _exit(body())
+    }
+    precondition(pid > 0, "fork failed")
+    let parentResult = parent()
+    let deadline = Date().addingTimeInterval(timeout)
+    var status: Int32 = 0
+    while waitpid(pid, &status, WNOHANG) == 0 {
+        if Date() > deadline {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+            return (-1, parentResult)
+        }
+        usleep(5_000)
+    }
+    // WIFEXITED / WEXITSTATUS are macros.
+    return (status & 0x7f == 0 ? (status >> 8) & 0xff : -2, parentResult)
+}
+
+/// Runs a shell command (killed after `timeout` seconds) and returns its standard output.
+func shell(_ command: String, timeout: Int = 10) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["\(timeout)", "/bin/sh", "-c", command]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
