@@ -32,7 +32,7 @@ extension TransportTests {
             let b = try Client(path: server.path)
             try server.wait("both connections are open") { server.server.connectionCount == 2 }
             // Hold the loop while both clients write, so both are readable in the next turn.
-            server.loop.async { usleep(200_000) }
+            server.loop.async { usleep(500_000) }
             a.write("from a\n")
             b.write("from b\n")
             #expect(a.readLine() == "echo:from a")
@@ -74,9 +74,10 @@ extension TransportTests {
             for i in 0..<5 {
                 let started = Date()
                 other.write("hello \(i)\n")
-                let reply = other.readLine(timeout: 2)
+                let reply = other.readLine(timeout: 3)
                 let waited = Date().timeIntervalSince(started)
-                guard reply == "echo:hello \(i)", waited < 0.5 else {
+                // Typically a few milliseconds; without the bound, never.
+                guard reply == "echo:hello \(i)", waited < 2 else {
                     Issue.record("reply \(i) was \(reply ?? "nothing") after \(waited) s")
                     return
                 }
