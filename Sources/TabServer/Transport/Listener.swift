@@ -60,7 +60,10 @@ public struct ListeningSocket {
     /// creates the socket with `mode` (through umask, so it is never wider, even briefly),
     /// optionally gives it to `group`, and listens with a backlog of 511.
     public static func bind(path: String, mode: mode_t = 0o660, group: gid_t? = nil) throws -> ListeningSocket {
-        guard !path.hasPrefix("@"), let address = UnixAddress(path) else {
+        guard !path.hasPrefix("@") else {
+            throw SocketError.system("socket path '\(path)': abstract socket names are not supported (tabd's socket is a file, so that its mode and group control access)")
+        }
+        guard let address = UnixAddress(path) else {
             throw SocketError.pathTooLong("socket path '\(path)' is \(path.utf8.count) bytes; a Unix socket path must be shorter than \(UnixAddress.capacity) bytes (choose a shorter one)")
         }
         try removeStaleSocket(path, address)
