@@ -88,6 +88,9 @@ final class TestServer {
     let path: String
     private let finished = DispatchSemaphore(value: 0)
     private var stopped = false
+    /// The loop's thread: the last reference to a TestServer may go away there (in a closure
+    /// sent with `sync`), and that thread must not wait for itself.
+    private let loopThread = LoopThread()
 
     init(limits: TransportLimits = TransportLimits(), delegate: EchoDelegate = EchoDelegate(),
          logger: Logger = Logger(label: "tabd.transport.test", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -101,7 +104,9 @@ final class TestServer {
         server.start()
         let loop = self.loop
         let finished = self.finished
+        let loopThread = self.loopThread
         let thread = Thread {
+            loopThread.set(pthread_self())
             do { try loop.run() } catch { Issue.record("loop.run threw \(error)") }
             finished.signal()
         }
@@ -135,12 +140,24 @@ final class TestServer {
     func stop() {
         guard !stopped else { return }
         stopped = true
+        if loopThread.isCurrent {
+            server.beginShutdown { [loop] in loop.stop() }
+            unlink(path)
+            return
+        }
         loop.async { [server, loop] in server.beginShutdown { loop.stop() } }
         if finished.wait(timeout: .now() + 10) == .timedOut {
             Issue.record("the loop did not stop within 10 s")
         }
         unlink(path)
     }
+}
+
+final class LoopThread: @unchecked Sendable {
+    private let lock = NSLock()
+    private var thread: pthread_t?
+    func set(_ t: pthread_t) { lock.withLock { thread = t } }
+    var isCurrent: Bool { lock.withLock { thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false } }
 }
 
 /// A blocking client socket with a line reader.
