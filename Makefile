@@ -11,7 +11,7 @@ DESTDIR    ?=
 # Debian packages the build, the tests and `make run` need (command or header -> package).
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev
 
-.PHONY: all build test run deps bench clean
+.PHONY: all build test run deps bench clean install uninstall verify-units
 
 all: build
 
@@ -44,6 +44,46 @@ run: build
 	@[ -f $(RUN_DIR)/credentials ] || { printf 'demo:%s\n' "$$(openssl passwd -6 demo)" > $(RUN_DIR)/credentials; chmod 600 $(RUN_DIR)/credentials; }
 	@echo "tabd: socket $(RUN_DIR)/tabd.sock, state $(RUN_DIR)/state; Ctrl-C stops it"
 	exec $(BUILD_DIR)/tabd --config config/run.yaml
+
+VERSION     := 0.1.0
+BINDIR      := $(PREFIX)/bin
+PLUGINDIR   := $(PREFIX)/lib/tabd/plugins
+INCLUDEDIR  := $(PREFIX)/include
+PKGCONFDIR  := $(PREFIX)/lib/pkgconfig
+UNITDIR     := $(PREFIX)/lib/systemd/system
+SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
+TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
+DOCDIR      := $(PREFIX)/share/doc/tabd
+CONFDIR     := /etc/tabd
+SUBST        = sed -e 's|/usr/local|$(PREFIX)|g' -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
+
+# Installs a release build. PREFIX (default /usr/local) and DESTDIR as usual; the example
+# config goes to /etc/tabd/tabd.yaml unless one is there already.
+install:
+	$(MAKE) build CONFIG=release
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PKGCONFDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(CONFDIR)
+	install -m 0755 .build/release/tabd .build/release/tabctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 .build/release/libLoginGate.so .build/release/libOrientationRules.so $(DESTDIR)$(PLUGINDIR)/
+	install -m 0644 Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(INCLUDEDIR)/tabd/policy.h
+	$(SUBST) systemd/tabd-policy.pc.in > $(DESTDIR)$(PKGCONFDIR)/tabd-policy.pc
+	$(SUBST) systemd/tabd.service > $(DESTDIR)$(UNITDIR)/tabd.service
+	$(SUBST) systemd/tabd.socket > $(DESTDIR)$(UNITDIR)/tabd.socket
+	install -m 0644 systemd/tabd.sysusers $(DESTDIR)$(SYSUSERSDIR)/tabd.conf
+	install -m 0644 systemd/tabd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/tabd.conf
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 Plugins/examples/hello.c $(DESTDIR)$(DOCDIR)/
+	[ -f $(DESTDIR)$(CONFDIR)/tabd.yaml ] || $(SUBST) tabd.example.yaml > $(DESTDIR)$(CONFDIR)/tabd.yaml
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tabd $(DESTDIR)$(BINDIR)/tabctl
+	rm -f $(DESTDIR)$(PLUGINDIR)/libLoginGate.so $(DESTDIR)$(PLUGINDIR)/libOrientationRules.so
+	rm -f $(DESTDIR)$(INCLUDEDIR)/tabd/policy.h $(DESTDIR)$(PKGCONFDIR)/tabd-policy.pc
+	rm -f $(DESTDIR)$(UNITDIR)/tabd.service $(DESTDIR)$(UNITDIR)/tabd.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/tabd.conf $(DESTDIR)$(TMPFILESDIR)/tabd.conf
+	rm -rf $(DESTDIR)$(DOCDIR)
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/tabd 2>/dev/null
+	@echo "kept: $(CONFDIR) and /var/lib/tabd (configuration and state)"
 
 clean:
 	rm -rf .build run

@@ -163,8 +163,6 @@ public struct ServerConfig: Sendable {
                 o.set(ks.string, try jsonValue(v, key: ks.string, base: base))
             }
             return .object(o)
-        case .alias:
-            throw ConfigError("YAML aliases are not supported in plugin settings")
         }
     }
 }
