@@ -113,6 +113,12 @@ public final class EventLoop {
     /// Calls `body` on the loop each time `signo` arrives (a libevent signal event: the
     /// handler itself only wakes the loop).
     public func onSignal(_ signo: Int32, _ body: @escaping () -> Void) {
+        // A parent may hand us a blocked signal mask (Foundation's Process, some
+        // supervisors); a signal we handle must reach this thread.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, signo)
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
         let handler = SignalHandler(body: body)
         handler.event = tabd_evsignal_new(base, signo, { _, _, ctx in
             Unmanaged<SignalHandler>.fromOpaque(ctx!).takeUnretainedValue().body()
