@@ -150,25 +150,50 @@ start_redis() {
     wait_ready "$DIR/redis.sock" PING -ERR
 }
 
-# Placeholder until the daemon lands: the flags below are the contract with tabd's main.
+# start_tabd FSYNC [EXTRA ARGS...] : a fresh state directory each time
 start_tabd() {
-    local policy=$1
+    local policy=$1; shift
     rm -rf "$DIR/state"; mkdir -p "$DIR/state"; rm -f "$DIR/tabd.sock"
     start_server tabd "$DIR/tabd-$policy.log" "$TABD_BIN" --socket "$DIR/tabd.sock" \
-        --state-dir "$DIR/state" --fsync "$policy"
+        --state-dir "$DIR/state" --fsync "$policy" --log-level warning "$@"
     wait_ready "$DIR/tabd.sock" '{"cmd":"ping"}' '"ok":false'
 }
+
+# The login gate for the tap case: the reference plugin next to the tabd binary, one user.
+write_gate_config() {
+    printf 'bench:%s\n' "$(openssl passwd -6 bench)" >"$DIR/credentials"
+    chmod 600 "$DIR/credentials"
+    cat >"$DIR/gate.yaml" <<YAML
+plugins:
+  directories: [$(cd "$(dirname "$TABD_BIN")" && pwd)]
+  load:
+    - path: libLoginGate.so
+      required: true
+      settings: { login_tab: login, credentials_file: $DIR/credentials }
+YAML
+}
+
+# rss_kb PID
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
 # ---------------------------------------------------------------- requests
 SELECT_FILE=$DIR/select.req
 printf '%s\n' '{"cmd":"select","tab":"a"}' '{"cmd":"select","tab":"b"}' >"$SELECT_FILE"
 SETUP='{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
 CASES=("1 1" "50 1" "50 16")
+TAP_FILE=$DIR/tap.req
+printf '%s\n' '{"cmd":"tap","tab":"a"}' '{"cmd":"tap","tab":"b"}' >"$TAP_FILE"
+TAP_SETUP=('{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]}'
+           '{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"bench","password":"bench"}}')
+SUBSCRIBERS=${BENCH_SUBSCRIBERS:-1000}
+CONTROLLERS=${BENCH_CONTROLLERS:-1000}
 
 # ---------------------------------------------------------------- results
 ROWS=()       # server|fsync|case|ops|p50|p99|p999|max|errors|note
 IDLE_ROWS=()  # server|conns|alive|rss_before_kb|rss_after_kb|bytes_per_conn|errors
 NOTES=()
+CTRL_ROWS=()  # controllers|rss_before_kb|rss_after_kb|bytes_per_controller
+SUB_ROWS=()   # subscribers|ops|events_per_sec|lost
 
 field() { # field KEY LINE
     local k=$1 l=" $2 "
@@ -176,7 +201,7 @@ field() { # field KEY LINE
     echo "${l%% *}"
 }
 
-# run_cases SERVER FSYNC SOCKET ERRSUB LOADGEN_REQUEST_ARGS...
+# run_cases SERVER[/REQUEST] FSYNC SOCKET ERRSUB LOADGEN_REQUEST_ARGS...
 run_cases() {
     local server=$1 fsync=$2 sock=$3 errsub=$4; shift 4
     local c p out rc note
@@ -244,8 +269,45 @@ else
             TABD_STATUS+="fsync=$policy: did not start (see the log lines printed by the run). "
         fi
     done
+    write_gate_config
+    if start_tabd everysec --config "$DIR/gate.yaml"; then
+        run_cases "tabd tap (login gate)" everysec "$DIR/tabd.sock" '"ok":false' -R "$TAP_FILE" \
+            --setup "${TAP_SETUP[0]}" --setup "${TAP_SETUP[1]}"
+        stop_server
+    fi
+    if start_tabd everysec; then
+        run_cases "tabd state" everysec "$DIR/tabd.sock" '"ok":false' -r '{"cmd":"state"}' --setup "$SETUP"
+        stop_server
+    fi
     if start_tabd everysec; then
         run_idle tabd "$DIR/tabd.sock" '{"cmd":"ping"}' '"ok":false'
+        stop_server
+    fi
+    # Controllers of 6 tabs each: VmRSS before and after creating them (one pipelined batch).
+    if [ "$CONTROLLERS" -gt 0 ] && start_tabd everysec; then
+        say "tabd: $CONTROLLERS controllers of 6 tabs"
+        before=$(rss_kb "$SERVER_PID")
+        for i in $(seq "$CONTROLLERS"); do
+            printf '{"cmd":"controller.create","controller":"c%d","idiom":"phone"}\n' "$i"
+            printf '{"cmd":"set_tabs","controller":"c%d","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}\n' "$i"
+        done >"$DIR/controllers.req"
+        replies=$(socat -t 30 - "UNIX-CONNECT:$DIR/tabd.sock" <"$DIR/controllers.req" | grep -c '"ok":true' || true)
+        sleep 1.5  # let everysec write what it holds
+        after=$(rss_kb "$SERVER_PID")
+        per=$(awk -v a="$after" -v b="$before" -v n="$CONTROLLERS" 'BEGIN { printf "%.0f", (a - b) * 1024 / n }')
+        say "  ok replies=$replies of $((CONTROLLERS * 2)); rss ${before} -> ${after} kB; $per B per controller"
+        CTRL_ROWS+=("$CONTROLLERS|$before|$after|$per|$((CONTROLLERS * 2 - replies))")
+        stop_server
+    fi
+    # One client tapping (select between two tabs, default policy) while N subscribers read every event.
+    if [ "$SUBSCRIBERS" -gt 0 ] && start_tabd everysec; then
+        say "tabd: 1 client tapping, $SUBSCRIBERS subscribers of every event (${SECS}s)"
+        rc=0
+        out=$("${CLIENT_PIN[@]}" "$LOADGEN" -s "$DIR/tabd.sock" -c 1 -P 1 -d "$SECS" -w "$WARM" \
+              -R "$TAP_FILE" --setup "$SETUP" -e '"ok":false' \
+              --subscribe "$SUBSCRIBERS" --sub-line '{"cmd":"subscribe","events":["*"]}') || rc=$?
+        say "  $out"
+        SUB_ROWS+=("$SUBSCRIBERS|$(field ops_per_sec "$out")|$(field sub_lines_per_sec "$out")|$(field lost "$out")|$(field p50_us "$out")|$(field p99_us "$out")")
         stop_server
     fi
 fi
@@ -275,7 +337,7 @@ mkdir -p "$(dirname "$OUT")"
     echo "- Load average at start: $LOAD_START (client and server share the CPUs$([ "$PIN" = 1 ] && echo "; servers pinned to CPU 0, load generator to CPU 1"))"
     echo "- Command: \`$CMD\` (per case: ${SECS} s measured after ${WARM} s warmup, $REPEAT run(s), median shown; open files limit $NOFILE)"
     echo "- Data directory filesystem: $FS_TYPE; Redis $REDIS_VERSION (appendonly yes); libevent $(pkg-config --modversion libevent); $(gcc --version | head -1); tabd at git $TABD_REV"
-    echo "- Requests: floor and tabd \`{\"cmd\":\"select\",\"tab\":\"a\"}\` / \`…\"b\"}\` in turn per connection, after one \`set_tabs\` (6 tabs) per connection; Redis \`SET k v\` (inline)."
+    echo "- Requests: floor and tabd \`{\"cmd\":\"select\",\"tab\":\"a\"}\` / \`…\"b\"}\` in turn per connection, after one \`set_tabs\` (6 tabs) per connection; Redis \`SET k v\` (inline). \`tabd tap (login gate)\`: \`tap\` a / b in turn through the LoginGate plugin after \`set_tabs\` and a login; \`tabd state\`: \`{\"cmd\":\"state\"}\` on a 6-tab controller (read only)."
     echo "- Latency: per request, from write to its reply line, log-linear histogram (<0.8% error). c = connections, P = requests in flight per connection."
     echo
     echo "## Throughput and latency"
@@ -289,7 +351,7 @@ mkdir -p "$(dirname "$OUT")"
             read -r fo fp <<<"$(lookup floor - "$c")"
             vs_floor_ops=$(ratio "$ops" "${fo:-}"); vs_floor_p99=$(ratio "$p99" "${fp:-}")
         fi
-        if [ "$s" = tabd ]; then
+        if [ "${s%% *}" = tabd ]; then
             read -r ro rp <<<"$(lookup redis "$f" "$c")"
             vs_redis_ops=$(ratio "$ops" "${ro:-}"); vs_redis_p99=$(ratio "$p99" "${rp:-}")
         fi
@@ -309,6 +371,28 @@ mkdir -p "$(dirname "$OUT")"
             printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$s" "$n" "${alive:-—}" "$(mib "$before")" "$(mib "$after")" "${per:-—}" "${errs:-—}"
         done
         [ -z "$TABD_STATUS" ] || [ -x "$TABD_BIN" ] || echo "| tabd | — | — | — | — | — | skipped |"
+        echo
+    fi
+    if [ ${#CTRL_ROWS[@]} -gt 0 ]; then
+        echo "## Controllers (tabd VmRSS before and after creating them, 6 tabs each)"
+        echo
+        echo "| controllers | RSS before MiB | RSS after MiB | bytes per controller | failed requests |"
+        echo "|---:|---:|---:|---:|---:|"
+        for r in "${CTRL_ROWS[@]}"; do
+            IFS='|' read -r n before after per failed <<<"$r"
+            printf '| %s | %s | %s | %s | %s |\n' "$n" "$(mib "$before")" "$(mib "$after")" "$per" "$failed"
+        done
+        echo
+    fi
+    if [ ${#SUB_ROWS[@]} -gt 0 ]; then
+        echo "## Fan-out (one client taps between two tabs; every subscriber receives every event)"
+        echo
+        echo "| subscribers | taps/s | p50 µs | p99 µs | events/s delivered (all subscribers) | subscribers dropped |"
+        echo "|---:|---:|---:|---:|---:|---:|"
+        for r in "${SUB_ROWS[@]}"; do
+            IFS='|' read -r n ops evs lost p50 p99 <<<"$r"
+            printf '| %s | %s | %s | %s | %s | %s |\n' "$n" "${ops:-—}" "${p50:-—}" "${p99:-—}" "${evs:-—}" "${lost:-—}"
+        done
         echo
     fi
 } >"$OUT"

@@ -99,8 +99,20 @@ public let commandNames = [
     "plugins", "plugin.call", "explain", "reload", "stats",
 ]
 
-/// The commands only an administrator may run.
-public let adminCommands: Set<String> = ["reload", "controller.delete", "controller.create"]
+/// The commands only an administrator may run (root, the daemon's own uid, or a configured
+/// admin uid/gid): they change what every client sees — the configuration, or a whole
+/// controller disappearing under its users. Creating a controller harms no one.
+public let adminCommands = ["reload", "controller.delete"]
+
+extension RequestCommand {
+    /// One of `adminCommands` (a switch: this runs for every request).
+    public var isAdminOnly: Bool {
+        switch self {
+        case .reload, .controllerDelete: return true
+        default: return false
+        }
+    }
+}
 
 public enum RequestDecoder {
     /// Decodes one line. A `ProtocolError` says what is wrong; `id` is filled in when it
@@ -342,7 +354,10 @@ public enum RequestDecoder {
 struct Fields {
     let object: JSONObject
     let path: String
-    private var used: Set<String> = []
+    /// Which members were asked for, by position: requests have few fields, and a bit per
+    /// member is far cheaper than hashing key strings on every request. Members past the
+    /// 64th are never "used" — no command has that many fields, so they are unknown anyway.
+    private var used: UInt64 = 0
 
     init(object: JSONObject, path: String) {
         self.object = object
@@ -354,16 +369,14 @@ struct Fields {
         return nil
     }
 
-    mutating func markUsed(_ key: String) { used.insert(key) }
+    mutating func markUsed(_ key: String) { _ = value(key) }
 
-    mutating func has(_ key: String) -> Bool {
-        used.insert(key)
-        return object[key] != nil
-    }
+    mutating func has(_ key: String) -> Bool { value(key) != nil }
 
     mutating func value(_ key: String) -> JSONValue? {
-        used.insert(key)
-        return object[key]
+        guard let i = object.position(of: key) else { return nil }
+        if i < 64 { used |= 1 << UInt64(i) }
+        return object.value(at: i)
     }
 
     private func wrong(_ key: String, _ expected: String) -> ProtocolError {
@@ -442,7 +455,8 @@ struct Fields {
 
     /// Rejects any field that was not read: strict input.
     func finish() throws(ProtocolError) {
-        for key in object.keys where !used.contains(key) {
+        for i in 0..<object.count where i >= 64 || used & (1 << UInt64(i)) == 0 {
+            let key = object.key(at: i)
             let what = command.map { "'\($0)'" } ?? "this object"
             throw .invalid(path + key, "unknown field '\(path + key)' for \(what)")
         }

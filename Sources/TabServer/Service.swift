@@ -166,7 +166,7 @@ public final class TabService: LineServiceDelegate {
     // MARK: Dispatch
 
     private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {
-        if adminCommands.contains(r.name), !isAdmin(connection.peer) {
+        if r.command.isAdminOnly, !isAdmin(connection.peer) {
             throw ProtocolError(.forbidden, "'\(r.name)' is for administrators (root or a configured admin uid/gid); you are uid \(connection.peer.uid)")
         }
         switch r.command {
@@ -285,36 +285,40 @@ public final class TabService: LineServiceDelegate {
     private func run(_ command: Command, _ r: Request) throws(ProtocolError) {
         let outcome: Outcome
         do {
-            outcome = try containers.apply(command, to: r.controller, policy: plugins)
+            outcome = try containers.apply(command, to: r.controller, policy: plugins) { c, outcome in
+                reply(r) { w in result(of: command, c, outcome, &w) }
+                return outcome
+            }
         } catch {
             if error.code == .denied { stats.denials += 1 }
             afterCommand()
             throw ProtocolError(error)
         }
         if let j = outcome.journal { journal { w in ReplyEncoder.request(j, controller: r.controller, into: &w) } }
-        let c = containers[r.controller]!
-        reply(r) { w in
-            w.key("selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
-            w.key("selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
-            w.key("changed"); w.bool(outcome.journal != nil)
-            switch command {
-            case .rotate:
-                w.key("rotated"); w.bool(outcome.rotated ?? false)
-                ReplyEncoder.orientationMembers(c, policy: plugins, &w)
-            case .push(let id, _), .pop(let id), .popToRoot(let id):
-                w.key("stack"); ReplyEncoder.stack(c.tab(id)?.stack ?? [], &w)
-            case .customizeEnd, .setTabs, .addTab, .removeTab:
-                w.key("tabs"); ReplyEncoder.strings(c.tabs.map(\.id), &w)
-            case .setCustomizable:
-                w.key("customizable"); ReplyEncoder.strings(c.customizable, &w)
-            case .customizeBegin, .customizeMove:
-                w.key("customizing_order"); ReplyEncoder.strings(c.customizingOrder ?? [], &w)
-            default:
-                break
-            }
-        }
         publish(outcome.notifications, controller: r.controller)
         afterCommand()
+    }
+
+    /// The result members of a state-machine command's reply.
+    private func result(of command: Command, _ c: Controller, _ outcome: Outcome, _ w: inout JSONWriter) {
+        w.key("selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
+        w.key("selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
+        w.key("changed"); w.bool(outcome.journal != nil)
+        switch command {
+        case .rotate:
+            w.key("rotated"); w.bool(outcome.rotated ?? false)
+            ReplyEncoder.orientationMembers(c, policy: plugins, &w)
+        case .push(let id, _), .pop(let id), .popToRoot(let id):
+            w.key("stack"); ReplyEncoder.stack(c.tab(id)?.stack ?? [], &w)
+        case .customizeEnd, .setTabs, .addTab, .removeTab:
+            w.key("tabs"); ReplyEncoder.strings(c.tabs.map(\.id), &w)
+        case .setCustomizable:
+            w.key("customizable"); ReplyEncoder.strings(c.customizable, &w)
+        case .customizeBegin, .customizeMove:
+            w.key("customizing_order"); ReplyEncoder.strings(c.customizingOrder ?? [], &w)
+        default:
+            break
+        }
     }
 
     /// What plugins asked for during the command: events to publish and selections to apply.

@@ -67,6 +67,10 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
     public var keys: [String] { members.map(\.key) }
+    /// The key of the member at `position` (0 ..< count).
+    public func key(at position: Int) -> String { members[position].key }
+    /// The value of the member at `position` (0 ..< count).
+    public func value(at position: Int) -> JSONValue { members[position].value }
     public var values: [JSONValue] { members.map(\.value) }
 
     /// The value of `key`; setting `nil` removes the member.
@@ -129,7 +133,8 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     }
 
     @inline(__always)
-    private func position(of key: String) -> Int? {
+    /// Where `key` is among the members (their order), or nil.
+    public func position(of key: String) -> Int? {
         if let index { return index[key] }
         for i in 0..<members.count where members[i].key == key { return i }
         return nil

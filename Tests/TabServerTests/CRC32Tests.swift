@@ -1,0 +1,37 @@
+import Testing
+@testable import TabServer
+
+@Suite struct CRC32Tests {
+    /// The bit-at-a-time definition (IEEE 802.3, reflected 0xEDB88320).
+    static func reference(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            crc ^= UInt32(b)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    @Test func checkValue() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([UInt8]()) == 0)
+    }
+
+    @Test func slicingMatchesTheDefinitionAtEveryLengthAndAlignment() {
+        var rng = SystemRandomNumberGenerator()
+        let data = (0..<300).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        for start in 0..<9 {
+            for end in stride(from: start, through: data.count, by: 7) {
+                let slice = data[start..<end]
+                #expect(CRC32.checksum(slice) == Self.reference(Array(slice)), "bytes \(start)..<\(end)")
+            }
+        }
+    }
+
+    @Test func hexRoundTrip() {
+        for v: UInt32 in [0, 1, 0xCBF4_3926, 0xFFFF_FFFF] {
+            #expect(CRC32.parseHex(CRC32.hex(v)) == v)
+        }
+        #expect(CRC32.parseHex(Array("CBF43926".utf8)) == nil)  // lowercase only
+    }
+}
