@@ -73,7 +73,9 @@ public enum Daemon {
         loop.onSignal(SIGTERM, stop)
         loop.onSignal(SIGINT, stop)
         loop.onSignal(SIGHUP) { service.reload() }
-        if config.fsync == .everysec { loop.addTimer(every: 1.0) { service.tick() } }
+        if config.fsync == .everysec {
+            loop.addTimer(every: 1.0) { service.tick { body in loop.async(body) } }
+        }
         if let interval = notifier.watchdogInterval {
             loop.addTimer(every: interval) { notifier.notify("WATCHDOG=1") }
         }

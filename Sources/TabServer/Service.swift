@@ -423,8 +423,15 @@ public final class TabService: LineServiceDelegate {
     }
 
     /// `everysec`: the one-second timer.
-    public func tick() {
-        do { try store.syncIfNeeded() } catch { onFatal("tabd cannot keep its durability promise and stops: \(error)") }
+    /// Once a second under `everysec`: the journal is fsynced off the loop; `onLoop` brings
+    /// the result back to the loop thread.
+    public func tick(onLoop: @escaping @Sendable (@escaping () -> Void) -> Void) {
+        store.syncInBackground { [unowned self] nanos, error in
+            onLoop {
+                if let error { self.onFatal("tabd cannot keep its durability promise and stops: \(error)") }
+                self.store.backgroundSyncFinished(nanos: nanos)
+            }
+        }
     }
 
     /// At shutdown: everything written and synced.

@@ -162,7 +162,8 @@ final class LoopThread: @unchecked Sendable {
 
 /// A blocking client socket with a line reader.
 final class Client {
-    let fd: Int32
+    /// -1 once closed: never close a descriptor twice (another test may own the number by then).
+    private(set) var fd: Int32
     private var buffer: [UInt8] = []
 
     init(path: String) throws {
@@ -173,11 +174,12 @@ final class Client {
         guard r == 0 else {
             let e = errno
             Glibc.close(fd)
+            fd = -1
             throw SystemError("connect(\(path))", errno: e)
         }
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     /// Writes everything; false if the server closed (EPIPE, ECONNRESET).
     @discardableResult

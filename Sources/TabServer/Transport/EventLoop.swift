@@ -1,8 +1,9 @@
 // The one libevent loop of the process: timers, signals, and a door for other threads.
 //
-// Everything registered here runs on the loop's thread, one callback at a time. The base has
-// two priorities: 0 for I/O, timers and signals, 1 for the end of a turn (see LineServer),
-// which libevent runs only once no priority-0 event is ready.
+// Everything registered here runs on the loop's thread, one callback at a time. Every event
+// has the same priority: an event activated by a callback (the end of a turn, see
+// LineServer) joins the back of the active queue and runs after everything the same poll
+// found ready — once per poll, however busy the sockets stay.
 
 import CLibevent
 import Foundation
@@ -14,8 +15,10 @@ public final class EventLoop {
 
     /// Priority of I/O, timers, signals and `async` work.
     static let ioPriority: Int32 = 0
-    /// Priority of work that must wait until every ready descriptor was handled.
-    static let endOfTurnPriority: Int32 = 1
+    /// Priority of the end of a turn: the same as I/O. Activated from an I/O callback, it
+    /// queues behind the descriptors that poll reported ready and runs after them. (A lower
+    /// priority would wait until a poll finds nothing ready: under steady load, never.)
+    static let endOfTurnPriority: Int32 = 0
 
     private var timers: [ObjectIdentifier: TimerHandle] = [:]
     private var signalHandlers: [SignalHandler] = []

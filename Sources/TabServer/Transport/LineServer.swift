@@ -1,8 +1,8 @@
 // Line-delimited requests over a Unix socket, independent of what the lines mean.
 //
-// A turn: every connection that is readable hands its complete lines to the delegate (whose
-// replies are held), then — in a priority-1 event, which libevent runs only once no
-// priority-0 event is ready — the delegate commits once (`commitTurn`), and only then are
+// A turn: every connection the poll found readable hands its complete lines to the delegate
+// (whose replies are held), then — in an event activated by the first of them, which libevent
+// runs after every callback that poll made ready — the delegate commits once (`commitTurn`), and only then are
 // the held replies written. So nothing a turn produced reaches a client before it is durable,
 // and the commit is shared by every request of the turn (group commit).
 
@@ -197,7 +197,7 @@ public final class LineServer {
         wakeEndOfTurn()
     }
 
-    /// Activates the priority-1 event: it runs once no priority-0 event is ready.
+    /// Activates the end-of-turn event: it runs after the callbacks already queued by this poll.
     private func wakeEndOfTurn() {
         guard !endOfTurnPending else { return }
         endOfTurnPending = true
@@ -205,9 +205,8 @@ public final class LineServer {
         event_active(endOfTurnEvent, EV_TIMEOUT, 0)
     }
 
-    /// Sockets that are ready in every poll would keep a priority-1 event from ever running
-    /// (one client streaming requests would hold everyone's replies). Called at the start of
-    /// every I/O callback: a turn open longer than `maxTurnDelay` ends here and now.
+    /// A safety net: should a turn stay open longer than `maxTurnDelay` (one poll's callbacks
+    /// taking that long), it ends here and now. Called at the start of every I/O callback.
     func closeTurnIfOverdue() {
         guard endOfTurnPending, Sys.monotonicSeconds() - turnOpenedAt > limits.maxTurnDelay else { return }
         event_del(endOfTurnEvent)  // also removes it from the active queue

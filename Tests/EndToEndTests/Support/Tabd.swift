@@ -118,7 +118,9 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// A blocking client for one connection: send lines, read lines.
 final class LineClient {
-    let fd: Int32
+    /// -1 once closed: a descriptor must never be closed twice (the number may already belong
+    /// to another test's socket in this process).
+    private(set) var fd: Int32
     private var buffer: [UInt8] = []
 
     init(path: String) throws {
@@ -134,13 +136,14 @@ final class LineClient {
         if ok != 0 {
             let e = errno
             close(fd)
+            fd = -1
             throw TestFailure("connect \(path): \(String(cString: strerror(e)))")
         }
         var tv = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     func write(_ text: String) throws { try write(Array(text.utf8)) }
 
