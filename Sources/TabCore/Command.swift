@@ -76,5 +76,18 @@ public struct Outcome: Equatable, Sendable {
     public var journal: Command?
     /// For `rotate`: whether the controller rotated (R9.3).
     public var rotated: Bool?
-    public init() {}
+    /// How many notifications the command produced, built or not.
+    public private(set) var notificationCount = 0
+    /// False when nobody listens: notifications are then counted (so `seq` still advances)
+    /// but not built, which spares a select most of its allocations.
+    public var recordsNotifications = true
+
+    public init(recordsNotifications: Bool = true) {
+        self.recordsNotifications = recordsNotifications
+    }
+
+    mutating func notify(_ n: @autoclosure () -> Notification) {
+        notificationCount += 1
+        if recordsNotifications { notifications.append(n()) }
+    }
 }

@@ -46,18 +46,17 @@ public struct TabContainers: Equatable, Sendable, Codable {
     }
 
     /// Applies `command` to the controller `name`; a refused command changes nothing.
-    public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy()) throws(TabError) -> Outcome {
-        try apply(command, to: name, policy: policy) { _, outcome in outcome }
+    public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true) throws(TabError) -> Outcome {
+        try apply(command, to: name, policy: policy, notifying: notifying) { _, outcome in outcome }
     }
 
     /// Applies `command` to the controller `name` where it lies (one lookup, no copy of the
     /// controller), then hands the controller as it is afterwards and the outcome to `read`:
     /// the daemon builds its reply there without copying the controller out.
-    public mutating func apply<R>(_ command: Command, to name: String, policy: Policy = DefaultPolicy(),
+    public mutating func apply<R>(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true,
                                   reading read: (Controller, Outcome) -> R) throws(TabError) -> R {
         guard let i = controllers.index(forKey: name) else { throw TabError(.notFound, "no controller named '\(name)'") }
-        let outcome = try controllers.values[i].apply(command, policy: policy)
-        return read(controllers.values[i], outcome)
+        return try controllers.values[i].apply(command, policy: policy, notifying: notifying, reading: read)
     }
 
     /// Puts a controller back as it was (restoring from a snapshot).

@@ -98,8 +98,9 @@ public struct Controller: Equatable, Sendable {
     // MARK: Commands
 
     /// Applies one command. Throws (changing nothing) when the command is refused.
-    public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy()) throws(TabError) -> Outcome {
-        var out = Outcome()
+    /// `notifying: false` when no one will read the notifications (see `Outcome`).
+    public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true) throws(TabError) -> Outcome {
+        var out = Outcome(recordsNotifications: notifying)
         switch command {
         case .setTabs(let new, let animated):
             try setTabs(new, animated: animated, &out)
@@ -142,6 +143,13 @@ public struct Controller: Equatable, Sendable {
         return out
     }
 
+    /// `apply`, then `read` of the controller as it is afterwards — in place, without a copy.
+    public mutating func apply<R>(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
+                                  reading read: (Controller, Outcome) -> R) throws(TabError) -> R {
+        let outcome = try apply(command, policy: policy, notifying: notifying)
+        return read(self, outcome)
+    }
+
     // MARK: R2 — replacing the tabs
 
     private mutating func setTabs(_ new: [Tab], animated: Bool, _ out: inout Outcome) throws(TabError) {
@@ -159,7 +167,7 @@ public struct Controller: Equatable, Sendable {
         tabs = new.map(Controller.fresh)
         rebuildIndex()
         for tab in tabs { installChild(tab.id, &out) }
-        out.notifications.append(.tabsChanged(tabs: tabs.map(\.id), animated: animated))
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection.isTab, &out)
     }
@@ -178,7 +186,7 @@ public struct Controller: Equatable, Sendable {
         tabs.insert(Controller.fresh(tab), at: at)
         rebuildIndex()
         installChild(tab.id, &out)
-        out.notifications.append(.tabsChanged(tabs: tabs.map(\.id), animated: false))
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: false, &out)
     }
@@ -190,31 +198,31 @@ public struct Controller: Equatable, Sendable {
         removeChild(id, &out)
         tabs.remove(at: index)
         rebuildIndex()
-        out.notifications.append(.tabsChanged(tabs: tabs.map(\.id), animated: false))
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection == .tab(id), &out)
     }
 
     /// R5.3: will-move(nil), the disappearance if it is on screen, did-move(nil).
     private mutating func removeChild(_ id: String, _ out: inout Outcome) {
-        out.notifications.append(.containment(tab: id, phase: .willMove, parent: nil))
+        out.notify(.containment(tab: id, phase: .willMove, parent: nil))
         if selection == .tab(id) {
-            out.notifications.append(.appearance(tab: id, phase: .willDisappear))
-            out.notifications.append(.appearance(tab: id, phase: .didDisappear))
+            out.notify(.appearance(tab: id, phase: .willDisappear))
+            out.notify(.appearance(tab: id, phase: .didDisappear))
         }
-        out.notifications.append(.containment(tab: id, phase: .didMove, parent: nil))
+        out.notify(.containment(tab: id, phase: .didMove, parent: nil))
     }
 
     private func installChild(_ id: String, _ out: inout Outcome) {
-        out.notifications.append(.containment(tab: id, phase: .willMove, parent: name))
-        out.notifications.append(.containment(tab: id, phase: .didMove, parent: name))
+        out.notify(.containment(tab: id, phase: .willMove, parent: name))
+        out.notify(.containment(tab: id, phase: .didMove, parent: name))
     }
 
     /// R2.3: any change of the tab list makes every tab customizable again.
     private mutating func resetCustomizable(_ out: inout Outcome) {
         let all = tabs.map(\.id)
         if customizable != all { customizable = all }
-        out.notifications.append(.customizableChanged(tabs: all))
+        out.notify(.customizableChanged(tabs: all))
     }
 
     private struct SelectionSnapshot {
@@ -247,7 +255,7 @@ public struct Controller: Equatable, Sendable {
         }
         selection = next
         if previous != next || before.index != selectedIndex {
-            out.notifications.append(.selectionChanged(tab: next.wireValue, index: selectedIndex,
+            out.notify(.selectionChanged(tab: next.wireValue, index: selectedIndex,
                                                        previous: previous.wireValue, cause: .tabs))
         }
     }
@@ -265,8 +273,8 @@ public struct Controller: Equatable, Sendable {
         if case .set(let v) = update.fullScreenLayout { tab.fullScreenLayout = v }
         guard tab != tabs[index] else { return }
         tabs[index] = tab
-        out.notifications.append(.tabUpdated(tab: id))
-        if tab.badge != oldBadge { out.notifications.append(.badgeChanged(tab: id, value: tab.badge)) }
+        out.notify(.tabUpdated(tab: id))
+        if tab.badge != oldBadge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
     }
 
     /// R8: a badge changes nothing but the badge.
@@ -278,7 +286,7 @@ public struct Controller: Equatable, Sendable {
         } else {
             tabs[index].item!.badge = value
         }
-        out.notifications.append(.badgeChanged(tab: id, value: value))
+        out.notify(.badgeChanged(tab: id, value: value))
     }
 
     // MARK: R4 — selection
@@ -331,9 +339,9 @@ public struct Controller: Equatable, Sendable {
         // R4.3: a tap always shows the tab's root.
         if case .tab(let id, let index) = candidate, !tabs[index].stack.isEmpty {
             tabs[index].stack.removeAll()
-            out.notifications.append(.navigationChanged(tab: id, stack: []))
+            out.notify(.navigationChanged(tab: id, stack: []))
         }
-        out.notifications.append(.didSelect(tab: candidate.id, index: candidate.index))
+        out.notify(.didSelect(tab: candidate.id, index: candidate.index))
         policy.didSelect(candidate, in: self)
         if self != before { out.journal = .tap(target) }
     }
@@ -349,7 +357,7 @@ public struct Controller: Equatable, Sendable {
         let previous = selection
         appear(next, disappearing: previous, &out)
         selection = next
-        out.notifications.append(.selectionChanged(tab: next.wireValue, index: selectedIndex,
+        out.notify(.selectionChanged(tab: next.wireValue, index: selectedIndex,
                                                    previous: previous.wireValue, cause: cause))
     }
 
@@ -358,12 +366,12 @@ public struct Controller: Equatable, Sendable {
     private mutating func appear(_ next: Selection, disappearing old: Selection, _ out: inout Outcome) {
         if case .tab(let id) = next, let index = indexByID[id], !tabs[index].contentLoaded {
             tabs[index].contentLoaded = true
-            out.notifications.append(.contentLoaded(tab: id))
+            out.notify(.contentLoaded(tab: id))
         }
-        if let id = old.wireValue { out.notifications.append(.appearance(tab: id, phase: .willDisappear)) }
-        if let id = next.wireValue { out.notifications.append(.appearance(tab: id, phase: .willAppear)) }
-        if let id = old.wireValue { out.notifications.append(.appearance(tab: id, phase: .didDisappear)) }
-        if let id = next.wireValue { out.notifications.append(.appearance(tab: id, phase: .didAppear)) }
+        if let id = old.wireValue { out.notify(.appearance(tab: id, phase: .willDisappear)) }
+        if let id = next.wireValue { out.notify(.appearance(tab: id, phase: .willAppear)) }
+        if let id = old.wireValue { out.notify(.appearance(tab: id, phase: .didDisappear)) }
+        if let id = next.wireValue { out.notify(.appearance(tab: id, phase: .didAppear)) }
     }
 
     // MARK: R6 — navigation stacks
@@ -380,7 +388,7 @@ public struct Controller: Equatable, Sendable {
         let index = try navigationTab(id)
         guard !screen.id.isEmpty else { throw TabError(.invalid, "a screen needs a non-empty id") }
         tabs[index].stack.append(screen)
-        out.notifications.append(.navigationChanged(tab: id, stack: tabs[index].stack))
+        out.notify(.navigationChanged(tab: id, stack: tabs[index].stack))
     }
 
     private mutating func pop(_ id: String, toRoot: Bool, _ out: inout Outcome) throws(TabError) {
@@ -390,7 +398,7 @@ public struct Controller: Equatable, Sendable {
             throw TabError(.conflict, "tab '\(id)' shows its root screen; the root cannot be popped")
         }
         if toRoot { tabs[index].stack.removeAll() } else { tabs[index].stack.removeLast() }
-        out.notifications.append(.navigationChanged(tab: id, stack: tabs[index].stack))
+        out.notify(.navigationChanged(tab: id, stack: tabs[index].stack))
     }
 
     // MARK: R7 — customization
@@ -401,7 +409,7 @@ public struct Controller: Equatable, Sendable {
         let ordered = tabs.map(\.id).filter(wanted.contains)
         guard ordered != customizable else { return }
         customizable = ordered
-        out.notifications.append(.customizableChanged(tabs: ordered))
+        out.notify(.customizableChanged(tabs: ordered))
     }
 
     private mutating func customizeBegin(policy: Policy, _ out: inout Outcome) throws(TabError) {
@@ -413,7 +421,7 @@ public struct Controller: Equatable, Sendable {
         let order = tabs.map(\.id)
         customizingOrder = order
         customizingStart = order
-        out.notifications.append(.willBeginCustomizing(tabs: order))
+        out.notify(.willBeginCustomizing(tabs: order))
         policy.willBeginCustomizing(tabs: order, in: self)
     }
 
@@ -451,7 +459,7 @@ public struct Controller: Equatable, Sendable {
             throw TabError(.conflict, "no customization session is running")
         }
         let changed = order != start
-        out.notifications.append(.willEndCustomizing(tabs: order, changed: changed))
+        out.notify(.willEndCustomizing(tabs: order, changed: changed))
         policy.willEndCustomizing(tabs: order, changed: changed, in: self)
         let before = selectionSnapshot
         if changed {
@@ -462,11 +470,11 @@ public struct Controller: Equatable, Sendable {
         }
         customizingOrder = nil
         customizingStart = nil
-        out.notifications.append(.didEndCustomizing(tabs: order, changed: changed))
+        out.notify(.didEndCustomizing(tabs: order, changed: changed))
         policy.didEndCustomizing(tabs: order, changed: changed, in: self)
         // R7.4: the selected tab stays selected; its index may have moved.
         if before.index != selectedIndex {
-            out.notifications.append(.selectionChanged(tab: selection.wireValue, index: selectedIndex,
+            out.notify(.selectionChanged(tab: selection.wireValue, index: selectedIndex,
                                                        previous: before.selection.wireValue, cause: .customize))
         }
     }
@@ -496,7 +504,7 @@ public struct Controller: Equatable, Sendable {
         guard new != orientation else { return }
         let old = orientation
         orientation = new
-        out.notifications.append(.orientationChanged(from: old, to: new))
+        out.notify(.orientationChanged(from: old, to: new))
     }
 
     // MARK: R10 — layout
@@ -572,7 +580,7 @@ public struct Controller: Equatable, Sendable {
             let restored = tabs[index].navigation ? stack : []
             if tabs[index].stack != restored {
                 tabs[index].stack = restored
-                out.notifications.append(.navigationChanged(tab: tabs[index].id, stack: restored))
+                out.notify(.navigationChanged(tab: tabs[index].id, stack: restored))
             }
         }
         var target: Int?
@@ -590,7 +598,7 @@ public struct Controller: Equatable, Sendable {
         let previous = selection
         appear(next, disappearing: previous, &out)
         selection = next
-        out.notifications.append(.selectionChanged(tab: next.wireValue, index: selectedIndex,
+        out.notify(.selectionChanged(tab: next.wireValue, index: selectedIndex,
                                                    previous: previous.wireValue, cause: .restore))
     }
 
@@ -623,7 +631,7 @@ extension Selection {
 
 extension Outcome {
     /// Whether the notifications say the state changed (reads never notify).
-    var changedState: Bool { !notifications.isEmpty }
+    var changedState: Bool { notificationCount > 0 }
 }
 
 extension Controller: Codable {

@@ -85,7 +85,7 @@ public final class TabService: LineServiceDelegate {
     private func replay(_ request: Request) throws {
         switch request.command {
         case .core(let command):
-            _ = try containers.apply(command, to: request.controller, policy: DefaultPolicy())
+            _ = try containers.apply(command, to: request.controller, policy: DefaultPolicy(), notifying: false)
         case .controllerCreate(let idiom, let maxVisible):
             try containers.create(request.controller, idiom: idiom, maxVisible: maxVisible)
         case .controllerDelete:
@@ -285,7 +285,7 @@ public final class TabService: LineServiceDelegate {
     private func run(_ command: Command, _ r: Request) throws(ProtocolError) {
         let outcome: Outcome
         do {
-            outcome = try containers.apply(command, to: r.controller, policy: plugins) { c, outcome in
+            outcome = try containers.apply(command, to: r.controller, policy: plugins, notifying: !subscribers.isEmpty) { c, outcome in
                 reply(r) { w in result(of: command, c, outcome, &w) }
                 return outcome
             }
@@ -295,7 +295,7 @@ public final class TabService: LineServiceDelegate {
             throw ProtocolError(error)
         }
         if let j = outcome.journal { journal { w in ReplyEncoder.request(j, controller: r.controller, into: &w) } }
-        publish(outcome.notifications, controller: r.controller)
+        publish(outcome, controller: r.controller)
         afterCommand()
     }
 
@@ -334,20 +334,20 @@ public final class TabService: LineServiceDelegate {
             do {
                 let outcome = try containers.apply(.select(target), to: name, policy: plugins)
                 if let j = outcome.journal { journal { w in ReplyEncoder.request(j, controller: name, into: &w) } }
-                publish(outcome.notifications, controller: name)
+                publish(outcome, controller: name)
             } catch {
                 logger.warning("a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])
             }
         }
     }
 
-    private func publish(_ notifications: [TabCore.Notification], controller: String) {
-        guard !notifications.isEmpty else { return }
-        if subscribers.isEmpty {
-            seq[controller, default: 0] += UInt64(notifications.count)
+    private func publish(_ outcome: Outcome, controller: String) {
+        guard outcome.notificationCount > 0 else { return }
+        if subscribers.isEmpty || !outcome.recordsNotifications {
+            seq[controller, default: 0] += UInt64(outcome.notificationCount)
             return
         }
-        for n in notifications {
+        for n in outcome.notifications {
             let s = nextSeq(controller)
             let name = n.eventName
             var encoded = false

@@ -293,6 +293,16 @@ struct PropertyTests {
             stats.steps += 1
             do {
                 let out = try c.apply(command, policy: policy)
+                // Unobserved (no subscribers): the same state, journal and notification count,
+                // with nothing built.
+                var quiet = before
+                guard let quietOut = try? quiet.apply(command, policy: policy, notifying: false) else {
+                    return fail("refused when not notifying, accepted when notifying")
+                }
+                if quiet != c || quietOut.journal != out.journal || quietOut.notificationCount != out.notifications.count
+                    || !quietOut.notifications.isEmpty || out.notificationCount != out.notifications.count {
+                    return fail("apply(notifying: false) differs: \(quietOut) vs \(out)")
+                }
                 if let entry = out.journal {
                     stats.journaled += 1
                     journal.append(entry)
