@@ -11,7 +11,7 @@ DESTDIR    ?=
 # Debian packages the build, the tests and `make run` need (command or header -> package).
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev
 
-.PHONY: all build test run deps bench clean install uninstall verify-units
+.PHONY: all build test run deps bench bench-core clean install uninstall verify-units
 
 all: build
 
@@ -84,6 +84,17 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR)
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/tabd 2>/dev/null
 	@echo "kept: $(CONFDIR) and /var/lib/tabd (configuration and state)"
+
+# tabd against Redis and the bare libevent floor, one run on this machine (about 4 minutes);
+# the report goes to Benchmarks/results/latest.md and into BENCHMARKS.md. Settings: see the
+# head of Benchmarks/harness/run.sh (BENCH_SECONDS, BENCH_REPEAT, BENCH_IDLE, ...).
+bench: deps
+	$(SWIFT) build -c release
+	BENCH_RECORD=BENCHMARKS.md Benchmarks/harness/run.sh
+
+# TabCore's own micro-benchmarks (ordo-one/benchmark; the first run builds its tooling).
+bench-core: deps
+	cd Benchmarks/core && $(SWIFT) package --allow-writing-to-package-directory benchmark --no-progress
 
 clean:
 	rm -rf .build run

@@ -13,6 +13,10 @@
 #   BENCH_DIR      scratch directory for sockets and data (default Benchmarks/results/tmp/run.PID;
 #                  it must be a real disk, not tmpfs, or fsync costs nothing)
 #   BENCH_OUT      the report (default Benchmarks/results/latest.md)
+#   BENCH_RECORD   also put the report into this Markdown file (`make bench`: BENCHMARKS.md),
+#                  between the lines <!-- harness:begin --> and <!-- harness:end -->
+#                  (appended with them when they are missing)
+#   BENCH_SUBSCRIBERS, BENCH_CONTROLLERS  sizes of the fan-out and controllers cases (1000)
 #
 # Builds loadgen and floor with gcc, installs redis-server (and the build tools) with apt
 # only when missing, runs every case, writes a Markdown report, and stops every server it
@@ -399,3 +403,34 @@ mkdir -p "$(dirname "$OUT")"
 
 cat "$OUT"
 say "report written to $OUT"
+
+if [ -n "${BENCH_RECORD:-}" ]; then
+    python3 - "$BENCH_RECORD" "$OUT" <<'PY'
+import sys
+record, report = sys.argv[1], sys.argv[2]
+begin, end = "<!-- harness:begin -->", "<!-- harness:end -->"
+body = open(report).read().strip()
+# The report's title becomes a section of the record.
+out = []
+for i, l in enumerate(body.splitlines()):
+    if i == 0 and l.startswith("# "):
+        out.append("## " + l[2:] + " (harness, `make bench`)")
+    elif l.startswith("## "):
+        out.append("#" + l)
+    else:
+        out.append(l)
+body = "\n".join(out)
+block = f"{begin}\n{body}\n{end}"
+try:
+    text = open(record).read()
+except FileNotFoundError:
+    text = "# Benchmarks\n"
+if begin in text and end in text:
+    a, b = text.index(begin), text.index(end) + len(end)
+    text = text[:a] + block + text[b:]
+else:
+    text = text.rstrip("\n") + "\n\n" + block + "\n"
+open(record, "w").write(text)
+PY
+    say "report recorded in $BENCH_RECORD"
+fi
