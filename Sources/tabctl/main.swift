@@ -247,6 +247,8 @@ struct Tabctl: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Subscribe and print events as they come (all events when none are named).")
         @OptionGroup var common: Common
         @Argument(help: "Event names, e.g. selection_changed did_select.") var events: [String] = []
+        @Option(name: [.customShort("n"), .long], help: "Exit 0 after printing this many events (default: follow until tabd closes).")
+        var count: Int?
         func run() throws {
             var conn: Connection
             do { conn = try Connection(path: common.socketPath) } catch {
@@ -262,7 +264,15 @@ struct Tabctl: ParsableCommand {
             guard let first = try conn.readLine() else { throw ExitCode(3) }
             if first.contains("\"ok\":false") { try Common.report(first) }
             setvbuf(stdout, nil, _IOLBF, 0)
-            while let line = try conn.readLine() { print(line) }
+            var printed = 0
+            while count.map({ printed < $0 }) ?? true, let line = try conn.readLine() {
+                print(line)
+                printed += 1
+            }
+            if let count, printed < count {
+                FileHandle.standardError.write(Data("tabctl: tabd closed the connection after \(printed) of \(count) events\n".utf8))
+                throw ExitCode(3)
+            }
         }
     }
 
