@@ -253,7 +253,7 @@ public enum RequestDecoder {
         let index = allowIndex ? try f.int("index") : nil
         let more = try f.bool("more")
         if more == false { throw .invalid("more", "'more' may only be true") }
-        let given = [tab != nil, index != nil, more == true].filter { $0 }.count
+        let given = (tab != nil ? 1 : 0) + (index != nil ? 1 : 0) + (more == true ? 1 : 0)
         guard given == 1 else {
             let what = allowIndex ? "exactly one of \"tab\", \"index\" or \"more\": true" : "exactly one of \"tab\" or \"more\": true"
             throw .invalid(tab != nil ? (index != nil ? "index" : "more") : "tab", "\(f.command ?? "this command") needs \(what)")
