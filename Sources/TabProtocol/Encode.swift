@@ -6,13 +6,10 @@ public enum ReplyEncoder {
     /// `{"id":…,"ok":true,"result":{…}}\n`; `result` writes the members of the result object.
     public static func success(id: JSONValue?, into w: inout JSONWriter, _ result: (inout JSONWriter) -> Void) {
         w.beginObject()
-        if let id { w.key("id"); w.write(id) }
-        w.key("ok"); w.bool(true)
-        w.key("result"); w.beginObject()
+        if let id { w.key(literal: "id"); w.write(id); w.literal(",") }
+        w.literal(#""ok":true,"result":{"#)
         result(&w)
-        w.endObject()
-        w.endObject()
-        w.newline()
+        w.literal("}}\n")
     }
 
     /// `{"id":…,"ok":false,"error":{"code":…,"message":…,…details}}\n`.
@@ -216,7 +213,9 @@ public enum ReplyEncoder {
     /// command. The journal stores these, so recovery uses the same decoder as clients.
     public static func request(_ command: Command, controller: String, into w: inout JSONWriter) {
         w.beginObject()
-        func cmd(_ name: String) { w.key("cmd"); w.string(name); w.key("controller"); w.string(controller) }
+        func cmd(_ name: StaticString) {
+            w.key(literal: "cmd"); w.string(literal: name); w.key(literal: "controller"); w.string(controller)
+        }
         func tabInput(_ t: Tab) {
             w.beginObject()
             w.key("id"); w.string(t.id)
@@ -251,15 +250,15 @@ public enum ReplyEncoder {
         case .select(let target):
             cmd("select")
             switch target {
-            case .tab(let id): w.key("tab"); w.string(id)
-            case .index(let i): w.key("index"); w.int(i)
-            case .more: w.key("more"); w.bool(true)
+            case .tab(let id): w.key(literal: "tab"); w.string(id)
+            case .index(let i): w.key(literal: "index"); w.int(i)
+            case .more: w.key(literal: "more"); w.bool(true)
             }
         case .tap(let target):
             cmd("tap")
             switch target {
-            case .tab(let id): w.key("tab"); w.string(id)
-            case .more: w.key("more"); w.bool(true)
+            case .tab(let id): w.key(literal: "tab"); w.string(id)
+            case .more: w.key(literal: "more"); w.bool(true)
             }
         case .push(let tab, let s):
             cmd("push"); w.key("tab"); w.string(tab); w.key("screen"); screen(s, &w)

@@ -301,9 +301,9 @@ public final class TabService: LineServiceDelegate {
 
     /// The result members of a state-machine command's reply.
     private func result(of command: Command, _ c: Controller, _ outcome: Outcome, _ w: inout JSONWriter) {
-        w.key("selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
-        w.key("selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
-        w.key("changed"); w.bool(outcome.journal != nil)
+        w.key(literal: "selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
+        w.key(literal: "selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
+        w.key(literal: "changed"); w.bool(outcome.journal != nil)
         switch command {
         case .rotate:
             w.key("rotated"); w.bool(outcome.rotated ?? false)

@@ -45,6 +45,35 @@ public struct JSONWriter {
         quoted(k, comma: needsComma, colon: true)
     }
 
+    /// A key written as is: for the fixed names of the protocol on hot paths. It must need no
+    /// escaping (checked in debug builds).
+    public mutating func key(literal k: StaticString) {
+        assert(UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount).allSatisfy {
+            $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        }, "key(literal:) needs a key without escapes")
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        append(k)
+        append("\":")
+    }
+
+    /// A string value written as is (a fixed protocol name; no escapes, checked in debug).
+    public mutating func string(literal v: StaticString) {
+        assert(UnsafeBufferPointer(start: v.utf8Start, count: v.utf8CodeUnitCount).allSatisfy {
+            $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+        }, "string(literal:) needs a string without escapes")
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        append(v)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Pre-encoded JSON text known at compile time, appended as is (no separator logic): the
+    /// caller keeps the text well-formed.
+    public mutating func literal(_ text: StaticString) {
+        append(text)
+    }
+
     /// Ends a line (one reply or event per line); the next value starts without a comma.
     public mutating func newline() {
         bytes.append(UInt8(ascii: "\n"))
