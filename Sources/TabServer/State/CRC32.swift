@@ -44,6 +44,14 @@ enum CRC32 {
         return crc ^ 0xFFFF_FFFF
     }
 
+    /// Appends eight lowercase hex digits (no allocation: this runs for every journal record).
+    static func appendHex(_ v: UInt32, to bytes: inout [UInt8]) {
+        for shift in stride(from: 28, through: 0, by: -4) {
+            let d = UInt8((v >> UInt32(shift)) & 0xF)
+            bytes.append(d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10)
+        }
+    }
+
     /// Eight lowercase hex digits.
     static func hex(_ v: UInt32) -> [UInt8] {
         let digits = Array("0123456789abcdef".utf8)

@@ -167,7 +167,7 @@ public final class StateStore {
 
     /// Adds one record (a JSON request without newline) to this turn's batch.
     public func append(_ json: [UInt8]) {
-        pending.append(contentsOf: CRC32.hex(CRC32.checksum(json)))
+        CRC32.appendHex(CRC32.checksum(json), to: &pending)
         pending.append(UInt8(ascii: " "))
         pending.append(contentsOf: json)
         pending.append(UInt8(ascii: "\n"))
