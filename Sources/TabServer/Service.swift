@@ -290,7 +290,14 @@ public final class TabService: LineServiceDelegate {
                 return outcome
             }
         } catch {
-            if error.code == .denied { stats.denials += 1 }
+            var error = error
+            if error.code == .denied {
+                stats.denials += 1
+                // The refusing plugin's own sentence for people, when it gave one.
+                if let denial = plugins.lastDenial, denial.plugin == error.plugin, let message = denial.message {
+                    error.message = message
+                }
+            }
             afterCommand()
             throw ProtocolError(error)
         }
@@ -306,8 +313,11 @@ public final class TabService: LineServiceDelegate {
         w.key(literal: "changed"); w.bool(outcome.journal != nil)
         switch command {
         case .rotate:
+            // PROTOCOL.md: `rotated`, `orientation` (the current one, a name) and `supported`.
             w.key("rotated"); w.bool(outcome.rotated ?? false)
-            ReplyEncoder.orientationMembers(c, policy: plugins, &w)
+            w.key("orientation"); w.string(c.orientation.rawValue)
+            w.key("supported"); ReplyEncoder.orientations(c.supportedOrientations(policy: plugins), &w)
+            w.key("preferred"); ReplyEncoder.optionalString(c.preferredOrientation(policy: plugins)?.rawValue, &w)
         case .push(let id, _), .pop(let id), .popToRoot(let id):
             w.key("stack"); ReplyEncoder.stack(c.tab(id)?.stack ?? [], &w)
         case .customizeEnd, .setTabs, .addTab, .removeTab:

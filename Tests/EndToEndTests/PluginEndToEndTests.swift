@@ -1,0 +1,306 @@
+// Policy plugins through the socket: the real LoginGate and OrientationRules, C plugins built
+// as an author would build them, and every way a plugin can be refused.
+
+import Foundation
+import Glibc
+import TabProtocol
+import Testing
+
+/// Builds plugins for the tests and writes configurations that load them.
+enum Plugins {
+    static let include = Build.packageRoot.appendingPathComponent("Sources/CTabPolicy/include").path
+    static let gateSource = Build.packageRoot.appendingPathComponent("Tests/EndToEndTests/Fixtures/gate.c").path
+
+    /// `cc -shared -fPIC` of Fixtures/gate.c with `defines` into `dir/file`.
+    @discardableResult
+    static func gate(_ file: String, in dir: String, _ defines: [String] = []) throws -> String {
+        let out = dir + "/" + file
+        let flags = defines.map { "'-D\($0)'" }.joined(separator: " ")
+        let r = try shell("cc -shared -fPIC -Wall -Werror -I \(include) \(flags) \(gateSource) -o \(out)")
+        guard r.status == 0 else { throw TestFailure("cc failed: \(r.output)") }
+        return out
+    }
+
+    /// The login gate's credentials file: user demo, password demo (crypt(3) SHA-512).
+    static func credentials(in dir: String) throws -> String {
+        let path = dir + "/credentials"
+        let r = try shell("printf 'demo:%s\\n' \"$(openssl passwd -6 demo)\" > \(path) && chmod 600 \(path)")
+        guard r.status == 0 else { throw TestFailure("openssl passwd failed: \(r.output)") }
+        return path
+    }
+
+    /// A config loading `load` (YAML list items, already indented by four spaces) from the
+    /// build directory and `extraDirectory`.
+    static func config(_ load: String, extraDirectory: String? = nil) -> String {
+        let dirs = [Build.binDirectory.path] + (extraDirectory.map { [$0] } ?? [])
+        return "plugins:\n  directories: [\(dirs.joined(separator: ", "))]\n  load:\n" + load
+    }
+
+    static func loginGate(credentials: String, extra: String = "") -> String {
+        """
+            - path: libLoginGate.so
+              required: true
+              settings: {login_tab: login, credentials_file: \(credentials)\(extra)}
+
+        """
+    }
+}
+
+/// The error object of a reply that must be an error.
+private func errorOf(_ reply: JSONObject, _ context: String = "") -> JSONObject? {
+    #expect(reply.bool("ok") == false, "expected an error \(context): \(JSONValue.object(reply).jsonString)")
+    return reply.object("error")
+}
+
+private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? {
+    #expect(reply.bool("ok") == true, "expected success \(context): \(JSONValue.object(reply).jsonString)")
+    return reply.object("result")
+}
+
+@Suite struct PluginEndToEndTests {
+    static let tabs = #"{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"home"},{"id":"settings"}]}"#
+
+    @Test func loginGateRefusesAdmitsAndLogsOut() throws {
+        let dir = temporaryDirectory("lg")
+        let tabd = try TabdProcess(config: Plugins.config(Plugins.loginGate(credentials: try Plugins.credentials(in: dir))), dir: dir)
+        let c = try tabd.client()
+        let watcher = try tabd.client()
+        _ = result(try watcher.request(#"{"cmd":"subscribe","events":["plugin","selection_changed"]}"#))
+        _ = result(try c.request(Self.tabs))
+
+        // Refused until someone logs in, with who and why.
+        let denied = errorOf(try c.request(#"{"cmd":"tap","tab":"settings","id":1}"#))
+        #expect(denied?.string("code") == "denied")
+        #expect(denied?.string("plugin") == "login-gate")
+        #expect(denied?.string("reason") == "not logged in")
+        #expect(denied?.string("message") == "login required before 'settings' can be selected")
+        #expect(result(try c.request(#"{"cmd":"state"}"#))?.string("selected") == "login", "a refused tap changes nothing")
+        // The login tab itself is always reachable.
+        #expect(result(try c.request(#"{"cmd":"tap","tab":"login"}"#))?.string("selected") == "login")
+
+        // A wrong password is refused, a right one admits.
+        let wrong = errorOf(try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"nope"}}"#))
+        #expect(wrong?.string("message")?.contains("wrong user name or password") == true)
+        let login = result(try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#))
+        #expect(login?.string("plugin") == "login-gate")
+        #expect(login?.object("value")?.string("user") == "demo")
+        #expect(result(try c.request(#"{"cmd":"tap","tab":"settings"}"#))?.string("selected") == "settings")
+        let status = result(try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#))
+        #expect(status?.object("value")?.bool("logged_in") == true)
+
+        // Login is per controller.
+        _ = result(try c.request(#"{"cmd":"controller.create","controller":"kiosk"}"#))
+        _ = result(try c.request(Self.tabs.replacingOccurrences(of: "\"set_tabs\"", with: "\"set_tabs\",\"controller\":\"kiosk\"")))
+        #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"home","controller":"kiosk"}"#))?.string("code") == "denied")
+
+        // Logout returns the selection to the login tab, and the gate closes again.
+        _ = result(try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"logout"}"#))
+        #expect(result(try c.request(#"{"cmd":"state"}"#))?.string("selected") == "login")
+        #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"home"}"#))?.string("code") == "denied")
+
+        // Subscribers saw the plugin's login and logout events, in order, among the selections.
+        var pluginEvents: [String] = []
+        while pluginEvents.count < 2, let line = try watcher.readLine() {
+            let e = try object(line)
+            if e.string("event") == "plugin" {
+                #expect(e.object("data")?.string("plugin") == "login-gate")
+                pluginEvents.append(e.object("data")?.object("data")?.string("event") ?? "?")
+            }
+        }
+        #expect(pluginEvents == ["login", "logout"])
+        #expect(tabd.log.contains("failed login for 'demo'"), "the failed login is logged: \(tabd.log)")
+    }
+
+    @Test func failedLoginsAreRateLimited() throws {
+        let dir = temporaryDirectory("rl")
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", max_failures: 3, lockout_seconds: 60")
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir)
+        let c = try tabd.client()
+        for _ in 0..<3 {
+            _ = errorOf(try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"x"}}"#))
+        }
+        // Locked out: even the right password is refused for now.
+        let locked = errorOf(try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#))
+        #expect(locked?.string("reason") == "rate limited", "\(locked.map { JSONValue.object($0).jsonString } ?? "")")
+        #expect(tabd.log.contains("locked out"))
+    }
+
+    @Test func orientationRulesDecideRotation() throws {
+        let load = """
+                - path: libOrientationRules.so
+                  settings:
+                    rules: [{tab: "video*", orientations: [portrait, landscape_left, landscape_right]}]
+                    preferred: landscape_left
+
+            """
+        let tabd = try TabdProcess(config: Plugins.config(load))
+        let c = try tabd.client()
+        // The tabs themselves would turn every way (R9.1: a tab declaring nothing is portrait only).
+        let all = #"["portrait","landscape_left","landscape_right","portrait_upside_down"]"#
+        _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"video-1","orientations":\#(all)},{"id":"home","orientations":\#(all)}]}"#))
+        // On a video tab, upside down is refused; landscape is allowed.
+        let refused = result(try c.request(#"{"cmd":"rotate","orientation":"portrait_upside_down"}"#))
+        #expect(refused?.bool("rotated") == false)
+        #expect(refused?.string("orientation") == "portrait")
+        #expect(refused?.strings("supported") == ["portrait", "landscape_left", "landscape_right"])
+        let turned = result(try c.request(#"{"cmd":"rotate","orientation":"landscape_left"}"#))
+        #expect(turned?.bool("rotated") == true)
+        #expect(turned?.string("orientation") == "landscape_left")
+        // The preferred orientation reaches the state.
+        let state = result(try c.request(#"{"cmd":"state"}"#))
+        #expect(state?.object("orientation")?.string("preferred") == "landscape_left")
+        // On a tab without a rule the plugin abstains: everything is supported.
+        _ = result(try c.request(#"{"cmd":"select","tab":"home"}"#))
+        let free = result(try c.request(#"{"cmd":"rotate","orientation":"portrait_upside_down"}"#))
+        #expect(free?.bool("rotated") == true)
+        #expect(free?.strings("supported")?.count == 4)
+    }
+
+    @Test func orientationLockLimitsEveryTab() throws {
+        let load = """
+                - path: libOrientationRules.so
+                  settings: {lock: [portrait]}
+
+            """
+        let tabd = try TabdProcess(config: Plugins.config(load))
+        let c = try tabd.client()
+        _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"a","orientations":["portrait","landscape_right"]}]}"#))
+        let r = result(try c.request(#"{"cmd":"rotate","orientation":"landscape_right"}"#))
+        #expect(r?.bool("rotated") == false)
+        #expect(r?.strings("supported") == ["portrait"])
+    }
+
+    @Test func composedGatesDenyWinsAbstainFallsToDefaultFailureDenies() throws {
+        let dir = temporaryDirectory("cmp")
+        try Plugins.gate("yes.so", in: dir, [#"NAME="yes""#, "RESULT=TABD_ALLOW"])
+        try Plugins.gate("no.so", in: dir, [#"NAME="no""#, "RESULT=TABD_DENY", #"REASON="closed""#])
+        try Plugins.gate("shrug.so", in: dir, [#"NAME="shrug""#, "RESULT=TABD_ABSTAIN"])
+        try Plugins.gate("broken.so", in: dir, [#"NAME="broken""#, "RESULT=TABD_ERROR", #"REASON="crashed""#])
+        /// A tabd with `files` loaded and tabs a, b; returns it, a client, and the reply to tapping b.
+        func tapB(with files: [String]) throws -> (TabdProcess, LineClient, JSONObject) {
+            let load = files.map { "    - path: \($0)\n" }.joined()
+            let t = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+            let c = try t.client()
+            _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#))
+            return (t, c, try c.request(#"{"cmd":"tap","tab":"b"}"#))
+        }
+        // allow + deny: deny wins, and names its plugin and reason.
+        let (t1, c1, r1) = try tapB(with: ["yes.so", "no.so"])
+        let e1 = errorOf(r1)
+        #expect(e1?.string("code") == "denied")
+        #expect(e1?.string("plugin") == "no")
+        #expect(e1?.string("reason") == "closed")
+        #expect(e1?.string("message") == "no says closed", "the plugin's own sentence reaches the client")
+        // explain shows who said what; stats times each plugin.
+        let decisions = result(try c1.request(#"{"cmd":"explain"}"#))?["decisions"]?.jsonString ?? ""
+        #expect(decisions.contains("\"yes\"") && decisions.contains("\"no\""), "\(decisions)")
+        let stats = result(try c1.request(#"{"cmd":"stats"}"#))?["plugins"]?.jsonString ?? ""
+        #expect(stats.contains("\"no\""), "\(stats)")
+        t1.stop()
+        // Only abstentions: the default (allow) decides.
+        let (t2, _, r2) = try tapB(with: ["shrug.so"])
+        #expect(result(r2)?.string("selected") == "b")
+        t2.stop()
+        // A failing gate counts as deny.
+        let (_, _, r3) = try tapB(with: ["yes.so", "broken.so"])
+        #expect(errorOf(r3)?.string("code") == "denied")
+        #expect(errorOf(r3)?.string("plugin") == "broken")
+    }
+
+    /// Plugins/examples/hello.c, copied out of the tree and built with nothing but the header.
+    @Test func helloExampleBuiltOutOfTreeWorks() throws {
+        let dir = temporaryDirectory("hello")
+        let src = Build.packageRoot.appendingPathComponent("Plugins/examples/hello.c").path
+        let build = try shell("cp \(src) \(dir)/ && cd \(dir) && cc -shared -fPIC -I \(Plugins.include) hello.c -o hello.so")
+        #expect(build.status == 0, "\(build.output)")
+        let load = "    - path: hello.so\n      settings: {prefix: secret, code: open-sesame}\n"
+        let tabd = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+        let c = try tabd.client()
+        _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"secret-notes"}]}"#))
+        #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"secret-notes"}"#))?.string("plugin") == "hello")
+        _ = result(try c.request(#"{"cmd":"plugin.call","plugin":"hello","method":"unlock","args":{"code":"open-sesame"}}"#))
+        #expect(result(try c.request(#"{"cmd":"tap","tab":"secret-notes"}"#))?.string("selected") == "secret-notes")
+        let plugins = result(try c.request(#"{"cmd":"plugins"}"#))?["plugins"]?.jsonString ?? ""
+        #expect(plugins.contains("\"name\":\"hello\"") && plugins.contains("\"loaded\":true"), "\(plugins)")
+    }
+
+    /// Every refusal is explained in `plugins` and the log, and tabd keeps serving with the
+    /// plugins that did load.
+    @Test func refusedPluginsAreExplainedAndTabdKeepsServing() throws {
+        let dir = temporaryDirectory("ref")
+        try Plugins.gate("good.so", in: dir, [#"NAME="good""#, "RESULT=TABD_DENY", #"REASON="guarded""#])
+        chmod(try Plugins.gate("world.so", in: dir, [#"NAME="world""#]), 0o757)
+        chmod(try Plugins.gate("group.so", in: dir, [#"NAME="group""#]), 0o775)
+        let theirs = try Plugins.gate("theirs.so", in: dir, [#"NAME="theirs""#])
+        chown(theirs, 65534, 65534)
+        try Plugins.gate("noentry.so", in: dir, [#"NAME="noentry""#, "NO_ENTRY"])
+        try Plugins.gate("abi.so", in: dir, [#"NAME="abi""#, "ABI_MAJOR=99"])
+        try Plugins.gate("short.so", in: dir, [#"NAME="short""#, "STRUCT_SIZE=8"])
+        try Plugins.gate("initfail.so", in: dir, [#"NAME="initfail""#, "INIT_FAILS"])
+        let files = ["world.so", "group.so", "theirs.so", "noentry.so", "abi.so", "short.so", "initfail.so", "missing.so", "good.so"]
+        let tabd = try TabdProcess(config: Plugins.config(files.map { "    - path: \($0)\n" }.joined(), extraDirectory: dir))
+        let c = try tabd.client()
+        guard case .array(let list)? = result(try c.request(#"{"cmd":"plugins"}"#))?["plugins"] else {
+            Issue.record("plugins has no list")
+            return
+        }
+        let byPath: [String: JSONObject] = Dictionary(list.compactMap {
+            guard case .object(let o) = $0, let p = o.string("path") else { return nil }
+            return ((p as NSString).lastPathComponent, o)
+        }, uniquingKeysWith: { a, _ in a })
+        let expected: [(String, String)] = [
+            ("world.so", "world-writable"), ("group.so", "group- or world-writable"), ("theirs.so", "owned by uid 65534"),
+            ("noentry.so", "does not export tabd_policy_entry"), ("abi.so", "ABI 99."), ("short.so", "descriptor is 8 bytes"),
+            ("initfail.so", "the test plugin was told to fail"), ("missing.so", "missing.so"),
+        ]
+        for (file, words) in expected {
+            let p = byPath[file]
+            #expect(p?.bool("loaded") == false, "\(file) must be refused")
+            #expect(p?.string("error")?.contains(words) == true, "\(file): \(p?.string("error") ?? "no error") should say \(words)")
+            #expect(tabd.log.contains(file), "the log names \(file)")
+        }
+        #expect(byPath["good.so"]?.bool("loaded") == true)
+        // tabd serves, and the plugin that loaded is consulted.
+        _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#))
+        #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"b"}"#))?.string("plugin") == "good")
+    }
+
+    @Test func requiredPluginThatFailsStopsTabdAtStart() throws {
+        let dir = temporaryDirectory("req")
+        try Plugins.gate("initfail.so", in: dir, [#"NAME="initfail""#, "INIT_FAILS"])
+        let config = Plugins.config("    - path: initfail.so\n      required: true\n", extraDirectory: dir)
+        do {
+            _ = try TabdProcess(config: config, dir: dir)
+            Issue.record("tabd started without its required plugin")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("exited with"), "\(text)")
+            #expect(text.contains("initfail"), "the reason names the plugin: \(text)")
+            #expect(text.contains("the test plugin was told to fail"), "\(text)")
+        }
+    }
+
+    @Test func reloadReinitialisesAndDropsUnlistedPlugins() throws {
+        let dir = temporaryDirectory("rel")
+        try Plugins.gate("no.so", in: dir, [#"NAME="no""#, "RESULT=TABD_DENY"])
+        let tabd = try TabdProcess(config: Plugins.config("    - path: no.so\n", extraDirectory: dir), dir: dir)
+        let c = try tabd.client()
+        _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#))
+        #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"b"}"#))?.string("plugin") == "no")
+        // The plugin leaves the configuration: after reload it is no longer consulted.
+        try Plugins.config("", extraDirectory: dir).replacingOccurrences(of: "  load:\n", with: "  load: []\n")
+            .write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        _ = result(try c.request(#"{"cmd":"reload"}"#))
+        #expect(result(try c.request(#"{"cmd":"tap","tab":"b"}"#))?.string("selected") == "b")
+        // And back again (SIGHUP this time): consulted again.
+        try Plugins.config("    - path: no.so\n", extraDirectory: dir).write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        kill(tabd.pid, SIGHUP)
+        let deadline = Date().addingTimeInterval(20)
+        var denied = false
+        while !denied && Date() < deadline {
+            denied = (try c.request(#"{"cmd":"tap","tab":"a"}"#)).bool("ok") == false
+            if !denied { _ = try c.request(#"{"cmd":"select","tab":"b"}"#); usleep(50_000) }
+        }
+        #expect(denied, "after SIGHUP the plugin is consulted again")
+    }
+}
