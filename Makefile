@@ -9,9 +9,9 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 
 # Debian packages the build, the tests and `make run` need (command or header -> package).
-APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev
+APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc
 
-.PHONY: all build test run deps bench bench-core clean install uninstall verify-units
+.PHONY: all build test run deps bench bench-core clean install install-files uninstall
 
 all: build
 
@@ -24,6 +24,9 @@ deps:
 	command -v nc >/dev/null || missing="$$missing netcat-openbsd"; \
 	command -v openssl >/dev/null || missing="$$missing openssl"; \
 	[ -f /usr/include/crypt.h ] || missing="$$missing libcrypt-dev"; \
+	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
+	command -v setpriv >/dev/null || missing="$$missing util-linux"; \
+	command -v cc >/dev/null || missing="$$missing gcc libc6-dev"; \
 	if [ -n "$$missing" ]; then \
 		echo "make: installing$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -61,10 +64,16 @@ SUBST        = sed -e 's|/usr/local|$(PREFIX)|g' -e 's|@PREFIX@|$(PREFIX)|g' -e 
 # config goes to /etc/tabd/tabd.yaml unless one is there already.
 install:
 	$(MAKE) build CONFIG=release
+	$(MAKE) install-files BIN_DIR=.build/release
+
+# The installation itself, from already built binaries in BIN_DIR (the tests install their
+# debug build into a DESTDIR this way, without a release build).
+BIN_DIR ?= .build/release
+install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PKGCONFDIR) \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(CONFDIR)
-	install -m 0755 .build/release/tabd .build/release/tabctl $(DESTDIR)$(BINDIR)/
-	install -m 0755 .build/release/libLoginGate.so .build/release/libOrientationRules.so $(DESTDIR)$(PLUGINDIR)/
+	install -m 0755 $(BIN_DIR)/tabd $(BIN_DIR)/tabctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BIN_DIR)/libLoginGate.so $(BIN_DIR)/libOrientationRules.so $(DESTDIR)$(PLUGINDIR)/
 	install -m 0644 Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(INCLUDEDIR)/tabd/policy.h
 	$(SUBST) systemd/tabd-policy.pc.in > $(DESTDIR)$(PKGCONFDIR)/tabd-policy.pc
 	$(SUBST) systemd/tabd.service > $(DESTDIR)$(UNITDIR)/tabd.service

@@ -1,0 +1,300 @@
+// tabd as a systemd service: the units, socket activation, sd_notify (READY, RELOADING,
+// STOPPING, STATUS, WATCHDOG), hardening, and `make install` into a DESTDIR.
+
+import Foundation
+import Glibc
+import TabProtocol
+import Testing
+
+/// A datagram socket standing in for systemd's notify socket.
+final class NotifySocket {
+    let fd: Int32
+    /// The value for NOTIFY_SOCKET: a path, or "@name" for an abstract socket.
+    let address: String
+    private var path: String?
+
+    init(abstract: Bool, dir: String) throws {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        self.fd = fd
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let name = abstract ? "tabd-notify-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : dir + "/notify.sock"
+        let length: Int
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            let offset = abstract ? 1 : 0  // abstract: a leading NUL byte
+            for (i, b) in name.utf8.enumerated() { raw[i + offset] = b }
+        }
+        length = MemoryLayout<sa_family_t>.size + name.utf8.count + (abstract ? 1 : 1)
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }
+        }
+        guard r == 0 else { throw TestFailure("bind notify socket: \(String(cString: strerror(errno)))") }
+        address = abstract ? "@" + name : name
+        path = abstract ? nil : name
+        var tv = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit {
+        close(fd)
+        if let path { unlink(path) }
+    }
+
+    /// The next datagram, or nil after 200 ms without one.
+    func receive() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = recv(fd, &buffer, buffer.count, 0)
+        return n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : nil
+    }
+
+    /// Datagrams until one contains `text` (returned with all before it), or the deadline.
+    func wait(for text: String, timeout: Double = 20) -> [String] {
+        var seen: [String] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let m = receive() {
+                seen.append(m)
+                if m.split(separator: "\n").contains(where: { $0 == text }) { return seen }
+            }
+        }
+        return seen
+    }
+}
+
+@Suite struct OperationsTests {
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// `make install-files` of the debug build into a fresh DESTDIR with PREFIX=/usr.
+    static func install() throws -> String {
+        let destdir = temporaryDirectory("inst")
+        let r = try shell("make -s -C \(Build.packageRoot.path) install-files DESTDIR=\(destdir) PREFIX=/usr BIN_DIR=\(Build.binDirectory.path)")
+        guard r.status == 0 else { throw TestFailure("make install-files failed: \(r.output)") }
+        return destdir
+    }
+
+    @Test func notifyReadyReloadStopAndStatus() throws {
+        for abstract in [false, true] {
+            let dir = temporaryDirectory("ntf")
+            let notify = try NotifySocket(abstract: abstract, dir: dir)
+            var env = Self.environment
+            env["NOTIFY_SOCKET"] = notify.address
+            let tabd = try TabdProcess(dir: dir, environment: env)
+            // READY=1 comes once the socket answers (TabdProcess waited for a ping; READY was
+            // sent before the loop ran, and the socket accepted before that).
+            let ready = notify.wait(for: "READY=1")
+            #expect(ready.last?.contains("READY=1") == true, "\(notify.address): \(ready)")
+            #expect(ready.last?.contains("STATUS=") == true, "READY comes with a STATUS line: \(ready)")
+            let c = try tabd.client()
+            // Reload over the socket (what ExecReload does): RELOADING=1, then READY=1.
+            let reload = try shell("\(Build.tabctl) reload --socket \(tabd.socket)")
+            #expect(reload.status == 0, "\(reload.output)")
+            let reloading = notify.wait(for: "READY=1")
+            let joined = reloading.joined(separator: "|")
+            #expect(joined.contains("RELOADING=1") && joined.contains("MONOTONIC_USEC="), "\(reloading)")
+            #expect(reloading.last?.contains("READY=1") == true)
+            // SIGHUP: the same.
+            kill(tabd.pid, SIGHUP)
+            let hup = notify.wait(for: "READY=1").joined(separator: "|")
+            #expect(hup.contains("RELOADING=1"), "\(hup)")
+            _ = try c.request(#"{"cmd":"ping"}"#)
+            // SIGTERM: STOPPING=1, exit 0.
+            kill(tabd.pid, SIGTERM)
+            let stopping = notify.wait(for: "STOPPING=1")
+            #expect(stopping.last?.contains("STOPPING=1") == true, "\(stopping)")
+            #expect(tabd.stop() == 0)
+        }
+    }
+
+    @Test func watchdogPingsAtHalfTheInterval() throws {
+        let dir = temporaryDirectory("wd")
+        let notify = try NotifySocket(abstract: false, dir: dir)
+        var env = Self.environment
+        env["NOTIFY_SOCKET"] = notify.address
+        env["WATCHDOG_USEC"] = "400000"  // 0.4 s: a ping about every 0.2 s
+        let tabd = try TabdProcess(dir: dir, environment: env)
+        _ = notify.wait(for: "READY=1")
+        var pings = 0
+        let start = Date()
+        while Date().timeIntervalSince(start) < 2.0 {
+            if let m = notify.receive(), m.contains("WATCHDOG=1") { pings += 1 }
+        }
+        // 2 s / 0.2 s = 10; generous bounds for a loaded machine.
+        #expect(pings >= 4 && pings <= 14, "\(pings) WATCHDOG=1 in 2 s")
+        // A watchdog meant for another process is not ours to feed.
+        tabd.stop()
+        env["WATCHDOG_PID"] = "1"
+        let other = try TabdProcess(dir: temporaryDirectory("wd2"), environment: env)
+        _ = notify.wait(for: "READY=1")
+        var foreign = 0
+        let t = Date()
+        while Date().timeIntervalSince(t) < 1.0 { if notify.receive()?.contains("WATCHDOG=1") == true { foreign += 1 } }
+        #expect(foreign == 0)
+        other.stop()
+    }
+
+    /// systemd-socket-activate hands tabd a listening socket as fd 3 (LISTEN_FDS=1): tabd
+    /// serves it, does not bind its own, and leaves the socket file to its owner.
+    @Test func socketActivation() throws {
+        let dir = temporaryDirectory("act")
+        let socket = dir + "/activated.sock"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        // --socket names a path tabd must NOT bind: the activated socket wins.
+        p.arguments = ["-l", socket, Build.tabd, "--socket", dir + "/unused.sock", "--state-dir", dir + "/state"]
+        let log = dir + "/stderr.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        p.standardError = FileHandle(forWritingAtPath: log)
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
+        // systemd-socket-activate listens first and starts tabd on the first connection.
+        var client: LineClient?
+        let deadline = Date().addingTimeInterval(20)
+        while client == nil && Date() < deadline {
+            client = try? LineClient(path: socket)
+            if client == nil { usleep(20_000) }
+        }
+        let c = try #require(client, "no socket at \(socket)")
+        _ = try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        #expect(try c.request(#"{"cmd":"select","tab":"b"}"#).bool("ok") == true)
+        let second = try LineClient(path: socket)
+        #expect(try second.request(#"{"cmd":"state"}"#).object("result")?.string("selected") == "b")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/unused.sock"), "tabd bound its own socket")
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("using the socket passed by systemd"), "\(text)")
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+    }
+
+    /// What systemd does for a socket unit: a listening socket that outlives each tabd. A
+    /// client that connects while tabd is down (an upgrade, a restart) waits in the backlog
+    /// and is answered by the next tabd, from the state the previous one left.
+    @Test func restartBehindAHeldSocketLosesNeitherStateNorQueuedClients() throws {
+        let dir = temporaryDirectory("upg")
+        let path = dir + "/tabd.sock"
+        let listener = try Self.listeningSocket(path)
+        defer { close(listener) }
+        let args = [Build.tabd, "--socket", dir + "/unused.sock", "--state-dir", dir + "/state"]
+        let first = try Self.spawnActivated(listener, args, log: dir + "/first.log")
+        let c = try LineClient(path: path)
+        _ = try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        #expect(try c.request(#"{"cmd":"select","tab":"b"}"#).bool("ok") == true)
+        kill(first, SIGTERM)
+        #expect(Self.wait(first) == 0)
+        #expect(FileManager.default.fileExists(atPath: path), "tabd must leave an inherited socket file alone")
+        // tabd is down: this client is queued by the kernel.
+        let queued = try LineClient(path: path)
+        try queued.write(#"{"cmd":"state","id":"queued"}"# + "\n")
+        let second = try Self.spawnActivated(listener, args, log: dir + "/second.log")
+        defer { kill(second, SIGTERM); _ = Self.wait(second) }
+        let reply = try object(try #require(try queued.readLine(), "the queued client got no answer"))
+        #expect(reply.string("id") == "queued")
+        #expect(reply.object("result")?.string("selected") == "b", "state survived the restart")
+    }
+
+    static func listeningSocket(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else { throw TestFailure("listen on \(path): \(String(cString: strerror(errno)))") }
+        return fd
+    }
+
+    /// Starts `args` the way systemd starts a socket-activated service: the socket as fd 3,
+    /// LISTEN_FDS=1 and LISTEN_PID set to the service's own pid (sh's $$, kept by exec).
+    static func spawnActivated(_ listener: Int32, _ args: [String], log: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, listener, 3)  // dup2 clears close-on-exec
+        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        let command = "LISTEN_PID=$$ LISTEN_FDS=1 exec " + args.map { "'\($0)'" }.joined(separator: " ")
+        let words: [String] = ["/bin/sh", "-c", command]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { (w: String) in strdup(w) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        guard rc == 0 else { throw TestFailure("posix_spawn: \(String(cString: strerror(rc)))") }
+        return pid
+    }
+
+    /// Waits for `pid` (at most 20 s, then SIGKILL); its exit status, or -1.
+    static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(20)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline { kill(pid, SIGKILL) }
+            usleep(10_000)
+        }
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+    }
+
+    @Test func unitsVerifyAndAreHardened() throws {
+        let destdir = try Self.install()
+        // verify checks that ExecStart/ExecReload exist: point them into the DESTDIR.
+        let units = temporaryDirectory("units")
+        for unit in ["tabd.service", "tabd.socket"] {
+            let text = try String(contentsOfFile: destdir + "/usr/lib/systemd/system/" + unit, encoding: .utf8)
+            try text.replacingOccurrences(of: "/usr/bin/", with: destdir + "/usr/bin/")
+                .write(toFile: units + "/" + unit, atomically: true, encoding: .utf8)
+        }
+        let verify = try shell("systemd-analyze verify \(units)/tabd.service \(units)/tabd.socket")
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(!verify.output.contains("Unknown key"), "\(verify.output)")
+        // The exposure score systemd computes for the service.
+        let security = try shell("systemd-analyze security --offline=true --no-pager \(units)/tabd.service")
+        let line = security.output.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+        let score = line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+        #expect(score != nil && score! <= 2.0, "exposure: \(line)\n\(security.output)")
+        // ExecReload waits for tabctl's answer with the right option order.
+        let service = try String(contentsOfFile: destdir + "/usr/lib/systemd/system/tabd.service", encoding: .utf8)
+        #expect(service.contains("ExecReload=/usr/bin/tabctl reload --socket /run/tabd/tabd.sock"))
+        let help = try shell("\(Build.tabctl) reload --socket /nonexistent/tabd.sock")
+        #expect(help.status == 3, "the ExecReload command line parses (exit 3: no tabd there): \(help.output)")
+    }
+
+    /// `make install` into a DESTDIR, a plugin built against the installed header with
+    /// pkg-config and loaded by the installed tabd, then `make uninstall` leaves only the
+    /// configuration behind.
+    @Test func installBuildPluginWithPkgConfigUninstall() throws {
+        let destdir = try Self.install()
+        for file in ["usr/bin/tabd", "usr/bin/tabctl", "usr/lib/tabd/plugins/libLoginGate.so",
+                     "usr/lib/tabd/plugins/libOrientationRules.so", "usr/include/tabd/policy.h",
+                     "usr/lib/pkgconfig/tabd-policy.pc", "usr/lib/systemd/system/tabd.service",
+                     "usr/lib/systemd/system/tabd.socket", "usr/lib/sysusers.d/tabd.conf",
+                     "usr/lib/tmpfiles.d/tabd.conf", "etc/tabd/tabd.yaml", "usr/share/doc/tabd/README.md"] {
+            #expect(FileManager.default.fileExists(atPath: destdir + "/" + file), "\(file) installed")
+        }
+        let pc = "PKG_CONFIG_SYSROOT_DIR=\(destdir) PKG_CONFIG_PATH=\(destdir)/usr/lib/pkgconfig"
+        let cflags = try shell("\(pc) pkg-config --cflags tabd-policy")
+        #expect(cflags.status == 0 && cflags.output.contains("-I\(destdir)/usr/include"), "\(cflags.output)")
+        let plugindir = try shell("\(pc) pkg-config --variable=plugindir tabd-policy")
+        #expect(plugindir.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("/usr/lib/tabd/plugins"), "\(plugindir.output)")
+        let work = temporaryDirectory("author")
+        let build = try shell("""
+            cp \(destdir)/usr/share/doc/tabd/hello.c \(work)/ && cd \(work) && \
+            cc -shared -fPIC $(\(pc) pkg-config --cflags tabd-policy) hello.c -o hello.so
+            """)
+        #expect(build.status == 0, "\(build.output)")
+        // The installed tabd loads it (and the installed reference plugins).
+        let config = "plugins:\n  directories: [\(destdir)/usr/lib/tabd/plugins, \(work)]\n  load:\n    - path: hello.so\n    - path: libOrientationRules.so\n"
+        let dir = temporaryDirectory("itabd")
+        try config.write(toFile: dir + "/c.yaml", atomically: true, encoding: .utf8)
+        let check = try shell("\(destdir)/usr/bin/tabd --check-config --config \(dir)/c.yaml --socket \(dir)/s --state-dir \(dir)/st")
+        #expect(check.status == 0, "\(check.output)")
+        #expect(check.output.contains("2 plugin(s)"), "\(check.output)")
+        let tabd = try TabdProcess(config: config, dir: dir)
+        let plugins = try tabd.client().request(#"{"cmd":"plugins"}"#).object("result")?["plugins"]?.jsonString ?? ""
+        #expect(plugins.contains("\"name\":\"hello\"") && !plugins.contains("\"loaded\":false"), "\(plugins)")
+        tabd.stop()
+        // Uninstall: only the configuration (and directories) stay.
+        let un = try shell("make -s -C \(Build.packageRoot.path) uninstall DESTDIR=\(destdir) PREFIX=/usr")
+        #expect(un.status == 0, "\(un.output)")
+        let left = try shell("cd \(destdir) && find . -type f | sort").output.split(separator: "\n")
+        #expect(left == ["./etc/tabd/tabd.yaml"], "left behind: \(left)")
+    }
+}
