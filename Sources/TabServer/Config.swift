@@ -73,7 +73,9 @@ public struct ServerConfig: Sendable {
         var c = ServerConfig()
         guard let root else { return c }
         var r = try Section(root, path: "")
-        func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : (baseDirectory as NSString).appendingPathComponent(p) }
+        func resolve(_ p: String) -> String {
+            p.hasPrefix("/") ? p : ((baseDirectory as NSString).appendingPathComponent(p) as NSString).standardizingPath
+        }
 
         if let s = try r.string("socket") { c.socketPath = resolve(s) }
         if let s = try r.string("socket_mode") {
@@ -151,7 +153,7 @@ public struct ServerConfig: Sendable {
                 if let d = Double(s.string), d.isFinite { return .double(d) }
             }
             if let key, key.hasSuffix("_file") || key.hasSuffix("_dir"), !s.string.hasPrefix("/") {
-                return .string((base as NSString).appendingPathComponent(s.string))
+                return .string(((base as NSString).appendingPathComponent(s.string) as NSString).standardizingPath)
             }
             return .string(s.string)
         case .sequence(let seq):

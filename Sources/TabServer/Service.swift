@@ -415,10 +415,9 @@ public final class TabService: LineServiceDelegate {
                 next.adminUIDs = fresh.adminUIDs
                 next.adminGIDs = fresh.adminGIDs
                 next.controllers = fresh.controllers
-                next.logLevel = fresh.logLevel
                 next.maxJSONDepth = fresh.maxJSONDepth
             }
-            try plugins.reload(next.plugins)
+            try plugins.reload(next.plugins, directories: next.pluginDirectories)
             config = next
             for spec in config.controllers where containers[spec.name] == nil {
                 try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible)

@@ -287,6 +287,11 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         let c = try tabd.client()
         _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#))
         #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"b"}"#))?.string("plugin") == "no")
+        // A configuration that does not parse: the reload fails and the running one stays.
+        try "plugins: [unclosed\n".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        let failed = errorOf(try c.request(#"{"cmd":"reload"}"#))
+        #expect(failed?.string("message")?.contains("the previous configuration stays") == true, "\(failed.map { JSONValue.object($0).jsonString } ?? "")")
+        #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"b"}"#))?.string("plugin") == "no")
         // The plugin leaves the configuration: after reload it is no longer consulted.
         try Plugins.config("", extraDirectory: dir).replacingOccurrences(of: "  load:\n", with: "  load: []\n")
             .write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
