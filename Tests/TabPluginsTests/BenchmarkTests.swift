@@ -1,6 +1,8 @@
-// How much a decision costs through the plugin chain. Prints ns per should_select with
-// 0, 1 and 4 plugins; the bound checked here is loose (debug builds, shared machines) —
-// the number to quote comes from `swift test -c release --filter Benchmark`.
+// How much a decision costs through the plugin chain: prints ns per should_select with
+// 0, 1 and 4 plugins and with LoginGate. Speed is not asserted (a shared machine makes
+// timed assertions flaky); what is checked is that every configuration decides right.
+// The numbers to quote come from a release build (BENCHMARKS.md):
+//   swift test -c release -Xswiftc -enable-testing --filter "PluginTests.Benchmark"
 
 import Foundation
 import TabCore
@@ -20,7 +22,7 @@ func nanosecondsPerCall(_ iterations: Int, _ body: () -> Void) -> Double {
 extension PluginTests {
     @Suite struct Benchmark {
         /// A should_select decision through 0, 1 and 4 plugins (C gates that abstain, and
-        /// LoginGate in Swift) costs well under 10 µs even in a debug build.
+        /// LoginGate in Swift), timed; each configuration must still decide correctly.
         @Test func decisionOverhead() throws {
             let dir = try temporaryDirectory()
             for i in 0..<4 {
@@ -46,16 +48,19 @@ extension PluginTests {
                 let (host, _) = makeHost([dir, buildDirectory])
                 try host.load(specs)
                 #expect(host.plugins.allSatisfy { $0.loaded })
+                // Abstaining gates fall to the default (allow); LoginGate refuses before a login.
+                let expected: Decision = label.contains("LoginGate") ? .deny(by: "login-gate", reason: "not logged in") : .allow
+                #expect(host.shouldSelect(candidate, in: c) == expected, "\(label)")
                 results.append((label, nanosecondsPerCall(iterations) { _ = host.shouldSelect(candidate, in: c) }))
             }
             let (loggedIn, _) = makeHost([buildDirectory])
             try loggedIn.load([PluginSpec(path: "libLoginGate.so", configJSON: #"{"credentials_file":"\#(credentials)"}"#)])
             _ = try login(loggedIn, c).get()
+            #expect(loggedIn.shouldSelect(candidate, in: c) == .allow)
             results.append(("host, LoginGate (Swift, logged in: allows)", nanosecondsPerCall(iterations) { _ = loggedIn.shouldSelect(candidate, in: c) }))
             for (label, ns) in results {
                 print("benchmark: should_select, \(label): \(String(format: "%.0f", ns)) ns/decision")
             }
-            for (label, ns) in results { #expect(ns < 10_000, "\(label) took \(ns) ns per decision") }
         }
     }
 }
