@@ -262,8 +262,7 @@ struct ProtocolTests {
         let c = try tabd.client()
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"t"}]}"#)
         // A writer thread pipelines badge updates; we kill tabd while it streams.
-        var batch = ""
-        for i in 1...20_000 { batch += #"{"cmd":"badge","tab":"t","value":"\#(i)","id":\#(i)}"# + "\n" }
+        let batch = (1...20_000).map { #"{"cmd":"badge","tab":"t","value":"\#($0)","id":\#($0)}"# + "\n" }.joined()
         let writer = Thread { try? c.write(batch) }
         writer.start()
         var acknowledged = 0
