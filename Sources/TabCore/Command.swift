@@ -46,15 +46,19 @@ public struct RestorationArchive: Codable, Equatable, Sendable {
 }
 
 /// One mutating input of a controller.
+///
+/// The cases with big payloads (a whole tab, an update, a screen, an archive) are
+/// `indirect`: a command is copied a few times per request (into the request, the outcome's
+/// journal form), and a small enum copies in registers where a 200-byte one needs memmove.
 public enum Command: Equatable, Sendable {
     case setTabs([Tab], animated: Bool)
-    case addTab(Tab, index: Int?)
+    indirect case addTab(Tab, index: Int?)
     case removeTab(String)
-    case updateTab(String, TabUpdate)
+    indirect case updateTab(String, TabUpdate)
     case badge(tab: String, value: String?)
     case select(SelectTarget)
     case tap(TapTarget)
-    case push(tab: String, screen: Screen)
+    indirect case push(tab: String, screen: Screen)
     case pop(tab: String)
     case popToRoot(tab: String)
     case setCustomizable([String]?)
@@ -64,7 +68,7 @@ public enum Command: Equatable, Sendable {
     case rotate(Orientation)
     /// The journal's form of a rotation that happened: applied without asking the delegate.
     case setOrientation(Orientation)
-    case restore(RestorationArchive)
+    indirect case restore(RestorationArchive)
 }
 
 /// What a command did, besides the new state.

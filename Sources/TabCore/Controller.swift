@@ -334,16 +334,21 @@ public struct Controller: Equatable, Sendable {
         if case .deny(let by, let reason) = policy.shouldSelect(candidate, in: self) {
             throw TabError(.denied, "'\(by)' refused selecting '\(candidate.id)': \(reason)", plugin: by, reason: reason)
         }
-        let before = self
+        // What a tap can change: the selection (and with it a tab's content loading, which
+        // happens only when the selection moves) and the tapped tab's stack. The delegate's
+        // did-select sees a copy and changes nothing.
+        let selectionBefore = selection
+        var poppedToRoot = false
         changeSelection(to: candidate, cause: .tap, &out)
         // R4.3: a tap always shows the tab's root.
         if case .tab(let id, let index) = candidate, !tabs[index].stack.isEmpty {
             tabs[index].stack.removeAll()
+            poppedToRoot = true
             out.notify(.navigationChanged(tab: id, stack: []))
         }
         out.notify(.didSelect(tab: candidate.id, index: candidate.index))
         policy.didSelect(candidate, in: self)
-        if self != before { out.journal = .tap(target) }
+        if selection != selectionBefore || poppedToRoot { out.journal = .tap(target) }
     }
 
     /// Moves the selection, sending R5.1's appearance calls and R4.6's state change.
