@@ -360,16 +360,17 @@ public struct Controller: Equatable, Sendable {
         }
         guard next != selection else { return }
         let previous = selection
-        appear(next, disappearing: previous, &out)
+        appear(next, at: candidate.index, disappearing: previous, &out)
         selection = next
-        out.notify(.selectionChanged(tab: next.wireValue, index: selectedIndex,
+        out.notify(.selectionChanged(tab: next.wireValue, index: candidate.index,
                                                    previous: previous.wireValue, cause: cause))
     }
 
     /// R5.1/R5.2: old will-disappear, new will-appear, old did-disappear, new did-appear;
     /// the new tab's content is loaded first if it never was.
-    private mutating func appear(_ next: Selection, disappearing old: Selection, _ out: inout Outcome) {
-        if case .tab(let id) = next, let index = indexByID[id], !tabs[index].contentLoaded {
+    /// `nextIndex`: the new tab's index when the caller knows it (spares a lookup).
+    private mutating func appear(_ next: Selection, at nextIndex: Int? = nil, disappearing old: Selection, _ out: inout Outcome) {
+        if case .tab(let id) = next, let index = nextIndex ?? indexByID[id], !tabs[index].contentLoaded {
             tabs[index].contentLoaded = true
             out.notify(.contentLoaded(tab: id))
         }

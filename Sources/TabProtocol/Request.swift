@@ -128,7 +128,8 @@ public enum RequestDecoder {
             return (nil, .failure(ProtocolError(.parseError, "a request is one JSON object per line, e.g. {\"cmd\":\"ping\"}")))
         }
         var id: JSONValue?
-        if let raw = object["id"] {
+        if let i = object.position(ofIdentifier: "id") {
+            let raw = object.value(at: i)
             switch raw {
             case .array, .object:
                 return (nil, .failure(.invalid("id", "'id' must be a string, number, boolean or null")))
@@ -159,6 +160,14 @@ public enum RequestDecoder {
         let controller = try f.string("controller") ?? TabContainers.defaultName
         let command: RequestCommand
         switch name {
+        // The commands clients send most come first: a switch on strings compares in order.
+        case "select":
+            command = .core(.select(try selectTarget(&f, allowIndex: true)))
+        case "tap":
+            switch try selectTarget(&f, allowIndex: false) {
+            case .tab(let id): command = .core(.tap(.tab(id)))
+            default: command = .core(.tap(.more))
+            }
         case "hello": command = .hello
         case "ping": command = .ping
         case "state": command = .state
@@ -190,13 +199,6 @@ public enum RequestDecoder {
             let tab = try f.requiredString("tab")
             guard f.has("value") else { throw .invalid("value", "badge needs \"value\": a string, or null to remove the badge") }
             command = .core(.badge(tab: tab, value: try f.nullableString("value")))
-        case "select":
-            command = .core(.select(try selectTarget(&f, allowIndex: true)))
-        case "tap":
-            switch try selectTarget(&f, allowIndex: false) {
-            case .tab(let id): command = .core(.tap(.tab(id)))
-            default: command = .core(.tap(.more))
-            }
         case "push":
             let tab = try f.requiredString("tab")
             guard let v = f.value("screen") else { throw .invalid("screen", "push needs \"screen\": {\"id\": …, \"title\": …}") }
@@ -365,7 +367,7 @@ struct Fields {
     }
 
     var command: String? {
-        if case .string(let s) = object["cmd"] { return s }
+        if let i = object.position(ofIdentifier: "cmd"), case .string(let s) = object.value(at: i) { return s }
         return nil
     }
 
@@ -373,8 +375,9 @@ struct Fields {
 
     mutating func has(_ key: String) -> Bool { value(key) != nil }
 
+    /// `key` is always one of the protocol's field names (ASCII identifiers).
     mutating func value(_ key: String) -> JSONValue? {
-        guard let i = object.position(of: key) else { return nil }
+        guard let i = object.position(ofIdentifier: key) else { return nil }
         if i < 64 { used |= 1 << UInt64(i) }
         return object.value(at: i)
     }

@@ -108,7 +108,7 @@ enum DocExamples {
         p.executableURL = URL(fileURLWithPath: Build.tabd)
         p.arguments = ["--config", dir + "/config/run.yaml"]
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        FileManager.default.createFile(atPath: dir + "/tabd.log", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/tabd.log", contents: nil)
         p.standardError = FileHandle(forWritingAtPath: dir + "/tabd.log")
         try p.run()
         let deadline = Date().addingTimeInterval(20)

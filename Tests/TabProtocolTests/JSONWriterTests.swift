@@ -56,7 +56,7 @@ struct JSONWriterTests {
 
     /// Doubles are written in a form that parses back to the same Double and stays a double.
     @Test(arguments: [
-        0.1, 0.5, 1.0, 100.0, -2.5, 1e-5, 1e16, 1e22, 1e300, 5e-324, 2.2250738585072014e-308,
+        0.1, 0.5, 1.0, 100.0, -2.5, 1e-5, 1e16, 1e22, 1e300, Double.leastNonzeroMagnitude, 2.2250738585072014e-308,
         1.7976931348623157e308, 9007199254740992.0, 9007199254740993.0, 123456789.123456789,
         0.30000000000000004, -0.0, 3.0e-7, 4503599627370496.5,
     ])

@@ -140,6 +140,18 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         return nil
     }
 
+    /// `position(of:)` for a key of ASCII letters, digits, '_' and '.' — the protocol's own
+    /// field names. No string of another length is canonically equivalent to such a key
+    /// (only K, ` and ; have non-ASCII equivalents), so members whose UTF-8 length differs
+    /// are skipped without a full string comparison.
+    @inline(__always)
+    func position(ofIdentifier key: String) -> Int? {
+        if let index { return index[key] }
+        let n = key.utf8.count
+        for i in 0..<members.count where members[i].key.utf8.count == n && members[i].key == key { return i }
+        return nil
+    }
+
     private mutating func buildIndex() {
         var index = [String: Int](minimumCapacity: members.count)
         for i in 0..<members.count { index[members[i].key] = i }
