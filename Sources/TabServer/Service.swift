@@ -41,6 +41,8 @@ public final class TabService: LineServiceDelegate {
     private var seq: [String: UInt64] = [:]
     private var w = JSONWriter(capacity: 4096)
     private var ew = JSONWriter(capacity: 1024)
+    /// The journal record being written (one buffer, reused).
+    private var jw = JSONWriter(capacity: 256)
     var stats = ServiceStats()
     public var connectionCount: () -> Int = { 0 }
     private let instance = UInt64.random(in: 1...UInt64.max)
@@ -108,7 +110,7 @@ public final class TabService: LineServiceDelegate {
     }
 
     private func journal(_ body: (inout JSONWriter) -> Void) {
-        var jw = JSONWriter(capacity: 128)
+        jw.bytes.removeAll(keepingCapacity: true)
         body(&jw)
         store.append(jw.bytes)
     }

@@ -51,10 +51,20 @@ public struct JSONWriter {
         assert(UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount).allSatisfy {
             $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
         }, "key(literal:) needs a key without escapes")
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
-        append(k)
-        append("\":")
+        // `,"key":` assembled on the stack and appended at once: one append costs about as
+        // much as four here.
+        let n = k.utf8CodeUnitCount
+        let comma = needsComma
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n + 4) { t in
+            let p = t.baseAddress!
+            var j = 0
+            if comma { p[0] = UInt8(ascii: ","); j = 1 }
+            p[j] = UInt8(ascii: "\"")
+            (p + j + 1).update(from: k.utf8Start, count: n)
+            p[j + n + 1] = UInt8(ascii: "\"")
+            p[j + n + 2] = UInt8(ascii: ":")
+            bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: j + n + 3))
+        }
     }
 
     /// A string value written as is (a fixed protocol name; no escapes, checked in debug).
@@ -62,10 +72,17 @@ public struct JSONWriter {
         assert(UnsafeBufferPointer(start: v.utf8Start, count: v.utf8CodeUnitCount).allSatisfy {
             $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
         }, "string(literal:) needs a string without escapes")
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        append(v)
-        bytes.append(UInt8(ascii: "\""))
+        let n = v.utf8CodeUnitCount
+        let comma = needsComma
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n + 3) { t in
+            let p = t.baseAddress!
+            var j = 0
+            if comma { p[0] = UInt8(ascii: ","); j = 1 }
+            p[j] = UInt8(ascii: "\"")
+            (p + j + 1).update(from: v.utf8Start, count: n)
+            p[j + n + 1] = UInt8(ascii: "\"")
+            bytes.append(contentsOf: UnsafeBufferPointer(start: p, count: j + n + 2))
+        }
     }
 
     /// Pre-encoded JSON text known at compile time, appended as is (no separator logic): the
