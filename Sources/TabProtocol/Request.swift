@@ -118,6 +118,12 @@ public enum RequestDecoder {
     /// Decodes one line. A `ProtocolError` says what is wrong; `id` is filled in when it
     /// could be read, so the error reply can echo it.
     public static func decode(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
+        if let request = FastRequest.decode(line) { return (request.id, .success(request)) }
+        return decodeInGeneral(line, maxDepth: maxDepth)
+    }
+
+    /// The general decoder alone, without the fast path (the fast path's tests compare the two).
+    static func decodeInGeneral(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
         let value: JSONValue
         do {
             value = try JSONParser.parse(line, maxDepth: maxDepth)

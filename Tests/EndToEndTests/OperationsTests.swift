@@ -142,7 +142,7 @@ final class NotifySocket {
         // --socket names a path tabd must NOT bind: the activated socket wins.
         p.arguments = ["-l", socket, Build.tabd, "--socket", dir + "/unused.sock", "--state-dir", dir + "/state"]
         let log = dir + "/stderr.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         p.standardError = FileHandle(forWritingAtPath: log)
         try p.run()
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }

@@ -328,7 +328,7 @@ struct ProtocolTests {
         var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
         let firstNL = bytes.firstIndex(of: 0x0A)!
         bytes[firstNL + 20] ^= 0x01   // damage the second record; a valid one follows
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         #expect(throws: (any Error).self) { try tabd.start() }
         #expect(tabd.log.contains("damaged"))
         try tabd.start(arguments: ["--repair"])
