@@ -40,10 +40,10 @@ for (name, line) in lines {
     var w = JSONWriter(capacity: 1024)
 
     let parse = measure(n) { consume(bytes.withUnsafeBytes { try! JSONParser.parse($0) }) }
-    let write = measure(n) { w.bytes.removeAll(keepingCapacity: true); w.write(value); consume(w.bytes.count) }
+    let write = measure(n) { w.reset(); w.write(value); consume(w.count) }
     let both = measure(n) {
         let v = bytes.withUnsafeBytes { try! JSONParser.parse($0) }
-        w.bytes.removeAll(keepingCapacity: true); w.write(v); consume(w.bytes.count)
+        w.reset(); w.write(v); consume(w.count)
     }
     let fParse = measure(n / 10) { consume(try! JSONSerialization.jsonObject(with: data)) }
     let fWrite = measure(n / 10) { consume(try! JSONSerialization.data(withJSONObject: object)) }

@@ -110,9 +110,9 @@ public final class TabService: LineServiceDelegate {
     }
 
     private func journal(_ body: (inout JSONWriter) -> Void) {
-        jw.bytes.removeAll(keepingCapacity: true)
+        jw.reset()
         body(&jw)
-        store.append(jw.bytes)
+        jw.withBytes { store.append($0) }
     }
 
     // MARK: LineServiceDelegate
@@ -134,7 +134,7 @@ public final class TabService: LineServiceDelegate {
 
     public func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer) {
         let start = DispatchTime.now().uptimeNanoseconds
-        w.bytes.removeAll(keepingCapacity: true)
+        w.reset()
         let (id, result) = RequestDecoder.decode(line, maxDepth: config.maxJSONDepth)
         var name = "invalid"
         switch result {
@@ -147,11 +147,11 @@ public final class TabService: LineServiceDelegate {
                 try handle(request, from: connection)
             } catch {
                 stats.errors += 1
-                w.bytes.removeAll(keepingCapacity: true)
+                w.reset()
                 ReplyEncoder.failure(id: id, error, into: &w)
             }
         }
-        connection.send(w.bytes)
+        w.withBytes { connection.send($0) }
         stats.record(name, nanos: DispatchTime.now().uptimeNanoseconds - start)
     }
 
@@ -338,9 +338,9 @@ public final class TabService: LineServiceDelegate {
         for e in plugins.drainEmitted() {
             let n = nextSeq(e.controller)
             guard subscribers.values.contains(where: { clientState($0).wants("plugin", controller: e.controller) }) else { continue }
-            ew.bytes.removeAll(keepingCapacity: true)
+            ew.reset()
             ReplyEncoder.pluginEvent(plugin: e.plugin, controller: e.controller, seq: n, dataJSON: e.dataJSON, into: &ew)
-            for s in subscribers.values where clientState(s).wants("plugin", controller: e.controller) { s.send(ew.bytes) }
+            for s in subscribers.values where clientState(s).wants("plugin", controller: e.controller) { ew.withBytes { s.send($0) } }
         }
         for (name, target) in plugins.drainRequestedSelections() {
             do {
@@ -365,11 +365,11 @@ public final class TabService: LineServiceDelegate {
             var encoded = false
             for conn in subscribers.values where clientState(conn).wants(name, controller: controller) {
                 if !encoded {
-                    ew.bytes.removeAll(keepingCapacity: true)
+                    ew.reset()
                     ReplyEncoder.event(n, controller: controller, seq: s, into: &ew)
                     encoded = true
                 }
-                conn.send(ew.bytes)
+                ew.withBytes { conn.send($0) }
                 stats.eventsSent += 1
             }
         }

@@ -85,7 +85,7 @@ import Testing
         let watcher = Process()
         watcher.executableURL = URL(fileURLWithPath: Build.tabctl)
         watcher.arguments = ["watch", "selection_changed", "--count", "1", "--socket", tabd.socket]
-        FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
         watcher.standardOutput = FileHandle(forWritingAtPath: out)
         try watcher.run()
         // Select until the watcher has subscribed and seen it (it may subscribe late).

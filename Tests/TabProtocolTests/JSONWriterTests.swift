@@ -126,7 +126,7 @@ struct JSONWriterTests {
     @Test func clearingBytesResets() {
         var w = JSONWriter(capacity: 16)
         w.beginObject(); w.key("half")
-        w.bytes.removeAll(keepingCapacity: true)
+        w.reset()
         w.beginObject(); w.key("x"); w.write(jsonObject(("y", .array([.int(1), .string("z")])))); w.endObject()
         #expect(String(decoding: w.bytes, as: UTF8.self) == #"{"x":{"y":[1,"z"]}}"#)
     }

@@ -60,7 +60,7 @@ final class TabdProcess {
         p.executableURL = URL(fileURLWithPath: Build.tabd)
         p.arguments = ["--config", configPath, "--socket", socket, "--state-dir", stateDir] + arguments
         if let environment { p.environment = environment }
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let log = FileHandle(forWritingAtPath: stderrPath)!
         log.seekToEndOfFile()
         p.standardError = log
@@ -174,6 +174,17 @@ final class LineClient {
             }
             if n == 0 { return nil }
             buffer.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// True when the stream has ended: end of file, or ECONNRESET — what a Unix socket
+    /// reports once the peer closed with some of our writes still unread (the lines it sent
+    /// before closing are always delivered first). False when a line arrives instead.
+    func readsEndOfStream() throws -> Bool {
+        do {
+            return try readLine() == nil
+        } catch let failure as TestFailure where failure.description.contains(String(cString: strerror(ECONNRESET))) {
+            return true
         }
     }
 
