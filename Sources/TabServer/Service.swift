@@ -101,10 +101,10 @@ public final class TabService: LineServiceDelegate {
         try containers.create(name, idiom: idiom, maxVisible: maxVisible)
         journal { w in
             w.beginObject()
-            w.key("cmd"); w.string("controller.create")
-            w.key("controller"); w.string(name)
-            w.key("idiom"); w.string(idiom.rawValue)
-            if let maxVisible { w.key("max_visible"); w.int(maxVisible) }
+            w.key(literal: "cmd"); w.string("controller.create")
+            w.key(literal: "controller"); w.string(name)
+            w.key(literal: "idiom"); w.string(idiom.rawValue)
+            if let maxVisible { w.key(literal: "max_visible"); w.int(maxVisible) }
             w.endObject()
         }
     }
@@ -174,13 +174,13 @@ public final class TabService: LineServiceDelegate {
         switch r.command {
         case .hello:
             reply(r) { w in
-                w.key("name"); w.string("tabd")
-                w.key("version"); w.string(version)
-                w.key("protocol"); w.int(1)
-                w.key("instance"); w.string(String(instance, radix: 16))
-                w.key("commands"); ReplyEncoder.strings(commandNames, &w)
-                w.key("events"); ReplyEncoder.strings(Notification.eventNames + ["plugin"], &w)
-                w.key("plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
+                w.key(literal: "name"); w.string("tabd")
+                w.key(literal: "version"); w.string(version)
+                w.key(literal: "protocol"); w.int(1)
+                w.key(literal: "instance"); w.string(String(instance, radix: 16))
+                w.key(literal: "commands"); ReplyEncoder.strings(commandNames, &w)
+                w.key(literal: "events"); ReplyEncoder.strings(Notification.eventNames + ["plugin"], &w)
+                w.key(literal: "plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
             }
         case .ping:
             reply(r) { _ in }
@@ -189,14 +189,14 @@ public final class TabService: LineServiceDelegate {
             reply(r) { w in ReplyEncoder.state(c, policy: plugins, &w) }
         case .controllers:
             reply(r) { w in
-                w.key("controllers"); w.beginArray()
+                w.key(literal: "controllers"); w.beginArray()
                 for name in containers.names {
                     let c = containers[name]!
                     w.beginObject()
-                    w.key("name"); w.string(name)
-                    w.key("idiom"); w.string(c.idiom.rawValue)
-                    w.key("max_visible"); w.int(c.maxVisible)
-                    w.key("tabs"); w.int(c.tabs.count)
+                    w.key(literal: "name"); w.string(name)
+                    w.key(literal: "idiom"); w.string(c.idiom.rawValue)
+                    w.key(literal: "max_visible"); w.int(c.maxVisible)
+                    w.key(literal: "tabs"); w.int(c.tabs.count)
                     w.endObject()
                 }
                 w.endArray()
@@ -205,51 +205,51 @@ public final class TabService: LineServiceDelegate {
             do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible) } catch { throw ProtocolError(error) }
             let c = containers[r.controller]!
             reply(r) { w in
-                w.key("controller"); w.string(c.name)
-                w.key("idiom"); w.string(c.idiom.rawValue)
-                w.key("max_visible"); w.int(c.maxVisible)
+                w.key(literal: "controller"); w.string(c.name)
+                w.key(literal: "idiom"); w.string(c.idiom.rawValue)
+                w.key(literal: "max_visible"); w.int(c.maxVisible)
             }
         case .controllerDelete:
             do { try containers.delete(r.controller) } catch { throw ProtocolError(error) }
             seq[r.controller] = nil
             journal { w in
                 w.beginObject()
-                w.key("cmd"); w.string("controller.delete")
-                w.key("controller"); w.string(r.controller)
+                w.key(literal: "cmd"); w.string("controller.delete")
+                w.key(literal: "controller"); w.string(r.controller)
                 w.endObject()
             }
-            reply(r) { w in w.key("deleted"); w.string(r.controller) }
+            reply(r) { w in w.key(literal: "deleted"); w.string(r.controller) }
         case .core(let command):
             try run(command, r)
         case .layout(let width, let height, let statusBar):
             let c = try controller(r.controller)
             let frames = c.layout(width: width, height: height, statusBar: statusBar)
             reply(r) { w in
-                w.key("bar"); ReplyEncoder.frame(frames.bar, &w)
-                w.key("content"); ReplyEncoder.frame(frames.content, &w)
-                w.key("bar_position"); w.string(c.idiom == .tv ? "top" : "bottom")
-                w.key("status_bar_child"); ReplyEncoder.optionalString(c.statusBarChild, &w)
+                w.key(literal: "bar"); ReplyEncoder.frame(frames.bar, &w)
+                w.key(literal: "content"); ReplyEncoder.frame(frames.content, &w)
+                w.key(literal: "bar_position"); w.string(c.idiom == .tv ? "top" : "bottom")
+                w.key(literal: "status_bar_child"); ReplyEncoder.optionalString(c.statusBarChild, &w)
             }
         case .preserve:
             let c = try controller(r.controller)
-            reply(r) { w in w.key("archive"); ReplyEncoder.archive(c.preserve(), &w) }
+            reply(r) { w in w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w) }
         case .subscribe(let events, let controllers):
             let state = clientState(connection)
             state.events.formUnion(events)
             if let controllers { state.controllers = Set(controllers) }
             subscribers[connection.id] = connection
             reply(r) { w in
-                w.key("events"); ReplyEncoder.strings(state.events.sorted(), &w)
-                if let c = state.controllers { w.key("controllers"); ReplyEncoder.strings(c.sorted(), &w) }
+                w.key(literal: "events"); ReplyEncoder.strings(state.events.sorted(), &w)
+                if let c = state.controllers { w.key(literal: "controllers"); ReplyEncoder.strings(c.sorted(), &w) }
             }
         case .unsubscribe(let events):
             let state = clientState(connection)
             if events.contains("*") { state.events.removeAll() } else { state.events.subtract(events) }
             if state.events.isEmpty { subscribers[connection.id] = nil }
-            reply(r) { w in w.key("events"); ReplyEncoder.strings(state.events.sorted(), &w) }
+            reply(r) { w in w.key(literal: "events"); ReplyEncoder.strings(state.events.sorted(), &w) }
         case .plugins:
             reply(r) { w in
-                w.key("plugins"); w.beginArray()
+                w.key(literal: "plugins"); w.beginArray()
                 for p in plugins.plugins { PluginsEncoding.status(p, &w) }
                 w.endArray()
             }
@@ -260,7 +260,7 @@ public final class TabService: LineServiceDelegate {
             switch plugins.call(plugin: plugin, method: method, argsJSON: String(decoding: aw.bytes, as: UTF8.self), controller: c) {
             case .success(let json):
                 let value = (try? JSONParser.parse(json)) ?? .string(json)
-                reply(r) { w in w.key("plugin"); w.string(plugin); w.key("value"); w.write(value) }
+                reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.write(value) }
             case .failure(let error):
                 afterCommand()
                 throw ProtocolError(error)
@@ -268,7 +268,7 @@ public final class TabService: LineServiceDelegate {
             afterCommand()
         case .explain(let limit):
             reply(r) { w in
-                w.key("decisions"); w.beginArray()
+                w.key(literal: "decisions"); w.beginArray()
                 for d in plugins.explain(limit: limit) { PluginsEncoding.decision(d, &w) }
                 w.endArray()
             }
@@ -276,8 +276,8 @@ public final class TabService: LineServiceDelegate {
             let ok = reload()
             guard ok.error == nil else { throw ProtocolError(.internal, "reload failed, the previous configuration stays: \(ok.error!)") }
             reply(r) { w in
-                w.key("reloaded"); w.bool(true)
-                w.key("plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
+                w.key(literal: "reloaded"); w.bool(true)
+                w.key(literal: "plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
             }
         case .stats:
             reply(r) { w in stats.encode(&w, connections: connectionCount(), subscribers: subscribers.count, store: store, plugins: plugins) }
@@ -316,18 +316,18 @@ public final class TabService: LineServiceDelegate {
         switch command {
         case .rotate:
             // PROTOCOL.md: `rotated`, `orientation` (the current one, a name) and `supported`.
-            w.key("rotated"); w.bool(outcome.rotated ?? false)
-            w.key("orientation"); w.string(c.orientation.rawValue)
-            w.key("supported"); ReplyEncoder.orientations(c.supportedOrientations(policy: plugins), &w)
-            w.key("preferred"); ReplyEncoder.optionalString(c.preferredOrientation(policy: plugins)?.rawValue, &w)
+            w.key(literal: "rotated"); w.bool(outcome.rotated ?? false)
+            w.key(literal: "orientation"); w.string(c.orientation.rawValue)
+            w.key(literal: "supported"); ReplyEncoder.orientations(c.supportedOrientations(policy: plugins), &w)
+            w.key(literal: "preferred"); ReplyEncoder.optionalString(c.preferredOrientation(policy: plugins)?.rawValue, &w)
         case .push(let id, _), .pop(let id), .popToRoot(let id):
-            w.key("stack"); ReplyEncoder.stack(c.tab(id)?.stack ?? [], &w)
+            w.key(literal: "stack"); ReplyEncoder.stack(c.tab(id)?.stack ?? [], &w)
         case .customizeEnd, .setTabs, .addTab, .removeTab:
-            w.key("tabs"); ReplyEncoder.strings(c.tabs.map(\.id), &w)
+            w.key(literal: "tabs"); ReplyEncoder.strings(c.tabs.map(\.id), &w)
         case .setCustomizable:
-            w.key("customizable"); ReplyEncoder.strings(c.customizable, &w)
+            w.key(literal: "customizable"); ReplyEncoder.strings(c.customizable, &w)
         case .customizeBegin, .customizeMove:
-            w.key("customizing_order"); ReplyEncoder.strings(c.customizingOrder ?? [], &w)
+            w.key(literal: "customizing_order"); ReplyEncoder.strings(c.customizingOrder ?? [], &w)
         default:
             break
         }
