@@ -132,8 +132,22 @@ public final class TabService: LineServiceDelegate {
             "the request line is longer than \(config.maxLineBytes) bytes; the connection will be closed")))
     }
 
+    /// When the line being handled started: the read, or the end of the line before it.
+    private var lineStart: UInt64 = 0
+
+    public func connectionWillDeliverLines(_ connection: Connection) {
+        lineStart = Self.now()
+    }
+
+    @inline(__always)
+    private static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+
     public func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer) {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = lineStart
         w.reset()
         let (id, result) = RequestDecoder.decode(line, maxDepth: config.maxJSONDepth)
         var name = "invalid"
@@ -152,7 +166,9 @@ public final class TabService: LineServiceDelegate {
             }
         }
         w.withBytes { connection.send($0) }
-        stats.record(name, nanos: DispatchTime.now().uptimeNanoseconds - start)
+        let end = Self.now()
+        stats.record(name, nanos: end &- start)
+        lineStart = end
     }
 
     public func commitTurn() {

@@ -157,6 +157,7 @@ public final class Connection {
             if !error.wouldBlock { server.drop(self, Self.reason(error)) }
             return
         }
+        server.delegate.connectionWillDeliverLines(self)
         if count == 0 {
             endOfInput()
         } else {

@@ -18,12 +18,20 @@ public protocol LineServiceDelegate: AnyObject {
     /// The client sent more than `limits.maxLineBytes` without a newline. The delegate sends
     /// an error line; the transport then flushes and closes.
     func connectionLineTooLong(_ connection: Connection)
+    /// Input arrived on the connection and its lines are about to be handed over (none, one
+    /// or many). The service takes its clock reading here: each line's time then runs from
+    /// the end of the one before, one clock read per line.
+    func connectionWillDeliverLines(_ connection: Connection)
     /// The connection is gone (its descriptor is closed). Called once per connection.
     func connectionDidClose(_ connection: Connection, reason: CloseReason)
     /// Called once per turn in which any line was received, after every readable
     /// connection's lines were handed over and before any reply produced during that turn is
     /// written to a socket. Replies are released when it returns.
     func commitTurn()
+}
+
+extension LineServiceDelegate {
+    public func connectionWillDeliverLines(_ connection: Connection) {}
 }
 
 /// Bounds that keep one client from costing the others.
