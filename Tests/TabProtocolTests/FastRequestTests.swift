@@ -64,7 +64,7 @@ struct FastRequestTests {
     /// fast path never answers differently from the general decoder, and answers often.
     @Test func agreesWithTheGeneralDecoder() throws {
         let seed = ProcessInfo.processInfo.environment["FASTREQUEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
-        var rng = SplitMix(seed)
+        var rng = JSONTestRandom(seed: seed)
         let keys = [#""cmd""#, #""tab""#, #""index""#, #""id""#, #""controller""#, #""more""#, #""value""#,
                     #""Cmd""#, #""ta\u0062""#, #""""#, #""cmd ""#]
         let values = [#""select""#, #""tap""#, #""state""#, #""ping""#, #""badge""#, #""a""#, #""main""#,
@@ -104,18 +104,5 @@ struct FastRequestTests {
         }
         // Not a tautology: enough generated lines are valid hot requests.
         #expect(fastAnswers > rounds / 50, "seed \(seed): the fast path answered only \(fastAnswers) times")
-    }
-}
-
-/// SplitMix64: the same sequence for a seed everywhere.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

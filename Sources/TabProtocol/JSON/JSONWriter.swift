@@ -119,35 +119,31 @@ public struct JSONWriter {
     /// A key written as is: for the fixed names of the protocol on hot paths. It must need no
     /// escaping (checked in debug builds).
     public mutating func key(literal k: StaticString) {
-        assert(UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount).allSatisfy {
+        plainQuoted(k, colon: true)
+    }
+
+    /// A string value written as is (a fixed protocol name; no escapes, checked in debug).
+    public mutating func string(literal v: StaticString) {
+        plainQuoted(v, colon: false)
+    }
+
+    /// `,"text"` or `,"text":` (comma as needed) in one piece, for text that needs no escapes.
+    @inline(__always)
+    private mutating func plainQuoted(_ text: StaticString, colon: Bool) {
+        assert(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount).allSatisfy {
             $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-        }, "key(literal:) needs a key without escapes")
-        let n = k.utf8CodeUnitCount
+        }, "key(literal:) and string(literal:) need text without escapes")
+        let n = text.utf8CodeUnitCount
         let comma = needsComma
         let p = reserve(n + 4)
         var j = 0
         if comma { p[0] = UInt8(ascii: ","); j = 1 }
         p[j] = UInt8(ascii: "\"")
-        (p + j + 1).update(from: k.utf8Start, count: n)
-        p[j + n + 1] = UInt8(ascii: "\"")
-        p[j + n + 2] = UInt8(ascii: ":")
-        storage.count &+= j + n + 3
-    }
-
-    /// A string value written as is (a fixed protocol name; no escapes, checked in debug).
-    public mutating func string(literal v: StaticString) {
-        assert(UnsafeBufferPointer(start: v.utf8Start, count: v.utf8CodeUnitCount).allSatisfy {
-            $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-        }, "string(literal:) needs a string without escapes")
-        let n = v.utf8CodeUnitCount
-        let comma = needsComma
-        let p = reserve(n + 3)
-        var j = 0
-        if comma { p[0] = UInt8(ascii: ","); j = 1 }
-        p[j] = UInt8(ascii: "\"")
-        (p + j + 1).update(from: v.utf8Start, count: n)
-        p[j + n + 1] = UInt8(ascii: "\"")
-        storage.count &+= j + n + 2
+        (p + j + 1).update(from: text.utf8Start, count: n)
+        j += n + 1
+        p[j] = UInt8(ascii: "\""); j += 1
+        if colon { p[j] = UInt8(ascii: ":"); j += 1 }
+        storage.count &+= j
     }
 
     /// Pre-encoded JSON text known at compile time, appended as is (no separator logic): the

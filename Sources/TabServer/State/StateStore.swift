@@ -166,10 +166,6 @@ public final class StateStore {
     // MARK: Writing
 
     /// Adds one record (a JSON request without newline) to this turn's batch.
-    public func append(_ json: [UInt8]) {
-        json.withUnsafeBytes { append($0) }
-    }
-
     public func append(_ json: UnsafeRawBufferPointer) {
         CRC32.appendHex(CRC32.checksum(json), to: &pending)
         pending.append(UInt8(ascii: " "))
