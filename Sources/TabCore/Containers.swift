@@ -8,12 +8,26 @@ public struct TabContainers: Equatable, Sendable, Codable {
 
     public private(set) var controllers: [String: Controller] = [:]
 
+    /// Where the controller last addressed lies: requests come in runs for one controller (most
+    /// of them for `main`), and comparing a short name costs less than hashing it. Forgotten
+    /// whenever a controller is added or removed: a dictionary index lives only until then.
+    private var recent = Recent()
+
+    private struct Recent: Equatable, Sendable {
+        var name = ""
+        var index: Dictionary<String, Controller>.Index?
+        /// A cache: two sets of controllers are equal whatever they last looked up.
+        static func == (_: Recent, _: Recent) -> Bool { true }
+    }
+
+    private enum CodingKeys: String, CodingKey { case controllers }
+
     public init() {}
 
     /// A fresh set with the default phone controller `main`.
     public static func withDefault() -> TabContainers {
         var c = TabContainers()
-        c.controllers[defaultName] = Controller(name: defaultName, idiom: .phone)
+        c.insert(Controller(name: defaultName, idiom: .phone))
         return c
     }
 
@@ -37,12 +51,14 @@ public struct TabContainers: Equatable, Sendable, Codable {
         }
         guard controllers[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
         controllers[name] = Controller(name: name, idiom: idiom, maxVisible: maxVisible)
+        recent = Recent()
     }
 
     public mutating func delete(_ name: String) throws(TabError) {
         guard controllers.removeValue(forKey: name) != nil else {
             throw TabError(.notFound, "no controller named '\(name)'")
         }
+        recent = Recent()
     }
 
     /// Applies `command` to the controller `name`; a refused command changes nothing.
@@ -55,13 +71,21 @@ public struct TabContainers: Equatable, Sendable, Codable {
     /// the daemon builds its reply there without copying the controller out.
     public mutating func apply<R>(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true,
                                   reading read: (Controller, Outcome) -> R) throws(TabError) -> R {
-        guard let i = controllers.index(forKey: name) else { throw TabError(.notFound, "no controller named '\(name)'") }
+        let i: Dictionary<String, Controller>.Index
+        if let last = recent.index, recent.name == name {
+            i = last
+        } else {
+            guard let found = controllers.index(forKey: name) else { throw TabError(.notFound, "no controller named '\(name)'") }
+            i = found
+            recent = Recent(name: name, index: found)
+        }
         return try controllers.values[i].apply(command, policy: policy, notifying: notifying, reading: read)
     }
 
     /// Puts a controller back as it was (restoring from a snapshot).
     public mutating func insert(_ controller: Controller) {
         controllers[controller.name] = controller
+        recent = Recent()
     }
 
     static func validate(name: String) throws(TabError) {

@@ -20,8 +20,12 @@ public struct Controller: Equatable, Sendable {
     /// The order when the session began, to report `changed` (R7.4).
     private var customizingStart: [String]?
     public private(set) var orientation: Orientation = .portrait
-    /// tab id → index; derived from `tabs`, rebuilt whenever the list changes.
+    /// tab id → index; derived from `tabs`, rebuilt whenever the list changes. Empty while
+    /// there are at most `linearLookupLimit` tabs: those are found by comparing ids in turn.
     private var indexByID: [String: Int] = [:]
+    /// Up to this many tabs, comparing short ids one after the other costs less than hashing
+    /// one (and a controller keeps no table): `select` on 6 tabs looks up an id twice.
+    static let linearLookupLimit = 16
 
     public init(name: String, idiom: Idiom = .phone, maxVisible: Int? = nil) {
         self.name = name
@@ -55,7 +59,7 @@ public struct Controller: Equatable, Sendable {
 
     /// R3.3: the index of the selected tab; nil for More or nothing.
     public var selectedIndex: Int? {
-        if case .tab(let id) = selection { return indexByID[id] }
+        if case .tab(let id) = selection { return self.index(of: id) }
         return nil
     }
 
@@ -65,13 +69,20 @@ public struct Controller: Equatable, Sendable {
         case .none: return nil
         case .more: return Controller.moreID
         case .tab(let id):
-            guard let index = indexByID[id] else { return nil }
+            guard let index = self.index(of: id) else { return nil }
             return moreShown && index >= barTabCount ? Controller.moreID : id
         }
     }
 
-    public func index(of id: String) -> Int? { indexByID[id] }
-    public func tab(_ id: String) -> Tab? { indexByID[id].map { tabs[$0] } }
+    public func index(of id: String) -> Int? {
+        guard tabs.count > Self.linearLookupLimit else {
+            for i in tabs.indices where tabs[i].id == id { return i }
+            return nil
+        }
+        return indexByID[id]
+    }
+
+    public func tab(_ id: String) -> Tab? { self.index(of: id).map { tabs[$0] } }
 
     /// R5.4: the child that decides the status bar's style and visibility.
     public var statusBarChild: String? { selection.wireValue }
@@ -175,7 +186,7 @@ public struct Controller: Equatable, Sendable {
     private mutating func addTab(_ tab: Tab, at index: Int?, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("add a tab")
         try Controller.validate(tab)
-        guard indexByID[tab.id] == nil else {
+        guard self.index(of: tab.id) == nil else {
             throw TabError(.conflict, "a tab with id '\(tab.id)' already exists")
         }
         let at = index ?? tabs.count
@@ -193,7 +204,7 @@ public struct Controller: Equatable, Sendable {
 
     private mutating func removeTab(_ id: String, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("remove a tab")
-        guard let index = indexByID[id] else { throw .noTab(id) }
+        guard let index = self.index(of: id) else { throw .noTab(id) }
         let before = selectionSnapshot
         removeChild(id, &out)
         tabs.remove(at: index)
@@ -238,7 +249,7 @@ public struct Controller: Equatable, Sendable {
     private mutating func reselect(after before: SelectionSnapshot, removedSelected: Bool, _ out: inout Outcome) {
         var next: Selection = .none
         switch before.selection {
-        case .tab(let id) where indexByID[id] != nil:
+        case .tab(let id) where self.index(of: id) != nil:
             next = .tab(id)
         case .tab:
             if let i = before.index, i < tabs.count { next = .tab(tabs[i].id) }
@@ -263,7 +274,7 @@ public struct Controller: Equatable, Sendable {
     // MARK: Tab properties
 
     private mutating func updateTab(_ id: String, _ update: TabUpdate, _ out: inout Outcome) throws(TabError) {
-        guard let index = indexByID[id] else { throw .noTab(id) }
+        guard let index = self.index(of: id) else { throw .noTab(id) }
         var tab = tabs[index]
         let oldBadge = tab.badge
         if case .set(let v) = update.title { tab.title = v }
@@ -279,7 +290,7 @@ public struct Controller: Equatable, Sendable {
 
     /// R8: a badge changes nothing but the badge.
     private mutating func setBadge(_ id: String, _ value: String?, _ out: inout Outcome) throws(TabError) {
-        guard let index = indexByID[id] else { throw .noTab(id) }
+        guard let index = self.index(of: id) else { throw .noTab(id) }
         guard tabs[index].badge != value else { return }
         if tabs[index].item == nil {
             tabs[index].item = TabItem(badge: value)
@@ -295,7 +306,7 @@ public struct Controller: Equatable, Sendable {
     public func candidate(for target: SelectTarget) throws(TabError) -> Candidate {
         switch target {
         case .tab(let id):
-            guard let index = indexByID[id] else { throw .noTab(id) }
+            guard let index = self.index(of: id) else { throw .noTab(id) }
             return .tab(id: id, index: index)
         case .index(let index):
             guard index >= 0, index < tabs.count else {
@@ -370,7 +381,7 @@ public struct Controller: Equatable, Sendable {
     /// the new tab's content is loaded first if it never was.
     /// `nextIndex`: the new tab's index when the caller knows it (spares a lookup).
     private mutating func appear(_ next: Selection, at nextIndex: Int? = nil, disappearing old: Selection, _ out: inout Outcome) {
-        if case .tab(let id) = next, let index = nextIndex ?? indexByID[id], !tabs[index].contentLoaded {
+        if case .tab(let id) = next, let index = nextIndex ?? self.index(of: id), !tabs[index].contentLoaded {
             tabs[index].contentLoaded = true
             out.notify(.contentLoaded(tab: id))
         }
@@ -383,7 +394,7 @@ public struct Controller: Equatable, Sendable {
     // MARK: R6 — navigation stacks
 
     private mutating func navigationTab(_ id: String) throws(TabError) -> Int {
-        guard let index = indexByID[id] else { throw .noTab(id) }
+        guard let index = self.index(of: id) else { throw .noTab(id) }
         guard tabs[index].navigation else {
             throw TabError(.notAvailable, "tab '\(id)' is not a navigation stack (create it with \"navigation\": true)")
         }
@@ -411,7 +422,7 @@ public struct Controller: Equatable, Sendable {
 
     private mutating func setCustomizable(_ ids: [String]?, _ out: inout Outcome) throws(TabError) {
         let wanted = Set(ids ?? [])
-        for id in ids ?? [] where indexByID[id] == nil { throw .noTab(id) }
+        for id in ids ?? [] where self.index(of: id) == nil { throw .noTab(id) }
         let ordered = tabs.map(\.id).filter(wanted.contains)
         guard ordered != customizable else { return }
         customizable = ordered
@@ -611,6 +622,10 @@ public struct Controller: Equatable, Sendable {
     // MARK: Helpers
 
     private mutating func rebuildIndex() {
+        guard tabs.count > Self.linearLookupLimit else {
+            indexByID = [:]
+            return
+        }
         indexByID.removeAll(keepingCapacity: true)
         for (i, tab) in tabs.enumerated() { indexByID[tab.id] = i }
     }

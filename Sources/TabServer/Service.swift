@@ -38,7 +38,7 @@ public final class TabService: LineServiceDelegate {
     public enum ReloadPhase { case begin, end(ok: Bool) }
 
     private var subscribers: [UInt64: Connection] = [:]
-    private var seq: [String: UInt64] = [:]
+    private var seq = EventCounters()
     private var w = JSONWriter(capacity: 4096)
     private var ew = JSONWriter(capacity: 1024)
     /// The journal record being written (one buffer, reused).
@@ -227,7 +227,7 @@ public final class TabService: LineServiceDelegate {
             }
         case .controllerDelete:
             do { try containers.delete(r.controller) } catch { throw ProtocolError(error) }
-            seq[r.controller] = nil
+            seq.remove(r.controller)
             journal { w in
                 w.beginObject()
                 w.key(literal: "cmd"); w.string("controller.delete")
@@ -372,7 +372,7 @@ public final class TabService: LineServiceDelegate {
     private func publish(_ outcome: Outcome, controller: String) {
         guard outcome.notificationCount > 0 else { return }
         if subscribers.isEmpty || !outcome.recordsNotifications {
-            seq[controller, default: 0] += UInt64(outcome.notificationCount)
+            _ = seq.advance(controller, by: UInt64(outcome.notificationCount))
             return
         }
         for n in outcome.notifications {
@@ -392,9 +392,7 @@ public final class TabService: LineServiceDelegate {
     }
 
     private func nextSeq(_ controller: String) -> UInt64 {
-        let n = seq[controller, default: 0] + 1
-        seq[controller] = n
-        return n
+        seq.advance(controller, by: 1)
     }
 
     private func reply(_ r: Request, _ result: (inout JSONWriter) -> Void) {
@@ -469,5 +467,38 @@ public final class TabService: LineServiceDelegate {
         } catch {
             logger.critical("could not flush the journal at shutdown", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// Per controller, the `seq` of its last event (notifications published or not count, so a
+/// subscriber sees gaps only where it was not subscribed). The last controller's position is
+/// kept: requests come in runs for one controller, and comparing a short name costs less
+/// than hashing it.
+struct EventCounters {
+    private var counts: [String: UInt64] = [:]
+    private var lastName = ""
+    /// Valid until a controller is added or removed (a dictionary index lives only until then).
+    private var last: Dictionary<String, UInt64>.Index?
+
+    /// Adds `n` to the controller's count and returns the new count.
+    mutating func advance(_ controller: String, by n: UInt64) -> UInt64 {
+        let i: Dictionary<String, UInt64>.Index
+        if let last, lastName == controller {
+            i = last
+        } else if let found = counts.index(forKey: controller) {
+            i = found
+        } else {
+            counts[controller] = 0
+            i = counts.index(forKey: controller)!
+        }
+        last = i
+        lastName = controller
+        counts.values[i] &+= n
+        return counts.values[i]
+    }
+
+    mutating func remove(_ controller: String) {
+        counts[controller] = nil
+        last = nil
     }
 }
