@@ -62,6 +62,13 @@ static inline int tabd_accept4(int fd) {
     return (int)syscall(SYS_accept4, fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
+/// fallocate(fd, 0, 0, length): allocates the file's blocks up to `length` (and makes it
+/// that long) without writing them. Through syscall(2): the Glibc module does not declare
+/// fallocate (a GNU extension). -1 with errno EOPNOTSUPP where the filesystem cannot.
+static inline int tabd_fallocate(int fd, int64_t length) {
+    return (int)syscall(SYS_fallocate, fd, 0, (off_t)0, (off_t)length);
+}
+
 /// struct ucred without _GNU_SOURCE (same layout: pid_t, uid_t, gid_t).
 struct tabd_peer_credentials {
     int32_t pid;

@@ -280,6 +280,12 @@ struct ProtocolTests {
             Issue.record("no badge after restart"); return
         }
         #expect(Int(badge)! >= acknowledged)
+        // Under `always` the journal is allocated ahead of its records (limits.compact_bytes).
+        let journal = try FileManager.default.contentsOfDirectory(atPath: tabd.stateDir).first { $0.hasSuffix(".log") }!
+        let size = try FileManager.default.attributesOfItem(atPath: tabd.stateDir + "/" + journal)[.size] as! Int
+        let records = try tabd.client().ok(#"{"cmd":"stats"}"#).object("journal")?.int("bytes") ?? -1
+        #expect(records > 0)
+        #expect(fsync == "always" ? size == 64 << 20 : size == records)
     }
 
     /// A second tabd on the same socket refuses to start; a stale socket file is replaced.
