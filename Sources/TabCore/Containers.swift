@@ -63,14 +63,14 @@ public struct TabContainers: Equatable, Sendable, Codable {
 
     /// Applies `command` to the controller `name`; a refused command changes nothing.
     public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true) throws(TabError) -> Outcome {
-        try apply(command, to: name, policy: policy, notifying: notifying) { _, outcome in outcome }
+        try apply(command, to: name, policy: policy, notifying: notifying) { _, _ in }
     }
 
     /// Applies `command` to the controller `name` where it lies (one lookup, no copy of the
     /// controller), then hands the controller as it is afterwards and the outcome to `read`:
     /// the daemon builds its reply there without copying the controller out.
-    public mutating func apply<R>(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true,
-                                  reading read: (Controller, Outcome) -> R) throws(TabError) -> R {
+    public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true,
+                               reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i: Dictionary<String, Controller>.Index
         if let last = recent.index, recent.name == name {
             i = last

@@ -155,10 +155,11 @@ public struct Controller: Equatable, Sendable {
     }
 
     /// `apply`, then `read` of the controller as it is afterwards — in place, without a copy.
-    public mutating func apply<R>(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
-                                  reading read: (Controller, Outcome) -> R) throws(TabError) -> R {
+    public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
+                               reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let outcome = try apply(command, policy: policy, notifying: notifying)
-        return read(self, outcome)
+        read(self, outcome)
+        return outcome
     }
 
     // MARK: R2 — replacing the tabs

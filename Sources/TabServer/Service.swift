@@ -305,7 +305,6 @@ public final class TabService: LineServiceDelegate {
         do {
             outcome = try containers.apply(command, to: r.controller, policy: plugins, notifying: !subscribers.isEmpty) { c, outcome in
                 reply(r) { w in result(of: command, c, outcome, &w) }
-                return outcome
             }
         } catch {
             var error = error

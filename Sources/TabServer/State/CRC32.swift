@@ -23,8 +23,10 @@ enum CRC32 {
     }
 
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
+        // `crc` lives inside the closure: captured from outside, it went through memory on
+        // every step (a store and a reload in the loop's dependency chain).
         tables.withUnsafeBufferPointer { t in
+            var crc: UInt32 = 0xFFFF_FFFF
             var i = 0
             let n = bytes.count
             while i + 8 <= n {
@@ -40,22 +42,30 @@ enum CRC32 {
                 crc = t[Int((crc ^ UInt32(bytes[i])) & 0xFF)] ^ (crc >> 8)
                 i += 1
             }
+            return crc ^ 0xFFFF_FFFF
         }
-        return crc ^ 0xFFFF_FFFF
     }
 
-    /// Appends eight lowercase hex digits (no allocation: this runs for every journal record).
+    /// Appends eight lowercase hex digits: one 8-byte append (this runs for every journal record).
     static func appendHex(_ v: UInt32, to bytes: inout [UInt8]) {
-        for shift in stride(from: 28, through: 0, by: -4) {
-            let d = UInt8((v >> UInt32(shift)) & 0xF)
-            bytes.append(d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10)
-        }
+        var digits = hexDigits(v)
+        withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0) }
     }
 
     /// Eight lowercase hex digits.
     static func hex(_ v: UInt32) -> [UInt8] {
-        let digits = Array("0123456789abcdef".utf8)
-        return (0..<8).reversed().map { digits[Int((v >> (UInt32($0) * 4)) & 0xF)] }
+        var digits = hexDigits(v)
+        return withUnsafeBytes(of: &digits) { Array($0) }
+    }
+
+    /// The eight digits of `v` as the bytes of a UInt64, in memory order, most significant first.
+    private static func hexDigits(_ v: UInt32) -> UInt64 {
+        var r: UInt64 = 0
+        for k in 0..<8 {
+            let d = UInt8(truncatingIfNeeded: v >> UInt32(28 - 4 * k)) & 0xF
+            r |= UInt64(d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") - 10 + d) << UInt64(8 * k)
+        }
+        return r.littleEndian
     }
 
     static func parseHex<C: Collection>(_ bytes: C) -> UInt32? where C.Element == UInt8 {
