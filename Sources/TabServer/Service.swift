@@ -462,6 +462,7 @@ public final class TabService: LineServiceDelegate {
     public func finish() {
         do {
             try store.commit()
+            store.finishBackgroundWork()
             if store.fsync != .no { try store.syncIfNeeded() }
         } catch {
             logger.critical("could not flush the journal at shutdown", metadata: ["error": "\(error)"])

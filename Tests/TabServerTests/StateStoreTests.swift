@@ -1,8 +1,10 @@
 // The journal as files on disk: allocated ahead of its records under `always`, read back to
-// the last record whatever the file's size, a torn or stray tail cut off, damage refused.
+// the last record whatever the file's size, a torn or stray tail cut off, damage refused;
+// compaction moving on to the next journal at once and finishing off the loop.
 
 import Foundation
 import Logging
+import TabCore
 import Testing
 @testable import TabServer
 
@@ -15,6 +17,7 @@ import Testing
         }
         deinit { try? FileManager.default.removeItem(atPath: path) }
         var journal: String { path + "/journal-0.log" }
+        var files: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
         var size: Int { (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? -1 }
         func bytes() -> [UInt8] { [UInt8](FileManager.default.contents(atPath: journal) ?? Data()) }
         func write(_ bytes: [UInt8]) { _ = FileManager.default.createFile(atPath: journal, contents: Data(bytes)) }
@@ -114,5 +117,82 @@ import Testing
 
         #expect(throws: StateError.self) { try Self.open(Self.store(dir, .always)) }
         #expect(try Self.open(Self.store(dir, .always), repair: true) == Self.first)
+    }
+
+    // MARK: Compaction
+
+    /// A journal line as tabd writes it.
+    static func line(_ json: String) -> [UInt8] {
+        Array(String(format: "%08x ", CRC32.checksum(Array(json.utf8))).utf8) + Array(json.utf8) + [0x0A]
+    }
+
+    static func record(_ i: Int) -> String { #"{"cmd":"badge","tab":"a","value":"\#(i)"}"# }
+
+    @Test(arguments: [FsyncPolicy.always, .everysec, .no])
+    func compactionMovesOnToTheNextJournalAtOnceAndReplacesTheOldOne(fsync: FsyncPolicy) throws {
+        let dir = Directory()
+        let s = Self.store(dir, fsync, compactBytes: 200)
+        _ = try Self.open(s)
+        var i = 0
+        while !s.needsCompaction { try Self.append(s, [Self.record(i)]); i += 1 }
+        try s.compact(TabContainers.withDefault())
+        #expect(!s.needsCompaction)  // one at a time
+        #expect(s.journalBytes == 0)
+        // New records go to the next journal while the helper writes the snapshot.
+        try Self.append(s, [Self.record(1000), Self.record(1001)])
+        s.finishBackgroundWork()
+        #expect(dir.files == ["journal-1.log", "snapshot"])
+
+        let again = Self.store(dir, fsync, compactBytes: 200)
+        let loaded = try again.load(repair: false)
+        #expect(loaded.generation == 1)
+        #expect(loaded.snapshot == TabContainers.withDefault())
+        #expect(loaded.records.map { String(decoding: $0, as: UTF8.self) } == [Self.record(1000), Self.record(1001)])
+    }
+
+    /// A crash before the helper renamed the snapshot: the old snapshot (none here) and both
+    /// journals, replayed in order; writing goes on in the newer one.
+    @Test func anUnfinishedCompactionReplaysBothJournals() throws {
+        let dir = Directory()
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: dir.path + "/journal-0.log", contents: Data(Self.line(Self.record(0)) + Self.line(Self.record(1))))
+        _ = FileManager.default.createFile(atPath: dir.path + "/journal-1.log", contents: Data(Self.line(Self.record(2))))
+        let s = Self.store(dir, .everysec)
+        #expect(try Self.open(s) == [Self.record(0), Self.record(1), Self.record(2)])
+        try Self.append(s, [Self.record(3)])
+        #expect(try Self.open(Self.store(dir, .everysec)) == (0...3).map(Self.record))
+        #expect(dir.files == ["journal-0.log", "journal-1.log"])
+    }
+
+    /// The end of an earlier journal is damaged and the next one holds records: not a torn
+    /// last write. Refused; --repair keeps what came before the damage and puts the later
+    /// journal aside (what it says followed changes that are lost).
+    @Test func damageAtTheEndOfAnEarlierJournalIsNotATornTail() throws {
+        let dir = Directory()
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: dir.path + "/journal-0.log", contents: Data(Self.line(Self.record(0)) + Array("0badc0de {\"cmd\":\"sel".utf8)))
+        _ = FileManager.default.createFile(atPath: dir.path + "/journal-1.log", contents: Data(Self.line(Self.record(2))))
+        #expect(throws: StateError.self) { try Self.open(Self.store(dir, .everysec)) }
+        let s = Self.store(dir, .everysec)
+        #expect(try Self.open(s, repair: true) == [Self.record(0)])
+        #expect(dir.files.contains { $0.hasPrefix("journal-1.log.damaged-") })
+        #expect(!dir.files.contains("journal-1.log"))
+        try Self.append(s, [Self.record(3)])
+        #expect(try Self.open(Self.store(dir, .everysec)) == [Self.record(0), Self.record(3)])
+    }
+
+    /// An empty newer journal (the crash came right after the switch) leaves a torn end of
+    /// the one before a torn end.
+    @Test func aTornEndBeforeAnEmptyJournalIsCutOff() throws {
+        let dir = Directory()
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: dir.path + "/journal-0.log", contents: Data(Self.line(Self.record(0)) + Array("0badc0de {\"cmd\":\"sel".utf8)))
+        _ = FileManager.default.createFile(atPath: dir.path + "/journal-1.log", contents: Data())
+        let s = Self.store(dir, .everysec)
+        #expect(try Self.open(s) == [Self.record(0)])
+        #expect(dir.files.filter { $0.contains(".damaged-") } == dir.files.filter { $0.hasPrefix("journal-0.log.damaged-") })
+        try Self.append(s, [Self.record(3)])  // into the newer journal, the one being written
+        #expect(try Self.open(Self.store(dir, .everysec)) == [Self.record(0), Self.record(3)])
+        #expect(dir.files.contains("journal-1.log"))
     }
 }

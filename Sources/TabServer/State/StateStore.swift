@@ -10,8 +10,11 @@
 // no file size to commit — on the benchmark machine (ext4) a 100-byte write+fdatasync took
 // 155 µs appended and 100 µs into allocated space (Benchmarks/harness/syncprobe.c). The file is then longer than
 // its records: they end where a zero tail begins.
-// Compaction writes snapshot generation g+1 (temp file, fsync, rename, fsync dir), then
-// starts journal-<g+1>.log and removes the old journal. A torn last record (a crash in the
+// Compaction starts journal-<g+1>.log on the loop (new records go there at once), then a
+// helper thread syncs journal-<g>.log, writes snapshot generation g+1 (temp file, fsync,
+// rename, fsync dir) and removes journal-<g>.log: the loop never waits for it. Until the
+// snapshot is renamed, journals g and g+1 together say what happened after snapshot g, and
+// a restart replays both. A torn last record (a crash in the
 // middle of a write) is cut off and kept aside; damage anywhere else, or in the snapshot,
 // stops tabd unless it is started with --repair, which keeps the damaged file aside.
 
@@ -31,8 +34,16 @@ public final class StateStore {
     public let compactBytes: Int
     private let logger: Logger
 
+    /// The generation of the snapshot on disk: journals from this one on hold what followed it.
     private var generation: UInt64 = 0
+    /// The journal being written: `generation`, or later while a compaction finishes.
+    private var journalGeneration: UInt64 = 0
     private var journalFD: Int32 = -1
+    /// A compaction's helper work is under way; its outcome arrives through `compactionDone`.
+    private var compactionInFlight = false
+    private let compactionDone = Mailbox<Result<Int, StateError>>()
+    /// After a failed compaction, the journal size at which to try again.
+    private var compactAt: Int
     /// Records of the current loop turn, written together by `commit`.
     private var pending: [UInt8] = []
     /// Where the records end: the next one is written here.
@@ -52,6 +63,7 @@ public final class StateStore {
         self.directory = directory
         self.fsync = fsync
         self.compactBytes = compactBytes
+        self.compactAt = compactBytes
         self.logger = logger
     }
 
@@ -85,28 +97,65 @@ public final class StateStore {
                 }
                 let aside = try keepAside(snapshotPath)
                 logger.critical("\(message); kept aside as \(aside), starting from an empty state")
-                for j in journalFiles() { _ = try? keepAside(j) }
+                for g in journalGenerations() { _ = try? keepAside(journalPath(g)) }
                 generation = 0
             }
         }
-        // Journals of older generations are leftovers of a compaction that finished.
-        for j in journalFiles() where j != journalPath(generation) {
-            logger.info("removing journal of an earlier generation", metadata: ["file": "\(j)"])
-            unlink(j)
+        // Journals older than the snapshot are leftovers of a compaction that finished; from
+        // the snapshot's generation on, each holds what followed the one before (a compaction
+        // that had not finished leaves two).
+        let journals = journalGenerations()
+        for g in journals where g < generation {
+            logger.info("removing journal of an earlier generation", metadata: ["file": "\(journalPath(g))"])
+            unlink(journalPath(g))
         }
-        let records = try readJournal(repair: repair)
+        let live = journals.filter { $0 >= generation }
+        journalGeneration = live.last ?? generation
+        journalBytes = 0
+        var records: [[UInt8]] = []
+        for (n, g) in live.enumerated() {
+            let later = live[(n + 1)...]
+            let recordsFollow = later.contains { hasRecords(journalPath($0)) }
+            let read = try readJournal(g, repair: repair, recordsFollow: recordsFollow)
+            records += read.records
+            journalBytes = read.end
+            if read.damaged, recordsFollow {
+                // --repair after damage with journals after it: what they say followed changes
+                // that are lost. Kept aside; writing goes on in this journal, after the damage.
+                for l in later {
+                    let aside = try keepAside(journalPath(l))
+                    logger.critical("a journal after the damaged one depends on what was lost: kept aside", metadata: ["aside": "\(aside)"])
+                }
+                journalGeneration = g
+                break
+            }
+        }
         return Loaded(snapshot: snapshot, records: records, generation: generation)
     }
 
-    private func journalFiles() -> [String] {
+    /// The generations of the journal files in the directory, oldest first.
+    private func journalGenerations() -> [UInt64] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .filter { $0.hasPrefix("journal-") && $0.hasSuffix(".log") }
-            .map { "\(directory)/\($0)" }
+            .compactMap { name -> UInt64? in
+                guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { return nil }
+                return UInt64(name.dropFirst("journal-".count).dropLast(".log".count))
+            }
+            .sorted()
     }
 
-    private func readJournal(repair: Bool) throws -> [[UInt8]] {
-        let path = journalPath(generation)
-        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    /// Whether the file starts with something other than zeros (or is not empty).
+    private func hasRecords(_ path: String) -> Bool {
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        return (try? h.read(upToCount: 1))?.first.map { $0 != 0 } ?? false
+    }
+
+    /// The records of journal `g`, where they end, and whether it was damaged (then it was
+    /// cut after the last good record, a copy kept aside). `recordsFollow`: a later journal
+    /// holds records, so damage here, even at the end, is not a torn last write.
+    private func readJournal(_ g: UInt64, repair: Bool, recordsFollow: Bool) throws -> (records: [[UInt8]], end: Int, damaged: Bool) {
+        let path = journalPath(g)
+        guard let data = FileManager.default.contents(atPath: path) else { return ([], 0, false) }
         let bytes = [UInt8](data)
         var records: [[UInt8]] = []
         var offset = 0
@@ -126,16 +175,14 @@ public final class StateStore {
                 break
             }
         }
-        guard let at = damagedAt else {
-            journalBytes = offset
-            return records
-        }
+        guard let at = damagedAt else { return (records, offset, false) }
         // Torn tail: nothing valid follows the damage (a crash during the last write). A record
         // never holds a zero byte: zeros separate too (space allocated ahead, under `always`).
         let rest = bytes[at...]
         let damagedRecord = rest.first == 0 ? 0 : 1  // the pieces after the damaged one
-        let validAfter = rest.split(whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == 0 }).dropFirst(damagedRecord)
-            .contains { Self.checkRecord($0) != nil }
+        let validAfter = recordsFollow
+            || rest.split(whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == 0 }).dropFirst(damagedRecord)
+                .contains { Self.checkRecord($0) != nil }
         if validAfter && !repair {
             throw StateError("the journal \(path) is damaged at byte \(at) and valid records follow; tabd will not guess. Start with --repair to keep the file aside and keep the \(records.count) record(s) before the damage")
         }
@@ -146,8 +193,7 @@ public final class StateStore {
             logger.warning("journal ends with a torn record (a crash during a write); it was never acknowledged and is cut off", metadata: ["file": "\(path)", "aside": "\(aside)", "offset": "\(at)"])
         }
         guard truncate(path, off_t(at)) == 0 else { throw StateError("cannot truncate \(path): \(String(cString: strerror(errno)))") }
-        journalBytes = at
-        return records
+        return (records, at, true)
     }
 
     /// The JSON of a valid record line ("<crc> <json>"), or nil.
@@ -172,13 +218,16 @@ public final class StateStore {
     }
 
     /// Opens the journal to write records after those read by `load` (at `journalBytes`).
-    public func openJournal() throws {
-        let path = journalPath(generation)
+    /// `syncingDirectory`: fsync the directory so that the file surely exists after a power
+    /// loss — needed before records in it are acknowledged under `always`; otherwise the
+    /// compaction's helper does it soon after.
+    public func openJournal(syncingDirectory: Bool = true) throws {
+        let path = journalPath(journalGeneration)
         journalFD = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640)
         guard journalFD >= 0 else { throw StateError("cannot open \(path): \(String(cString: strerror(errno)))") }
         var st = stat()
         allocatedBytes = fstat(journalFD, &st) == 0 ? Int(st.st_size) : journalBytes
-        try syncDirectory()
+        if syncingDirectory { try syncDirectory() }
     }
 
     /// How far ahead of its records the journal is allocated under `always`: up to the
@@ -238,7 +287,7 @@ public final class StateStore {
 
     /// Synchronously, when anything written is not yet on disk (shutdown, tests).
     public func syncIfNeeded() throws {
-        syncQueue.sync {}  // a background sync in flight finishes first
+        finishBackgroundWork()  // a background sync or compaction in flight finishes first
         if unsynced, fsync != .no { try sync() }
     }
 
@@ -276,18 +325,89 @@ public final class StateStore {
         unsynced = false
     }
 
-    public var needsCompaction: Bool { journalBytes >= compactBytes }
+    /// The journal has grown to `limits.compact_bytes` and no compaction is under way.
+    /// (Asking also collects the outcome of a compaction that finished.)
+    public var needsCompaction: Bool {
+        collectCompaction()
+        return !compactionInFlight && journalBytes >= compactAt
+    }
 
-    /// Writes `state` as the next snapshot generation and starts an empty journal.
+    /// Starts a compaction and returns at once: from here on records go to the next journal,
+    /// while a helper thread syncs the one before, writes `state` (a copy-on-write value,
+    /// free to hand over) as the next snapshot and removes the journals it replaces. A
+    /// failure there is logged, the journals stay, and a later compaction tries again.
     public func compact(_ state: TabContainers) throws {
+        guard !compactionInFlight else { return }
         try commit()
-        let next = generation + 1
-        let json = try Self.encodeSnapshotBody(state)
-        var file = Array("tabd-snapshot 1 \(next) ".utf8)
+        let old = (fd: journalFD, generation: journalGeneration, bytes: journalBytes, allocated: allocatedBytes)
+        let next = journalGeneration + 1
+        journalFD = -1
+        unlink(journalPath(next))
+        journalGeneration = next
+        journalBytes = 0
+        do {
+            try openJournal(syncingDirectory: fsync == .always)
+        } catch {
+            // Stay with the journal there is; nothing was lost.
+            if journalFD >= 0 { close(journalFD) }
+            (journalFD, journalGeneration, journalBytes, allocatedBytes) = (old.fd, old.generation, old.bytes, old.allocated)
+            compactAt = journalBytes + compactBytes
+            logger.error("compaction could not start a new journal; tabd goes on with this one and tries again later", metadata: ["error": "\(error)"])
+            return
+        }
+        unsynced = false  // what the old journal holds is synced below, then covered by the snapshot
+        compactionInFlight = true
+        let replaced = (generation...old.generation).map(journalPath)
+        let (snapshotPath, directory, sync, done) = (snapshotPath, directory, fsync != .no, compactionDone)
+        syncQueue.async {
+            let result: Result<Int, StateError>
+            do {
+                if sync, fdatasync(old.fd) != 0 {
+                    throw StateError("fsync of \(replaced.last!) failed: \(String(cString: strerror(errno)))")
+                }
+                let bytes = try Self.writeSnapshot(state, generation: next, path: snapshotPath, directory: directory)
+                // Removing a 64 MiB file takes ext4 milliseconds: here, not on the loop. A crash
+                // before it leaves files `load` removes.
+                for path in replaced { unlink(path) }
+                result = .success(bytes)
+            } catch {
+                result = .failure(error as? StateError ?? StateError("\(error)"))
+            }
+            close(old.fd)
+            done.put(result)
+        }
+    }
+
+    /// On the loop: the outcome of the compaction under way, once the helper is done.
+    private func collectCompaction() {
+        guard compactionInFlight, let result = compactionDone.take() else { return }
+        compactionInFlight = false
+        switch result {
+        case .success(let bytes):
+            generation = journalGeneration
+            compactAt = compactBytes
+            logger.info("state compacted into a snapshot", metadata: ["state.generation": "\(generation)", "state.bytes": "\(bytes)"])
+        case .failure(let error):
+            compactAt = journalBytes + compactBytes
+            logger.error("compaction failed; the journals stay (nothing is lost) and tabd tries again later", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Waits for the helper thread (a sync or a compaction under way) and collects its outcome.
+    public func finishBackgroundWork() {
+        syncQueue.sync {}
+        collectCompaction()
+    }
+
+    /// Writes snapshot `generation` of `state`: a temporary file, fsynced, renamed over the
+    /// snapshot, the directory fsynced. Returns the snapshot's size.
+    static func writeSnapshot(_ state: TabContainers, generation: UInt64, path: String, directory: String) throws -> Int {
+        let json = try encodeSnapshotBody(state)
+        var file = Array("tabd-snapshot 1 \(generation) ".utf8)
         file += CRC32.hex(CRC32.checksum(json))
         file += Array(" \(json.count)\n".utf8)
         file += json
-        let tmp = snapshotPath + ".tmp"
+        let tmp = path + ".tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StateError("cannot create \(tmp): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -300,24 +420,17 @@ public final class StateStore {
             }
         }
         guard Glibc.fsync(fd) == 0 else { throw StateError("fsync of \(tmp) failed: \(String(cString: strerror(errno)))") }
-        guard rename(tmp, snapshotPath) == 0 else { throw StateError("cannot rename \(tmp): \(String(cString: strerror(errno)))") }
-        try syncDirectory()
-        let old = journalPath(generation)
-        generation = next
-        if journalFD >= 0 { close(journalFD) }
-        journalFD = -1
-        unlink(journalPath(next))
-        journalBytes = 0
-        try openJournal()
-        // Removing a 64 MiB file takes ext4 milliseconds: not on the loop. The snapshot that
-        // replaces it is durable already; a crash before this runs leaves a file `load` removes.
-        syncQueue.async { unlink(old) }
-        journalBytes = 0
-        unsynced = false
-        logger.info("state compacted into a snapshot", metadata: ["state.generation": "\(next)", "state.bytes": "\(file.count)"])
+        guard rename(tmp, path) == 0 else { throw StateError("cannot rename \(tmp): \(String(cString: strerror(errno)))") }
+        try syncDirectory(directory)
+        return file.count
     }
 
     private func syncDirectory() throws {
+        try Self.syncDirectory(directory)
+    }
+
+    /// Makes the directory's entries durable: a renamed snapshot, a new journal's name.
+    private static func syncDirectory(_ directory: String) throws {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StateError("cannot open \(directory): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -343,5 +456,25 @@ public final class StateStore {
         guard body.count == length else { throw StateError("expected \(length) bytes of state, found \(body.count)") }
         guard CRC32.checksum(body) == crc else { throw StateError("checksum mismatch") }
         return (g, try JSONDecoder().decode(TabContainers.self, from: Data(body)))
+    }
+}
+
+/// One value handed from a helper thread to the loop, which looks for it when it likes.
+final class Mailbox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value?
+
+    func put(_ v: Value) {
+        lock.lock()
+        value = v
+        lock.unlock()
+    }
+
+    func take() -> Value? {
+        lock.lock()
+        defer { lock.unlock() }
+        let v = value
+        value = nil
+        return v
     }
 }
