@@ -533,6 +533,10 @@ public final class PluginHost: Policy {
     // MARK: What plugins asked for
 
     /// Events plugins emitted since the last drain: publish them as `plugin` events.
+    /// Plugins emitted events or asked for selections since the last drains (a quick check
+    /// after every command: usually they did not).
+    public var hasQueued: Bool { !emitted.isEmpty || !requested.isEmpty }
+
     public func drainEmitted() -> [(plugin: String, controller: String, dataJSON: String)] {
         guard !emitted.isEmpty else { return [] }
         defer { emitted.removeAll(keepingCapacity: true) }

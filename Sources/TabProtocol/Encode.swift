@@ -214,7 +214,9 @@ public enum ReplyEncoder {
     public static func request(_ command: Command, controller: String, into w: inout JSONWriter) {
         w.beginObject()
         func cmd(_ name: StaticString) {
-            w.key(literal: "cmd"); w.string(literal: name); w.key(literal: "controller"); w.string(controller)
+            w.key(literal: "cmd"); w.string(literal: name)
+            // The default controller goes without saying (as in requests): a shorter record.
+            if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }
         }
         func tabInput(_ t: Tab) {
             w.beginObject()

@@ -24,11 +24,25 @@ enum FastRequest {
         case int(Int)
     }
 
+    /// The commands this path takes, recognised from the bytes: no String is made for `cmd`.
+    private enum Name {
+        case select, tap, state, ping
+
+        var wireName: String {
+            switch self {
+            case .select: "select"
+            case .tap: "tap"
+            case .state: "state"
+            case .ping: "ping"
+            }
+        }
+    }
+
     /// The request, or nil: let the general decoder handle the line.
     static func decode(_ line: UnsafeRawBufferPointer) -> Request? {
         guard let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         var p = Scanner(base: base, count: line.count)
-        var cmd: String?, controller: String?, tab: String?, id: Value?, index: Int?
+        var cmd: Name?, controller: String?, tab: String?, id: Value?, index: Int?
 
         p.skipWhitespace()
         guard p.take(UInt8(ascii: "{")) else { return nil }
@@ -38,10 +52,16 @@ enum FastRequest {
             p.skipWhitespace()
             guard p.take(UInt8(ascii: ":")) else { return nil }
             p.skipWhitespace()
+            if key == .cmd {
+                // Another command (or a repeated cmd): the general decoder.
+                guard cmd == nil, let name = p.name() else { return nil }
+                cmd = name
+                p.skipWhitespace()
+                continue
+            }
             guard let value = p.value() else { return nil }
             // A repeated key, or a value of the wrong type: the general decoder explains.
             switch (key, value) {
-            case (.cmd, .string(let s)) where cmd == nil: cmd = s
             case (.controller, .string(let s)) where controller == nil: controller = s
             case (.tab, .string(let s)) where tab == nil: tab = s
             case (.id, _) where id == nil: id = value
@@ -56,7 +76,7 @@ enum FastRequest {
 
         let command: RequestCommand
         switch cmd {
-        case "select":
+        case .select:
             if let tab, index == nil {
                 command = .core(.select(.tab(tab)))
             } else if let index, tab == nil {
@@ -64,17 +84,15 @@ enum FastRequest {
             } else {
                 return nil
             }
-        case "tap":
+        case .tap:
             guard let tab, index == nil else { return nil }
             command = .core(.tap(.tab(tab)))
-        case "state":
+        case .state:
             guard tab == nil, index == nil else { return nil }
             command = .state
-        case "ping":
+        case .ping:
             guard tab == nil, index == nil else { return nil }
             command = .ping
-        default:
-            return nil
         }
         let requestID: JSONValue?
         switch id {
@@ -82,7 +100,7 @@ enum FastRequest {
         case .string(let s)?: requestID = .string(s)
         case .int(let i)?: requestID = .int(Int64(i))
         }
-        return Request(id: requestID, controller: controller ?? TabContainers.defaultName, command: command, name: cmd)
+        return Request(id: requestID, controller: controller ?? TabContainers.defaultName, command: command, name: cmd.wireName)
     }
 
     private struct Scanner {
@@ -134,6 +152,19 @@ enum FastRequest {
             case 3 where equal(k, "tab"): return .tab
             case 5 where equal(k, "index"): return .index
             case 10 where equal(k, "controller"): return .controller
+            default: return nil
+            }
+        }
+
+        /// A `cmd` value this path takes.
+        mutating func name() -> Name? {
+            guard let (s, e) = plainString() else { return nil }
+            let k = UnsafeBufferPointer(start: base + s, count: e - s)
+            switch k.count {
+            case 3 where equal(k, "tap"): return .tap
+            case 4 where equal(k, "ping"): return .ping
+            case 5 where equal(k, "state"): return .state
+            case 6 where equal(k, "select"): return .select
             default: return nil
             }
         }

@@ -122,8 +122,14 @@ public enum RequestDecoder {
         return decodeInGeneral(line, maxDepth: maxDepth)
     }
 
+    /// The fast path alone: the requests clients send most (flat `select`, `tap`, `state`,
+    /// `ping`), or nil for anything else — then `decodeInGeneral` decides, with its errors.
+    public static func decodeCommon(_ line: UnsafeRawBufferPointer) -> Request? {
+        FastRequest.decode(line)
+    }
+
     /// The general decoder alone, without the fast path (the fast path's tests compare the two).
-    static func decodeInGeneral(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
+    public static func decodeInGeneral(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
         let value: JSONValue
         do {
             value = try JSONParser.parse(line, maxDepth: maxDepth)

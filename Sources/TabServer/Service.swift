@@ -149,20 +149,20 @@ public final class TabService: LineServiceDelegate {
     public func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer) {
         let start = lineStart
         w.reset()
-        let (id, result) = RequestDecoder.decode(line, maxDepth: config.maxJSONDepth)
         var name = "invalid"
-        switch result {
-        case .failure(let error):
-            stats.errors += 1
-            ReplyEncoder.failure(id: id, error, into: &w)
-        case .success(let request):
+        if let request = RequestDecoder.decodeCommon(line) {
+            // The requests clients send most, without the (id, Result) wrapping.
             name = request.name
-            do {
-                try handle(request, from: connection)
-            } catch {
+            run(request, from: connection)
+        } else {
+            let (id, result) = RequestDecoder.decodeInGeneral(line, maxDepth: config.maxJSONDepth)
+            switch result {
+            case .failure(let error):
                 stats.errors += 1
-                w.reset()
                 ReplyEncoder.failure(id: id, error, into: &w)
+            case .success(let request):
+                name = request.name
+                run(request, from: connection)
             }
         }
         w.withBytes { connection.send($0) }
@@ -182,6 +182,17 @@ public final class TabService: LineServiceDelegate {
     }
 
     // MARK: Dispatch
+
+    /// Handles a decoded request; its reply (or error reply) is in `w` afterwards.
+    private func run(_ request: Request, from connection: Connection) {
+        do {
+            try handle(request, from: connection)
+        } catch {
+            stats.errors += 1
+            w.reset()
+            ReplyEncoder.failure(id: request.id, error, into: &w)
+        }
+    }
 
     private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {
         if r.command.isAdminOnly, !isAdmin(connection.peer) {
@@ -350,6 +361,7 @@ public final class TabService: LineServiceDelegate {
 
     /// What plugins asked for during the command: events to publish and selections to apply.
     private func afterCommand() {
+        guard plugins.hasQueued else { return }
         for e in plugins.drainEmitted() {
             let n = nextSeq(e.controller)
             guard subscribers.values.contains(where: { clientState($0).wants("plugin", controller: e.controller) }) else { continue }

@@ -253,7 +253,10 @@ public final class StateStore {
 
     /// Adds one record (a JSON request without newline) to this turn's batch.
     public func append(_ json: UnsafeRawBufferPointer) {
-        CRC32.appendHex(CRC32.checksum(json), to: &pending)
+        let n = json.count
+        let crc = CRC32.checksum(json)
+        pending.reserveCapacity(pending.count + n + 10)
+        CRC32.appendHex(crc, to: &pending)
         pending.append(UInt8(ascii: " "))
         pending.append(contentsOf: json)
         pending.append(UInt8(ascii: "\n"))
