@@ -11,7 +11,7 @@ DESTDIR    ?=
 # Debian packages the build, the tests and `make run` need (command or header -> package).
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc
 
-.PHONY: all build test run deps bench bench-core clean install install-files uninstall
+.PHONY: all build test run deps bench bench-core bench-instructions clean install install-files uninstall
 
 all: build
 
@@ -100,6 +100,12 @@ uninstall:
 bench: deps
 	$(SWIFT) build -c release
 	BENCH_RECORD=BENCHMARKS.md Benchmarks/harness/run.sh
+
+# User-space instructions per `select` in tabd, counted by callgrind (steady where ops/s is
+# noisy; for comparing two builds). Installs valgrind when missing.
+bench-instructions: deps
+	$(SWIFT) build -c release
+	Benchmarks/harness/instructions.sh
 
 # TabCore's own micro-benchmarks (ordo-one/benchmark; the first run builds its tooling).
 bench-core: deps

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# User-space instructions tabd spends per request, counted by callgrind: a measure that does
+# not move with the machine's load, for comparing two builds where ops/s is too noisy.
+#
+#   Benchmarks/harness/instructions.sh [SECONDS]      (default 8)
+#
+# Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice: once answering only a
+# set_tabs, once under loadgen (10 connections x 16 in flight, `select` a / b in turn, like
+# the harness's select case) for SECONDS. Prints (Ir of the loaded run - Ir of the idle run)
+# / selects answered (from tabd's own `stats`), and the functions with the most instructions.
+# Kernel time (syscalls) is not counted. valgrind 3.19 cannot read Swift 6's DWARF 5, so the
+# binary is run with its debug sections stripped (symbols stay).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SECONDS_LOADED=${1:-8}
+TABD=${TABD:-$ROOT/.build/release/tabd}
+BUILD=$ROOT/Benchmarks/.build/harness
+
+missing=""
+command -v valgrind >/dev/null || missing+=" valgrind"
+command -v objcopy >/dev/null || missing+=" binutils"
+command -v socat >/dev/null || missing+=" socat"
+if [ -n "$missing" ]; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+[ -x "$TABD" ] || { echo "no tabd at $TABD: run 'swift build -c release' first" >&2; exit 1; }
+make -s -C "$HERE" >/dev/null
+
+DIR=$(mktemp -d)
+VG=""
+trap '[ -z "$VG" ] || kill "$VG" 2>/dev/null || true; rm -rf "$DIR"' EXIT
+objcopy --strip-debug "$TABD" "$DIR/tabd"
+SETUP='{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
+printf '{"cmd":"select","tab":"a"}\n{"cmd":"select","tab":"b"}\n' > "$DIR/select.req"
+
+ask() { echo "$1" | socat -t 10 - "UNIX-CONNECT:$DIR/tabd.sock"; }
+
+# run SECONDS: prints "<instructions> <selects answered>"
+run() {
+    rm -rf "$DIR/state" "$DIR/tabd.sock" "$DIR/cg.out"
+    valgrind --tool=callgrind --callgrind-out-file="$DIR/cg.out" "$DIR/tabd" --socket "$DIR/tabd.sock" \
+        --state-dir "$DIR/state" --fsync everysec --log-level warning 2>/dev/null &
+    VG=$!
+    for _ in $(seq 300); do
+        [ -S "$DIR/tabd.sock" ] && ask '{"cmd":"ping"}' >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    if [ "$1" -gt 0 ]; then
+        "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" --setup "$SETUP" >/dev/null
+    else
+        ask "$SETUP" >/dev/null
+    fi
+    local n
+    n=$(ask '{"cmd":"stats"}' | grep -o '"select":{"count":[0-9]*' | grep -o '[0-9]*$' || echo 0)
+    kill "$VG"; wait "$VG" 2>/dev/null || true
+    VG=""
+    echo "$(callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }') $n"
+}
+
+read -r idle _ < <(run 0)
+read -r loaded selects < <(run "$SECONDS_LOADED")
+[ "$selects" -gt 0 ] || { echo "no select was answered" >&2; exit 1; }
+echo "tabd at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'): $(( (loaded - idle) / selects )) instructions per select ($selects selects, user space, callgrind)"
+echo "most instructions (self, per select):"
+callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk -v n="$selects" '
+    /^-+$/ { dashes++; next }
+    dashes >= 5 && $1 ~ /^[0-9,]+$/ {
+        ir = $1; gsub(",", "", ir)
+        name = $0; sub(/^.*%\) +/, "", name); sub(/^[^:]*:/, "", name); sub(/ \[.*$/, "", name)
+        printf "  %6d  %s\n", ir / n, name
+        if (++shown == 15) exit
+    }' | { if command -v swift >/dev/null; then swift demangle --simplified; else cat; fi; } | cut -c1-120
