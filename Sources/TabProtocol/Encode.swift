@@ -50,7 +50,7 @@ public enum ReplyEncoder {
 
     public static func orientations(_ m: OrientationMask, _ w: inout JSONWriter) {
         w.beginArray()
-        for o in m.orientations { w.string(o.rawValue) }
+        for o in Orientation.allCases where m.contains(o.mask) { w.string(o.rawValue) }  // no array made
         w.endArray()
     }
 

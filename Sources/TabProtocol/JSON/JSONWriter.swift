@@ -15,80 +15,65 @@
 /// The buffer is the writer's own (a pointer, a count, a capacity) rather than a `[UInt8]`:
 /// a reply is dozens of small appends, and `Array.append(contentsOf:)` costs about 11 ns
 /// each where a bounds check and a memcpy cost 2 (measured: a `state` reply spent 16% of
-/// its time in Array's append). The writer is still a value: a copy is made before a
-/// shared buffer would be written.
-public struct JSONWriter {
-    final class Storage {
-        var base: UnsafeMutablePointer<UInt8>
-        var count = 0
-        var capacity: Int
-
-        init(capacity: Int) {
-            self.capacity = Swift.max(capacity, 16)
-            base = .allocate(capacity: self.capacity)
-        }
-
-        deinit { base.deallocate() }
-
-        func copy() -> Storage {
-            let s = Storage(capacity: capacity)
-            s.base.initialize(from: base, count: count)
-            s.count = count
-            return s
-        }
-
-        func grow(toAtLeast needed: Int) {
-            var c = capacity
-            while c < needed { c *= 2 }
-            let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
-            b.initialize(from: base, count: count)
-            base.deallocate()
-            base = b
-            capacity = c
-        }
-    }
-
-    private var storage: Storage
+/// its time in Array's append). The writer cannot be copied (`~Copyable`): there is no
+/// shared buffer to guard, so an append checks the capacity and nothing else (a
+/// copy-on-write check on every append cost a `select` 390 of its 6,580 instructions, and a
+/// 6-tab `state` 3,700 of 33,700: callgrind, `make bench-instructions`).
+public struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var used = 0
+    private var capacity: Int
 
     public init(capacity: Int = 256) {
-        storage = Storage(capacity: capacity)
+        self.capacity = Swift.max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
     }
 
+    deinit { base.deallocate() }
+
     /// What was written, as an array (a copy; `withBytes` reads without one).
-    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage.base, count: storage.count)) }
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: used)) }
 
     /// How many bytes were written.
-    public var count: Int { storage.count }
+    public var count: Int { used }
 
     /// Reads what was written, in place.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
+        try body(UnsafeRawBufferPointer(start: base, count: used))
     }
 
     /// Forgets what was written and keeps the buffer: the next value starts a new text.
     public mutating func reset() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }
-        storage.count = 0
+        used = 0
     }
 
-    /// Room for `n` more bytes: where they go. Commit them with `storage.count += k`.
+    private mutating func grow(toAtLeast needed: Int) {
+        var c = capacity
+        while c < needed { c *= 2 }
+        let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+        b.initialize(from: base, count: used)
+        base.deallocate()
+        base = b
+        capacity = c
+    }
+
+    /// Room for `n` more bytes: where they go. Commit them with `used += k`.
     @inline(__always)
     private mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        if storage.count &+ n > storage.capacity { storage.grow(toAtLeast: storage.count &+ n) }
-        return storage.base + storage.count
+        if used &+ n > capacity { grow(toAtLeast: used &+ n) }
+        return base + used
     }
 
     @inline(__always)
     private mutating func byte(_ b: UInt8) {
         reserve(1).pointee = b
-        storage.count &+= 1
+        used &+= 1
     }
 
     @inline(__always)
     private mutating func append(_ p: UnsafePointer<UInt8>, _ n: Int) {
         reserve(n).update(from: p, count: n)
-        storage.count &+= n
+        used &+= n
     }
 
     // MARK: Structure
@@ -143,7 +128,7 @@ public struct JSONWriter {
         j += n + 1
         p[j] = UInt8(ascii: "\""); j += 1
         if colon { p[j] = UInt8(ascii: ":"); j += 1 }
-        storage.count &+= j
+        used &+= j
     }
 
     /// Pre-encoded JSON text known at compile time, appended as is (no separator logic): the
@@ -193,7 +178,7 @@ public struct JSONWriter {
         let n = json.count
         let p = reserve(n)
         _ = UnsafeMutableBufferPointer(start: p, count: n).initialize(from: json)
-        storage.count &+= n
+        used &+= n
     }
 
     /// A whole value tree.
@@ -225,8 +210,8 @@ public struct JSONWriter {
     /// Whether the next value or key follows a complete value at the same level.
     @inline(__always)
     private var needsComma: Bool {
-        guard storage.count > 0 else { return false }
-        switch storage.base[storage.count &- 1] {
+        guard used > 0 else { return false }
+        switch base[used &- 1] {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "\n"): return false
         default: return true
         }
@@ -307,7 +292,7 @@ public struct JSONWriter {
             }
             p[k] = UInt8(ascii: "\""); k += 1
             if colon { p[k] = UInt8(ascii: ":"); k += 1 }
-            storage.count &+= k
+            used &+= k
         }
     }
 
@@ -321,7 +306,7 @@ public struct JSONWriter {
             append(utf8.baseAddress! + run, j - run)
             if j < n {
                 let p = reserve(6)
-                storage.count &+= Self.escape(utf8[j], into: p)
+                used &+= Self.escape(utf8[j], into: p)
             }
             run = j + 1
         }
