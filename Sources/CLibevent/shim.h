@@ -82,6 +82,11 @@ static inline int tabd_get_peer_credentials(int fd, struct tabd_peer_credentials
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, out, &len);
 }
 
+/// send(fd, bytes, length, MSG_NOSIGNAL): a client that went away is EPIPE, never SIGPIPE.
+static inline ssize_t tabd_send(int fd, const void *bytes, size_t length) {
+    return send(fd, bytes, length, MSG_NOSIGNAL);
+}
+
 /// Writes the start of `buf` to `fd` with one sendmsg(MSG_NOSIGNAL) over at most 64 of
 /// its chunks (no copy), then drains what was written. Returns sendmsg's result; errno is
 /// left as sendmsg set it. MSG_NOSIGNAL: a client that went away is EPIPE, never SIGPIPE.

@@ -40,6 +40,56 @@ extension TransportTests {
             #expect(server.sync { server.delegate.commits } == 1)
         }
 
+        /// Replies of one turn share the server's turn buffer; when two connections' output
+        /// alternates (replies and the events other requests cause), each client still gets its
+        /// own lines, in order, and only its own.
+        @Test func interleavedOutputOfOneTurnReachesEachClientInOrder() throws {
+            let server = try TestServer()
+            let a = try Client(path: server.path)
+            let b = try Client(path: server.path)
+            try server.wait("both connections are open") { server.delegate.opened.count == 2 }
+            server.sync {
+                server.delegate.reply = { c, line in
+                    // Every request is answered, and announced to every other connection.
+                    c.send(Array("echo:\(line)\n".utf8))
+                    for other in server.delegate.opened where other !== c { other.send(Array("event:\(line)\n".utf8)) }
+                }
+            }
+            server.loop.async { usleep(300_000) }  // both clients' lines are ready in one turn
+            a.write("a1\na2\na3\n")
+            b.write("b1\nb2\n")
+            var fromA: [String] = [], fromB: [String] = []
+            for _ in 0..<5 { fromA.append(a.readLine() ?? "-") }
+            for _ in 0..<5 { fromB.append(b.readLine() ?? "-") }
+            #expect(fromA.filter { $0.hasPrefix("echo:") } == ["echo:a1", "echo:a2", "echo:a3"])
+            #expect(fromA.filter { $0.hasPrefix("event:") } == ["event:b1", "event:b2"])
+            #expect(fromB.filter { $0.hasPrefix("echo:") } == ["echo:b1", "echo:b2"])
+            #expect(fromB.filter { $0.hasPrefix("event:") } == ["event:a1", "event:a2", "event:a3"])
+            #expect(server.sync { server.delegate.commits } == 1)
+        }
+
+        /// A turn's output bigger than the turn buffer and than a socket takes at once: the
+        /// buffer grows, what the socket does not take waits in the connection's own buffer,
+        /// and every byte arrives, in order.
+        @Test func outputBeyondTheTurnBufferAndTheSocketArrivesWhole() throws {
+            let server = try TestServer(limits: TransportLimits(maxOutputBytes: 64 << 20))
+            let line = String(repeating: "x", count: 999)
+            server.sync {
+                server.delegate.reply = { c, request in
+                    for i in 0..<2000 { c.send(Array("\(request) \(i) \(line)\n".utf8)) }  // ~2 MB
+                }
+            }
+            let client = try Client(path: server.path)
+            client.write("big\n")
+            for i in 0..<2000 {
+                guard client.readLine() == "big \(i) \(line)" else {
+                    Issue.record("line \(i) is missing or out of order"); return
+                }
+            }
+            client.write("small\n")
+            #expect(client.readLine() == "small 0 \(line)")
+        }
+
         /// A turn without requests (a connection opening, a timer) commits nothing; what a timer
         /// sends is still delivered.
         @Test func noCommitWithoutRequests() throws {

@@ -3,7 +3,9 @@
 //
 // Memory per idle connection is the object and one libevent read event: the input buffer
 // exists only while a line is incomplete, output buffers and the write event only while
-// there is something to write.
+// there is something to write. A turn's replies go into the server's shared turn buffer
+// and are written from there when the turn ends; a connection gets an output buffer of its
+// own only for what its socket did not take (or when its output and another's alternate).
 
 import CLibevent
 import Glibc
@@ -79,7 +81,12 @@ public final class Connection {
     /// The start of a line whose "\n" has not arrived yet. Never rescanned: only new bytes
     /// are searched for "\n", so a long line costs O(n), not O(n²).
     private var partial: [UInt8] = []
-    /// Output queued during the current turn, released after commitTurn (evbuffer, lazily).
+    /// Output queued during the current turn while it is one run in the server's turn
+    /// buffer: its bounds there (`runStart` < 0: none).
+    private var runStart = -1
+    private var runEnd = 0
+    /// Output queued during the current turn otherwise (evbuffer, lazily): when another
+    /// connection's output came between two of this one's, the run moves here. Never both.
     private var held: OpaquePointer?
     /// Output released and not yet accepted by the socket (evbuffer, lazily).
     private var output: OpaquePointer?
@@ -109,8 +116,16 @@ public final class Connection {
     /// output exceeds `maxOutputBytes` is dropped. Ignored once the connection is closing.
     public func send(_ bytes: UnsafeRawBufferPointer) {
         guard state == .open, let base = bytes.baseAddress, bytes.count > 0 else { return }
-        if held == nil { held = evbuffer_new() }
-        evbuffer_add(held, base, bytes.count)
+        if !holdsInBuffer, runStart < 0 || runEnd == server.turnOutputBytes {
+            // The common case: this connection's run continues at the end of the turn buffer.
+            let at = server.appendToTurn(bytes)
+            if runStart < 0 { runStart = at }
+            runEnd = at + bytes.count
+        } else {
+            moveRunToHeld()
+            if held == nil { held = evbuffer_new() }
+            evbuffer_add(held, base, bytes.count)
+        }
         if pendingOutputBytes > server.limits.maxOutputBytes {
             server.drop(self, .outputOverflow)
             return
@@ -124,7 +139,25 @@ public final class Connection {
 
     /// Bytes queued for this client and not yet accepted by its socket.
     public var pendingOutputBytes: Int {
-        (held.map { evbuffer_get_length($0) } ?? 0) + (output.map { evbuffer_get_length($0) } ?? 0)
+        (runStart < 0 ? 0 : runEnd - runStart) + (held.map { evbuffer_get_length($0) } ?? 0)
+            + (output.map { evbuffer_get_length($0) } ?? 0)
+    }
+
+    /// Output of this turn is in the `held` evbuffer (not in a run of the turn buffer).
+    private var holdsInBuffer: Bool { held.map { evbuffer_get_length($0) > 0 } ?? false }
+
+    /// The run, as bytes of the server's turn buffer (valid until the turn ends).
+    private var run: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: server.turnOutput + runStart, count: runEnd - runStart)
+    }
+
+    /// Another connection's output follows this one's run in the turn buffer: the run is
+    /// copied into `held`, where the rest of the turn's output goes after it.
+    private func moveRunToHeld() {
+        guard runStart >= 0 else { return }
+        if held == nil { held = evbuffer_new() }
+        evbuffer_add(held, run.baseAddress, run.count)
+        runStart = -1
     }
 
     /// Stops reading; what is queued is written, then the connection is closed.
@@ -237,6 +270,7 @@ public final class Connection {
 
     /// Moves held output behind what is already released and writes what the socket takes.
     func release() {
+        if runStart >= 0 { return releaseRun() }
         guard let held, evbuffer_get_length(held) > 0 else { return }
         if let output, evbuffer_get_length(output) > 0 {
             evbuffer_add_buffer(output, held)
@@ -246,6 +280,40 @@ public final class Connection {
             output = held
         }
         flush()
+    }
+
+    /// The run goes straight from the turn buffer to the socket when nothing is in flight
+    /// before it; only what the socket does not take is copied (into `output`).
+    private func releaseRun() {
+        let bytes = run
+        runStart = -1
+        switch state {
+        case .open, .closing: break
+        case .dropping, .closed: return
+        }
+        if let output, evbuffer_get_length(output) > 0 {
+            evbuffer_add(output, bytes.baseAddress, bytes.count)  // behind what is in flight
+            return flush()
+        }
+        var sent = 0
+        while sent < bytes.count {
+            do {
+                sent += try Sys.send(UnsafeRawBufferPointer(rebasing: bytes[sent...]), to: fd)
+            } catch {
+                if error.wouldBlock { break }
+                return server.drop(self, Self.reason(error))
+            }
+        }
+        if sent < bytes.count {
+            if output == nil { output = evbuffer_new() }
+            evbuffer_add(output, bytes.baseAddress! + sent, bytes.count - sent)
+            return armWrite()
+        }
+        // All written: buffers left empty from earlier turns are given back, as `flush` does.
+        if let o = output { evbuffer_free(o); output = nil }
+        if let h = held, evbuffer_get_length(h) == 0 { evbuffer_free(h); held = nil }
+        disarmWrite()
+        if case .closing = state, held == nil { server.reap(self) }
     }
 
     /// Writes until the socket is full (then waits for EV_WRITE) or the output is empty.
@@ -328,6 +396,7 @@ public final class Connection {
         writeArmed = false
         held = nil
         output = nil
+        runStart = -1
         partial = []
     }
 

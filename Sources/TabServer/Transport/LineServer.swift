@@ -81,6 +81,17 @@ public final class LineServer {
     /// rest is copied into its connection.
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
 
+    /// Every reply of the turn, one after another: a connection's replies usually form one
+    /// run here and are written straight from it when the turn ends, so a connection whose
+    /// socket takes them needs no buffer of its own (no allocation per request). Emptied at
+    /// the end of every turn.
+    private(set) var turnOutput: UnsafeMutableRawPointer
+    private(set) var turnOutputBytes = 0
+    private var turnOutputCapacity = LineServer.turnOutputKeep
+
+    /// The turn buffer's capacity kept between turns (a bigger one, grown for a big turn, is given back).
+    static let turnOutputKeep = 64 << 10
+
     // The end of the turn.
     private var endOfTurnEvent: OpaquePointer?
     private var endOfTurnPending = false
@@ -106,6 +117,7 @@ public final class LineServer {
         self.limits = limits
         self.delegate = delegate
         self.logger = logger
+        turnOutput = .allocate(byteCount: LineServer.turnOutputKeep, alignment: 16)
         acceptor = Acceptor(loop: loop, fd: listener.fd, backoff: limits.acceptBackoff, logger: logger)
         endOfTurnEvent = tabd_evtimer_new(loop.base, Int16(EV_PERSIST), { _, _, ctx in
             Unmanaged<LineServer>.fromOpaque(ctx!).takeUnretainedValue().endTurn()
@@ -126,6 +138,7 @@ public final class LineServer {
         if let endOfTurnEvent { event_free(endOfTurnEvent) }
         closeListener()
         readBuffer.deallocate()
+        turnOutput.deallocate()
     }
 
     /// Starts accepting connections.
@@ -197,6 +210,24 @@ public final class LineServer {
         delegate.connection(connection, didReceive: line)
     }
 
+    /// Appends to the turn buffer; returns where the bytes start.
+    func appendToTurn(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let at = turnOutputBytes
+        let needed = at + bytes.count
+        if needed > turnOutputCapacity {
+            var c = turnOutputCapacity * 2
+            while c < needed { c *= 2 }
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: c, alignment: 16)
+            grown.copyMemory(from: turnOutput, byteCount: at)
+            turnOutput.deallocate()
+            turnOutput = grown
+            turnOutputCapacity = c
+        }
+        (turnOutput + at).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        turnOutputBytes = needed
+        return at
+    }
+
     func releaseAtEndOfTurn(_ connection: Connection) {
         if !connection.awaitingRelease {
             connection.awaitingRelease = true
@@ -234,6 +265,13 @@ public final class LineServer {
         for c in releasing {
             c.awaitingRelease = false
             c.release()
+        }
+        // Every run in the turn buffer was written or copied by its connection's release.
+        turnOutputBytes = 0
+        if turnOutputCapacity > 16 * LineServer.turnOutputKeep {
+            turnOutput.deallocate()
+            turnOutput = .allocate(byteCount: LineServer.turnOutputKeep, alignment: 16)
+            turnOutputCapacity = LineServer.turnOutputKeep
         }
         let reaping = toReap
         toReap = []

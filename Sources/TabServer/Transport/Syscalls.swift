@@ -68,6 +68,10 @@ enum Sys {
     }
 
     /// sendmsg(MSG_NOSIGNAL) of the start of an evbuffer, draining what was written.
+    static func send(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(SystemError) -> Int {
+        try syscall("send") { tabd_send(fd, bytes.baseAddress, bytes.count) }
+    }
+
     static func send(_ evbuffer: OpaquePointer, to fd: Int32) throws(SystemError) -> Int {
         try syscall("sendmsg") { tabd_evbuffer_send(evbuffer, fd) }
     }
