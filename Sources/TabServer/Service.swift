@@ -26,6 +26,9 @@ public final class TabService: LineServiceDelegate {
     public private(set) var config: ServerConfig
     let store: StateStore
     let plugins: PluginHost
+    /// `plugins` as the state machine's policy, made once: converting it on every command
+    /// retained and released it each time.
+    private let policy: Policy
     let logger: Logger
     let version: String
     /// Set by the daemon: stops the process when durability can no longer be promised.
@@ -51,6 +54,7 @@ public final class TabService: LineServiceDelegate {
         self.config = config
         self.store = store
         self.plugins = plugins
+        self.policy = plugins
         self.logger = logger
         self.version = version
         self.containers = .withDefault()
@@ -314,7 +318,7 @@ public final class TabService: LineServiceDelegate {
     private func run(_ command: Command, _ r: Request) throws(ProtocolError) {
         let outcome: Outcome
         do {
-            outcome = try containers.apply(command, to: r.controller, policy: plugins, notifying: !subscribers.isEmpty) { c, outcome in
+            outcome = try containers.apply(command, to: r.controller, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
                 reply(r) { w in result(of: command, c, outcome, &w) }
             }
         } catch {

@@ -33,9 +33,8 @@ import Testing
             #expect(CRC32.parseHex(CRC32.hex(v)) == v)
         }
         #expect(CRC32.parseHex(Array("CBF43926".utf8)) == nil)  // lowercase only
-        var appended: [UInt8] = Array("x".utf8)
-        CRC32.appendHex(0xCBF4_3926, to: &appended)
-        #expect(String(decoding: appended, as: UTF8.self) == "xcbf43926")
+        var digits = CRC32.hexDigits(0xCBF4_3926)
+        #expect(withUnsafeBytes(of: &digits) { String(decoding: $0, as: UTF8.self) } == "cbf43926")
         #expect(CRC32.hex(0x0000_00AF) == Array("000000af".utf8))
     }
 }

@@ -137,6 +137,13 @@ public struct JSONWriter: ~Copyable {
         append(text)
     }
 
+    /// Bytes as they are, no comma: text encoded already, or framing around it (the
+    /// journal's record header).
+    public mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return }
+        append(p.assumingMemoryBound(to: UInt8.self), bytes.count)
+    }
+
     /// Ends a line (one reply or event per line); the next value starts without a comma.
     public mutating func newline() {
         byte(UInt8(ascii: "\n"))

@@ -46,20 +46,15 @@ enum CRC32 {
         }
     }
 
-    /// Appends eight lowercase hex digits: one 8-byte append (this runs for every journal record).
-    static func appendHex(_ v: UInt32, to bytes: inout [UInt8]) {
-        var digits = hexDigits(v)
-        withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0) }
-    }
-
     /// Eight lowercase hex digits.
     static func hex(_ v: UInt32) -> [UInt8] {
         var digits = hexDigits(v)
         return withUnsafeBytes(of: &digits) { Array($0) }
     }
 
-    /// The eight digits of `v` as the bytes of a UInt64, in memory order, most significant first.
-    private static func hexDigits(_ v: UInt32) -> UInt64 {
+    /// The eight digits of `v` as the bytes of a UInt64, in memory order, most significant
+    /// first: written with one 8-byte store (every journal record has them).
+    static func hexDigits(_ v: UInt32) -> UInt64 {
         var r: UInt64 = 0
         for k in 0..<8 {
             let d = UInt8(truncatingIfNeeded: v >> UInt32(28 - 4 * k)) & 0xF

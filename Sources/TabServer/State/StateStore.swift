@@ -22,6 +22,7 @@ import CLibevent
 import Foundation
 import Logging
 import TabCore
+import TabProtocol
 
 public struct StateError: Error, CustomStringConvertible {
     public var description: String
@@ -44,8 +45,10 @@ public final class StateStore {
     private let compactionDone = Mailbox<Result<Int, StateError>>()
     /// After a failed compaction, the journal size at which to try again.
     private var compactAt: Int
-    /// Records of the current loop turn, written together by `commit`.
-    private var pending: [UInt8] = []
+    /// Records of the current loop turn, written together by `commit` (bytes, not JSON: the
+    /// writer is a growable buffer that appends without copy-on-write checks).
+    private var pending = JSONWriter(capacity: StateStore.pendingKeep)
+    private static let pendingKeep = 64 << 10
     /// Where the records end: the next one is written here.
     public private(set) var journalBytes = 0
     /// The journal file's size (≥ journalBytes; larger when space was allocated ahead).
@@ -253,25 +256,23 @@ public final class StateStore {
 
     /// Adds one record (a JSON request without newline) to this turn's batch.
     public func append(_ json: UnsafeRawBufferPointer) {
-        let n = json.count
-        let crc = CRC32.checksum(json)
-        pending.reserveCapacity(pending.count + n + 10)
-        CRC32.appendHex(crc, to: &pending)
-        pending.append(UInt8(ascii: " "))
-        pending.append(contentsOf: json)
-        pending.append(UInt8(ascii: "\n"))
+        // "<crc, 8 hex digits> " in one piece, then the record, then its newline.
+        var header = (CRC32.hexDigits(CRC32.checksum(json)), UInt8(ascii: " "))
+        withUnsafeBytes(of: &header) { pending.raw(UnsafeRawBufferPointer(rebasing: $0[0..<9])) }
+        pending.raw(json)
+        pending.newline()
         records += 1
     }
 
-    public var hasPending: Bool { !pending.isEmpty }
+    public var hasPending: Bool { pending.count > 0 }
 
     /// Writes this turn's records in one write; under `always` also fsyncs. Replies of the
     /// turn may leave only after this returned.
     public func commit() throws {
-        guard !pending.isEmpty else { return }
+        guard pending.count > 0 else { return }
         preallocate(upTo: journalBytes + pending.count)
         let at = journalBytes
-        try pending.withUnsafeBytes { buf in
+        try pending.withBytes { buf in
             var done = 0
             while done < buf.count {
                 let n = pwrite(journalFD, buf.baseAddress! + done, buf.count - done, off_t(at + done))
@@ -283,7 +284,11 @@ public final class StateStore {
             }
         }
         journalBytes += pending.count
-        pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
+        if pending.count > 16 * Self.pendingKeep {
+            pending = JSONWriter(capacity: Self.pendingKeep)  // a big turn's buffer is given back
+        } else {
+            pending.reset()
+        }
         unsynced = true
         if fsync == .always { try sync() }
     }

@@ -70,10 +70,12 @@ public final class Connection {
 
     let fd: Int32
     private(set) var state = State.open
-    /// Unchecked: the server tears down every connection before it goes (its deinit), and a
+    /// Unretained: the server tears down every connection before it goes (its deinit), and a
     /// torn-down connection never touches it again (`send` and `close` do nothing once closed).
-    /// A checked `unowned` costs an atomic retain and release on every use, several per request.
-    private unowned(unsafe) let server: LineServer
+    /// A checked `unowned` costs an atomic retain and release on every use, several per request;
+    /// the request path borrows it with `_withUnsafeGuaranteedRef`, which costs neither.
+    private let serverRef: Unmanaged<LineServer>
+    private var server: LineServer { serverRef.takeUnretainedValue() }
 
     private var readEvent: OpaquePointer?
     private var writeEvent: OpaquePointer?
@@ -101,7 +103,7 @@ public final class Connection {
         self.id = id
         self.fd = fd
         self.peer = peer
-        self.server = server
+        self.serverRef = .passUnretained(server)
     }
 
     deinit {
@@ -116,21 +118,23 @@ public final class Connection {
     /// output exceeds `maxOutputBytes` is dropped. Ignored once the connection is closing.
     public func send(_ bytes: UnsafeRawBufferPointer) {
         guard state == .open, let base = bytes.baseAddress, bytes.count > 0 else { return }
-        if !holdsInBuffer, runStart < 0 || runEnd == server.turnOutputBytes {
-            // The common case: this connection's run continues at the end of the turn buffer.
-            let at = server.appendToTurn(bytes)
-            if runStart < 0 { runStart = at }
-            runEnd = at + bytes.count
-        } else {
-            moveRunToHeld()
-            if held == nil { held = evbuffer_new() }
-            evbuffer_add(held, base, bytes.count)
+        serverRef._withUnsafeGuaranteedRef { server in
+            if !holdsInBuffer, runStart < 0 || runEnd == server.turnOutputBytes {
+                // The common case: this connection's run continues at the end of the turn buffer.
+                let at = server.appendToTurn(bytes)
+                if runStart < 0 { runStart = at }
+                runEnd = at + bytes.count
+            } else {
+                moveRunToHeld()
+                if held == nil { held = evbuffer_new() }
+                evbuffer_add(held, base, bytes.count)
+            }
+            if pendingOutputBytes > server.limits.maxOutputBytes {
+                server.drop(self, .outputOverflow)
+                return
+            }
+            server.releaseAtEndOfTurn(self)
         }
-        if pendingOutputBytes > server.limits.maxOutputBytes {
-            server.drop(self, .outputOverflow)
-            return
-        }
-        server.releaseAtEndOfTurn(self)
     }
 
     public func send(_ bytes: [UInt8]) {
@@ -241,7 +245,7 @@ public final class Connection {
         var line = line
         if line.last == UInt8(ascii: "\r") { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
         guard !line.isEmpty else { return }
-        server.deliver(line, from: self)
+        serverRef._withUnsafeGuaranteedRef { $0.deliver(line, from: self) }
     }
 
     /// The client shut down its writing side (or closed): an unterminated last line is still
