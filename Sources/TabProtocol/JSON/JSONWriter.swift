@@ -20,9 +20,11 @@
 /// copy-on-write check on every append cost a `select` 390 of its 6,580 instructions, and a
 /// 6-tab `state` 3,700 of 33,700: callgrind, `make bench-instructions`).
 public struct JSONWriter: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var used = 0
-    private var capacity: Int
+    // Internal to the module, visible to inlined code: the hot appenders below are
+    // @inlinable, so that a fixed key written from another module is a few stores, not a call.
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var used = 0
+    @usableFromInline var capacity: Int
 
     public init(capacity: Int = 256) {
         self.capacity = Swift.max(capacity, 16)
@@ -47,7 +49,8 @@ public struct JSONWriter: ~Copyable {
         used = 0
     }
 
-    private mutating func grow(toAtLeast needed: Int) {
+    @usableFromInline
+    mutating func grow(toAtLeast needed: Int) {
         var c = capacity
         while c < needed { c *= 2 }
         let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
@@ -58,31 +61,33 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Room for `n` more bytes: where they go. Commit them with `used += k`.
-    @inline(__always)
-    private mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+    @inlinable @inline(__always)
+    mutating func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
         if used &+ n > capacity { grow(toAtLeast: used &+ n) }
         return base + used
     }
 
-    @inline(__always)
-    private mutating func byte(_ b: UInt8) {
+    @inlinable @inline(__always)
+    mutating func byte(_ b: UInt8) {
         reserve(1).pointee = b
         used &+= 1
     }
 
-    @inline(__always)
-    private mutating func append(_ p: UnsafePointer<UInt8>, _ n: Int) {
+    @inlinable @inline(__always)
+    mutating func append(_ p: UnsafePointer<UInt8>, _ n: Int) {
         reserve(n).update(from: p, count: n)
         used &+= n
     }
 
     // MARK: Structure
 
+    @inlinable
     public mutating func beginObject() {
         separate()
         byte(UInt8(ascii: "{"))
     }
 
+    @inlinable
     public mutating func endObject() {
         byte(UInt8(ascii: "}"))
     }
@@ -103,18 +108,20 @@ public struct JSONWriter: ~Copyable {
 
     /// A key written as is: for the fixed names of the protocol on hot paths. It must need no
     /// escaping (checked in debug builds).
+    @inlinable @inline(__always)
     public mutating func key(literal k: StaticString) {
         plainQuoted(k, colon: true)
     }
 
     /// A string value written as is (a fixed protocol name; no escapes, checked in debug).
+    @inlinable @inline(__always)
     public mutating func string(literal v: StaticString) {
         plainQuoted(v, colon: false)
     }
 
     /// `,"text"` or `,"text":` (comma as needed) in one piece, for text that needs no escapes.
-    @inline(__always)
-    private mutating func plainQuoted(_ text: StaticString, colon: Bool) {
+    @inlinable @inline(__always)
+    mutating func plainQuoted(_ text: StaticString, colon: Bool) {
         assert(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount).allSatisfy {
             $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
         }, "key(literal:) and string(literal:) need text without escapes")
@@ -133,6 +140,7 @@ public struct JSONWriter: ~Copyable {
 
     /// Pre-encoded JSON text known at compile time, appended as is (no separator logic): the
     /// caller keeps the text well-formed.
+    @inlinable @inline(__always)
     public mutating func literal(_ text: StaticString) {
         append(text)
     }
@@ -160,6 +168,7 @@ public struct JSONWriter: ~Copyable {
         integer(Int64(i))
     }
 
+    @inlinable
     public mutating func bool(_ b: Bool) {
         separate()
         if b {
@@ -216,7 +225,8 @@ public struct JSONWriter: ~Copyable {
 
     /// Whether the next value or key follows a complete value at the same level.
     @inline(__always)
-    private var needsComma: Bool {
+    @inlinable
+    var needsComma: Bool {
         guard used > 0 else { return false }
         switch base[used &- 1] {
         case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "\n"): return false
@@ -224,13 +234,13 @@ public struct JSONWriter: ~Copyable {
         }
     }
 
-    @inline(__always)
-    private mutating func separate() {
+    @inlinable @inline(__always)
+    mutating func separate() {
         if needsComma { byte(UInt8(ascii: ",")) }
     }
 
-    @inline(__always)
-    private mutating func append(_ s: StaticString) {
+    @inlinable @inline(__always)
+    mutating func append(_ s: StaticString) {
         append(s.utf8Start, s.utf8CodeUnitCount)
     }
 
