@@ -386,10 +386,11 @@ public struct Controller: Equatable, Sendable {
             tabs[index].contentLoaded = true
             out.notify(.contentLoaded(tab: id))
         }
-        if let id = old.wireValue { out.notify(.appearance(tab: id, phase: .willDisappear)) }
-        if let id = next.wireValue { out.notify(.appearance(tab: id, phase: .willAppear)) }
-        if let id = old.wireValue { out.notify(.appearance(tab: id, phase: .didDisappear)) }
-        if let id = next.wireValue { out.notify(.appearance(tab: id, phase: .didAppear)) }
+        let leaving = old.wireValue, coming = next.wireValue  // once each (this runs per select)
+        if let id = leaving { out.notify(.appearance(tab: id, phase: .willDisappear)) }
+        if let id = coming { out.notify(.appearance(tab: id, phase: .willAppear)) }
+        if let id = leaving { out.notify(.appearance(tab: id, phase: .didDisappear)) }
+        if let id = coming { out.notify(.appearance(tab: id, phase: .didAppear)) }
     }
 
     // MARK: R6 — navigation stacks

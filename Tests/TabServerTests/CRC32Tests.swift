@@ -37,4 +37,19 @@ import Testing
         #expect(withUnsafeBytes(of: &digits) { String(decoding: $0, as: UTF8.self) } == "cbf43926")
         #expect(CRC32.hex(0x0000_00AF) == Array("000000af".utf8))
     }
+
+    /// The digits computed eight at a time are those of the textbook conversion, for every
+    /// digit in every position (each nibble value at each place) and for random values.
+    @Test func hexDigitsMatchTheTextbookConversion() {
+        var values: [UInt32] = [0, 0xFFFF_FFFF, 0x0123_4567, 0x89AB_CDEF, 0x9A9A_9A9A, 0xA9A9_A9A9]
+        for place in 0..<8 { for nibble: UInt32 in 0...15 { values.append(nibble << (4 * UInt32(place))) } }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 { values.append(UInt32.random(in: 0...UInt32.max, using: &rng)) }
+        for v in values {
+            var digits = CRC32.hexDigits(v)
+            let text = withUnsafeBytes(of: &digits) { String(decoding: $0, as: UTF8.self) }
+            let expected = String(repeating: "0", count: 8 - String(v, radix: 16).count) + String(v, radix: 16)
+            guard text == expected else { Issue.record("\(v): \(text), expected \(expected)"); return }
+        }
+    }
 }

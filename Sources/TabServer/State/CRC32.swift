@@ -55,12 +55,15 @@ enum CRC32 {
     /// The eight digits of `v` as the bytes of a UInt64, in memory order, most significant
     /// first: written with one 8-byte store (every journal record has them).
     static func hexDigits(_ v: UInt32) -> UInt64 {
-        var r: UInt64 = 0
-        for k in 0..<8 {
-            let d = UInt8(truncatingIfNeeded: v >> UInt32(28 - 4 * k)) & 0xF
-            r |= UInt64(d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") - 10 + d) << UInt64(8 * k)
-        }
-        return r.littleEndian
+        // Spread the eight nibbles into eight bytes (byte k holds nibble k), most significant
+        // first in memory, then turn each 0...15 into '0'...'9', 'a'...'f' in all bytes at once.
+        var x = UInt64(v)
+        x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF
+        x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF
+        x = (x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F
+        x = x.byteSwapped
+        let letters = ((x &+ 0x0606_0606_0606_0606) & 0x1010_1010_1010_1010) >> 4  // 1 where ≥ 10
+        return (x &+ 0x3030_3030_3030_3030 &+ letters &* 39).littleEndian  // 'a' - '0' - 10 = 39
     }
 
     static func parseHex<C: Collection>(_ bytes: C) -> UInt32? where C.Element == UInt8 {
