@@ -52,8 +52,8 @@ public final class PluginHost: Policy {
     let reply = UnsafeMutablePointer<tabd_reply>.allocate(capacity: 1)
     private let candidate = UnsafeMutablePointer<tabd_candidate>.allocate(capacity: 1)
 
-    private var emitted: [(plugin: String, controller: String, dataJSON: String)] = []
-    private var requested: [(controller: String, target: SelectTarget)] = []
+    private var emitted: [(plugin: String, controller: String, dataJSON: String)] = [] { didSet { updateQueued() } }
+    private var requested: [(controller: String, target: SelectTarget)] = [] { didSet { updateQueued() } }
 
     private var sequence: UInt64 = 0
     private var tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
@@ -535,7 +535,12 @@ public final class PluginHost: Policy {
     /// Events plugins emitted since the last drain: publish them as `plugin` events.
     /// Plugins emitted events or asked for selections since the last drains (a quick check
     /// after every command: usually they did not).
-    public var hasQueued: Bool { !emitted.isEmpty || !requested.isEmpty }
+    /// A stored flag, not computed: the daemon reads it after every command, and reading a
+    /// stored property from the daemon's module is a load (a computed one ran here, with two
+    /// exclusivity checks: ~200 instructions a request).
+    public private(set) var hasQueued = false
+
+    private func updateQueued() { hasQueued = !emitted.isEmpty || !requested.isEmpty }
 
     public func drainEmitted() -> [(plugin: String, controller: String, dataJSON: String)] {
         guard !emitted.isEmpty else { return [] }
