@@ -487,34 +487,33 @@ public final class TabService: LineServiceDelegate {
 }
 
 /// Per controller, the `seq` of its last event (notifications published or not count, so a
-/// subscriber sees gaps only where it was not subscribed). The last controller's position is
-/// kept: requests come in runs for one controller, and comparing a short name costs less
-/// than hashing it.
+/// subscriber sees gaps only where it was not subscribed). The last controller's count is
+/// kept apart: requests come in runs for one controller, and comparing a short name costs
+/// less than hashing it.
 struct EventCounters {
+    /// Every controller's count but the current one's.
     private var counts: [String: UInt64] = [:]
-    private var lastName = ""
-    /// Valid until a controller is added or removed (a dictionary index lives only until then).
-    private var last: Dictionary<String, UInt64>.Index?
+    /// The controller addressed last, and its count, kept out of the dictionary.
+    private var currentName: String?
+    private var current: UInt64 = 0
 
     /// Adds `n` to the controller's count and returns the new count.
     mutating func advance(_ controller: String, by n: UInt64) -> UInt64 {
-        let i: Dictionary<String, UInt64>.Index
-        if let last, lastName == controller {
-            i = last
-        } else if let found = counts.index(forKey: controller) {
-            i = found
-        } else {
-            counts[controller] = 0
-            i = counts.index(forKey: controller)!
+        if controller != currentName {
+            if let name = currentName { counts[name] = current }
+            current = counts.removeValue(forKey: controller) ?? 0
+            currentName = controller
         }
-        last = i
-        lastName = controller
-        counts.values[i] &+= n
-        return counts.values[i]
+        current &+= n
+        return current
     }
 
     mutating func remove(_ controller: String) {
-        counts[controller] = nil
-        last = nil
+        if controller == currentName {
+            currentName = nil
+            current = 0
+        } else {
+            counts[controller] = nil
+        }
     }
 }
