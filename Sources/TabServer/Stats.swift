@@ -5,17 +5,23 @@ import Foundation
 import TabPlugins
 import TabProtocol
 
-struct LatencyHistogram {
+/// A class with its buckets in fixed storage: recording is a few increments, with no
+/// copy-on-write or bounds checks (it runs for every request).
+final class LatencyHistogram {
+    static let bucketCount = 40
     /// Bucket i counts durations in [2^i, 2^(i+1)) nanoseconds.
-    var buckets = [UInt64](repeating: 0, count: 40)
+    let buckets = UnsafeMutablePointer<UInt64>.allocate(capacity: LatencyHistogram.bucketCount)
     var count: UInt64 = 0
     var totalNanos: UInt64 = 0
     var maxNanos: UInt64 = 0
 
-    mutating func record(_ nanos: UInt64) {
-        let i = min(buckets.count - 1, nanos == 0 ? 0 : 63 - nanos.leadingZeroBitCount)
-        buckets[i] += 1
-        count += 1
+    init() { buckets.initialize(repeating: 0, count: Self.bucketCount) }
+    deinit { buckets.deallocate() }
+
+    func record(_ nanos: UInt64) {
+        let i = min(Self.bucketCount - 1, nanos == 0 ? 0 : 63 - nanos.leadingZeroBitCount)
+        buckets[i] &+= 1
+        count &+= 1
         totalNanos &+= nanos
         if nanos > maxNanos { maxNanos = nanos }
     }
@@ -25,7 +31,8 @@ struct LatencyHistogram {
         guard count > 0 else { return 0 }
         let rank = UInt64((Double(count) * q).rounded(.up))
         var seen: UInt64 = 0
-        for (i, n) in buckets.enumerated() {
+        for i in 0..<Self.bucketCount {
+            let n = buckets[i]
             seen += n
             if seen >= rank { return min(maxNanos, (UInt64(1) << UInt64(i + 1)) - 1) }
         }
@@ -35,30 +42,24 @@ struct LatencyHistogram {
 
 struct ServiceStats {
     let started = Date()
-    /// Per command name, its histogram's slot in `histograms`.
-    private var slots: [String: Int] = [:]
-    private var histograms: [LatencyHistogram] = []
-    /// The last command recorded and its slot: clients mostly send runs of one command, and
-    /// comparing a short string costs less than hashing it.
+    /// Per command name, its histogram.
+    private var histograms: [String: LatencyHistogram] = [:]
+    /// The last command recorded and its histogram: clients mostly send runs of one command,
+    /// and comparing a short string costs less than hashing it.
     private var lastName = ""
-    private var lastSlot = -1
+    private var last: LatencyHistogram?
     var errors: UInt64 = 0
     var denials: UInt64 = 0
     var eventsSent: UInt64 = 0
     var connectionsAccepted: UInt64 = 0
 
     mutating func record(_ command: String, nanos: UInt64) {
-        if lastSlot < 0 || command != lastName {
-            if let slot = slots[command] {
-                lastSlot = slot
-            } else {
-                lastSlot = histograms.count
-                slots[command] = lastSlot
-                histograms.append(LatencyHistogram())
-            }
-            lastName = command
-        }
-        histograms[lastSlot].record(nanos)
+        if let h = last, command == lastName { return h.record(nanos) }
+        let h = histograms[command] ?? LatencyHistogram()
+        histograms[command] = h
+        last = h
+        lastName = command
+        h.record(nanos)
     }
 
     func encode(_ w: inout JSONWriter, connections: Int, subscribers: Int, store: StateStore, plugins: PluginHost) {
@@ -66,7 +67,7 @@ struct ServiceStats {
         w.key(literal: "connections"); w.int(connections)
         w.key(literal: "connections_accepted"); w.int(Int(connectionsAccepted))
         w.key(literal: "subscribers"); w.int(subscribers)
-        w.key(literal: "commands_total"); w.int(Int(histograms.reduce(0) { $0 + $1.count }))
+        w.key(literal: "commands_total"); w.int(Int(histograms.values.reduce(0) { $0 + $1.count }))
         w.key(literal: "errors"); w.int(Int(errors))
         w.key(literal: "denials"); w.int(Int(denials))
         w.key(literal: "events_sent"); w.int(Int(eventsSent))
@@ -77,8 +78,7 @@ struct ServiceStats {
         w.key(literal: "last_fsync_us"); w.double(Double(store.lastFsyncNanos) / 1000)
         w.endObject()
         w.key(literal: "commands"); w.beginObject()
-        for name in slots.keys.sorted() {
-            let h = histograms[slots[name]!]
+        for (name, h) in histograms.sorted(by: { $0.key < $1.key }) {
             w.key(name); w.beginObject()
             w.key(literal: "count"); w.int(Int(h.count))
             w.key(literal: "mean_us"); w.double((Double(h.totalNanos) / Double(max(h.count, 1)) / 10).rounded() / 100)

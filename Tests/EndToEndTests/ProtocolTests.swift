@@ -91,6 +91,12 @@ struct ProtocolTests {
         #expect(try c.error(#"{"cmd":"state","controller":"tv1"}"#).string("code") == "not_found")
         let stats = try c.ok(#"{"cmd":"stats"}"#)
         #expect((stats.int("commands_total") ?? 0) > 20)
+        // Per command: its count and latency, whatever the order commands came in.
+        let commands = stats.object("commands")
+        #expect(commands?.object("controller.create")?.int("count") == 1)
+        #expect(commands?.object("controller.delete")?.int("count") == 1)
+        #expect(commands?.object("controllers")?.int("count") == 1)
+        #expect((commands?.object("controllers")?.double("max_us") ?? 0) > 0)
         try c.ok(#"{"cmd":"plugins"}"#)
         try c.ok(#"{"cmd":"explain"}"#)
         try c.ok(#"{"cmd":"reload"}"#)

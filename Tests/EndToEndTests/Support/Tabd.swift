@@ -231,6 +231,14 @@ extension JSONObject {
         if case .int(let i)? = self[key] { return Int(i) }
         return nil
     }
+    /// A number, whichever way it was written (`3` or `3.5`).
+    func double(_ key: String) -> Double? {
+        switch self[key] {
+        case .double(let d)?: return d
+        case .int(let i)?: return Double(i)
+        default: return nil
+        }
+    }
     func bool(_ key: String) -> Bool? {
         if case .bool(let b)? = self[key] { return b }
         return nil
