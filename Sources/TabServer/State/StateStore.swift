@@ -15,9 +15,9 @@
 // helper thread syncs journal-<g>.log, writes snapshot generation g+1 (temp file, fsync,
 // rename, fsync dir) and removes journal-<g>.log: the loop never waits for it. Until the
 // snapshot is renamed, journals g and g+1 together say what happened after snapshot g, and
-// a restart replays both. A torn last record (a crash in the
-// middle of a write) is cut off and kept aside; damage anywhere else, or in the snapshot,
-// stops tabd unless it is started with --repair, which keeps the damaged file aside.
+// a restart replays both. A torn last record (a crash in the middle of a write) is cut off
+// and kept aside; damage anywhere else, or in the snapshot, stops tabd unless it is started
+// with --repair, which keeps the damaged file aside.
 
 import CLibevent
 import Foundation
@@ -147,7 +147,7 @@ public final class StateStore {
             .sorted()
     }
 
-    /// Whether the file starts with something other than zeros (or is not empty).
+    /// Whether the file holds records: its first byte is there and is not a zero.
     private func hasRecords(_ path: String) -> Bool {
         guard let h = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? h.close() }
