@@ -68,9 +68,9 @@ echo "tabd at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?
 echo "most instructions (self, per select):"
 callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk -v n="$selects" '
     /^-+$/ { dashes++; next }
-    dashes >= 5 && $1 ~ /^[0-9,]+$/ {
+    dashes >= 5 && shown < 15 && $1 ~ /^[0-9,]+$/ {
         ir = $1; gsub(",", "", ir)
         name = $0; sub(/^.*%\) +/, "", name); sub(/^[^:]*:/, "", name); sub(/ \[.*$/, "", name)
         printf "  %6d  %s\n", ir / n, name
-        if (++shown == 15) exit
+        shown++  # read on to the end: stopping early breaks the pipe (SIGPIPE)
     }' | { if command -v swift >/dev/null; then swift demangle --simplified; else cat; fi; } | cut -c1-120
