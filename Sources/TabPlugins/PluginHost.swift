@@ -532,16 +532,15 @@ public final class PluginHost: Policy {
 
     // MARK: What plugins asked for
 
-    /// Events plugins emitted since the last drain: publish them as `plugin` events.
     /// Plugins emitted events or asked for selections since the last drains (a quick check
-    /// after every command: usually they did not).
-    /// A stored flag, not computed: the daemon reads it after every command, and reading a
-    /// stored property from the daemon's module is a load (a computed one ran here, with two
-    /// exclusivity checks: ~200 instructions a request).
+    /// after every command: usually they did not). A stored flag, not computed: the daemon
+    /// reads it after every command, and reading a stored property from the daemon's module
+    /// is a load (a computed one ran here, with two exclusivity checks: ~200 instructions).
     public private(set) var hasQueued = false
 
     private func updateQueued() { hasQueued = !emitted.isEmpty || !requested.isEmpty }
 
+    /// Events plugins emitted since the last drain: publish them as `plugin` events.
     public func drainEmitted() -> [(plugin: String, controller: String, dataJSON: String)] {
         guard !emitted.isEmpty else { return [] }
         defer { emitted.removeAll(keepingCapacity: true) }

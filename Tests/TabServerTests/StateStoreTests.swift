@@ -110,7 +110,7 @@ import Testing
         _ = try Self.open(s)
         try Self.append(s, Self.first)
         let late = #"{"cmd":"select","tab":"a"}"#
-        let line = Array(String(format: "%08x ", CRC32.checksum(Array(late.utf8))).utf8) + Array(late.utf8) + [0x0A]
+        let line = Self.line(late)
         var bytes = dir.bytes()
         bytes.replaceSubrange((bytes.count - line.count)..., with: line)
         dir.write(bytes)

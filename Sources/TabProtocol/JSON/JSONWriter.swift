@@ -145,9 +145,9 @@ public struct JSONWriter: ~Copyable {
         append(text)
     }
 
-    /// Bytes as they are, no comma: text encoded already, or framing around it (the
-    /// journal's record header).
-    public mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+    /// Bytes as they are, with no comma before them (unlike `raw`, which places one value):
+    /// framing around encoded text, such as the journal's record header, or the text itself.
+    public mutating func append(bytes: UnsafeRawBufferPointer) {
         guard let p = bytes.baseAddress, bytes.count > 0 else { return }
         append(p.assumingMemoryBound(to: UInt8.self), bytes.count)
     }

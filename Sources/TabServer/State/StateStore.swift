@@ -297,8 +297,8 @@ public final class StateStore {
     public func append(_ json: UnsafeRawBufferPointer) {
         // "<crc, 8 hex digits> " in one piece, then the record, then its newline.
         var header = (CRC32.hexDigits(CRC32.checksum(json)), UInt8(ascii: " "))
-        withUnsafeBytes(of: &header) { pending.raw(UnsafeRawBufferPointer(rebasing: $0[0..<9])) }
-        pending.raw(json)
+        withUnsafeBytes(of: &header) { pending.append(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<9])) }
+        pending.append(bytes: json)
         pending.newline()
         records += 1
     }

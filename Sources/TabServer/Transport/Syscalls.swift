@@ -67,11 +67,12 @@ enum Sys {
         try syscall("recv") { recv(fd, buffer.baseAddress, buffer.count, 0) }
     }
 
-    /// sendmsg(MSG_NOSIGNAL) of the start of an evbuffer, draining what was written.
+    /// send(MSG_NOSIGNAL) of the start of `bytes`; how many were written.
     static func send(_ bytes: UnsafeRawBufferPointer, to fd: Int32) throws(SystemError) -> Int {
         try syscall("send") { tabd_send(fd, bytes.baseAddress, bytes.count) }
     }
 
+    /// sendmsg(MSG_NOSIGNAL) of the start of an evbuffer, draining what was written.
     static func send(_ evbuffer: OpaquePointer, to fd: Int32) throws(SystemError) -> Int {
         try syscall("sendmsg") { tabd_evbuffer_send(evbuffer, fd) }
     }
