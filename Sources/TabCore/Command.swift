@@ -75,9 +75,26 @@ public enum Command: Equatable, Sendable {
 public struct Outcome: Equatable, Sendable {
     /// In order: what the controller told the world.
     public var notifications: [Notification] = []
-    /// The deterministic form to write to the journal, or nil when the state did not change.
-    /// Replaying it (with any policy) reproduces the same state.
-    public var journal: Command?
+    /// The command changed the state and is written to the journal as it was given.
+    public internal(set) var journalsCommand = false
+    /// The command changed the state and is written to the journal in another form (a
+    /// rotation as the orientation it resolved to). Kept apart from `journalsCommand` so that
+    /// the common case holds no copy of the command: `journal(of:)` gives the form either way.
+    public internal(set) var rewrittenJournal: Command?
+    /// The command changed the state (it has a journal form).
+    public var changed: Bool {
+        if journalsCommand { return true }
+        if case .none = rewrittenJournal { return false }  // `!= nil` would copy the command
+        return true
+    }
+
+    /// The deterministic form of `command` (the command this outcome is of) to write to the
+    /// journal, or nil when the state did not change. Replaying it (with any policy)
+    /// reproduces the same state.
+    public func journal(of command: Command) -> Command? {
+        journalsCommand ? command : rewrittenJournal
+    }
+
     /// For `rotate`: whether the controller rotated (R9.3).
     public var rotated: Bool?
     /// How many notifications the command produced, built or not.
@@ -88,6 +105,12 @@ public struct Outcome: Equatable, Sendable {
 
     public init(recordsNotifications: Bool = true) {
         self.recordsNotifications = recordsNotifications
+    }
+
+    /// `count` notifications that are not built: only for `recordsNotifications == false`.
+    mutating func skip(_ count: Int) {
+        assert(!recordsNotifications)
+        notificationCount += count
     }
 
     mutating func notify(_ n: @autoclosure () -> Notification) {

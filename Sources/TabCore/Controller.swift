@@ -112,6 +112,12 @@ public struct Controller: Equatable, Sendable {
     /// `notifying: false` when no one will read the notifications (see `Outcome`).
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true) throws(TabError) -> Outcome {
         var out = Outcome(recordsNotifications: notifying)
+        try perform(command, policy: policy, &out)
+        return out
+    }
+
+    /// `apply` into an outcome the caller made (returning one from each case would copy it).
+    private mutating func perform(_ command: Command, policy: Policy, _ out: inout Outcome) throws(TabError) {
         switch command {
         case .setTabs(let new, let animated):
             try setTabs(new, animated: animated, &out)
@@ -127,7 +133,7 @@ public struct Controller: Equatable, Sendable {
             try select(target, &out)
         case .tap(let target):
             try tap(target, policy: policy, &out)
-            return out  // journals itself: a tap that changed nothing is not written
+            return  // journals itself: a tap that changed nothing is not written
         case .push(let id, let screen):
             try push(id, screen, &out)
         case .pop(let id):
@@ -144,14 +150,13 @@ public struct Controller: Equatable, Sendable {
             try customizeEnd(policy: policy, &out)
         case .rotate(let orientation):
             rotate(to: orientation, policy: policy, &out)
-            return out  // journals the resolved orientation, not the request
+            return  // journals the resolved orientation, not the request
         case .setOrientation(let orientation):
             setOrientation(orientation, &out)
         case .restore(let archive):
             restore(archive, &out)
         }
-        if out.journal == nil, out.changedState { out.journal = command }
-        return out
+        if !out.changed, out.changedState { out.journalsCommand = true }
     }
 
     /// `apply`, then `read` of the controller as it is afterwards — in place, without a copy.
@@ -360,22 +365,26 @@ public struct Controller: Equatable, Sendable {
         }
         out.notify(.didSelect(tab: candidate.id, index: candidate.index))
         policy.didSelect(candidate, in: self)
-        if selection != selectionBefore || poppedToRoot { out.journal = .tap(target) }
+        if selection != selectionBefore || poppedToRoot { out.journalsCommand = true }
     }
 
     /// Moves the selection, sending R5.1's appearance calls and R4.6's state change.
     private mutating func changeSelection(to candidate: Candidate, cause: SelectionCause, _ out: inout Outcome) {
-        let next: Selection
+        // Compared in place: a select runs this, and each Selection copied is a string retained.
         switch candidate {
-        case .tab(let id, _): next = .tab(id)
-        case .more: next = .more
+        case .tab(let id, _): if case .tab(let current) = selection, current == id { return }
+        case .more: if case .more = selection { return }
         }
-        guard next != selection else { return }
-        let previous = selection
-        appear(next, at: candidate.index, disappearing: previous, &out)
-        selection = next
-        out.notify(.selectionChanged(tab: next.wireValue, index: candidate.index,
-                                                   previous: previous.wireValue, cause: cause))
+        var previous: Selection
+        switch candidate {
+        case .tab(let id, _): previous = .tab(id)
+        case .more: previous = .more
+        }
+        swap(&previous, &selection)  // the new selection in, the old one out, nothing copied
+        appear(selection, at: candidate.index, disappearing: previous, &out)
+        guard out.recordsNotifications else { return out.skip(1) }
+        out.notify(.selectionChanged(tab: selection.wireValue, index: candidate.index,
+                                     previous: previous.wireValue, cause: cause))
     }
 
     /// R5.1/R5.2: old will-disappear, new will-appear, old did-disappear, new did-appear;
@@ -386,7 +395,11 @@ public struct Controller: Equatable, Sendable {
             tabs[index].contentLoaded = true
             out.notify(.contentLoaded(tab: id))
         }
-        let leaving = old.wireValue, coming = next.wireValue  // once each (this runs per select)
+        guard out.recordsNotifications else {
+            // Nobody reads them (a select without subscribers): counted, not built.
+            return out.skip((old.isNone ? 0 : 2) + (next.isNone ? 0 : 2))
+        }
+        let leaving = old.wireValue, coming = next.wireValue  // once each
         if let id = leaving { out.notify(.appearance(tab: id, phase: .willDisappear)) }
         if let id = coming { out.notify(.appearance(tab: id, phase: .willAppear)) }
         if let id = leaving { out.notify(.appearance(tab: id, phase: .didDisappear)) }
@@ -470,7 +483,7 @@ public struct Controller: Equatable, Sendable {
         guard order != was else { return }
         customizingOrder = order
         // Moves notify nobody until the session ends, but they are state: journal them.
-        out.journal = .customizeMove(tab: id, to: to)
+        out.journalsCommand = true
     }
 
     private mutating func customizeEnd(policy: Policy, _ out: inout Outcome) throws(TabError) {
@@ -515,7 +528,7 @@ public struct Controller: Equatable, Sendable {
         out.rotated = true
         if new != orientation {
             setOrientation(new, &out)
-            out.journal = .setOrientation(new)
+            out.rewrittenJournal = .setOrientation(new)
         }
     }
 

@@ -124,6 +124,12 @@ public enum Selection: Equatable, Sendable, Codable {
     case tab(String)
     case more
 
+    /// Nothing is selected (a test without the copy `== .none` makes).
+    public var isNone: Bool {
+        if case .none = self { return true }
+        return false
+    }
+
     /// The wire form: a tab id, "more", or nil.
     public var wireValue: String? {
         switch self {

@@ -118,13 +118,13 @@ public enum RequestDecoder {
     /// Decodes one line. A `ProtocolError` says what is wrong; `id` is filled in when it
     /// could be read, so the error reply can echo it.
     public static func decode(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
-        if let request = FastRequest.decode(line) { return (request.id, .success(request)) }
+        if let common = FastRequest.decode(line) { return (common.id, .success(common.request)) }
         return decodeInGeneral(line, maxDepth: maxDepth)
     }
 
     /// The fast path alone: the requests clients send most (flat `select`, `tap`, `state`,
     /// `ping`), or nil for anything else — then `decodeInGeneral` decides, with its errors.
-    public static func decodeCommon(_ line: UnsafeRawBufferPointer) -> Request? {
+    public static func decodeCommon(_ line: UnsafeRawBufferPointer) -> CommonRequest? {
         FastRequest.decode(line)
     }
 

@@ -119,6 +119,15 @@ public final class TabService: LineServiceDelegate {
         jw.withBytes { store.append($0) }
     }
 
+    /// Writes what `command` changed to the journal (nothing when it changed nothing).
+    private func journal(_ outcome: Outcome, of command: Command, controller: String) {
+        if outcome.journalsCommand {
+            journal { w in ReplyEncoder.request(command, controller: controller, into: &w) }
+        } else if let j = outcome.rewrittenJournal {
+            journal { w in ReplyEncoder.request(j, controller: controller, into: &w) }
+        }
+    }
+
     // MARK: LineServiceDelegate
 
     public func connectionDidOpen(_ connection: Connection) {
@@ -154,10 +163,10 @@ public final class TabService: LineServiceDelegate {
         let start = lineStart
         w.reset()
         var name = "invalid"
-        if let request = RequestDecoder.decodeCommon(line) {
-            // The requests clients send most, without the (id, Result) wrapping.
-            name = request.name
-            run(request, from: connection)
+        if let common = RequestDecoder.decodeCommon(line) {
+            // The requests clients send most, without the (id, Result) wrapping or a Request.
+            name = common.name
+            run(common)
         } else {
             let (id, result) = RequestDecoder.decodeInGeneral(line, maxDepth: config.maxJSONDepth)
             switch result {
@@ -198,6 +207,22 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
+    /// `run` for what the fast path decoded: the same handling as its general form's.
+    private func run(_ r: CommonRequest) {
+        do {
+            switch r.command {
+            case .select(let target): try run(.select(target), id: r.id, controller: r.controller)
+            case .tap(let target): try run(.tap(target), id: r.id, controller: r.controller)
+            case .state: try state(id: r.id, controller: r.controller)
+            case .ping: ReplyEncoder.success(id: r.id, into: &w) { _ in }
+            }
+        } catch {
+            stats.errors += 1
+            w.reset()
+            ReplyEncoder.failure(id: r.id, error, into: &w)
+        }
+    }
+
     private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {
         if r.command.isAdminOnly, !isAdmin(connection.peer) {
             throw ProtocolError(.forbidden, "'\(r.name)' is for administrators (root or a configured admin uid/gid); you are uid \(connection.peer.uid)")
@@ -216,8 +241,7 @@ public final class TabService: LineServiceDelegate {
         case .ping:
             reply(r) { _ in }
         case .state:
-            let c = try controller(r.controller)
-            reply(r) { w in ReplyEncoder.state(c, policy: plugins, &w) }
+            try state(id: r.id, controller: r.controller)
         case .controllers:
             reply(r) { w in
                 w.key(literal: "controllers"); w.beginArray()
@@ -251,7 +275,7 @@ public final class TabService: LineServiceDelegate {
             }
             reply(r) { w in w.key(literal: "deleted"); w.string(r.controller) }
         case .core(let command):
-            try run(command, r)
+            try run(command, id: r.id, controller: r.controller)
         case .layout(let width, let height, let statusBar):
             let c = try controller(r.controller)
             let frames = c.layout(width: width, height: height, statusBar: statusBar)
@@ -315,11 +339,11 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
-    private func run(_ command: Command, _ r: Request) throws(ProtocolError) {
+    private func run(_ command: Command, id: JSONValue?, controller name: String) throws(ProtocolError) {
         let outcome: Outcome
         do {
-            outcome = try containers.apply(command, to: r.controller, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
-                reply(r) { w in result(of: command, c, outcome, &w) }
+            outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
+                ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
             }
         } catch {
             var error = error
@@ -333,16 +357,21 @@ public final class TabService: LineServiceDelegate {
             afterCommand()
             throw ProtocolError(error)
         }
-        if let j = outcome.journal { journal { w in ReplyEncoder.request(j, controller: r.controller, into: &w) } }
-        publish(outcome, controller: r.controller)
+        journal(outcome, of: command, controller: name)
+        publish(outcome, controller: name)
         afterCommand()
+    }
+
+    private func state(id: JSONValue?, controller name: String) throws(ProtocolError) {
+        let c = try controller(name)
+        ReplyEncoder.success(id: id, into: &w) { w in ReplyEncoder.state(c, policy: plugins, &w) }
     }
 
     /// The result members of a state-machine command's reply.
     private func result(of command: Command, _ c: Controller, _ outcome: Outcome, _ w: inout JSONWriter) {
         w.key(literal: "selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
         w.key(literal: "selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
-        w.key(literal: "changed"); w.bool(outcome.journal != nil)
+        w.key(literal: "changed"); w.bool(outcome.changed)
         switch command {
         case .rotate:
             // PROTOCOL.md: `rotated`, `orientation` (the current one, a name) and `supported`.
@@ -350,8 +379,8 @@ public final class TabService: LineServiceDelegate {
             w.key(literal: "orientation"); w.string(c.orientation.rawValue)
             w.key(literal: "supported"); ReplyEncoder.orientations(c.supportedOrientations(policy: plugins), &w)
             w.key(literal: "preferred"); ReplyEncoder.optionalString(c.preferredOrientation(policy: plugins)?.rawValue, &w)
-        case .push(let id, _), .pop(let id), .popToRoot(let id):
-            w.key(literal: "stack"); ReplyEncoder.stack(c.tab(id)?.stack ?? [], &w)
+        case .push, .pop, .popToRoot:
+            w.key(literal: "stack"); ReplyEncoder.stack(Self.navigationTab(of: command).flatMap { c.tab($0)?.stack } ?? [], &w)
         case .customizeEnd, .setTabs, .addTab, .removeTab:
             w.key(literal: "tabs"); ReplyEncoder.strings(c.tabs.map(\.id), &w)
         case .setCustomizable:
@@ -360,6 +389,15 @@ public final class TabService: LineServiceDelegate {
             w.key(literal: "customizing_order"); ReplyEncoder.strings(c.customizingOrder ?? [], &w)
         default:
             break
+        }
+    }
+
+    /// The tab a push or pop names. Apart from `result(of:)`'s switch: a case there that binds
+    /// a payload makes every command (a select too) be copied before it is switched on.
+    private static func navigationTab(of command: Command) -> String? {
+        switch command {
+        case .push(let id, _), .pop(let id), .popToRoot(let id): return id
+        default: return nil
         }
     }
 
@@ -375,8 +413,9 @@ public final class TabService: LineServiceDelegate {
         }
         for (name, target) in plugins.drainRequestedSelections() {
             do {
-                let outcome = try containers.apply(.select(target), to: name, policy: plugins)
-                if let j = outcome.journal { journal { w in ReplyEncoder.request(j, controller: name, into: &w) } }
+                let command = Command.select(target)
+                let outcome = try containers.apply(command, to: name, policy: plugins)
+                journal(outcome, of: command, controller: name)
                 publish(outcome, controller: name)
             } catch {
                 logger.warning("a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])

@@ -30,7 +30,7 @@ struct AppearanceTests {
         var c = try controller(tabs("a", "b"))
         let out = try c.apply(.select(.tab("a")))
         #expect(out.notifications.isEmpty)
-        #expect(out.journal == nil)
+        #expect(!out.changed)
     }
 
     /// A tab's content loads on its first selection and is then kept.
@@ -159,7 +159,7 @@ struct NavigationTests {
         #expect(c.tab("a")?.stack == [])
         let before = c
         let out = try c.apply(.popToRoot(tab: "a"))
-        #expect(out.journal == nil)
+        #expect(!out.changed)
         #expect(c == before)
     }
 

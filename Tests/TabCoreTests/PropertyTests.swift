@@ -299,11 +299,11 @@ struct PropertyTests {
                 guard let quietOut = try? quiet.apply(command, policy: policy, notifying: false) else {
                     return fail("refused when not notifying, accepted when notifying")
                 }
-                if quiet != c || quietOut.journal != out.journal || quietOut.notificationCount != out.notifications.count
+                if quiet != c || quietOut.journal(of: command) != out.journal(of: command) || quietOut.notificationCount != out.notifications.count
                     || !quietOut.notifications.isEmpty || out.notificationCount != out.notifications.count {
                     return fail("apply(notifying: false) differs: \(quietOut) vs \(out)")
                 }
-                if let entry = out.journal {
+                if let entry = out.journal(of: command) {
                     stats.journaled += 1
                     journal.append(entry)
                     do { _ = try replay.apply(entry) } catch { return fail("the journal entry \(entry) was refused on replay: \(error)") }

@@ -13,7 +13,7 @@ import TabCore
 struct FastRequestTests {
     private func fast(_ line: String) -> Request? {
         var copy = line
-        return copy.withUTF8 { FastRequest.decode(UnsafeRawBufferPointer($0)) }
+        return copy.withUTF8 { FastRequest.decode(UnsafeRawBufferPointer($0))?.request }
     }
 
     private func general(_ line: String) -> Result<Request, ProtocolError> {
