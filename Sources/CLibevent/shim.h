@@ -82,6 +82,17 @@ static inline int tabd_get_peer_credentials(int fd, struct tabd_peer_credentials
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, out, &len);
 }
 
+/// The CPU's cycle counter (x86-64 RDTSC), 0 where there is none. Only meaningful where the
+/// kernel keeps time with it (clocksource "tsc": constant rate, synchronised across CPUs);
+/// LatencyClock checks that and converts ticks to nanoseconds.
+static inline uint64_t tabd_cycle_counter(void) {
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#else
+    return 0;
+#endif
+}
+
 /// send(fd, bytes, length, MSG_NOSIGNAL): a client that went away is EPIPE, never SIGPIPE.
 static inline ssize_t tabd_send(int fd, const void *bytes, size_t length) {
     return send(fd, bytes, length, MSG_NOSIGNAL);

@@ -79,7 +79,10 @@ public enum Daemon {
         if let interval = notifier.watchdogInterval {
             loop.addTimer(every: interval) { notifier.notify("WATCHDOG=1") }
         }
-        loop.addTimer(every: 10.0) { notifier.notify(status()) }
+        loop.addTimer(every: 10.0) {
+            service.calibrateClock()
+            notifier.notify(status())
+        }
 
         server.start()
         logger.notice("tabd ready", metadata: [

@@ -148,15 +148,11 @@ public final class TabService: LineServiceDelegate {
     /// When the line being handled started: the read, or the end of the line before it.
     private var lineStart: UInt64 = 0
 
-    public func connectionWillDeliverLines(_ connection: Connection) {
-        lineStart = Self.now()
-    }
+    /// The clock of `lineStart` (ticks of the cycle counter where that is safe).
+    private var clock = LatencyClock()
 
-    @inline(__always)
-    private static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    public func connectionWillDeliverLines(_ connection: Connection) {
+        lineStart = clock.now()
     }
 
     public func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer) {
@@ -179,8 +175,8 @@ public final class TabService: LineServiceDelegate {
             }
         }
         w.withBytes { connection.send($0) }
-        let end = Self.now()
-        stats.record(name, nanos: end &- start)
+        let end = clock.now()
+        stats.record(name, nanos: clock.nanoseconds(end &- start))
         lineStart = end
     }
 
@@ -501,7 +497,11 @@ public final class TabService: LineServiceDelegate {
         return result
     }
 
-    /// `everysec`: the one-second timer.
+    /// Measures the latency clock's rate again (every few seconds: it only gets closer).
+    public func calibrateClock() {
+        clock.calibrate()
+    }
+
     /// Once a second under `everysec`: the journal is fsynced off the loop; `onLoop` brings
     /// the result back to the loop thread.
     public func tick(onLoop: @escaping @Sendable (@escaping () -> Void) -> Void) {
