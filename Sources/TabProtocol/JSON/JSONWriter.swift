@@ -289,28 +289,33 @@ public struct JSONWriter: ~Copyable {
     /// `,"s":` with the comma and colon as asked. Short strings (nearly all keys and values)
     /// are assembled on the stack, escapes included, and appended at once.
     private mutating func quoted(_ s: String, comma: Bool, colon: Bool) {
+        // The bytes in place (a small string's from a stack copy): `withUTF8` would need a
+        // mutable copy of `s`, a retain and a release per string written.
+        if let done: Void = s.utf8.withContiguousStorageIfAvailable({ quoted($0, comma: comma, colon: colon) }) { return done }
         var s = s
-        s.withUTF8 { utf8 in
-            let n = utf8.count
-            guard n <= 120 else { return longQuoted(utf8, comma: comma, colon: colon) }
-            // Worst case: every byte becomes \u00XX.
-            let p = reserve(6 * n + 4)
-            var k = 0
-            if comma { p[k] = UInt8(ascii: ","); k += 1 }
-            p[k] = UInt8(ascii: "\""); k += 1
-            for j in 0..<n {
-                let b = utf8[j]
-                if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
-                    p[k] = b
-                    k += 1
-                } else {
-                    k += Self.escape(b, into: p + k)
-                }
+        s.withUTF8 { quoted($0, comma: comma, colon: colon) }
+    }
+
+    private mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool) {
+        let n = utf8.count
+        guard n <= 120 else { return longQuoted(utf8, comma: comma, colon: colon) }
+        // Worst case: every byte becomes \u00XX.
+        let p = reserve(6 * n + 4)
+        var k = 0
+        if comma { p[k] = UInt8(ascii: ","); k += 1 }
+        p[k] = UInt8(ascii: "\""); k += 1
+        for j in 0..<n {
+            let b = utf8[j]
+            if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") {
+                p[k] = b
+                k += 1
+            } else {
+                k += Self.escape(b, into: p + k)
             }
-            p[k] = UInt8(ascii: "\""); k += 1
-            if colon { p[k] = UInt8(ascii: ":"); k += 1 }
-            used &+= k
         }
+        p[k] = UInt8(ascii: "\""); k += 1
+        if colon { p[k] = UInt8(ascii: ":"); k += 1 }
+        used &+= k
     }
 
     private mutating func longQuoted(_ utf8: UnsafeBufferPointer<UInt8>, comma: Bool, colon: Bool) {
