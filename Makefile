@@ -11,7 +11,7 @@ DESTDIR    ?=
 # Debian packages the build, the tests and `make run` need (command or header -> package).
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc
 
-.PHONY: all build test run deps bench bench-core bench-instructions clean install install-files uninstall
+.PHONY: all build test run deps bench bench-core bench-instructions bench-pairs clean install install-files uninstall
 
 all: build
 
@@ -106,6 +106,11 @@ bench: deps
 bench-instructions: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/instructions.sh
+
+# tabd against the libevent floor in alternating pairs, seconds apart (the P=16 target).
+bench-pairs: deps
+	$(SWIFT) build -c release
+	Benchmarks/harness/floor-pairs.sh
 
 # TabCore's own micro-benchmarks (ordo-one/benchmark; the first run builds its tooling).
 bench-core: deps
