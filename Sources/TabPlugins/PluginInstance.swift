@@ -137,8 +137,8 @@ extension PluginHook {
 }
 
 /// clock_gettime(CLOCK_MONOTONIC), in nanoseconds.
-@inline(__always)
-func monotonicNanoseconds() -> UInt64 {
+@inlinable
+public func monotonicNanoseconds() -> UInt64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)

@@ -7,6 +7,7 @@
 
 import CLibevent
 import Foundation
+import TabPlugins
 
 struct LatencyClock {
     /// The cycle counter is used (else clock_gettime: ticks are nanoseconds).
@@ -24,16 +25,16 @@ struct LatencyClock {
         guard usesCycleCounter else { return }
         // A first rate over one millisecond (the reading error is tens of nanoseconds:
         // under 0.01%); `calibrate` then measures over the whole uptime.
-        origin = (tabd_cycle_counter(), Self.monotonicNanos())
+        origin = (tabd_cycle_counter(), monotonicNanoseconds())
         var now = origin
-        while now.nanos &- origin.nanos < 1_000_000 { now = (tabd_cycle_counter(), Self.monotonicNanos()) }
+        while now.nanos &- origin.nanos < 1_000_000 { now = (tabd_cycle_counter(), monotonicNanoseconds()) }
         nanosPerTick = Double(now.nanos &- origin.nanos) / Double(now.ticks &- origin.ticks)
     }
 
     /// Now, in ticks.
     @inline(__always)
     func now() -> UInt64 {
-        usesCycleCounter ? tabd_cycle_counter() : Self.monotonicNanos()
+        usesCycleCounter ? tabd_cycle_counter() : monotonicNanoseconds()
     }
 
     /// A difference of two `now()` readings, in nanoseconds.
@@ -45,14 +46,8 @@ struct LatencyClock {
     /// Measures the rate again, over the time since the start (called once a second).
     mutating func calibrate() {
         guard usesCycleCounter else { return }
-        let ticks = tabd_cycle_counter(), nanos = Self.monotonicNanos()
+        let ticks = tabd_cycle_counter(), nanos = monotonicNanoseconds()
         guard ticks > origin.ticks, nanos > origin.nanos else { return }
         nanosPerTick = Double(nanos - origin.nanos) / Double(ticks - origin.ticks)
-    }
-
-    static func monotonicNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 }

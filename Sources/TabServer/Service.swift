@@ -197,9 +197,7 @@ public final class TabService: LineServiceDelegate {
         do {
             try handle(request, from: connection)
         } catch {
-            stats.errors += 1
-            w.reset()
-            ReplyEncoder.failure(id: request.id, error, into: &w)
+            fail(id: request.id, error)
         }
     }
 
@@ -213,10 +211,15 @@ public final class TabService: LineServiceDelegate {
             case .ping: ReplyEncoder.success(id: r.id, into: &w) { _ in }
             }
         } catch {
-            stats.errors += 1
-            w.reset()
-            ReplyEncoder.failure(id: r.id, error, into: &w)
+            fail(id: r.id, error)
         }
+    }
+
+    /// A command failed: its error reply replaces whatever part of a reply was written.
+    private func fail(id: JSONValue?, _ error: ProtocolError) {
+        stats.errors += 1
+        w.reset()
+        ReplyEncoder.failure(id: id, error, into: &w)
     }
 
     private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {

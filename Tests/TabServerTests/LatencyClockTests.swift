@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import TabPlugins
 @testable import TabServer
 
 @Suite struct LatencyClockTests {
@@ -25,10 +26,10 @@ import Testing
         #else
         #expect(!clock.usesCycleCounter)
         #endif
-        let t0 = clock.now(), m0 = LatencyClock.monotonicNanos()
+        let t0 = clock.now(), m0 = monotonicNanoseconds()
         usleep(20_000)
         clock.calibrate()
-        let t1 = clock.now(), m1 = LatencyClock.monotonicNanos()
+        let t1 = clock.now(), m1 = monotonicNanoseconds()
         let measured = Double(clock.nanoseconds(t1 &- t0)), truth = Double(m1 - m0)
         #expect(abs(measured - truth) / truth < 0.05, "measured \(measured) ns, CLOCK_MONOTONIC \(truth) ns")
     }
