@@ -44,11 +44,17 @@ let package = Package(
         ),
         // Wire types and the JSON line codec. No sockets.
         .target(name: "TabProtocol", dependencies: ["TabCore"], swiftSettings: hotPath),
-        // The libevent loop, connections, durability, config.
+        // The state files: the journal's own record codec, snapshots, the directory lock.
+        .target(
+            name: "TabState",
+            dependencies: ["CLibevent", "TabCore", "TabProtocol", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: hotPath
+        ),
+        // The libevent loop, connections, dispatch, config.
         .target(
             name: "TabServer",
             dependencies: [
-                "CLibevent", "TabCore", "TabProtocol", "TabPlugins",
+                "CLibevent", "TabCore", "TabProtocol", "TabPlugins", "TabState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -80,6 +86,7 @@ let package = Package(
         .testTarget(name: "TabProtocolTests", dependencies: ["TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabServer"]),
+        .testTarget(name: "TabStateTests", dependencies: ["TabState", "TabProtocol"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would
     ],

@@ -7,16 +7,6 @@ import TabPlugins
 import TabProtocol
 import Yams
 
-/// When the journal is fsynced (Redis' appendfsync). Every acknowledged change is
-/// written before its reply whatever the policy; this decides when it reaches the disk.
-public enum FsyncPolicy: String, Sendable, CaseIterable {
-    /// fsync before the replies of each loop turn (group commit).
-    case always
-    /// fsync once a second at most (default): a power loss may lose the last second.
-    case everysec
-    /// leave it to the kernel.
-    case no
-}
 
 public struct ServerConfig: Sendable {
     public struct ControllerSpec: Sendable, Equatable {

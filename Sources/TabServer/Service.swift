@@ -7,6 +7,7 @@ import Logging
 import TabCore
 import TabPlugins
 import TabProtocol
+@_exported import TabState
 
 /// What the service keeps per connection.
 final class ClientState {

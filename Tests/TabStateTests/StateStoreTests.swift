@@ -6,7 +6,7 @@ import Foundation
 import Logging
 import TabCore
 import Testing
-@testable import TabServer
+@testable import TabState
 
 @Suite struct StateStoreTests {
     /// A fresh state directory, removed at the end.

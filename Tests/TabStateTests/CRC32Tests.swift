@@ -1,5 +1,5 @@
 import Testing
-@testable import TabServer
+@testable import TabState
 
 @Suite struct CRC32Tests {
     /// The bit-at-a-time definition (IEEE 802.3, reflected 0xEDB88320).
