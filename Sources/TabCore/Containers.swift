@@ -20,6 +20,17 @@ public struct TabContainers: Equatable, Sendable, Codable {
         static func == (_: Recent, _: Recent) -> Bool { true }
     }
 
+    /// Each controller as it was before its first change since `keepChanges()` (nil: it did
+    /// not exist), so that `undoChanges()` can put them back: the daemon undoes a turn whose
+    /// journal records could not be made durable.
+    private var before = Before()
+
+    private struct Before: Equatable, Sendable {
+        var saved: [(name: String, controller: Controller?)] = []
+        /// A cache of what can be undone: two sets of controllers are equal whatever it holds.
+        static func == (_: Before, _: Before) -> Bool { true }
+    }
+
     private enum CodingKeys: String, CodingKey { case controllers }
 
     public init() {}
@@ -50,15 +61,52 @@ public struct TabContainers: Equatable, Sendable, Codable {
             }
         }
         guard controllers[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
+        save(name, nil as Controller?)
         controllers[name] = Controller(name: name, idiom: idiom, maxVisible: maxVisible)
         recent = Recent()
     }
 
     public mutating func delete(_ name: String) throws(TabError) {
-        guard controllers.removeValue(forKey: name) != nil else {
+        guard let removed = controllers.removeValue(forKey: name) else {
             throw TabError(.notFound, "no controller named '\(name)'")
         }
+        save(name, removed)
         recent = Recent()
+    }
+
+    // MARK: Undo
+
+    /// Remembers a controller as it is before it changes, once per controller until
+    /// `keepChanges` or `undoChanges`. The common case (a run of requests to one controller)
+    /// compares one name.
+    @inline(__always)
+    private mutating func save(_ name: String, _ controller: Controller?) {
+        guard !isSaved(name) else { return }
+        before.saved.append((name, controller))
+    }
+
+    @inline(__always)
+    private func isSaved(_ name: String) -> Bool {
+        if let last = before.saved.last, last.name == name { return true }
+        return before.saved.contains(where: { $0.name == name })
+    }
+
+    /// The changes since the last call are kept: nothing to undo any more.
+    public mutating func keepChanges() {
+        if !before.saved.isEmpty { before.saved.removeAll(keepingCapacity: true) }
+    }
+
+    /// Puts every controller changed since `keepChanges()` back as it was (created ones go,
+    /// deleted ones come back). Returns the names of those controllers.
+    @discardableResult
+    public mutating func undoChanges() -> [String] {
+        let saved = before.saved
+        before.saved.removeAll()
+        for (name, controller) in saved.reversed() {
+            if let controller { controllers[name] = controller } else { controllers[name] = nil }
+        }
+        recent = Recent()
+        return saved.map(\.name)
     }
 
     /// Applies `command` to the controller `name`; a refused command changes nothing.
@@ -79,6 +127,7 @@ public struct TabContainers: Equatable, Sendable, Codable {
             i = found
             recent = Recent(name: name, index: found)
         }
+        if !isSaved(name) { before.saved.append((name, controllers.values[i])) }
         return try controllers.values[i].apply(command, policy: policy, notifying: notifying, reading: read)
     }
 

@@ -18,6 +18,8 @@ public struct ProtocolError: Error, Equatable, Sendable {
         case forbidden
         case tooLarge = "too_large"
         case overloaded
+        /// The change could not be made durable (disk full, I/O error); nothing changed.
+        case unavailable
         case `internal`
     }
 
@@ -228,9 +230,6 @@ public enum RequestDecoder {
         case "customize.end": command = .core(.customizeEnd)
         case "rotate":
             command = .core(.rotate(try orientation(f.requiredString("orientation"), field: "orientation")))
-        case "_set_orientation":
-            // Journal-only form of a rotation that happened; clients have no reason to send it.
-            command = .core(.setOrientation(try orientation(f.requiredString("orientation"), field: "orientation")))
         case "layout":
             guard let w = try f.number("width"), let h = try f.number("height") else {
                 throw .invalid(f.has("width") ? "height" : "width", "layout needs \"width\" and \"height\" in points")

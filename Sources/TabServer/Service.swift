@@ -32,21 +32,25 @@ public final class TabService: LineServiceDelegate {
     private let policy: Policy
     let logger: Logger
     let version: String
-    /// Set by the daemon: stops the process when durability can no longer be promised.
-    var onFatal: (String) -> Never = { message in
-        FileHandle.standardError.write(Data("<2>\(message)\n".utf8))
-        exit(70)
-    }
     /// Set by the daemon: systemd notifications and the like around a reload.
     var onReload: (_ phase: ReloadPhase) -> Void = { _ in }
     public enum ReloadPhase { case begin, end(ok: Bool) }
+    /// Set by the daemon: the journal cannot be written (the reason), or can again (nil).
+    var onStateFault: (String?) -> Void = { _ in }
+    /// Set by the daemon: runs `body` on the loop after `seconds`.
+    var schedule: (_ seconds: Double, _ body: @escaping () -> Void) -> Void = { _, _ in }
 
     private var subscribers: [UInt64: Connection] = [:]
     private var seq = EventCounters()
     private var w = JSONWriter(capacity: 4096)
     private var ew = JSONWriter(capacity: 1024)
-    /// The journal record being written (one buffer, reused).
-    private var jw = JSONWriter(capacity: 256)
+    /// The lines of the current turn, kept until it is committed: when its records cannot be
+    /// made durable, its changes are undone and the lines handled again (changes refused).
+    private var turnLines = JSONWriter(capacity: 4096)
+    private var turnEntries: [(connection: Connection, start: Int, count: Int)] = []
+    private var turnOpen = false
+    /// Event numbering as it was when the turn began (events of an undone turn never left).
+    private var seqAtTurnStart = EventCounters()
     var stats = ServiceStats()
     public var connectionCount: () -> Int = { 0 }
     private let instance = UInt64.random(in: 1...UInt64.max)
@@ -63,70 +67,124 @@ public final class TabService: LineServiceDelegate {
 
     // MARK: Recovery
 
-    /// Loads the snapshot, replays the journal and creates configured controllers.
+    /// Loads the snapshot, replays the journal and creates configured controllers. Throws
+    /// one sentence (a `StateError`) when the state directory cannot be trusted.
     public func recover(repair: Bool) throws {
-        let loaded = try store.load(repair: repair)
-        containers = loaded.snapshot ?? .withDefault()
-        var applied = 0
-        for (i, record) in loaded.records.enumerated() {
-            let decoded = record.withUnsafeBytes { RequestDecoder.decode($0) }
-            do {
-                let request = try decoded.result.get()
-                try replay(request)
-                applied += 1
-            } catch {
-                throw StateError("journal record \(i + 1) cannot be applied (\(error)); the journal does not match the snapshot. Start with --repair to keep it aside")
-            }
+        let report = try store.recover(repair: repair, StateStore.Replay(
+            start: { [unowned self] snapshot in containers = snapshot ?? .withDefault() },
+            apply: { [unowned self] record in
+                do throws(TabError) { try replay(record); return nil } catch { return error.message }
+            },
+            state: { [unowned self] in containers }
+        ))
+        containers.keepChanges()
+        var metadata: Logger.Metadata = [
+            "state.controllers": "\(containers.controllers.count)", "state.replayed": "\(report.applied)",
+            "state.generation": "\(report.generation)", "state.seq": "\(report.lastSeq)",
+        ]
+        if report.formatRead < JournalCodec.version { metadata["state.upgraded_from_format"] = "\(report.formatRead)" }
+        if report.tornBytes > 0 { metadata["state.torn_bytes_cut"] = "\(report.tornBytes)" }
+        if !report.setAside.isEmpty {
+            metadata["state.set_aside"] = "\(report.setAside)"
+            metadata["state.lost_records"] = "\(report.lostRecords)"
+            metadata["state.lost_controllers"] = "\(report.lostControllers)"
         }
-        try store.openJournal()
-        for spec in config.controllers where containers[spec.name] == nil {
-            try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible)
-        }
-        try store.commit()
-        logger.info("state recovered", metadata: [
-            "state.controllers": "\(containers.controllers.count)", "state.replayed": "\(applied)",
-            "state.generation": "\(loaded.generation)",
-        ])
+        logger.info("state recovered", metadata: metadata)
+        createConfiguredControllers()
+        commitOutsideTurn()
     }
 
-    private func replay(_ request: Request) throws {
-        switch request.command {
-        case .core(let command):
-            _ = try containers.apply(command, to: request.controller, policy: DefaultPolicy(), notifying: false)
-        case .controllerCreate(let idiom, let maxVisible):
-            try containers.create(request.controller, idiom: idiom, maxVisible: maxVisible)
-        case .controllerDelete:
-            try containers.delete(request.controller)
-        default:
-            throw StateError("'\(request.name)' does not belong in a journal")
+    private func replay(_ record: JournalRecord) throws(TabError) {
+        switch record {
+        case .command(let controller, let command):
+            _ = try containers.apply(command, to: controller, policy: DefaultPolicy(), notifying: false)
+        case .createController(let name, let idiom, let maxVisible):
+            try containers.create(name, idiom: idiom, maxVisible: maxVisible)
+        case .deleteController(let name):
+            try containers.delete(name)
+        }
+    }
+
+    /// The controllers the configuration names that do not exist yet (not while the journal
+    /// cannot be written: they are created once it can).
+    private func createConfiguredControllers() {
+        guard store.fault == nil else { return }
+        for spec in config.controllers where containers[spec.name] == nil {
+            do {
+                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible)
+            } catch {
+                logger.error("a configured controller cannot be created", metadata: ["controller": "\(spec.name)", "error": "\(error.message)"])
+            }
         }
     }
 
     private func createController(_ name: String, idiom: Idiom, maxVisible: Int?) throws(TabError) {
         try containers.create(name, idiom: idiom, maxVisible: maxVisible)
-        journal { w in
-            w.beginObject()
-            w.key(literal: "cmd"); w.string("controller.create")
-            w.key(literal: "controller"); w.string(name)
-            w.key(literal: "idiom"); w.string(idiom.rawValue)
-            if let maxVisible { w.key(literal: "max_visible"); w.int(maxVisible) }
-            w.endObject()
-        }
-    }
-
-    private func journal(_ body: (inout JSONWriter) -> Void) {
-        jw.reset()
-        body(&jw)
-        jw.withBytes { store.append($0) }
+        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible))
     }
 
     /// Writes what `command` changed to the journal (nothing when it changed nothing).
     private func journal(_ outcome: Outcome, of command: Command, controller: String) {
         if outcome.journalsCommand {
-            journal { w in ReplyEncoder.request(command, controller: controller, into: &w) }
+            store.append(command, controller: controller)
         } else if let j = outcome.rewrittenJournal {
-            journal { w in ReplyEncoder.request(j, controller: controller, into: &w) }
+            store.append(j, controller: controller)
         }
+    }
+
+    // MARK: Storage faults
+
+    /// The refusal of a change while the journal cannot be written.
+    private func unavailable(_ fault: String) -> ProtocolError {
+        ProtocolError(.unavailable, "the change could not be made durable (\(fault)); nothing changed. tabd keeps retrying and takes changes again as soon as the journal can be written; reads still work")
+    }
+
+    /// Commits what was changed outside a turn (start, SIGHUP, a retry); on failure the
+    /// changes are undone.
+    private func commitOutsideTurn() {
+        do {
+            try store.commit()
+            containers.keepChanges()
+        } catch {
+            let undone = containers.undoChanges()
+            storeFaulted(error.description, undone: undone)
+        }
+    }
+
+    /// The journal could not be written: say so, and try again with backoff.
+    private func storeFaulted(_ fault: String, undone: [String]) {
+        stats.storageFaults += 1
+        logger.error("the journal cannot be written: changes are refused (unavailable) until it can; reads go on", metadata: [
+            "error": "\(fault)", "undone.controllers": "\(undone)", "retry.seconds": "\(retryDelay)",
+        ])
+        onStateFault(fault)
+        scheduleRetry()
+    }
+
+    private var retryDelay = 0.05
+    private var retryScheduled = false
+
+    private func scheduleRetry() {
+        guard !retryScheduled else { return }
+        retryScheduled = true
+        schedule(retryDelay) { [weak self] in self?.retryStore() }
+        retryDelay = min(retryDelay * 2, 5)
+    }
+
+    private func retryStore() {
+        retryScheduled = false
+        guard store.fault != nil else { return }
+        guard store.retry() else { return scheduleRetry() }
+        retryDelay = 0.05
+        logger.notice("the journal can be written again: changes are accepted", metadata: ["state.directory": "\(store.directory)"])
+        // The whole state is written anew: whatever a failed fsync may have lost is covered.
+        do { try store.compact(containers) } catch {
+            storeFaulted(error.description, undone: [])
+            return
+        }
+        createConfiguredControllers()
+        commitOutsideTurn()
+        if store.fault == nil { onStateFault(nil) }
     }
 
     // MARK: LineServiceDelegate
@@ -157,7 +215,22 @@ public final class TabService: LineServiceDelegate {
     }
 
     public func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer) {
-        let start = lineStart
+        if !turnOpen {
+            turnOpen = true
+            seqAtTurnStart = seq
+        }
+        let start = turnLines.count
+        turnLines.append(bytes: line)
+        turnEntries.append((connection, start, line.count))
+        let began = lineStart
+        let name = handle(line, from: connection)
+        let end = clock.now()
+        stats.record(name, nanos: clock.nanoseconds(end &- began))
+        lineStart = end
+    }
+
+    /// Handles one line; its reply is sent. Returns the command's name (for statistics).
+    private func handle(_ line: UnsafeRawBufferPointer, from connection: Connection) -> String {
         w.reset()
         var name = "invalid"
         if let common = RequestDecoder.decodeCommon(line) {
@@ -176,19 +249,49 @@ public final class TabService: LineServiceDelegate {
             }
         }
         w.withBytes { connection.send($0) }
-        let end = clock.now()
-        stats.record(name, nanos: clock.nanoseconds(end &- start))
-        lineStart = end
+        return name
     }
 
-    public func commitTurn() {
+    /// Makes the turn's changes durable. False: they could not be; they were undone, and the
+    /// transport discards the turn's output and asks for `redoTurn`.
+    public func commitTurn() -> Bool {
+        turnOpen = false
         do {
             try store.commit()
-            if store.needsCompaction { try store.compact(containers) }
         } catch {
-            // Replies of this turn must not leave: their changes may not be on disk.
-            onFatal("tabd cannot keep its durability promise and stops: \(error)")
+            let undone = containers.undoChanges()
+            seq = seqAtTurnStart
+            storeFaulted(error.description, undone: undone)
+            return false
         }
+        containers.keepChanges()
+        forgetTurn()
+        if store.needsCompaction {
+            do { try store.compact(containers) } catch {
+                logger.error("compaction could not start", metadata: ["error": "\(error.description)"])
+            }
+        }
+        return true
+    }
+
+    /// After a failed commit (the turn's output discarded): every line of the turn again, in
+    /// order, against the state as it was before the turn. Changes are refused now
+    /// (`unavailable`); reads answer from the state that is durable.
+    public func redoTurn() {
+        let entries = turnEntries
+        turnLines.withBytes { all in
+            for e in entries where !e.connection.isClosedForGood {
+                _ = handle(UnsafeRawBufferPointer(rebasing: all[e.start..<(e.start + e.count)]), from: e.connection)
+            }
+        }
+        containers.keepChanges()
+        forgetTurn()
+    }
+
+    private func forgetTurn() {
+        guard !turnEntries.isEmpty else { return }
+        turnEntries.removeAll(keepingCapacity: turnEntries.count <= 4096)
+        if turnLines.count > 1 << 20 { turnLines = JSONWriter(capacity: 4096) } else { turnLines.reset() }
     }
 
     // MARK: Dispatch
@@ -224,7 +327,7 @@ public final class TabService: LineServiceDelegate {
     }
 
     private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {
-        if r.command.isAdminOnly, !isAdmin(connection.peer) {
+        if r.command.isAdminOnly, !isAdmin(connection) {
             throw ProtocolError(.forbidden, "'\(r.name)' is for administrators (root or a configured admin uid/gid); you are uid \(connection.peer.uid)")
         }
         switch r.command {
@@ -257,6 +360,7 @@ public final class TabService: LineServiceDelegate {
                 w.endArray()
             }
         case .controllerCreate(let idiom, let maxVisible):
+            if let fault = store.fault { throw unavailable(fault) }
             do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible) } catch { throw ProtocolError(error) }
             let c = containers[r.controller]!
             reply(r) { w in
@@ -265,14 +369,10 @@ public final class TabService: LineServiceDelegate {
                 w.key(literal: "max_visible"); w.int(c.maxVisible)
             }
         case .controllerDelete:
+            if let fault = store.fault { throw unavailable(fault) }
             do { try containers.delete(r.controller) } catch { throw ProtocolError(error) }
             seq.remove(r.controller)
-            journal { w in
-                w.beginObject()
-                w.key(literal: "cmd"); w.string("controller.delete")
-                w.key(literal: "controller"); w.string(r.controller)
-                w.endObject()
-            }
+            store.append(.deleteController(name: r.controller))
             reply(r) { w in w.key(literal: "deleted"); w.string(r.controller) }
         case .core(let command):
             try run(command, id: r.id, controller: r.controller)
@@ -340,6 +440,7 @@ public final class TabService: LineServiceDelegate {
     }
 
     private func run(_ command: Command, id: JSONValue?, controller name: String) throws(ProtocolError) {
+        if let fault = store.fault { throw unavailable(fault) }
         let outcome: Outcome
         do {
             outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
@@ -412,6 +513,10 @@ public final class TabService: LineServiceDelegate {
             for s in subscribers.values where clientState(s).wants("plugin", controller: e.controller) { ew.withBytes { s.send($0) } }
         }
         for (name, target) in plugins.drainRequestedSelections() {
+            if let fault = store.fault {
+                logger.warning("a plugin asked for a selection while changes are refused", metadata: ["controller": "\(name)", "error": "\(fault)"])
+                continue
+            }
             do {
                 let command = Command.select(target)
                 let outcome = try containers.apply(command, to: name, policy: plugins)
@@ -464,8 +569,23 @@ public final class TabService: LineServiceDelegate {
         return s
     }
 
-    func isAdmin(_ peer: PeerCredentials) -> Bool {
-        peer.uid == 0 || peer.uid == geteuid() || config.adminUIDs.contains(peer.uid) || config.adminGIDs.contains(peer.gid)
+    /// Root, tabd's own user, an admin uid, or a peer whose primary or supplementary group is
+    /// an admin gid. The supplementary groups cost a system call: asked for only when
+    /// admin_gids is set and nothing else matched (a failure to get them is not an admin).
+    func isAdmin(_ connection: Connection) -> Bool {
+        let peer = connection.peer
+        if peer.uid == 0 || peer.uid == geteuid() || config.adminUIDs.contains(peer.uid) || config.adminGIDs.contains(peer.gid) {
+            return true
+        }
+        guard !config.adminGIDs.isEmpty else { return false }
+        do {
+            return try Sys.peerGroups(connection.fd).contains(where: config.adminGIDs.contains)
+        } catch {
+            logger.warning("cannot read a peer's supplementary groups; it is not an admin by group", metadata: [
+                "connection.id": "\(connection.id)", "error": "\(error)",
+            ])
+            return false
+        }
     }
 
     // MARK: Reload
@@ -489,9 +609,8 @@ public final class TabService: LineServiceDelegate {
             }
             try plugins.reload(next.plugins, directories: next.pluginDirectories)
             config = next
-            for spec in config.controllers where containers[spec.name] == nil {
-                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible)
-            }
+            createConfiguredControllers()
+            if !turnOpen { commitOutsideTurn() }
             logger.notice("configuration reloaded", metadata: ["plugins": "\(plugins.plugins.filter(\.loaded).map(\.name))"])
         } catch {
             logger.error("reload failed; the previous configuration stays", metadata: ["error": "\(error)"])
@@ -511,8 +630,11 @@ public final class TabService: LineServiceDelegate {
     public func tick(onLoop: @escaping @Sendable (@escaping () -> Void) -> Void) {
         store.syncInBackground { [unowned self] nanos, error in
             onLoop {
-                if let error { self.onFatal("tabd cannot keep its durability promise and stops: \(error)") }
-                self.store.backgroundSyncFinished(nanos: nanos)
+                self.store.backgroundSyncFinished(nanos: nanos, error: error)
+                if let error {
+                    self.logger.critical("changes acknowledged since the last good fsync may not be on disk", metadata: ["error": "\(error)"])
+                    self.storeFaulted(error, undone: [])
+                }
             }
         }
     }
@@ -524,7 +646,7 @@ public final class TabService: LineServiceDelegate {
             store.finishBackgroundWork()
             if store.fsync != .no { try store.syncIfNeeded() }
         } catch {
-            logger.critical("could not flush the journal at shutdown", metadata: ["error": "\(error)"])
+            logger.critical("could not flush the journal at shutdown", metadata: ["error": "\(error.description)"])
         }
     }
 }

@@ -52,6 +52,8 @@ struct ServiceStats {
     var denials: UInt64 = 0
     var eventsSent: UInt64 = 0
     var connectionsAccepted: UInt64 = 0
+    /// Turns (or changes outside a turn) whose records could not be written: undone and refused.
+    var storageFaults: UInt64 = 0
 
     mutating func record(_ command: String, nanos: UInt64) {
         if let h = last, command == lastName { return h.record(nanos) }
@@ -76,6 +78,11 @@ struct ServiceStats {
         w.key(literal: "bytes"); w.int(store.journalBytes)
         w.key(literal: "records"); w.int(Int(store.records))
         w.key(literal: "last_fsync_us"); w.double(Double(store.lastFsyncNanos) / 1000)
+        w.key(literal: "seq"); w.int(Int(store.committedSeq))
+        // "ok", or "degraded": the journal cannot be written, changes are refused (`fault` says why).
+        w.key(literal: "state"); w.string(store.fault == nil ? "ok" : "degraded")
+        w.key(literal: "fault"); ReplyEncoder.optionalString(store.fault, &w)
+        w.key(literal: "faults"); w.int(Int(storageFaults))
         w.endObject()
         w.key(literal: "commands"); w.beginObject()
         for (name, h) in histograms.sorted(by: { $0.key < $1.key }) {

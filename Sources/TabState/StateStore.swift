@@ -1,23 +1,38 @@
-// Durability: an append-only journal of the commands that changed state, compacted into a
-// snapshot. A reply to a mutating command leaves only after its record was written
-// (and, under `always`, fsynced): a kill -9 at any moment loses nothing acknowledged.
+// Durability: an append-only journal of the changes, compacted into a snapshot. A reply to
+// a mutating command leaves only after its record was written (and, under `always`,
+// fsynced): a kill -9 at any moment loses nothing acknowledged.
 //
-// Files in the state directory:
-//   snapshot            "tabd-snapshot 1 <generation> <crc32> <length>\n" + JSON of every controller
-//   journal-<gen>.log   one record a line: "<crc32 of json, 8 hex> <json request>\n"
+// Files in the state directory (format 2; see docs/operations.md, "State directory"):
+//   lock                 held (flock) by the tabd that owns the directory; holds its pid
+//   snapshot             "tabd-snapshot 2 <generation> <last seq> <crc32> <length>\n" + JSON
+//   journal-<gen>.log    "tabd-journal 2 <generation> <first seq>\n", then one record a line:
+//                        "<crc32 of json, 8 hex> <json>\n", the json's "seq" one more than the
+//                        record before (JournalCodec). A duplicated, missing or reordered
+//                        record, or a journal that does not start where the snapshot ends,
+//                        is found by its sequence number.
+// Format 1 (tabd 0.1.0: no header, client requests as records) is read, then rewritten as a
+// format 2 snapshot at once. A format newer than this tabd's is refused.
+//
 // The journal file is allocated ahead of its records (fallocate, as etcd does for its WAL):
 // a record then lands in space the file already has, and fdatasync has no file size to
 // commit — on the benchmark machine (ext4) a 100-byte write+fdatasync took 155 µs appended
-// and 100 µs into allocated space (Benchmarks/harness/syncprobe.c); a turn's write costs
-// less too (23 KB: 12 µs appended, 8.7 µs allocated). The file is then longer than its
-// records: they end where a zero tail begins.
+// and 100 µs into allocated space (Benchmarks/harness/syncprobe.c). The file is then longer
+// than its records: they end where a zero tail begins.
+//
 // Compaction starts journal-<g+1>.log on the loop (new records go there at once), then a
 // helper thread syncs journal-<g>.log, writes snapshot generation g+1 (temp file, fsync,
 // rename, fsync dir) and removes journal-<g>.log: the loop never waits for it. Until the
 // snapshot is renamed, journals g and g+1 together say what happened after snapshot g, and
-// a restart replays both. A torn last record (a crash in the middle of a write) is cut off
-// and kept aside; damage anywhere else, or in the snapshot, stops tabd unless it is started
-// with --repair, which keeps the damaged file aside.
+// a restart replays both.
+//
+// Faults: a torn last record (a crash during a write; never acknowledged) is cut off in
+// place, its bytes saved beside the journal when there is room. Any other damage, a record
+// that cannot be applied, or a snapshot that journals show is missing stops tabd unless it
+// is started with --repair: then the damaged journal (from the bad record on) is renamed
+// aside and the last good state becomes a new snapshot. A write or fsync that fails while
+// serving (disk full, I/O error, read-only) leaves the store `faulted`: the turn's records
+// are cut off again, the caller undoes their effects, and `retry()` tells when writing works
+// again.
 
 import CLibevent
 import Foundation
@@ -36,9 +51,30 @@ public enum FsyncPolicy: String, Sendable, CaseIterable {
     case no
 }
 
+/// A refusal about the state directory: one plain sentence naming the file, what is wrong
+/// and what to do.
 public struct StateError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// What recovery found and did, for the log.
+public struct Recovery: Sendable {
+    /// The snapshot's generation (0: none).
+    public var generation: UInt64 = 0
+    /// Records replayed after the snapshot.
+    public var applied = 0
+    /// The sequence number of the last change (the next record gets the one after).
+    public var lastSeq: UInt64 = 0
+    /// The format the directory had when it was read (older ones are rewritten as the current one).
+    public var formatRead = JournalCodec.version
+    /// Bytes of a torn last record that were cut off (never acknowledged).
+    public var tornBytes = 0
+    /// --repair: files renamed aside, records in them that were not applied, and the
+    /// controllers those records changed.
+    public var setAside: [String] = []
+    public var lostRecords = 0
+    public var lostControllers: [String] = []
 }
 
 public final class StateStore {
@@ -57,10 +93,14 @@ public final class StateStore {
     private let compactionDone = Mailbox<Result<Int, StateError>>()
     /// After a failed compaction, the journal size at which to try again.
     private var compactAt: Int
-    /// Records of the current loop turn, written together by `commit` (bytes, not JSON: the
-    /// writer is a growable buffer that appends without copy-on-write checks).
+    /// Records of the current loop turn, written together by `commit`.
     private var pending = JSONWriter(capacity: StateStore.pendingKeep)
     private static let pendingKeep = 64 << 10
+    /// One record's JSON while it is encoded (its checksum goes before it).
+    private var recordBuffer = JSONWriter(capacity: 256)
+    /// The sequence number of the last record written (committed) and of the last appended.
+    public private(set) var committedSeq: UInt64 = 0
+    private var appendedSeq: UInt64 = 0
     /// Where the records end: the next one is written here.
     public private(set) var journalBytes = 0
     /// The journal file's size (≥ journalBytes; larger when space was allocated ahead).
@@ -72,7 +112,18 @@ public final class StateStore {
     private var backgroundSyncInFlight = false
     private let syncQueue = DispatchQueue(label: "tabd.fsync")
     public private(set) var lastFsyncNanos: UInt64 = 0
+    /// Records written since start.
     public private(set) var records: UInt64 = 0
+    /// Why the journal cannot be written now (nil: it can). Set by a failed write or fsync;
+    /// cleared by `retry()`.
+    public private(set) var fault: String?
+    /// Faults since start, and when the current one began (monotonic seconds).
+    public private(set) var faults: UInt64 = 0
+
+    /// Test hook: a file whose content ("ENOSPC", "EIO", "EROFS", optionally after
+    /// "fsync:") makes the next journal write (or fsync) fail with that error while it
+    /// exists. Read from TABD_TEST_FAULT_FILE at start; unset in production.
+    private let faultFile: String? = ProcessInfo.processInfo.environment["TABD_TEST_FAULT_FILE"]
 
     public init(directory: String, fsync: FsyncPolicy, compactBytes: Int, logger: Logger) {
         self.directory = directory
@@ -84,152 +135,400 @@ public final class StateStore {
 
     deinit { if journalFD >= 0 { close(journalFD) } }
 
-    private var snapshotPath: String { directory + "/snapshot" }
-    private func journalPath(_ g: UInt64) -> String { "\(directory)/journal-\(g).log" }
+    var snapshotPath: String { directory + "/snapshot" }
+    func journalPath(_ g: UInt64) -> String { "\(directory)/journal-\(g).log" }
 
-    /// What was on disk: the snapshot (nil when there is none) and the journal records after it.
-    public struct Loaded {
-        public var snapshot: TabContainers?
-        public var records: [[UInt8]]
-        public var generation: UInt64
+    // MARK: Recovery
+
+    /// What `recover` needs from the one who owns the state.
+    public struct Replay {
+        /// Start from this state (the snapshot's, or nil: none).
+        public var start: (TabContainers?) -> Void
+        /// Applies one record; returns nil, or why it cannot be applied (one sentence).
+        public var apply: (JournalRecord) -> String?
+        /// The state as it is now (after the records applied so far).
+        public var state: () -> TabContainers
+        public init(start: @escaping (TabContainers?) -> Void, apply: @escaping (JournalRecord) -> String?,
+                    state: @escaping () -> TabContainers) {
+            self.start = start; self.apply = apply; self.state = state
+        }
     }
 
-    /// Reads the snapshot and the journal. `repair` keeps damaged files aside instead of
-    /// refusing to start. Call `openJournal()` after the records were applied.
-    public func load(repair: Bool) throws -> Loaded {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o750])
-        var snapshot: TabContainers?
-        if let data = FileManager.default.contents(atPath: snapshotPath) {
-            do {
-                let (g, state) = try Self.decodeSnapshot(data)
-                generation = g
-                snapshot = state
-            } catch {
-                let message = "the snapshot \(snapshotPath) is damaged (\(error))"
-                guard repair else {
-                    throw StateError("\(message); tabd will not trust it. Start with --repair to keep it aside and start from an empty state, or restore it from a backup")
-                }
-                let aside = try keepAside(snapshotPath)
-                logger.critical("\(message); kept aside as \(aside), starting from an empty state")
-                for g in journalGenerations() { _ = try? keepAside(journalPath(g)) }
-                generation = 0
-            }
+    /// Reads the snapshot and replays the journals through `replay`, then opens the journal
+    /// for writing. `repair`: damage is set aside (renamed) and the last good state becomes a
+    /// new snapshot, instead of refusing to start. Throws one sentence when it cannot start.
+    public func recover(repair: Bool, _ replay: Replay) throws(StateError) -> Recovery {
+        var report = Recovery()
+        if mkdir(directory, 0o750) != 0, errno != EEXIST {
+            throw StateError("cannot create the state directory \(directory): \(Self.errorText()); create it, owned by tabd's user, or choose another state_dir")
         }
-        // Journals older than the snapshot are leftovers of a compaction that finished; from
-        // the snapshot's generation on, each holds what followed the one before (a compaction
-        // that had not finished leaves two).
-        let journals = journalGenerations()
+        var lastSeq: UInt64? = nil  // nil: format 1, no sequence numbers to check
+        var rebase = false
+
+        // The snapshot.
+        var snapshotMissing = true
+        switch try readSnapshot() {
+        case .none:
+            break
+        case .damaged(let what):
+            let message = "the snapshot \(snapshotPath) is damaged (\(what))"
+            guard repair else {
+                throw StateError("\(message); tabd will not trust it. Restore it from a backup, or start tabd with --repair to set it and the journals aside and start from an empty state")
+            }
+            let aside = try setAside(snapshotPath)
+            report.setAside.append(aside)
+            for g in journalGenerations() { report.setAside.append(try setAside(journalPath(g))) }
+            logger.critical("the snapshot is damaged: set aside with every journal; starting from an empty state (everything is lost)",
+                            metadata: ["file": "\(snapshotPath)", "aside": "\(aside)", "error": "\(what)"])
+            report.lostControllers = ["(everything)"]
+            snapshotMissing = false
+            rebase = true
+            replay.start(nil)
+        case .snapshot(let version, let g, let seq, let state):
+            generation = g
+            report.generation = g
+            if version < JournalCodec.version { report.formatRead = version; rebase = true }
+            lastSeq = seq
+            snapshotMissing = false
+            replay.start(state)
+        }
+
+        // Journals older than the snapshot are leftovers of a compaction that finished.
+        var journals = journalGenerations()
         for g in journals where g < generation {
-            logger.info("removing journal of an earlier generation", metadata: ["file": "\(journalPath(g))"])
+            logger.info("removing a journal the snapshot already holds", metadata: ["file": "\(journalPath(g))"])
             unlink(journalPath(g))
         }
-        let live = journals.filter { $0 >= generation }
-        journalGeneration = live.last ?? generation
-        journalBytes = 0
-        var records: [[UInt8]] = []
-        for (n, g) in live.enumerated() {
-            let later = live[(n + 1)...]
-            let recordsFollow = later.contains { hasRecords(journalPath($0)) }
-            let read = try readJournal(g, repair: repair, recordsFollow: recordsFollow)
-            records += read.records
-            journalBytes = read.end
-            if read.damaged, recordsFollow {
-                // --repair after damage with journals after it: what they say followed changes
-                // that are lost. Kept aside; writing goes on in this journal, after the damage.
-                for l in later {
-                    let aside = try keepAside(journalPath(l))
-                    logger.critical("a journal after the damaged one depends on what was lost: kept aside", metadata: ["aside": "\(aside)"])
+        journals = journals.filter { $0 >= generation }
+
+        if snapshotMissing {
+            replay.start(nil)
+            if let evidence = try missingSnapshotEvidence(journals) {
+                let message = "the snapshot \(snapshotPath) is missing, but \(evidence): starting without it would silently lose the state clients were told about"
+                guard repair else {
+                    throw StateError("\(message). Restore the snapshot from a backup, or start tabd with --repair to set the journals aside and start from an empty state")
                 }
-                journalGeneration = g
-                break
+                for g in journals {
+                    let (count, controllers) = summary(of: journalPath(g))
+                    report.lostRecords += count
+                    report.lostControllers += controllers
+                    report.setAside.append(try setAside(journalPath(g)))
+                }
+                report.lostControllers = Array(Set(report.lostControllers)).sorted()
+                logger.critical("--repair: \(message); the journals were set aside and tabd starts from an empty state", metadata: [
+                    "aside": "\(report.setAside)", "lost.records": "\(report.lostRecords)", "lost.controllers": "\(report.lostControllers)",
+                ])
+                journals = []
+                rebase = true
+            } else {
+                lastSeq = 0
             }
         }
-        return Loaded(snapshot: snapshot, records: records, generation: generation)
+
+        // The journals, in order.
+        var expected = lastSeq.map { $0 + 1 }
+        var applied: UInt64 = 0
+        journalGeneration = journals.last ?? generation
+        journalBytes = 0
+        var opened = false
+        journalLoop: for (n, g) in journals.enumerated() {
+            let path = journalPath(g)
+            let isLast = n == journals.count - 1
+            let read = try readJournal(path, generation: g, expectedSeq: expected, isLast: isLast, replay: replay)
+            applied += UInt64(read.applied)
+            if read.version < JournalCodec.version { report.formatRead = min(report.formatRead, read.version); rebase = true }
+            if let e = expected { expected = e + UInt64(read.applied) }
+            if read.version < 2 { expected = nil }
+            switch read.ending {
+            case .clean(let end):
+                if isLast { journalBytes = end }
+            case .torn(let at, let bytes):
+                report.tornBytes += bytes
+                if ftruncate(try openForWriting(path), off_t(at)) != 0 {
+                    throw StateError("cannot cut the torn record off the end of \(path): \(Self.errorText()); check the file system")
+                }
+                close(journalFD); journalFD = -1
+                journalBytes = at
+            case .damaged(let record, let offset, let what):
+                let where_ = "the journal \(path) is damaged at record \(record) (byte \(offset)): \(what)"
+                guard repair else {
+                    throw StateError("\(where_). The \(record - 1) record(s) before it are good. Start tabd with --repair to set record \(record) and everything after it aside and start from the state before it, or restore the state directory from a backup")
+                }
+                // This journal and every later one go aside whole (renamed: no space needed).
+                let (count, controllers) = summary(of: path, from: offset)
+                report.lostRecords += count
+                report.lostControllers += controllers
+                report.setAside.append(try setAside(path))
+                for l in journals[(n + 1)...] {
+                    let (c, names) = summary(of: journalPath(l))
+                    report.lostRecords += c
+                    report.lostControllers += names
+                    report.setAside.append(try setAside(journalPath(l)))
+                }
+                report.lostControllers = Array(Set(report.lostControllers)).sorted()
+                logger.critical("--repair: \(where_); set aside from there, tabd starts from the state before it", metadata: [
+                    "aside": "\(report.setAside)", "lost.records": "\(report.lostRecords)", "lost.controllers": "\(report.lostControllers)",
+                ])
+                rebase = true
+                break journalLoop
+            }
+        }
+        report.applied = Int(applied)
+        defer { report.generation = generation }
+        report.lastSeq = (lastSeq ?? 0) + applied
+        committedSeq = report.lastSeq
+        appendedSeq = committedSeq
+
+        if rebase {
+            // Older format, or what --repair kept: written anew as a snapshot of the state as
+            // it is, with an empty journal after it.
+            try self.rebase(replay.state(), formatRead: report.formatRead)
+            opened = true
+        }
+        if !opened { try openJournal(syncingDirectory: true) }
+        return report
+    }
+
+    /// The journals say a snapshot existed: a later generation, or records that do not start at 1.
+    private func missingSnapshotEvidence(_ journals: [UInt64]) throws(StateError) -> String? {
+        if let g = journals.first(where: { $0 > 0 }) {
+            return "\(journalPath(g)) is of generation \(g), written after snapshot \(g)"
+        }
+        guard let g = journals.first, let bytes = try Self.readFile(journalPath(g)),
+              let header = try Self.header(bytes, path: journalPath(g)), header.firstSeq > 1 else { return nil }
+        return "\(journalPath(g)) starts at record \(header.firstSeq), after a snapshot"
+    }
+
+    /// Writes `state` as a new snapshot (the next generation), removes every journal it
+    /// replaces and starts an empty journal after it. At start only.
+    private func rebase(_ state: TabContainers, formatRead: Int) throws(StateError) {
+        let next = max(generation, journalGenerations().last ?? 0) + 1
+        let bytes: Int
+        do {
+            bytes = try Self.writeSnapshot(state, generation: next, lastSeq: committedSeq, path: snapshotPath, directory: directory)
+        } catch {
+            throw StateError("\(error.description); tabd needs to write a new snapshot to start (it set damage aside or read an older format) — free space in \(directory) and start it again")
+        }
+        for g in journalGenerations() where g < next { unlink(journalPath(g)) }
+        generation = next
+        journalGeneration = next
+        journalBytes = 0
+        if journalFD >= 0 { close(journalFD); journalFD = -1 }
+        try openJournal(syncingDirectory: true)
+        logger.notice("state written as a new snapshot", metadata: [
+            "state.generation": "\(next)", "state.bytes": "\(bytes)", "state.format.read": "\(formatRead)",
+            "state.format": "\(JournalCodec.version)",
+        ])
+    }
+
+    private enum SnapshotRead {
+        case none
+        case damaged(String)
+        case snapshot(version: Int, generation: UInt64, lastSeq: UInt64?, TabContainers)
+    }
+
+    private func readSnapshot() throws(StateError) -> SnapshotRead {
+        guard let bytes = try Self.readFile(snapshotPath) else { return .none }
+        do {
+            let s = try Self.decodeSnapshot(bytes)
+            return .snapshot(version: s.version, generation: s.generation, lastSeq: s.lastSeq, s.state)
+        } catch {
+            if case .newer(let v) = error {
+                throw StateError("the snapshot \(snapshotPath) is in format \(v), written by a newer tabd (this one reads formats 1 to \(JournalCodec.version)); start the newer tabd, or restore a backup made for this version")
+            }
+            return .damaged(error.description)
+        }
     }
 
     /// The generations of the journal files in the directory, oldest first.
     private func journalGenerations() -> [UInt64] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            .compactMap { name -> UInt64? in
-                guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { return nil }
-                return UInt64(name.dropFirst("journal-".count).dropLast(".log".count))
-            }
-            .sorted()
+        guard let d = opendir(directory) else { return [] }
+        defer { closedir(d) }
+        var out: [UInt64] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard name.hasPrefix("journal-"), name.hasSuffix(".log"),
+                  let g = UInt64(name.dropFirst("journal-".count).dropLast(".log".count)) else { continue }
+            out.append(g)
+        }
+        return out.sorted()
     }
 
-    /// Whether the file holds records: its first byte is there and is not a zero.
-    private func hasRecords(_ path: String) -> Bool {
-        guard let h = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? h.close() }
-        return (try? h.read(upToCount: 1))?.first.map { $0 != 0 } ?? false
+    struct JournalHeader: Equatable {
+        var version: Int
+        var generation: UInt64
+        var firstSeq: UInt64
+        /// Where the records start.
+        var length: Int
     }
 
-    /// The records of journal `g`, where they end, and whether it was damaged (then it was
-    /// cut after the last good record, a copy kept aside). `recordsFollow`: a later journal
-    /// holds records, so damage here, even at the end, is not a torn last write.
-    private func readJournal(_ g: UInt64, repair: Bool, recordsFollow: Bool) throws -> (records: [[UInt8]], end: Int, damaged: Bool) {
-        let path = journalPath(g)
-        guard let bytes = try Self.readRecordsRegion(path) else { return ([], 0, false) }
-        var records: [[UInt8]] = []
+    static let headerMagic = Array("tabd-journal ".utf8)
+
+    /// The header of a journal's bytes: nil for format 1 (no header) or an empty journal.
+    static func header(_ bytes: [UInt8], path: String) throws(StateError) -> JournalHeader? {
+        guard bytes.count >= headerMagic.count, bytes.starts(with: headerMagic) else { return nil }
+        guard let nl = bytes.prefix(200).firstIndex(of: UInt8(ascii: "\n")) else {
+            throw StateError("the journal \(path) has a damaged header; restore the state directory from a backup")
+        }
+        let fields = String(decoding: bytes[..<nl], as: UTF8.self).split(separator: " ")
+        guard fields.count >= 2, let version = Int(fields[1]) else {
+            throw StateError("the journal \(path) has a damaged header; restore the state directory from a backup")
+        }
+        if version > JournalCodec.version {
+            throw StateError("the journal \(path) is in format \(version), written by a newer tabd (this one reads formats 1 to \(JournalCodec.version)); start the newer tabd, or restore a backup made for this version")
+        }
+        guard fields.count == 4, let g = UInt64(fields[2]), let first = UInt64(fields[3]), first > 0 else {
+            throw StateError("the journal \(path) has a damaged header; restore the state directory from a backup")
+        }
+        return JournalHeader(version: version, generation: g, firstSeq: first, length: nl + 1)
+    }
+
+    private enum Ending {
+        case clean(end: Int)
+        /// A torn last record from `at` (`bytes` long): cut off.
+        case torn(at: Int, bytes: Int)
+        case damaged(record: Int, offset: Int, what: String)
+    }
+
+    /// Reads journal `path` and replays its records: where they end, or where and how it is
+    /// damaged. `expectedSeq`: the sequence number its first record must have (nil: not
+    /// known, format 1). `isLast`: no journal follows, so damage with nothing valid after it
+    /// is a torn last write.
+    private func readJournal(_ path: String, generation g: UInt64, expectedSeq: UInt64?, isLast: Bool,
+                             replay: Replay) throws(StateError) -> (applied: Int, version: Int, ending: Ending) {
+        guard let bytes = try Self.readFile(path), !bytes.isEmpty, bytes[0] != 0 else {
+            return (0, JournalCodec.version, .clean(end: 0))
+        }
+        var version = 1
         var offset = 0
-        var damagedAt: Int?
+        var expected = expectedSeq
+        if let h = try Self.header(bytes, path: path) {
+            version = h.version
+            offset = h.length
+            if h.generation != g {
+                return (0, version, .damaged(record: 1, offset: 0, what: "its header says generation \(h.generation), its name \(g)"))
+            }
+            if let e = expected, h.firstSeq != e {
+                return (0, version, .damaged(record: 1, offset: 0, what: "it starts at record \(h.firstSeq) where \(e) was expected (a journal is missing or left over)"))
+            }
+            expected = h.firstSeq
+        } else if !Self.isHexDigit(bytes[0]) {
+            return (0, version, .damaged(record: 1, offset: 0, what: "it is neither a tabd journal nor empty"))
+        }
+        var applied = 0
+        var record = 1
         while offset < bytes.count {
             // Space allocated ahead of the records: zeros to the end of the file.
             if bytes[offset] == 0, Self.allZero(bytes[offset...]) { break }
-            guard let nl = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
-                damagedAt = offset  // a record without its newline: torn
-                break
+            let nl = bytes[offset...].firstIndex(of: UInt8(ascii: "\n"))
+            let json = nl.flatMap { Self.checkRecord(bytes[offset..<$0]) }
+            guard let nl, let json else {
+                // A bad checksum or no newline: torn when nothing valid follows in the last journal.
+                let rest = bytes[offset...]
+                let damagedPiece = rest.first == 0 ? 0 : 1
+                let validAfter = rest.split(whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == 0 })
+                    .dropFirst(damagedPiece).contains { Self.checkRecord($0) != nil }
+                if isLast, !validAfter {
+                    let tornEnd = rest.firstIndex(of: 0) ?? bytes.endIndex
+                    saveTorn(path, bytes[offset..<tornEnd])
+                    return (applied, version, .torn(at: offset, bytes: tornEnd - offset))
+                }
+                return (applied, version, .damaged(record: record, offset: offset,
+                    what: nl == nil ? "the record has no end and valid records follow" : "its checksum does not match and valid records follow"))
             }
-            if let json = Self.checkRecord(bytes[offset..<nl]) {
-                records.append(Array(json))
-                offset = nl + 1
-            } else {
-                damagedAt = offset
-                break
+            let decoded: (seq: UInt64?, record: JournalRecord)
+            do {
+                decoded = try Self.decodeRecord(json, version: version)
+            } catch {
+                return (applied, version, .damaged(record: record, offset: offset, what: "it cannot be read: \(error.description)"))
             }
+            if version >= 2, let e = expected, decoded.seq != e {
+                let what = decoded.seq.map { $0 < e ? "its sequence number \($0) comes again or goes back (\(e) expected): a duplicated or reordered record"
+                                                    : "its sequence number is \($0) where \(e) was expected: records are missing" } ?? "it has no sequence number"
+                return (applied, version, .damaged(record: record, offset: offset, what: what))
+            }
+            if let why = replay.apply(decoded.record) {
+                return (applied, version, .damaged(record: record, offset: offset,
+                    what: "\(decoded.record.operation) on controller '\(decoded.record.controller)' cannot be applied: \(why)"))
+            }
+            applied += 1
+            record += 1
+            if let e = expected { expected = e + 1 }
+            offset = nl + 1
         }
-        guard let at = damagedAt else { return (records, offset, false) }
-        // Torn tail: nothing valid follows the damage (a crash during the last write). A record
-        // never holds a zero byte: zeros separate too (space allocated ahead).
-        let rest = bytes[at...]
-        let damagedRecord = rest.first == 0 ? 0 : 1  // the pieces after the damaged one
-        let validAfter = recordsFollow
-            || rest.split(whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == 0 }).dropFirst(damagedRecord)
-                .contains { Self.checkRecord($0) != nil }
-        if validAfter && !repair {
-            throw StateError("the journal \(path) is damaged at byte \(at) and valid records follow; tabd will not guess. Start with --repair to keep the file aside and keep the \(records.count) record(s) before the damage")
-        }
-        let aside = try keepAside(path, copy: true)
-        if validAfter {
-            logger.critical("journal damaged in the middle; kept the \(records.count) record(s) before byte \(at), the whole file is kept aside", metadata: ["file": "\(path)", "aside": "\(aside)"])
-        } else {
-            logger.warning("journal ends with a torn record (a crash during a write); it was never acknowledged and is cut off", metadata: ["file": "\(path)", "aside": "\(aside)", "offset": "\(at)"])
-        }
-        guard truncate(path, off_t(at)) == 0 else { throw StateError("cannot truncate \(path): \(String(cString: strerror(errno)))") }
-        return (records, at, true)
+        return (applied, version, .clean(end: offset))
     }
 
-    /// The journal's bytes (its records, then at most one allocation step of zeros). Nil
-    /// when there is no file.
-    static func readRecordsRegion(_ path: String) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// How many readable records a journal holds from `offset` on, and which controllers they change.
+    private func summary(of path: String, from offset: Int = 0) -> (Int, [String]) {
+        guard let bytes = try? Self.readFile(path) else { return (0, []) }
+        var version = 1
+        var at = offset
+        if let h = try? Self.header(bytes, path: path) {
+            version = h.version
+            at = max(at, h.length)
+        }
+        var count = 0
+        var names = Set<String>()
+        for piece in bytes[at...].split(whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == 0 }) {
+            guard let json = Self.checkRecord(piece) else { continue }
+            count += 1
+            if let r = try? Self.decodeRecord(json, version: version) {
+                names.insert(r.record.controller)
+            }
+        }
+        return (count, names.sorted())
+    }
+
+    /// The bytes of a torn record, beside the journal, when there is room (never needed to start).
+    private func saveTorn(_ path: String, _ bytes: ArraySlice<UInt8>) {
+        let aside = "\(path).torn-\(Int(Date().timeIntervalSince1970))"
+        let fd = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o640)
+        var saved = false
+        if fd >= 0 {
+            saved = bytes.withUnsafeBytes { Self.writeAll(fd, $0, at: 0) } == nil
+            close(fd)
+            if !saved { unlink(aside) }
+        }
+        logger.warning("the journal ends with a torn record (a crash during a write; it was never acknowledged): cut off", metadata: [
+            "file": "\(path)", "torn.bytes": "\(bytes.count)", "torn.saved": "\(saved ? aside : "no (no room); not needed to start")",
+        ])
+    }
+
+    static func decodeRecord(_ json: ArraySlice<UInt8>, version: Int) throws(JournalRecordError) -> (seq: UInt64?, record: JournalRecord) {
+        var result: Result<(seq: UInt64?, record: JournalRecord), JournalRecordError> = .failure(JournalRecordError("empty"))
+        json.withUnsafeBytes { raw in
+            do { result = .success(try JournalCodec.decode(raw, version: version)) } catch let e as JournalRecordError { result = .failure(e) } catch { result = .failure(JournalRecordError("\(error)")) }
+        }
+        return try result.get()
+    }
+
+    static func isHexDigit(_ b: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b)
+    }
+
+    /// A file's bytes; nil when it does not exist.
+    static func readFile(_ path: String) throws(StateError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw StateError("cannot open \(path): \(String(cString: strerror(errno)))")
+            throw StateError("cannot open \(path): \(errorText()); check its owner and mode")
         }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw StateError("cannot stat \(path): \(String(cString: strerror(errno)))") }
+        guard fstat(fd, &st) == 0 else { throw StateError("cannot read \(path): \(errorText())") }
         let length = Int(st.st_size)
-        return try [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+        var failure: String?
+        let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             while count < length {
                 let n = pread(fd, buffer.baseAddress! + count, length - count, off_t(count))
                 if n < 0, errno == EINTR { continue }
-                guard n > 0 else { throw StateError("reading \(path) failed: \(n == 0 ? "it got shorter" : String(cString: strerror(errno)))") }
+                guard n > 0 else { failure = n == 0 ? "it got shorter while it was read" : errorText(); return }
                 count += n
             }
         }
+        if let failure { throw StateError("cannot read \(path): \(failure)") }
+        return bytes
     }
 
     /// Whether every byte is zero (memcmp against a zero page: fast in debug builds too).
@@ -255,30 +554,45 @@ public final class StateStore {
         return CRC32.checksum(json) == crc ? json : nil
     }
 
-    private func keepAside(_ path: String, copy: Bool = false) throws -> String {
+    /// Renames a damaged file aside (no space needed) and returns its new name.
+    private func setAside(_ path: String) throws(StateError) -> String {
         let stamp = Int(Date().timeIntervalSince1970)
         var aside = "\(path).damaged-\(stamp)"
         var n = 1
-        while FileManager.default.fileExists(atPath: aside) { aside = "\(path).damaged-\(stamp)-\(n)"; n += 1 }
-        if copy {
-            try FileManager.default.copyItem(atPath: path, toPath: aside)
-        } else {
-            guard rename(path, aside) == 0 else { throw StateError("cannot move \(path) aside: \(String(cString: strerror(errno)))") }
+        while access(aside, F_OK) == 0 { aside = "\(path).damaged-\(stamp)-\(n)"; n += 1 }
+        guard rename(path, aside) == 0 else {
+            throw StateError("cannot set \(path) aside: \(Self.errorText()); check the state directory's owner and mode")
         }
         return aside
     }
 
-    /// Opens the journal to write records after those read by `load` (at `journalBytes`).
-    /// `syncingDirectory`: fsync the directory so that the file surely exists after a power
-    /// loss — needed before records in it are acknowledged under `always`; otherwise the
-    /// compaction's helper does it soon after.
-    public func openJournal(syncingDirectory: Bool = true) throws {
+    private func openForWriting(_ path: String) throws(StateError) -> Int32 {
+        if journalFD < 0 {
+            journalFD = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
+            guard journalFD >= 0 else { throw StateError("cannot open \(path) for writing: \(Self.errorText()); check the state directory's owner, mode and free space") }
+        }
+        return journalFD
+    }
+
+    /// Opens the journal to write records after those read (at `journalBytes`); a new or
+    /// empty journal gets its header. `syncingDirectory`: fsync the directory so that the
+    /// file surely exists after a power loss — needed before records in it are acknowledged
+    /// under `always`; otherwise the compaction's helper does it soon after.
+    func openJournal(syncingDirectory: Bool) throws(StateError) {
         let path = journalPath(journalGeneration)
-        journalFD = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640)
-        guard journalFD >= 0 else { throw StateError("cannot open \(path): \(String(cString: strerror(errno)))") }
+        let fd = try openForWriting(path)
         var st = stat()
-        allocatedBytes = fstat(journalFD, &st) == 0 ? Int(st.st_size) : journalBytes
-        if syncingDirectory { try syncDirectory() }
+        allocatedBytes = fstat(fd, &st) == 0 ? Int(st.st_size) : journalBytes
+        if journalBytes == 0 {
+            let header = Array("tabd-journal \(JournalCodec.version) \(journalGeneration) \(committedSeq + 1)\n".utf8)
+            if let failure = header.withUnsafeBytes({ Self.writeAll(fd, $0, at: 0) }) {
+                throw StateError("cannot write the header of \(path): \(failure); free space in \(directory) or check the file system")
+            }
+            journalBytes = header.count
+            allocatedBytes = max(allocatedBytes, journalBytes)
+            unsynced = true
+        }
+        if syncingDirectory { try Self.syncDirectory(directory) }
     }
 
     /// How far ahead of its records the journal is allocated, a step at a time: 4 MiB (the
@@ -287,66 +601,174 @@ public final class StateStore {
     /// 180 ms slower).
     var preallocationStep: Int { max(64 << 10, min(compactBytes, 4 << 20)) }
 
-    /// Makes the journal file at least `end` bytes long, in whole steps.
-    /// Allocating is cheap (no data is written); the next fdatasync commits the new size once.
-    private func preallocate(upTo end: Int) {
-        guard !cannotPreallocate, end > allocatedBytes else { return }
+    /// Makes the journal file at least `end` bytes long, in whole steps. Allocating is cheap
+    /// (no data is written); the next fdatasync commits the new size once. Returns the errno
+    /// when the space cannot be had (ENOSPC), 0 otherwise.
+    @discardableResult
+    private func preallocate(upTo end: Int) -> Int32 {
+        guard !cannotPreallocate, end > allocatedBytes else { return 0 }
         let step = preallocationStep
         let target = (end + step - 1) / step * step
         if tabd_fallocate(journalFD, Int64(target)) == 0 {
             allocatedBytes = target
-        } else if errno == EOPNOTSUPP || errno == ENOSYS {
+            return 0
+        }
+        if errno == EOPNOTSUPP || errno == ENOSYS {
             cannotPreallocate = true
             logger.info("the filesystem cannot allocate the journal ahead; records are appended (slower, fsync always most)", metadata: ["state.directory": "\(directory)"])
+            return 0
         }
-        // Anything else (no space): the write says so, or succeeds by extending the file.
+        return errno
     }
 
     // MARK: Writing
 
-    /// Adds one record (a JSON request without newline) to this turn's batch.
-    public func append(_ json: UnsafeRawBufferPointer) {
-        // "<crc, 8 hex digits> " in one piece, then the record, then its newline.
-        var header = (CRC32.hexDigits(CRC32.checksum(json)), UInt8(ascii: " "))
-        withUnsafeBytes(of: &header) { pending.append(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<9])) }
-        pending.append(bytes: json)
+    /// Adds a command's record to this turn's batch (the command is borrowed, not copied).
+    public func append(_ command: Command, controller: String) {
+        appendedSeq += 1
+        recordBuffer.reset()
+        JournalCodec.encode(command, controller: controller, seq: appendedSeq, into: &recordBuffer)
+        addLine()
+    }
+
+    /// Adds a record (controllers created and deleted) to this turn's batch.
+    public func append(_ record: JournalRecord) {
+        appendedSeq += 1
+        recordBuffer.reset()
+        JournalCodec.encode(record, seq: appendedSeq, into: &recordBuffer)
+        addLine()
+    }
+
+    private func addLine() {
+        recordBuffer.withBytes { json in
+            // "<crc, 8 hex digits> " in one piece, then the record, then its newline.
+            var header = (CRC32.hexDigits(CRC32.checksum(json)), UInt8(ascii: " "))
+            withUnsafeBytes(of: &header) { pending.append(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<9])) }
+            pending.append(bytes: json)
+        }
         pending.newline()
-        records += 1
     }
 
     public var hasPending: Bool { pending.count > 0 }
 
     /// Writes this turn's records in one write; under `always` also fsyncs. Replies of the
-    /// turn may leave only after this returned.
-    public func commit() throws {
+    /// turn may leave only after this returned. On failure the turn's records are gone (cut
+    /// off the file again), the store is `faulted`, and the caller undoes what they did.
+    public func commit() throws(StateError) {
         guard pending.count > 0 else { return }
-        preallocate(upTo: journalBytes + pending.count)
         let at = journalBytes
-        try pending.withBytes { buf in
-            var done = 0
-            while done < buf.count {
-                let n = pwrite(journalFD, buf.baseAddress! + done, buf.count - done, off_t(at + done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StateError("writing the journal failed: \(String(cString: strerror(errno)))")
-                }
-                done += n
+        let count = pending.count
+        if let fault {
+            discardPending()
+            throw StateError(fault)
+        }
+        if let failure = write(at: at) {
+            return try fail("writing the journal \(journalPath(journalGeneration)) failed: \(failure)", cutTo: at)
+        }
+        journalBytes = at + count
+        unsynced = true
+        if fsync == .always {
+            if let failure = syncNow() {
+                return try fail("fsync of the journal \(journalPath(journalGeneration)) failed: \(failure)", cutTo: at)
             }
         }
-        journalBytes += pending.count
+        records += appendedSeq - committedSeq
+        committedSeq = appendedSeq
+        resetPending()
+    }
+
+    private func write(at: Int) -> String? {
+        if let injected = injectedFault(sync: false) { return injected }
+        preallocate(upTo: at + pending.count)  // no room ahead: the write itself may still fit; it says
+        return pending.withBytes { Self.writeAll(journalFD, $0, at: at) }
+    }
+
+    private func syncNow() -> String? {
+        if let injected = injectedFault(sync: true) { return injected }
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard fdatasync(journalFD) == 0 else { return Self.errorText() }
+        lastFsyncNanos = DispatchTime.now().uptimeNanoseconds - start
+        unsynced = false
+        return nil
+    }
+
+    /// A failed write or fsync: the batch's bytes are cut off the file again (nothing refused
+    /// may come back at the next start), the store is faulted, and the error is thrown.
+    private func fail(_ message: String, cutTo at: Int) throws(StateError) {
+        journalBytes = at
+        if ftruncate(journalFD, off_t(at)) == 0 {
+            allocatedBytes = at
+        } else {
+            logger.critical("the journal could not be cut back after a failed write; tabd keeps refusing changes until it can",
+                            metadata: ["file": "\(journalPath(journalGeneration))", "error": "\(Self.errorText())"])
+        }
+        discardPending()
+        enterFault(message)
+        throw StateError(message)
+    }
+
+    private func enterFault(_ message: String) {
+        if fault == nil { faults += 1 }
+        fault = message
+    }
+
+    private func discardPending() {
+        appendedSeq = committedSeq
+        resetPending()
+    }
+
+    private func resetPending() {
         if pending.count > 16 * Self.pendingKeep {
             pending = JSONWriter(capacity: Self.pendingKeep)  // a big turn's buffer is given back
         } else {
             pending.reset()
         }
-        unsynced = true
-        if fsync == .always { try sync() }
+    }
+
+    /// While faulted: whether the journal can be written again. Cuts the file back to its
+    /// records, then makes sure there is room for the next ones (allocating a step) and that
+    /// an fsync succeeds. Clears the fault when it can.
+    public func retry() -> Bool {
+        guard let current = fault else { return true }
+        if let injected = injectedFault(sync: false) ?? injectedFault(sync: true) {
+            fault = "\(current.split(separator: ":").first ?? "writing the journal failed"): \(injected)"
+            return false
+        }
+        guard ftruncate(journalFD, off_t(journalBytes)) == 0 else { return false }
+        allocatedBytes = journalBytes
+        if !cannotPreallocate {
+            let e = preallocate(upTo: journalBytes + 1)
+            if e != 0 { return false }
+        } else {
+            // Without fallocate: a page of zeros written and taken back proves there is room.
+            let page = [UInt8](repeating: 0, count: 4096)
+            let failure = page.withUnsafeBytes { Self.writeAll(journalFD, $0, at: journalBytes) }
+            _ = ftruncate(journalFD, off_t(journalBytes))
+            if failure != nil { return false }
+        }
+        guard fdatasync(journalFD) == 0 else { return false }
+        unsynced = false
+        fault = nil
+        return true
+    }
+
+    /// TABD_TEST_FAULT_FILE: the error its content names, while it exists.
+    private func injectedFault(sync: Bool) -> String? {
+        guard let faultFile, let text = try? String(contentsOfFile: faultFile, encoding: .utf8) else { return nil }
+        var spec = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let atSync = spec.hasPrefix("fsync:")
+        if atSync { spec.removeFirst("fsync:".count) }
+        guard atSync == sync else { return nil }
+        let code: Int32 = spec == "EIO" ? EIO : spec == "EROFS" ? EROFS : ENOSPC
+        return String(cString: strerror(code))
     }
 
     /// Synchronously, when anything written is not yet on disk (shutdown, tests).
-    public func syncIfNeeded() throws {
+    public func syncIfNeeded() throws(StateError) {
         finishBackgroundWork()  // a background sync or compaction in flight finishes first
-        if unsynced, fsync != .no { try sync() }
+        if unsynced, fsync != .no, journalFD >= 0, let failure = syncNow() {
+            throw StateError("fsync of the journal \(journalPath(journalGeneration)) failed: \(failure)")
+        }
     }
 
     /// `everysec`, from a one-second timer: fdatasync on a helper thread, as Redis does, so
@@ -354,47 +776,49 @@ public final class StateStore {
     /// (compaction may close the journal meanwhile; the data is the file's, not the fd's).
     /// `done` runs on the helper thread with nil or the error; at most one sync is in flight.
     public func syncInBackground(_ done: @escaping @Sendable (_ nanos: UInt64, _ error: String?) -> Void) {
-        guard unsynced, fsync == .everysec, !backgroundSyncInFlight, journalFD >= 0 else { return }
+        guard unsynced, fsync == .everysec, !backgroundSyncInFlight, fault == nil, journalFD >= 0 else { return }
+        let injected = injectedFault(sync: true)
         let fd = dup(journalFD)
-        guard fd >= 0 else { return done(0, "cannot duplicate the journal descriptor: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { return done(0, "cannot duplicate the journal descriptor: \(Self.errorText())") }
         unsynced = false
         backgroundSyncInFlight = true
         syncQueue.async {
             let start = DispatchTime.now().uptimeNanoseconds
-            let rc = fdatasync(fd)
-            let message = rc == 0 ? nil : "fsync of the journal failed: \(String(cString: strerror(errno)))"
+            let message: String?
+            if let injected {
+                message = "fsync of the journal failed: \(injected)"
+            } else {
+                message = fdatasync(fd) == 0 ? nil : "fsync of the journal failed: \(Self.errorText())"
+            }
             close(fd)
             done(DispatchTime.now().uptimeNanoseconds - start, message)
         }
     }
 
-    /// On the loop, after `syncInBackground`'s `done`.
-    public func backgroundSyncFinished(nanos: UInt64) {
+    /// On the loop, after `syncInBackground`'s `done`. A failed sync faults the store: what
+    /// was acknowledged since the last good sync may not be on disk, so no more changes are
+    /// taken until `retry` succeeds (then a compaction writes the whole state anew).
+    public func backgroundSyncFinished(nanos: UInt64, error: String? = nil) {
         backgroundSyncInFlight = false
-        lastFsyncNanos = nanos
-    }
-
-    private func sync() throws {
-        let start = DispatchTime.now().uptimeNanoseconds
-        guard fdatasync(journalFD) == 0 else {
-            throw StateError("fsync of the journal failed: \(String(cString: strerror(errno)))")
+        if let error {
+            enterFault(error)
+            return
         }
-        lastFsyncNanos = DispatchTime.now().uptimeNanoseconds - start
-        unsynced = false
+        lastFsyncNanos = nanos
     }
 
     /// The journal has grown to `limits.compact_bytes` and no compaction is under way.
     /// (Asking also collects the outcome of a compaction that finished.)
     public var needsCompaction: Bool {
         collectCompaction()
-        return !compactionInFlight && journalBytes >= compactAt
+        return !compactionInFlight && fault == nil && journalBytes >= compactAt
     }
 
     /// Starts a compaction and returns at once: from here on records go to the next journal,
     /// while a helper thread syncs the one before, writes `state` (a copy-on-write value,
     /// free to hand over) as the next snapshot and removes the journals it replaces. A
     /// failure there is logged, the journals stay, and a later compaction tries again.
-    public func compact(_ state: TabContainers) throws {
+    public func compact(_ state: TabContainers) throws(StateError) {
         guard !compactionInFlight else { return }
         try commit()
         let old = (fd: journalFD, generation: journalGeneration, bytes: journalBytes, allocated: allocatedBytes)
@@ -408,28 +832,31 @@ public final class StateStore {
         } catch {
             // Stay with the journal there is; nothing was lost.
             if journalFD >= 0 { close(journalFD) }
+            unlink(journalPath(next))
             (journalFD, journalGeneration, journalBytes, allocatedBytes) = (old.fd, old.generation, old.bytes, old.allocated)
             compactAt = journalBytes + compactBytes
             logger.error("compaction could not start a new journal; tabd goes on with this one and tries again later", metadata: ["error": "\(error)"])
             return
         }
-        unsynced = false  // what the old journal holds is synced below, then covered by the snapshot
         compactionInFlight = true
         let replaced = (generation...old.generation).map(journalPath)
+        let lastSeq = committedSeq
         let (snapshotPath, directory, sync, done) = (snapshotPath, directory, fsync != .no, compactionDone)
         syncQueue.async {
             let result: Result<Int, StateError>
             do {
                 if sync, fdatasync(old.fd) != 0 {
-                    throw StateError("fsync of \(replaced.last!) failed: \(String(cString: strerror(errno)))")
+                    throw StateError("fsync of \(replaced.last!) failed: \(Self.errorText())")
                 }
-                let bytes = try Self.writeSnapshot(state, generation: next, path: snapshotPath, directory: directory)
+                let bytes = try Self.writeSnapshot(state, generation: next, lastSeq: lastSeq, path: snapshotPath, directory: directory)
                 // Removing a 64 MiB file takes ext4 milliseconds: here, not on the loop. A crash
-                // before it leaves files `load` removes.
+                // before it leaves files `recover` removes.
                 for path in replaced { unlink(path) }
                 result = .success(bytes)
+            } catch let error as StateError {
+                result = .failure(error)
             } catch {
-                result = .failure(error as? StateError ?? StateError("\(error)"))
+                result = .failure(StateError("\(error)"))
             }
             close(old.fd)
             done.put(result)
@@ -458,62 +885,97 @@ public final class StateStore {
     }
 
     /// Writes snapshot `generation` of `state`: a temporary file, fsynced, renamed over the
-    /// snapshot, the directory fsynced. Returns the snapshot's size.
-    static func writeSnapshot(_ state: TabContainers, generation: UInt64, path: String, directory: String) throws -> Int {
+    /// snapshot, the directory fsynced. Returns the snapshot's size. A failure removes the
+    /// temporary file.
+    static func writeSnapshot(_ state: TabContainers, generation: UInt64, lastSeq: UInt64, path: String, directory: String) throws(StateError) -> Int {
         let json = try encodeSnapshotBody(state)
-        var file = Array("tabd-snapshot 1 \(generation) ".utf8)
+        var file = Array("tabd-snapshot \(JournalCodec.version) \(generation) \(lastSeq) ".utf8)
         file += CRC32.hex(CRC32.checksum(json))
         file += Array(" \(json.count)\n".utf8)
         file += json
         let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { throw StateError("cannot create \(tmp): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        try file.withUnsafeBytes { buf in
-            var done = 0
-            while done < buf.count {
-                let n = write(fd, buf.baseAddress! + done, buf.count - done)
-                if n < 0 { if errno == EINTR { continue }; throw StateError("writing \(tmp) failed: \(String(cString: strerror(errno)))") }
-                done += n
-            }
+        unlink(tmp)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o640)
+        guard fd >= 0 else { throw StateError("cannot create \(tmp): \(errorText())") }
+        var failure = file.withUnsafeBytes { writeAll(fd, $0, at: 0) }.map { "writing \(tmp) failed: \($0)" }
+        if failure == nil, Glibc.fsync(fd) != 0 { failure = "fsync of \(tmp) failed: \(errorText())" }
+        close(fd)
+        if failure == nil, rename(tmp, path) != 0 { failure = "cannot rename \(tmp) to \(path): \(errorText())" }
+        if let failure {
+            unlink(tmp)
+            throw StateError(failure)
         }
-        guard Glibc.fsync(fd) == 0 else { throw StateError("fsync of \(tmp) failed: \(String(cString: strerror(errno)))") }
-        guard rename(tmp, path) == 0 else { throw StateError("cannot rename \(tmp): \(String(cString: strerror(errno)))") }
         try syncDirectory(directory)
         return file.count
     }
 
-    private func syncDirectory() throws {
-        try Self.syncDirectory(directory)
-    }
-
     /// Makes the directory's entries durable: a renamed snapshot, a new journal's name.
-    private static func syncDirectory(_ directory: String) throws {
+    private static func syncDirectory(_ directory: String) throws(StateError) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StateError("cannot open \(directory): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw StateError("cannot open \(directory): \(errorText())") }
         defer { close(fd) }
         _ = Glibc.fsync(fd)
     }
 
-    // MARK: Snapshot format
-
-    static func encodeSnapshotBody(_ state: TabContainers) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return [UInt8](try encoder.encode(state))
+    /// pwrite of everything, at `at`; nil, or the error's text.
+    static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, at: Int) -> String? {
+        var done = 0
+        while done < buf.count {
+            let n = pwrite(fd, buf.baseAddress! + done, buf.count - done, off_t(at + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errorText()
+            }
+            done += n
+        }
+        return nil
     }
 
-    static func decodeSnapshot(_ data: Data) throws -> (UInt64, TabContainers) {
-        let bytes = [UInt8](data)
-        guard let nl = bytes.firstIndex(of: UInt8(ascii: "\n")) else { throw StateError("no header line") }
+    static func errorText() -> String { String(cString: strerror(errno)) }
+
+    // MARK: Snapshot format
+
+    static func encodeSnapshotBody(_ state: TabContainers) throws(StateError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do { return [UInt8](try encoder.encode(state)) } catch { throw StateError("cannot encode the state: \(error)") }
+    }
+
+    enum SnapshotFormatError: Error, CustomStringConvertible {
+        case newer(Int)
+        case damaged(String)
+        var description: String {
+            switch self {
+            case .newer(let v): return "format \(v) is newer than this tabd's"
+            case .damaged(let what): return what
+            }
+        }
+    }
+
+    /// Format 2: "tabd-snapshot 2 <generation> <last seq> <crc> <length>\n"; format 1 had no
+    /// last seq (nil).
+    static func decodeSnapshot(_ bytes: [UInt8]) throws(SnapshotFormatError) -> (version: Int, generation: UInt64, lastSeq: UInt64?, state: TabContainers) {
+        guard let nl = bytes.prefix(256).firstIndex(of: UInt8(ascii: "\n")) else { throw .damaged("no header line") }
         let header = String(decoding: bytes[..<nl], as: UTF8.self).split(separator: " ")
-        guard header.count == 5, header[0] == "tabd-snapshot", header[1] == "1",
-              let g = UInt64(header[2]), let crc = CRC32.parseHex(Array(header[3].utf8)), let length = Int(header[4])
-        else { throw StateError("unrecognised header") }
+        guard header.count >= 2, header[0] == "tabd-snapshot", let version = Int(header[1]) else { throw .damaged("unrecognised header") }
+        guard version <= JournalCodec.version else { throw .newer(version) }
+        let fields = version == 1 ? 5 : 6
+        guard version >= 1, header.count == fields, let g = UInt64(header[2]),
+              let crc = CRC32.parseHex(Array(header[fields - 2].utf8)), let length = Int(header[fields - 1])
+        else { throw .damaged("unrecognised header") }
+        var lastSeq: UInt64?
+        if version >= 2 {
+            guard let s = UInt64(header[3]) else { throw .damaged("unrecognised header") }
+            lastSeq = s
+        }
         let body = bytes[(nl + 1)...]
-        guard body.count == length else { throw StateError("expected \(length) bytes of state, found \(body.count)") }
-        guard CRC32.checksum(body) == crc else { throw StateError("checksum mismatch") }
-        return (g, try JSONDecoder().decode(TabContainers.self, from: Data(body)))
+        guard body.count == length else { throw .damaged("expected \(length) bytes of state, found \(body.count)") }
+        guard CRC32.checksum(body) == crc else { throw .damaged("checksum mismatch") }
+        do {
+            return (version, g, lastSeq, try JSONDecoder().decode(TabContainers.self, from: Data(body)))
+        } catch {
+            throw .damaged("its state cannot be read")
+        }
     }
 }
 

@@ -69,9 +69,10 @@ final class EchoDelegate: LineServiceDelegate {
         closed[connection.id] = reason
     }
 
-    func commitTurn() {
+    func commitTurn() -> Bool {
         commits += 1
         onCommit()
+        return true
     }
 }
 

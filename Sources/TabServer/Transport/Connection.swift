@@ -117,7 +117,7 @@ public final class Connection {
     /// current turn — after `commitTurn()` — then written in order. A client whose unsent
     /// output exceeds `maxOutputBytes` is dropped. Ignored once the connection is closing.
     public func send(_ bytes: UnsafeRawBufferPointer) {
-        guard state == .open, let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard state == .open || (server.redoing && isClosing), let base = bytes.baseAddress, bytes.count > 0 else { return }
         serverRef._withUnsafeGuaranteedRef { server in
             if !holdsInBuffer, runStart < 0 || runEnd == server.turnOutputBytes {
                 // The common case: this connection's run continues at the end of the turn buffer.
@@ -173,6 +173,22 @@ public final class Connection {
     /// True once the connection is closing or closed: it reads no more requests and `send`
     /// does nothing.
     public var isClosed: Bool { state != .open }
+
+    /// Closing: reads no more, still writes what it has.
+    var isClosing: Bool {
+        if case .closing = state { return true }
+        return false
+    }
+
+    /// Dropped or torn down: nothing sent to it arrives.
+    public var isClosedForGood: Bool { state != .open && !isClosing }
+
+    /// Forgets the output queued during this turn (its commit failed; the delegate redoes it).
+    func discardTurnOutput() {
+        runStart = -1
+        runEnd = 0
+        if let held { evbuffer_drain(held, evbuffer_get_length(held)) }
+    }
 
     // MARK: Events
 

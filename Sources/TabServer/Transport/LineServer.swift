@@ -26,12 +26,18 @@ public protocol LineServiceDelegate: AnyObject {
     func connectionDidClose(_ connection: Connection, reason: CloseReason)
     /// Called once per turn in which any line was received, after every readable
     /// connection's lines were handed over and before any reply produced during that turn is
-    /// written to a socket. Replies are released when it returns.
-    func commitTurn()
+    /// written to a socket. Replies are released when it returns true. False: the turn could
+    /// not be committed; its output is discarded, then `redoTurn` produces the output that
+    /// replaces it, and that is released.
+    func commitTurn() -> Bool
+    /// After a failed `commitTurn`: the turn's replies again (connections that closed their
+    /// input during the turn still get them).
+    func redoTurn()
 }
 
 extension LineServiceDelegate {
     public func connectionWillDeliverLines(_ connection: Connection) {}
+    public func redoTurn() {}
 }
 
 /// Bounds that keep one client from costing the others.
@@ -236,6 +242,21 @@ public final class LineServer {
         wakeEndOfTurn()
     }
 
+    /// While the delegate redoes a turn: a connection that closed its input during the turn
+    /// still takes replies.
+    private(set) var redoing = false
+
+    /// Everything the turn produced is discarded (its commit failed): held output only;
+    /// what earlier turns released is not touched.
+    private func discardTurnOutput() {
+        for c in toRelease {
+            c.awaitingRelease = false
+            c.discardTurnOutput()
+        }
+        toRelease = []
+        turnOutputBytes = 0
+    }
+
     /// Activates the end-of-turn event: it runs after the callbacks already queued by this poll.
     private func wakeEndOfTurn() {
         guard !endOfTurnPending else { return }
@@ -258,7 +279,12 @@ public final class LineServer {
         if linesThisTurn {
             linesThisTurn = false
             commits += 1
-            delegate.commitTurn()
+            if !delegate.commitTurn() {
+                discardTurnOutput()
+                redoing = true
+                delegate.redoTurn()
+                redoing = false
+            }
         }
         let releasing = toRelease
         toRelease = []

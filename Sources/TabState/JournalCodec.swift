@@ -1,0 +1,477 @@
+// The journal's own record format: what a record says, written and read here only.
+//
+// A record is one JSON object: `{"seq":N,"op":"<operation>", …}` — the operation's fields
+// are named as on the wire (`tab`, `tabs`, `screen`, …) so that an operator can read a
+// journal, but this is not the socket's protocol and is never decoded by it. The journal
+// holds operations clients cannot send (`set_orientation`: a rotation as the orientation it
+// resolved to; `controller.create` and `controller.delete` as facts), and writes every
+// field it has, nulls included, so that replaying a record needs no default that could
+// drift from the one the client's request was read with.
+//
+// Format 1 (tabd 0.1.0) wrote client requests (`{"cmd":…}`, no sequence number, the
+// rotation as `_set_orientation`); it is read here too, and nowhere else.
+
+import TabCore
+import TabProtocol
+
+/// One change, as the journal records it.
+public enum JournalRecord: Equatable, Sendable {
+    /// A command of a controller's state machine, in its deterministic form.
+    case command(controller: String, Command)
+    case createController(name: String, idiom: Idiom, maxVisible: Int?)
+    case deleteController(name: String)
+
+    /// The controller the record changes.
+    public var controller: String {
+        switch self {
+        case .command(let c, _): return c
+        case .createController(let c, _, _), .deleteController(let c): return c
+        }
+    }
+
+    /// The operation's name in the journal (`select`, `controller.create`, …).
+    public var operation: String {
+        switch self {
+        case .command(_, let command): return JournalCodec.operationName(command)
+        case .createController: return "controller.create"
+        case .deleteController: return "controller.delete"
+        }
+    }
+}
+
+/// Why a record cannot be read: one sentence about the record itself.
+public struct JournalRecordError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+public enum JournalCodec {
+    /// The format this tabd writes (in each file's header). It reads this one and older ones.
+    public static let version = 2
+
+    // MARK: Writing
+
+    /// Writes a command's record (borrowing the command: the request path makes no copy).
+    @inline(__always)
+    public static func encode(_ command: Command, controller: String, seq: UInt64, into w: inout JSONWriter) {
+        begin(seq: seq, into: &w)
+        body(command, controller: controller, into: &w)
+        w.endObject()
+    }
+
+    public static func encode(_ record: JournalRecord, seq: UInt64, into w: inout JSONWriter) {
+        switch record {
+        case .command(let controller, let command):
+            encode(command, controller: controller, seq: seq, into: &w)
+        case .createController(let name, let idiom, let maxVisible):
+            begin(seq: seq, into: &w)
+            w.key(literal: "op"); w.string(literal: "controller.create")
+            w.key(literal: "controller"); w.string(name)
+            w.key(literal: "idiom"); w.string(idiom.rawValue)
+            w.key(literal: "max_visible"); ReplyEncoder.optionalInt(maxVisible, &w)
+            w.endObject()
+        case .deleteController(let name):
+            begin(seq: seq, into: &w)
+            w.key(literal: "op"); w.string(literal: "controller.delete")
+            w.key(literal: "controller"); w.string(name)
+            w.endObject()
+        }
+    }
+
+    @inline(__always)
+    private static func begin(seq: UInt64, into w: inout JSONWriter) {
+        w.beginObject()
+        w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: seq))
+    }
+
+    static func operationName(_ command: Command) -> String {
+        switch command {
+        case .setTabs: return "set_tabs"
+        case .addTab: return "add_tab"
+        case .removeTab: return "remove_tab"
+        case .updateTab: return "update_tab"
+        case .badge: return "badge"
+        case .select: return "select"
+        case .tap: return "tap"
+        case .push: return "push"
+        case .pop: return "pop"
+        case .popToRoot: return "pop_to_root"
+        case .setCustomizable: return "customizable"
+        case .customizeBegin: return "customize.begin"
+        case .customizeMove: return "customize.move"
+        case .customizeEnd: return "customize.end"
+        case .rotate: return "rotate"
+        case .setOrientation: return "set_orientation"
+        case .restore: return "restore"
+        }
+    }
+
+    private static func body(_ command: Command, controller: String, into w: inout JSONWriter) {
+        func op(_ name: StaticString) {
+            w.key(literal: "op"); w.string(literal: name)
+            // The default controller goes without saying: a shorter record for the common case.
+            if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }
+        }
+        switch command {
+        case .select(let target):
+            op("select")
+            switch target {
+            case .tab(let id): w.key(literal: "tab"); w.string(id)
+            case .index(let i): w.key(literal: "index"); w.int(i)
+            case .more: w.key(literal: "more"); w.bool(true)
+            }
+        case .tap(let target):
+            op("tap")
+            switch target {
+            case .tab(let id): w.key(literal: "tab"); w.string(id)
+            case .more: w.key(literal: "more"); w.bool(true)
+            }
+        case .setTabs(let tabs, let animated):
+            op("set_tabs")
+            w.key(literal: "tabs"); w.beginArray(); for t in tabs { tab(t, &w) }; w.endArray()
+            w.key(literal: "animated"); w.bool(animated)
+        case .addTab(let t, let index):
+            op("add_tab")
+            w.key(literal: "tab"); tab(t, &w)
+            w.key(literal: "index"); ReplyEncoder.optionalInt(index, &w)
+        case .removeTab(let id):
+            op("remove_tab"); w.key(literal: "tab"); w.string(id)
+        case .updateTab(let id, let u):
+            op("update_tab"); w.key(literal: "tab"); w.string(id)
+            // A field present is a change (null included); a field absent is left as it is.
+            if case .set(let v) = u.title { w.key(literal: "title"); ReplyEncoder.optionalString(v, &w) }
+            if case .set(let v) = u.item { w.key(literal: "item"); optionalItem(v, &w) }
+            if case .set(let v) = u.restorationID { w.key(literal: "restoration_id"); ReplyEncoder.optionalString(v, &w) }
+            if case .set(let v) = u.orientations { w.key(literal: "orientations"); optionalOrientations(v, &w) }
+            if case .set(let v) = u.fullScreenLayout { w.key(literal: "full_screen_layout"); w.bool(v) }
+        case .badge(let tab, let value):
+            op("badge"); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
+        case .push(let tab, let s):
+            op("push"); w.key(literal: "tab"); w.string(tab); w.key(literal: "screen"); screen(s, &w)
+        case .pop(let tab):
+            op("pop"); w.key(literal: "tab"); w.string(tab)
+        case .popToRoot(let tab):
+            op("pop_to_root"); w.key(literal: "tab"); w.string(tab)
+        case .setCustomizable(let ids):
+            op("customizable"); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
+        case .customizeBegin: op("customize.begin")
+        case .customizeMove(let tab, let to):
+            op("customize.move"); w.key(literal: "tab"); w.string(tab); w.key(literal: "to"); w.int(to)
+        case .customizeEnd: op("customize.end")
+        case .rotate(let o):
+            op("rotate"); w.key(literal: "orientation"); w.string(o.rawValue)
+        case .setOrientation(let o):
+            op("set_orientation"); w.key(literal: "orientation"); w.string(o.rawValue)
+        case .restore(let a):
+            op("restore"); w.key(literal: "archive"); archive(a, &w)
+        }
+    }
+
+    /// Every field of a tab, nulls included; its runtime state (stack, loaded content) only
+    /// when it is not the initial one.
+    private static func tab(_ t: Tab, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key(literal: "id"); w.string(t.id)
+        w.key(literal: "title"); ReplyEncoder.optionalString(t.title, &w)
+        w.key(literal: "item"); optionalItem(t.item, &w)
+        w.key(literal: "restoration_id"); ReplyEncoder.optionalString(t.restorationID, &w)
+        w.key(literal: "orientations"); optionalOrientations(t.orientations, &w)
+        w.key(literal: "full_screen_layout"); w.bool(t.fullScreenLayout)
+        w.key(literal: "navigation"); w.bool(t.navigation)
+        if !t.stack.isEmpty { w.key(literal: "stack"); stack(t.stack, &w) }
+        if t.contentLoaded { w.key(literal: "content_loaded"); w.bool(true) }
+        w.endObject()
+    }
+
+    private static func optionalItem(_ item: TabItem?, _ w: inout JSONWriter) {
+        guard let item else { return w.null() }
+        w.beginObject()
+        w.key(literal: "title"); ReplyEncoder.optionalString(item.title, &w)
+        w.key(literal: "image"); ReplyEncoder.optionalString(item.image, &w)
+        w.key(literal: "tag"); ReplyEncoder.optionalInt(item.tag, &w)
+        w.key(literal: "badge"); ReplyEncoder.optionalString(item.badge, &w)
+        w.endObject()
+    }
+
+    private static func optionalOrientations(_ mask: OrientationMask?, _ w: inout JSONWriter) {
+        if let mask { ReplyEncoder.orientations(mask, &w) } else { w.null() }
+    }
+
+    private static func screen(_ s: Screen, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key(literal: "id"); w.string(s.id)
+        w.key(literal: "title"); ReplyEncoder.optionalString(s.title, &w)
+        w.endObject()
+    }
+
+    private static func stack(_ screens: [Screen], _ w: inout JSONWriter) {
+        w.beginArray()
+        for s in screens { screen(s, &w) }
+        w.endArray()
+    }
+
+    private static func archive(_ a: RestorationArchive, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key(literal: "selected"); ReplyEncoder.optionalString(a.selected, &w)
+        w.key(literal: "stacks"); w.beginObject()
+        for path in a.stacks.keys.sorted() { w.key(path); stack(a.stacks[path]!, &w) }
+        w.endObject()
+        w.endObject()
+    }
+
+    // MARK: Reading
+
+    /// Reads one record's JSON. `version` is the file's format: 2 has a sequence number in
+    /// every record; 1 (tabd 0.1.0) wrote client requests and has none (nil).
+    public static func decode(_ json: UnsafeRawBufferPointer, version: Int) throws(JournalRecordError) -> (seq: UInt64?, record: JournalRecord) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(json, maxDepth: 16)
+        } catch {
+            throw JournalRecordError("it is not valid JSON (\(error.description))")
+        }
+        guard case .object(let object) = value else { throw JournalRecordError("it is not a JSON object") }
+        var f = RecordFields(object, path: "")
+        var seq: UInt64?
+        let name: String
+        if version >= 2 {
+            guard case .int(let n)? = f.take("seq"), n > 0 else { throw JournalRecordError("it has no valid \"seq\"") }
+            seq = UInt64(n)
+            name = try f.requiredString("op")
+        } else {
+            let cmd = try f.requiredString("cmd")
+            f.ignore("id")
+            name = cmd == "_set_orientation" ? "set_orientation" : cmd
+        }
+        let controller = try f.string("controller") ?? TabContainers.defaultName
+        let record: JournalRecord
+        switch name {
+        case "controller.create":
+            let idiomName = try f.string("idiom") ?? "phone"
+            guard let idiom = Idiom(rawValue: idiomName) else { throw JournalRecordError("unknown idiom '\(idiomName)'") }
+            record = .createController(name: controller, idiom: idiom, maxVisible: try f.int("max_visible"))
+        case "controller.delete":
+            record = .deleteController(name: controller)
+        default:
+            record = .command(controller: controller, try command(name, &f, version: version))
+        }
+        try f.finish(name)
+        return (seq, record)
+    }
+
+    private static func command(_ name: String, _ f: inout RecordFields, version: Int) throws(JournalRecordError) -> Command {
+        switch name {
+        case "select":
+            if let tab = try f.string("tab") { return .select(.tab(tab)) }
+            if let index = try f.int("index") { return .select(.index(index)) }
+            if try f.bool("more") == true { return .select(.more) }
+            throw JournalRecordError("'select' names no tab, index or more")
+        case "tap":
+            if let tab = try f.string("tab") { return .tap(.tab(tab)) }
+            if try f.bool("more") == true { return .tap(.more) }
+            throw JournalRecordError("'tap' names no tab or more")
+        case "set_tabs":
+            guard case .array(let values)? = f.take("tabs") else { throw JournalRecordError("'set_tabs' has no \"tabs\" array") }
+            var tabs: [Tab] = []
+            tabs.reserveCapacity(values.count)
+            for (i, v) in values.enumerated() { tabs.append(try tab(v, path: "tabs[\(i)]")) }
+            return .setTabs(tabs, animated: try f.bool("animated") ?? false)
+        case "add_tab":
+            guard let v = f.take("tab") else { throw JournalRecordError("'add_tab' has no \"tab\"") }
+            return .addTab(try tab(v, path: "tab"), index: try f.int("index"))
+        case "remove_tab": return .removeTab(try f.requiredString("tab"))
+        case "update_tab":
+            let id = try f.requiredString("tab")
+            var u = TabUpdate()
+            if let v = f.take("title") { u.title = .set(try nullableString(v, "title")) }
+            if let v = f.take("item") { u.item = .set(try item(v, path: "item")) }
+            if let v = f.take("restoration_id") { u.restorationID = .set(try nullableString(v, "restoration_id")) }
+            if let v = f.take("orientations") { u.orientations = .set(try orientations(v, path: "orientations")) }
+            if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
+            return .updateTab(id, u)
+        case "badge":
+            let tab = try f.requiredString("tab")
+            guard let v = f.take("value") else { throw JournalRecordError("'badge' has no \"value\"") }
+            return .badge(tab: tab, value: try nullableString(v, "value"))
+        case "push":
+            let tab = try f.requiredString("tab")
+            guard let v = f.take("screen") else { throw JournalRecordError("'push' has no \"screen\"") }
+            return .push(tab: tab, screen: try screen(v, path: "screen"))
+        case "pop": return .pop(tab: try f.requiredString("tab"))
+        case "pop_to_root": return .popToRoot(tab: try f.requiredString("tab"))
+        case "customizable":
+            guard let v = f.take("tabs") else { throw JournalRecordError("'customizable' has no \"tabs\"") }
+            if v == .null { return .setCustomizable(nil) }
+            return .setCustomizable(try strings(v, path: "tabs"))
+        case "customize.begin": return .customizeBegin
+        case "customize.move":
+            let tab = try f.requiredString("tab")
+            guard let to = try f.int("to") else { throw JournalRecordError("'customize.move' has no \"to\"") }
+            return .customizeMove(tab: tab, to: to)
+        case "customize.end": return .customizeEnd
+        case "rotate": return .rotate(try orientation(try f.requiredString("orientation")))
+        case "set_orientation": return .setOrientation(try orientation(try f.requiredString("orientation")))
+        case "restore":
+            guard let v = f.take("archive") else { throw JournalRecordError("'restore' has no \"archive\"") }
+            return .restore(try archive(v))
+        default:
+            throw JournalRecordError("unknown operation '\(name)'")
+        }
+    }
+
+    private static func tab(_ value: JSONValue, path: String) throws(JournalRecordError) -> Tab {
+        guard case .object(let object) = value else { throw JournalRecordError("'\(path)' is not a tab object") }
+        var f = RecordFields(object, path: path + ".")
+        var t = Tab(id: try f.requiredString("id"))
+        if let v = f.take("title") { t.title = try nullableString(v, path + ".title") }
+        if let v = f.take("item") { t.item = try item(v, path: path + ".item") }
+        if let v = f.take("restoration_id") { t.restorationID = try nullableString(v, path + ".restoration_id") }
+        if let v = f.take("orientations") { t.orientations = try orientations(v, path: path + ".orientations") }
+        t.fullScreenLayout = try f.bool("full_screen_layout") ?? false
+        t.navigation = try f.bool("navigation") ?? false
+        if let v = f.take("stack") { t.stack = try screens(v, path: path + ".stack") }
+        t.contentLoaded = try f.bool("content_loaded") ?? false
+        try f.finish(path)
+        return t
+    }
+
+    private static func item(_ value: JSONValue, path: String) throws(JournalRecordError) -> TabItem? {
+        if value == .null { return nil }
+        guard case .object(let object) = value else { throw JournalRecordError("'\(path)' is not an item object") }
+        var f = RecordFields(object, path: path + ".")
+        var item = TabItem()
+        if let v = f.take("title") { item.title = try nullableString(v, path + ".title") }
+        if let v = f.take("image") { item.image = try nullableString(v, path + ".image") }
+        if let v = f.take("tag") { item.tag = try nullableInt(v, path + ".tag") }
+        if let v = f.take("badge") { item.badge = try nullableString(v, path + ".badge") }
+        try f.finish(path)
+        return item
+    }
+
+    private static func screen(_ value: JSONValue, path: String) throws(JournalRecordError) -> Screen {
+        guard case .object(let object) = value else { throw JournalRecordError("'\(path)' is not a screen object") }
+        var f = RecordFields(object, path: path + ".")
+        var s = Screen(id: try f.requiredString("id"))
+        if let v = f.take("title") { s.title = try nullableString(v, path + ".title") }
+        try f.finish(path)
+        return s
+    }
+
+    private static func screens(_ value: JSONValue, path: String) throws(JournalRecordError) -> [Screen] {
+        guard case .array(let values) = value else { throw JournalRecordError("'\(path)' is not an array of screens") }
+        var out: [Screen] = []
+        for (i, v) in values.enumerated() { out.append(try screen(v, path: "\(path)[\(i)]")) }
+        return out
+    }
+
+    private static func archive(_ value: JSONValue) throws(JournalRecordError) -> RestorationArchive {
+        guard case .object(let object) = value else { throw JournalRecordError("'archive' is not an object") }
+        var f = RecordFields(object, path: "archive.")
+        var a = RestorationArchive()
+        if let v = f.take("selected") { a.selected = try nullableString(v, "archive.selected") }
+        if let v = f.take("stacks"), v != .null {
+            guard case .object(let stacks) = v else { throw JournalRecordError("'archive.stacks' is not an object") }
+            for (path, stack) in stacks { a.stacks[path] = try screens(stack, path: "archive.stacks.\(path)") }
+        }
+        try f.finish("archive")
+        return a
+    }
+
+    private static func orientations(_ value: JSONValue, path: String) throws(JournalRecordError) -> OrientationMask? {
+        if value == .null { return nil }
+        var mask = OrientationMask()
+        for name in try strings(value, path: path) { mask.insert(try orientation(name).mask) }
+        return mask
+    }
+
+    private static func orientation(_ name: String) throws(JournalRecordError) -> Orientation {
+        guard let o = Orientation(rawValue: name) else { throw JournalRecordError("unknown orientation '\(name)'") }
+        return o
+    }
+
+    private static func strings(_ value: JSONValue, path: String) throws(JournalRecordError) -> [String] {
+        guard case .array(let values) = value else { throw JournalRecordError("'\(path)' is not an array of strings") }
+        var out: [String] = []
+        for v in values {
+            guard case .string(let s) = v else { throw JournalRecordError("'\(path)' is not an array of strings") }
+            out.append(s)
+        }
+        return out
+    }
+
+    private static func nullableString(_ value: JSONValue, _ path: String) throws(JournalRecordError) -> String? {
+        switch value {
+        case .null: return nil
+        case .string(let s): return s
+        default: throw JournalRecordError("'\(path)' is not a string or null")
+        }
+    }
+
+    private static func nullableInt(_ value: JSONValue, _ path: String) throws(JournalRecordError) -> Int? {
+        switch value {
+        case .null: return nil
+        case .int(let i):
+            guard let v = Int(exactly: i) else { throw JournalRecordError("'\(path)' is out of range") }
+            return v
+        default: throw JournalRecordError("'\(path)' is not an integer or null")
+        }
+    }
+}
+
+/// The members of one record object, each taken at most once; `finish` refuses the rest
+/// (a field this tabd does not know means the record is not what it seems).
+private struct RecordFields {
+    private var object: JSONObject
+    private let path: String
+    private var taken: Set<Int> = []
+
+    init(_ object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    mutating func take(_ key: String) -> JSONValue? {
+        guard let i = object.position(of: key) else { return nil }
+        taken.insert(i)
+        return object.value(at: i)
+    }
+
+    mutating func ignore(_ key: String) { _ = take(key) }
+
+    mutating func string(_ key: String) throws(JournalRecordError) -> String? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        default: throw JournalRecordError("'\(path)\(key)' is not a string")
+        }
+    }
+
+    mutating func requiredString(_ key: String) throws(JournalRecordError) -> String {
+        guard let s = try string(key) else { throw JournalRecordError("it has no \"\(path)\(key)\"") }
+        return s
+    }
+
+    mutating func int(_ key: String) throws(JournalRecordError) -> Int? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .int(let i)?:
+            guard let v = Int(exactly: i) else { throw JournalRecordError("'\(path)\(key)' is out of range") }
+            return v
+        default: throw JournalRecordError("'\(path)\(key)' is not an integer")
+        }
+    }
+
+    mutating func bool(_ key: String) throws(JournalRecordError) -> Bool? {
+        switch take(key) {
+        case nil, .null?: return nil
+        case .bool(let b)?: return b
+        default: throw JournalRecordError("'\(path)\(key)' is not true or false")
+        }
+    }
+
+    func finish(_ what: String) throws(JournalRecordError) {
+        for i in 0..<object.count where !taken.contains(i) {
+            throw JournalRecordError("'\(what)' has a field this tabd does not know: '\(path)\(object.key(at: i))'")
+        }
+    }
+}
