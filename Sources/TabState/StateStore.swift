@@ -214,8 +214,8 @@ public final class StateStore {
                     report.lostControllers += controllers
                     report.setAside.append(try setAside(journalPath(g)))
                 }
-                report.lostControllers = Array(Set(report.lostControllers)).sorted()
-                logger.critical("--repair: \(message); the journals were set aside and tabd starts from an empty state", metadata: [
+                report.lostControllers = ["everything the snapshot held"] + Array(Set(report.lostControllers)).sorted()
+                logger.critical("--repair: \(message); the journals were set aside and tabd starts from an empty state: everything the snapshot held is lost, and the \(report.lostRecords) record(s) after it", metadata: [
                     "aside": "\(report.setAside)", "lost.records": "\(report.lostRecords)", "lost.controllers": "\(report.lostControllers)",
                 ])
                 journals = []
