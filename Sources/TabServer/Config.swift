@@ -2,6 +2,7 @@
 // flags override the file; the file overrides the defaults below.
 
 import Foundation
+import Logging
 import TabCore
 import TabPlugins
 import TabProtocol
@@ -39,6 +40,22 @@ public struct ServerConfig: Sendable {
 
     public init() {}
 
+    /// What each number may be. Values outside are a `ConfigError` naming the key and the
+    /// range, at start and at reload alike (docs/operations.md lists them).
+    public enum Limits {
+        /// uid_t and gid_t, without (uid_t)-1 (4294967295), which means "no id" to the kernel.
+        public static let id: ClosedRange<Int> = 0...4_294_967_294
+        /// A socket's permission bits (octal 0000 to 0777).
+        public static let socketMode: ClosedRange<Int> = 0...0o777
+        public static let maxLineBytes: ClosedRange<Int> = 1024...(1 << 30)            // 1 KiB … 1 GiB
+        public static let maxOutputBytes: ClosedRange<Int> = 4096...(1 << 32)          // 4 KiB … 4 GiB
+        public static let maxConnections: ClosedRange<Int> = 1...1_048_576             // Linux's default fs.nr_open
+        public static let maxJSONDepth: ClosedRange<Int> = 4...1024                    // set_tabs with items needs 4
+        public static let compactBytes: ClosedRange<Int> = 4096...(1 << 36)            // 4 KiB … 64 GiB
+        /// Tabs on the bar (More included); TabCore's bounds for controller.create.
+        public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
+    }
+
     /// Reads a YAML file over the defaults.
     public static func load(path: String) throws -> ServerConfig {
         let text: String
@@ -47,7 +64,12 @@ public struct ServerConfig: Sendable {
         } catch {
             throw ConfigError("cannot read config file \(path): \(error.localizedDescription)")
         }
-        var config = try parse(text, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        var config: ServerConfig
+        do {
+            config = try parse(text, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        } catch let error as ConfigError {
+            throw ConfigError("in \(path), \(error.description)")
+        }
         config.path = path
         return config
     }
@@ -58,7 +80,7 @@ public struct ServerConfig: Sendable {
         do {
             root = try Yams.compose(yaml: text)
         } catch {
-            throw ConfigError("the config is not valid YAML: \(error)")
+            throw ConfigError("the config is not valid YAML: \(yamlProblem(error))")
         }
         var c = ServerConfig()
         guard let root else { return c }
@@ -68,9 +90,11 @@ public struct ServerConfig: Sendable {
         }
 
         if let s = try r.string("socket") { c.socketPath = resolve(s) }
-        if let s = try r.string("socket_mode") {
-            guard let m = mode_t(s, radix: 8), m <= 0o777 else { throw ConfigError("socket_mode must be an octal mode like \"0660\" (got \(s))") }
-            c.socketMode = m
+        if let s = try r.scalar("socket_mode", expected: "an octal mode from \"0000\" to \"0777\", like \"0660\"") {
+            guard let m = Int(s, radix: 8), Limits.socketMode.contains(m) else {
+                throw ConfigError("socket_mode must be an octal mode from \"0000\" to \"0777\", like \"0660\" (got \(Section.shown(s)))")
+            }
+            c.socketMode = mode_t(m)
         }
         c.socketGroup = try r.string("socket_group")
         if let s = try r.string("state_dir") { c.stateDir = resolve(s) }
@@ -78,28 +102,34 @@ public struct ServerConfig: Sendable {
             guard let f = FsyncPolicy(rawValue: s) else { throw ConfigError("fsync must be always, everysec or no (got \(s))") }
             c.fsync = f
         }
-        if let s = try r.string("log_level") { c.logLevel = s }
+        if let s = try r.string("log_level") {
+            guard Logger.Level(rawValue: s) != nil else {
+                throw ConfigError("log_level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (got \(Section.shown(s)))")
+            }
+            c.logLevel = s
+        }
         if let limits = try r.section("limits") {
             var l = limits
-            if let v = try l.int("max_line_bytes") { c.maxLineBytes = try positive(v, "limits.max_line_bytes") }
-            if let v = try l.int("max_output_bytes") { c.maxOutputBytes = try positive(v, "limits.max_output_bytes") }
-            if let v = try l.int("max_connections") { c.maxConnections = try positive(v, "limits.max_connections") }
-            if let v = try l.int("max_json_depth") { c.maxJSONDepth = try positive(v, "limits.max_json_depth") }
-            if let v = try l.int("compact_bytes") { c.compactBytes = try positive(v, "limits.compact_bytes") }
+            if let v = try l.int("max_line_bytes", in: Limits.maxLineBytes) { c.maxLineBytes = v }
+            if let v = try l.int("max_output_bytes", in: Limits.maxOutputBytes) { c.maxOutputBytes = v }
+            if let v = try l.int("max_connections", in: Limits.maxConnections) { c.maxConnections = v }
+            if let v = try l.int("max_json_depth", in: Limits.maxJSONDepth) { c.maxJSONDepth = v }
+            if let v = try l.int("compact_bytes", in: Limits.compactBytes) { c.compactBytes = v }
             try l.finish()
         }
         if let access = try r.section("access") {
             var a = access
-            c.adminUIDs = try a.ints("admin_uids").map { uid_t($0) }
-            c.adminGIDs = try a.ints("admin_gids").map { gid_t($0) }
+            c.adminUIDs = try a.ints("admin_uids", in: Limits.id, noun: "uid").map { uid_t($0) }
+            c.adminGIDs = try a.ints("admin_gids", in: Limits.id, noun: "gid").map { gid_t($0) }
             try a.finish()
         }
         for (i, node) in try r.list("controllers").enumerated() {
             var s = try Section(node, path: "controllers[\(i)].")
             guard let name = try s.string("name") else { throw ConfigError("controllers[\(i)] needs a name") }
             let idiomName = try s.string("idiom") ?? "phone"
-            guard let idiom = Idiom(rawValue: idiomName) else { throw ConfigError("controllers[\(i)].idiom must be phone, pad or tv") }
-            c.controllers.append(ControllerSpec(name: name, idiom: idiom, maxVisible: try s.int("max_visible")))
+            guard let idiom = Idiom(rawValue: idiomName) else { throw ConfigError("controllers[\(i)].idiom must be phone, pad or tv (got \(Section.shown(idiomName)))") }
+            let maxVisible = try s.int("max_visible", in: Limits.maxVisible(idiom), forIdiom: idiom)
+            c.controllers.append(ControllerSpec(name: name, idiom: idiom, maxVisible: maxVisible))
             try s.finish()
         }
         if let plugins = try r.section("plugins") {
@@ -119,9 +149,16 @@ public struct ServerConfig: Sendable {
         return c
     }
 
-    private static func positive(_ v: Int, _ name: String) throws -> Int {
-        guard v > 0 else { throw ConfigError("\(name) must be positive") }
-        return v
+    /// A YAML error on one line: the problem and where (Yams' own text quotes the source
+    /// over several lines).
+    private static func yamlProblem(_ error: Error) -> String {
+        switch error as? YamlError {
+        case .scanner(let context, let problem, let mark, _)?, .parser(let context, let problem, let mark, _)?,
+             .composer(let context, let problem, let mark, _)?:
+            return "\(problem) at line \(mark.line), column \(mark.column)\(context.map { " (\($0.text) from line \($0.mark.line))" } ?? "")"
+        default:
+            return "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+        }
     }
 
     /// A plugin's settings as JSON text. String values that look like relative file paths
@@ -189,9 +226,19 @@ private struct Section {
         return s.string
     }
 
-    mutating func int(_ key: String) throws -> Int? {
-        guard let s = try string(key) else { return nil }
-        guard let i = Int(s.replacingOccurrences(of: "_", with: "")) else { throw ConfigError("\(path)\(key) must be an integer (got \(s))") }
+    /// A scalar's text; a list or a mapping is an error saying what was `expected`.
+    mutating func scalar(_ key: String, expected: String) throws -> String? {
+        guard let n = try node(key) else { return nil }
+        guard case .scalar(let s) = n else { throw ConfigError("\(path)\(key) must be \(expected) (got \(Self.shown(n)))") }
+        return s.string
+    }
+
+    /// An integer within `range`. Anything else — not a number, a list, a number outside the
+    /// range or beyond Int — is one sentence naming the key and the range.
+    mutating func int(_ key: String, in range: ClosedRange<Int>, forIdiom idiom: Idiom? = nil) throws -> Int? {
+        let expected = "an integer from \(range.lowerBound) to \(range.upperBound)\(idiom.map { " for the \($0.rawValue) idiom" } ?? "")"
+        guard let s = try scalar(key, expected: expected) else { return nil }
+        guard let i = Self.integer(s), range.contains(i) else { throw ConfigError("\(path)\(key) must be \(expected) (got \(Self.shown(s)))") }
         return i
     }
 
@@ -217,11 +264,40 @@ private struct Section {
         }
     }
 
-    mutating func ints(_ key: String) throws -> [Int] {
-        try strings(key).map {
-            guard let i = Int($0) else { throw ConfigError("\(path)\(key) must be a list of integers (got \($0))") }
-            return i
+    /// A list of integers within `range`, each a `noun` ("uid"): an element that is not is
+    /// named by its index (`access.admin_uids[0]`).
+    mutating func ints(_ key: String, in range: ClosedRange<Int>, noun: String) throws -> [Int] {
+        let expected = "a \(noun) from \(range.lowerBound) to \(range.upperBound)"
+        guard let n = try node(key) else { return [] }
+        guard case .sequence(let seq) = n else {
+            throw ConfigError("\(path)\(key) must be a list of \(noun)s from \(range.lowerBound) to \(range.upperBound), like [1000] (got \(Self.shown(n)))")
         }
+        return try seq.enumerated().map { i, element in
+            guard case .scalar(let s) = element, let v = Self.integer(s.string), range.contains(v) else {
+                throw ConfigError("\(path)\(key)[\(i)] must be \(expected) (got \(Self.shown(element)))")
+            }
+            return v
+        }
+    }
+
+    /// A YAML integer as written in a config: decimal, "_" allowed between digits.
+    static func integer(_ s: String) -> Int? {
+        Int(s.replacingOccurrences(of: "_", with: ""))
+    }
+
+    /// A value as an error message shows it: a scalar's text (cut when long), else its kind.
+    static func shown(_ node: Node) -> String {
+        switch node {
+        case .scalar(let s): return shown(s.string)
+        case .sequence: return "a list"
+        case .mapping: return "a mapping"
+        }
+    }
+
+    static func shown(_ s: String) -> String {
+        if s.isEmpty { return "nothing" }
+        let line = s.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? s
+        return line.count > 40 || line != s ? String(line.prefix(40)) + "…" : s
     }
 
     mutating func section(_ key: String) throws -> Section? {

@@ -16,6 +16,10 @@ public enum Daemon {
     /// Runs tabd until SIGTERM/SIGINT. Throws when it cannot start (the message says why).
     public static func run(_ options: Options, logger: Logger) throws {
         let config = options.config
+        // First of all: one tabd per state directory. Before a plugin is loaded, a state file
+        // read or the socket bound, so a second tabd touches nothing of the first one's.
+        let lock = try StateDirectoryLock(directory: config.stateDir)
+        defer { withExtendedLifetime(lock) {} }  // held until run returns (and then by the process)
         let notifier = SystemdNotifier()
         let loop = try EventLoop()
 
@@ -24,6 +28,7 @@ public enum Daemon {
 
         let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
         let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
+        service.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
         try service.recover(repair: options.repair)
 
         let listener: ListeningSocket
@@ -46,8 +51,16 @@ public enum Daemon {
         let server = LineServer(loop: loop, listener: listener, limits: limits, delegate: service, logger: logger)
         service.connectionCount = { [unowned server] in server.connectionCount }
 
+        var fault = store.fault
         func status() -> String {
-            "STATUS=serving \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), plugins: \(plugins.plugins.filter(\.loaded).map(\.name).joined(separator: ", "))"
+            if let fault {
+                return "STATUS=degraded: the journal cannot be written (\(fault)); changes are refused, reads served; \(server.connectionCount) connection(s)"
+            }
+            return "STATUS=serving \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), plugins: \(plugins.plugins.filter(\.loaded).map(\.name).joined(separator: ", "))"
+        }
+        service.onStateFault = { reason in
+            fault = reason
+            notifier.notify(status())
         }
         service.onReload = { phase in
             switch phase {

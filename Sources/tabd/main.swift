@@ -47,7 +47,9 @@ struct Tabd: ParsableCommand {
         do {
             settings = try config.map { try ServerConfig.load(path: $0) } ?? ServerConfig()
         } catch {
-            throw ValidationError("\(error)")
+            // One sentence that names the setting (as tabd's other refusals), no usage text.
+            FileHandle.standardError.write(Data("<2>\(checkConfig ? "the configuration is not valid" : "tabd cannot start"): \(error)\n".utf8))
+            throw ExitCode(64)  // EX_USAGE, as before
         }
         if let socket { settings.socketPath = socket }
         if let stateDir { settings.stateDir = stateDir }

@@ -92,6 +92,24 @@ enum Sys {
         return PeerCredentials(pid: raw.pid, uid: raw.uid, gid: raw.gid)
     }
 
+    /// getsockopt(SO_PEERGROUPS) (Linux 4.13): the supplementary groups the peer had when it
+    /// connected. The list's length is not known ahead: ERANGE says how much room it needs.
+    static func peerGroups(_ fd: Int32) throws(SystemError) -> [gid_t] {
+        var groups = [gid_t](repeating: 0, count: 64)
+        while true {
+            var length = socklen_t(groups.count * MemoryLayout<gid_t>.stride)
+            let result = groups.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, $0.baseAddress, &length) }
+            if result == 0 { return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.stride)) }
+            let code = Glibc.errno
+            if code == EINTR { continue }
+            // ERANGE: `length` is what the list needs (the kernel allows at most 65536 groups).
+            guard code == ERANGE, Int(length) > groups.count * MemoryLayout<gid_t>.stride, length <= 65536 * 4 else {
+                throw SystemError("getsockopt(SO_PEERGROUPS)", errno: code)
+            }
+            groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.stride)
+        }
+    }
+
     /// clock_gettime(CLOCK_MONOTONIC) in seconds.
     static func monotonicSeconds() -> Double {
         var ts = timespec()

@@ -1,0 +1,184 @@
+// The configuration's numbers: every uid, gid, size, count and mode is checked before use,
+// at start (ServerConfig.load/parse) and at reload (TabService.reload reads the file with the
+// same code). A value out of range, or of the wrong type, is one ConfigError sentence that
+// names the key and the allowed range — never a trap.
+
+import Foundation
+import Logging
+import TabPlugins
+import Testing
+@testable import TabServer
+
+@Suite struct ConfigTests {
+    /// The error `yaml` is refused with, or nil when it parses.
+    static func refusal(_ yaml: String) -> String? {
+        do {
+            _ = try ServerConfig.parse(yaml, baseDirectory: "/")
+            return nil
+        } catch let error as ConfigError {
+            return error.description
+        } catch {
+            return "not a ConfigError: \(error)"
+        }
+    }
+
+    /// Refused with a sentence that contains every one of `parts`, on one line.
+    static func expectRefused(_ yaml: String, _ parts: String..., sourceLocation: SourceLocation = #_sourceLocation) {
+        guard let message = refusal(yaml) else {
+            Issue.record("accepted: \(yaml)", sourceLocation: sourceLocation)
+            return
+        }
+        for part in parts {
+            #expect(message.contains(part), "\(message) — expected it to contain \(part)", sourceLocation: sourceLocation)
+        }
+        #expect(!message.contains("\n"), "not one line: \(message)", sourceLocation: sourceLocation)
+        #expect(!message.contains("Error("), "a Swift error value: \(message)", sourceLocation: sourceLocation)
+    }
+
+    // MARK: uids and gids
+
+    @Test(arguments: ["-1", "4294967295", "4294967296", "-4294967296", "99999999999999999999999", "1.5", "root", "0x10", "\"\""])
+    func adminUIDsOutOfRangeOrNotNumbers(_ value: String) {
+        Self.expectRefused("access:\n  admin_uids: [1000, \(value)]\n", "access.admin_uids[1]", "0 to 4294967294")
+        Self.expectRefused("access:\n  admin_gids: [\(value)]\n", "access.admin_gids[0]", "0 to 4294967294")
+    }
+
+    @Test func uidListsOfTheWrongShape() {
+        Self.expectRefused("access:\n  admin_uids: 1000\n", "access.admin_uids", "list of uids", "(got 1000)")
+        Self.expectRefused("access:\n  admin_gids: {a: 1}\n", "access.admin_gids", "list of gids", "(got a mapping)")
+        Self.expectRefused("access:\n  admin_uids: [[1]]\n", "access.admin_uids[0]", "(got a list)")
+        Self.expectRefused("access: [1]\n", "access must be a mapping")
+    }
+
+    @Test func theWholeIDRangeIsAccepted() throws {
+        let c = try ServerConfig.parse("access:\n  admin_uids: [0, 65534, 4294967294]\n  admin_gids: [0, 4_294_967_294]\n")
+        #expect(c.adminUIDs == [0, 65534, 4_294_967_294])
+        #expect(c.adminGIDs == [0, 4_294_967_294])
+        #expect(try ServerConfig.parse("access:\n  admin_uids: []\n").adminUIDs.isEmpty)
+    }
+
+    // MARK: limits
+
+    /// Each limit: its key, its range, and values just inside and just outside it.
+    static let limits: [(key: String, range: ClosedRange<Int>, read: (ServerConfig) -> Int)] = [
+        ("max_line_bytes", 1024...1_073_741_824, \.maxLineBytes),
+        ("max_output_bytes", 4096...4_294_967_296, \.maxOutputBytes),
+        ("max_connections", 1...1_048_576, \.maxConnections),
+        ("max_json_depth", 4...1024, \.maxJSONDepth),
+        ("compact_bytes", 4096...68_719_476_736, \.compactBytes),
+    ]
+
+    @Test func limitsAreCheckedAgainstTheirRanges() throws {
+        for (key, range, read) in Self.limits {
+            let sentence = "limits.\(key) must be an integer from \(range.lowerBound) to \(range.upperBound)"
+            for bad in [range.lowerBound - 1, range.upperBound + 1, 0, -1, Int.min] {
+                Self.expectRefused("limits:\n  \(key): \(bad)\n", sentence, "(got \(bad))")
+            }
+            for bad in ["99999999999999999999999", "1e6", "\"lots\"", "[1]", "{a: 1}", "true"] {
+                Self.expectRefused("limits:\n  \(key): \(bad)\n", sentence)
+            }
+            for good in [range.lowerBound, range.upperBound] {
+                #expect(read(try ServerConfig.parse("limits:\n  \(key): \(good)\n")) == good, "\(key): \(good)")
+            }
+        }
+    }
+
+    @Test func theRangesAreTheOnesTheConfigExposes() {
+        #expect(ServerConfig.Limits.maxLineBytes == Self.limits[0].range)
+        #expect(ServerConfig.Limits.maxOutputBytes == Self.limits[1].range)
+        #expect(ServerConfig.Limits.maxConnections == Self.limits[2].range)
+        #expect(ServerConfig.Limits.maxJSONDepth == Self.limits[3].range)
+        #expect(ServerConfig.Limits.compactBytes == Self.limits[4].range)
+        // The defaults are inside them.
+        let d = ServerConfig()
+        for (_, range, read) in Self.limits { #expect(range.contains(read(d))) }
+    }
+
+    // MARK: socket_mode, controllers, log_level
+
+    @Test func socketModeIsAnOctalModeUpTo0777() throws {
+        for bad in ["\"0800\"", "\"1777\"", "\"-1\"", "\"rw\"", "\"0o660\"", "[6, 6, 0]", "\"\""] {
+            Self.expectRefused("socket_mode: \(bad)\n", "socket_mode must be an octal mode from \"0000\" to \"0777\"")
+        }
+        #expect(try ServerConfig.parse("socket_mode: \"0777\"\n").socketMode == 0o777)
+        #expect(try ServerConfig.parse("socket_mode: 0600\n").socketMode == 0o600)
+        #expect(try ServerConfig.parse("socket_mode: \"0\"\n").socketMode == 0)
+    }
+
+    @Test func maxVisibleIsCheckedPerIdiom() throws {
+        Self.expectRefused("controllers:\n  - name: a\n    max_visible: 1\n", "controllers[0].max_visible", "from 2 to 1000 for the phone idiom", "(got 1)")
+        Self.expectRefused("controllers:\n  - name: a\n  - name: b\n    idiom: pad\n    max_visible: 1001\n", "controllers[1].max_visible", "from 2 to 1000 for the pad idiom")
+        Self.expectRefused("controllers:\n  - name: a\n    idiom: tv\n    max_visible: 0\n", "controllers[0].max_visible", "from 1 to 1000 for the tv idiom")
+        Self.expectRefused("controllers:\n  - name: a\n    max_visible: -9223372036854775808\n", "controllers[0].max_visible")
+        Self.expectRefused("controllers:\n  - name: a\n    max_visible: [3]\n", "controllers[0].max_visible", "(got a list)")
+        Self.expectRefused("controllers:\n  - name: a\n    idiom: watch\n", "controllers[0].idiom", "(got watch)")
+        let c = try ServerConfig.parse("controllers:\n  - name: t\n    idiom: tv\n    max_visible: 1\n  - name: p\n    max_visible: 1000\n")
+        #expect(c.controllers.map(\.maxVisible) == [1, 1000])
+    }
+
+    @Test func logLevelIsOneOfTheLevels() throws {
+        Self.expectRefused("log_level: loud\n", "log_level must be one of trace, debug, info, notice, warning, error, critical", "(got loud)")
+        #expect(try ServerConfig.parse("log_level: debug\n").logLevel == "debug")
+    }
+
+    @Test func longValuesAreCutInTheMessage() {
+        let long = String(repeating: "9", count: 200)
+        guard let message = Self.refusal("limits:\n  max_connections: \(long)\n") else { Issue.record("accepted"); return }
+        #expect(message.count < 200, "\(message)")
+        #expect(message.contains("…"))
+    }
+
+    @Test func yamlErrorsAreOneLine() {
+        Self.expectRefused("a: [1\n", "not valid YAML", "line 2")
+    }
+
+    // MARK: Files and reload
+
+    /// A file's errors name the file as well as the key.
+    @Test func loadNamesTheFile() throws {
+        let path = FileManager.default.temporaryDirectory.path + "/tabd-config-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).yaml"
+        defer { unlink(path) }
+        try "access:\n  admin_uids: [-1]\n".write(toFile: path, atomically: true, encoding: .utf8)
+        do {
+            _ = try ServerConfig.load(path: path)
+            Issue.record("loaded")
+        } catch let error as ConfigError {
+            #expect(error.description == "in \(path), access.admin_uids[0] must be a uid from 0 to 4294967294 (got -1)")
+        }
+    }
+
+    /// A reload reads the file with the same checks; a refused one keeps the running config.
+    @Test func reloadRefusesAnOutOfRangeNumberAndKeepsTheRunningConfig() throws {
+        let dir = FileManager.default.temporaryDirectory.path + "/tabd-reload-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/tabd.yaml"
+        try "access:\n  admin_uids: [1000]\n  admin_gids: [2000]\nlimits:\n  max_json_depth: 32\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let config = try ServerConfig.load(path: path)
+        let logger = Logger(label: "test")
+        let store = StateStore(directory: dir + "/state", fsync: .no, compactBytes: 1 << 20, logger: logger)
+        let service = TabService(config: config, store: store, plugins: PluginHost(directories: [], logger: logger), logger: logger, version: "test")
+        try service.recover(repair: false)
+
+        for (yaml, key) in [
+            ("access:\n  admin_uids: [-1]\n", "access.admin_uids[0]"),
+            ("access:\n  admin_gids: [4294967295]\n", "access.admin_gids[0]"),
+            ("limits:\n  max_json_depth: 0\n", "limits.max_json_depth"),
+            ("controllers:\n  - name: x\n    max_visible: 0\n", "controllers[0].max_visible"),
+        ] {
+            try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+            let result = service.reload()
+            #expect(!result.ok, "\(yaml)")
+            #expect(result.error?.contains(key) == true, "\(result.error ?? "no error")")
+            #expect(service.config.adminUIDs == [1000])
+            #expect(service.config.adminGIDs == [2000])
+            #expect(service.config.maxJSONDepth == 32)
+            #expect(service.containers["x"] == nil)
+        }
+        // A good file is taken.
+        try "access:\n  admin_uids: [4294967294]\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(service.reload().ok)
+        #expect(service.config.adminUIDs == [4_294_967_294])
+        service.finish()
+    }
+}
