@@ -1,6 +1,7 @@
 // The journal's own record format: what a record says, written and read here only.
 //
-// A record is one JSON object: `{"seq":N,"op":"<operation>", …}` — the operation's fields
+// A record is its sequence number (hex, without leading zeros: written from two 8-byte
+// stores, no decimal formatting), a space, and one JSON object `{"op":"<operation>", …}` — the operation's fields
 // are named as on the wire (`tab`, `tabs`, `screen`, …) so that an operator can read a
 // journal, but this is not the socket's protocol and is never decoded by it. The journal
 // holds operations clients cannot send (`set_orientation`: a rotation as the orientation it
@@ -51,7 +52,8 @@ public enum JournalCodec {
 
     // MARK: Writing
 
-    /// Writes a command's record (borrowing the command: the request path makes no copy).
+    /// Writes a command's record: its sequence number, a space, its JSON (borrowing the
+    /// command: the request path makes no copy).
     @inline(__always)
     public static func encode(_ command: Command, controller: String, seq: UInt64, into w: inout JSONWriter) {
         begin(seq: seq, into: &w)
@@ -80,8 +82,36 @@ public enum JournalCodec {
 
     @inline(__always)
     private static func begin(seq: UInt64, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: seq))
+        // The digits that count, the space and the object's "{" in one piece (the writer then
+        // knows the first member needs no comma).
+        let high = seq >> 32
+        var digits = (high == 0 ? 0 : CRC32.hexDigits(UInt32(truncatingIfNeeded: high)), CRC32.hexDigits(UInt32(truncatingIfNeeded: seq)),
+                      UInt8(ascii: " "), UInt8(ascii: "{"))
+        let skip = min(15, seq.leadingZeroBitCount / 4)
+        withUnsafeBytes(of: &digits) { w.append(bytes: UnsafeRawBufferPointer(rebasing: $0[skip..<18])) }
+    }
+
+    /// The sequence number at the start of a format 2 record (1 to 16 lowercase hex digits,
+    /// no leading zero), and the JSON after it.
+    static func splitSeq(_ record: UnsafeRawBufferPointer) -> (UInt64, UnsafeRawBufferPointer)? {
+        var seq: UInt64 = 0
+        var i = 0
+        while i < record.count, i <= 16 {
+            let b = record[i]
+            let d: UInt8
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = b - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: " "):
+                guard i > 0, seq > 0, record[0] != UInt8(ascii: "0") else { return nil }
+                return (seq, UnsafeRawBufferPointer(rebasing: record[(i + 1)...]))
+            default: return nil
+            }
+            guard i < 16 else { return nil }
+            seq = seq << 4 | UInt64(d)
+            i += 1
+        }
+        return nil
     }
 
     static func operationName(_ command: Command) -> String {
@@ -221,9 +251,16 @@ public enum JournalCodec {
 
     // MARK: Reading
 
-    /// Reads one record's JSON. `version` is the file's format: 2 has a sequence number in
-    /// every record; 1 (tabd 0.1.0) wrote client requests and has none (nil).
-    public static func decode(_ json: UnsafeRawBufferPointer, version: Int) throws(JournalRecordError) -> (seq: UInt64?, record: JournalRecord) {
+    /// Reads one record. `version` is the file's format: 2 has a sequence number before
+    /// every record's JSON; 1 (tabd 0.1.0) wrote client requests and has none (nil).
+    public static func decode(_ record: UnsafeRawBufferPointer, version: Int) throws(JournalRecordError) -> (seq: UInt64?, record: JournalRecord) {
+        var json = record
+        var seq: UInt64?
+        if version >= 2 {
+            guard let (n, rest) = splitSeq(record) else { throw JournalRecordError("it has no valid sequence number") }
+            seq = n
+            json = rest
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(json, maxDepth: 16)
@@ -232,11 +269,8 @@ public enum JournalCodec {
         }
         guard case .object(let object) = value else { throw JournalRecordError("it is not a JSON object") }
         var f = RecordFields(object, path: "")
-        var seq: UInt64?
         let name: String
         if version >= 2 {
-            guard case .int(let n)? = f.take("seq"), n > 0 else { throw JournalRecordError("it has no valid \"seq\"") }
-            seq = UInt64(n)
             name = try f.requiredString("op")
         } else {
             let cmd = try f.requiredString("cmd")

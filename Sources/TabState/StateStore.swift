@@ -6,8 +6,8 @@
 //   lock                 held (flock) by the tabd that owns the directory; holds its pid
 //   snapshot             "tabd-snapshot 2 <generation> <last seq> <crc32> <length>\n" + JSON
 //   journal-<gen>.log    "tabd-journal 2 <generation> <first seq>\n", then one record a line:
-//                        "<crc32 of json, 8 hex> <json>\n", the json's "seq" one more than the
-//                        record before (JournalCodec). A duplicated, missing or reordered
+//                        "<crc32 of the rest, 8 hex> <seq, hex> <json>\n", each seq one
+//                        more than the record before's (JournalCodec). A duplicated, missing or reordered
 //                        record, or a journal that does not start where the snapshot ends,
 //                        is found by its sequence number.
 // Format 1 (tabd 0.1.0: no header, client requests as records) is read, then rewritten as a
@@ -96,8 +96,6 @@ public final class StateStore {
     /// Records of the current loop turn, written together by `commit`.
     private var pending = JSONWriter(capacity: StateStore.pendingKeep)
     private static let pendingKeep = 64 << 10
-    /// One record's JSON while it is encoded (its checksum goes before it).
-    private var recordBuffer = JSONWriter(capacity: 256)
     /// The sequence number of the last record written (committed) and of the last appended.
     public private(set) var committedSeq: UInt64 = 0
     private var appendedSeq: UInt64 = 0
@@ -624,28 +622,29 @@ public final class StateStore {
     // MARK: Writing
 
     /// Adds a command's record to this turn's batch (the command is borrowed, not copied).
+    /// The record is encoded in place after room for its checksum, which is filled in last.
     public func append(_ command: Command, controller: String) {
         appendedSeq += 1
-        recordBuffer.reset()
-        JournalCodec.encode(command, controller: controller, seq: appendedSeq, into: &recordBuffer)
-        addLine()
+        let start = pending.count
+        pending.literal("00000000 ")
+        JournalCodec.encode(command, controller: controller, seq: appendedSeq, into: &pending)
+        finishLine(from: start)
     }
 
     /// Adds a record (controllers created and deleted) to this turn's batch.
     public func append(_ record: JournalRecord) {
         appendedSeq += 1
-        recordBuffer.reset()
-        JournalCodec.encode(record, seq: appendedSeq, into: &recordBuffer)
-        addLine()
+        let start = pending.count
+        pending.literal("00000000 ")
+        JournalCodec.encode(record, seq: appendedSeq, into: &pending)
+        finishLine(from: start)
     }
 
-    private func addLine() {
-        recordBuffer.withBytes { json in
-            // "<crc, 8 hex digits> " in one piece, then the record, then its newline.
-            var header = (CRC32.hexDigits(CRC32.checksum(json)), UInt8(ascii: " "))
-            withUnsafeBytes(of: &header) { pending.append(bytes: UnsafeRawBufferPointer(rebasing: $0[0..<9])) }
-            pending.append(bytes: json)
-        }
+    /// "<crc, 8 hex digits>" over the line's room for it, then the newline.
+    @inline(__always)
+    private func finishLine(from start: Int) {
+        var digits = pending.withBytes { CRC32.hexDigits(CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[(start + 9)...]))) }
+        withUnsafeBytes(of: &digits) { pending.overwrite(at: start, with: $0) }
         pending.newline()
     }
 

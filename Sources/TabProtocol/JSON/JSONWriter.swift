@@ -44,6 +44,14 @@ public struct JSONWriter: ~Copyable {
         try body(UnsafeRawBufferPointer(start: base, count: used))
     }
 
+    /// Replaces bytes already written, from `offset` on (framing whose content is known only
+    /// after what follows it, such as a checksum before a record).
+    @inlinable
+    public mutating func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
+        precondition(offset >= 0 && offset + bytes.count <= used)
+        (base + offset).update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    }
+
     /// Forgets what was written and keeps the buffer: the next value starts a new text.
     public mutating func reset() {
         used = 0
@@ -147,6 +155,7 @@ public struct JSONWriter: ~Copyable {
 
     /// Bytes as they are, with no comma before them (unlike `raw`, which places one value):
     /// framing around encoded text, such as the journal's record header, or the text itself.
+    @inlinable @inline(__always)
     public mutating func append(bytes: UnsafeRawBufferPointer) {
         guard let p = bytes.baseAddress, bytes.count > 0 else { return }
         append(p.assumingMemoryBound(to: UInt8.self), bytes.count)
