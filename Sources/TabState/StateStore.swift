@@ -212,7 +212,7 @@ public final class StateStore {
                     report.lostControllers += controllers
                     report.setAside.append(try setAside(journalPath(g)))
                 }
-                report.lostControllers = ["everything the snapshot held"] + Array(Set(report.lostControllers)).sorted()
+                report.lostControllers = Array(Set(report.lostControllers)).sorted()
                 logger.critical("--repair: \(message); the journals were set aside and tabd starts from an empty state: everything the snapshot held is lost, and the \(report.lostRecords) record(s) after it", metadata: [
                     "aside": "\(report.setAside)", "lost.records": "\(report.lostRecords)", "lost.controllers": "\(report.lostControllers)",
                 ])
@@ -231,7 +231,9 @@ public final class StateStore {
         var opened = false
         journalLoop: for (n, g) in journals.enumerated() {
             let path = journalPath(g)
-            let isLast = n == journals.count - 1
+            // Damage with nothing valid after it is a torn last write only when no later journal
+            // holds records (a compaction may have started one that is still empty).
+            let isLast = !journals[(n + 1)...].contains { hasRecords(journalPath($0)) }
             let read = try readJournal(path, generation: g, expectedSeq: expected, isLast: isLast, replay: replay)
             applied += UInt64(read.applied)
             if read.version < JournalCodec.version { report.formatRead = min(report.formatRead, read.version); rebase = true }
@@ -272,7 +274,6 @@ public final class StateStore {
             }
         }
         report.applied = Int(applied)
-        defer { report.generation = generation }
         report.lastSeq = (lastSeq ?? 0) + applied
         committedSeq = report.lastSeq
         appendedSeq = committedSeq
@@ -284,16 +285,20 @@ public final class StateStore {
             opened = true
         }
         if !opened { try openJournal(syncingDirectory: true) }
+        report.generation = generation
         return report
     }
 
-    /// The journals say a snapshot existed: a later generation, or records that do not start at 1.
+    /// The journals say a snapshot existed: the first is of a later generation than 0 (the
+    /// one before any snapshot; a compaction that had not finished leaves 0 and 1), or its
+    /// records do not start at 1.
     private func missingSnapshotEvidence(_ journals: [UInt64]) throws(StateError) -> String? {
-        if let g = journals.first(where: { $0 > 0 }) {
+        guard let g = journals.first else { return nil }
+        if g > 0 {
             return "\(journalPath(g)) is of generation \(g), written after snapshot \(g)"
         }
-        guard let g = journals.first, let bytes = try Self.readFile(journalPath(g)),
-              let header = try Self.header(bytes, path: journalPath(g)), header.firstSeq > 1 else { return nil }
+        guard let bytes = try Self.readFile(journalPath(g)),
+              case .header(let header) = try Self.header(bytes, path: journalPath(g)), header.firstSeq > 1 else { return nil }
         return "\(journalPath(g)) starts at record \(header.firstSeq), after a snapshot"
     }
 
@@ -362,23 +367,37 @@ public final class StateStore {
 
     static let headerMagic = Array("tabd-journal ".utf8)
 
-    /// The header of a journal's bytes: nil for format 1 (no header) or an empty journal.
-    static func header(_ bytes: [UInt8], path: String) throws(StateError) -> JournalHeader? {
-        guard bytes.count >= headerMagic.count, bytes.starts(with: headerMagic) else { return nil }
-        guard let nl = bytes.prefix(200).firstIndex(of: UInt8(ascii: "\n")) else {
-            throw StateError("the journal \(path) has a damaged header; restore the state directory from a backup")
-        }
-        let fields = String(decoding: bytes[..<nl], as: UTF8.self).split(separator: " ")
-        guard fields.count >= 2, let version = Int(fields[1]) else {
-            throw StateError("the journal \(path) has a damaged header; restore the state directory from a backup")
-        }
+    enum HeaderRead {
+        /// Format 1 (no header), or an empty journal.
+        case none
+        case header(JournalHeader)
+        case damaged
+    }
+
+    /// The header of a journal's bytes. A format newer than this tabd's is refused (thrown).
+    static func header(_ bytes: [UInt8], path: String) throws(StateError) -> HeaderRead {
+        guard bytes.count >= headerMagic.count, bytes.starts(with: headerMagic) else { return .none }
+        guard let nl = bytes.prefix(200).firstIndex(of: UInt8(ascii: "\n")) else { return .damaged }
+        let fields = String(decoding: bytes[..<nl], as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count >= 2, let version = Int(fields[1]) else { return .damaged }
         if version > JournalCodec.version {
             throw StateError("the journal \(path) is in format \(version), written by a newer tabd (this one reads formats 1 to \(JournalCodec.version)); start the newer tabd, or restore a backup made for this version")
         }
-        guard fields.count == 4, let g = UInt64(fields[2]), let first = UInt64(fields[3]), first > 0 else {
-            throw StateError("the journal \(path) has a damaged header; restore the state directory from a backup")
+        guard version >= 2, fields.count == 4, let g = UInt64(fields[2]), let first = UInt64(fields[3]), first > 0 else { return .damaged }
+        return .header(JournalHeader(version: version, generation: g, firstSeq: first, length: nl + 1))
+    }
+
+    /// Whether a journal holds at least one record after its header (zeros allocated ahead
+    /// and a bare header are no records).
+    private func hasRecords(_ path: String) -> Bool {
+        guard let bytes = try? Self.readFile(path), !bytes.isEmpty, bytes[0] != 0 else { return false }
+        var at = 0
+        switch (try? Self.header(bytes, path: path)) ?? .damaged {
+        case .header(let h): at = h.length
+        case .none: at = 0
+        case .damaged: return true
         }
-        return JournalHeader(version: version, generation: g, firstSeq: first, length: nl + 1)
+        return at < bytes.count && bytes[at] != 0
     }
 
     private enum Ending {
@@ -394,13 +413,20 @@ public final class StateStore {
     /// is a torn last write.
     private func readJournal(_ path: String, generation g: UInt64, expectedSeq: UInt64?, isLast: Bool,
                              replay: Replay) throws(StateError) -> (applied: Int, version: Int, ending: Ending) {
-        guard let bytes = try Self.readFile(path), !bytes.isEmpty, bytes[0] != 0 else {
-            return (0, JournalCodec.version, .clean(end: 0))
+        guard let bytes = try Self.readFile(path), !bytes.isEmpty, !Self.allZero(bytes[...]) else {
+            return (0, JournalCodec.version, .clean(end: 0))  // empty, or only space allocated ahead
+        }
+        if bytes[0] == 0 {
+            return (0, JournalCodec.version, .damaged(record: 1, offset: 0, what: "it starts with zeros but holds data after them"))
         }
         var version = 1
         var offset = 0
         var expected = expectedSeq
-        if let h = try Self.header(bytes, path: path) {
+        let read = try Self.header(bytes, path: path)
+        if case .damaged = read {
+            return (0, JournalCodec.version, .damaged(record: 1, offset: 0, what: "its header is damaged"))
+        }
+        if case .header(let h) = read {
             version = h.version
             offset = h.length
             if h.generation != g {
@@ -462,7 +488,7 @@ public final class StateStore {
         guard let bytes = try? Self.readFile(path) else { return (0, []) }
         var version = 1
         var at = offset
-        if let h = try? Self.header(bytes, path: path) {
+        if case .header(let h)? = try? Self.header(bytes, path: path) {
             version = h.version
             at = max(at, h.length)
         }

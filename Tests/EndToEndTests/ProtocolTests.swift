@@ -358,7 +358,8 @@ struct ProtocolTests {
         let journal = try FileManager.default.contentsOfDirectory(atPath: tabd.stateDir).first { $0.hasPrefix("journal-") }!
         let path = tabd.stateDir + "/" + journal
         var bytes = [UInt8](FileManager.default.contents(atPath: path)!)
-        let firstNL = bytes.firstIndex(of: 0x0A)!
+        let headerEnd = bytes.firstIndex(of: 0x0A)!  // the journal's header line
+        let firstNL = bytes[(headerEnd + 1)...].firstIndex(of: 0x0A)!
         bytes[firstNL + 20] ^= 0x01   // damage the second record; a valid one follows
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         #expect(throws: (any Error).self) { try tabd.start() }
