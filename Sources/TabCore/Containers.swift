@@ -131,6 +131,16 @@ public struct TabContainers: Equatable, Sendable, Codable {
         return try controllers.values[i].apply(command, policy: policy, notifying: notifying, reading: read)
     }
 
+    /// What makes this set impossible (see `Controller.inconsistency`), or nil.
+    public var inconsistency: String? {
+        for (name, c) in controllers {
+            do { try Self.validate(name: name) } catch { return "a controller is named '\(name)': \(error.message)" }
+            guard c.name == name else { return "controller '\(c.name)' is stored as '\(name)'" }
+            if let problem = c.inconsistency { return problem }
+        }
+        return nil
+    }
+
     /// Puts a controller back as it was (restoring from a snapshot).
     public mutating func insert(_ controller: Controller) {
         controllers[controller.name] = controller

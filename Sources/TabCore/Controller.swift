@@ -670,6 +670,30 @@ extension Outcome {
     var changedState: Bool { notificationCount > 0 }
 }
 
+extension Controller {
+    /// What makes this controller impossible (a state no sequence of commands produces), or
+    /// nil. A snapshot whose checksum is right may still have been written by hand or by a
+    /// buggy build: the store refuses it instead of trusting it.
+    public var inconsistency: String? {
+        let least = idiom == .tv ? 1 : 2
+        guard maxVisible >= least, maxVisible <= 1000 else { return "controller '\(name)' has max_visible \(maxVisible)" }
+        var ids = Set<String>()
+        for t in tabs {
+            do { try Self.validate(t) } catch { return "controller '\(name)': \(error.message)" }
+            guard ids.insert(t.id).inserted else { return "controller '\(name)' has tab '\(t.id)' twice" }
+        }
+        if case .tab(let id) = selection, !ids.contains(id) { return "controller '\(name)' selects tab '\(id)', which it does not have" }
+        guard Set(customizable).count == customizable.count, customizable.allSatisfy(ids.contains) else {
+            return "controller '\(name)' has customizable tabs it does not have"
+        }
+        for order in [customizingOrder, customizingStart].compactMap({ $0 }) where order.count != tabs.count || Set(order) != ids {
+            return "controller '\(name)' has a customizing order that is not its tabs"
+        }
+        if (customizingOrder == nil) != (customizingStart == nil) { return "controller '\(name)' has half a customization session" }
+        return nil
+    }
+}
+
 extension Controller: Codable {
     private enum CodingKeys: String, CodingKey {
         case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation

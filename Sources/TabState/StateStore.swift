@@ -350,8 +350,9 @@ public final class StateStore {
         var out: [UInt64] = []
         while let e = readdir(d) {
             let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            // Exactly "journal-<generation>.log" (no "journal-01.log", no "journal-+1.log").
             guard name.hasPrefix("journal-"), name.hasSuffix(".log"),
-                  let g = UInt64(name.dropFirst("journal-".count).dropLast(".log".count)) else { continue }
+                  let g = UInt64(name.dropFirst("journal-".count).dropLast(".log".count)), name == "journal-\(g).log" else { continue }
             out.append(g)
         }
         return out.sorted()
@@ -996,11 +997,14 @@ public final class StateStore {
         let body = bytes[(nl + 1)...]
         guard body.count == length else { throw .damaged("expected \(length) bytes of state, found \(body.count)") }
         guard CRC32.checksum(body) == crc else { throw .damaged("checksum mismatch") }
+        let state: TabContainers
         do {
-            return (version, g, lastSeq, try JSONDecoder().decode(TabContainers.self, from: Data(body)))
+            state = try JSONDecoder().decode(TabContainers.self, from: Data(body))
         } catch {
             throw .damaged("its state cannot be read")
         }
+        if let problem = state.inconsistency { throw .damaged("its state is inconsistent: \(problem)") }
+        return (version, g, lastSeq, state)
     }
 }
 
