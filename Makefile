@@ -40,6 +40,19 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 
+# The restart law for longer (Tests/EndToEndTests/RestartLawTests.swift): fresh random seeds
+# for SOAK_SECONDS (default 600), each driving a real tabd with both reference plugins through
+# random streams of every protocol command, valid and invalid, and restarting it every few
+# dozen requests (SIGTERM and SIGKILL in turn) to check that `controllers` and every `state`
+# answer the same bytes afterwards and that event numbers never repeat. `make test` runs
+# three fixed seeds of it; a failure names its seed, and TABD_SOAK_SEEDS=<seed> runs that one
+# again (TABD_SOAK_SHRINK=1 also cuts it down to a short sequence of requests).
+SOAK_SECONDS ?= 600
+.PHONY: soak
+soak: deps
+	$(SWIFT) build
+	TABD_SOAK_SECONDS=$(SOAK_SECONDS) $(SWIFT) test --filter RestartLaw
+
 # Starts tabd in the foreground: socket ./run/tabd.sock, state ./run/state, the reference
 # plugins loaded (login gate with user demo / password demo, orientation rules).
 run: build

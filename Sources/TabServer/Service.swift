@@ -48,6 +48,12 @@ public final class TabService: LineServiceDelegate {
     /// made durable, its changes are undone and the lines handled again (changes refused).
     private var turnLines = JSONWriter(capacity: 4096)
     private var turnEntries: [(connection: Connection, start: Int, count: Int)] = []
+    /// By entry: what a line whose effects lie outside the controllers (a plugin call: a login,
+    /// a logout; a reload) sent, to every connection. Redoing the turn sends it again instead of
+    /// running the line twice (a plugin cannot undo a failed login it counted).
+    private var turnReplays: [Int: [(Connection, [UInt8])]] = [:]
+    /// While such a line runs: what it sends.
+    private var capture: [(Connection, [UInt8])]?
     private var turnOpen = false
     /// Event numbering as it was when the turn began (events of an undone turn never left).
     private var seqAtTurnStart = EventCounters()
@@ -177,10 +183,14 @@ public final class TabService: LineServiceDelegate {
         guard store.retry() else { return scheduleRetry() }
         retryDelay = 0.05
         logger.notice("the journal can be written again: changes are accepted", metadata: ["state.directory": "\(store.directory)"])
-        // The whole state is written anew: whatever a failed fsync may have lost is covered.
-        do { try store.compact(containers) } catch {
-            storeFaulted(error.description, undone: [])
-            return
+        // The whole state is written anew: whatever a failed fsync may have lost is covered
+        // (now, or as soon as a compaction under way has finished).
+        store.requestSnapshot()
+        if store.needsCompaction {
+            do { try store.compact(containers) } catch {
+                storeFaulted(error.description, undone: [])
+                return
+            }
         }
         createConfiguredControllers()
         commitOutsideTurn()
@@ -200,8 +210,14 @@ public final class TabService: LineServiceDelegate {
 
     public func connectionLineTooLong(_ connection: Connection) {
         stats.errors += 1
-        connection.send(ReplyEncoder.failure(id: nil, ProtocolError(.tooLarge,
-            "the request line is longer than \(config.maxLineBytes) bytes; the connection will be closed")))
+        let reply = ReplyEncoder.failure(id: nil, ProtocolError(.tooLarge,
+            "the request line is longer than \(config.maxLineBytes) bytes; the connection will be closed"))
+        connection.send(reply)
+        if turnOpen {
+            // Part of this turn's output: sent again should the turn be redone.
+            turnReplays[turnEntries.count] = [(connection, reply)]
+            turnEntries.append((connection, turnLines.count, 0))
+        }
     }
 
     /// When the line being handled started: the read, or the end of the line before it.
@@ -224,6 +240,10 @@ public final class TabService: LineServiceDelegate {
         turnEntries.append((connection, start, line.count))
         let began = lineStart
         let name = handle(line, from: connection)
+        if let captured = capture {
+            turnReplays[turnEntries.count - 1] = captured
+            capture = nil
+        }
         let end = clock.now()
         stats.record(name, nanos: clock.nanoseconds(end &- began))
         lineStart = end
@@ -245,11 +265,22 @@ public final class TabService: LineServiceDelegate {
                 ReplyEncoder.failure(id: id, error, into: &w)
             case .success(let request):
                 name = request.name
+                if Self.actsOutsideState(request.command) { capture = [] }
                 run(request, from: connection)
             }
         }
         w.withBytes { connection.send($0) }
+        if capture != nil { capture!.append((connection, w.bytes)) }
         return name
+    }
+
+    /// Commands whose effects an undone turn cannot take back (they are in plugins or the
+    /// configuration): their output is kept for a redo instead of running them again.
+    private static func actsOutsideState(_ command: RequestCommand) -> Bool {
+        switch command {
+        case .pluginCall, .reload: return true
+        default: return false
+        }
     }
 
     /// Makes the turn's changes durable. False: they could not be; they were undone, and the
@@ -280,7 +311,12 @@ public final class TabService: LineServiceDelegate {
     public func redoTurn() {
         let entries = turnEntries
         turnLines.withBytes { all in
-            for e in entries where !e.connection.isClosedForGood {
+            for (i, e) in entries.enumerated() {
+                if let replay = turnReplays[i] {
+                    for (c, bytes) in replay where !c.isClosedForGood { c.send(bytes) }
+                    continue
+                }
+                guard !e.connection.isClosedForGood else { continue }
                 _ = handle(UnsafeRawBufferPointer(rebasing: all[e.start..<(e.start + e.count)]), from: e.connection)
             }
         }
@@ -291,6 +327,7 @@ public final class TabService: LineServiceDelegate {
     private func forgetTurn() {
         guard !turnEntries.isEmpty else { return }
         turnEntries.removeAll(keepingCapacity: turnEntries.count <= 4096)
+        if !turnReplays.isEmpty { turnReplays.removeAll() }
         if turnLines.count > 1 << 20 { turnLines = JSONWriter(capacity: 4096) } else { turnLines.reset() }
     }
 
@@ -510,7 +547,10 @@ public final class TabService: LineServiceDelegate {
             guard subscribers.values.contains(where: { clientState($0).wants("plugin", controller: e.controller) }) else { continue }
             ew.reset()
             ReplyEncoder.pluginEvent(plugin: e.plugin, controller: e.controller, seq: n, dataJSON: e.dataJSON, into: &ew)
-            for s in subscribers.values where clientState(s).wants("plugin", controller: e.controller) { ew.withBytes { s.send($0) } }
+            for s in subscribers.values where clientState(s).wants("plugin", controller: e.controller) {
+                ew.withBytes { s.send($0) }
+                if capture != nil { capture!.append((s, ew.bytes)) }
+            }
         }
         for (name, target) in plugins.drainRequestedSelections() {
             if let fault = store.fault {
@@ -628,6 +668,11 @@ public final class TabService: LineServiceDelegate {
     /// Once a second under `everysec`: the journal is fsynced off the loop; `onLoop` brings
     /// the result back to the loop thread.
     public func tick(onLoop: @escaping @Sendable (@escaping () -> Void) -> Void) {
+        if !turnOpen, store.needsCompaction {
+            do { try store.compact(containers) } catch {
+                logger.error("compaction could not start", metadata: ["error": "\(error.description)"])
+            }
+        }
         store.syncInBackground { [unowned self] nanos, error in
             onLoop {
                 self.store.backgroundSyncFinished(nanos: nanos, error: error)

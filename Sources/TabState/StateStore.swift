@@ -160,6 +160,7 @@ public final class StateStore {
         if mkdir(directory, 0o750) != 0, errno != EEXIST {
             throw StateError("cannot create the state directory \(directory): \(Self.errorText()); create it, owned by tabd's user, or choose another state_dir")
         }
+        try checkDirectory()
         var lastSeq: UInt64? = nil  // nil: format 1, no sequence numbers to check
         var rebase = false
 
@@ -287,6 +288,22 @@ public final class StateStore {
         if !opened { try openJournal(syncingDirectory: true) }
         report.generation = generation
         return report
+    }
+
+    /// The state directory must be tabd's own: owned by root or tabd's user, and writable by
+    /// no one else (whoever can write there chooses the state tabd loads).
+    private func checkDirectory() throws(StateError) {
+        var st = stat()
+        guard lstat(directory, &st) == 0 else { throw StateError("cannot read the state directory \(directory): \(Self.errorText())") }
+        guard st.st_mode & S_IFMT == S_IFDIR else {
+            throw StateError("the state directory \(directory) is not a directory; choose another state_dir")
+        }
+        guard st.st_uid == 0 || st.st_uid == geteuid() else {
+            throw StateError("the state directory \(directory) is owned by uid \(st.st_uid), not by root or tabd's user (uid \(geteuid())); chown it to tabd's user")
+        }
+        guard st.st_mode & 0o022 == 0 else {
+            throw StateError("the state directory \(directory) is writable by its group or by others (mode \(String(st.st_mode & 0o7777, radix: 8))); anyone who can write there chooses the state tabd loads. Run chmod go-w on it")
+        }
     }
 
     /// The journals say a snapshot existed: the first is of a later generation than 0 (the
@@ -532,22 +549,47 @@ public final class StateStore {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(b)
     }
 
-    /// A file's bytes; nil when it does not exist.
+    /// The most a state file may hold up to its last data (holes and space allocated ahead at
+    /// its end are not read): far beyond any journal tabd writes, and a refusal, not an
+    /// allocation that brings the host down, for a file that is not one.
+    static let readLimit = 16 << 30
+
+    /// A state file's bytes up to its last data (a hole or unwritten space at the end holds
+    /// only zeros and is left out); nil when it does not exist. Refused in one sentence: a
+    /// symbolic link, anything but a regular file (a FIFO would block the open: O_NONBLOCK),
+    /// a file with other hard links, one larger than `readLimit`.
     static func readFile(_ path: String) throws(StateError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
+            if errno == ELOOP {
+                throw StateError("\(path) is a symbolic link; tabd does not follow links in its state directory. Put the file itself there, or remove the link")
+            }
             throw StateError("cannot open \(path): \(errorText()); check its owner and mode")
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw StateError("cannot read \(path): \(errorText())") }
-        let length = Int(st.st_size)
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            let kind = st.st_mode & S_IFMT == S_IFIFO ? "a FIFO" : st.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
+            throw StateError("\(path) is \(kind), not a file tabd wrote; remove it from the state directory, or restore it from a backup")
+        }
+        guard st.st_nlink <= 1 else {
+            throw StateError("\(path) has \(st.st_nlink) hard links; tabd writes its state files only when they are its own. Copy it (cp) instead of linking it, or remove the other links")
+        }
+        var length = Int(st.st_size)
+        // Holes (and, on most filesystems, space allocated ahead and never written) at the end:
+        // nothing there but zeros.
+        let hole = lseek(fd, 0, 4)  // SEEK_HOLE (Linux; not exported to Swift)
+        if hole >= 0, Int(hole) < length, lseek(fd, hole, 3) < 0  /* SEEK_DATA */, errno == ENXIO { length = Int(hole) }
+        guard length <= readLimit else {
+            throw StateError("\(path) holds \(length) bytes, more than tabd reads from one state file (\(readLimit >> 30) GiB); it is not a file tabd wrote. Move it out of the state directory, or restore the directory from a backup")
+        }
         var failure: String?
         let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             while count < length {
                 let n = pread(fd, buffer.baseAddress! + count, length - count, off_t(count))
-                if n < 0, errno == EINTR { continue }
+                if n < 0, errno == EINTR || errno == EAGAIN { continue }
                 guard n > 0 else { failure = n == 0 ? "it got shorter while it was read" : errorText(); return }
                 count += n
             }
@@ -725,8 +767,15 @@ public final class StateStore {
         if ftruncate(journalFD, off_t(at)) == 0 {
             allocatedBytes = at
         } else {
-            logger.critical("the journal could not be cut back after a failed write; tabd keeps refusing changes until it can",
-                            metadata: ["file": "\(journalPath(journalGeneration))", "error": "\(Self.errorText())"])
+            // The refused records must not come back at the next start: a zero where the next
+            // record would begin ends the journal for the reader.
+            let truncateError = Self.errorText()
+            var zero: UInt8 = 0
+            let zeroed = pwrite(journalFD, &zero, 1, off_t(at)) == 1 && fdatasync(journalFD) == 0
+            logger.critical("the journal could not be cut back after a failed write; tabd keeps refusing changes until it can", metadata: [
+                "file": "\(journalPath(journalGeneration))", "error": "\(truncateError)",
+                "refused.records.neutralised": "\(zeroed ? "yes (zeroed)" : "no: if tabd stops before a retry succeeds, the next start may replay them")",
+            ])
         }
         discardPending()
         enterFault(message)
@@ -833,11 +882,17 @@ public final class StateStore {
         lastFsyncNanos = nanos
     }
 
-    /// The journal has grown to `limits.compact_bytes` and no compaction is under way.
-    /// (Asking also collects the outcome of a compaction that finished.)
+    /// A snapshot of the whole state is owed (after a storage fault: whatever a failed fsync
+    /// lost is covered by it); the next `needsCompaction` says so.
+    private var snapshotOwed = false
+
+    public func requestSnapshot() { snapshotOwed = true }
+
+    /// The journal has grown to `limits.compact_bytes` (or a snapshot is owed) and no
+    /// compaction is under way. (Asking also collects the outcome of a compaction that finished.)
     public var needsCompaction: Bool {
         collectCompaction()
-        return !compactionInFlight && fault == nil && journalBytes >= compactAt
+        return !compactionInFlight && fault == nil && (journalBytes >= compactAt || snapshotOwed)
     }
 
     /// Starts a compaction and returns at once: from here on records go to the next journal,
@@ -865,6 +920,7 @@ public final class StateStore {
             return
         }
         compactionInFlight = true
+        snapshotOwed = false
         let replaced = (generation...old.generation).map(journalPath)
         let lastSeq = committedSeq
         let (snapshotPath, directory, sync, done) = (snapshotPath, directory, fsync != .no, compactionDone)
@@ -900,6 +956,7 @@ public final class StateStore {
             logger.info("state compacted into a snapshot", metadata: ["state.generation": "\(generation)", "state.bytes": "\(bytes)"])
         case .failure(let error):
             compactAt = journalBytes + compactBytes
+            if fault != nil { snapshotOwed = true }
             logger.error("compaction failed; the journals stay (nothing is lost) and tabd tries again later", metadata: ["error": "\(error)"])
         }
     }
