@@ -207,13 +207,7 @@ public final class StateStore {
                 guard repair else {
                     throw StateError("\(message). Restore the snapshot from a backup, or start tabd with --repair to set the journals aside and start from an empty state")
                 }
-                for g in journals {
-                    let (count, controllers) = summary(of: journalPath(g))
-                    report.lostRecords += count
-                    report.lostControllers += controllers
-                    report.setAside.append(try setAside(journalPath(g)))
-                }
-                report.lostControllers = Array(Set(report.lostControllers)).sorted()
+                try setAside(journals.map { (journalPath($0), 0) }, into: &report)
                 logger.critical("--repair: \(message); the journals were set aside and tabd starts from an empty state: everything the snapshot held is lost, and the \(report.lostRecords) record(s) after it", metadata: [
                     "aside": "\(report.setAside)", "lost.records": "\(report.lostRecords)", "lost.controllers": "\(report.lostControllers)",
                 ])
@@ -256,17 +250,7 @@ public final class StateStore {
                     throw StateError("\(where_). The \(record - 1) record(s) before it are good. Start tabd with --repair to set record \(record) and everything after it aside and start from the state before it, or restore the state directory from a backup")
                 }
                 // This journal and every later one go aside whole (renamed: no space needed).
-                let (count, controllers) = summary(of: path, from: offset)
-                report.lostRecords += count
-                report.lostControllers += controllers
-                report.setAside.append(try setAside(path))
-                for l in journals[(n + 1)...] {
-                    let (c, names) = summary(of: journalPath(l))
-                    report.lostRecords += c
-                    report.lostControllers += names
-                    report.setAside.append(try setAside(journalPath(l)))
-                }
-                report.lostControllers = Array(Set(report.lostControllers)).sorted()
+                try setAside([(path, offset)] + journals[(n + 1)...].map { (journalPath($0), 0) }, into: &report)
                 logger.critical("--repair: \(where_); set aside from there, tabd starts from the state before it", metadata: [
                     "aside": "\(report.setAside)", "lost.records": "\(report.lostRecords)", "lost.controllers": "\(report.lostControllers)",
                 ])
@@ -304,6 +288,19 @@ public final class StateStore {
         guard st.st_mode & 0o022 == 0 else {
             throw StateError("the state directory \(directory) is writable by its group or by others (mode \(String(st.st_mode & 0o7777, radix: 8))); anyone who can write there chooses the state tabd loads. Run chmod go-w on it")
         }
+    }
+
+    /// --repair: journals renamed aside, counting the records in them from an offset on (those
+    /// that are lost) and the controllers those records changed.
+    private func setAside(_ files: [(path: String, from: Int)], into report: inout Recovery) throws(StateError) {
+        var names = Set(report.lostControllers)
+        for f in files {
+            let (count, controllers) = summary(of: f.path, from: f.from)
+            report.lostRecords += count
+            names.formUnion(controllers)
+            report.setAside.append(try setAside(f.path))
+        }
+        report.lostControllers = names.sorted()
     }
 
     /// The journals say a snapshot existed: the first is of a later generation than 0 (the
