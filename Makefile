@@ -11,7 +11,7 @@ DESTDIR    ?=
 # Debian packages the build, the tests and `make run` need (command or header -> package).
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc
 
-.PHONY: all build test run deps bench bench-core bench-instructions bench-pairs clean install install-files uninstall
+.PHONY: all build test run deps bench bench-core bench-instructions bench-pairs bench-replay clean install install-files uninstall
 
 all: build
 
@@ -124,6 +124,11 @@ bench-instructions: deps
 bench-pairs: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/floor-pairs.sh
+
+# How long a start takes on a full journal (64 MiB of records, the default compact_bytes).
+bench-replay: deps
+	$(SWIFT) build -c release
+	Benchmarks/harness/replay.sh
 
 # TabCore's own micro-benchmarks (ordo-one/benchmark; the first run builds its tooling).
 bench-core: deps
