@@ -68,10 +68,7 @@ import Glibc
     /// A too long line in a turn whose commit fails: the `too_large` error is not a line of
     /// the turn, so the redo does not produce it again — the client's connection just closes.
     @Test func aLineTooLongInAFailedTurnIsStillAnswered() throws {
-        let dir = temporaryDirectory("hostile")
-        let faultFile = dir + "/fault"
-        var env = ProcessInfo.processInfo.environment
-        env["TABD_TEST_FAULT_FILE"] = faultFile
+        let (dir, faultFile, env) = faultInjection("hostile")
         let t = try TabdProcess(config: "limits:\n  max_line_bytes: 1024\n", dir: dir, environment: env)
         let c = try t.client()
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
@@ -90,10 +87,7 @@ import Glibc
     /// turn, once in the redo): a logout answers `{"user":null}` (the first run already
     /// logged the user out) and its `logout` event is never sent.
     @Test func aLogoutInAFailedTurnAnswersWhoLoggedOutAndTellsSubscribers() throws {
-        let dir = temporaryDirectory("hostile")
-        let faultFile = dir + "/fault"
-        var env = ProcessInfo.processInfo.environment
-        env["TABD_TEST_FAULT_FILE"] = faultFile
+        let (dir, faultFile, env) = faultInjection("hostile")
         let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir))
         let t = try TabdProcess(config: Plugins.config(gate), dir: dir, environment: env)
         let c = try t.client()
@@ -127,10 +121,7 @@ import Glibc
     /// A failed login in a turn whose commit fails counts twice: the gate locks the user out
     /// after fewer attempts than max_failures.
     @Test func aFailedLoginInAFailedTurnCountsOnce() throws {
-        let dir = temporaryDirectory("hostile")
-        let faultFile = dir + "/fault"
-        var env = ProcessInfo.processInfo.environment
-        env["TABD_TEST_FAULT_FILE"] = faultFile
+        let (dir, faultFile, env) = faultInjection("hostile")
         let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", max_failures: 3, lockout_seconds: 60")
         let t = try TabdProcess(config: Plugins.config(gate), dir: dir, environment: env)
         let c = try t.client()

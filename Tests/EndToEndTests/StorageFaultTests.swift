@@ -81,10 +81,7 @@ import Glibc
 
     @Test(arguments: ["always", "everysec", "no"])
     func aFaultInTheMiddleOfPipelinedBurstsLosesNothingAcknowledgedAndAppliesNothingRefused(fsync: String) throws {
-        let dir = temporaryDirectory("fault")
-        let faultFile = dir + "/fault"
-        var env = ProcessInfo.processInfo.environment
-        env["TABD_TEST_FAULT_FILE"] = faultFile
+        let (dir, faultFile, env) = faultInjection("fault")
         let t = try TabdProcess(config: "fsync: \(fsync)\n", dir: dir, environment: env)
         let c = try t.client()
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a","navigation":true},{"id":"b","navigation":true}]}"#)
@@ -92,11 +89,13 @@ import Glibc
         try subscriber.ok(#"{"cmd":"subscribe","events":["navigation_changed"]}"#)
 
         // Two connections push at once; the fault starts after 250 replies on the first and
-        // ends after 500 (each reply holds the whole stack: bursts stay under the output limit) (at "fsync:" for always, where the write succeeds and the sync fails).
+        // ends after 500 (at "fsync:" for always, where the write succeeds and the sync fails;
+        // each reply holds the whole stack: bursts stay under the output limit).
         let spec = fsync == "always" ? "fsync:EIO" : "ENOSPC"
         let count = 750
-        var second: (acked: [String], refused: Int) = ([], 0)
-        var secondError: Error?
+        // Written by the other thread, read after it finished.
+        nonisolated(unsafe) var second: (acked: [String], refused: Int) = ([], 0)
+        nonisolated(unsafe) var secondError: Error?
         let other = Thread {
             do { second = try Self.burst(t, tab: "b", count: count) } catch { secondError = error }
         }
@@ -137,10 +136,7 @@ import Glibc
     }
 
     @Test func whileTheJournalCannotBeWrittenReadsWorkAndStatsSayWhy() throws {
-        let dir = temporaryDirectory("fault")
-        let faultFile = dir + "/fault"
-        var env = ProcessInfo.processInfo.environment
-        env["TABD_TEST_FAULT_FILE"] = faultFile
+        let (dir, faultFile, env) = faultInjection("fault")
         let t = try TabdProcess(config: "", dir: dir, environment: env)
         let c = try t.client()
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)

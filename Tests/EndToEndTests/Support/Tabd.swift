@@ -36,6 +36,16 @@ func temporaryDirectory(_ tag: String = "t") -> String {
     return String(cString: p!)
 }
 
+/// A scratch directory for a tabd whose journal writes can be made to fail, and the
+/// environment that tells it so: while `faultFile` exists, its content ("ENOSPC", "EIO",
+/// "EROFS", "fsync:EIO") is the error (docs/operations.md, "When the disk is full").
+func faultInjection(_ tag: String) -> (dir: String, faultFile: String, environment: [String: String]) {
+    let dir = temporaryDirectory(tag)
+    var env = ProcessInfo.processInfo.environment
+    env["TABD_TEST_FAULT_FILE"] = dir + "/fault"
+    return (dir, dir + "/fault", env)
+}
+
 final class TabdProcess {
     let dir: String
     let socket: String
