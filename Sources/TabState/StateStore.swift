@@ -311,7 +311,7 @@ public final class StateStore {
         if g > 0 {
             return "\(journalPath(g)) is of generation \(g), written after snapshot \(g)"
         }
-        guard let bytes = try Self.readFile(journalPath(g)),
+        guard let bytes = try Self.readFile(journalPath(g), upTo: Self.headerReadBytes),
               case .header(let header) = try Self.header(bytes, path: journalPath(g)), header.firstSeq > 1 else { return nil }
         return "\(journalPath(g)) starts at record \(header.firstSeq), after a snapshot"
     }
@@ -381,6 +381,8 @@ public final class StateStore {
     }
 
     static let headerMagic = Array("tabd-journal ".utf8)
+    /// Enough of a journal for its header line (at most 200 bytes) and the byte after it.
+    static let headerReadBytes = 256
 
     enum HeaderRead {
         /// Format 1 (no header), or an empty journal.
@@ -405,7 +407,7 @@ public final class StateStore {
     /// Whether a journal holds at least one record after its header (zeros allocated ahead
     /// and a bare header are no records).
     private func hasRecords(_ path: String) -> Bool {
-        guard let bytes = try? Self.readFile(path), !bytes.isEmpty, bytes[0] != 0 else { return false }
+        guard let bytes = try? Self.readFile(path, upTo: Self.headerReadBytes), !bytes.isEmpty, bytes[0] != 0 else { return false }
         var at = 0
         switch (try? Self.header(bytes, path: path)) ?? .damaged {
         case .header(let h): at = h.length
@@ -555,7 +557,8 @@ public final class StateStore {
     /// only zeros and is left out); nil when it does not exist. Refused in one sentence: a
     /// symbolic link, anything but a regular file (a FIFO would block the open: O_NONBLOCK),
     /// a file with other hard links, one larger than `readLimit`.
-    static func readFile(_ path: String) throws(StateError) -> [UInt8]? {
+    /// `upTo`: only the file's first bytes (a header), not the whole of it.
+    static func readFile(_ path: String, upTo prefix: Int = .max) throws(StateError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -579,6 +582,7 @@ public final class StateStore {
         // nothing there but zeros.
         let hole = lseek(fd, 0, 4)  // SEEK_HOLE (Linux; not exported to Swift)
         if hole >= 0, Int(hole) < length, lseek(fd, hole, 3) < 0  /* SEEK_DATA */, errno == ENXIO { length = Int(hole) }
+        length = min(length, prefix)
         guard length <= readLimit else {
             throw StateError("\(path) holds \(length) bytes, more than tabd reads from one state file (\(readLimit >> 30) GiB); it is not a file tabd wrote. Move it out of the state directory, or restore the directory from a backup")
         }
