@@ -6,8 +6,10 @@
 // journal, but this is not the socket's protocol and is never decoded by it. The journal
 // holds operations clients cannot send (`set_orientation`: a rotation as the orientation it
 // resolved to; `controller.create` and `controller.delete` as facts), and writes every
-// field it has, nulls included, so that replaying a record needs no default that could
-// drift from the one the client's request was read with.
+// field of a tab, its item and a controller, nulls included, so that replaying a record
+// needs no default that could drift from the one the client's request was read with.
+// Screens and restoration archives are written as `state` and `preserve` show them (a
+// screen without a title has none).
 //
 // Format 1 (tabd 0.1.0) wrote client requests (`{"cmd":…}`, no sequence number, the
 // rotation as `_set_orientation`); it is read here too, and nowhere else.
@@ -177,7 +179,7 @@ public enum JournalCodec {
         case .badge(let tab, let value):
             op("badge"); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
         case .push(let tab, let s):
-            op("push"); w.key(literal: "tab"); w.string(tab); w.key(literal: "screen"); screen(s, &w)
+            op("push"); w.key(literal: "tab"); w.string(tab); w.key(literal: "screen"); ReplyEncoder.screen(s, &w)
         case .pop(let tab):
             op("pop"); w.key(literal: "tab"); w.string(tab)
         case .popToRoot(let tab):
@@ -193,7 +195,7 @@ public enum JournalCodec {
         case .setOrientation(let o):
             op("set_orientation"); w.key(literal: "orientation"); w.string(o.rawValue)
         case .restore(let a):
-            op("restore"); w.key(literal: "archive"); archive(a, &w)
+            op("restore"); w.key(literal: "archive"); ReplyEncoder.archive(a, &w)
         }
     }
 
@@ -208,7 +210,7 @@ public enum JournalCodec {
         w.key(literal: "orientations"); optionalOrientations(t.orientations, &w)
         w.key(literal: "full_screen_layout"); w.bool(t.fullScreenLayout)
         w.key(literal: "navigation"); w.bool(t.navigation)
-        if !t.stack.isEmpty { w.key(literal: "stack"); stack(t.stack, &w) }
+        if !t.stack.isEmpty { w.key(literal: "stack"); ReplyEncoder.stack(t.stack, &w) }
         if t.contentLoaded { w.key(literal: "content_loaded"); w.bool(true) }
         w.endObject()
     }
@@ -225,28 +227,6 @@ public enum JournalCodec {
 
     private static func optionalOrientations(_ mask: OrientationMask?, _ w: inout JSONWriter) {
         if let mask { ReplyEncoder.orientations(mask, &w) } else { w.null() }
-    }
-
-    private static func screen(_ s: Screen, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "id"); w.string(s.id)
-        w.key(literal: "title"); ReplyEncoder.optionalString(s.title, &w)
-        w.endObject()
-    }
-
-    private static func stack(_ screens: [Screen], _ w: inout JSONWriter) {
-        w.beginArray()
-        for s in screens { screen(s, &w) }
-        w.endArray()
-    }
-
-    private static func archive(_ a: RestorationArchive, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "selected"); ReplyEncoder.optionalString(a.selected, &w)
-        w.key(literal: "stacks"); w.beginObject()
-        for path in a.stacks.keys.sorted() { w.key(path); stack(a.stacks[path]!, &w) }
-        w.endObject()
-        w.endObject()
     }
 
     // MARK: Reading
