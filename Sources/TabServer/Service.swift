@@ -140,9 +140,11 @@ public final class TabService: LineServiceDelegate {
 
     // MARK: Storage faults
 
-    /// The refusal of a change while the journal cannot be written.
-    private func unavailable(_ fault: String) -> ProtocolError {
-        ProtocolError(.unavailable, "the change could not be made durable (\(fault)); nothing changed. tabd keeps retrying and takes changes again as soon as the journal can be written; reads still work")
+    /// Every change is refused, before it is tried, while the journal cannot be written.
+    @inline(__always)
+    private func requireWritable() throws(ProtocolError) {
+        guard let fault = store.fault else { return }
+        throw ProtocolError(.unavailable, "the change could not be made durable (\(fault)); nothing changed. tabd keeps retrying and takes changes again as soon as the journal can be written; reads still work")
     }
 
     /// Commits what was changed outside a turn (start, SIGHUP, a retry); on failure the
@@ -167,6 +169,14 @@ public final class TabService: LineServiceDelegate {
         scheduleRetry()
     }
 
+    /// Starts a compaction when the journal has grown to `compact_bytes` or a snapshot is owed.
+    /// Nothing is pending where it is called; should compact's own commit still fail, that is
+    /// a storage fault like any other.
+    private func compactIfDue() {
+        guard store.needsCompaction else { return }
+        do { try store.compact(containers) } catch { storeFaulted(error.description, undone: []) }
+    }
+
     private var retryDelay = 0.05
     private var retryScheduled = false
 
@@ -186,12 +196,8 @@ public final class TabService: LineServiceDelegate {
         // The whole state is written anew: whatever a failed fsync may have lost is covered
         // (now, or as soon as a compaction under way has finished).
         store.requestSnapshot()
-        if store.needsCompaction {
-            do { try store.compact(containers) } catch {
-                storeFaulted(error.description, undone: [])
-                return
-            }
-        }
+        compactIfDue()
+        guard store.fault == nil else { return }
         createConfiguredControllers()
         commitOutsideTurn()
         if store.fault == nil { onStateFault(nil) }
@@ -297,11 +303,7 @@ public final class TabService: LineServiceDelegate {
         }
         containers.keepChanges()
         forgetTurn()
-        if store.needsCompaction {
-            do { try store.compact(containers) } catch {
-                logger.error("compaction could not start", metadata: ["error": "\(error.description)"])
-            }
-        }
+        compactIfDue()
         return true
     }
 
@@ -397,7 +399,7 @@ public final class TabService: LineServiceDelegate {
                 w.endArray()
             }
         case .controllerCreate(let idiom, let maxVisible):
-            if let fault = store.fault { throw unavailable(fault) }
+            try requireWritable()
             do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible) } catch { throw ProtocolError(error) }
             let c = containers[r.controller]!
             reply(r) { w in
@@ -406,7 +408,7 @@ public final class TabService: LineServiceDelegate {
                 w.key(literal: "max_visible"); w.int(c.maxVisible)
             }
         case .controllerDelete:
-            if let fault = store.fault { throw unavailable(fault) }
+            try requireWritable()
             do { try containers.delete(r.controller) } catch { throw ProtocolError(error) }
             seq.remove(r.controller)
             store.append(.deleteController(name: r.controller))
@@ -477,7 +479,7 @@ public final class TabService: LineServiceDelegate {
     }
 
     private func run(_ command: Command, id: JSONValue?, controller name: String) throws(ProtocolError) {
-        if let fault = store.fault { throw unavailable(fault) }
+        try requireWritable()
         let outcome: Outcome
         do {
             outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
@@ -668,11 +670,7 @@ public final class TabService: LineServiceDelegate {
     /// Once a second under `everysec`: the journal is fsynced off the loop; `onLoop` brings
     /// the result back to the loop thread.
     public func tick(onLoop: @escaping @Sendable (@escaping () -> Void) -> Void) {
-        if !turnOpen, store.needsCompaction {
-            do { try store.compact(containers) } catch {
-                logger.error("compaction could not start", metadata: ["error": "\(error.description)"])
-            }
-        }
+        if !turnOpen { compactIfDue() }
         store.syncInBackground { [unowned self] nanos, error in
             onLoop {
                 self.store.backgroundSyncFinished(nanos: nanos, error: error)
