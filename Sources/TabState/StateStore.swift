@@ -110,8 +110,10 @@ public final class StateStore {
     private var backgroundSyncInFlight = false
     private let syncQueue = DispatchQueue(label: "tabd.fsync")
     public private(set) var lastFsyncNanos: UInt64 = 0
+    /// The sequence number of the last record found at start.
+    private var seqAtStart: UInt64 = 0
     /// Records written since start.
-    public private(set) var records: UInt64 = 0
+    public var records: UInt64 { committedSeq - seqAtStart }
     /// Why the journal cannot be written now (nil: it can). Set by a failed write or fsync;
     /// cleared by `retry()`.
     public private(set) var fault: String?
@@ -262,6 +264,7 @@ public final class StateStore {
         report.lastSeq = (lastSeq ?? 0) + applied
         committedSeq = report.lastSeq
         appendedSeq = committedSeq
+        seqAtStart = committedSeq
 
         if rebase {
             // Older format, or what --repair kept: written anew as a snapshot of the state as
@@ -741,7 +744,6 @@ public final class StateStore {
                 return try fail("fsync of the journal \(journalPath(journalGeneration)) failed: \(failure)", cutTo: at)
             }
         }
-        records += appendedSeq - committedSeq
         committedSeq = appendedSeq
         resetPending()
     }
