@@ -11,6 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include <malloc.h>
+#include <sys/resource.h>
 
 #include <event2/event.h>
 #include <event2/buffer.h>
@@ -20,6 +22,18 @@
 
 // Static inline wrappers for what Swift cannot import: function-like macros, and a few
 // calls whose flags or structs only exist with _GNU_SOURCE (which the Glibc module lacks).
+
+/// Memory freed is given back to the system: blocks above `bytes` are mapped on their own
+/// and unmapped when freed. A fixed threshold also stops glibc from raising it after such
+/// frees (its default), which kept later big blocks in the heap for good.
+static inline int tabd_malloc_map_above(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+/// Gives free heap memory back to the system (malloc_trim(3)).
+static inline int tabd_malloc_trim(void) { return malloc_trim(0); }
+
+/// getrlimit/setrlimit of RLIMIT_NOFILE (its enum type does not import as the parameter's).
+static inline int tabd_get_nofile(struct rlimit *limit) { return getrlimit(RLIMIT_NOFILE, limit); }
+static inline int tabd_set_nofile(const struct rlimit *limit) { return setrlimit(RLIMIT_NOFILE, limit); }
 
 /// evsignal_new(): a persistent signal event. Macro in event2/event.h.
 static inline struct event *tabd_evsignal_new(struct event_base *base, int signo,

@@ -25,7 +25,16 @@ public struct ServerConfig: Sendable {
     public var compactBytes = 64 << 20
     public var maxLineBytes = 1 << 20
     public var maxOutputBytes = 8 << 20
-    public var maxConnections = 100_000
+    /// nil: as many as the open file limit allows (see `Daemon`).
+    public var maxConnections: Int?
+    /// What all connections together may hold in unfinished input and unsent output.
+    public var memoryBudgetBytes = 256 << 20
+    /// Seconds a request line may take from its first byte to its newline.
+    public var lineTimeout = 10.0
+    /// Seconds a client may leave more than `maxOutputBytes` unread before it is dropped.
+    public var outputTimeout = 5.0
+    /// What one controller may hold (tabs, id and text lengths, stack depth).
+    public var controllerLimits = ControllerLimits()
     public var maxJSONDepth = 64
     /// Peers allowed to run admin commands, besides root.
     public var adminUIDs: [uid_t] = []
@@ -52,6 +61,12 @@ public struct ServerConfig: Sendable {
         public static let maxConnections: ClosedRange<Int> = 1...1_048_576             // Linux's default fs.nr_open
         public static let maxJSONDepth: ClosedRange<Int> = 4...1024                    // set_tabs with items needs 4
         public static let compactBytes: ClosedRange<Int> = 4096...(1 << 36)            // 4 KiB … 64 GiB
+        public static let memoryBudgetBytes: ClosedRange<Int> = (1 << 20)...(1 << 40)  // 1 MiB … 1 TiB
+        public static let seconds: ClosedRange<Double> = 0.01...86_400                  // 10 ms … a day
+        public static let maxTabs: ClosedRange<Int> = 1...1_000_000
+        public static let maxIDBytes: ClosedRange<Int> = 1...65_536
+        public static let maxTextBytes: ClosedRange<Int> = 1...(1 << 20)
+        public static let maxStackDepth: ClosedRange<Int> = 1...100_000
         /// Tabs on the bar (More included); TabCore's bounds for controller.create.
         public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
     }
@@ -115,6 +130,13 @@ public struct ServerConfig: Sendable {
             if let v = try l.int("max_connections", in: Limits.maxConnections) { c.maxConnections = v }
             if let v = try l.int("max_json_depth", in: Limits.maxJSONDepth) { c.maxJSONDepth = v }
             if let v = try l.int("compact_bytes", in: Limits.compactBytes) { c.compactBytes = v }
+            if let v = try l.int("memory_budget_bytes", in: Limits.memoryBudgetBytes) { c.memoryBudgetBytes = v }
+            if let v = try l.seconds("line_timeout_seconds", in: Limits.seconds) { c.lineTimeout = v }
+            if let v = try l.seconds("output_timeout_seconds", in: Limits.seconds) { c.outputTimeout = v }
+            if let v = try l.int("max_tabs", in: Limits.maxTabs) { c.controllerLimits.maxTabs = v }
+            if let v = try l.int("max_id_bytes", in: Limits.maxIDBytes) { c.controllerLimits.maxIDBytes = v }
+            if let v = try l.int("max_text_bytes", in: Limits.maxTextBytes) { c.controllerLimits.maxTextBytes = v }
+            if let v = try l.int("max_stack_depth", in: Limits.maxStackDepth) { c.controllerLimits.maxStackDepth = v }
             try l.finish()
         }
         if let access = try r.section("access") {
@@ -242,6 +264,16 @@ private struct Section {
         return i
     }
 
+    /// A number of seconds within `range` (decimals allowed: 0.5).
+    mutating func seconds(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        let expected = "a number of seconds from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
+        guard let s = try scalar(key, expected: expected) else { return nil }
+        guard let v = Double(s.replacingOccurrences(of: "_", with: "")), range.contains(v) else {
+            throw ConfigError("\(path)\(key) must be \(expected) (got \(Self.shown(s)))")
+        }
+        return v
+    }
+
     mutating func bool(_ key: String) throws -> Bool? {
         guard let s = try string(key) else { return nil }
         switch s {
@@ -311,4 +343,9 @@ private struct Section {
             if !used.contains(s.string) { throw ConfigError("unknown setting '\(path)\(s.string)'") }
         }
     }
+}
+
+private extension Double {
+    /// 0.01, 10, 86400: no trailing ".0".
+    var formatted: String { self == rounded() ? String(Int(self)) : String(self) }
 }

@@ -1,5 +1,6 @@
 // Putting tabd together: plugins, state, socket, loop, signals, timers, systemd.
 
+import CLibevent
 import Foundation
 import Logging
 import TabCore
@@ -44,12 +45,18 @@ public enum Daemon {
             listener = try ListeningSocket.bind(path: config.socketPath, mode: config.socketMode, group: group)
         }
 
+        // Blocks above 128 KiB (a long line, a big reply) go back to the system when freed.
+        _ = tabd_malloc_map_above(128 << 10)
         var limits = TransportLimits()
         limits.maxLineBytes = config.maxLineBytes
         limits.maxOutputBytes = config.maxOutputBytes
-        limits.maxConnections = config.maxConnections
+        limits.outputTimeout = config.outputTimeout
+        limits.pauseInputBytes = min(config.maxOutputBytes, 1 << 20)
+        limits.memoryBudget = config.memoryBudgetBytes
+        limits.lineTimeout = config.lineTimeout
+        limits.maxConnections = connectionLimit(configured: config.maxConnections, logger: logger)
         let server = LineServer(loop: loop, listener: listener, limits: limits, delegate: service, logger: logger)
-        service.connectionCount = { [unowned server] in server.connectionCount }
+        service.transportStatus = { [unowned server] in server.status }
 
         var fault = store.fault
         func status() -> String {
@@ -105,6 +112,33 @@ public enum Daemon {
         notifier.notify("READY=1\n\(status())")
         try loop.run()
         logger.notice("tabd stopped")
+    }
+
+    /// Descriptors kept for what is not a client: the listener, the journal, snapshots,
+    /// plugins' files, libevent's own.
+    static let reservedDescriptors = 64
+
+    /// Connections tabd can serve with its open file limit: it raises the soft limit to the
+    /// hard one (what LimitNOFILE= allows), then keeps `reservedDescriptors`. A configured
+    /// `limits.max_connections` above that is lowered, with a warning saying what to raise.
+    static func connectionLimit(configured: Int?, logger: Logger) -> Int {
+        var limit = rlimit()
+        guard tabd_get_nofile(&limit) == 0 else { return configured ?? 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if tabd_set_nofile(&raised) == 0 { limit = raised }
+        }
+        let fits = max(1, Int(clamping: limit.rlim_cur) - reservedDescriptors)
+        guard let configured else { return min(fits, ServerConfig.Limits.maxConnections.upperBound) }
+        if configured > fits {
+            logger.warning("limits.max_connections is more than the open file limit allows; raise LimitNOFILE (or ulimit -n) to serve that many", metadata: [
+                "limits.max_connections": "\(configured)", "connections.served": "\(fits)",
+                "rlimit.nofile": "\(limit.rlim_cur)",
+            ])
+            return fits
+        }
+        return configured
     }
 
     static func monotonicMicroseconds() -> UInt64 {

@@ -58,7 +58,8 @@ public final class TabService: LineServiceDelegate {
     /// Event numbering as it was when the turn began (events of an undone turn never left).
     private var seqAtTurnStart = EventCounters()
     var stats = ServiceStats()
-    public var connectionCount: () -> Int = { 0 }
+    /// The transport's figures for `stats` (connections, memory held, limits hit).
+    public var transportStatus: () -> LineServer.Status = { LineServer.Status() }
     private let instance = UInt64.random(in: 1...UInt64.max)
 
     public init(config: ServerConfig, store: StateStore, plugins: PluginHost, logger: Logger, version: String) {
@@ -214,16 +215,28 @@ public final class TabService: LineServiceDelegate {
         subscribers[connection.id] = nil
     }
 
-    public func connectionLineTooLong(_ connection: Connection) {
+    public func connection(_ connection: Connection, refused reason: InputRefusal) {
         stats.errors += 1
-        let reply = ReplyEncoder.failure(id: nil, ProtocolError(.tooLarge,
-            "the request line is longer than \(config.maxLineBytes) bytes; the connection will be closed"))
+        let error = switch reason {
+        case .lineTooLong:
+            ProtocolError(.tooLarge, "the request line is longer than \(config.maxLineBytes) bytes (limits.max_line_bytes); the connection will be closed")
+        case .lineTimeout:
+            ProtocolError(.invalidRequest, "the request line was not finished within \(Self.seconds(config.lineTimeout)) (limits.line_timeout_seconds); the connection will be closed")
+        case .overBudget:
+            ProtocolError(.overloaded, "tabd holds more than its memory budget of \(config.memoryBudgetBytes) bytes for all clients (limits.memory_budget_bytes) and this connection held the most; it will be closed")
+        }
+        let reply = ReplyEncoder.failure(id: nil, error)
         connection.send(reply)
         if turnOpen {
             // Part of this turn's output: sent again should the turn be redone.
             turnReplays[turnEntries.count] = [(connection, reply)]
             turnEntries.append((connection, turnLines.count, 0))
         }
+    }
+
+    /// "10 s", "0.5 s".
+    private static func seconds(_ s: Double) -> String {
+        s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
     }
 
     /// When the line being handled started: the read, or the end of the line before it.
@@ -474,7 +487,7 @@ public final class TabService: LineServiceDelegate {
                 w.key(literal: "plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
             }
         case .stats:
-            reply(r) { w in stats.encode(&w, connections: connectionCount(), subscribers: subscribers.count, store: store, plugins: plugins) }
+            reply(r) { w in stats.encode(&w, transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins) }
         }
     }
 
@@ -482,6 +495,7 @@ public final class TabService: LineServiceDelegate {
         try requireWritable()
         let outcome: Outcome
         do {
+            try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
             outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
                 ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
             }
@@ -648,6 +662,7 @@ public final class TabService: LineServiceDelegate {
                 next.adminGIDs = fresh.adminGIDs
                 next.controllers = fresh.controllers
                 next.maxJSONDepth = fresh.maxJSONDepth
+                next.controllerLimits = fresh.controllerLimits
             }
             try plugins.reload(next.plugins, directories: next.pluginDirectories)
             config = next

@@ -64,10 +64,20 @@ struct ServiceStats {
         h.record(nanos)
     }
 
-    func encode(_ w: inout JSONWriter, connections: Int, subscribers: Int, store: StateStore, plugins: PluginHost) {
+    func encode(_ w: inout JSONWriter, transport: LineServer.Status, subscribers: Int, store: StateStore, plugins: PluginHost) {
         w.key(literal: "uptime_seconds"); w.double((Date().timeIntervalSince(started) * 1000).rounded() / 1000)
-        w.key(literal: "connections"); w.int(connections)
+        w.key(literal: "connections"); w.int(transport.connections)
         w.key(literal: "connections_accepted"); w.int(Int(connectionsAccepted))
+        w.key(literal: "max_connections"); w.int(transport.maxConnections)
+        // What all connections hold (unfinished lines, input waiting, output not written)
+        // against the budget, and connections closed for a limit, by reason.
+        w.key(literal: "memory"); w.beginObject()
+        w.key(literal: "held_bytes"); w.int(transport.heldBytes)
+        w.key(literal: "budget_bytes"); w.int(transport.memoryBudget)
+        w.endObject()
+        w.key(literal: "limits_hit"); w.beginObject()
+        for (reason, count) in transport.limitHits.sorted(by: { $0.key < $1.key }) { w.key(reason); w.int(count) }
+        w.endObject()
         w.key(literal: "subscribers"); w.int(subscribers)
         w.key(literal: "commands_total"); w.int(Int(histograms.values.reduce(0) { $0 + $1.count }))
         w.key(literal: "errors"); w.int(Int(errors))

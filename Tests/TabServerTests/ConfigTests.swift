@@ -63,9 +63,14 @@ import Testing
     static let limits: [(key: String, range: ClosedRange<Int>, read: (ServerConfig) -> Int)] = [
         ("max_line_bytes", 1024...1_073_741_824, \.maxLineBytes),
         ("max_output_bytes", 4096...4_294_967_296, \.maxOutputBytes),
-        ("max_connections", 1...1_048_576, \.maxConnections),
+        ("max_connections", 1...1_048_576, { $0.maxConnections ?? 1 }),
         ("max_json_depth", 4...1024, \.maxJSONDepth),
         ("compact_bytes", 4096...68_719_476_736, \.compactBytes),
+        ("memory_budget_bytes", 1_048_576...1_099_511_627_776, \.memoryBudgetBytes),
+        ("max_tabs", 1...1_000_000, \.controllerLimits.maxTabs),
+        ("max_id_bytes", 1...65_536, \.controllerLimits.maxIDBytes),
+        ("max_text_bytes", 1...1_048_576, \.controllerLimits.maxTextBytes),
+        ("max_stack_depth", 1...100_000, \.controllerLimits.maxStackDepth),
     ]
 
     @Test func limitsAreCheckedAgainstTheirRanges() throws {
@@ -89,9 +94,30 @@ import Testing
         #expect(ServerConfig.Limits.maxConnections == Self.limits[2].range)
         #expect(ServerConfig.Limits.maxJSONDepth == Self.limits[3].range)
         #expect(ServerConfig.Limits.compactBytes == Self.limits[4].range)
+        #expect(ServerConfig.Limits.memoryBudgetBytes == Self.limits[5].range)
+        #expect(ServerConfig.Limits.maxTabs == Self.limits[6].range)
+        #expect(ServerConfig.Limits.maxIDBytes == Self.limits[7].range)
+        #expect(ServerConfig.Limits.maxTextBytes == Self.limits[8].range)
+        #expect(ServerConfig.Limits.maxStackDepth == Self.limits[9].range)
         // The defaults are inside them.
         let d = ServerConfig()
         for (_, range, read) in Self.limits { #expect(range.contains(read(d))) }
+    }
+
+    /// The timeouts take seconds with decimals, within 10 ms … a day.
+    @Test func timeoutsAreSecondsInTheirRange() throws {
+        for key in ["line_timeout_seconds", "output_timeout_seconds"] {
+            let sentence = "limits.\(key) must be a number of seconds from 0.01 to 86400"
+            for bad in ["0", "0.001", "86401", "-1", "\"soon\"", "[1]", "nan", "inf"] {
+                Self.expectRefused("limits:\n  \(key): \(bad)\n", sentence)
+            }
+        }
+        let c = try ServerConfig.parse("limits:\n  line_timeout_seconds: 0.5\n  output_timeout_seconds: 30\n")
+        #expect(c.lineTimeout == 0.5)
+        #expect(c.outputTimeout == 30)
+        #expect(ServerConfig().lineTimeout == 10 && ServerConfig().outputTimeout == 5)
+        // No max_connections: as many as the open file limit allows (decided at start).
+        #expect(ServerConfig().maxConnections == nil)
     }
 
     // MARK: socket_mode, controllers, log_level

@@ -7,10 +7,11 @@ import Testing
 
 extension TransportTests {
     @Suite struct Connections {
-        /// A client that never reads while its replies pile up is dropped (output overflow);
-        /// another client is served meanwhile and the loop never blocks.
+        /// A client that never reads while its replies pile up past `maxOutputBytes` is
+        /// dropped once it stays there for `outputTimeout` (output overflow); another client
+        /// is served meanwhile and the loop never blocks.
         @Test func nonReadingClientIsDroppedOnOutputOverflow() throws {
-            let server = try TestServer(limits: TransportLimits(maxOutputBytes: 1 << 20))
+            let server = try TestServer(limits: TransportLimits(maxOutputBytes: 1 << 20, outputTimeout: 0.2, pauseInputBytes: 4 << 20))
             let big = [UInt8](repeating: UInt8(ascii: "b"), count: 100_000) + [UInt8(ascii: "\n")]
             server.delegate.reply = { c, line in
                 c.send(line == "big" ? big : Array("echo:\(line)\n".utf8))

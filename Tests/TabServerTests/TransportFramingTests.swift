@@ -77,7 +77,7 @@ extension TransportTests {
             let other = try Client(path: server.path)
             other.write([UInt8](repeating: UInt8(ascii: "y"), count: limit + 1) + [UInt8(ascii: "\n")])
             let result = other.readUntilClosed()
-            #expect(result.lines == ["error:too long"])
+            #expect(result.lines == ["error:lineTooLong"])
         }
 
         /// With a small limit, a whole over-long line arriving in one read is refused too,
@@ -87,7 +87,7 @@ extension TransportTests {
             let client = try Client(path: server.path)
             client.write("0123456789\n0123456789A\nnever\n")
             let result = client.readUntilClosed()
-            #expect(result.lines == ["echo:0123456789", "error:too long"])
+            #expect(result.lines == ["echo:0123456789", "error:lineTooLong"])
             #expect(server.sync { server.delegate.lines } == ["0123456789"])
         }
 
@@ -105,7 +105,7 @@ extension TransportTests {
             bystander.write("still here\n")
             #expect(bystander.readLine() == "echo:still here")
             let result = flooder.readUntilClosed()
-            #expect(result.lines == ["error:too long"])
+            #expect(result.lines == ["error:lineTooLong"])
             try server.wait("the flooder is closed") { server.delegate.closed.count == 1 }
             #expect(server.sync { server.delegate.closed.values.first } == .lineTooLong)
             #expect(server.sync { server.delegate.tooLong } == 1)

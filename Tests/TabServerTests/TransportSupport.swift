@@ -49,6 +49,7 @@ final class EchoDelegate: LineServiceDelegate {
     var closed: [UInt64: CloseReason] = [:]
     var commits = 0
     var tooLong = 0
+    var refusals: [InputRefusal] = []
     var onCommit: () -> Void = {}
     var reply: (Connection, String) -> Void = { c, line in c.send(Array("echo:\(line)\n".utf8)) }
 
@@ -60,9 +61,10 @@ final class EchoDelegate: LineServiceDelegate {
         reply(connection, text)
     }
 
-    func connectionLineTooLong(_ connection: Connection) {
-        tooLong += 1
-        connection.send(Array("error:too long\n".utf8))
+    func connection(_ connection: Connection, refused reason: InputRefusal) {
+        refusals.append(reason)
+        if reason == .lineTooLong { tooLong += 1 }
+        connection.send(Array("error:\(reason)\n".utf8))
     }
 
     func connectionDidClose(_ connection: Connection, reason: CloseReason) {
@@ -210,6 +212,24 @@ final class Client {
         let n = recv(fd, &chunk, chunk.count, 0)
         if n > 0 { buffer.append(contentsOf: chunk[..<n]) }
         return n
+    }
+
+    /// Reads `count` bytes as fast as the socket gives them (a big reply), or fewer at end
+    /// of file, error or timeout. Lines read before stay buffered ahead of them.
+    func read(count: Int, timeout: Double = 10) -> [UInt8] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var out = buffer.prefix(count).map { $0 }
+        buffer.removeFirst(out.count)
+        out.reserveCapacity(count)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while out.count < count {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard deadline.timeIntervalSinceNow > 0, poll(&p, 1, Int32(deadline.timeIntervalSinceNow * 1000)) > 0 else { break }
+            let n = recv(fd, &chunk, min(chunk.count, count - out.count), 0)
+            guard n > 0 else { break }
+            out.append(contentsOf: chunk[..<n])
+        }
+        return out
     }
 
     /// The next line (without "\n"), or nil at end of file, error or timeout.

@@ -1,6 +1,12 @@
 // One client connection: its descriptor, line framing of what it sends, and its output —
 // held until the end of the turn, then written without ever blocking the loop.
 //
+// What a connection holds (an unfinished line, input waiting to be handled, unsent output)
+// is counted in the server's memory budget (`accounted`). A client whose output is not
+// written yet is not read: past `pauseInputBytes` of output its remaining requests wait,
+// and its socket is left unread, until its output is written (back-pressure, so a client
+// that pipelines requests faster than it reads replies holds a bounded amount).
+//
 // Memory per idle connection is the object and one libevent read event: the input buffer
 // exists only while a line is incomplete, output buffers and the write event only while
 // there is something to write. A turn's replies go into the server's shared turn buffer
@@ -27,10 +33,14 @@ public struct PeerCredentials: Equatable, Sendable {
 public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
     /// The client closed (end of file, or it went away: ECONNRESET, EPIPE).
     case clientClosed
-    /// The client did not read its output, which grew beyond `maxOutputBytes`.
+    /// The client left more than `maxOutputBytes` unread for longer than `outputTimeout`.
     case outputOverflow
     /// The client sent a line longer than `maxLineBytes`.
     case lineTooLong
+    /// The client did not finish a line within `lineTimeout` seconds.
+    case lineTimeout
+    /// All connections together held more than `memoryBudget`; this one held the most.
+    case overBudget
     /// A read or write failed with this errno.
     case error(Int32)
     /// The server is shutting down.
@@ -43,9 +53,22 @@ public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
         case .clientClosed: "client closed"
         case .outputOverflow: "output overflow"
         case .lineTooLong: "line too long"
+        case .lineTimeout: "line not finished in time"
+        case .overBudget: "over the memory budget"
         case .error(let code): "error: \(String(cString: strerror(code)))"
         case .serverShutdown: "server shutdown"
         case .closedByServer: "closed by server"
+        }
+    }
+
+    /// The config key (under `limits`) of the limit the client hit, if it hit one.
+    public var limitKey: String? {
+        switch self {
+        case .outputOverflow: "max_output_bytes"
+        case .lineTooLong: "max_line_bytes"
+        case .lineTimeout: "line_timeout_seconds"
+        case .overBudget: "memory_budget_bytes"
+        case .clientClosed, .error, .serverShutdown, .closedByServer: nil
         }
     }
 }
@@ -92,6 +115,20 @@ public final class Connection {
     private var held: OpaquePointer?
     /// Output released and not yet accepted by the socket (evbuffer, lazily).
     private var output: OpaquePointer?
+    /// Input read from the socket but not handed over yet: the client's output reached
+    /// `pauseInputBytes`, so its requests wait (and its socket is not read) until it is written.
+    private var pendingInput: [UInt8] = []
+    private(set) var inputPaused = false
+
+    /// Bytes this connection holds as last counted in the server's memory budget.
+    private(set) var accounted = 0
+    /// When the unfinished line in `partial` began (monotonic seconds).
+    private(set) var partialSince = 0.0
+    /// Since when more than `maxOutputBytes` of released output is unread (nil: not more).
+    private(set) var overOutputLimitSince: Double?
+    /// In the server's list of connections its sweep looks at (an unfinished line, or
+    /// unread output over the limit).
+    var watched = false
 
     /// In the server's list of connections with held output / to reap at the end of the turn.
     var awaitingRelease = false
@@ -129,11 +166,10 @@ public final class Connection {
                 if held == nil { held = evbuffer_new() }
                 evbuffer_add(held, base, bytes.count)
             }
-            if pendingOutputBytes > server.limits.maxOutputBytes {
-                server.drop(self, .outputOverflow)
-                return
-            }
             server.releaseAtEndOfTurn(self)
+            // Counted in the budget now (this turn's output too: it is memory held).
+            accounted += bytes.count
+            server.hold(bytes.count)
         }
     }
 
@@ -145,6 +181,21 @@ public final class Connection {
     public var pendingOutputBytes: Int {
         (runStart < 0 ? 0 : runEnd - runStart) + (held.map { evbuffer_get_length($0) } ?? 0)
             + (output.map { evbuffer_get_length($0) } ?? 0)
+    }
+
+    /// Output released in earlier turns that the client has not read yet.
+    var unreadBytes: Int { output.map { evbuffer_get_length($0) } ?? 0 }
+
+    /// Everything this connection holds: its unfinished line, input waiting, and output.
+    var heldBytes: Int { partial.capacity + pendingInput.capacity + pendingOutputBytes }
+
+    /// Brings `accounted` and the server's total up to date with `heldBytes`.
+    func account() {
+        let now = state == .closed ? 0 : heldBytes
+        guard now != accounted else { return }
+        let delta = now - accounted
+        accounted = now
+        if delta > 0 { server.hold(delta) } else { server.free(-delta) }
     }
 
     /// Output of this turn is in the `held` evbuffer (not in a run of the turn buffer).
@@ -188,6 +239,7 @@ public final class Connection {
         runStart = -1
         runEnd = 0
         if let held { evbuffer_drain(held, evbuffer_get_length(held)) }
+        account()
     }
 
     // MARK: Events
@@ -204,7 +256,16 @@ public final class Connection {
 
     private func readable() {
         server.closeTurnIfOverdue()
-        guard state == .open else { return }
+        guard state == .open, !inputPaused else { return }
+        if !pendingInput.isEmpty {
+            // Resumed after a pause: the requests read before it come first.
+            let input = pendingInput
+            pendingInput = []
+            server.delegate.connectionWillDeliverLines(self)
+            input.withUnsafeBytes { frame($0) }
+            account()
+            return
+        }
         let buffer = server.readBuffer
         let count: Int
         do {
@@ -228,31 +289,79 @@ public final class Connection {
 
     // MARK: Framing
 
-    /// Splits what arrived into lines and hands each to the server, in order.
+    /// Splits what arrived into lines and hands each to the server, in order. Stops (and
+    /// keeps the rest) when the output of the lines handed over reaches `pauseInputBytes`.
     private func frame(_ data: UnsafeRawBufferPointer) {
         let limit = server.limits.maxLineBytes
         var rest = data
         if !partial.isEmpty {
             guard let newline = Self.firstNewline(rest) else {
                 partial.append(contentsOf: rest)
-                if partial.count > limit { lineTooLong() }
-                return
+                if partial.count > limit { return lineTooLong() }
+                return account()
             }
             guard partial.count + newline <= limit else { return lineTooLong() }
             partial.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[..<newline]))
             let line = partial
             partial = []
+            account()
             line.withUnsafeBytes { deliver($0) }
             rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
         }
         while state == .open, let newline = Self.firstNewline(rest) {
+            if accounted >= server.limits.pauseInputBytes { return pauseInput(keeping: rest) }
             guard newline <= limit else { return lineTooLong() }
             deliver(UnsafeRawBufferPointer(rebasing: rest[..<newline]))
             rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
         }
         guard state == .open, !rest.isEmpty else { return }
         guard rest.count <= limit else { return lineTooLong() }
+        partialSince = Sys.monotonicSeconds()
         partial.append(contentsOf: rest)
+        account()
+        server.watch(self)
+    }
+
+    /// Stops reading: `rest` waits in `pendingInput` until the output is written.
+    private func pauseInput(keeping rest: UnsafeRawBufferPointer) {
+        pendingInput.append(contentsOf: rest)
+        inputPaused = true
+        if let readEvent { event_del(readEvent) }
+        account()
+    }
+
+    /// Reads again (the waiting input first) once the output is below half the pause mark.
+    private func resumeInputIfWritten() {
+        guard inputPaused, state == .open, pendingOutputBytes < server.limits.pauseInputBytes / 2, let readEvent else { return }
+        inputPaused = false
+        event_add(readEvent, nil)
+        // The waiting input is handled from the read callback, in a turn of its own.
+        if !pendingInput.isEmpty { event_active(readEvent, EV_READ, 0) }
+    }
+
+    /// True while an unfinished line is older than `seconds` (the sweep closes it).
+    func lineStalled(now: Double, after seconds: Double) -> Bool {
+        !partial.isEmpty && now - partialSince > seconds
+    }
+
+    /// Whether the sweep still has to look at this connection.
+    var needsWatching: Bool { state != .closed && (!partial.isEmpty || overOutputLimitSince != nil) }
+
+    /// The unread output fell to the limit or below: no longer over it.
+    func outputBackUnderLimit() { overOutputLimitSince = nil }
+
+    /// Reads no more and drops the input it holds, staying open to be answered.
+    func stopReading() {
+        inputPaused = false
+        if let readEvent { event_del(readEvent) }
+        discardInput()
+    }
+
+    /// Drops the input this connection holds (it is refused).
+    func discardInput() {
+        partial = []
+        pendingInput = []
+        account()
     }
 
     /// One line without its "\n"; a trailing "\r" is removed too. Empty lines are skipped.
@@ -277,6 +386,7 @@ public final class Connection {
 
     private func lineTooLong() {
         partial = []
+        account()
         server.lineTooLong(self)
     }
 
@@ -327,13 +437,31 @@ public final class Connection {
         if sent < bytes.count {
             if output == nil { output = evbuffer_new() }
             evbuffer_add(output, bytes.baseAddress! + sent, bytes.count - sent)
+            account()
+            checkUnread()
             return armWrite()
         }
         // All written: buffers left empty from earlier turns are given back, as `flush` does.
         if let o = output { evbuffer_free(o); output = nil }
         if let h = held, evbuffer_get_length(h) == 0 { evbuffer_free(h); held = nil }
+        written()
+    }
+
+    /// Everything released is written.
+    private func written() {
+        account()
+        overOutputLimitSince = nil
         disarmWrite()
+        resumeInputIfWritten()
         if case .closing = state, held == nil { server.reap(self) }
+    }
+
+    /// Output is left unread: notes when it went over `maxOutputBytes` (the sweep drops the
+    /// client if it stays over for `outputTimeout`).
+    private func checkUnread() {
+        guard overOutputLimitSince == nil, unreadBytes > server.limits.maxOutputBytes else { return }
+        overOutputLimitSince = Sys.monotonicSeconds()
+        server.watch(self)
     }
 
     /// Writes until the socket is full (then waits for EV_WRITE) or the output is empty.
@@ -347,7 +475,12 @@ public final class Connection {
                 do {
                     _ = try Sys.send(out, to: fd)
                 } catch {
-                    if error.wouldBlock { return armWrite() }
+                    if error.wouldBlock {
+                        account()
+                        checkUnread()
+                        resumeInputIfWritten()
+                        return armWrite()
+                    }
                     return server.drop(self, Self.reason(error))
                 }
             }
@@ -359,8 +492,7 @@ public final class Connection {
                 held = nil
             }
         }
-        disarmWrite()
-        if case .closing = state, held == nil { server.reap(self) }
+        written()
     }
 
     private func armWrite() {
@@ -387,13 +519,16 @@ public final class Connection {
     func markClosing(_ reason: CloseReason) {
         state = .closing(reason)
         partial = []
+        pendingInput = []
         if let readEvent { event_del(readEvent) }
+        account()
     }
 
     /// Stops reading and writing; queued output is discarded.
     func markDropping(_ reason: CloseReason) {
         state = .dropping(reason)
         freeResources()
+        account()
     }
 
     /// Whether a closing connection has written everything.
@@ -403,6 +538,7 @@ public final class Connection {
     func tearDown() {
         freeResources()
         state = .closed
+        account()
         Sys.close(fd)
     }
 
@@ -418,6 +554,9 @@ public final class Connection {
         output = nil
         runStart = -1
         partial = []
+        pendingInput = []
+        inputPaused = false
+        overOutputLimitSince = nil
     }
 
     private static func reason(_ error: SystemError) -> CloseReason {

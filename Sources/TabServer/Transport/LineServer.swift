@@ -10,14 +10,26 @@ import CLibevent
 import Glibc
 import Logging
 
+/// Why the transport refuses a client's input and closes the connection. The delegate
+/// answers with one error line, which is written before the connection closes.
+public enum InputRefusal: Equatable, Sendable {
+    /// A line longer than `limits.maxLineBytes`.
+    case lineTooLong
+    /// A line not finished within `limits.lineTimeout` seconds of its first byte.
+    case lineTimeout
+    /// All connections together held more than `limits.memoryBudget`; this one, holding the
+    /// most (its unfinished input), is refused to bring the total down.
+    case overBudget
+}
+
 public protocol LineServiceDelegate: AnyObject {
     func connectionDidOpen(_ connection: Connection)
     /// One complete request line, without its trailing "\n" or "\r\n"; never empty (empty
     /// lines are skipped). The buffer is valid only during the call.
     func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer)
-    /// The client sent more than `limits.maxLineBytes` without a newline. The delegate sends
-    /// an error line; the transport then flushes and closes.
-    func connectionLineTooLong(_ connection: Connection)
+    /// The transport refuses the client's input (`reason`). The delegate sends an error
+    /// line; the transport then flushes and closes. Never called inside another delegate call.
+    func connection(_ connection: Connection, refused reason: InputRefusal)
     /// Input arrived on the connection and its lines are about to be handed over (none, one
     /// or many). The service takes its clock reading here: each line's time then runs from
     /// the end of the one before, one clock read per line.
@@ -44,9 +56,21 @@ extension LineServiceDelegate {
 public struct TransportLimits: Sendable {
     /// Longest request line, without its "\n".
     public var maxLineBytes = 1 << 20
-    /// Unsent output a client may have; beyond it the client is dropped (a slow reader never
-    /// blocks the loop, nor makes it grow without bound).
+    /// Output a client may leave unread; a client above it for longer than `outputTimeout`
+    /// is dropped (a slow reader never blocks the loop). One reply or one turn's events may
+    /// be bigger: what counts is what stays unread.
     public var maxOutputBytes = 8 << 20
+    /// Seconds a client may stay above `maxOutputBytes` of unread output.
+    public var outputTimeout = 5.0
+    /// Unwritten output at which a client's further requests wait (and its socket is not
+    /// read) until the output is written: a client that pipelines without reading holds
+    /// about this much, not one reply per request.
+    public var pauseInputBytes = 1 << 20
+    /// Bytes all connections together may hold: unfinished lines, input waiting, output not
+    /// written. Past it the connections holding the most are refused and closed.
+    public var memoryBudget = 256 << 20
+    /// Seconds a request line may take from its first byte to its newline.
+    public var lineTimeout = 10.0
     /// Connections served at once; beyond it tabd stops accepting until one closes.
     public var maxConnections = 100_000
     /// Seconds without accepting after running out of descriptors (EMFILE, ENFILE).
@@ -60,10 +84,16 @@ public struct TransportLimits: Sendable {
 
     public init() {}
 
-    public init(maxLineBytes: Int = 1 << 20, maxOutputBytes: Int = 8 << 20, maxConnections: Int = 100_000,
+    public init(maxLineBytes: Int = 1 << 20, maxOutputBytes: Int = 8 << 20, outputTimeout: Double = 5.0,
+                pauseInputBytes: Int = 1 << 20, memoryBudget: Int = 256 << 20, lineTimeout: Double = 10.0,
+                maxConnections: Int = 100_000,
                 acceptBackoff: Double = 0.1, closeGracePeriod: Double = 2.0, maxTurnDelay: Double = 0.01) {
         self.maxLineBytes = maxLineBytes
         self.maxOutputBytes = maxOutputBytes
+        self.outputTimeout = outputTimeout
+        self.pauseInputBytes = pauseInputBytes
+        self.memoryBudget = memoryBudget
+        self.lineTimeout = lineTimeout
         self.maxConnections = maxConnections
         self.acceptBackoff = acceptBackoff
         self.closeGracePeriod = closeGracePeriod
@@ -108,6 +138,20 @@ public final class LineServer {
     /// Turns committed so far (tests).
     private(set) var commits = 0
 
+    // The memory budget.
+    /// What all connections hold, as they last counted it (`Connection.account`).
+    public private(set) var heldBytes = 0
+    /// Freed since malloc last gave memory back to the system.
+    private var freedSinceTrim = 0
+    /// Connections refused for the budget, answered at the end of the turn.
+    private var overBudgetRefusals: [Connection] = []
+    private var enforcingBudget = false
+    /// Connections the sweep looks at; the sweep runs while there are any (or memory to trim).
+    private var watching: [UInt64: Connection] = [:]
+    private var sweepTimer: TimerHandle?
+    /// Connections closed for a limit so far, by the limit's config key (stats).
+    public private(set) var limitHits: [String: Int] = [:]
+
     // Shutdown.
     private enum ShutdownPhase { case serving, draining, done }
     private var shutdownPhase = ShutdownPhase.serving
@@ -141,6 +185,7 @@ public final class LineServer {
         }
         acceptor.invalidate()
         shutdownDeadline?.cancel()
+        sweepTimer?.cancel()
         if let endOfTurnEvent { event_free(endOfTurnEvent) }
         closeListener()
         readBuffer.deallocate()
@@ -154,6 +199,27 @@ public final class LineServer {
 
     /// Connections currently open (including closing ones not yet torn down).
     public var connectionCount: Int { byID.count }
+
+    /// What `stats` shows of the transport.
+    public struct Status {
+        public var connections = 0
+        public var maxConnections = 0
+        public var heldBytes = 0
+        public var memoryBudget = 0
+        /// Connections closed for a limit, by the limit's config key (`max_line_bytes`, …).
+        public var limitHits: [String: Int] = [:]
+        public init() {}
+    }
+
+    public var status: Status {
+        var s = Status()
+        s.connections = byID.count
+        s.maxConnections = limits.maxConnections
+        s.heldBytes = heldBytes
+        s.memoryBudget = limits.memoryBudget
+        s.limitHits = limitHits
+        return s
+    }
 
     public var connections: some Collection<Connection> { byID.values }
 
@@ -276,6 +342,11 @@ public final class LineServer {
     /// Commits the turn's requests, then releases every held reply, then closes what has to.
     private func endTurn() {
         endOfTurnPending = false
+        if !overBudgetRefusals.isEmpty {
+            let refused = overBudgetRefusals
+            overBudgetRefusals = []
+            for c in refused where c.state == .open { refuse(c, .overBudget) }
+        }
         if linesThisTurn {
             linesThisTurn = false
             commits += 1
@@ -314,9 +385,126 @@ public final class LineServer {
         logger.warning("request line too long: answering with an error and closing", metadata: [
             "connection.id": "\(connection.id)", "limits.max_line_bytes": "\(limits.maxLineBytes)",
         ])
+        refuse(connection, .lineTooLong)
+    }
+
+    /// The delegate answers the refusal; then the connection closes once that is written.
+    private func refuse(_ connection: Connection, _ reason: InputRefusal) {
+        let close: CloseReason
+        switch reason {
+        case .lineTooLong: close = .lineTooLong
+        case .lineTimeout: close = .lineTimeout
+        case .overBudget: close = .overBudget
+        }
+        connection.discardInput()
         wakeEndOfTurn()  // the error reply is released (and the line is not committed)
-        delegate.connectionLineTooLong(connection)
-        if connection.state == .open { beginClosing(connection, .lineTooLong) }
+        delegate.connection(connection, refused: reason)
+        if connection.state == .open { beginClosing(connection, close) }
+    }
+
+    // MARK: The memory budget
+
+    /// A connection holds `bytes` more. Past the budget, the biggest holders are refused.
+    @inline(__always)
+    func hold(_ bytes: Int) {
+        heldBytes += bytes
+        if heldBytes > limits.memoryBudget { enforceBudget() }
+    }
+
+    /// A connection holds `bytes` less. Once a lot was freed, the sweep gives it back to the
+    /// system (malloc keeps freed memory in its heap otherwise).
+    func free(_ bytes: Int) {
+        heldBytes -= bytes
+        freedSinceTrim += bytes
+        if freedSinceTrim >= Self.trimAfterBytes { scheduleSweep() }
+    }
+
+    static let trimAfterBytes = 16 << 20
+
+    /// Brings what connections hold down to 7/8 of the budget: the connection holding the
+    /// most goes first. One holding mostly output is dropped at once (its output discarded:
+    /// it is not reading it); one holding mostly input is answered `overloaded` at the end
+    /// of the turn and closed, its input discarded now.
+    private func enforceBudget() {
+        guard !enforcingBudget else { return }
+        enforcingBudget = true
+        defer { enforcingBudget = false }
+        let target = limits.memoryBudget - limits.memoryBudget / 8
+        var refused = 0
+        while heldBytes > target {
+            var largest: Connection?
+            for c in byID.values where c.accounted > (largest?.accounted ?? 0) {
+                switch c.state {
+                case .open, .closing: largest = c
+                case .dropping, .closed: break
+                }
+            }
+            guard let c = largest else { break }
+            refused += 1
+            let holding = c.accounted
+            logger.warning("over the memory budget: closing the connection that holds the most", metadata: [
+                "connection.id": "\(c.id)", "connection.held_bytes": "\(holding)",
+                "connection.unread_bytes": "\(c.pendingOutputBytes)", "server.held_bytes": "\(heldBytes)",
+                "limits.memory_budget_bytes": "\(limits.memoryBudget)",
+            ])
+            if c.pendingOutputBytes * 2 >= holding || c.state != .open {
+                drop(c, .overBudget)
+            } else {
+                c.stopReading()  // its input discarded now; answered and closed at the end of the turn
+                overBudgetRefusals.append(c)
+                wakeEndOfTurn()
+            }
+        }
+    }
+
+    /// The sweep will look at `connection` (an unfinished line, or output over the limit).
+    func watch(_ connection: Connection) {
+        guard !connection.watched else { return }
+        connection.watched = true
+        watching[connection.id] = connection
+        scheduleSweep()
+    }
+
+    private var sweepInterval: Double {
+        max(0.005, min(1.0, limits.lineTimeout / 4, limits.outputTimeout / 4))
+    }
+
+    private func scheduleSweep() {
+        guard sweepTimer == nil else { return }
+        sweepTimer = loop.once(after: sweepInterval) { [unowned self] in
+            sweepTimer = nil
+            sweep()
+        }
+    }
+
+    /// Closes lines that stalled and clients that leave too much unread for too long, and
+    /// gives freed memory back to the system.
+    private func sweep() {
+        let now = Sys.monotonicSeconds()
+        for c in Array(watching.values) {
+            if c.state == .open, c.lineStalled(now: now, after: limits.lineTimeout) {
+                logger.warning("request line not finished in time: answering with an error and closing", metadata: [
+                    "connection.id": "\(c.id)", "limits.line_timeout_seconds": "\(limits.lineTimeout)",
+                ])
+                refuse(c, .lineTimeout)
+            }
+            if let since = c.overOutputLimitSince {
+                if c.unreadBytes <= limits.maxOutputBytes {
+                    c.outputBackUnderLimit()
+                } else if now - since > limits.outputTimeout {
+                    drop(c, .outputOverflow)
+                }
+            }
+            if !c.needsWatching {
+                c.watched = false
+                watching[c.id] = nil
+            }
+        }
+        if freedSinceTrim >= Self.trimAfterBytes {
+            freedSinceTrim = 0
+            _ = tabd_malloc_trim()
+        }
+        if !watching.isEmpty { scheduleSweep() }
     }
 
     /// Stops reading; the connection closes once its output is written.
@@ -331,7 +519,8 @@ public final class LineServer {
         guard connection.state != .closed else { return }
         if reason == .outputOverflow {
             logger.warning("client does not read its output: dropping it", metadata: [
-                "connection.id": "\(connection.id)", "limits.max_output_bytes": "\(limits.maxOutputBytes)",
+                "connection.id": "\(connection.id)", "connection.unread_bytes": "\(connection.unreadBytes)",
+                "limits.max_output_bytes": "\(limits.maxOutputBytes)", "limits.output_timeout_seconds": "\(limits.outputTimeout)",
             ])
         }
         connection.markDropping(reason)
@@ -372,6 +561,11 @@ public final class LineServer {
         connection.lingerTimer = nil
         connection.tearDown()
         byID[connection.id] = nil
+        if let limit = reason.limitKey { limitHits[limit, default: 0] += 1 }
+        if connection.watched {
+            connection.watched = false
+            watching[connection.id] = nil
+        }
         logger.debug("connection closed", metadata: ["connection.id": "\(connection.id)", "connection.reason": "\(reason)"])
         delegate.connectionDidClose(connection, reason: reason)
         connection.context = nil

@@ -11,6 +11,9 @@ import Glibc
 /// Where the package's products are: next to this test bundle.
 enum Build {
     static let binDirectory: URL = {
+        // Another build's products (TABD_TEST_BIN_DIR): to show that a test fails on an
+        // older tabd, run it against that build.
+        if let other = ProcessInfo.processInfo.environment["TABD_TEST_BIN_DIR"] { return URL(fileURLWithPath: other) }
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         // swift test runs .build/<triple>/debug/<Pkg>PackageTests.xctest
         for _ in 0..<3 where !FileManager.default.fileExists(atPath: dir.appendingPathComponent("tabd").path) {

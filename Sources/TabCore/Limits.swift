@@ -1,0 +1,111 @@
+// What one controller may hold: bounds on what a client can make tabd keep in memory.
+//
+// Checked on what clients ask for, before the command runs (`check`), never on replay: a
+// journal written under higher limits still loads after the limits were lowered, and a
+// controller already above a lowered limit keeps its tabs (it only cannot grow).
+
+/// Bounds on one controller's contents. The defaults fit any real tab bar many times over;
+/// the config's `limits` section changes them (docs/operations.md).
+public struct ControllerLimits: Equatable, Sendable {
+    /// Tabs in one controller (`set_tabs`, `insert`).
+    public var maxTabs = 10_000
+    /// Bytes (UTF-8) of a tab id, a screen id or a restoration id.
+    public var maxIDBytes = 256
+    /// Bytes of a title, an image name or a badge value.
+    public var maxTextBytes = 4096
+    /// Screens on one tab's navigation stack (`push`, `restore`).
+    public var maxStackDepth = 256
+
+    public init() {}
+
+    public init(maxTabs: Int = 10_000, maxIDBytes: Int = 256, maxTextBytes: Int = 4096, maxStackDepth: Int = 256) {
+        self.maxTabs = maxTabs
+        self.maxIDBytes = maxIDBytes
+        self.maxTextBytes = maxTextBytes
+        self.maxStackDepth = maxStackDepth
+    }
+
+    /// Refuses (`out_of_range`, naming the limit's config key) a command that would make the
+    /// controller hold more than the limits allow. Commands that store nothing new (`select`,
+    /// `tap`, …) pass without looking the controller up.
+    public func check(_ command: Command, on controller: () throws(TabError) -> Controller) throws(TabError) {
+        switch command {
+        case .select, .tap, .removeTab, .pop, .popToRoot, .customizeBegin, .customizeMove, .customizeEnd,
+             .rotate, .setOrientation:
+            return
+        case .setTabs(let tabs, _):
+            guard tabs.count <= maxTabs else {
+                throw TabError(.outOfRange, "set_tabs gives \(tabs.count) tabs; a controller holds at most \(maxTabs) (limits.max_tabs)")
+            }
+            for tab in tabs { try check(tab) }
+        case .addTab(let tab, _):
+            let controller = try controller()
+            guard controller.tabs.count < maxTabs else {
+                throw TabError(.outOfRange, "controller '\(controller.name)' already has \(controller.tabs.count) tabs; it holds at most \(maxTabs) (limits.max_tabs)")
+            }
+            try check(tab)
+        case .updateTab(_, let update):
+            if case .set(let title) = update.title { try text(title, "title") }
+            if case .set(let item) = update.item, let item { try check(item) }
+            if case .set(let rid) = update.restorationID { try id(rid, "restoration_id") }
+        case .badge(_, let value):
+            try text(value, "badge")
+        case .push(let tab, let screen):
+            try check(screen)
+            if let depth = try controller().tab(tab)?.stack.count, depth >= maxStackDepth {
+                throw TabError(.outOfRange, "tab '\(tab)' already has \(depth) screens on its stack; a stack holds at most \(maxStackDepth) (limits.max_stack_depth)")
+            }
+        case .setCustomizable(let ids):
+            guard let ids else { return }
+            guard ids.count <= maxTabs else {
+                throw TabError(.outOfRange, "customizable lists \(ids.count) tabs; a controller holds at most \(maxTabs) (limits.max_tabs)")
+            }
+            for i in ids { try id(i, "customizable id") }
+        case .restore(let archive):
+            try id(archive.selected, "archive selected path")
+            for (path, stack) in archive.stacks {
+                guard stack.count <= maxStackDepth else {
+                    throw TabError(.outOfRange, "the archive's stack for '\(Self.shown(path))' has \(stack.count) screens; a stack holds at most \(maxStackDepth) (limits.max_stack_depth)")
+                }
+                for screen in stack { try check(screen) }
+            }
+        }
+    }
+
+    private func check(_ tab: Tab) throws(TabError) {
+        try id(tab.id, "tab id")
+        try text(tab.title, "title")
+        try id(tab.restorationID, "restoration_id")
+        if let item = tab.item { try check(item) }
+        guard tab.stack.count <= maxStackDepth else {
+            throw TabError(.outOfRange, "tab '\(Self.shown(tab.id))' has \(tab.stack.count) screens; a stack holds at most \(maxStackDepth) (limits.max_stack_depth)")
+        }
+        for screen in tab.stack { try check(screen) }
+    }
+
+    private func check(_ item: TabItem) throws(TabError) {
+        try text(item.title, "item title")
+        try text(item.image, "item image")
+        try text(item.badge, "badge")
+    }
+
+    private func check(_ screen: Screen) throws(TabError) {
+        try id(screen.id, "screen id")
+        try text(screen.title, "screen title")
+    }
+
+    private func id(_ value: String?, _ what: String) throws(TabError) {
+        guard let value, value.utf8.count > maxIDBytes else { return }
+        throw TabError(.outOfRange, "a \(what) of \(value.utf8.count) bytes ('\(Self.shown(value))') is longer than \(maxIDBytes) bytes (limits.max_id_bytes)")
+    }
+
+    private func text(_ value: String?, _ what: String) throws(TabError) {
+        guard let value, value.utf8.count > maxTextBytes else { return }
+        throw TabError(.outOfRange, "a \(what) of \(value.utf8.count) bytes is longer than \(maxTextBytes) bytes (limits.max_text_bytes)")
+    }
+
+    /// The start of a long value, for a message.
+    private static func shown(_ s: String) -> String {
+        s.utf8.count <= 40 ? s : String(s.prefix(32)) + "…"
+    }
+}
