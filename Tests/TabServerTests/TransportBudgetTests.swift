@@ -118,7 +118,7 @@ extension TransportTests {
                 guard publisher.readLine() == "echo:publish" else { Issue.record("publish \(i) not answered"); return }
                 peak = max(peak, server.sync { server.server.heldBytes })
             }
-            #expect(peak <= budget + (2 << 20), "\(peak) bytes held with a budget of \(budget)")
+            #expect(peak <= budget, "\(peak) bytes held with a budget of \(budget)")
             let dropped = server.sync { server.delegate.closed.values.filter { $0 == .overBudget }.count }
             #expect(dropped >= 4, "only \(dropped) of 6 subscribers dropped")
             sleepers = []

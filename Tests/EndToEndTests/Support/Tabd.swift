@@ -135,6 +135,8 @@ final class LineClient {
     /// to another test's socket in this process).
     private(set) var fd: Int32
     private var buffer: [UInt8] = []
+    /// How much of `buffer` holds no newline.
+    private var scanned = 0
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -174,11 +176,14 @@ final class LineClient {
     /// The next line, or nil at end of stream.
     func readLine() throws -> String? {
         while true {
-            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            // Only bytes not looked at yet are searched: a reply of megabytes costs O(n).
+            if let nl = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeSubrange(...nl)
+                scanned = 0
                 return line
             }
+            scanned = buffer.count
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 {
