@@ -11,7 +11,7 @@ DESTDIR    ?=
 # Debian packages the build, the tests and `make run` need (command or header -> package).
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc
 
-.PHONY: all build test run deps bench bench-core bench-instructions bench-pairs bench-replay clean install install-files uninstall
+.PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay clean install install-files uninstall
 
 all: build
 
@@ -116,6 +116,12 @@ bench: deps
 
 # User-space instructions per `select` in tabd, counted by callgrind (steady where ops/s is
 # noisy; for comparing two builds). Installs valgrind when missing.
+# Memory under hostile clients (BENCHMARKS.md, "Hostile clients"): the end-to-end tests that
+# attack a real tabd print RSS before, at the peak and after, and how long others waited.
+bench-memory: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter HostileClientTests 2>&1 | grep -E '^figure:|Test run'
+
 bench-instructions: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/instructions.sh

@@ -28,7 +28,19 @@ public struct ControllerLimits: Equatable, Sendable {
     /// Refuses (`out_of_range`, naming the limit's config key) a command that would make the
     /// controller hold more than the limits allow. Commands that store nothing new (`select`,
     /// `tap`, …) pass without looking the controller up.
+    @inlinable
     public func check(_ command: Command, on controller: () throws(TabError) -> Controller) throws(TabError) {
+        switch command {
+        case .select, .tap, .removeTab, .pop, .popToRoot, .customizeBegin, .customizeMove, .customizeEnd,
+             .rotate, .setOrientation:
+            return  // inlined into the caller: a select pays one comparison
+        default:
+            try checkStoring(command, on: controller)
+        }
+    }
+
+    @usableFromInline
+    func checkStoring(_ command: Command, on controller: () throws(TabError) -> Controller) throws(TabError) {
         switch command {
         case .select, .tap, .removeTab, .pop, .popToRoot, .customizeBegin, .customizeMove, .customizeEnd,
              .rotate, .setOrientation:

@@ -201,9 +201,10 @@ struct ProtocolTests {
         #expect(fdsAfter <= fdsBefore + 2)
     }
 
-    /// A subscriber that never reads is dropped; the loop keeps serving and the others get every event.
+    /// A subscriber that never reads (more than max_output_bytes unread for longer than
+    /// output_timeout_seconds) is dropped; the loop keeps serving and the others get every event.
     @Test func slowSubscriberIsDropped() throws {
-        let tabd = try TabdProcess(config: "limits:\n  max_output_bytes: 65536\n")
+        let tabd = try TabdProcess(config: "limits:\n  max_output_bytes: 65536\n  output_timeout_seconds: 0.1\n")
         let slow = try tabd.client()
         try slow.ok(#"{"cmd":"subscribe","events":["*"]}"#)
         let good = try tabd.client()

@@ -82,7 +82,8 @@ import Glibc
     @Test(arguments: ["always", "everysec", "no"])
     func aFaultInTheMiddleOfPipelinedBurstsLosesNothingAcknowledgedAndAppliesNothingRefused(fsync: String) throws {
         let (dir, faultFile, env) = faultInjection("fault")
-        let t = try TabdProcess(config: "fsync: \(fsync)\n", dir: dir, environment: env)
+        // Bursts push more screens on one tab than limits.max_stack_depth allows by default.
+        let t = try TabdProcess(config: "fsync: \(fsync)\nlimits:\n  max_stack_depth: 100000\n", dir: dir, environment: env)
         let c = try t.client()
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a","navigation":true},{"id":"b","navigation":true}]}"#)
         let subscriber = try t.client()

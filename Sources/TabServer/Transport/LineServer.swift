@@ -167,6 +167,7 @@ public final class LineServer {
         self.limits = limits
         self.delegate = delegate
         self.logger = logger
+        budgetMark = limits.memoryBudget - limits.memoryBudget / 4
         turnOutput = .allocate(byteCount: LineServer.turnOutputKeep, alignment: 16)
         acceptor = Acceptor(loop: loop, fd: listener.fd, backoff: limits.acceptBackoff, logger: logger)
         endOfTurnEvent = tabd_evtimer_new(loop.base, Int16(EV_PERSIST), { _, _, ctx in
@@ -417,7 +418,7 @@ public final class LineServer {
     }
 
     /// Where enforcing starts: three quarters of the budget.
-    private var budgetMark: Int { limits.memoryBudget - limits.memoryBudget / 4 }
+    private let budgetMark: Int
 
     /// A connection holds `bytes` less. Once a lot was freed, the sweep gives it back to the
     /// system (malloc keeps freed memory in its heap otherwise).
