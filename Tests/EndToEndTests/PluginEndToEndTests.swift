@@ -113,7 +113,8 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
 
     @Test func failedLoginsAreRateLimited() throws {
         let dir = temporaryDirectory("rl")
-        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", max_failures: 3, lockout_seconds: 60")
+        // Three wrong passwords back to back: more checks than two in a row (max_hashes_per_second).
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", max_failures: 3, lockout_seconds: 60, max_hashes_per_second: 1000")
         let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir)
         let c = try tabd.client()
         for _ in 0..<3 {
