@@ -114,6 +114,14 @@ bench: deps
 	$(SWIFT) build -c release
 	BENCH_RECORD=BENCHMARKS.md Benchmarks/harness/run.sh
 
+# One client flooding LoginGate with failed logins (half of them with 1 MB user names) while
+# another pings: ping p50/p99/max alone and during the flood, and tabd's RSS before and after
+# (about 25 s). Settings: see the head of Benchmarks/harness/loginflood.sh (FLOOD_SECONDS, ...).
+.PHONY: bench-loginflood
+bench-loginflood: deps
+	$(SWIFT) build -c release
+	Benchmarks/harness/loginflood.sh
+
 # User-space instructions per `select` in tabd, counted by callgrind (steady where ops/s is
 # noisy; for comparing two builds). Installs valgrind when missing.
 # Memory under hostile clients (BENCHMARKS.md, "Hostile clients"): the end-to-end tests that

@@ -6,10 +6,28 @@
 //   credentials_file: lines "user:hash" like /etc/shadow (`openssl passwd -6` makes a hash)
 //   max_failures:     failed logins for a user before it is locked out (default 5)
 //   lockout_seconds:  how long the lockout lasts (default 60)
+//   failure_window_seconds: a user's failed logins are forgotten this long after the last
+//                     one (default 900)
+//   max_user_bytes:   longer user names are refused before anything else (default 64)
+//   max_tracked_users: most user names whose failures are remembered (default 1024)
+//   rate_burst:       failed logins one client uid may make back to back (default 5)
+//   rate_interval_seconds: after the burst, one more every this many seconds (default 10)
+//   max_tracked_peers: most client uids whose rate is remembered (default 1024)
+//   max_hashes_per_second: password checks per second, all clients together (default 20;
+//                     at most two back to back)
 //
 // plugin.call methods: login {user, password} → {user}; logout → {user} (and the selection
-// returns to the login tab); status → {logged_in, user, login_tab}.
+// returns to the login tab); status → {logged_in, user, login_tab}; stats → the sizes of its
+// tables and its counters.
 // Events: {"event":"login","user":…} and {"event":"logout","user":…}.
+//
+// Hostile clients: a password check (SHA-512 crypt, about 2 ms) runs on tabd's only thread,
+// so every check is paid for by every other client. Before any check, a login is refused
+// (`denied`, reason "rate limited") when the calling uid (host.caller, ABI 1.1) has used its
+// burst of failed logins, when the user is locked out, or when this tabd's budget of
+// max_hashes_per_second checks (two at most back to back) is spent. Memory is bounded
+// whatever clients send: names are short, and both tables have a size cap and entries that
+// expire.
 
 import CCrypt
 import Glibc
@@ -19,7 +37,7 @@ import TabPolicy
 
 final class LoginGate: PolicyPlugin {
     static let name = "login-gate"
-    static let version = "1.0.0"
+    static let version = "1.1.0"
     static let summary = "Refuses every tab but the login tab until a user logs in on the controller."
     static let hooks: PolicyHooks = [.shouldSelect, .call]
 
@@ -28,16 +46,44 @@ final class LoginGate: PolicyPlugin {
     let credentialsFile: String
     let maxFailures: Int
     let lockoutSeconds: Int
+    let failureWindowSeconds: Int
+    let maxUserBytes: Int
+    let rateBurst: Int
+    let rateIntervalSeconds: Int
+    let hashesPerSecond: Int
 
     /// Who is logged in, by controller name.
     private var sessions: [String: String] = [:]
     /// Failed logins by user name (also for unknown names, so they cannot be told apart).
-    private var failures: [String: (count: Int, lockedUntil: UInt64)] = [:]
+    private var failures: ExpiringTable<String, Failures>
+    /// Failed logins by client uid (nil: calls no client made, or a tabd without callers).
+    private var peers: ExpiringTable<UInt32?, PeerRate>
+    /// Password checks, all clients together.
+    private var hashBudget: TokenBucket
+    /// Whether the log has said that the hash budget is spent (once until a check runs again).
+    private var hashBudgetAnnounced = false
+    /// For `stats`.
+    private var hashes = 0, rateLimited = 0, longNames = 0
     /// crypt_r's work area (about 32 KiB), made once.
     private let cryptData: UnsafeMutablePointer<crypt_data>
 
+    struct Failures {
+        var count: Int
+        var lockedUntil: UInt64
+    }
+
+    struct PeerRate {
+        var bucket: TokenBucket
+        /// Whether the log has said that this uid is rate limited (once until it may try again).
+        var announced = false
+    }
+
     init(settings: JSON, host: PolicyHost) throws {
-        let known: Set<String> = ["login_tab", "credentials_file", "max_failures", "lockout_seconds"]
+        let known: Set<String> = [
+            "login_tab", "credentials_file", "max_failures", "lockout_seconds", "failure_window_seconds",
+            "max_user_bytes", "max_tracked_users", "rate_burst", "rate_interval_seconds", "max_tracked_peers",
+            "max_hashes_per_second",
+        ]
         for key in (settings.objectValue ?? [:]).keys where !known.contains(key) {
             throw PolicyError.invalid("unknown setting '\(key)' (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -49,6 +95,16 @@ final class LoginGate: PolicyPlugin {
         credentialsFile = file
         maxFailures = try LoginGate.int(settings, "max_failures", least: 1) ?? 5
         lockoutSeconds = try LoginGate.int(settings, "lockout_seconds", least: 0) ?? 60
+        failureWindowSeconds = try LoginGate.int(settings, "failure_window_seconds", least: 1) ?? 900
+        maxUserBytes = try LoginGate.int(settings, "max_user_bytes", least: 1) ?? 64
+        rateBurst = try LoginGate.int(settings, "rate_burst", least: 1) ?? 5
+        rateIntervalSeconds = try LoginGate.int(settings, "rate_interval_seconds", least: 1) ?? 10
+        failures = ExpiringTable(capacity: try LoginGate.int(settings, "max_tracked_users", least: 1) ?? 1024)
+        peers = ExpiringTable(capacity: try LoginGate.int(settings, "max_tracked_peers", least: 1) ?? 1024)
+        let hashesPerSecond = try LoginGate.int(settings, "max_hashes_per_second", least: 1) ?? 20
+        // At most two checks back to back (about 4 ms of the loop), then one every 1/rate s.
+        hashBudget = TokenBucket(capacity: min(2, hashesPerSecond), nanosecondsPerToken: 1e9 / Double(hashesPerSecond), now: LoginGate.now())
+        self.hashesPerSecond = hashesPerSecond
         cryptData = .allocate(capacity: 1)
         UnsafeMutableRawPointer(cryptData).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
         // Fail now, not at the first login, when the file cannot be read.
@@ -83,6 +139,13 @@ final class LoginGate: PolicyPlugin {
         case "status":
             let user = sessions[controller.name]
             return ["logged_in": .bool(user != nil), "user": JSON(user), "login_tab": .string(loginTab)]
+        case "stats":
+            let now = LoginGate.now()
+            return [
+                "users_tracked": .number(Double(failures.count(now))), "peers_tracked": .number(Double(peers.count(now))),
+                "hashes": .number(Double(hashes)), "rate_limited": .number(Double(rateLimited)),
+                "long_names_refused": .number(Double(longNames)),
+            ]
         default:
             throw PolicyError.unknownMethod(method)
         }
@@ -92,27 +155,67 @@ final class LoginGate: PolicyPlugin {
         guard let user = args["user"]?.stringValue, let password = args["password"]?.stringValue else {
             throw PolicyError.invalid("login needs {\"user\": \"…\", \"password\": \"…\"}")
         }
-        let now = LoginGate.monotonicSeconds()
-        if let f = failures[user], f.lockedUntil > now {
-            host.log(.warning, "login for '\(user)' on controller '\(controller.name)' refused: locked out after \(maxFailures) failed attempts")
-            throw PolicyError.denied("too many failed logins for '\(user)'; try again in \(f.lockedUntil - now) s", reason: "rate limited")
+        // Before anything is looked up, counted or logged: no such user can exist.
+        guard user.utf8.count <= maxUserBytes else {
+            longNames += 1
+            throw PolicyError.invalid("user names are at most \(maxUserBytes) bytes long (login-gate's max_user_bytes); this one has \(user.utf8.count)")
         }
+        let caller = host.caller
+        let by = caller.map { " by uid \($0.uid) (pid \($0.pid))" } ?? ""
+        let now = LoginGate.now()
+
+        // The caller's rate, then the user's lockout, then the budget of all: nothing below
+        // reads the credentials file or hashes until all three allow it.
+        var peer = peers.value(caller?.uid, now) ?? PeerRate(bucket: TokenBucket(
+            capacity: rateBurst, nanosecondsPerToken: Double(rateIntervalSeconds) * 1e9, now: now))
+        peer.bucket.refill(now)
+        defer { peers.set(caller?.uid, peer, expiry: peer.bucket.fullAt, now) }
+        guard peer.bucket.hasToken else {
+            rateLimited += 1
+            let wait = LoginGate.seconds(peer.bucket.wait)
+            if !peer.announced {
+                peer.announced = true
+                host.log(.warning, "logins\(by) are refused for \(wait) s (rate limited): \(rateBurst) failed logins in a row, then one every \(rateIntervalSeconds) s")
+            }
+            throw PolicyError.denied("too many failed logins\(caller.map { " from uid \($0.uid)" } ?? ""); try again in \(wait) s", reason: "rate limited")
+        }
+        peer.announced = false
+        if let f = failures.value(user, now), f.lockedUntil > now {
+            rateLimited += 1
+            peer.bucket.take()
+            host.log(.warning, "login for '\(user)' on controller '\(controller.name)'\(by) refused: locked out after \(maxFailures) failed attempts")
+            throw PolicyError.denied("too many failed logins for '\(user)'; try again in \(LoginGate.seconds(f.lockedUntil - now)) s", reason: "rate limited")
+        }
+        hashBudget.refill(now)
+        guard hashBudget.hasToken else {
+            rateLimited += 1
+            if !hashBudgetAnnounced {
+                hashBudgetAnnounced = true
+                host.log(.warning, "logins are refused for a moment (rate limited): password checks are limited to \(hashesPerSecond) per second for all clients together (max_hashes_per_second)")
+            }
+            throw PolicyError.denied("too many logins on this server right now; try again in \(LoginGate.seconds(hashBudget.wait)) s", reason: "rate limited")
+        }
+        hashBudgetAnnounced = false
+        hashBudget.take()
+
         let hash = try readCredentials()[user]
+        hashes += 1
         guard verify(password, against: hash) else {
-            var f = failures[user] ?? (0, 0)
+            peer.bucket.take()
+            var f = failures.value(user, now) ?? Failures(count: 0, lockedUntil: 0)
             f.count += 1
             if f.count >= maxFailures {
-                f = (0, now + UInt64(lockoutSeconds))
-                host.log(.warning, "failed login for '\(user)' on controller '\(controller.name)'; locked out for \(lockoutSeconds) s")
+                f = Failures(count: 0, lockedUntil: now + UInt64(lockoutSeconds) * 1_000_000_000)
+                host.log(.warning, "failed login for '\(user)' on controller '\(controller.name)'\(by); locked out for \(lockoutSeconds) s")
             } else {
-                host.log(.warning, "failed login for '\(user)' on controller '\(controller.name)' (\(f.count) of \(maxFailures))")
+                host.log(.warning, "failed login for '\(user)' on controller '\(controller.name)' (\(f.count) of \(maxFailures))\(by)")
             }
-            failures[user] = f
+            failures.set(user, f, expiry: f.count == 0 ? f.lockedUntil : now + UInt64(failureWindowSeconds) * 1_000_000_000, now)
             throw PolicyError.denied("wrong user name or password", reason: "bad credentials")
         }
-        failures[user] = nil
+        failures.remove(user)
         sessions[controller.name] = user
-        host.log(.info, "'\(user)' logged in on controller '\(controller.name)'")
+        host.log(.info, "'\(user)' logged in on controller '\(controller.name)'\(by)")
         host.emit(["event": "login", "user": .string(user)], in: controller)
         return ["user": .string(user)]
     }
@@ -180,11 +283,76 @@ final class LoginGate: PolicyPlugin {
         return n
     }
 
-    private static func monotonicSeconds() -> UInt64 {
+    /// The monotonic clock, in nanoseconds.
+    static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
+
+    /// Whole seconds for people, rounded up (a wait is never "0 s").
+    static func seconds(_ nanoseconds: UInt64) -> UInt64 { max(1, (nanoseconds + 999_999_999) / 1_000_000_000) }
+}
+
+/// A dictionary of at most `capacity` entries that forget themselves: an entry is gone once its
+/// expiry has passed, and adding to a full table drops the expired entries first, then the one
+/// set longest ago.
+struct ExpiringTable<Key: Hashable, Value> {
+    private var entries: [Key: (value: Value, expiry: UInt64, set: UInt64)] = [:]
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// The live entries.
+    func count(_ now: UInt64) -> Int { entries.values.count { $0.expiry > now } }
+
+    /// The value under `key`, unless it has expired (then it is dropped).
+    mutating func value(_ key: Key, _ now: UInt64) -> Value? {
+        guard let e = entries[key] else { return nil }
+        guard e.expiry > now else { entries[key] = nil; return nil }
+        return e.value
+    }
+
+    mutating func set(_ key: Key, _ value: Value, expiry: UInt64, _ now: UInt64) {
+        guard expiry > now else { entries[key] = nil; return }
+        if entries[key] == nil, entries.count >= capacity {
+            entries = entries.filter { $0.value.expiry > now }
+            if entries.count >= capacity, let oldest = entries.min(by: { $0.value.set < $1.value.set }) {
+                entries[oldest.key] = nil
+            }
+        }
+        entries[key] = (value, expiry, now)
+    }
+
+    mutating func remove(_ key: Key) { entries[key] = nil }
+}
+
+/// Up to `capacity` tokens, one more every `nanosecondsPerToken`.
+struct TokenBucket {
+    let capacity: Double
+    let nanosecondsPerToken: Double
+    private(set) var tokens: Double
+    private(set) var updated: UInt64
+
+    init(capacity: Int, nanosecondsPerToken: Double, now: UInt64) {
+        self.capacity = Double(capacity)
+        self.nanosecondsPerToken = nanosecondsPerToken
+        tokens = Double(capacity)
+        updated = now
+    }
+
+    mutating func refill(_ now: UInt64) {
+        guard now > updated else { return }
+        tokens = min(capacity, tokens + Double(now - updated) / nanosecondsPerToken)
+        updated = now
+    }
+
+    var hasToken: Bool { tokens >= 1 }
+    mutating func take() { tokens -= 1 }
+    /// Nanoseconds until there is a token.
+    var wait: UInt64 { tokens >= 1 ? 0 : UInt64(((1 - tokens) * nanosecondsPerToken).rounded(.up)) }
+    /// When it is full again — as good as a new one, so it need not be kept.
+    var fullAt: UInt64 { updated + UInt64(((capacity - tokens) * nanosecondsPerToken).rounded(.up)) }
 }
 
 private extension String {

@@ -22,6 +22,7 @@
  *     {"cmd":"tap","tab":"secret-notes"}                 → denied by "hello"
  *     {"cmd":"plugin.call","plugin":"hello","method":"unlock","args":{"code":"open-sesame"}}
  *     {"cmd":"tap","tab":"secret-notes"}                 → ok
+ *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242}
  *
  * Each hook below has a comment saying what it demonstrates. Hooks this plugin does
  * not need (the orientation ones) are simply NULL in the descriptor.
@@ -175,8 +176,8 @@ static void hello_did_end_customizing(void *state, const tabd_controller *contro
 
 /*
  * call — demonstrates: plugin-defined methods (`plugin.call`), their four outcomes
- * (OK with a JSON result, DENY, ERROR, UNKNOWN_METHOD), and asking tabd to change the
- * selection after the command (request_select).
+ * (OK with a JSON result, DENY, ERROR, UNKNOWN_METHOD), asking tabd to change the
+ * selection after the command (request_select), and who is calling (caller, since 1.1).
  */
 static tabd_result hello_call(void *state, const tabd_controller *controller, const char *method,
                               const char *args_json, tabd_reply *reply) {
@@ -208,6 +209,18 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
     }
     if (strcmp(method, "status") == 0) {
         snprintf(s->json, sizeof s->json, "{\"unlocked\":%s,\"taps\":%lu}", s->unlocked ? "true" : "false", s->taps);
+        reply->json = s->json;
+        return TABD_OK;
+    }
+    if (strcmp(method, "whoami") == 0) {
+        /* A host function added after 1.0 (since 1.1): check that this tabd has it. The
+         * caller is the client's connection as the kernel saw it (uid, gid, pid) — what
+         * to key per-client limits or permissions on. */
+        tabd_caller who = { .struct_size = sizeof who };
+        if (TABD_HOST_HAS(s->host, caller) && s->host->caller(s->host, &who))
+            snprintf(s->json, sizeof s->json, "{\"uid\":%u,\"gid\":%u,\"pid\":%d}", who.uid, who.gid, who.pid);
+        else
+            snprintf(s->json, sizeof s->json, "{\"uid\":null}");
         reply->json = s->json;
         return TABD_OK;
     }

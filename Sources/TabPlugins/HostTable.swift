@@ -15,6 +15,9 @@ import TabCore
 final class CallFrame {
     /// The controller of the current hook; nil between hooks (stale pointers read nothing).
     var controller: UnsafePointer<Controller>?
+    /// The client whose `plugin.call` is running; nil outside a call hook (`caller` says
+    /// "no caller").
+    var caller: PluginCaller?
     private var strings: [UnsafeMutablePointer<CChar>] = []
 
     /// The opaque pointer plugins receive.
@@ -72,7 +75,8 @@ struct HostSlot {
         return slot
     }
 
-    /// The 1.0 table. New functions are appended (and struct_size grows with them).
+    /// The table: 1.0's functions, then each later minor's. New functions are appended (and
+    /// struct_size grows with them).
     static let table = tabd_host(
         struct_size: MemoryLayout<tabd_host>.size,
         abi_major: UInt32(TABD_POLICY_ABI_MAJOR),
@@ -148,8 +152,28 @@ struct HostSlot {
                 return TABD_ERROR
             }
             return plugin.requestSelect(String(cString: tab), controller: ctl.pointee.name) ? TABD_OK : TABD_ERROR
+        },
+        // since 1.1
+        caller: { host, out in
+            guard let plugin = HostSlot.owner(of: host), let out, let caller = plugin.host.frame.caller else { return 0 }
+            caller.write(to: out)
+            return 1
         }
     )
+}
+
+extension PluginCaller {
+    /// Fills the fields the plugin's tabd_caller has (its struct_size says how many).
+    func write(to out: UnsafeMutablePointer<tabd_caller>) {
+        let size = out.pointee.struct_size
+        func put<T>(_ field: KeyPath<tabd_caller, T>, _ value: T) {
+            guard let offset = MemoryLayout<tabd_caller>.offset(of: field), offset + MemoryLayout<T>.size <= size else { return }
+            UnsafeMutableRawPointer(out).storeBytes(of: value, toByteOffset: offset, as: T.self)
+        }
+        put(\.uid, uid)
+        put(\.gid, gid)
+        put(\.pid, pid)
+    }
 }
 
 extension CallFrame {

@@ -177,7 +177,11 @@ private struct JSONScanner {
             case 0..<0x20:
                 return false  // raw control characters (newlines) are not JSON
             default:
-                out.append(c); at += 1
+                // A run of plain bytes in one copy: a long string is a scan, not an append per byte.
+                var end = at + 1
+                while end < input.count, input[end] != UInt8(ascii: "\""), input[end] != UInt8(ascii: "\\"), input[end] >= 0x20 { end += 1 }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: input[at..<end]))
+                at = end
             }
         }
         return false

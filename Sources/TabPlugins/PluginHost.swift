@@ -478,8 +478,12 @@ public final class PluginHost: Policy {
 
     /// Runs a plugin-defined method. `argsJSON` must be a JSON object. The result is JSON
     /// text; a refusal is `denied` (naming the plugin), a plugin error `invalid_request`,
-    /// an unknown plugin or method `not_found`.
-    public func call(plugin name: String, method: String, argsJSON: String, controller: Controller) -> Result<String, TabError> {
+    /// an unknown plugin or method `not_found`. `caller`: the client that asked, which the
+    /// plugin may read during the hook (nil: no client did).
+    public func call(plugin name: String, method: String, argsJSON: String, controller: Controller,
+                     caller: PluginCaller? = nil) -> Result<String, TabError> {
+        frame.caller = caller
+        defer { frame.caller = nil }
         guard let plugin = running.first(where: { $0.name == name }) else {
             if let e = entries.first(where: { $0.name == name }), let error = e.error {
                 return .failure(TabError(.notFound, "plugin '\(name)' is not loaded: \(error)"))

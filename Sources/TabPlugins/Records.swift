@@ -22,6 +22,16 @@ public struct PluginSpec: Sendable, Equatable {
     }
 }
 
+/// Who sent a `plugin.call`: the client connection's peer credentials (SO_PEERCRED). A
+/// plugin reads it with the host's `caller` function (ABI 1.1) during its call hook.
+public struct PluginCaller: Sendable, Equatable {
+    public var uid: UInt32
+    public var gid: UInt32
+    public var pid: Int32
+
+    public init(uid: UInt32, gid: UInt32, pid: Int32) { self.uid = uid; self.gid = gid; self.pid = pid }
+}
+
 /// A plugin that could not be loaded (or re-initialised) while it was required.
 public struct PluginError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The plugin as the configuration names it (its name, else its path).

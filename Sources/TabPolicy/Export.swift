@@ -181,7 +181,7 @@ enum Thunks {
         guard let i = Instance.from(state), let method else { return TABD_ERROR }
         i.beginHook()
         do {
-            let parsed = try JSON(parsing: args.map { String(cString: $0) } ?? "{}")
+            let parsed = try args.map { try JSON(parsing: $0, count: strlen($0)) } ?? .object([:])
             let result = try i.plugin.call(String(cString: method), args: parsed, in: i.view(c))
             reply?.pointee.json = i.keep(result.text)
             return TABD_OK

@@ -40,6 +40,21 @@ public final class PolicyHost {
         return data.text.withCString { emit(table, controller.pointer, $0) } == TABD_OK
     }
 
+    /// During `call`: the client whose `plugin.call` request is running, as the kernel
+    /// identified its connection (SO_PEERCRED). nil in every other hook, for a call no client
+    /// made, and in a tabd older than plugin ABI 1.1.
+    public var caller: Caller? {
+        // The field is read only when tabd's table has it (struct_size), never past its end.
+        typealias Function = @convention(c) (UnsafePointer<tabd_host>?, UnsafeMutablePointer<tabd_caller>?) -> Int32
+        guard let offset = MemoryLayout<tabd_host>.offset(of: \tabd_host.caller),
+              table.pointee.struct_size >= offset + MemoryLayout<Function?>.size,
+              let function = UnsafeRawPointer(table).load(fromByteOffset: offset, as: Function?.self) else { return nil }
+        var c = tabd_caller()
+        c.struct_size = MemoryLayout<tabd_caller>.size
+        guard function(table, &c) != 0 else { return nil }
+        return Caller(uid: c.uid, gid: c.gid, pid: c.pid)
+    }
+
     /// Asks tabd to select `tab` (an id, or "more") in the controller after the current
     /// command, as a programmatic select. Returns false when tabd refused the request.
     @discardableResult
@@ -47,6 +62,19 @@ public final class PolicyHost {
         guard let request = table.pointee.request_select else { return false }
         return tab.withCString { request(table, controller.pointer, $0) } == TABD_OK
     }
+}
+
+/// Who sent the request a hook runs for: the client connection's peer credentials.
+public struct Caller: Equatable, Hashable, Sendable {
+    /// The client's user id: what per-client limits should be keyed on (more connections
+    /// or processes do not give a client another one).
+    public let uid: UInt32
+    /// The client's primary group id.
+    public let gid: UInt32
+    /// The process that connected (it may have exited since): for log lines.
+    public let pid: Int32
+
+    public init(uid: UInt32, gid: UInt32, pid: Int32) { self.uid = uid; self.gid = gid; self.pid = pid }
 }
 
 /// The controller a hook is about, read through tabd. Valid only during that hook.

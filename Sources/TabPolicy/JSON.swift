@@ -12,8 +12,19 @@ public enum JSON: Equatable, Sendable {
 
     /// Parses JSON text (one value, at most 64 levels deep).
     public init(parsing text: String) throws(PolicyError) {
-        var p = Parser(Array(text.utf8))
-        self = try p.document()
+        var text = text
+        self = try text.withUTF8 { JSON.parse($0) }.get()
+    }
+
+    /// Parses JSON text that is `count` UTF-8 bytes at `text` (tabd's C strings: parsed where
+    /// they are, no String made of them first).
+    init(parsing text: UnsafePointer<CChar>, count: Int) throws(PolicyError) {
+        self = try text.withMemoryRebound(to: UInt8.self, capacity: count) { JSON.parse(UnsafeBufferPointer(start: $0, count: count)) }.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSON, PolicyError> {
+        var p = Parser(bytes)
+        return Result { () throws(PolicyError) in try p.document() }
     }
 
     // MARK: Reading
@@ -119,9 +130,9 @@ extension JSON {
 }
 
 private struct Parser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var at = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     mutating func document() throws(PolicyError) -> JSON {
         let v = try value(depth: 0)
@@ -206,14 +217,27 @@ private struct Parser {
     mutating func string() throws(PolicyError) -> String {
         guard at < bytes.count, bytes[at] == UInt8(ascii: "\"") else { throw fail("expected a string") }
         at += 1
+        // Runs of plain bytes are taken whole: a string without escapes is one scan and one
+        // copy (into the String); `out` is used only once there is an escape.
+        var run = at
         var out: [UInt8] = []
+        var escaped = false
         while at < bytes.count {
             let c = bytes[at]
+            if c != UInt8(ascii: "\""), c != UInt8(ascii: "\\"), c >= 0x20 {
+                at += 1
+                continue
+            }
+            let plain = UnsafeBufferPointer(rebasing: bytes[run..<at])
             at += 1
             switch c {
             case UInt8(ascii: "\""):
+                guard escaped else { return String(decoding: plain, as: UTF8.self) }
+                out.append(contentsOf: plain)
                 return String(decoding: out, as: UTF8.self)
             case UInt8(ascii: "\\"):
+                out.append(contentsOf: plain)
+                escaped = true
                 guard at < bytes.count else { throw fail("unexpected end in a string") }
                 let e = bytes[at]
                 at += 1
@@ -234,10 +258,9 @@ private struct Parser {
                     out.append(contentsOf: String(Unicode.Scalar(scalar) ?? "\u{FFFD}").utf8)
                 default: out.append(e)
                 }
-            case 0..<0x20:
-                throw fail("control character in a string")
+                run = at
             default:
-                out.append(c)
+                throw fail("control character in a string")
             }
         }
         throw fail("unterminated string")

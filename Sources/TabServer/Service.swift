@@ -464,7 +464,9 @@ public final class TabService: LineServiceDelegate {
             let c = try controller(r.controller)
             var aw = JSONWriter(capacity: 64)
             aw.write(args ?? .object(JSONObject([])))
-            switch plugins.call(plugin: plugin, method: method, argsJSON: String(decoding: aw.bytes, as: UTF8.self), controller: c) {
+            let peer = connection.peer
+            switch plugins.call(plugin: plugin, method: method, argsJSON: String(decoding: aw.bytes, as: UTF8.self), controller: c,
+                                caller: PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid)) {
             case .success(let json):
                 let value = (try? JSONParser.parse(json)) ?? .string(json)
                 reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.write(value) }

@@ -113,7 +113,8 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
 
     @Test func failedLoginsAreRateLimited() throws {
         let dir = temporaryDirectory("rl")
-        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", max_failures: 3, lockout_seconds: 60")
+        // Three wrong passwords back to back: more checks than two in a row (max_hashes_per_second).
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", max_failures: 3, lockout_seconds: 60, max_hashes_per_second: 1000")
         let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir)
         let c = try tabd.client()
         for _ in 0..<3 {
@@ -222,6 +223,28 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         #expect(result(try c.request(#"{"cmd":"tap","tab":"secret-notes"}"#))?.string("selected") == "secret-notes")
         let plugins = result(try c.request(#"{"cmd":"plugins"}"#))?["plugins"]?.jsonString ?? ""
         #expect(plugins.contains("\"name\":\"hello\"") && plugins.contains("\"loaded\":true"), "\(plugins)")
+    }
+
+    /// A plugin learns who calls it (the caller host function, ABI 1.1): hello.c's whoami
+    /// answers the uid, gid and pid of the client's connection — root's (this test process)
+    /// and, through setpriv, uid 65534's.
+    @Test func pluginSeesItsCaller() throws {
+        let dir = temporaryDirectory("who")
+        chmod(dir, 0o755)
+        let src = Build.packageRoot.appendingPathComponent("Plugins/examples/hello.c").path
+        let build = try shell("cc -shared -fPIC -I \(Plugins.include) \(src) -o \(dir)/hello.so")
+        #expect(build.status == 0, "\(build.output)")
+        let config = "socket_mode: \"0666\"\n" + Plugins.config("    - path: hello.so\n", extraDirectory: dir)
+        let tabd = try TabdProcess(config: config, dir: dir)
+        let whoami = #"{"cmd":"plugin.call","plugin":"hello","method":"whoami"}"#
+        let mine = result(try tabd.client().request(whoami))?.object("value")
+        #expect(mine?.int("uid") == 0)
+        #expect(mine?.int("gid") == 0)
+        #expect(mine?.int("pid") == Int(getpid()))
+        let theirs = try AccessTests.asOtherUser(tabd.socket, [whoami]).first?.object("result")?.object("value")
+        #expect(theirs?.int("uid") == 65534)
+        #expect(theirs?.int("gid") == 65534)
+        #expect((theirs?.int("pid") ?? 0) > 0 && theirs?.int("pid") != Int(getpid()))
     }
 
     /// Every refusal is explained in `plugins` and the log, and tabd keeps serving with the

@@ -120,7 +120,7 @@ struct LawSettings: Sendable {
     func config(credentials: String) -> String {
         var text = "fsync: \(fsync)\n"
         if let compactBytes { text += "limits:\n  compact_bytes: \(compactBytes)\n" }
-        let gate = Plugins.loginGate(credentials: credentials, extra: ", max_failures: 1000000, lockout_seconds: 0")
+        let gate = Plugins.loginGate(credentials: credentials, extra: ", max_failures: 1000000, lockout_seconds: 0, rate_burst: 1000000, max_hashes_per_second: 1000000")
         let rules = """
                 - path: libOrientationRules.so
                   settings:

@@ -62,7 +62,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 0
+#define TABD_POLICY_ABI_MINOR 1
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -168,6 +168,25 @@ typedef struct tabd_reply {
     const char *json;
 } tabd_reply;
 
+/**
+ * Who sent the request a hook runs for (since 1.1): the peer credentials of the client's
+ * connection, as the kernel reported them when it connected (SO_PEERCRED) — not anything
+ * the client says about itself. Filled by tabd_host.caller.
+ */
+typedef struct tabd_caller {
+    /** sizeof(tabd_caller) as the plugin compiled it. Set it before calling
+     *  tabd_host.caller: tabd fills only the fields that fit, and never touches it. */
+    size_t struct_size;
+    /** The client's user id. Key per-client limits on it: a client can open as many
+     *  connections (and so processes) as it likes, but cannot change its uid. */
+    uint32_t uid;
+    /** The client's primary group id. */
+    uint32_t gid;
+    /** The process id that connected. It may have exited (and the number been reused)
+     *  since: good for log lines, not for signals. */
+    int32_t pid;
+} tabd_caller;
+
 /* ---------------------------------------------------------------------------------
  * The host table: what tabd offers a plugin
  * ------------------------------------------------------------------------------ */
@@ -181,8 +200,9 @@ typedef struct tabd_reply {
  * 0 when the pointer is stale or an index is out of range. Returned strings are valid
  * until the hook returns.
  *
- * Functions that act on behalf of the plugin (log, emit, request_select) take the host
- * table itself as their first argument: that is how tabd knows who is speaking.
+ * Functions that act on behalf of the plugin (log, emit, request_select) or answer
+ * about its current hook (caller) take the host table itself as their first argument:
+ * that is how tabd knows who is speaking.
  */
 typedef struct tabd_host tabd_host;
 struct tabd_host {
@@ -244,6 +264,21 @@ struct tabd_host {
      * that no longer exists when the selection is applied is logged and skipped.
      */
     tabd_result (*request_select)(const tabd_host *host, const tabd_controller *controller, const char *tab);
+
+    /* ---- since 1.1 -------------------------------------------------------------- */
+
+    /**
+     * Who is calling. During a `call` hook that runs for a client's `plugin.call` request,
+     * fills *caller with that client's credentials (see tabd_caller) and returns 1. Returns
+     * 0 and leaves *caller as it was when there is no caller: in init, fini and every other
+     * hook, and for a call that no client made. Check TABD_HOST_HAS(host, caller) first (a
+     * tabd before 1.1 does not have it), and set caller->struct_size:
+     *
+     *     tabd_caller who = { .struct_size = sizeof who };
+     *     if (TABD_HOST_HAS(host, caller) && host->caller(host, &who))
+     *         ... who.uid, who.gid, who.pid ...
+     */
+    int (*caller)(const tabd_host *host, tabd_caller *caller);
 
     /* Functions added in later minors go here, each marked "since 1.N". */
 };
