@@ -340,6 +340,9 @@ public final class TabService: LineServiceDelegate {
     }
 
     private func forgetTurn() {
+        // A huge reply or event (a `state` of thousands of tabs) grew these: given back.
+        w.reset(keepingAtMost: 1 << 20)
+        ew.reset(keepingAtMost: 1 << 20)
         guard !turnEntries.isEmpty else { return }
         turnEntries.removeAll(keepingCapacity: turnEntries.count <= 4096)
         if !turnReplays.isEmpty { turnReplays.removeAll() }

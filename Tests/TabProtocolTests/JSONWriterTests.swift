@@ -5,6 +5,20 @@ import TabProtocol
 
 @Suite("JSON writer")
 struct JSONWriterTests {
+    /// reset(keepingAtMost:) gives back a buffer a huge text grew, and the writer goes on
+    /// writing correctly after it (and after a plain reset).
+    @Test func resetGivesBackAHugeBuffer() {
+        var w = JSONWriter(capacity: 16)
+        w.string(String(repeating: "x", count: 100_000))
+        w.reset(keepingAtMost: 64)
+        #expect(w.count == 0)
+        w.beginObject(); w.key("a"); w.int(1); w.endObject()
+        w.withBytes { #expect(String(decoding: $0, as: UTF8.self) == #"{"a":1}"#) }
+        w.reset(keepingAtMost: 64)
+        w.string("y")
+        w.withBytes { #expect(String(decoding: $0, as: UTF8.self) == #""y""#) }
+    }
+
     /// A value tree is written compactly, members in order, no spaces.
     @Test func writesCompactJSON() {
         let value = jsonObject(

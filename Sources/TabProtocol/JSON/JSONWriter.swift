@@ -57,6 +57,17 @@ public struct JSONWriter: ~Copyable {
         used = 0
     }
 
+    /// Forgets what was written and gives back a buffer grown past `limit` bytes (by one
+    /// huge reply), starting again at `limit`: a writer kept for the life of the process
+    /// must not keep its largest text's memory forever.
+    public mutating func reset(keepingAtMost limit: Int) {
+        used = 0
+        guard capacity > limit else { return }
+        base.deallocate()
+        capacity = Swift.max(limit, 16)
+        base = .allocate(capacity: capacity)
+    }
+
     @usableFromInline
     mutating func grow(toAtLeast needed: Int) {
         var c = capacity
