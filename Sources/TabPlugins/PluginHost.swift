@@ -68,8 +68,9 @@ public final class PluginHost: Policy {
         var error: String?
     }
 
-    /// `directories`: where plugins may be loaded from. Files must be owned by root or by
-    /// this process' effective user, and not writable by group or others.
+    /// `directories`: where plugins may be loaded from. Files, and every directory from /
+    /// down to them, must be owned by root or by this process' effective user, and not
+    /// writable by group or others (a sticky directory such as /tmp excepted).
     public init(directories: [String], logger: Logger) {
         self.directories = directories
         self.logger = logger
@@ -118,22 +119,19 @@ public final class PluginHost: Policy {
         for spec in specs {
             var plan = Plan(spec: spec, name: spec.name ?? Self.fileName(spec.path), path: spec.path)
             do throws(Refusal) {
-                if let name = spec.name, !PluginCode.isValidName(name) {
-                    throw Refusal("the configured name '\(name)' is not 1–64 characters of A–Z, a–z, 0–9, '-', '_' or '.'")
-                }
-                let real = try loader.resolve(spec.path)
-                plan.path = real
-                let id = try loader.check(real)
+                let file = try Self.open(spec, with: loader)
+                plan.path = file.path
                 let c: PluginCode
-                if let loaded = code[real] {
+                if let loaded = code[file.path] {
+                    close(file.fd)
                     c = loaded
-                    if loaded.device != id.device || loaded.inode != id.inode {
+                    if loaded.device != file.device || loaded.inode != file.inode {
                         logger.warning("plugin file changed on disk; the code loaded at start keeps running until tabd restarts",
-                                       metadata: ["plugin.path": .string(real)])
+                                       metadata: ["plugin.path": .string(file.path)])
                     }
                 } else {
-                    c = try loader.open(real, device: id.device, inode: id.inode)
-                    code[real] = c
+                    c = try loader.load(file)
+                    code[file.path] = c
                 }
                 plan.code = c
                 plan.name = spec.name ?? c.name
@@ -219,6 +217,32 @@ public final class PluginHost: Policy {
         selectChain = running.compactMap { p in p.code.hooks.should_select.map { (p, $0) } }
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
+    }
+
+    /// The checks before dlopen, for `configure` and `check` alike: the configured name,
+    /// then where the file is, every directory above it, and the file itself (`PluginLoader.open`).
+    private static func open(_ spec: PluginSpec, with loader: PluginLoader) throws(Refusal) -> CheckedFile {
+        if let name = spec.name, !PluginCode.isValidName(name) {
+            throw Refusal("the configured name '\(name)' is not 1–64 characters of A–Z, a–z, 0–9, '-', '_' or '.'")
+        }
+        return try loader.open(spec.path)
+    }
+
+    /// What `tabd --check-config` reports: for each spec, the checks `load` makes before it
+    /// dlopens a file — the same code — without loading anything (no plugin code runs).
+    public static func check(_ specs: [PluginSpec], directories: [String]) -> [PluginCheck] {
+        let loader = PluginLoader(directories: directories)
+        return specs.map { spec in
+            var result = PluginCheck(name: spec.name ?? fileName(spec.path), path: spec.path, required: spec.required)
+            do throws(Refusal) {
+                let file = try open(spec, with: loader)
+                close(file.fd)
+                result.path = file.path
+            } catch {
+                result.error = error.description
+            }
+            return result
+        }
     }
 
     private static func fileName(_ path: String) -> String {

@@ -3,6 +3,7 @@
 
 import CTabPolicy
 import Glibc
+import Synchronization
 
 /// Why a plugin file was refused.
 struct Refusal: Error, CustomStringConvertible {
@@ -76,11 +77,29 @@ final class PluginCode {
     }
 }
 
+/// O_PATH: a descriptor that names a directory without reading it (Linux; 010000000 on
+/// every architecture Swift runs on; Glibc exports it to Swift only with _GNU_SOURCE).
+private let O_PATH: Int32 = 0o10000000
+
+/// A plugin file opened without following links and checked on that descriptor. What is
+/// loaded is this descriptor (through /proc/self/fd), never the path again: a file or
+/// directory swapped after the checks is not what runs.
+struct CheckedFile {
+    /// Where it was found: the plugin directory's real path and the configured name in it.
+    let path: String
+    /// Open for reading; the caller closes it, or hands it to `PluginLoader.load`.
+    let fd: Int32
+    let device: UInt64
+    let inode: UInt64
+}
+
 /// The checks before dlopen, and dlopen itself.
 struct PluginLoader {
-    /// The configured directories, as real paths (unresolvable ones are dropped).
+    /// The configured directories, as real paths (unresolvable ones are dropped). Resolved
+    /// once, here: a link on the way to a configured directory (/lib → usr/lib) is fine;
+    /// from there on nothing is followed.
     let directories: [String]
-    /// Who may own a plugin file besides root.
+    /// Who may own a plugin file or a directory above one besides root.
     let trustedUID: uid_t
 
     init(directories: [String], trustedUID: uid_t = geteuid()) {
@@ -88,70 +107,161 @@ struct PluginLoader {
         self.trustedUID = trustedUID
     }
 
-    /// The real path of a configured plugin: a bare file name is looked up in the plugin
-    /// directories in order; anything with a '/' must resolve to a file inside one.
-    func resolve(_ path: String) throws(Refusal) -> String {
+    /// Finds, opens and checks the file a configured plugin names (a bare file name is
+    /// looked up in the plugin directories in order; anything with a '/' must lie inside
+    /// one): every directory from / down to it is opened without following links and
+    /// checked on its descriptor (`openDirectory`), then the file is opened in the last of
+    /// them, without following a link, and checked on its descriptor (`openFile`).
+    func open(_ configured: String) throws(Refusal) -> CheckedFile {
+        let (directory, name) = try locate(configured)
+        let dirFD = try openDirectory(directory)
+        defer { close(dirFD) }
+        return try openFile(name, in: dirFD, directory: directory)
+    }
+
+    /// The directory (a real path) and the name in it of a configured plugin.
+    func locate(_ configured: String) throws(Refusal) -> (directory: String, name: String) {
         guard !directories.isEmpty else {
             throw Refusal("no plugin directory is configured (or none exists); plugins load only from plugins.directories")
         }
-        if !path.contains("/") {
+        guard let slash = configured.lastIndex(of: "/") else {
             for dir in directories {
-                let candidate = dir == "/" ? "/" + path : dir + "/" + path
                 var st = stat()
-                guard lstat(candidate, &st) == 0 else { continue }
-                guard let real = PluginLoader.realPath(candidate) else {
-                    throw Refusal("cannot resolve \(candidate): \(PluginLoader.errno())")
-                }
-                guard isInside(real) else {
-                    throw Refusal("\(candidate) leads to \(real), which is outside the plugin directories (\(directories.joined(separator: ", ")))")
-                }
-                return real
+                if lstat(PluginLoader.join(dir, configured), &st) == 0 { return (dir, configured) }
             }
-            throw Refusal("no file named '\(path)' in the plugin directories (\(directories.joined(separator: ", ")))")
+            throw Refusal("no file named '\(configured)' in the plugin directories (\(directories.joined(separator: ", ")))")
         }
-        guard let real = PluginLoader.realPath(path) else {
-            throw Refusal("cannot resolve \(path): \(PluginLoader.errno())")
+        let name = String(configured[configured.index(after: slash)...])
+        let parent = slash == configured.startIndex ? "/" : String(configured[..<slash])
+        guard !name.isEmpty, name != ".", name != ".." else {
+            throw Refusal("\(configured) does not name a file; give the plugin's file name in plugins.load")
         }
-        guard isInside(real) else {
-            throw Refusal("\(real) is not inside a plugin directory (\(directories.joined(separator: ", "))); plugins load only from plugins.directories")
+        guard let real = PluginLoader.realPath(parent) else {
+            throw Refusal("cannot resolve \(parent): \(PluginLoader.errno())")
         }
-        return real
+        guard isInside(PluginLoader.join(real, name)) else {
+            throw Refusal("\(PluginLoader.join(real, name)) is not inside a plugin directory (\(directories.joined(separator: ", "))); plugins load only from plugins.directories")
+        }
+        return (real, name)
     }
 
     func isInside(_ real: String) -> Bool {
         directories.contains { dir in dir == "/" || real.hasPrefix(dir + "/") }
     }
 
-    /// stat(2) of the resolved file: a regular file, owned by root or tabd's user, not
-    /// writable by group or others. Returns (device, inode).
-    func check(_ real: String) throws(Refusal) -> (device: UInt64, inode: UInt64) {
-        var st = stat()
-        guard stat(real, &st) == 0 else { throw Refusal("cannot stat \(real): \(PluginLoader.errno())") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw Refusal("\(real) is not a regular file") }
-        guard st.st_uid == 0 || st.st_uid == trustedUID else {
-            throw Refusal("\(real) is owned by uid \(st.st_uid); plugins must be owned by root or by tabd's user (uid \(trustedUID))")
+    /// Opens `directory` (a real path) from / one component at a time, each in the one
+    /// before it and never through a link, and checks each on its descriptor: owned by root
+    /// or tabd's user, and not writable by group or others unless it is sticky (/tmp): else
+    /// whoever can write there could swap what lies below after it was checked.
+    func openDirectory(_ directory: String) throws(Refusal) -> Int32 {
+        var fd = Glibc.open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Refusal("cannot open /: \(PluginLoader.errno())") }
+        var path = ""
+        do throws(Refusal) {
+            try checkDirectory(fd, "/")
+            for component in directory.split(separator: "/").map(String.init) {
+                path += "/" + component
+                let next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard next >= 0 else {
+                    let reason = PluginLoader.errno()
+                    var st = stat()
+                    if fstatat(fd, component, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFLNK {
+                        throw Refusal("\(path) became a symbolic link while tabd was opening it; plugin directories are opened without following links: check who changes \(path)")
+                    }
+                    throw Refusal("cannot open the directory \(path): \(reason)")
+                }
+                close(fd)
+                fd = next
+                try checkDirectory(fd, path)
+            }
+        } catch {
+            close(fd)
+            throw error
         }
-        guard st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
-            throw Refusal("\(real) is group- or world-writable (mode \(String(st.st_mode & 0o7777, radix: 8))); run chmod go-w on it")
-        }
-        return (UInt64(st.st_dev), UInt64(st.st_ino))
+        return fd
     }
 
-    /// dlopen(RTLD_NOW | RTLD_LOCAL), dlsym(tabd_policy_entry), and the descriptor checks.
+    private func checkDirectory(_ fd: Int32, _ path: String) throws(Refusal) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Refusal("cannot stat the directory \(path): \(PluginLoader.errno())") }
+        guard st.st_uid == 0 || st.st_uid == trustedUID else {
+            throw Refusal("\(path) is owned by uid \(st.st_uid); every directory above a plugin must be owned by root or by tabd's user (uid \(trustedUID)): run chown root \(path) or move the plugins to a directory only root can write")
+        }
+        let writable = st.st_mode & (S_IWGRP | S_IWOTH)
+        guard writable == 0 || st.st_mode & S_ISVTX != 0 else {
+            let who = writable == S_IWGRP ? "group" : writable == S_IWOTH ? "others" : "group and others"
+            throw Refusal("\(path) is writable by \(who) (mode \(PluginLoader.mode(st))); run chmod go-w \(path) or move the plugins to a directory only root can write")
+        }
+    }
+
+    /// Opens `name` in the directory `dirFD` without following a link (nor waiting on a
+    /// FIFO) and checks the descriptor: a regular file, owned by root or tabd's user, not
+    /// writable by group or others.
+    func openFile(_ name: String, in dirFD: Int32, directory: String) throws(Refusal) -> CheckedFile {
+        let path = PluginLoader.join(directory, name)
+        let fd = openat(dirFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = PluginLoader.errno()
+            var st = stat()
+            guard fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { throw Refusal("cannot open \(path): \(reason)") }
+            if st.st_mode & S_IFMT == S_IFLNK { throw linkRefusal(path) }
+            if st.st_mode & S_IFMT != S_IFREG { throw PluginLoader.notRegular(path, st) }
+            throw Refusal("cannot open \(path): \(reason)")
+        }
+        var st = stat()
+        do throws(Refusal) {
+            guard fstat(fd, &st) == 0 else { throw Refusal("cannot stat \(path): \(PluginLoader.errno())") }
+            guard st.st_mode & S_IFMT == S_IFREG else { throw PluginLoader.notRegular(path, st) }
+            guard st.st_uid == 0 || st.st_uid == trustedUID else {
+                throw Refusal("\(path) is owned by uid \(st.st_uid); plugins must be owned by root or by tabd's user (uid \(trustedUID)): run chown root \(path)")
+            }
+            guard st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+                throw Refusal("\(path) is group- or world-writable (mode \(PluginLoader.mode(st))); run chmod go-w on it")
+            }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return CheckedFile(path: path, fd: fd, device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// A plugin file that is a symbolic link: never followed; the sentence says where it leads.
+    private func linkRefusal(_ path: String) -> Refusal {
+        guard let target = PluginLoader.realPath(path) else {
+            return Refusal("\(path) is a symbolic link that leads nowhere; plugins are opened without following links: put the plugin's file there instead")
+        }
+        guard isInside(target) else {
+            return Refusal("\(path) leads to \(target), which is outside the plugin directories (\(directories.joined(separator: ", "))); plugins are opened without following links: copy the plugin into a plugin directory")
+        }
+        return Refusal("\(path) is a symbolic link to \(target); plugins are opened without following links: list \(target) in plugins.load instead")
+    }
+
+    private static func notRegular(_ path: String, _ st: stat) -> Refusal {
+        let kinds: [mode_t: String] = [S_IFIFO: "a FIFO", S_IFDIR: "a directory", S_IFSOCK: "a socket", S_IFCHR: "a character device", S_IFBLK: "a block device"]
+        let kind = kinds[st.st_mode & S_IFMT] ?? "not a regular file"
+        return Refusal("\(path) is \(kind), not a regular file; put the plugin's shared object there")
+    }
+
+    /// dlopen of the checked descriptor, through /proc/self/fd/N (RTLD_NOW | RTLD_LOCAL),
+    /// dlsym(tabd_policy_entry), and the descriptor checks. Takes `file.fd` over: it is
+    /// closed unless this load keeps it (`LoadedFiles`).
     /// The handle is never closed, even when the plugin is refused afterwards: a library
     /// that ran any code (Swift registers its metadata on load) cannot be unloaded safely.
-    func open(_ real: String, device: UInt64, inode: UInt64) throws(Refusal) -> PluginCode {
-        _ = dlerror()
-        guard let handle = dlopen(real, RTLD_NOW | RTLD_LOCAL) else {
-            throw Refusal("dlopen failed: \(PluginLoader.dlError())")
-        }
+    func load(_ file: CheckedFile) throws(Refusal) -> PluginCode {
+        let handle = try LoadedFiles.handle(of: file)
         guard let symbol = dlsym(handle, TABD_POLICY_ENTRY_SYMBOL) else {
             throw Refusal("it does not export \(TABD_POLICY_ENTRY_SYMBOL) (C: TABD_POLICY_EXPORT const tabd_policy_descriptor *tabd_policy_entry(void); Swift: @_cdecl(\"tabd_policy_entry\"))")
         }
         let entry = unsafeBitCast(symbol, to: tabd_policy_entry_fn.self)
         guard let descriptor = entry() else { throw Refusal("\(TABD_POLICY_ENTRY_SYMBOL)() returned NULL") }
-        return try PluginCode(path: real, device: device, inode: inode, descriptor: descriptor)
+        return try PluginCode(path: file.path, device: file.device, inode: file.inode, descriptor: descriptor)
     }
+
+    static func join(_ directory: String, _ name: String) -> String {
+        directory == "/" ? "/" + name : directory + "/" + name
+    }
+
+    static func mode(_ st: stat) -> String { String(st.st_mode & 0o7777, radix: 8) }
 
     static func realPath(_ path: String) -> String? {
         guard let p = realpath(path, nil) else { return nil }
@@ -160,9 +270,44 @@ struct PluginLoader {
     }
 
     static func errno() -> String { String(cString: strerror(Glibc.errno)) }
+}
 
-    static func dlError() -> String {
-        guard let e = dlerror() else { return "unknown error" }
-        return String(cString: e)
+/// The plugin files this process has dlopened, by device and inode, each with the
+/// descriptor it was loaded through. The descriptor stays open as long as the library
+/// stays loaded (for ever): glibc knows the library by the name "/proc/self/fd/N" and
+/// hands it back for any later dlopen of that name, so N must never come to name another
+/// file. A file loaded before is not dlopened again (glibc would return the same handle).
+enum LoadedFiles {
+    private struct FileID: Hashable { var device: UInt64; var inode: UInt64 }
+    /// Handles as bit patterns; dlopen itself is called under the lock too.
+    private static let handles = Mutex<[FileID: UInt]>([:])
+
+    /// The handle of `file`, dlopened through its descriptor unless that device and inode
+    /// is loaded already. Takes `file.fd` over.
+    static func handle(of file: CheckedFile) throws(Refusal) -> UnsafeMutableRawPointer {
+        let id = FileID(device: file.device, inode: file.inode)
+        let result: Result<UInt, Refusal> = handles.withLock { handles in
+            if let known = handles[id] {
+                close(file.fd)
+                return .success(known)
+            }
+            let proc = "/proc/self/fd/\(file.fd)"
+            var st = stat()
+            guard stat(proc, &st) == 0, UInt64(st.st_dev) == file.device, UInt64(st.st_ino) == file.inode else {
+                close(file.fd)
+                return .failure(Refusal("cannot load \(file.path): tabd loads a plugin through /proc/self/fd from the descriptor it checked, and \(proc) is not that file; mount /proc (mount -t proc proc /proc)"))
+            }
+            _ = dlerror()
+            guard let handle = dlopen(proc, RTLD_NOW | RTLD_LOCAL) else {
+                close(file.fd)
+                // dlerror starts with the name it was given: say which file that is.
+                var message = dlerror().map { String(cString: $0) } ?? "unknown error"
+                if message.hasPrefix(proc + ":") { message = file.path + message.dropFirst(proc.utf8.count) }
+                return .failure(Refusal("dlopen failed: \(message)"))
+            }
+            handles[id] = UInt(bitPattern: handle)
+            return .success(UInt(bitPattern: handle))
+        }
+        return try UnsafeMutableRawPointer(bitPattern: result.get())!
     }
 }

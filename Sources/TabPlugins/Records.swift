@@ -32,6 +32,18 @@ public struct PluginCaller: Sendable, Equatable {
     public init(uid: UInt32, gid: UInt32, pid: Int32) { self.uid = uid; self.gid = gid; self.pid = pid }
 }
 
+/// What `tabd --check-config` found for one configured plugin: the checks made before
+/// dlopen (`PluginHost.check`).
+public struct PluginCheck: Sendable, Equatable {
+    /// The configured name, else the file name.
+    public var name: String
+    /// Where the file was found, or the configured path when it was not.
+    public var path: String
+    public var required: Bool
+    /// Why it would be refused; nil when its file passes.
+    public var error: String?
+}
+
 /// A plugin that could not be loaded (or re-initialised) while it was required.
 public struct PluginError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The plugin as the configuration names it (its name, else its path).

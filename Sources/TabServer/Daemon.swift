@@ -14,6 +14,13 @@ public enum Daemon {
         public init(config: ServerConfig) { self.config = config }
     }
 
+    /// `--check-config`'s plugin part: for each configured plugin, the checks tabd makes
+    /// before it loads one (where the file is, every directory above it, the file itself),
+    /// by the same code; nothing is loaded.
+    public static func checkPlugins(_ config: ServerConfig) -> [PluginCheck] {
+        PluginHost.check(config.plugins, directories: config.pluginDirectories)
+    }
+
     /// Runs tabd until SIGTERM/SIGINT. Throws when it cannot start (the message says why).
     public static func run(_ options: Options, logger: Logger) throws {
         let config = options.config

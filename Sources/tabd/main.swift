@@ -64,7 +64,17 @@ struct Tabd: ParsableCommand {
         LoggingSystem.bootstrap { JournaldLogHandler(label: $0, level: level) }
         let logger = Logger(label: "tabd")
         if checkConfig {
-            print("configuration OK: socket \(settings.socketPath), state \(settings.stateDir), fsync \(settings.fsync.rawValue), \(settings.plugins.count) plugin(s)")
+            // Each plugin its start would refuse, in the sentence tabd would log; a required
+            // one means tabd would not start.
+            let refused = Daemon.checkPlugins(settings).filter { $0.error != nil }
+            for p in refused {
+                let line = p.required ? "<2>the configuration is not valid: required plugin '\(p.name)' would be refused: \(p.error!)"
+                    : "<4>plugin '\(p.name)' would be refused: \(p.error!)"
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            }
+            if refused.contains(where: \.required) { throw ExitCode(1) }
+            let note = refused.isEmpty ? "" : ", \(refused.count) refused"
+            print("configuration OK: socket \(settings.socketPath), state \(settings.stateDir), fsync \(settings.fsync.rawValue), \(settings.plugins.count) plugin(s)\(note)")
             return
         }
         var options = Daemon.Options(config: settings)
