@@ -193,6 +193,8 @@ public enum ReplyEncoder {
     }
 
     /// A `plugin` event: `data` is the plugin's JSON text, wrapped with the plugin's name.
+    /// `dataJSON` is written as it is: compact JSON of one value, as the plugin host makes it
+    /// (checked by JSONParser, written by JSONWriter).
     public static func pluginEvent(plugin: String, controller: String, seq: UInt64, dataJSON: String, into w: inout JSONWriter) {
         w.beginObject()
         w.key(literal: "event"); w.string("plugin")
@@ -200,8 +202,7 @@ public enum ReplyEncoder {
         w.key(literal: "seq"); w.int(Int(seq))
         w.key(literal: "data"); w.beginObject()
         w.key(literal: "plugin"); w.string(plugin)
-        w.key(literal: "data")
-        if let v = try? JSONParser.parse(dataJSON) { w.write(v) } else { w.string(dataJSON) }
+        w.key(literal: "data"); w.raw(dataJSON.utf8)
         w.endObject()
         w.endObject()
         w.newline()

@@ -45,9 +45,11 @@ public struct ProtocolError: Error, Equatable, Sendable {
         case .notAvailable: code = .notAvailable
         case .denied: code = .denied
         case .invalid: code = .invalidRequest
+        case .internal: code = .internal
         }
         var details: [(String, String)] = []
         if let plugin = error.plugin { details.append(("plugin", plugin)) }
+        if let method = error.method { details.append(("method", method)) }
         if let reason = error.reason { details.append(("reason", reason)) }
         self.init(code, error.message, details: details)
     }

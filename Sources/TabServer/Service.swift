@@ -453,8 +453,8 @@ public final class TabService: LineServiceDelegate {
             aw.write(args ?? .object(JSONObject([])))
             switch plugins.call(plugin: plugin, method: method, argsJSON: String(decoding: aw.bytes, as: UTF8.self), controller: c) {
             case .success(let json):
-                let value = (try? JSONParser.parse(json)) ?? .string(json)
-                reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.write(value) }
+                // Checked by the plugin host with JSONParser, and compact.
+                reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.raw(json.utf8) }
             case .failure(let error):
                 afterCommand()
                 throw ProtocolError(error)
