@@ -359,7 +359,7 @@ public final class TabService: LineServiceDelegate {
     }
 
     /// A command failed: its error reply replaces whatever part of a reply was written.
-    private func fail(id: JSONValue?, _ error: ProtocolError) {
+    private func fail(id: RequestID?, _ error: ProtocolError) {
         stats.errors += 1
         w.reset()
         ReplyEncoder.failure(id: id, error, into: &w)
@@ -478,7 +478,7 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
-    private func run(_ command: Command, id: JSONValue?, controller name: String) throws(ProtocolError) {
+    private func run(_ command: Command, id: RequestID?, controller name: String) throws(ProtocolError) {
         try requireWritable()
         let outcome: Outcome
         do {
@@ -502,7 +502,7 @@ public final class TabService: LineServiceDelegate {
         afterCommand()
     }
 
-    private func state(id: JSONValue?, controller name: String) throws(ProtocolError) {
+    private func state(id: RequestID?, controller name: String) throws(ProtocolError) {
         let c = try controller(name)
         ReplyEncoder.success(id: id, into: &w) { w in ReplyEncoder.state(c, policy: plugins, &w) }
     }
