@@ -481,9 +481,10 @@ public final class PluginHost: Policy {
 
     // MARK: plugin.call
 
-    /// Runs a plugin-defined method. `argsJSON` must be a JSON object. The result is JSON
-    /// text; a refusal is `denied` (naming the plugin), a plugin error `invalid_request`,
-    /// an unknown plugin or method `not_found`.
+    /// Runs a plugin-defined method. `argsJSON` must be a JSON object. The result is compact
+    /// JSON text that JSONParser accepted; output it refuses is `internal` (naming the plugin
+    /// and the method), a refusal `denied` (naming the plugin), a plugin error
+    /// `invalid_request`, an unknown plugin or method `not_found`.
     public func call(plugin name: String, method: String, argsJSON: String, controller: Controller) -> Result<String, TabError> {
         guard let plugin = running.first(where: { $0.name == name }) else {
             if let e = entries.first(where: { $0.name == name }), let error = e.error {
