@@ -37,10 +37,11 @@ let package = Package(
         .target(name: "CTabPolicy"),
         // Swift SDK for plugin authors.
         .target(name: "TabPolicy", dependencies: ["CTabPolicy"]),
-        // The host side of plugins: checks, dlopen, composition.
+        // The host side of plugins: checks, dlopen, composition. What plugins hand over as
+        // JSON goes through TabProtocol's parser, the one client input goes through.
         .target(
             name: "TabPlugins",
-            dependencies: ["TabCore", "CTabPolicy", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["TabCore", "CTabPolicy", "TabProtocol", .product(name: "Logging", package: "swift-log")]
         ),
         // Wire types and the JSON line codec. No sockets.
         .target(name: "TabProtocol", dependencies: ["TabCore"], swiftSettings: hotPath),

@@ -10,6 +10,8 @@ public struct TabError: Error, Equatable, Sendable, CustomStringConvertible {
         case notAvailable = "not_available"
         case denied
         case invalid = "invalid_request"
+        /// Not the client's fault: e.g. a plugin answered with output tabd does not accept.
+        case `internal`
     }
 
     public var code: Code
@@ -19,9 +21,11 @@ public struct TabError: Error, Equatable, Sendable, CustomStringConvertible {
     public var plugin: String?
     /// For `denied`: the plugin's reason.
     public var reason: String?
+    /// For a plugin method's output that tabd refused: the method.
+    public var method: String?
 
-    public init(_ code: Code, _ message: String, plugin: String? = nil, reason: String? = nil) {
-        self.code = code; self.message = message; self.plugin = plugin; self.reason = reason
+    public init(_ code: Code, _ message: String, plugin: String? = nil, reason: String? = nil, method: String? = nil) {
+        self.code = code; self.message = message; self.plugin = plugin; self.reason = reason; self.method = method
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

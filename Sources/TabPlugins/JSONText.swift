@@ -1,6 +1,10 @@
-// The little JSON the host needs: check what plugins hand over (results, events) and
-// write its own records. Plugin JSON goes onto a line-framed wire, so it is checked and
-// re-emitted without whitespace: a raw newline can never reach a client.
+// The little JSON the host needs: check what plugins hand over (results, events, settings)
+// and write its own records. Plugin JSON is read by the parser client requests go through
+// (TabProtocol's JSONParser) and written again compactly: what reaches a client is JSON
+// tabd itself would accept, and a raw newline can never reach the line-framed wire.
+
+import Glibc
+import TabProtocol
 
 /// Writes compact JSON text.
 struct JSONText {
@@ -66,146 +70,38 @@ struct JSONText {
     }
 }
 
-/// Checks JSON text and returns it without insignificant whitespace, or nil when it is
-/// not one complete JSON value (or nests deeper than `maxDepth`).
-func compactJSON(_ text: UnsafePointer<CChar>, maxDepth: Int = 64, maxBytes: Int = 1 << 20) -> (json: String, isObject: Bool)? {
-    var length = 0
-    while text[length] != 0 {
-        length += 1
-        if length > maxBytes { return nil }
-    }
-    return text.withMemoryRebound(to: UInt8.self, capacity: length) { p in
-        var scanner = JSONScanner(input: UnsafeBufferPointer(start: p, count: length), maxDepth: maxDepth)
-        guard scanner.value(depth: 0) else { return nil }
-        scanner.skipSpace()
-        guard scanner.at == length else { return nil }
-        return (String(decoding: scanner.out, as: UTF8.self), scanner.out.first == UInt8(ascii: "{"))
-    }
-}
+/// JSON a plugin handed over, checked and written again.
+struct CheckedJSON {
+    /// The value as compact JSON text (JSONWriter's: no whitespace between tokens).
+    var text: String
+    var isObject: Bool
 
-func compactJSON(_ text: String) -> (json: String, isObject: Bool)? {
-    text.withCString { compactJSON($0) }
-}
-
-private struct JSONScanner {
-    let input: UnsafeBufferPointer<UInt8>
-    let maxDepth: Int
-    var at = 0
-    var out: [UInt8] = []
-
-    init(input: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
-        self.input = input; self.maxDepth = maxDepth
-        out.reserveCapacity(input.count)
-    }
-
-    var peek: UInt8? { at < input.count ? input[at] : nil }
-
-    mutating func skipSpace() {
-        while let c = peek, c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { at += 1 }
-    }
-
-    mutating func take(_ c: UInt8) -> Bool {
-        guard peek == c else { return false }
-        out.append(c); at += 1
-        return true
-    }
-
-    mutating func value(depth: Int) -> Bool {
-        guard depth <= maxDepth else { return false }
-        skipSpace()
-        guard let c = peek else { return false }
-        switch c {
-        case UInt8(ascii: "{"):
-            _ = take(c); skipSpace()
-            if take(UInt8(ascii: "}")) { return true }
-            repeat {
-                skipSpace()
-                guard peek == UInt8(ascii: "\""), string() else { return false }
-                skipSpace()
-                guard take(UInt8(ascii: ":")), value(depth: depth + 1) else { return false }
-                skipSpace()
-            } while take(UInt8(ascii: ","))
-            return take(UInt8(ascii: "}"))
-        case UInt8(ascii: "["):
-            _ = take(c); skipSpace()
-            if take(UInt8(ascii: "]")) { return true }
-            repeat {
-                guard value(depth: depth + 1) else { return false }
-                skipSpace()
-            } while take(UInt8(ascii: ","))
-            return take(UInt8(ascii: "]"))
-        case UInt8(ascii: "\""):
-            return string()
-        case UInt8(ascii: "t"): return literal("true")
-        case UInt8(ascii: "f"): return literal("false")
-        case UInt8(ascii: "n"): return literal("null")
-        default: return number()
+    /// Reads at most `maxBytes` of NUL-terminated text from a plugin. Refused, with the
+    /// reason as a phrase: more bytes, and whatever the strict parser refuses (not JSON,
+    /// trailing bytes, duplicate keys, lone surrogates, numbers beyond Double, nesting
+    /// deeper than `maxDepth`).
+    init(_ text: UnsafePointer<CChar>, maxBytes: Int, maxDepth: Int) throws(Refusal) {
+        let length = strnlen(text, maxBytes + 1)
+        guard length <= maxBytes else { throw Refusal("it is longer than \(maxBytes) bytes") }
+        try self.init { () throws(JSONParseError) in
+            try JSONParser.parse(UnsafeRawBufferPointer(start: text, count: length), maxDepth: maxDepth)
         }
     }
 
-    mutating func literal(_ word: StaticString) -> Bool {
-        let n = word.utf8CodeUnitCount
-        guard at + n <= input.count else { return false }
-        for i in 0..<n where input[at + i] != word.utf8Start[i] { return false }
-        out.append(contentsOf: UnsafeBufferPointer(start: word.utf8Start, count: n))
-        at += n
-        return true
+    init(_ text: String, maxDepth: Int) throws(Refusal) {
+        try self.init { () throws(JSONParseError) in try JSONParser.parse(text, maxDepth: maxDepth) }
     }
 
-    mutating func string() -> Bool {
-        guard take(UInt8(ascii: "\"")) else { return false }
-        while let c = peek {
-            switch c {
-            case UInt8(ascii: "\""):
-                return take(c)
-            case UInt8(ascii: "\\"):
-                _ = take(c)
-                guard let e = peek else { return false }
-                switch e {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                    _ = take(e)
-                case UInt8(ascii: "u"):
-                    _ = take(e)
-                    for _ in 0..<4 {
-                        guard let h = peek, isHex(h) else { return false }
-                        _ = take(h)
-                    }
-                default:
-                    return false
-                }
-            case 0..<0x20:
-                return false  // raw control characters (newlines) are not JSON
-            default:
-                // A run of plain bytes in one copy: a long string is a scan, not an append per byte.
-                var end = at + 1
-                while end < input.count, input[end] != UInt8(ascii: "\""), input[end] != UInt8(ascii: "\\"), input[end] >= 0x20 { end += 1 }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: input[at..<end]))
-                at = end
-            }
+    private init(parsing parse: () throws(JSONParseError) -> JSONValue) throws(Refusal) {
+        let value: JSONValue
+        do {
+            value = try parse()
+        } catch {
+            throw Refusal(error.description)
         }
-        return false
+        var w = JSONWriter(capacity: 256)
+        w.write(value)
+        text = w.withBytes { String(decoding: $0, as: UTF8.self) }
+        if case .object = value { isObject = true } else { isObject = false }
     }
-
-    mutating func number() -> Bool {
-        let start = at
-        _ = take(UInt8(ascii: "-"))
-        guard let first = peek, isDigit(first) else { return false }
-        if first == UInt8(ascii: "0") { _ = take(first) } else { digits() }
-        if take(UInt8(ascii: ".")) {
-            guard let d = peek, isDigit(d) else { return false }
-            digits()
-        }
-        if let e = peek, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
-            _ = take(e)
-            if let s = peek, s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { _ = take(s) }
-            guard let d = peek, isDigit(d) else { return false }
-            digits()
-        }
-        return at > start
-    }
-
-    mutating func digits() { while let d = peek, isDigit(d) { _ = take(d) } }
-    func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
-    func isHex(_ c: UInt8) -> Bool { isDigit(c) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70) }
 }

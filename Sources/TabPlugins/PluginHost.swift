@@ -23,6 +23,9 @@ public final class PluginHost: Policy {
     static let maxEventBytes = 64 << 10
     /// Largest call result a plugin may return.
     static let maxResultBytes = 1 << 20
+    /// Deepest nesting accepted in JSON a plugin hands over: the daemon sets the limit
+    /// client requests have (`limits.max_json_depth`).
+    public var maxJSONDepth = 64
     /// Decisions kept for `explain`, per kind group (taps; orientations).
     public static let explainCapacity = 64
 
@@ -138,9 +141,11 @@ public final class PluginHost: Policy {
                 guard !names.contains(plan.name) else {
                     throw Refusal("another configured plugin is already named '\(plan.name)'; give one of them a different `name`")
                 }
-                guard let settings = compactJSON(spec.configJSON), settings.isObject else {
-                    throw Refusal("its settings are not a JSON object")
+                let settings: CheckedJSON
+                do { settings = try CheckedJSON(spec.configJSON, maxDepth: maxJSONDepth) } catch {
+                    throw Refusal("its settings are not JSON tabd accepts (\(error.description))")
                 }
+                guard settings.isObject else { throw Refusal("its settings are not a JSON object") }
             } catch {
                 plan.code = nil
                 plan.error = error.description
@@ -500,10 +505,11 @@ public final class PluginHost: Policy {
 
     // MARK: plugin.call
 
-    /// Runs a plugin-defined method. `argsJSON` must be a JSON object. The result is JSON
-    /// text; a refusal is `denied` (naming the plugin), a plugin error `invalid_request`,
-    /// an unknown plugin or method `not_found`. `caller`: the client that asked, which the
-    /// plugin may read during the hook (nil: no client did).
+    /// Runs a plugin-defined method. `argsJSON` must be a JSON object. The result is compact
+    /// JSON text that JSONParser accepted; output it refuses is `internal` (naming the plugin
+    /// and the method), a refusal `denied` (naming the plugin), a plugin error
+    /// `invalid_request`, an unknown plugin or method `not_found`. `caller`: the client that
+    /// asked, which the plugin may read during the hook (nil: no client did).
     public func call(plugin name: String, method: String, argsJSON: String, controller: Controller,
                      caller: PluginCaller? = nil) -> Result<String, TabError> {
         frame.caller = caller
@@ -517,7 +523,7 @@ public final class PluginHost: Policy {
         guard let hook = plugin.code.hooks.call else {
             return .failure(TabError(.notFound, "plugin '\(name)' has no methods"))
         }
-        guard let args = compactJSON(argsJSON), args.isObject else {
+        guard let args = try? CheckedJSON(argsJSON, maxDepth: maxJSONDepth), args.isObject else {
             return .failure(TabError(.invalid, "args for '\(name)' must be a JSON object"))
         }
         let reply = self.reply, frame = self.frame, opaque = frame.opaque
@@ -526,18 +532,21 @@ public final class PluginHost: Policy {
         withUnsafePointer(to: controller) { controllerPointer in
             frame.controller = controllerPointer
             let t0 = monotonicNanoseconds()
-            let result = method.withCString { m in args.json.withCString { a in hook(plugin.state, opaque, m, a, reply) } }
+            let result = method.withCString { m in args.text.withCString { a in hook(plugin.state, opaque, m, a, reply) } }
             plugin.count(.call, since: t0)
             let message = reply.pointee.message.map { String(cString: $0) }
             switch result {
             case TABD_OK:
                 if let json = reply.pointee.json {
-                    if let (compact, _) = compactJSON(json, maxBytes: PluginHost.maxResultBytes) {
-                        outcome = .success(compact)
-                    } else {
+                    do throws(Refusal) {
+                        outcome = .success(try CheckedJSON(json, maxBytes: PluginHost.maxResultBytes, maxDepth: maxJSONDepth).text)
+                    } catch {
                         plugin.failures += 1
-                        logger.warning("plugin returned a call result that is not JSON", metadata: ["plugin.name": .string(name), "plugin.method": .string(method)])
-                        outcome = .failure(TabError(.invalid, "plugin '\(name)' answered '\(method)' with something that is not JSON", plugin: name))
+                        logger.warning("plugin answered a call with JSON tabd does not accept; the client gets an internal error", metadata: [
+                            "plugin.name": .string(name), "plugin.method": .string(method), "error": .string(error.description),
+                        ])
+                        outcome = .failure(TabError(.internal, "plugin '\(name)' answered '\(method)' with JSON tabd does not accept (\(error.description)); the plugin needs fixing",
+                                                    plugin: name, method: method))
                     }
                 }
             case TABD_DENY:

@@ -104,13 +104,18 @@ final class PluginInstance {
     }
 
     func emit(_ json: UnsafePointer<CChar>, controller: String) -> Bool {
-        guard let (compact, isObject) = compactJSON(json, maxBytes: PluginHost.maxEventBytes), isObject else {
+        let event: CheckedJSON
+        do throws(Refusal) {
+            event = try CheckedJSON(json, maxBytes: PluginHost.maxEventBytes, maxDepth: host.maxJSONDepth)
+            guard event.isObject else { throw Refusal("it is not a JSON object") }
+        } catch {
             failures += 1
-            host.logger.warning("plugin emitted an event that is not a JSON object (of at most \(PluginHost.maxEventBytes) bytes); dropped",
-                                metadata: ["plugin.name": .string(name)])
+            host.logger.warning("plugin emitted an event tabd does not accept; dropped", metadata: [
+                "plugin.name": .string(name), "error": .string(error.description),
+            ])
             return false
         }
-        return host.enqueue(event: compact, from: self, controller: controller)
+        return host.enqueue(event: event.text, from: self, controller: controller)
     }
 
     func requestSelect(_ tab: String, controller: String) -> Bool {

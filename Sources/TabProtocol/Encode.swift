@@ -4,18 +4,18 @@ import TabCore
 
 public enum ReplyEncoder {
     /// `{"id":…,"ok":true,"result":{…}}\n`; `result` writes the members of the result object.
-    public static func success(id: JSONValue?, into w: inout JSONWriter, _ result: (inout JSONWriter) -> Void) {
+    public static func success(id: RequestID?, into w: inout JSONWriter, _ result: (inout JSONWriter) -> Void) {
         w.beginObject()
-        if let id { w.key(literal: "id"); w.write(id); w.literal(",") }
+        if let id { w.key(literal: "id"); id.write(into: &w); w.literal(",") }
         w.literal(#""ok":true,"result":{"#)
         result(&w)
         w.literal("}}\n")
     }
 
     /// `{"id":…,"ok":false,"error":{"code":…,"message":…,…details}}\n`.
-    public static func failure(id: JSONValue?, _ error: ProtocolError, into w: inout JSONWriter) {
+    public static func failure(id: RequestID?, _ error: ProtocolError, into w: inout JSONWriter) {
         w.beginObject()
-        if let id { w.key(literal: "id"); w.write(id) }
+        if let id { w.key(literal: "id"); id.write(into: &w) }
         w.key(literal: "ok"); w.bool(false)
         w.key(literal: "error"); w.beginObject()
         w.key(literal: "code"); w.string(error.code.rawValue)
@@ -26,7 +26,7 @@ public enum ReplyEncoder {
         w.newline()
     }
 
-    public static func failure(id: JSONValue?, _ error: ProtocolError) -> [UInt8] {
+    public static func failure(id: RequestID?, _ error: ProtocolError) -> [UInt8] {
         var w = JSONWriter(capacity: 128)
         failure(id: id, error, into: &w)
         return w.bytes
@@ -193,6 +193,8 @@ public enum ReplyEncoder {
     }
 
     /// A `plugin` event: `data` is the plugin's JSON text, wrapped with the plugin's name.
+    /// `dataJSON` is written as it is: compact JSON of one value, as the plugin host makes it
+    /// (checked by JSONParser, written by JSONWriter).
     public static func pluginEvent(plugin: String, controller: String, seq: UInt64, dataJSON: String, into w: inout JSONWriter) {
         w.beginObject()
         w.key(literal: "event"); w.string("plugin")
@@ -200,8 +202,7 @@ public enum ReplyEncoder {
         w.key(literal: "seq"); w.int(Int(seq))
         w.key(literal: "data"); w.beginObject()
         w.key(literal: "plugin"); w.string(plugin)
-        w.key(literal: "data")
-        if let v = try? JSONParser.parse(dataJSON) { w.write(v) } else { w.string(dataJSON) }
+        w.key(literal: "data"); w.raw(dataJSON.utf8)
         w.endObject()
         w.endObject()
         w.newline()

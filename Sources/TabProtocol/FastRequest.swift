@@ -28,7 +28,7 @@ public struct CommonRequest: Sendable {
     }
 
     /// The client's `id`, echoed in the reply.
-    public var id: JSONValue?
+    public var id: RequestID?
     /// The controller the request addresses (default `main`).
     public var controller: String
     public var command: Command
@@ -71,7 +71,7 @@ enum FastRequest {
     static func decode(_ line: UnsafeRawBufferPointer) -> CommonRequest? {
         guard let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         var p = Scanner(base: base, count: line.count)
-        var cmd: Name?, controller: String?, tab: String?, id: Value?, index: Int?
+        var cmd: Name?, controller: String?, tab: String?, id: Range<Int>?, index: Int?
 
         p.skipWhitespace()
         guard p.take(UInt8(ascii: "{")) else { return nil }
@@ -88,12 +88,18 @@ enum FastRequest {
                 p.skipWhitespace()
                 continue
             }
+            if key == .id {
+                // Only where it is: the reply copies the bytes.
+                guard id == nil, let token = p.idToken() else { return nil }
+                id = token
+                p.skipWhitespace()
+                continue
+            }
             guard let value = p.value() else { return nil }
             // A repeated key, or a value of the wrong type: the general decoder explains.
             switch (key, value) {
             case (.controller, .string(let s)) where controller == nil: controller = s
             case (.tab, .string(let s)) where tab == nil: tab = s
-            case (.id, _) where id == nil: id = value
             case (.index, .int(let i)) where index == nil: index = i
             default: return nil
             }
@@ -123,12 +129,7 @@ enum FastRequest {
             guard tab == nil, index == nil else { return nil }
             command = .ping
         }
-        let requestID: JSONValue?
-        switch id {
-        case nil: requestID = nil
-        case .string(let s)?: requestID = .string(s)
-        case .int(let i)?: requestID = .int(Int64(i))
-        }
+        let requestID = id.map { RequestID(token: UnsafeRawBufferPointer(start: base + $0.lowerBound, count: $0.count)) }
         return CommonRequest(id: requestID, controller: controller ?? TabContainers.defaultName, command: command)
     }
 
@@ -202,14 +203,34 @@ enum FastRequest {
             k.count == name.utf8CodeUnitCount && memcmp(k.baseAddress!, name.utf8Start, k.count) == 0
         }
 
-        /// A plain string, or an integer of at most 18 digits without sign tricks: `-0`,
-        /// leading zeros, fractions and exponents are left to the general decoder.
+        /// A plain string, or an integer `integer()` reads.
         mutating func value() -> Value? {
             guard i < count else { return nil }
             if base[i] == UInt8(ascii: "\"") {
                 guard let (s, e) = plainString() else { return nil }
                 return .string(String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self))
             }
+            return integer().map(Value.int)
+        }
+
+        /// Where an `id` this path takes lies: a plain string (quotes included) or an integer
+        /// `integer()` reads. Anything else (an escape, `-0`, `1.0`, `true` …) is left to the
+        /// general decoder, which echoes it as sent too.
+        mutating func idToken() -> Range<Int>? {
+            let start = i
+            guard i < count else { return nil }
+            if base[i] == UInt8(ascii: "\"") {
+                guard plainString() != nil else { return nil }
+            } else {
+                guard integer() != nil else { return nil }
+            }
+            return start..<i
+        }
+
+        /// An integer of at most 18 digits without sign tricks: `-0`, leading zeros,
+        /// fractions and exponents are left to the general decoder.
+        mutating func integer() -> Int? {
+            guard i < count else { return nil }
             let negative = base[i] == UInt8(ascii: "-")
             if negative { i += 1 }
             let start = i
@@ -228,7 +249,7 @@ enum FastRequest {
                 default: break
                 }
             }
-            return .int(negative ? -n : n)
+            return negative ? -n : n
         }
     }
 }

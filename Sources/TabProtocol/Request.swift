@@ -45,9 +45,11 @@ public struct ProtocolError: Error, Equatable, Sendable {
         case .notAvailable: code = .notAvailable
         case .denied: code = .denied
         case .invalid: code = .invalidRequest
+        case .internal: code = .internal
         }
         var details: [(String, String)] = []
         if let plugin = error.plugin { details.append(("plugin", plugin)) }
+        if let method = error.method { details.append(("method", method)) }
         if let reason = error.reason { details.append(("reason", reason)) }
         self.init(code, error.message, details: details)
     }
@@ -78,16 +80,46 @@ public enum RequestCommand: Equatable, Sendable {
     case stats
 }
 
+/// A request's `id` as the client wrote it: the bytes of its JSON token (a string with its
+/// quotes and escapes as sent, a number as written, `true`, `false` or `null`), which replies
+/// repeat byte for byte. `123456789012345678901234567890`, `-0`, `1.0`, `1E+2` and
+/// `"\u0041"` come back as they were sent, not as a value decoded and encoded again.
+public struct RequestID: Equatable, Sendable, CustomStringConvertible {
+    /// The token's text: one JSON scalar, checked by the decoder that read it. A token of up
+    /// to 15 bytes is held in the String itself, so making one allocates nothing.
+    public let json: String
+
+    /// The token `bytes`, which the caller has checked is one JSON scalar.
+    init(token bytes: UnsafeRawBufferPointer) {
+        json = String(decoding: bytes, as: UTF8.self)
+    }
+
+    public var description: String { json }
+
+    /// Byte for byte: `"é"` and `"e\u0301"` are different ids.
+    public static func == (a: RequestID, b: RequestID) -> Bool {
+        a.json.utf8.elementsEqual(b.json.utf8)
+    }
+
+    /// Appends the token as it is.
+    func write(into w: inout JSONWriter) {
+        // In place (a small string's from a stack copy), like JSONWriter's strings.
+        if let done: Void = json.utf8.withContiguousStorageIfAvailable({ w.append(bytes: UnsafeRawBufferPointer($0)) }) { return done }
+        var copy = json
+        copy.withUTF8 { w.append(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
 public struct Request: Equatable, Sendable {
     /// The client's `id`, echoed in the reply.
-    public var id: JSONValue?
+    public var id: RequestID?
     /// The controller the request addresses (default `main`).
     public var controller: String
     public var command: RequestCommand
     /// The wire name of the command, for statistics and logs.
     public var name: String
 
-    public init(id: JSONValue? = nil, controller: String = TabContainers.defaultName, command: RequestCommand, name: String) {
+    public init(id: RequestID? = nil, controller: String = TabContainers.defaultName, command: RequestCommand, name: String) {
         self.id = id; self.controller = controller; self.command = command; self.name = name
     }
 }
@@ -119,7 +151,7 @@ extension RequestCommand {
 public enum RequestDecoder {
     /// Decodes one line. A `ProtocolError` says what is wrong; `id` is filled in when it
     /// could be read, so the error reply can echo it.
-    public static func decode(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
+    public static func decode(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: RequestID?, result: Result<Request, ProtocolError>) {
         if let common = FastRequest.decode(line) { return (common.id, .success(common.request)) }
         return decodeInGeneral(line, maxDepth: maxDepth)
     }
@@ -131,24 +163,24 @@ public enum RequestDecoder {
     }
 
     /// The general decoder alone, without the fast path (the fast path's tests compare the two).
-    public static func decodeInGeneral(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
+    public static func decodeInGeneral(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: RequestID?, result: Result<Request, ProtocolError>) {
         let value: JSONValue
+        let idToken: Range<Int>?
         do {
-            value = try JSONParser.parse(line, maxDepth: maxDepth)
+            (value, idToken) = try JSONParser.parse(line, maxDepth: maxDepth, spanOfMember: "id")
         } catch {
             return (nil, .failure(ProtocolError(.parseError, "the request is not valid JSON: \(error.description)")))
         }
         guard case .object(let object) = value else {
             return (nil, .failure(ProtocolError(.parseError, "a request is one JSON object per line, e.g. {\"cmd\":\"ping\"}")))
         }
-        var id: JSONValue?
-        if let i = object.position(ofIdentifier: "id") {
-            let raw = object.value(at: i)
-            switch raw {
+        var id: RequestID?
+        if let i = object.position(ofIdentifier: "id"), let idToken {
+            switch object.value(at: i) {
             case .array, .object:
                 return (nil, .failure(.invalid("id", "'id' must be a string, number, boolean or null")))
             default:
-                id = raw
+                id = RequestID(token: UnsafeRawBufferPointer(rebasing: line[idToken]))
             }
         }
         do {
@@ -161,12 +193,12 @@ public enum RequestDecoder {
         }
     }
 
-    public static func decode(_ line: String) -> (id: JSONValue?, result: Result<Request, ProtocolError>) {
+    public static func decode(_ line: String) -> (id: RequestID?, result: Result<Request, ProtocolError>) {
         var copy = line
         return copy.withUTF8 { decode(UnsafeRawBufferPointer($0)) }
     }
 
-    private static func decode(_ f: inout Fields, id: JSONValue?) throws(ProtocolError) -> Request {
+    private static func decode(_ f: inout Fields, id: RequestID?) throws(ProtocolError) -> Request {
         f.markUsed("id")
         guard let name = try f.string("cmd") else {
             throw .invalid("cmd", "every request needs \"cmd\", e.g. {\"cmd\":\"ping\"}")

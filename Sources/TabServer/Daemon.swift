@@ -32,6 +32,7 @@ public enum Daemon {
         let loop = try EventLoop()
 
         let plugins = PluginHost(directories: config.pluginDirectories, logger: logger)
+        plugins.maxJSONDepth = config.maxJSONDepth
         try plugins.load(config.plugins)
 
         let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)

@@ -375,7 +375,7 @@ public final class TabService: LineServiceDelegate {
     }
 
     /// A command failed: its error reply replaces whatever part of a reply was written.
-    private func fail(id: JSONValue?, _ error: ProtocolError) {
+    private func fail(id: RequestID?, _ error: ProtocolError) {
         stats.errors += 1
         w.reset()
         ReplyEncoder.failure(id: id, error, into: &w)
@@ -471,8 +471,8 @@ public final class TabService: LineServiceDelegate {
             switch plugins.call(plugin: plugin, method: method, argsJSON: String(decoding: aw.bytes, as: UTF8.self), controller: c,
                                 caller: PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid)) {
             case .success(let json):
-                let value = (try? JSONParser.parse(json)) ?? .string(json)
-                reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.write(value) }
+                // Checked by the plugin host with JSONParser, and compact.
+                reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.raw(json.utf8) }
             case .failure(let error):
                 afterCommand()
                 throw ProtocolError(error)
@@ -496,7 +496,7 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
-    private func run(_ command: Command, id: JSONValue?, controller name: String) throws(ProtocolError) {
+    private func run(_ command: Command, id: RequestID?, controller name: String) throws(ProtocolError) {
         try requireWritable()
         let outcome: Outcome
         do {
@@ -521,7 +521,7 @@ public final class TabService: LineServiceDelegate {
         afterCommand()
     }
 
-    private func state(id: JSONValue?, controller name: String) throws(ProtocolError) {
+    private func state(id: RequestID?, controller name: String) throws(ProtocolError) {
         let c = try controller(name)
         ReplyEncoder.success(id: id, into: &w) { w in ReplyEncoder.state(c, policy: plugins, &w) }
     }

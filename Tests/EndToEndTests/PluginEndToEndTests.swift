@@ -9,14 +9,22 @@ import Testing
 /// Builds plugins for the tests and writes configurations that load them.
 enum Plugins {
     static let include = Build.packageRoot.appendingPathComponent("Sources/CTabPolicy/include").path
-    static let gateSource = Build.packageRoot.appendingPathComponent("Tests/EndToEndTests/Fixtures/gate.c").path
+    static func fixture(_ name: String) -> String {
+        Build.packageRoot.appendingPathComponent("Tests/EndToEndTests/Fixtures/\(name)").path
+    }
 
     /// `cc -shared -fPIC` of Fixtures/gate.c with `defines` into `dir/file`.
     @discardableResult
     static func gate(_ file: String, in dir: String, _ defines: [String] = []) throws -> String {
+        try build(fixture("gate.c"), file, in: dir, defines)
+    }
+
+    /// `cc -shared -fPIC` of `source` with `defines` into `dir/file`.
+    @discardableResult
+    static func build(_ source: String, _ file: String, in dir: String, _ defines: [String] = []) throws -> String {
         let out = dir + "/" + file
         let flags = defines.map { "'-D\($0)'" }.joined(separator: " ")
-        let r = try shell("cc -shared -fPIC -Wall -Werror -I \(include) \(flags) \(gateSource) -o \(out)")
+        let r = try shell("cc -shared -fPIC -Wall -Werror -I \(include) \(flags) \(source) -o \(out)")
         guard r.status == 0 else { throw TestFailure("cc failed: \(r.output)") }
         return out
     }
@@ -286,6 +294,46 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         // tabd serves, and the plugin that loaded is consulted.
         _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#))
         #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"b"}"#))?.string("plugin") == "good")
+    }
+
+    /// Plugin output goes through the parser client requests go through: a call result it
+    /// refuses is an `internal` error naming the plugin and the method (and a log line), not
+    /// a string of the raw text; a refused event is dropped with a warning; what it accepts
+    /// arrives on one line; the connection stays usable throughout.
+    @Test func pluginOutputTheClientParserRefusesIsAnError() throws {
+        let dir = temporaryDirectory("out")
+        try Plugins.build(Plugins.fixture("output.c"), "output.so", in: dir)
+        let tabd = try TabdProcess(config: Plugins.config("    - path: output.so\n", extraDirectory: dir), dir: dir)
+        let c = try tabd.client()
+        let watcher = try tabd.client()
+        _ = result(try watcher.request(#"{"cmd":"subscribe","events":["plugin"]}"#))
+        for method in ["duplicate", "surrogate", "huge", "garbage", "deep"] {
+            let reply = try c.request(#"{"cmd":"plugin.call","plugin":"output","method":"\#(method)","id":"\#(method)"}"#)
+            #expect(reply.string("id") == method)
+            let error = errorOf(reply, method)
+            #expect(error?.string("code") == "internal", "\(method)")
+            #expect(error?.string("plugin") == "output", "\(method)")
+            #expect(error?.string("method") == method)
+            #expect(error?.string("message")?.hasPrefix("plugin 'output' answered '\(method)' with JSON tabd does not accept (invalid JSON at byte ") == true,
+                    "\(error?.string("message") ?? "")")
+            #expect(result(try c.request(#"{"cmd":"ping"}"#)) != nil, "the connection stays usable after \(method)")
+        }
+        let logged = tabd.log.split(separator: "\n").filter { $0.contains("plugin answered a call with JSON tabd does not accept") }
+        #expect(logged.count == 5, "\(tabd.log)")
+        #expect(logged.first?.contains(#"duplicate key \"a\"" plugin.method=duplicate plugin.name=output"#) == true, "\(tabd.log)")
+
+        // Accepted output is forwarded compactly, on one line.
+        try c.write(#"{"cmd":"plugin.call","plugin":"output","method":"spaced"}"# + "\n")
+        #expect(try c.readLine() == #"{"ok":true,"result":{"plugin":"output","value":{"a":[1,2],"b":"xA"}}}"#)
+
+        // Of the four events, only the valid one reaches the subscriber, compact.
+        _ = result(try c.request(#"{"cmd":"plugin.call","plugin":"output","method":"emit"}"#))
+        try watcher.write(#"{"cmd":"ping","id":"after"}"# + "\n")
+        let event = try #require(try watcher.readLine())
+        #expect(event.hasPrefix(#"{"event":"plugin","controller":"main","seq":"#), "\(event)")
+        #expect(event.hasSuffix(#","data":{"plugin":"output","data":{"a":[1,2]}}}"#), "\(event)")
+        #expect(try watcher.readLine() == #"{"id":"after","ok":true,"result":{}}"#)
+        #expect(tabd.log.contains("plugin emitted an event tabd does not accept; dropped"), "\(tabd.log)")
     }
 
     @Test func requiredPluginThatFailsStopsTabdAtStart() throws {

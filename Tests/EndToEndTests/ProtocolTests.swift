@@ -33,6 +33,25 @@ struct ProtocolTests {
         #expect(try c.readLine() == #"{"id":null,"ok":true,"result":{}}"#)
     }
 
+    /// Ids come back byte for byte as sent, on the fast path and the general one, in
+    /// replies and in errors (of the decoder and of the command).
+    @Test func repliesEchoTheIDByteForByte() throws {
+        let tabd = try TabdProcess()
+        let c = try tabd.client()
+        _ = try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        let ids = ["123456789012345678901234567890", "-0", "1.0", "1E+2", #""\u0041""#, #""a\/b""#, "true", "null", "7", #""x""#]
+        for id in ids {
+            try c.write(#"{"cmd":"ping","id":\#(id)}"# + "\n")
+            #expect(try c.readLine() == #"{"id":\#(id),"ok":true,"result":{}}"#)
+            try c.write(#"{"cmd":"select","tab":"b","id":\#(id)}"# + "\n")
+            #expect(try c.readLine()?.hasPrefix(#"{"id":\#(id),"ok":true,"result":{"selected":"b""#) == true, "select with id \(id)")
+            try c.write(#"{"cmd":"select","tab":"nowhere","id":\#(id)}"# + "\n")
+            #expect(try c.readLine()?.hasPrefix(#"{"id":\#(id),"ok":false,"error":{"code":"not_found""#) == true, "not_found with id \(id)")
+            try c.write(#"{"cmd":"fly","id":\#(id)}"# + "\n")
+            #expect(try c.readLine()?.hasPrefix(#"{"id":\#(id),"ok":false,"error":{"code":"unknown_command""#) == true, "unknown_command with id \(id)")
+        }
+    }
+
     /// The whole command set works through the socket, and state reflects each step.
     @Test func everyCommand() throws {
         let tabd = try TabdProcess()

@@ -260,7 +260,7 @@ extension PluginTests {
             #expect(try host.call(plugin: "sloppy", method: "emit", argsJSON: "{}", controller: c).get() == "true")
             #expect(host.drainEmitted().map(\.dataJSON) == [#"{"a":[1,2]}"#])
             let error = try #require(host.call(plugin: "sloppy", method: "other", argsJSON: "{}", controller: c).failure)
-            #expect(error.message.contains("not JSON"))
+            #expect(error.message.contains("with JSON tabd does not accept"))
         }
 
         /// reload re-initialises a listed plugin with its new settings (same code, stats kept).

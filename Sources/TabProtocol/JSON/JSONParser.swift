@@ -41,6 +41,9 @@ public struct JSONParser {
     private var i = 0
     /// Reused for strings with escapes.
     private var scratch: [UInt8] = []
+    /// The member of the outermost object whose value's bytes are wanted, and where they are.
+    private var spanKey: String?
+    private var span: Range<Int>?
 
     private init(base: UnsafeRawPointer, count: Int, maxDepth: Int) {
         self.base = base
@@ -49,11 +52,21 @@ public struct JSONParser {
     }
 
     public static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
+        try parse(bytes, maxDepth: maxDepth, spanOfMember: nil).value
+    }
+
+    /// `parse`, and where the value of the outermost object's member `key` lies: the bytes
+    /// of its text as written, without the whitespace around it (nil when there is no such
+    /// member). The request decoder echoes `id` from them.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 64,
+                             spanOfMember key: String?) throws(JSONParseError) -> (value: JSONValue, span: Range<Int>?) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw JSONParseError(offset: 0, reason: "empty input, expected a JSON value")
         }
         var parser = JSONParser(base: base, count: bytes.count, maxDepth: maxDepth)
-        return try parser.document()
+        parser.spanKey = key
+        let value = try parser.document()
+        return (value, parser.span)
     }
 
     public static func parse(_ string: String, maxDepth: Int = 64) throws(JSONParseError) -> JSONValue {
@@ -95,10 +108,13 @@ public struct JSONParser {
         var members: [JSONObject.Member] = []
         var key = ""
         var value: JSONValue
+        // Where the current member of the outermost container began (for `spanKey`).
+        var memberStart = 0
 
         nextValue: while true {
             skipWhitespace()
             guard i < count else { throw fail(i, "unexpected end of input, expected a value") }
+            if frames.count == 1 { memberStart = i }
             switch byte(i) {
             case UInt8(ascii: "{"):
                 guard frames.count < maxDepth else { throw fail(i, "nesting deeper than \(maxDepth)") }
@@ -153,6 +169,7 @@ public struct JSONParser {
             // as long as their closing bracket follows.
             while true {
                 guard !frames.isEmpty else { return value }
+                if frames.count == 1, let spanKey, frames[0].isObject, key == spanKey { span = memberStart..<i }
                 members.append(JSONObject.Member(key: key, value: value))
                 skipWhitespace()
                 guard i < count else {
