@@ -23,10 +23,14 @@
 // Static inline wrappers for what Swift cannot import: function-like macros, and a few
 // calls whose flags or structs only exist with _GNU_SOURCE (which the Glibc module lacks).
 
-/// Memory freed is given back to the system: blocks above `bytes` are mapped on their own
-/// and unmapped when freed. A fixed threshold also stops glibc from raising it after such
-/// frees (its default), which kept later big blocks in the heap for good.
-static inline int tabd_malloc_map_above(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+/// Blocks above `mapped` bytes are mapped on their own and unmapped when freed; free memory
+/// at the top of the heap is given back only past `keep` bytes (tabd trims itself, see
+/// tabd_malloc_trim). Fixed values also stop glibc from moving the mmap threshold up after
+/// such frees (its default), which kept later big blocks in the heap for good.
+static inline void tabd_malloc_tune(int mapped, int keep) {
+    mallopt(M_MMAP_THRESHOLD, mapped);
+    mallopt(M_TRIM_THRESHOLD, keep);
+}
 
 /// Gives free heap memory back to the system (malloc_trim(3)).
 static inline int tabd_malloc_trim(void) { return malloc_trim(0); }

@@ -14,6 +14,7 @@
 import CTabPolicy
 import Glibc
 import Logging
+import TabProtocol
 import TabCore
 
 public final class PluginHost: Policy {
@@ -512,6 +513,16 @@ public final class PluginHost: Policy {
     /// asked, which the plugin may read during the hook (nil: no client did).
     public func call(plugin name: String, method: String, argsJSON: String, controller: Controller,
                      caller: PluginCaller? = nil) -> Result<String, TabError> {
+        guard case .object(let args)? = try? JSONParser.parse(argsJSON, maxDepth: maxJSONDepth) else {
+            return .failure(TabError(.invalid, "args for '\(name)' must be a JSON object"))
+        }
+        return call(plugin: name, method: method, args: args, controller: controller, caller: caller)
+    }
+
+    /// `call` with arguments the client parser already accepted (a request's `args`): they
+    /// are written once, straight into the text the hook reads.
+    public func call(plugin name: String, method: String, args: JSONObject, controller: Controller,
+                     caller: PluginCaller? = nil) -> Result<String, TabError> {
         frame.caller = caller
         defer { frame.caller = nil }
         guard let plugin = running.first(where: { $0.name == name }) else {
@@ -523,16 +534,15 @@ public final class PluginHost: Policy {
         guard let hook = plugin.code.hooks.call else {
             return .failure(TabError(.notFound, "plugin '\(name)' has no methods"))
         }
-        guard let args = try? CheckedJSON(argsJSON, maxDepth: maxJSONDepth), args.isObject else {
-            return .failure(TabError(.invalid, "args for '\(name)' must be a JSON object"))
-        }
+        var argsText = JSONWriter(capacity: 256)
+        argsText.write(.object(args))
         let reply = self.reply, frame = self.frame, opaque = frame.opaque
         reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
         var outcome: Result<String, TabError> = .success("{}")
         withUnsafePointer(to: controller) { controllerPointer in
             frame.controller = controllerPointer
             let t0 = monotonicNanoseconds()
-            let result = method.withCString { m in args.text.withCString { a in hook(plugin.state, opaque, m, a, reply) } }
+            let result = method.withCString { m in argsText.withCString { a in hook(plugin.state, opaque, m, a, reply) } }
             plugin.count(.call, since: t0)
             let message = reply.pointee.message.map { String(cString: $0) }
             switch result {

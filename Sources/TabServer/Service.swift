@@ -465,10 +465,11 @@ public final class TabService: LineServiceDelegate {
             }
         case .pluginCall(let plugin, let method, let args):
             let c = try controller(r.controller)
-            var aw = JSONWriter(capacity: 64)
-            aw.write(args ?? .object(JSONObject([])))
+            guard case .object(let argsObject) = args ?? .object(JSONObject([])) else {
+                throw ProtocolError.invalid("args", "'args' must be a JSON object")
+            }
             let peer = connection.peer
-            switch plugins.call(plugin: plugin, method: method, argsJSON: String(decoding: aw.bytes, as: UTF8.self), controller: c,
+            switch plugins.call(plugin: plugin, method: method, args: argsObject, controller: c,
                                 caller: PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid)) {
             case .success(let json):
                 // Checked by the plugin host with JSONParser, and compact.

@@ -217,6 +217,15 @@ public struct JSONWriter: ~Copyable {
         used &+= n
     }
 
+    /// Reads what was written as a NUL-terminated C string (for a C API), without a copy.
+    /// The text must hold no NUL of its own (JSON text never does: a NUL in a string is
+    /// written `\u0000`).
+    public mutating func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        let end = reserve(1)
+        end.pointee = 0
+        return try body(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self))
+    }
+
     /// A whole value tree.
     public mutating func write(_ value: JSONValue) {
         switch value {
