@@ -147,7 +147,7 @@ public struct TabContainers: Equatable, Sendable, Codable {
         recent = Recent()
     }
 
-    static func validate(name: String) throws(TabError) {
+    public static func validate(name: String) throws(TabError) {
         guard !name.isEmpty, name.utf8.count <= maxNameLength,
               name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) })
         else {

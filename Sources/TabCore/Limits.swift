@@ -4,21 +4,23 @@
 // journal written under higher limits still loads after the limits were lowered, and a
 // controller already above a lowered limit keeps its tabs (it only cannot grow).
 
-/// Bounds on one controller's contents. The defaults fit any real tab bar many times over;
-/// the config's `limits` section changes them (docs/operations.md).
+/// Bounds on one controller's contents. The defaults fit any real tab bar many times over,
+/// and keep a full controller's `state` under 100 MB (1,000 tabs × (four 1 KiB texts + 64
+/// screens × 1.3 KiB)), well inside the default memory budget; the config's `limits`
+/// section changes them (docs/operations.md).
 public struct ControllerLimits: Equatable, Sendable {
     /// Tabs in one controller (`set_tabs`, `insert`).
-    public var maxTabs = 10_000
+    public var maxTabs = 1000
     /// Bytes (UTF-8) of a tab id, a screen id or a restoration id.
     public var maxIDBytes = 256
     /// Bytes of a title, an image name or a badge value.
-    public var maxTextBytes = 4096
+    public var maxTextBytes = 1024
     /// Screens on one tab's navigation stack (`push`, `restore`).
-    public var maxStackDepth = 256
+    public var maxStackDepth = 64
 
     public init() {}
 
-    public init(maxTabs: Int = 10_000, maxIDBytes: Int = 256, maxTextBytes: Int = 4096, maxStackDepth: Int = 256) {
+    public init(maxTabs: Int = 1000, maxIDBytes: Int = 256, maxTextBytes: Int = 1024, maxStackDepth: Int = 64) {
         self.maxTabs = maxTabs
         self.maxIDBytes = maxIDBytes
         self.maxTextBytes = maxTextBytes

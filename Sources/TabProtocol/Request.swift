@@ -273,7 +273,7 @@ public enum RequestDecoder {
             guard let v = f.value("archive") else { throw .invalid("archive", "restore needs \"archive\": what preserve returned") }
             command = .core(.restore(try archive(v)))
         case "subscribe":
-            command = .subscribe(events: try eventNames(&f), controllers: try f.nullableStringArray("controllers"))
+            command = .subscribe(events: try eventNames(&f), controllers: try subscribedControllers(&f))
         case "unsubscribe":
             command = .unsubscribe(events: try eventNames(&f))
         case "plugins": command = .plugins
@@ -306,6 +306,22 @@ public enum RequestDecoder {
         if let tab { return .tab(tab) }
         if let index { return .index(index) }
         return .more
+    }
+
+    /// Most controllers one `subscribe` may name: what a client keeps is bounded.
+    public static let maxSubscribedControllers = 1024
+
+    /// `subscribe`'s controllers: controller names (they need not exist yet), at most
+    /// `maxSubscribedControllers`.
+    private static func subscribedControllers(_ f: inout Fields) throws(ProtocolError) -> [String]? {
+        guard let names = try f.nullableStringArray("controllers") else { return nil }
+        guard names.count <= maxSubscribedControllers else {
+            throw ProtocolError(.outOfRange, "'controllers' names \(names.count) controllers; a subscription names at most \(maxSubscribedControllers)", details: [("field", "controllers")])
+        }
+        for (i, name) in names.enumerated() {
+            do { try TabContainers.validate(name: name) } catch { throw .invalid("controllers[\(i)]", error.message) }
+        }
+        return names
     }
 
     private static func eventNames(_ f: inout Fields) throws(ProtocolError) -> [String] {

@@ -35,6 +35,8 @@ public struct ServerConfig: Sendable {
     public var outputTimeout = 5.0
     /// What one controller may hold (tabs, id and text lengths, stack depth).
     public var controllerLimits = ControllerLimits()
+    /// Controllers tabd holds at most (`controller.create` past it: out_of_range).
+    public var maxControllers = 10_000
     public var maxJSONDepth = 64
     /// Peers allowed to run admin commands, besides root.
     public var adminUIDs: [uid_t] = []
@@ -67,6 +69,7 @@ public struct ServerConfig: Sendable {
         public static let maxIDBytes: ClosedRange<Int> = 1...65_536
         public static let maxTextBytes: ClosedRange<Int> = 1...(1 << 20)
         public static let maxStackDepth: ClosedRange<Int> = 1...100_000
+        public static let maxControllers: ClosedRange<Int> = 1...1_000_000
         /// Tabs on the bar (More included); TabCore's bounds for controller.create.
         public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
     }
@@ -137,6 +140,7 @@ public struct ServerConfig: Sendable {
             if let v = try l.int("max_id_bytes", in: Limits.maxIDBytes) { c.controllerLimits.maxIDBytes = v }
             if let v = try l.int("max_text_bytes", in: Limits.maxTextBytes) { c.controllerLimits.maxTextBytes = v }
             if let v = try l.int("max_stack_depth", in: Limits.maxStackDepth) { c.controllerLimits.maxStackDepth = v }
+            if let v = try l.int("max_controllers", in: Limits.maxControllers) { c.maxControllers = v }
             try l.finish()
         }
         if let access = try r.section("access") {

@@ -126,6 +126,9 @@ public final class TabService: LineServiceDelegate {
     }
 
     private func createController(_ name: String, idiom: Idiom, maxVisible: Int?) throws(TabError) {
+        if containers[name] == nil, containers.controllers.count >= config.maxControllers {
+            throw TabError(.outOfRange, "tabd holds \(containers.controllers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
+        }
         try containers.create(name, idiom: idiom, maxVisible: maxVisible)
         store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible))
     }
@@ -669,6 +672,7 @@ public final class TabService: LineServiceDelegate {
                 next.controllers = fresh.controllers
                 next.maxJSONDepth = fresh.maxJSONDepth
                 next.controllerLimits = fresh.controllerLimits
+                next.maxControllers = fresh.maxControllers
             }
             try plugins.reload(next.plugins, directories: next.pluginDirectories)
             config = next

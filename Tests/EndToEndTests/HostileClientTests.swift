@@ -149,7 +149,7 @@ import Glibc
     /// baseline plus the budget, and the writer is served throughout.
     @Test func subscribersThatNeverReadStayWithinTheBudget() throws {
         let budget = 64 << 20
-        let t = try TabdProcess(config: "limits:\n  memory_budget_bytes: \(budget)\n")
+        let t = try TabdProcess(config: "limits:\n  memory_budget_bytes: \(budget)\n  max_tabs: 2000\n")
         let writer = try t.client()
         try writer.ok(Self.setTabs(2_000, prefix: "w"))
         let baseline = Self.rss(t.pid)
@@ -258,9 +258,37 @@ import Glibc
         try c.ok(#"{"cmd":"pop","tab":"a"}"#)
         try c.ok(#"{"cmd":"pop","tab":"a"}"#)
         #expect(try c.readStateLine() == before)
-        // The default limit: 10,000 tabs.
+        // The default limit: 1,000 tabs.
         let d = try TabdProcess()
-        #expect(try d.client().error(Self.setTabs(10_001)).string("message")?.contains("at most 10000 (limits.max_tabs)") == true)
+        #expect(try d.client().error(Self.setTabs(1_001)).string("message")?.contains("at most 1000 (limits.max_tabs)") == true)
+    }
+}
+
+extension HostileClientTests {
+    /// A subscription names at most 1,024 controllers, each a valid controller name: what a
+    /// client makes tabd keep is bounded (a 1 MiB line of names held 4 MiB per connection).
+    @Test func aSubscriptionNamesABoundedListOfValidControllers() throws {
+        let t = try TabdProcess()
+        let c = try t.client()
+        let many = (0..<1025).map { "\"c\($0)\"" }.joined(separator: ",")
+        let tooMany = try c.error(#"{"cmd":"subscribe","controllers":[\#(many)]}"#)
+        #expect(tooMany.string("code") == "out_of_range")
+        let bad = try c.error(#"{"cmd":"subscribe","controllers":["main","no spaces"]}"#)
+        #expect(bad.string("code") == "invalid_request" && bad.string("field") == "controllers[1]")
+        try c.ok(#"{"cmd":"subscribe","controllers":["main","later"]}"#)
+    }
+
+    /// controller.create past limits.max_controllers is refused out_of_range and creates nothing.
+    @Test func controllersAreLimited() throws {
+        let t = try TabdProcess(config: "limits:\n  max_controllers: 3\n")
+        let c = try t.client()
+        try c.ok(#"{"cmd":"controller.create","controller":"two","idiom":"phone"}"#)
+        try c.ok(#"{"cmd":"controller.create","controller":"three","idiom":"pad"}"#)
+        let error = try c.error(#"{"cmd":"controller.create","controller":"four","idiom":"tv"}"#)
+        #expect(error.string("code") == "out_of_range")
+        #expect(error.string("message")?.contains("limits.max_controllers") == true)
+        guard case .array(let list)? = try c.ok(#"{"cmd":"controllers"}"#)["controllers"] else { throw TestFailure("no list") }
+        #expect(list.count == 3)
     }
 }
 

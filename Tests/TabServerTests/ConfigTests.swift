@@ -71,6 +71,7 @@ import Testing
         ("max_id_bytes", 1...65_536, \.controllerLimits.maxIDBytes),
         ("max_text_bytes", 1...1_048_576, \.controllerLimits.maxTextBytes),
         ("max_stack_depth", 1...100_000, \.controllerLimits.maxStackDepth),
+        ("max_controllers", 1...1_000_000, \.maxControllers),
     ]
 
     @Test func limitsAreCheckedAgainstTheirRanges() throws {
@@ -99,6 +100,7 @@ import Testing
         #expect(ServerConfig.Limits.maxIDBytes == Self.limits[7].range)
         #expect(ServerConfig.Limits.maxTextBytes == Self.limits[8].range)
         #expect(ServerConfig.Limits.maxStackDepth == Self.limits[9].range)
+        #expect(ServerConfig.Limits.maxControllers == Self.limits[10].range)
         // The defaults are inside them.
         let d = ServerConfig()
         for (_, range, read) in Self.limits { #expect(range.contains(read(d))) }

@@ -17,7 +17,8 @@ extension TransportTests {
             server.delegate.reply = { c, line in c.send(line == "big" ? big : Array("echo:\(line)\n".utf8)) }
             let client = try Client(path: server.path)
             client.write("big\nafter\n")
-            #expect(client.read(count: big.count) == big)
+            let got = client.read(count: big.count)
+            #expect(got.count == big.count && got.elementsEqual(big), "got \(got.count) of \(big.count) bytes")
             #expect(client.readLine() == "echo:after")
             #expect(server.sync { server.delegate.closed.isEmpty })
             try server.wait("nothing is held once it is read") { server.server.heldBytes == 0 }
@@ -89,6 +90,43 @@ extension TransportTests {
             #expect(other.readLine() == "echo:served")
             holders = []
             try server.wait("nothing is held once they are gone") { server.server.heldBytes == 0 }
+        }
+
+        /// A client whose requests wait for it to read, and which takes none of its replies for
+        /// `outputTimeout`, is dropped even below `maxOutputBytes`: it cannot squat the budget.
+        @Test func aPausedClientThatTakesNothingIsDropped() throws {
+            let server = try TestServer(limits: TransportLimits(maxOutputBytes: 64 << 20, outputTimeout: 0.3, pauseInputBytes: 256 << 10))
+            let reply = [UInt8](repeating: UInt8(ascii: "r"), count: 100_000) + [UInt8(ascii: "\n")]
+            server.delegate.reply = { c, _ in c.send(reply) }
+            let squatter = try Client(path: server.path)
+            squatter.write(String(repeating: "q\n", count: 100))
+            try server.wait("the squatter is dropped", timeout: 5) { server.delegate.closed.values.contains(.outputOverflow) }
+            try server.wait("nothing is held") { server.server.heldBytes == 0 }
+        }
+
+        /// Over the budget, clients that take none of their output go before a bigger one that
+        /// reads: a reader of a big reply is not closed for squatters.
+        @Test func theBudgetClosesStalledClientsBeforeAReader() throws {
+            let budget = 8 << 20
+            let server = try TestServer(limits: TransportLimits(maxOutputBytes: 64 << 20, outputTimeout: 60, pauseInputBytes: 1 << 20,
+                                                                memoryBudget: budget))
+            let small = [UInt8](repeating: UInt8(ascii: "s"), count: 200_000) + [UInt8(ascii: "\n")]
+            let big = [UInt8](repeating: UInt8(ascii: "b"), count: 3 << 20) + [UInt8(ascii: "\n")]
+            server.delegate.reply = { c, line in c.send(line == "big" ? big : small) }
+            var squatters: [Client] = []
+            for _ in 0..<4 {
+                let s = try Client(path: server.path)
+                s.write(String(repeating: "q\n", count: 50))
+                squatters.append(s)
+            }
+            usleep(1_300_000)  // they have taken nothing for over a second
+            let reader = try Client(path: server.path)
+            reader.write("big\n")
+            let got = reader.read(count: big.count)
+            #expect(got.count == big.count && got.elementsEqual(big), "the reader got \(got.count) of \(big.count) bytes")
+            let closed = server.sync { server.delegate.closed.values.filter { $0 == .overBudget }.count }
+            #expect(closed >= 1, "no squatter was closed")
+            squatters = []
         }
 
         /// Clients that never read what is sent to them (subscribers) over the budget: the

@@ -126,6 +126,10 @@ public final class Connection {
     private(set) var partialSince = 0.0
     /// Since when more than `maxOutputBytes` of released output is unread (nil: not more).
     private(set) var overOutputLimitSince: Double?
+    /// Since when the client has taken none of its output (its socket full, nothing written
+    /// since); nil while its output moves or there is none. Read only when a write would
+    /// block, so it costs nothing while the socket takes everything.
+    private(set) var stalledSince: Double?
     /// In the server's list of connections its sweep looks at (an unfinished line, or
     /// unread output over the limit).
     var watched = false
@@ -156,7 +160,11 @@ public final class Connection {
     public func send(_ bytes: UnsafeRawBufferPointer) {
         guard state == .open || (server.redoing && isClosing), let base = bytes.baseAddress, bytes.count > 0 else { return }
         serverRef._withUnsafeGuaranteedRef { server in
-            if !holdsInBuffer, runStart < 0 || runEnd == server.turnOutputBytes {
+            // A big reply or event (64 KiB and more) goes to the connection's own buffer: in the
+            // shared turn buffer it would stay until the turn ends even if the connection is
+            // dropped (for the budget) meanwhile, and one event sent to a thousand subscribers
+            // would grow that buffer by a thousand copies.
+            if !holdsInBuffer, bytes.count < Self.bigOutput, runStart < 0 || runEnd == server.turnOutputBytes {
                 // The common case: this connection's run continues at the end of the turn buffer.
                 let at = server.appendToTurn(bytes)
                 if runStart < 0 { runStart = at }
@@ -172,6 +180,9 @@ public final class Connection {
             server.hold(bytes.count)
         }
     }
+
+    /// Output this big skips the turn buffer.
+    static let bigOutput = 64 << 10
 
     public func send(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { send($0) }
@@ -338,6 +349,7 @@ public final class Connection {
         inputPaused = true
         if let readEvent { event_del(readEvent) }
         account()
+        if stalledSince != nil { server.watch(self) }
     }
 
     /// Reads again (the waiting input first) once the output is below half the pause mark.
@@ -355,7 +367,9 @@ public final class Connection {
     }
 
     /// Whether the sweep still has to look at this connection.
-    var needsWatching: Bool { state != .closed && (!partial.isEmpty || overOutputLimitSince != nil) }
+    var needsWatching: Bool {
+        state != .closed && (!partial.isEmpty || overOutputLimitSince != nil || (inputPaused && stalledSince != nil))
+    }
 
     /// The unread output fell to the limit or below: no longer over it.
     func outputBackUnderLimit() { overOutputLimitSince = nil }
@@ -448,7 +462,7 @@ public final class Connection {
             if output == nil { output = evbuffer_new() }
             evbuffer_add(output, bytes.baseAddress! + sent, bytes.count - sent)
             account()
-            checkUnread()
+            checkUnread(progressed: sent > 0)
             return armWrite()
         }
         // All written: buffers left empty from earlier turns are given back, as `flush` does.
@@ -461,17 +475,26 @@ public final class Connection {
     private func written() {
         account()
         overOutputLimitSince = nil
+        stalledSince = nil
         disarmWrite()
         resumeInputIfWritten()
         if case .closing = state, held == nil { server.reap(self) }
     }
 
-    /// Output is left unread: notes when it went over `maxOutputBytes` (the sweep drops the
-    /// client if it stays over for `outputTimeout`).
-    private func checkUnread() {
-        guard overOutputLimitSince == nil, unreadBytes > server.limits.maxOutputBytes else { return }
-        overOutputLimitSince = Sys.monotonicSeconds()
-        server.watch(self)
+    /// Output is left unread (the socket is full): notes since when the client takes none of
+    /// it, and when it went over `maxOutputBytes`. The sweep drops a client over the limit
+    /// for `outputTimeout`, or whose requests wait for it to read while it has taken nothing
+    /// for `outputTimeout`; the budget closes stalled clients before ones that read.
+    private func checkUnread(progressed: Bool) {
+        let now = Sys.monotonicSeconds()
+        if progressed || stalledSince == nil { stalledSince = now }
+        if overOutputLimitSince == nil, unreadBytes > server.limits.maxOutputBytes { overOutputLimitSince = now }
+        if overOutputLimitSince != nil || inputPaused { server.watch(self) }
+    }
+
+    /// Whether the client has taken none of its output for `seconds` (now: `now`).
+    func stalled(now: Double, for seconds: Double) -> Bool {
+        stalledSince.map { now - $0 >= seconds } ?? false
     }
 
     /// Writes until the socket is full (then waits for EV_WRITE) or the output is empty.
@@ -481,13 +504,14 @@ public final class Connection {
         case .dropping, .closed: return
         }
         if let out = output {
+            var progressed = false
             while evbuffer_get_length(out) > 0 {
                 do {
-                    _ = try Sys.send(out, to: fd)
+                    progressed = try Sys.send(out, to: fd) > 0 || progressed
                 } catch {
                     if error.wouldBlock {
                         account()
-                        checkUnread()
+                        checkUnread(progressed: progressed)
                         resumeInputIfWritten()
                         return armWrite()
                     }
@@ -567,6 +591,7 @@ public final class Connection {
         pendingInput = []
         inputPaused = false
         overOutputLimitSince = nil
+        stalledSince = nil
     }
 
     private static func reason(_ error: SystemError) -> CloseReason {

@@ -425,10 +425,13 @@ public final class LineServer {
     func free(_ bytes: Int) {
         heldBytes -= bytes
         freedSinceTrim += bytes
-        if freedSinceTrim >= Self.trimAfterBytes { scheduleSweep() }  // or the end of a turn
+        if freedSinceTrim >= Self.sweepTrimAfterBytes { scheduleSweep() }
     }
 
+    /// Freed bytes after which the end of a turn trims (at once, in a busy moment) and the
+    /// sweep trims (within a second: what the last clients to leave freed goes back too).
     static let trimAfterBytes = 16 << 20
+    static let sweepTrimAfterBytes = 1 << 20
 
     /// Brings what connections hold down to 5/8 of the budget: the connection holding the
     /// most goes first. One holding mostly output is dropped at once (its output discarded:
@@ -440,15 +443,22 @@ public final class LineServer {
         defer { enforcingBudget = false }
         let target = limits.memoryBudget / 8 * 5
         var refused = 0
+        let now = Sys.monotonicSeconds()
         while heldBytes > target {
-            var largest: Connection?
-            for c in byID.values where c.accounted > (largest?.accounted ?? 0) {
+            // The biggest holder among clients that have taken none of their output for a
+            // second (or hold only input); only if there is none, the biggest of all: a client
+            // reading a big reply is not closed for a squatter that reads nothing.
+            var largest: Connection?, largestStalled: Connection?
+            for c in byID.values {
                 switch c.state {
-                case .open, .closing: largest = c
-                case .dropping, .closed: break
+                case .open, .closing: break
+                case .dropping, .closed: continue
                 }
+                if c.accounted > (largest?.accounted ?? 0) { largest = c }
+                let idle = c.stalled(now: now, for: 1) || c.pendingOutputBytes == 0
+                if idle, c.accounted > (largestStalled?.accounted ?? 0) { largestStalled = c }
             }
-            guard let c = largest else { break }
+            guard let c = largestStalled ?? largest else { break }
             refused += 1
             let holding = c.accounted
             logger.warning("over the memory budget: closing the connection that holds the most", metadata: [
@@ -504,19 +514,24 @@ public final class LineServer {
                     drop(c, .outputOverflow)
                 }
             }
+            // Requests waiting for a client that takes none of its replies: it holds its
+            // output (up to pauseInputBytes) for nothing.
+            if c.inputPaused, c.state == .open, c.stalled(now: now, for: limits.outputTimeout) {
+                drop(c, .outputOverflow)
+            }
             if !c.needsWatching {
                 c.watched = false
                 watching[c.id] = nil
             }
         }
-        trimIfDue()
+        trimIfDue(after: Self.sweepTrimAfterBytes)
         if !watching.isEmpty { scheduleSweep() }
     }
 
     /// Once `trimAfterBytes` were freed, malloc gives its free pages back to the system (it
     /// keeps them otherwise; a few milliseconds for a heap of hundreds of megabytes).
-    private func trimIfDue() {
-        guard freedSinceTrim >= Self.trimAfterBytes else { return }
+    private func trimIfDue(after bytes: Int = LineServer.trimAfterBytes) {
+        guard freedSinceTrim >= bytes else { return }
         freedSinceTrim = 0
         _ = tabd_malloc_trim()
     }
