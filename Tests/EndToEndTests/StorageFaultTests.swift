@@ -170,7 +170,8 @@ import Glibc
         guard mounted.status == 0 else { return }
         defer { _ = try? shell("umount -l \(state)") }
 
-        let t = try TabdProcess(config: "fsync: always\n", dir: dir)
+        // Thousands of screens pushed on one tab: more than limits.max_stack_depth allows by default.
+        let t = try TabdProcess(config: "fsync: always\nlimits:\n  max_stack_depth: 100000\n", dir: dir)
         let c = try t.client()
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a","navigation":true},{"id":"b"}]}"#)
         // Fill the disk (dd stops at ENOSPC).
