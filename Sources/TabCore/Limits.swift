@@ -44,9 +44,6 @@ public struct ControllerLimits: Equatable, Sendable {
     @usableFromInline
     func checkStoring(_ command: Command, on controller: () throws(TabError) -> Controller) throws(TabError) {
         switch command {
-        case .select, .tap, .removeTab, .pop, .popToRoot, .customizeBegin, .customizeMove, .customizeEnd,
-             .rotate, .setOrientation:
-            return
         case .setTabs(let tabs, _):
             guard tabs.count <= maxTabs else {
                 throw TabError(.outOfRange, "set_tabs gives \(tabs.count) tabs; a controller holds at most \(maxTabs) (limits.max_tabs)")
@@ -83,6 +80,8 @@ public struct ControllerLimits: Equatable, Sendable {
                 }
                 for screen in stack { try check(screen) }
             }
+        default:
+            return  // stores nothing new: `check` does not call this
         }
     }
 

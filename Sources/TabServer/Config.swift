@@ -349,7 +349,7 @@ private struct Section {
     }
 }
 
-private extension Double {
-    /// 0.01, 10, 86400: no trailing ".0".
+extension Double {
+    /// Seconds as a config file and a message write them — 0.01, 10, 86400: no trailing ".0".
     var formatted: String { self == rounded() ? String(Int(self)) : String(self) }
 }

@@ -224,9 +224,9 @@ public final class TabService: LineServiceDelegate {
         case .lineTooLong:
             ProtocolError(.tooLarge, "the request line is longer than \(config.maxLineBytes) bytes (limits.max_line_bytes); the connection will be closed")
         case .lineTimeout:
-            ProtocolError(.invalidRequest, "the request line was not finished within \(Self.seconds(config.lineTimeout)) (limits.line_timeout_seconds); the connection will be closed")
+            ProtocolError(.invalidRequest, "the request line was not finished within \(config.lineTimeout.formatted) s (limits.line_timeout_seconds); the connection will be closed")
         case .overBudget:
-            ProtocolError(.overloaded, "tabd holds more than its memory budget of \(config.memoryBudgetBytes) bytes for all clients (limits.memory_budget_bytes) and this connection held the most; it will be closed")
+            ProtocolError(.overloaded, "all clients together hold more than tabd allows them (three quarters of limits.memory_budget_bytes, \(config.memoryBudgetBytes) bytes) and this connection held the most of those not taking their replies; it will be closed")
         }
         let reply = ReplyEncoder.failure(id: nil, error)
         connection.send(reply)
@@ -235,11 +235,6 @@ public final class TabService: LineServiceDelegate {
             turnReplays[turnEntries.count] = [(connection, reply)]
             turnEntries.append((connection, turnLines.count, 0))
         }
-    }
-
-    /// "10 s", "0.5 s".
-    private static func seconds(_ s: Double) -> String {
-        s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
     }
 
     /// When the line being handled started: the read, or the end of the line before it.

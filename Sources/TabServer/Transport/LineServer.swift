@@ -20,6 +20,15 @@ public enum InputRefusal: Equatable, Sendable {
     /// All connections together held more than `limits.memoryBudget`; this one, holding the
     /// most (its unfinished input), is refused to bring the total down.
     case overBudget
+
+    /// Why the connection is then closed.
+    var closeReason: CloseReason {
+        switch self {
+        case .lineTooLong: .lineTooLong
+        case .lineTimeout: .lineTimeout
+        case .overBudget: .overBudget
+        }
+    }
 }
 
 public protocol LineServiceDelegate: AnyObject {
@@ -67,7 +76,7 @@ public struct TransportLimits: Sendable {
     /// about this much, not one reply per request.
     public var pauseInputBytes = 1 << 20
     /// Bytes all connections together may hold: unfinished lines, input waiting, output not
-    /// written. Past it the connections holding the most are refused and closed.
+    /// written. From three quarters of it, the connections holding the most are refused and closed.
     public var memoryBudget = 256 << 20
     /// Seconds a request line may take from its first byte to its newline.
     public var lineTimeout = 10.0
@@ -392,16 +401,10 @@ public final class LineServer {
 
     /// The delegate answers the refusal; then the connection closes once that is written.
     private func refuse(_ connection: Connection, _ reason: InputRefusal) {
-        let close: CloseReason
-        switch reason {
-        case .lineTooLong: close = .lineTooLong
-        case .lineTimeout: close = .lineTimeout
-        case .overBudget: close = .overBudget
-        }
         connection.discardInput()
         wakeEndOfTurn()  // the error reply is released (and the line is not committed)
         delegate.connection(connection, refused: reason)
-        if connection.state == .open { beginClosing(connection, close) }
+        if connection.state == .open { beginClosing(connection, reason.closeReason) }
     }
 
     // MARK: The memory budget
@@ -442,7 +445,6 @@ public final class LineServer {
         enforcingBudget = true
         defer { enforcingBudget = false }
         let target = limits.memoryBudget / 8 * 5
-        var refused = 0
         let now = Sys.monotonicSeconds()
         while heldBytes > target {
             // The biggest holder among clients that have taken none of their output for a
@@ -459,9 +461,10 @@ public final class LineServer {
                 if idle, c.accounted > (largestStalled?.accounted ?? 0) { largestStalled = c }
             }
             guard let c = largestStalled ?? largest else { break }
-            refused += 1
             let holding = c.accounted
-            logger.warning("over the memory budget: closing the connection that holds the most", metadata: [
+            logger.warning(largestStalled != nil
+                ? "over the memory budget: closing the connection that holds the most of those not taking their output"
+                : "over the memory budget: closing the connection that holds the most (every one is taking its output)", metadata: [
                 "connection.id": "\(c.id)", "connection.held_bytes": "\(holding)",
                 "connection.unread_bytes": "\(c.pendingOutputBytes)", "server.held_bytes": "\(heldBytes)",
                 "limits.memory_budget_bytes": "\(limits.memoryBudget)",
