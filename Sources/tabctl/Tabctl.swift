@@ -148,7 +148,7 @@ struct Tabctl: ParsableCommand {
         commandName: "tabctl",
         abstract: "Send commands to tabd and print what it answers.",
         discussion: "Exit codes: 0 ok, 1 tabd answered with an error, 3 tabd could not be reached, 64 usage error.",
-        subcommands: [Call.self, Send.self, State.self, Select.self, Tap.self, Badge.self, Login.self, Logout.self,
+        subcommands: [Call.self, Send.self, State.self, Show.self, Select.self, Tap.self, Badge.self, Login.self, Logout.self,
                       Watch.self, Reload.self, Ping.self, Stats.self, Plugins.self]
     )
 
