@@ -111,7 +111,7 @@ final class Watcher {
     private var mirror: ControllerView
     private var instance: String?
     /// Requests sent and not answered yet, in order (tabd answers in order).
-    private var pending: [Asked] = []
+    private var pending: [(Asked, reason: String?)] = []
     private var lastNotice: String?
 
     enum Asked { case full, unannounced }
@@ -224,6 +224,8 @@ final class Watcher {
     /// state reply, those with a later seq only.
     private func sync(reconnecting: Bool) throws {
         pending = []
+        needFull = nil
+        needUnannounced = false
         let hello = try ask(Self.request("hello"))
         let newInstance = Self.result(hello.reply)?.text("instance")
         if reconnecting {
@@ -251,7 +253,8 @@ final class Watcher {
         try askIfNeeded()
     }
 
-    private var needFull = false
+    /// Why the mirror is in doubt (it reads the whole `state` again), nil when it is not.
+    private var needFull: String?
     private var needUnannounced = false
 
     /// Handles one line: an event for the mirror, or the reply to a `state` asked again.
@@ -261,24 +264,26 @@ final class Watcher {
         if let event = o.text("event") {
             guard o.text("controller") == name, let seq = o.integer("seq"), seq > mirror.seq else { return false }
             // One connection sees every event of the controller: a gap means doubt.
-            if seq != mirror.seq + 1 { needFull = true }
+            if seq != mirror.seq + 1 { needFull = "seq \(mirror.seq) was followed by \(seq)" }
             switch mirror.apply(event: event, seq: seq, data: o.object("data") ?? JSONObject()) {
             case .deleted: throw Deleted(seq: seq)
-            case .unsure: needFull = true
+            case .unsure: needFull = "\(event) at seq \(seq) did not say enough"
             case .applied: break
             }
             if ControllerView.rereadAfter.contains(event) { needUnannounced = true }
             return true
         }
         guard o["ok"] != nil, !pending.isEmpty else { return false }
-        let asked = pending.removeFirst()
+        let (asked, reason) = pending.removeFirst()
         guard let result = o.object("result"), case .bool(true)? = o["ok"] else {
             if o.object("error")?.text("code") == "not_found" { throw Deleted(seq: nil) }
             return false
         }
         let old = mirror
         switch asked {
-        case .full: mirror = ControllerView(state: result, name: name)
+        case .full:
+            mirror = ControllerView(state: result, name: name)
+            say("in doubt (\(reason ?? "")); read the state again at seq \(mirror.seq)")
         case .unannounced: mirror.readUnannounced(from: result)
         }
         return mirror != old
@@ -287,10 +292,10 @@ final class Watcher {
     /// Reads `state` again when the mirror is in doubt (all of it) or when events changed
     /// what decides the fields events do not carry (those only). One request at a time.
     private func askIfNeeded() throws {
-        guard pending.isEmpty, needFull || needUnannounced, let c = conn else { return }
+        guard pending.isEmpty, needFull != nil || needUnannounced, let c = conn else { return }
         do { try c.send(Self.request("state", name)) } catch { throw Dropped() }
-        pending.append(needFull ? .full : .unannounced)
-        needFull = false
+        pending.append((needFull != nil ? .full : .unannounced, needFull))
+        needFull = nil
         needUnannounced = false
     }
 
