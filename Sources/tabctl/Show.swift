@@ -144,6 +144,12 @@ final class Watcher {
 
     func run() throws {
         setvbuf(stdout, nil, _IOFBF, 1 << 16)
+        // It runs until stopped: whatever mask it was started with, SIGINT, SIGTERM and
+        // SIGHUP stop it.
+        var stop = sigset_t()
+        sigemptyset(&stop)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stop, s) }
+        sigprocmask(SIG_UNBLOCK, &stop, nil)
         do {
             conn = try Connection(path: socket)
         } catch {
