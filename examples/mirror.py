@@ -38,82 +38,100 @@ class OutOfSync(Exception):
 class Mirror:
     """One controller as `state` reports it, kept up to date from events.
 
-    Start it from a `state` result; then `apply` every later event in order.
+    Start it from a `state` result, then `apply` every later event in order.
+    Each `on_<event>` method is the rule for one event; events without a
+    method (did_select, appearance, containment, will_end_customizing,
+    plugin) change nothing `state` reports and only advance `seq`.
     """
 
     def __init__(self, state):
         self.state = copy.deepcopy(state)
+        self.deleted = False
 
     @property
     def seq(self):
         return self.state["seq"]
 
+    def apply(self, event):
+        """Applies one event; raises OutOfSync when the mirror cannot follow."""
+        if event["seq"] != self.seq + 1:
+            # seq grows by one per event, plugin events included: a gap means
+            # something was missed, so the mirror is in doubt.
+            raise OutOfSync("expected seq %d, got %d" % (self.seq + 1, event["seq"]))
+        self.state["seq"] = event["seq"]
+        rule = getattr(self, "on_" + event["event"], None)
+        if rule:
+            rule(event.get("data") or {})
+
     def _tab(self, tab_id):
         for tab in self.state["tabs"]:
             if tab["id"] == tab_id:
                 return tab
-        raise OutOfSync("event names tab %r, which the mirror does not have" % tab_id)
+        raise OutOfSync("an event names tab %r, which the mirror does not have" % tab_id)
 
-    def apply(self, event):
-        """Applies one event. Returns False when the controller was deleted
-        (the mirror is gone). Raises OutOfSync when it cannot follow."""
-        seq, data, name = event["seq"], event.get("data") or {}, event["event"]
-        if seq != self.seq + 1:
-            # seq grows by one per event, plugin events included: a gap means
-            # something was missed, so the mirror is in doubt.
-            raise OutOfSync("expected seq %d, got %d" % (self.seq + 1, seq))
-        s = self.state
-        s["seq"] = seq
-        if name == "tabs_changed":
-            # The objects are the tabs exactly as `state` reports them after
-            # the command: they replace the whole list.
-            if "objects" not in data:
-                raise OutOfSync("tabs_changed without objects (an older tabd)")
-            s["tabs"] = copy.deepcopy(data["objects"])
-        elif name == "tab_updated":
-            # The tab object replaces the one with that id, in place.
-            if "object" not in data:
-                raise OutOfSync("tab_updated without object (an older tabd)")
-            tab = self._tab(data["tab"])
-            s["tabs"][s["tabs"].index(tab)] = copy.deepcopy(data["object"])
-        elif name == "badge_changed":
-            # The value is both the tab's badge and its item's badge.
-            tab = self._tab(data["tab"])
-            tab["badge"] = tab["item"]["badge"] = data["value"]
-        elif name == "navigation_changed":
-            self._tab(data["tab"])["stack"] = copy.deepcopy(data["stack"])
-        elif name == "content_loaded":
-            self._tab(data["tab"])["content_loaded"] = True
-        elif name == "selection_changed":
-            # `tab` is an id, "more" or null; `index` null for More or nothing.
-            # It is sent whenever either changes, also when a tab added or moved
-            # before the selected one shifts its index. The selected child
-            # decides the status bar.
-            s["selected"] = s["status_bar_child"] = data["tab"]
-            s["selected_index"] = data["index"]
-        elif name == "bar_changed":
-            # What the bar shows, whatever caused it: no More rule to re-implement.
-            s["bar"] = copy.deepcopy(data)
-        elif name == "customizable_changed":
-            s["customizable"] = copy.deepcopy(data["tabs"])
-        elif name == "will_begin_customizing":
-            s["customizing"] = True
-        elif name == "did_end_customizing":
-            # `tabs` is the new order of all tabs. `customizable` is listed in
-            # tab order, so it follows. (If the selected tab's index moved,
-            # a selection_changed event comes next.)
-            by_id = {t["id"]: t for t in s["tabs"]}
-            s["tabs"] = [by_id[i] for i in data["tabs"]]
-            s["customizable"] = [i for i in data["tabs"] if i in s["customizable"]]
-            s["customizing"] = False
-            s.pop("customizing_order", None)
-        elif name == "orientation_changed":
-            s["orientation"]["current"] = data["orientation"]
-        elif name == "controller_deleted":
-            return False
-        # Everything else (did_select, appearance, containment,
-        # will_end_customizing, plugin) changes nothing `state` reports.
-        return True
+    def on_tabs_changed(self, data):
+        """`objects` are the tabs exactly as `state` reports them after the
+        command (stacks, badges, content_loaded): they replace the list."""
+        if "objects" not in data:
+            raise OutOfSync("tabs_changed without objects (a tabd older than the recipe)")
+        self.state["tabs"] = copy.deepcopy(data["objects"])
+
+    def on_tab_updated(self, data):
+        """`object` replaces the tab with that id, in place."""
+        if "object" not in data:
+            raise OutOfSync("tab_updated without object (a tabd older than the recipe)")
+        tabs = self.state["tabs"]
+        tabs[tabs.index(self._tab(data["tab"]))] = copy.deepcopy(data["object"])
+
+    def on_badge_changed(self, data):
+        """The value is both the tab's `badge` and its item's `badge`."""
+        tab = self._tab(data["tab"])
+        tab["badge"] = tab["item"]["badge"] = data["value"]
+
+    def on_navigation_changed(self, data):
+        """`stack` is the tab's whole stack of pushed screens."""
+        self._tab(data["tab"])["stack"] = copy.deepcopy(data["stack"])
+
+    def on_content_loaded(self, data):
+        """A tab's content loads once, on its first selection, and stays."""
+        self._tab(data["tab"])["content_loaded"] = True
+
+    def on_selection_changed(self, data):
+        """`tab` is an id, "more" or null; `index` is null for More or nothing.
+        Sent whenever either changes, also when a tab added or moved before
+        the selected one shifts its index. The selected child decides the
+        status bar (`status_bar_child`)."""
+        self.state["selected"] = self.state["status_bar_child"] = data["tab"]
+        self.state["selected_index"] = data["index"]
+
+    def on_bar_changed(self, data):
+        """What the bar shows (`visible`, `more`, `selected`, ...), whatever
+        the cause: a client never re-implements the More rule."""
+        self.state["bar"] = copy.deepcopy(data)
+
+    def on_customizable_changed(self, data):
+        self.state["customizable"] = copy.deepcopy(data["tabs"])
+
+    def on_will_begin_customizing(self, data):
+        self.state["customizing"] = True
+
+    def on_did_end_customizing(self, data):
+        """`tabs` is the new order of all tabs; `customizable` is listed in tab
+        order, so it follows. (If the selected tab's index moved, a
+        selection_changed comes next.) Moves during the session were not
+        announced: `customizing_order` ends with it."""
+        by_id = {t["id"]: t for t in self.state["tabs"]}
+        self.state["tabs"] = [by_id[i] for i in data["tabs"]]
+        self.state["customizable"] = [i for i in data["tabs"] if i in self.state["customizable"]]
+        self.state["customizing"] = False
+        self.state.pop("customizing_order", None)
+
+    def on_orientation_changed(self, data):
+        self.state["orientation"]["current"] = data["orientation"]
+
+    def on_controller_deleted(self, data):
+        """The controller's last event: the mirror is gone."""
+        self.deleted = True
 
 
 def diff(mine, theirs, path=""):
@@ -215,6 +233,9 @@ class Client:
             self.new_instance = result["instance"]
         elif kind == "state":
             self.on_state(result)
+        elif kind == "check" and self.queued is not None:
+            # A resync is under way (its state reply comes next): ask again.
+            self.send("check", {"cmd": "state", "controller": self.controller})
         elif kind == "check":
             self.checks -= 1
             mine = self.mirror.state if self.mirror else None
@@ -250,7 +271,8 @@ class Client:
 
     def apply(self, event):
         try:
-            if not self.mirror.apply(event):
+            self.mirror.apply(event)
+            if self.mirror.deleted:
                 self.mirror = None
         except OutOfSync as e:
             say({"out_of_sync": str(e)})

@@ -18,11 +18,11 @@ final class MirrorClient {
     let stderrPath: String
     private var buffer: [UInt8] = []
 
-    init(socket: String, dir: String) throws {
+    init(socket: String, dir: String, controller: String = "main") throws {
         signal(SIGPIPE, SIG_IGN)  // a client that died must fail the test, not kill it
         let script = Build.packageRoot.appendingPathComponent("examples/mirror.py").path
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--socket", socket, "--reconnect-seconds", "30"]
+        process.arguments = ["python3", script, "--socket", socket, "--controller", controller, "--reconnect-seconds", "30"]
         process.standardInput = input
         process.standardOutput = output
         stderrPath = dir + "/mirror.stderr"
@@ -86,14 +86,15 @@ struct MirrorStream {
 
     init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    mutating func tabObject(_ id: String) -> JSONValue {
+    /// A tab; `wide` ones support landscape too, so that a list of them can rotate.
+    mutating func tabObject(_ id: String, wide: Bool = false) -> JSONValue {
         var fields: [(String, JSONValue)] = [("id", .string(id))]
         if random.chance(0.6) { fields.append(("title", .string(id.capitalized))) }
         if random.chance(0.5) { fields.append(("navigation", .bool(true))) }
         if random.chance(0.3) {
             fields.append(("item", .object(JSONObject([("title", .string("\(id) item")), ("badge", random.chance(0.5) ? .string("1") : .null)]))))
         }
-        if id.hasPrefix("video") || random.chance(0.2) {
+        if wide || id.hasPrefix("video") || random.chance(0.2) {
             fields.append(("orientations", .array(["portrait", "landscape_left", "landscape_right"].map { .string($0) })))
         }
         if random.chance(0.3) { fields.append(("restoration_id", .string("r-\(id)"))) }
@@ -102,19 +103,25 @@ struct MirrorStream {
 
     mutating func tab() -> String { tabs.isEmpty || random.chance(0.1) ? random.pick(Self.pool) : random.pick(tabs) }
 
-    mutating func next() -> String {
-        func line(_ cmd: String, _ fields: [(String, JSONValue)] = []) -> String {
-            JSONValue.object(JSONObject([("cmd", .string(cmd))] + fields)).jsonString
-        }
+    /// The next request: its command (`login` for the plugin call) and its line.
+    mutating func next() -> (kind: String, line: String) {
         let kind = random.weighted([
             (tabs.isEmpty ? 40 : 4, "set_tabs"), (10, "select"), (12, "tap"), (8, "badge"), (8, "push"), (5, "pop"),
             (2, "pop_to_root"), (5, "update_tab"), (3, "customizable"), (3, "customize.begin"), (5, "customize.move"),
             (3, "customize.end"), (4, "rotate"), (3, "add_tab"), (3, "remove_tab"), (2, "login"),
         ])
+        return (kind, request(kind))
+    }
+
+    mutating func request(_ kind: String) -> String {
+        func line(_ cmd: String, _ fields: [(String, JSONValue)] = []) -> String {
+            JSONValue.object(JSONObject([("cmd", .string(cmd))] + fields)).jsonString
+        }
         switch kind {
         case "set_tabs":
             let ids = Array(random.shuffled(Self.pool).prefix(random.int(in: 3...8)))
-            var fields: [(String, JSONValue)] = [("tabs", .array(ids.map { tabObject($0) }))]
+            let wide = random.chance(0.3)
+            var fields: [(String, JSONValue)] = [("tabs", .array(ids.map { tabObject($0, wide: wide) }))]
             if random.chance(0.3) { fields.append(("selected", .string(random.pick(ids)))) }
             if random.chance(0.3) { fields.append(("animated", .bool(true))) }
             return line("set_tabs", fields)
@@ -141,7 +148,7 @@ struct MirrorStream {
         case "rotate":
             return line("rotate", [("orientation", .string(random.pick(["portrait", "landscape_left", "landscape_right", "portrait_upside_down"])))])
         case "add_tab":
-            return line("add_tab", [("tab", tabObject(random.pick(Self.pool))), ("index", .int(Int64(random.below(tabs.count + 1))))])
+            return line("add_tab", [("tab", tabObject(random.pick(Self.pool), wide: random.chance(0.5))), ("index", .int(Int64(random.below(tabs.count + 1))))])
         case "remove_tab":
             return line("remove_tab", [("tab", .string(tab()))])
         case "login":
@@ -180,10 +187,15 @@ struct MirrorStream {
         #expect(first.string("sync") == "initial", "\(JSONValue.object(first).jsonString)")
 
         var stream = MirrorStream(seed: seed)
+        var accepted: [String: Int] = [:]
+        try driver.request(loginLine(controller: "main"))
         let steps = 300
         for step in 1...steps {
-            let line = stream.next()
-            stream.note(try driver.request(line))
+            let (kind, line) = stream.next()
+            let reply = try driver.request(line)
+            stream.note(reply)
+            if reply.bool("ok") == true { accepted[kind, default: 0] += 1 }
+            if reply.object("result")?.bool("rotated") == true { accepted["rotated", default: 0] += 1 }
             if step % 10 == 0 { try mirror.check("seed \(seedText(seed)), step \(step) (\(line))") }
             guard step == steps / 3 || step == 2 * steps / 3 else { continue }
 
@@ -200,11 +212,45 @@ struct MirrorStream {
             #expect(resync.bool("nothing_missed") == true, "after \(how): \(JSONValue.object(resync).jsonString)")
             #expect(resync.int("seq") == before, "after \(how): \(JSONValue.object(resync).jsonString)")
             try mirror.check("seed \(seedText(seed)), right after the restart by \(how)")
+            try driver.request(loginLine(controller: "main"))  // the gate forgets sessions
+        }
+        // The stream reached what the mirror must follow.
+        print("seed \(seedText(seed)): accepted " + accepted.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        for kind in ["set_tabs", "tap", "select", "badge", "push", "pop", "update_tab", "customize.end", "add_tab", "remove_tab", "rotated"] {
+            #expect(accepted[kind, default: 0] > 0, "seed \(seedText(seed)): no \(kind) was accepted")
         }
         let last = try mirror.check("seed \(seedText(seed)), at the end")
         let state = try driver.ok(#"{"cmd":"state"}"#)
         #expect(state.int("seq") == last)
 
+        try mirror.send("quit")
+        mirror.process.waitUntilExit()
+        #expect(mirror.process.terminationStatus == 0)
+    }
+
+    /// `controller_deleted` ends the mirror (a check then agrees with `state`'s not_found);
+    /// when the controller is created again, its next event makes the client resync, and
+    /// the seq goes on from where the deleted one stopped (R11.4).
+    @Test func r11_4_deletedControllerEndsTheMirrorAndARecreatedOneResyncs() throws {
+        let dir = temporaryDirectory("py")
+        let tabd = try TabdProcess(dir: dir)
+        let driver = try tabd.client()
+        try driver.ok(#"{"cmd":"controller.create","controller":"side","idiom":"pad","max_visible":3}"#)
+        let mirror = try MirrorClient(socket: tabd.socket, dir: dir, controller: "side")
+        #expect(try mirror.readLine().string("sync") == "initial")
+        try driver.ok(#"{"cmd":"set_tabs","controller":"side","tabs":[{"id":"a"},{"id":"b","navigation":true},{"id":"c"},{"id":"d"}]}"#)
+        try driver.ok(#"{"cmd":"push","controller":"side","tab":"b","screen":{"id":"x"}}"#)
+        let before = try mirror.check("before the delete")
+
+        try driver.ok(#"{"cmd":"controller.delete","controller":"side"}"#)
+        #expect(try mirror.check("after the delete") == nil)
+
+        try driver.ok(#"{"cmd":"controller.create","controller":"side","idiom":"phone"}"#)
+        try driver.ok(#"{"cmd":"set_tabs","controller":"side","tabs":[{"id":"e"},{"id":"f"}]}"#)
+        let resync = try mirror.readLine()
+        #expect(resync.string("sync") == "resync", "\(JSONValue.object(resync).jsonString)")
+        let after = try mirror.check("after creating it again")
+        #expect(after != nil && before != nil && after! > before! + 1)  // controller_deleted had before + 1
         try mirror.send("quit")
         mirror.process.waitUntilExit()
         #expect(mirror.process.terminationStatus == 0)
