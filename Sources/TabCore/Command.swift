@@ -88,12 +88,20 @@ public struct Outcome: Equatable, Sendable {
         return true
     }
 
+    /// The command changed no state but was announced (a tap on the tab already shown sends
+    /// `did_select`): it is journaled all the same, so that replaying numbers its events too
+    /// and a restart never numbers an event again (R11.4).
+    public internal(set) var journalsNumbering = false
+
     /// The deterministic form of `command` (the command this outcome is of) to write to the
-    /// journal, or nil when the state did not change. Replaying it (with any policy)
-    /// reproduces the same state.
+    /// journal, or nil when it neither changed the state nor was announced. Replaying it
+    /// (with any policy) reproduces the same state and the same `seq`.
     public func journal(of command: Command) -> Command? {
-        journalsCommand ? command : rewrittenJournal
+        journalsCommand || journalsNumbering ? command : rewrittenJournal
     }
+
+    /// What the bar shows changed: a `barChanged` ends the notifications.
+    public internal(set) var barMoved = false
 
     /// For `rotate`: whether the controller rotated (R9.3).
     public var rotated: Bool?

@@ -8,6 +8,11 @@ public struct TabContainers: Equatable, Sendable, Codable {
 
     public private(set) var controllers: [String: Controller] = [:]
 
+    /// The highest event seq a deleted controller reached (its `controller_deleted`). A
+    /// controller created later starts counting from here, so that a name's seq never repeats
+    /// however often it is deleted and created again (R11.4), with nothing kept per name.
+    public private(set) var seqFloor: UInt64 = 0
+
     /// Where the controller last addressed lies: requests come in runs for one controller (most
     /// of them for `main`), and comparing a short name costs less than hashing it. Forgotten
     /// whenever a controller is added or removed: a dictionary index lives only until then.
@@ -27,11 +32,25 @@ public struct TabContainers: Equatable, Sendable, Codable {
 
     private struct Before: Equatable, Sendable {
         var saved: [(name: String, controller: Controller?)] = []
+        /// `seqFloor` before the first delete to undo.
+        var seqFloor: UInt64?
         /// A cache of what can be undone: two sets of controllers are equal whatever it holds.
         static func == (_: Before, _: Before) -> Bool { true }
     }
 
-    private enum CodingKeys: String, CodingKey { case controllers }
+    private enum CodingKeys: String, CodingKey { case controllers, seqFloor }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        controllers = try c.decode([String: Controller].self, forKey: .controllers)
+        seqFloor = try c.decodeIfPresent(UInt64.self, forKey: .seqFloor) ?? 0
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(controllers, forKey: .controllers)
+        try c.encode(seqFloor, forKey: .seqFloor)
+    }
 
     public init() {}
 
@@ -62,16 +81,46 @@ public struct TabContainers: Equatable, Sendable, Codable {
         }
         guard controllers[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
         save(name, nil as Controller?)
-        controllers[name] = Controller(name: name, idiom: idiom, maxVisible: maxVisible)
+        var c = Controller(name: name, idiom: idiom, maxVisible: maxVisible)
+        c.seq = seqFloor
+        controllers[name] = c
         recent = Recent()
     }
 
-    public mutating func delete(_ name: String) throws(TabError) {
+    /// Deletes a controller; returns the seq of its last event, `controller_deleted`.
+    /// `main` always exists (the controller requests address when they name none); a journal
+    /// written before that rule may still delete it (`replaying`).
+    @discardableResult
+    public mutating func delete(_ name: String, replaying: Bool = false) throws(TabError) -> UInt64 {
+        guard name != Self.defaultName || replaying else {
+            throw TabError(.conflict, "'\(name)' is the default controller and cannot be deleted; delete only controllers you created")
+        }
         guard let removed = controllers.removeValue(forKey: name) else {
             throw TabError(.notFound, "no controller named '\(name)'")
         }
         save(name, removed)
+        if before.seqFloor == nil { before.seqFloor = seqFloor }
+        let last = removed.seq &+ 1
+        seqFloor = max(seqFloor, last)
         recent = Recent()
+        return last
+    }
+
+    /// Numbers one event of a controller that is not a state machine's notification (a
+    /// plugin's), and returns its seq; nil when there is no such controller.
+    public mutating func nextSeq(_ name: String) -> UInt64? {
+        guard controllers[name] != nil else { return nil }
+        save(name, controllers[name])
+        controllers[name]!.seq &+= 1
+        return controllers[name]!.seq
+    }
+
+    /// Sets a controller's seq (replaying the journal's record of events that changed no
+    /// state). Never lowers it.
+    public mutating func setSeq(_ name: String, _ seq: UInt64) throws(TabError) {
+        guard controllers[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
+        save(name, controllers[name])
+        controllers[name]!.seq = max(controllers[name]!.seq, seq)
     }
 
     // MARK: Undo
@@ -94,6 +143,7 @@ public struct TabContainers: Equatable, Sendable, Codable {
     /// The changes since the last call are kept: nothing to undo any more.
     public mutating func keepChanges() {
         if !before.saved.isEmpty { before.saved.removeAll(keepingCapacity: true) }
+        before.seqFloor = nil
     }
 
     /// Puts every controller changed since `keepChanges()` back as it was (created ones go,
@@ -102,6 +152,8 @@ public struct TabContainers: Equatable, Sendable, Codable {
     public mutating func undoChanges() -> [String] {
         let saved = before.saved
         before.saved.removeAll()
+        if let floor = before.seqFloor { seqFloor = floor }
+        before.seqFloor = nil
         for (name, controller) in saved.reversed() {
             if let controller { controllers[name] = controller } else { controllers[name] = nil }
         }

@@ -20,6 +20,10 @@ public struct Controller: Equatable, Sendable {
     /// The order when the session began, to report `changed` (R7.4).
     private var customizingStart: [String]?
     public private(set) var orientation: Orientation = .portrait
+    /// The `seq` of the controller's last event (R11.4): every notification counts, published
+    /// or not, so replaying the journal numbers them as they were numbered live. A new
+    /// controller starts where its set's numbering of deleted controllers left off.
+    public internal(set) var seq: UInt64 = 0
     /// tab id → index; derived from `tabs`, rebuilt whenever the list changes. Empty while
     /// there are at most `linearLookupLimit` tabs: those are found by comparing ids in turn.
     private var indexByID: [String: Int] = [:]
@@ -63,14 +67,29 @@ public struct Controller: Equatable, Sendable {
         return nil
     }
 
-    /// The bar item shown as selected: a tab listed by More shows More (R3.5).
+    /// The bar item shown as selected: a tab listed by More shows More (R3.5); on tv, a tab
+    /// that does not fit on the bar shows no item (R3.6).
     public var barSelected: String? {
+        switch barSlot(of: selection, index: selectedIndex) {
+        case Self.noBarItem: return nil
+        case Self.moreBarItem: return Controller.moreID
+        case let i: return tabs[i].id
+        }
+    }
+
+    private static let noBarItem = -1, moreBarItem = -2
+
+    /// `barSelected` as a number, for comparing without making strings: the index of the tab
+    /// on the bar, `moreBarItem` or `noBarItem`. `index`: the selected tab's index.
+    @inline(__always)
+    private func barSlot(of selection: Selection, index: Int?) -> Int {
         switch selection {
-        case .none: return nil
-        case .more: return Controller.moreID
-        case .tab(let id):
-            guard let index = self.index(of: id) else { return nil }
-            return moreShown && index >= barTabCount ? Controller.moreID : id
+        case .none: return Self.noBarItem
+        case .more: return Self.moreBarItem
+        case .tab:
+            guard let index else { return Self.noBarItem }
+            if index < barTabCount { return index }
+            return moreShown ? Self.moreBarItem : Self.noBarItem
         }
     }
 
@@ -112,8 +131,31 @@ public struct Controller: Equatable, Sendable {
     /// `notifying: false` when no one will read the notifications (see `Outcome`).
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true) throws(TabError) -> Outcome {
         var out = Outcome(recordsNotifications: notifying)
+        let bar = Self.movesSelectionOnly(command) ? nil : barState
         try perform(command, policy: policy, &out)
+        if let bar { if bar != barState { out.barMoved = true } }
+        if out.barMoved { out.notify(.barChanged) }
+        if out.notificationCount > 0, !out.changed { out.journalsNumbering = true }
+        seq &+= UInt64(truncatingIfNeeded: out.notificationCount)
         return out
+    }
+
+    /// What the bar shows (`state`'s `bar`): a `bar_changed` is sent when it changes.
+    struct BarState: Equatable {
+        var visible: [String], more: [String], unreachable: [String], selected: String?
+    }
+
+    var barState: BarState { BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected) }
+
+    /// `select` and `tap` move the selection and change no list: whether the bar's selected
+    /// item moved is found where the selection moves (`changeSelection`), not by building the
+    /// bar twice on the path clients use most.
+    @inline(__always)
+    static func movesSelectionOnly(_ command: Command) -> Bool {
+        switch command {
+        case .select, .tap: return true
+        default: return false
+        }
     }
 
     /// `apply` into an outcome the caller made (returning one from each case would copy it).
@@ -380,7 +422,9 @@ public struct Controller: Equatable, Sendable {
         case .tab(let id, _): previous = .tab(id)
         case .more: previous = .more
         }
+        let slotBefore = barSlot(of: selection, index: selectedIndex)
         swap(&previous, &selection)  // the new selection in, the old one out, nothing copied
+        if barSlot(of: selection, index: candidate.index) != slotBefore { out.barMoved = true }
         appear(selection, at: candidate.index, disappearing: previous, &out)
         guard out.recordsNotifications else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: candidate.index,
@@ -696,7 +740,7 @@ extension Controller {
 
 extension Controller: Codable {
     private enum CodingKeys: String, CodingKey {
-        case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation
+        case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation, seq
     }
 
     public init(from decoder: Decoder) throws {
@@ -710,6 +754,7 @@ extension Controller: Codable {
         customizingOrder = try c.decodeIfPresent([String].self, forKey: .customizingOrder)
         customizingStart = try c.decodeIfPresent([String].self, forKey: .customizingStart)
         orientation = try c.decode(Orientation.self, forKey: .orientation)
+        seq = try c.decodeIfPresent(UInt64.self, forKey: .seq) ?? 0  // snapshots written before seq was kept
         rebuildIndex()
     }
 
@@ -724,5 +769,6 @@ extension Controller: Codable {
         try c.encodeIfPresent(customizingOrder, forKey: .customizingOrder)
         try c.encodeIfPresent(customizingStart, forKey: .customizingStart)
         try c.encode(orientation, forKey: .orientation)
+        try c.encode(seq, forKey: .seq)
     }
 }

@@ -43,6 +43,10 @@ public enum Notification: Equatable, Sendable {
     case orientationChanged(from: Orientation, to: Orientation)
     /// A tab's properties (title, item, restoration id, orientations, layout) changed.
     case tabUpdated(tab: String)
+    /// What the bar shows (its visible items, More's list, the selected item) changed,
+    /// whatever the cause; always the last notification of a command. Carries nothing: the
+    /// bar is read from the controller as the command left it.
+    case barChanged
 
     /// The event name on the wire.
     public var eventName: String {
@@ -61,14 +65,20 @@ public enum Notification: Equatable, Sendable {
         case .didEndCustomizing: return "did_end_customizing"
         case .orientationChanged: return "orientation_changed"
         case .tabUpdated: return "tab_updated"
+        case .barChanged: return "bar_changed"
         }
     }
 
-    /// Every event name a notification can have, for `hello`.
+    /// Every event name a notification can have, and `controller_deleted`, for `hello` and
+    /// `subscribe`.
     public static let eventNames = [
         "selection_changed", "did_select", "content_loaded", "appearance", "containment",
         "tabs_changed", "customizable_changed", "badge_changed", "navigation_changed",
         "will_begin_customizing", "will_end_customizing", "did_end_customizing",
-        "orientation_changed", "tab_updated",
+        "orientation_changed", "tab_updated", "bar_changed", controllerDeleted,
     ]
+
+    /// The event a deleted controller's subscribers get last (sent by the daemon: it is not
+    /// a state machine's notification).
+    public static let controllerDeleted = "controller_deleted"
 }

@@ -102,18 +102,28 @@ public enum ReplyEncoder {
         w.endArray()
         w.key(literal: "selected"); optionalString(c.selection.wireValue, &w)
         w.key(literal: "selected_index"); optionalInt(c.selectedIndex, &w)
-        w.key(literal: "bar"); w.beginObject()
-        w.key(literal: "visible"); strings(c.barVisible, &w)
-        w.key(literal: "more"); strings(c.moreList, &w)
-        w.key(literal: "selected"); optionalString(c.barSelected, &w)
-        if c.idiom == .tv { w.key(literal: "unreachable"); strings(c.unreachable, &w) }
-        w.key(literal: "position"); w.string(c.idiom == .tv ? "top" : "bottom")
-        w.endObject()
+        w.key(literal: "bar"); bar(c, &w)
         w.key(literal: "customizable"); strings(c.customizable, &w)
         w.key(literal: "customizing"); w.bool(c.customizingOrder != nil)
         if let order = c.customizingOrder { w.key(literal: "customizing_order"); strings(order, &w) }
         orientationMembers(c, policy: policy, &w)
         w.key(literal: "status_bar_child"); optionalString(c.statusBarChild, &w)
+        w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: c.seq))
+    }
+
+    /// What the bar shows: `state`'s `bar`, and `bar_changed`'s data.
+    public static func bar(_ c: Controller, _ w: inout JSONWriter) {
+        w.beginObject()
+        barMembers(c, &w)
+        w.endObject()
+    }
+
+    private static func barMembers(_ c: Controller, _ w: inout JSONWriter) {
+        w.key(literal: "visible"); strings(c.barVisible, &w)
+        w.key(literal: "more"); strings(c.moreList, &w)
+        w.key(literal: "selected"); optionalString(c.barSelected, &w)
+        if c.idiom == .tv { w.key(literal: "unreachable"); strings(c.unreachable, &w) }
+        w.key(literal: "position"); w.string(c.idiom == .tv ? "top" : "bottom")
     }
 
     public static func orientationMembers(_ c: Controller, policy: Policy, _ w: inout JSONWriter) {
@@ -144,13 +154,10 @@ public enum ReplyEncoder {
 
     // MARK: Events
 
-    /// `{"event":…,"controller":…,"seq":…,"data":{…}}\n` for one notification.
-    public static func event(_ n: TabCore.Notification, controller: String, seq: UInt64, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "event"); w.string(n.eventName)
-        w.key(literal: "controller"); w.string(controller)
-        w.key(literal: "seq"); w.int(Int(seq))
-        w.key(literal: "data"); w.beginObject()
+    /// `{"event":…,"controller":…,"seq":…,"data":{…}}\n` for one notification. `c`: the
+    /// controller as the command left it (tab objects and the bar are read from it).
+    public static func event(_ n: TabCore.Notification, controller: String, seq: UInt64, in c: Controller, into w: inout JSONWriter) {
+        beginEvent(n.eventName, controller: controller, seq: seq, into: &w)
         switch n {
         case .selectionChanged(let tab, let index, let previous, let cause):
             w.key(literal: "tab"); optionalString(tab, &w)
@@ -160,8 +167,13 @@ public enum ReplyEncoder {
         case .didSelect(let tab, let index):
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "index"); optionalInt(index, &w)
-        case .contentLoaded(let tab), .tabUpdated(let tab):
+        case .contentLoaded(let tab):
             w.key(literal: "tab"); w.string(tab)
+        case .tabUpdated(let tab):
+            w.key(literal: "tab"); w.string(tab)
+            if let t = c.tab(tab) { w.key(literal: "object"); self.tab(t, &w) }
+        case .barChanged:
+            barMembers(c, &w)
         case .appearance(let tab, let phase):
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "phase"); w.string(phase.rawValue)
@@ -172,6 +184,9 @@ public enum ReplyEncoder {
         case .tabsChanged(let tabs, let animated):
             w.key(literal: "tabs"); strings(tabs, &w)
             w.key(literal: "animated"); w.bool(animated)
+            w.key(literal: "objects"); w.beginArray()
+            for t in c.tabs { tab(t, &w) }
+            w.endArray()
         case .customizableChanged(let tabs), .willBeginCustomizing(let tabs):
             w.key(literal: "tabs"); strings(tabs, &w)
         case .badgeChanged(let tab, let value):
@@ -192,15 +207,28 @@ public enum ReplyEncoder {
         w.newline()
     }
 
+    /// `{"event":…,"controller":…,"seq":…,"data":{` — the data's members follow.
+    private static func beginEvent(_ name: String, controller: String, seq: UInt64, into w: inout JSONWriter) {
+        w.beginObject()
+        w.key(literal: "event"); w.string(name)
+        w.key(literal: "controller"); w.string(controller)
+        w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: seq))
+        w.key(literal: "data"); w.beginObject()
+    }
+
+    /// `controller_deleted`: the last event of a deleted controller; its data is empty.
+    public static func controllerDeleted(_ controller: String, seq: UInt64, into w: inout JSONWriter) {
+        beginEvent(TabCore.Notification.controllerDeleted, controller: controller, seq: seq, into: &w)
+        w.endObject()
+        w.endObject()
+        w.newline()
+    }
+
     /// A `plugin` event: `data` is the plugin's JSON text, wrapped with the plugin's name.
     /// `dataJSON` is written as it is: compact JSON of one value, as the plugin host makes it
     /// (checked by JSONParser, written by JSONWriter).
     public static func pluginEvent(plugin: String, controller: String, seq: UInt64, dataJSON: String, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "event"); w.string("plugin")
-        w.key(literal: "controller"); w.string(controller)
-        w.key(literal: "seq"); w.int(Int(seq))
-        w.key(literal: "data"); w.beginObject()
+        beginEvent("plugin", controller: controller, seq: seq, into: &w)
         w.key(literal: "plugin"); w.string(plugin)
         w.key(literal: "data"); w.raw(dataJSON.utf8)
         w.endObject()

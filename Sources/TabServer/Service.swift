@@ -41,7 +41,6 @@ public final class TabService: LineServiceDelegate {
     var schedule: (_ seconds: Double, _ body: @escaping () -> Void) -> Void = { _, _ in }
 
     private var subscribers: [UInt64: Connection] = [:]
-    private var seq = EventCounters()
     private var w = JSONWriter(capacity: 4096)
     private var ew = JSONWriter(capacity: 1024)
     /// The lines of the current turn, kept until it is committed: when its records cannot be
@@ -55,8 +54,6 @@ public final class TabService: LineServiceDelegate {
     /// While such a line runs: what it sends.
     private var capture: [(Connection, [UInt8])]?
     private var turnOpen = false
-    /// Event numbering as it was when the turn began (events of an undone turn never left).
-    private var seqAtTurnStart = EventCounters()
     var stats = ServiceStats()
     /// The transport's figures for `stats` (connections, memory held, limits hit).
     public var transportStatus: () -> LineServer.Status = { LineServer.Status() }
@@ -108,7 +105,9 @@ public final class TabService: LineServiceDelegate {
         case .createController(let name, let idiom, let maxVisible):
             try containers.create(name, idiom: idiom, maxVisible: maxVisible)
         case .deleteController(let name):
-            try containers.delete(name)
+            try containers.delete(name, replaying: true)
+        case .eventSeq(let name, let seq):
+            try containers.setSeq(name, seq)
         }
     }
 
@@ -133,9 +132,9 @@ public final class TabService: LineServiceDelegate {
         store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible))
     }
 
-    /// Writes what `command` changed to the journal (nothing when it changed nothing).
+    /// Writes what `command` changed (or announced: R11.4) to the journal.
     private func journal(_ outcome: Outcome, of command: Command, controller: String) {
-        if outcome.journalsCommand {
+        if outcome.journalsCommand || outcome.journalsNumbering {
             store.append(command, controller: controller)
         } else if let j = outcome.rewrittenJournal {
             store.append(j, controller: controller)
@@ -248,10 +247,7 @@ public final class TabService: LineServiceDelegate {
     }
 
     public func connection(_ connection: Connection, didReceive line: UnsafeRawBufferPointer) {
-        if !turnOpen {
-            turnOpen = true
-            seqAtTurnStart = seq
-        }
+        turnOpen = true
         let start = turnLines.count
         turnLines.append(bytes: line)
         turnEntries.append((connection, start, line.count))
@@ -308,7 +304,6 @@ public final class TabService: LineServiceDelegate {
             try store.commit()
         } catch {
             let undone = containers.undoChanges()
-            seq = seqAtTurnStart
             storeFaulted(error.description, undone: undone)
             return false
         }
@@ -423,10 +418,11 @@ public final class TabService: LineServiceDelegate {
             }
         case .controllerDelete:
             try requireWritable()
-            do { try containers.delete(r.controller) } catch { throw ProtocolError(error) }
-            seq.remove(r.controller)
+            let last: UInt64
+            do { last = try containers.delete(r.controller) } catch { throw ProtocolError(error) }
             store.append(.deleteController(name: r.controller))
             reply(r) { w in w.key(literal: "deleted"); w.string(r.controller) }
+            controllerDeleted(r.controller, seq: last)
         case .core(let command):
             try run(command, id: r.id, controller: r.controller)
         case .layout(let width, let height, let statusBar):
@@ -449,6 +445,13 @@ public final class TabService: LineServiceDelegate {
             reply(r) { w in
                 w.key(literal: "events"); ReplyEncoder.strings(state.events.sorted(), &w)
                 if let c = state.controllers { w.key(literal: "controllers"); ReplyEncoder.strings(c.sorted(), &w) }
+                // Where each concerned controller's numbering stands: events after these are
+                // the ones this subscription will see (R11.4).
+                w.key(literal: "seqs"); w.beginObject()
+                for name in state.controllers?.sorted() ?? containers.names {
+                    if let c = containers[name] { w.key(name); w.int(Int(truncatingIfNeeded: c.seq)) }
+                }
+                w.endObject()
             }
         case .unsubscribe(let events):
             let state = clientState(connection)
@@ -563,7 +566,11 @@ public final class TabService: LineServiceDelegate {
     private func afterCommand() {
         guard plugins.hasQueued else { return }
         for e in plugins.drainEmitted() {
-            let n = nextSeq(e.controller)
+            guard let n = containers.nextSeq(e.controller) else {
+                logger.warning("a plugin emitted an event for a controller that no longer exists; dropped", metadata: ["plugin": "\(e.plugin)", "controller": "\(e.controller)"])
+                continue
+            }
+            store.append(.eventSeq(controller: e.controller, seq: n))
             guard subscribers.values.contains(where: { clientState($0).wants("plugin", controller: e.controller) }) else { continue }
             ew.reset()
             ReplyEncoder.pluginEvent(plugin: e.plugin, controller: e.controller, seq: n, dataJSON: e.dataJSON, into: &ew)
@@ -588,20 +595,20 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
+    /// Sends the outcome's notifications as events, numbered up to the controller's `seq`
+    /// (the state machine counted them, published or not).
     private func publish(_ outcome: Outcome, controller: String) {
-        guard outcome.notificationCount > 0 else { return }
-        if subscribers.isEmpty || !outcome.recordsNotifications {
-            _ = seq.advance(controller, by: UInt64(outcome.notificationCount))
-            return
-        }
+        guard outcome.notificationCount > 0, !subscribers.isEmpty, outcome.recordsNotifications,
+              let c = containers[controller] else { return }
+        var s = c.seq &- UInt64(outcome.notifications.count)
         for n in outcome.notifications {
-            let s = nextSeq(controller)
+            s &+= 1
             let name = n.eventName
             var encoded = false
             for conn in subscribers.values where clientState(conn).wants(name, controller: controller) {
                 if !encoded {
                     ew.reset()
-                    ReplyEncoder.event(n, controller: controller, seq: s, into: &ew)
+                    ReplyEncoder.event(n, controller: controller, seq: s, in: c, into: &ew)
                     encoded = true
                 }
                 ew.withBytes { conn.send($0) }
@@ -610,8 +617,19 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
-    private func nextSeq(_ controller: String) -> UInt64 {
-        seq.advance(controller, by: 1)
+    /// `controller_deleted`, numbered `seq`, to the deleted controller's subscribers: its
+    /// last event.
+    private func controllerDeleted(_ name: String, seq: UInt64) {
+        var encoded = false
+        for conn in subscribers.values where clientState(conn).wants(Notification.controllerDeleted, controller: name) {
+            if !encoded {
+                ew.reset()
+                ReplyEncoder.controllerDeleted(name, seq: seq, into: &ew)
+                encoded = true
+            }
+            ew.withBytes { conn.send($0) }
+            stats.eventsSent += 1
+        }
     }
 
     private func reply(_ r: Request, _ result: (inout JSONWriter) -> Void) {
@@ -710,38 +728,6 @@ public final class TabService: LineServiceDelegate {
             if store.fsync != .no { try store.syncIfNeeded() }
         } catch {
             logger.critical("could not flush the journal at shutdown", metadata: ["error": "\(error.description)"])
-        }
-    }
-}
-
-/// Per controller, the `seq` of its last event (notifications published or not count, so a
-/// subscriber sees gaps only where it was not subscribed). The last controller's count is
-/// kept apart: requests come in runs for one controller, and comparing a short name costs
-/// less than hashing it.
-struct EventCounters {
-    /// Every controller's count but the current one's.
-    private var counts: [String: UInt64] = [:]
-    /// The controller addressed last, and its count, kept out of the dictionary.
-    private var currentName: String?
-    private var current: UInt64 = 0
-
-    /// Adds `n` to the controller's count and returns the new count.
-    mutating func advance(_ controller: String, by n: UInt64) -> UInt64 {
-        if controller != currentName {
-            if let name = currentName { counts[name] = current }
-            current = counts.removeValue(forKey: controller) ?? 0
-            currentName = controller
-        }
-        current &+= n
-        return current
-    }
-
-    mutating func remove(_ controller: String) {
-        if controller == currentName {
-            currentName = nil
-            current = 0
-        } else {
-            counts[controller] = nil
         }
     }
 }

@@ -23,12 +23,16 @@ public enum JournalRecord: Equatable, Sendable {
     case command(controller: String, Command)
     case createController(name: String, idiom: Idiom, maxVisible: Int?)
     case deleteController(name: String)
+    /// Events that changed no state were numbered (a tap on the tab already shown, a plugin's
+    /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
+    /// again (R11.4).
+    case eventSeq(controller: String, seq: UInt64)
 
     /// The controller the record changes.
     public var controller: String {
         switch self {
         case .command(let c, _): return c
-        case .createController(let c, _, _), .deleteController(let c): return c
+        case .createController(let c, _, _), .deleteController(let c), .eventSeq(let c, _): return c
         }
     }
 
@@ -38,6 +42,7 @@ public enum JournalRecord: Equatable, Sendable {
         case .command(_, let command): return JournalCodec.operationName(command)
         case .createController: return "controller.create"
         case .deleteController: return "controller.delete"
+        case .eventSeq: return "seq"
         }
     }
 }
@@ -78,6 +83,12 @@ public enum JournalCodec {
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(literal: "controller.delete")
             w.key(literal: "controller"); w.string(name)
+            w.endObject()
+        case .eventSeq(let name, let eventSeq):
+            begin(seq: seq, into: &w)
+            w.key(literal: "op"); w.string(literal: "seq")
+            w.key(literal: "controller"); w.string(name)
+            w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: eventSeq))
             w.endObject()
         }
     }
@@ -266,6 +277,9 @@ public enum JournalCodec {
             record = .createController(name: controller, idiom: idiom, maxVisible: try f.int("max_visible"))
         case "controller.delete":
             record = .deleteController(name: controller)
+        case "seq" where version >= 2:
+            guard let n = try f.int("seq"), n >= 0 else { throw JournalRecordError("'seq' has no \"seq\" count") }
+            record = .eventSeq(controller: controller, seq: UInt64(n))
         default:
             record = .command(controller: controller, try command(name, &f, version: version))
         }

@@ -143,7 +143,7 @@ struct CustomizationTests {
             .willEndCustomizing(tabs: c.ids, changed: false),
             .didEndCustomizing(tabs: c.ids, changed: false),
         ])
-        #expect(c == (try seven()))
+        #expect(c.sameState(as: try seven()))
     }
 
     /// The customized order and the customizable set survive encoding, as does a running session.

@@ -148,7 +148,8 @@ func invariantViolation(_ c: Controller) -> String? {
     let barSelected: String? = switch c.selection {
     case .none: nil
     case .more: "more"
-    case .tab(let id): more && c.index(of: id)! >= onBar ? "more" : id
+    case .tab(let id) where c.index(of: id)! < onBar: id
+    case .tab: more ? "more" : nil  // R3.6: a tv tab off the bar shows no item
     }
     if c.barSelected != barSelected { return "R3.5 bar selection \(String(describing: c.barSelected)), expected \(String(describing: barSelected))" }
 
@@ -182,7 +183,8 @@ func notificationViolation(_ command: Command, before: Controller, after: Contro
     // R4.2: did-select for taps only, once, last.
     let isTap = { if case .tap = command { true } else { false } }()
     let didSelects = out.notifications.filter { if case .didSelect = $0 { true } else { false } }
-    if didSelects.count != (isTap ? 1 : 0) || (isTap && out.notifications.last != didSelects.first) {
+    let lastButBar = out.notifications.last(where: { $0 != .barChanged })
+    if didSelects.count != (isTap ? 1 : 0) || (isTap && lastButBar != didSelects.first) {
         return "R4.2 did_select \(didSelects.count) time(s) for \(command)"
     }
     // R5.1: appearance calls move the screen from the old selection to the new one, each

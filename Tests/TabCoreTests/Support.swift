@@ -108,3 +108,13 @@ final class RecordingPolicy: Policy {
         calls.append(.didEndCustomizing(tabs, changed: changed))
     }
 }
+
+extension Controller {
+    /// The same state, whatever the event numbering (R11.4): a push then a pop leaves the
+    /// controller as it was, but two events later.
+    func sameState(as other: Controller) -> Bool {
+        var a = self
+        a.seq = other.seq
+        return a == other
+    }
+}

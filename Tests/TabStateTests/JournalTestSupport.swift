@@ -47,7 +47,9 @@ enum Replayer {
         case .createController(let name, let idiom, let maxVisible):
             try c.create(name, idiom: idiom, maxVisible: maxVisible)
         case .deleteController(let name):
-            try c.delete(name)
+            try c.delete(name, replaying: true)
+        case .eventSeq(let name, let seq):
+            try c.setSeq(name, seq)
         }
     }
 
