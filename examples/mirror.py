@@ -165,8 +165,8 @@ def say(obj):
 class Client:
     """One connection at a time to tabd, the recipe, and the stdin protocol."""
 
-    def __init__(self, path, controller, reconnect_seconds):
-        self.path, self.controller = path, controller
+    def __init__(self, path, controller, reconnect_seconds, once=False):
+        self.path, self.controller, self.once = path, controller, once
         self.reconnect_seconds = reconnect_seconds
         self.sock, self.inbuf = None, b""
         self.waiting = []     # what each outstanding request was, in order
@@ -261,7 +261,8 @@ class Client:
             # seq continues across restarts: the same seq means nothing was missed.
             report["nothing_missed"] = report["seq"] == self.last_seq
         self.synced_once, self.instance = True, self.new_instance
-        say(report)
+        if not self.once:
+            say(report)
         self.last_seq = self.mirror and self.mirror.seq
         for event in queued:
             if self.queued is not None:
@@ -295,7 +296,8 @@ class Client:
         elif command:
             say({"error": "unknown input %r (check or quit)" % command})
 
-    def run(self, once=False):
+    def run(self):
+        once = self.once
         self.connect()
         inputs = [] if once else [sys.stdin]
         stdin_buf = b""
@@ -333,7 +335,7 @@ def main():
     p.add_argument("--reconnect-seconds", type=float, default=30.0)
     p.add_argument("--once", action="store_true", help="print the mirror as JSON and exit")
     args = p.parse_args()
-    Client(args.socket, args.controller, args.reconnect_seconds).run(once=args.once)
+    Client(args.socket, args.controller, args.reconnect_seconds, args.once).run()
 
 
 if __name__ == "__main__":
