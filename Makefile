@@ -9,7 +9,7 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 
 # Debian packages the build, the tests and `make run` need (command or header -> package).
-APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc
+APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3
 
 .PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay clean install install-files uninstall
 
@@ -27,6 +27,7 @@ deps:
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
 	command -v setpriv >/dev/null || missing="$$missing util-linux"; \
 	command -v cc >/dev/null || missing="$$missing gcc libc6-dev"; \
+	command -v python3 >/dev/null || missing="$$missing python3"; \
 	if [ -n "$$missing" ]; then \
 		echo "make: installing$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

@@ -82,6 +82,16 @@ public struct Controller: Equatable, Sendable {
     /// `barSelected` as a number, for comparing without making strings: the index of the tab
     /// on the bar, `moreBarItem` or `noBarItem`. `index`: the selected tab's index.
     @inline(__always)
+    private func barSlot(of candidate: Candidate) -> Int {
+        switch candidate {
+        case .more: return Self.moreBarItem
+        case .tab(_, let index):
+            if index < barTabCount { return index }
+            return moreShown ? Self.moreBarItem : Self.noBarItem
+        }
+    }
+
+    @inline(__always)
     private func barSlot(of selection: Selection, index: Int?) -> Int {
         switch selection {
         case .none: return Self.noBarItem
@@ -422,9 +432,12 @@ public struct Controller: Equatable, Sendable {
         case .tab(let id, _): previous = .tab(id)
         case .more: previous = .more
         }
-        let slotBefore = barSlot(of: selection, index: selectedIndex)
+        // The bar's selected item moved, unless the new selection shows the same item as the
+        // old: only possible when it is not a tab on the bar (More, a tab under More, a tv tab
+        // off the bar), so the old one's index is looked up only then.
+        let slot = barSlot(of: candidate)
+        if slot >= 0 || slot != barSlot(of: selection, index: selectedIndex) { out.barMoved = true }
         swap(&previous, &selection)  // the new selection in, the old one out, nothing copied
-        if barSlot(of: selection, index: candidate.index) != slotBefore { out.barMoved = true }
         appear(selection, at: candidate.index, disappearing: previous, &out)
         guard out.recordsNotifications else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: candidate.index,
