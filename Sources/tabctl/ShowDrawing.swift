@@ -138,7 +138,7 @@ struct Drawing {
         if labels.isEmpty {
             let empty = [Span(text: "no items", sgr: [Self.dim])]
             let w = Self.width(empty)
-            cells = "│" + render(empty) + String(repeating: " ", count: inner - w) + "│"
+            cells = "│ " + render(empty) + String(repeating: " ", count: inner - w - 1) + "│"
         } else {
             cells = "│" + zip(c.bar.visible, labels).map { centred($1, highlighted: $0 == c.bar.selected) }
                 .joined(separator: "│") + "│"
@@ -214,6 +214,7 @@ struct Drawing {
     }
 
     func tabTable(_ c: ControllerView) -> [String] {
+        if c.tabs.isEmpty { return [render([Span(text: "Tabs", sgr: [Self.bold])]) + ": none"] }
         var rows: [[[Span]]] = [[[Span(text: "#")], [Span(text: "id")], [Span(text: "title")], [Span(text: "badge")],
                                  [Span(text: "content")], [Span(text: "stack")]]]
         for (i, t) in c.tabs.enumerated() {
