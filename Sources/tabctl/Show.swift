@@ -60,22 +60,12 @@ extension Tabctl {
             let controller = name ?? common.controller ?? "main"
             let drawing = Drawing(colour: color.enabled)
             if watch {
-                let watcher = Watcher(socket: common.socketPath, name: controller, drawing: drawing,
+                let watcher = Watcher(common: common, name: controller, drawing: drawing,
                                       terminal: isatty(1) == 1, reconnectSeconds: reconnectSeconds)
                 try watcher.run()
                 return
             }
-            var conn: Connection
-            do { conn = try Connection(path: common.socketPath) } catch {
-                FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
-                throw ExitCode(3)
-            }
-            defer { close(conn.fd) }
-            try conn.send(Watcher.request("state", controller))
-            guard let reply = try conn.readLine() else {
-                FileHandle.standardError.write(Data("tabctl: tabd closed the connection without answering\n".utf8))
-                throw ExitCode(3)
-            }
+            let reply = try common.exchange(Watcher.request("state", controller))
             guard let state = Watcher.result(reply) else { try Common.report(reply); throw ExitCode(1) }
             print(drawing.draw(ControllerView(state: state, name: controller)), terminator: "")
         }
@@ -100,7 +90,7 @@ extension Connection {
 
 /// `show --watch`: one connection, one mirror, a drawing after each batch of events.
 final class Watcher {
-    let socket: String
+    let common: Common
     let name: String
     let drawing: Drawing
     /// Clear the screen between drawings (stdout is a terminal), else separator lines.
@@ -121,8 +111,8 @@ final class Watcher {
     /// The connection ended or failed.
     struct Dropped: Error {}
 
-    init(socket: String, name: String, drawing: Drawing, terminal: Bool, reconnectSeconds: Int) {
-        self.socket = socket
+    init(common: Common, name: String, drawing: Drawing, terminal: Bool, reconnectSeconds: Int) {
+        self.common = common
         self.name = name
         self.drawing = drawing
         self.terminal = terminal
@@ -150,12 +140,7 @@ final class Watcher {
         sigemptyset(&stop)
         for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stop, s) }
         sigprocmask(SIG_UNBLOCK, &stop, nil)
-        do {
-            conn = try Connection(path: socket)
-        } catch {
-            FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
-            throw ExitCode(3)
-        }
+        conn = try common.connect()
         do {
             try sync(reconnecting: false)
         } catch is Dropped {
@@ -312,7 +297,7 @@ final class Watcher {
         say("connection to tabd lost; reconnecting for up to \(reconnectSeconds) s")
         let deadline = Date().addingTimeInterval(Double(reconnectSeconds))
         while true {
-            if let c = try? Connection(path: socket) {
+            if let c = try? Connection(path: common.socketPath) {
                 conn = c
                 do {
                     try sync(reconnecting: true)

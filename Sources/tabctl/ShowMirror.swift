@@ -10,6 +10,14 @@ import TabProtocol
 struct ScreenView: Equatable {
     var id: String
     var title: String?
+
+    /// A `stack` array (of `state` or `navigation_changed`): the pushed screens.
+    static func stack(_ values: [JSONValue]) -> [ScreenView] {
+        values.compactMap {
+            guard case .object(let s) = $0, let id = s.text("id") else { return nil }
+            return ScreenView(id: id, title: s.text("title"))
+        }
+    }
 }
 
 struct TabView: Equatable {
@@ -30,10 +38,7 @@ struct TabView: Equatable {
         itemTitle = item?.text("title")
         badge = o.text("badge") ?? item?.text("badge")
         navigation = o.flag("navigation") ?? false
-        stack = (o.array("stack") ?? []).compactMap {
-            guard case .object(let s) = $0, let sid = s.text("id") else { return nil }
-            return ScreenView(id: sid, title: s.text("title"))
-        }
+        stack = ScreenView.stack(o.array("stack") ?? [])
         contentLoaded = o.flag("content_loaded") ?? false
     }
 }
@@ -141,10 +146,7 @@ struct ControllerView: Equatable {
         case "navigation_changed":
             guard let id = data.text("tab"), let i = tabs.firstIndex(where: { $0.id == id }),
                   let stack = data.array("stack") else { return .unsure }
-            tabs[i].stack = stack.compactMap {
-                guard case .object(let s) = $0, let sid = s.text("id") else { return nil }
-                return ScreenView(id: sid, title: s.text("title"))
-            }
+            tabs[i].stack = ScreenView.stack(stack)
         case "content_loaded":
             guard let id = data.text("tab"), let i = tabs.firstIndex(where: { $0.id == id }) else { return .unsure }
             tabs[i].contentLoaded = true

@@ -95,18 +95,27 @@ struct Common: ParsableArguments {
     }
 
     func roundTrip(_ line: String) throws {
-        var conn: Connection
-        do { conn = try Connection(path: socketPath) } catch {
+        try Common.report(exchange(line))
+    }
+
+    /// A connection to tabd; exit 3 when it cannot be reached.
+    func connect() throws -> Connection {
+        do { return try Connection(path: socketPath) } catch {
             FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
             throw ExitCode(3)
         }
+    }
+
+    /// Sends one request line on a new connection and returns the reply line.
+    func exchange(_ line: String) throws -> String {
+        var conn = try connect()
         defer { close(conn.fd) }
         try conn.send(line)
         guard let reply = try conn.readLine() else {
             FileHandle.standardError.write(Data("tabctl: tabd closed the connection without answering\n".utf8))
             throw ExitCode(3)
         }
-        try Common.report(reply)
+        return reply
     }
 
     /// Prints a reply's result (stdout) or error (stderr, exit 1).
@@ -168,11 +177,7 @@ struct Tabctl: ParsableCommand {
         @OptionGroup var common: Common
         @Argument(help: "Request lines; read from stdin when omitted.") var lines: [String] = []
         func run() throws {
-            var conn: Connection
-            do { conn = try Connection(path: common.socketPath) } catch {
-                FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
-                throw ExitCode(3)
-            }
+            var conn = try common.connect()
             defer { close(conn.fd) }
             var requests = lines
             if requests.isEmpty { while let l = Swift.readLine() { if !l.isEmpty { requests.append(l) } } }
@@ -250,11 +255,7 @@ struct Tabctl: ParsableCommand {
         @Option(name: [.customShort("n"), .long], help: "Exit 0 after printing this many events (default: follow until tabd closes).")
         var count: Int?
         func run() throws {
-            var conn: Connection
-            do { conn = try Connection(path: common.socketPath) } catch {
-                FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
-                throw ExitCode(3)
-            }
+            var conn = try common.connect()
             defer { close(conn.fd) }
             var fields: [(String, JSONValue)] = [("cmd", "subscribe"), ("events", .array((events.isEmpty ? ["*"] : events).map(JSONValue.string)))]
             if let c = common.controller { fields.append(("controllers", .array([.string(c)]))) }
