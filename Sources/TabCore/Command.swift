@@ -26,11 +26,14 @@ public struct TabUpdate: Equatable, Sendable {
     public var restorationID: Change<String?> = .keep
     public var orientations: Change<OrientationMask?> = .keep
     public var fullScreenLayout: Change<Bool> = .keep
+    /// Whether the tab is a navigation stack; false drops its stack (R6.1, as R2.5).
+    public var navigation: Change<Bool> = .keep
     public init(title: Change<String?> = .keep, item: Change<TabItem?> = .keep,
                 restorationID: Change<String?> = .keep, orientations: Change<OrientationMask?> = .keep,
-                fullScreenLayout: Change<Bool> = .keep) {
+                fullScreenLayout: Change<Bool> = .keep, navigation: Change<Bool> = .keep) {
         self.title = title; self.item = item; self.restorationID = restorationID
         self.orientations = orientations; self.fullScreenLayout = fullScreenLayout
+        self.navigation = navigation
     }
 }
 
@@ -51,7 +54,9 @@ public struct RestorationArchive: Codable, Equatable, Sendable {
 /// `indirect`: a command is copied a few times per request (into the request, the outcome's
 /// journal form), and a small enum copies in registers where a 200-byte one needs memmove.
 public enum Command: Equatable, Sendable {
-    case setTabs([Tab], animated: Bool)
+    /// R2.6: `selected` (a tab of the new list, by id or index; never More) is selected as
+    /// part of the same change.
+    case setTabs([Tab], animated: Bool, selected: SelectTarget? = nil)
     indirect case addTab(Tab, index: Int?)
     case removeTab(String)
     indirect case updateTab(String, TabUpdate)

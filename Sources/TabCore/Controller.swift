@@ -10,6 +10,8 @@ public struct Controller: Equatable, Sendable {
     public let idiom: Idiom
     /// The most items the bar shows (R3.1).
     public let maxVisible: Int
+    /// Which taps pop a tab's stack to its root (R4.3).
+    public let tapPops: TapPops
     /// The tabs in display order (R1.2).
     public private(set) var tabs: [Tab] = []
     public private(set) var selection: Selection = .none
@@ -31,10 +33,11 @@ public struct Controller: Equatable, Sendable {
     /// one (and a controller keeps no table): `select` on 6 tabs looks up an id twice.
     static let linearLookupLimit = 16
 
-    public init(name: String, idiom: Idiom = .phone, maxVisible: Int? = nil) {
+    public init(name: String, idiom: Idiom = .phone, maxVisible: Int? = nil, tapPops: TapPops = .always) {
         self.name = name
         self.idiom = idiom
         self.maxVisible = maxVisible ?? idiom.defaultMaxVisible
+        self.tapPops = tapPops
     }
 
     // MARK: Derived state
@@ -171,8 +174,8 @@ public struct Controller: Equatable, Sendable {
     /// `apply` into an outcome the caller made (returning one from each case would copy it).
     private mutating func perform(_ command: Command, policy: Policy, _ out: inout Outcome) throws(TabError) {
         switch command {
-        case .setTabs(let new, let animated):
-            try setTabs(new, animated: animated, &out)
+        case .setTabs(let new, let animated, let selected):
+            try setTabs(new, animated: animated, selected: selected, &out)
         case .addTab(let tab, let index):
             try addTab(tab, at: index, &out)
         case .removeTab(let id):
@@ -221,7 +224,7 @@ public struct Controller: Equatable, Sendable {
 
     // MARK: R2 — replacing the tabs
 
-    private mutating func setTabs(_ new: [Tab], animated: Bool, _ out: inout Outcome) throws(TabError) {
+    private mutating func setTabs(_ new: [Tab], animated: Bool, selected: SelectTarget?, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("replace the tabs")
         var seen = Set<String>()
         for tab in new {
@@ -230,15 +233,41 @@ public struct Controller: Equatable, Sendable {
                 throw TabError(.conflict, "tab id '\(tab.id)' appears twice; tab ids must be unique")
             }
         }
+        // R2.6: the named selection is a tab of the new list.
+        var named: Selection?
+        switch selected {
+        case nil: break
+        case .tab(let id)?:
+            guard seen.contains(id) else { throw TabError(.notFound, "'selected' names tab '\(id)', which is not in the new tabs") }
+            named = .tab(id)
+        case .index(let i)?:
+            guard i >= 0, i < new.count else {
+                throw TabError(.outOfRange, new.isEmpty
+                    ? "'selected' index \(i) is out of range: the new tab list is empty"
+                    : "'selected' index \(i) is out of range: 0...\(new.count - 1) for the new tabs")
+            }
+            named = .tab(new[i].id)
+        case .more?:
+            throw TabError(.invalid, "set_tabs selects a tab by id or index, not More; send select with more afterwards")
+        }
+        try Controller.requireCommonOrientation(new)
         let before = selectionSnapshot
-        // R2.1: every old child leaves before the new ones are installed.
-        for tab in tabs { removeChild(tab.id, &out) }
-        tabs = new.map(Controller.fresh)
+        // R2.5: a tab whose id is in both lists is the same child: it stays, keeps its stack,
+        // loaded content and badge, and gets no containment calls.
+        var old: [String: Tab] = [:]
+        old.reserveCapacity(tabs.count)
+        for tab in tabs { old[tab.id] = tab }
+        // R2.1: the removed children leave before the new ones are installed.
+        for tab in tabs where !seen.contains(tab.id) { removeChild(tab.id, &out) }
+        tabs = new.map { t in old[t.id].map { Controller.staying($0, as: t) } ?? Controller.fresh(t) }
         rebuildIndex()
-        for tab in tabs { installChild(tab.id, &out) }
+        for tab in tabs where old[tab.id] == nil { installChild(tab.id, &out) }
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated))
         resetCustomizable(&out)
-        reselect(after: before, removedSelected: before.selection.isTab, &out)
+        var removedSelected = false
+        if case .tab(let id) = before.selection { removedSelected = !seen.contains(id) }
+        reselect(after: before, removedSelected: removedSelected, named: named, &out)
+        reorientIfUnsupported(&out)
     }
 
     private mutating func addTab(_ tab: Tab, at index: Int?, _ out: inout Outcome) throws(TabError) {
@@ -251,6 +280,7 @@ public struct Controller: Equatable, Sendable {
         guard at >= 0, at <= tabs.count else {
             throw TabError(.outOfRange, "index \(at) is out of range: 0...\(tabs.count) for \(tabs.count) tab(s)")
         }
+        try Controller.requireCommonOrientation(tabs + [tab], naming: tab.id)
         let before = selectionSnapshot
         tabs.insert(Controller.fresh(tab), at: at)
         rebuildIndex()
@@ -258,6 +288,7 @@ public struct Controller: Equatable, Sendable {
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: false, &out)
+        reorientIfUnsupported(&out)
     }
 
     private mutating func removeTab(_ id: String, _ out: inout Outcome) throws(TabError) {
@@ -270,6 +301,7 @@ public struct Controller: Equatable, Sendable {
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection == .tab(id), &out)
+        reorientIfUnsupported(&out)  // the last tab gone: portrait only (R9.1)
     }
 
     /// R5.3: will-move(nil), the disappearance if it is on screen, did-move(nil).
@@ -303,10 +335,11 @@ public struct Controller: Equatable, Sendable {
 
     /// R2.2: the same tab by id, else the same index, else index 0, else nothing.
     /// More stays selected while it is still shown. `removedSelected`: the selected child
-    /// was removed (its disappearance was already sent).
-    private mutating func reselect(after before: SelectionSnapshot, removedSelected: Bool, _ out: inout Outcome) {
-        var next: Selection = .none
-        switch before.selection {
+    /// was removed (its disappearance was already sent). `named`: the selection the change
+    /// names (R2.6), which wins.
+    private mutating func reselect(after before: SelectionSnapshot, removedSelected: Bool, named: Selection? = nil, _ out: inout Outcome) {
+        var next: Selection = named ?? .none
+        switch named == nil ? before.selection : .none {
         case .tab(let id) where self.index(of: id) != nil:
             next = .tab(id)
         case .tab:
@@ -340,10 +373,22 @@ public struct Controller: Equatable, Sendable {
         if case .set(let v) = update.restorationID { tab.restorationID = v }
         if case .set(let v) = update.orientations { tab.orientations = v }
         if case .set(let v) = update.fullScreenLayout { tab.fullScreenLayout = v }
+        if case .set(let v) = update.navigation {
+            tab.navigation = v
+            if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
+        }
         guard tab != tabs[index] else { return }
+        if tab.supportedOrientations != tabs[index].supportedOrientations {
+            var all = tabs
+            all[index] = tab
+            try Controller.requireCommonOrientation(all, naming: id)
+        }
+        let stackDropped = tab.stack != tabs[index].stack
         tabs[index] = tab
         out.notify(.tabUpdated(tab: id))
         if tab.badge != oldBadge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
+        if stackDropped { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
+        reorientIfUnsupported(&out)
     }
 
     /// R8: a badge changes nothing but the badge.
@@ -382,6 +427,10 @@ public struct Controller: Equatable, Sendable {
     /// R4.1: programmatic selection; the delegate is not consulted.
     private mutating func select(_ target: SelectTarget, _ out: inout Outcome) throws(TabError) {
         let candidate = try candidate(for: target)
+        if case .more = candidate, !moreShown {
+            // R3.7: as for a tap, More must be on the bar.
+            throw TabError(.notAvailable, "More is not on the bar: the controller has \(tabs.count) tab(s) and shows up to \(maxVisible)")
+        }
         changeSelection(to: candidate, cause: .select, &out)
     }
 
@@ -408,13 +457,16 @@ public struct Controller: Equatable, Sendable {
         // did-select sees a copy and changes nothing.
         let selectionBefore = selection
         var poppedToRoot = false
-        changeSelection(to: candidate, cause: .tap, &out)
-        // R4.3: a tap always shows the tab's root.
-        if case .tab(let id, let index) = candidate, !tabs[index].stack.isEmpty {
+        // R4.3: a tap shows the tab's root (with `tap_pops: reselect`, only a tap on the
+        // selected tab). The pop comes before the appearance calls, so a front end applying
+        // events in order never shows the deep screen.
+        if case .tab(let id, let index) = candidate, !tabs[index].stack.isEmpty,
+           tapPops == .always || selection == .tab(id) {
             tabs[index].stack.removeAll()
             poppedToRoot = true
             out.notify(.navigationChanged(tab: id, stack: []))
         }
+        changeSelection(to: candidate, cause: .tap, &out)
         out.notify(.didSelect(tab: candidate.id, index: candidate.index))
         policy.didSelect(candidate, in: self)
         if selection != selectionBefore || poppedToRoot { out.journalsCommand = true }
@@ -506,12 +558,17 @@ public struct Controller: Equatable, Sendable {
         guard moreShown else {
             throw TabError(.notAvailable, "customization needs More: more than \(maxVisible) tabs (the controller has \(tabs.count))")
         }
+        guard !customizable.isEmpty else {
+            // R7.1: UIKit hides the Edit button.
+            throw TabError(.notAvailable, "no tab is customizable; send customizable with the tabs the user may rearrange first")
+        }
         guard customizingOrder == nil else { throw TabError(.conflict, "a customization session is already running") }
         let order = tabs.map(\.id)
         customizingOrder = order
         customizingStart = order
-        out.notify(.willBeginCustomizing(tabs: order))
-        policy.willBeginCustomizing(tabs: order, in: self)
+        // R7.2: the configuration screen shows the customizable tabs only, in order.
+        out.notify(.willBeginCustomizing(tabs: customizable))
+        policy.willBeginCustomizing(tabs: customizable, in: self)
     }
 
     private mutating func customizeMove(_ id: String, to: Int, _ out: inout Outcome) throws(TabError) {
@@ -589,6 +646,40 @@ public struct Controller: Equatable, Sendable {
         }
     }
 
+    /// R9.4: the supported set is never empty. Refuses (`conflict`) tabs with no orientation
+    /// in common, naming `changed` (the tab added or updated) or else the first tab that
+    /// leaves the ones before it nothing in common.
+    static func requireCommonOrientation(_ tabs: [Tab], naming changed: String? = nil) throws(TabError) {
+        var common = OrientationMask.all
+        for t in tabs { common.formIntersection(t.supportedOrientations) }
+        guard common.isEmpty, let first = tabs.first else { return }
+        var culprit = first, others = OrientationMask.all
+        if let changed, let t = tabs.first(where: { $0.id == changed }) {
+            culprit = t
+            for o in tabs where o.id != changed { others.formIntersection(o.supportedOrientations) }
+        } else {
+            for t in tabs {
+                if others.intersection(t.supportedOrientations).isEmpty { culprit = t; break }
+                others.formIntersection(t.supportedOrientations)
+            }
+        }
+        func names(_ m: OrientationMask) -> String { m.isEmpty ? "no orientation" : m.orientations.map(\.rawValue).joined(separator: ", ") }
+        let theirs = others.isEmpty ? "the other tabs share none" : "the other tabs only \(names(others))"
+        throw TabError(.conflict, "tab '\(culprit.id)' supports \(names(culprit.supportedOrientations)) and \(theirs); tabs must have an orientation in common, so give '\(culprit.id)' one the others support")
+    }
+
+    /// R9.4: after a change of tabs, an orientation the tabs no longer all support gives way
+    /// to the first one they do (in `Orientation.allCases` order: portrait first) — the
+    /// preferred orientation when no delegate has a say, since the current one is out.
+    /// Decided from the tabs alone, not the delegate (policy plugins): the journal records
+    /// the command, not the rotation, and replay (which runs without plugins) must land in
+    /// the same orientation.
+    private mutating func reorientIfUnsupported(_ out: inout Outcome) {
+        let supported = tabsOrientations
+        guard !supported.contains(orientation.mask), let first = supported.orientations.first else { return }
+        setOrientation(first, &out)
+    }
+
     private mutating func setOrientation(_ new: Orientation, _ out: inout Outcome) {
         guard new != orientation else { return }
         let old = orientation
@@ -625,18 +716,39 @@ public struct Controller: Equatable, Sendable {
 
     // MARK: R11 — state preservation
 
-    /// R11.2: a path unique among the children even when restoration ids repeat:
-    /// "<restoration id>#<tab id>", with '\\' and '#' escaped in the restoration id so the
-    /// first unescaped '#' always ends it (ids may contain '#').
-    public func restorationPath(of tab: Tab) -> String? {
-        tab.restorationID.map { rid in
-            var path = ""
-            for ch in rid {
-                if ch == "#" || ch == "\\" { path.append("\\") }
-                path.append(ch)
-            }
-            return path + "#" + tab.id
+    /// R11.1–R11.2: the restoration path of each tab (nil without a restoration id), in tab
+    /// order. It never depends on the tab id (R11.1: a tab renamed between preserve and
+    /// restore keeps its stack): the restoration id alone when no other tab has it, else
+    /// "<restoration id>#<n>", n counting the tabs with that restoration id from 0 in tab
+    /// order, so paths stay unique (R11.2). '\\' and '#' are escaped in the restoration id so
+    /// the first unescaped '#' always ends it (ids may contain '#').
+    public var restorationPaths: [String?] {
+        var count: [String: Int] = [:]
+        for t in tabs { if let rid = t.restorationID { count[rid, default: 0] += 1 } }
+        var seen: [String: Int] = [:]
+        return tabs.map { t in
+            guard let rid = t.restorationID else { return nil }
+            let escaped = Self.escaped(rid)
+            guard count[rid]! > 1 else { return escaped }
+            let n = seen[rid, default: 0]
+            seen[rid] = n + 1
+            return escaped + "#" + String(n)
         }
+    }
+
+    /// The restoration path of one of the controller's tabs (see `restorationPaths`).
+    public func restorationPath(of tab: Tab) -> String? {
+        guard tab.restorationID != nil, let i = self.index(of: tab.id) else { return nil }
+        return restorationPaths[i]
+    }
+
+    private static func escaped(_ rid: String) -> String {
+        var path = ""
+        for ch in rid {
+            if ch == "#" || ch == "\\" { path.append("\\") }
+            path.append(ch)
+        }
+        return path
     }
 
     /// The restoration id a path starts with (undoing `restorationPath`'s escapes).
@@ -655,17 +767,24 @@ public struct Controller: Equatable, Sendable {
     /// of tabs that have a restoration id.
     public func preserve() -> RestorationArchive {
         var archive = RestorationArchive()
-        if case .tab(let id) = selection, let t = tab(id) { archive.selected = restorationPath(of: t) }
-        for t in tabs { if let path = restorationPath(of: t) { archive.stacks[path] = t.stack } }
+        let paths = restorationPaths
+        if let i = selectedIndex { archive.selected = paths[i] }
+        for (t, path) in zip(tabs, paths) { if let path { archive.stacks[path] = t.stack } }
         return archive
     }
 
     /// R11.1: selects the saved tab by restoration id (whatever its position; the exact
     /// path first when ids repeat); tabs without one return to their defaults.
     private mutating func restore(_ archive: RestorationArchive, _ out: inout Outcome) {
+        let paths = restorationPaths
         for index in tabs.indices {
-            let path = restorationPath(of: tabs[index])
-            let stack = path.flatMap { archive.stacks[$0] } ?? []
+            // Archives made before issue 17 (a journal's restore records among them) named a
+            // stack "<restoration id>#<tab id>": read as a last resort, so they replay as they
+            // did — unless that is another tab's path now.
+            let path = paths[index]
+            var legacy = path == nil ? nil : Self.escaped(tabs[index].restorationID!) + "#" + tabs[index].id
+            if let l = legacy, paths.contains(l) { legacy = nil }
+            let stack = path.flatMap { archive.stacks[$0] } ?? legacy.flatMap { archive.stacks[$0] } ?? []
             let restored = tabs[index].navigation ? stack : []
             if tabs[index].stack != restored {
                 tabs[index].stack = restored
@@ -674,7 +793,7 @@ public struct Controller: Equatable, Sendable {
         }
         var target: Int?
         if let path = archive.selected {
-            target = tabs.firstIndex { restorationPath(of: $0) == path }
+            target = paths.firstIndex { $0 == path }
             if target == nil {
                 let rid = Controller.restorationID(inPath: path)
                 target = tabs.firstIndex { $0.restorationID == rid }
@@ -700,6 +819,20 @@ public struct Controller: Equatable, Sendable {
         }
         indexByID.removeAll(keepingCapacity: true)
         for (i, tab) in tabs.enumerated() { indexByID[tab.id] = i }
+    }
+
+    /// R2.5: a tab that stays across a replacement: the new description, with the child's
+    /// runtime state — its stack (while it is still a navigation stack), its loaded content,
+    /// and its badge unless the new description names one (a non-nil `item.badge`: a nil one
+    /// cannot say "no badge" apart from "not given").
+    private static func staying(_ old: Tab, as new: Tab) -> Tab {
+        var t = new
+        t.contentLoaded = old.contentLoaded
+        t.stack = new.navigation ? old.stack : []
+        if new.item?.badge == nil, let badge = old.badge {
+            if t.item == nil { t.item = TabItem(badge: badge) } else { t.item!.badge = badge }
+        }
+        return t
     }
 
     /// A tab as a client hands it in: runtime state starts fresh.
@@ -754,6 +887,7 @@ extension Controller {
 extension Controller: Codable {
     private enum CodingKeys: String, CodingKey {
         case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation, seq
+        case tapPops
     }
 
     public init(from decoder: Decoder) throws {
@@ -761,6 +895,7 @@ extension Controller: Codable {
         name = try c.decode(String.self, forKey: .name)
         idiom = try c.decode(Idiom.self, forKey: .idiom)
         maxVisible = try c.decode(Int.self, forKey: .maxVisible)
+        tapPops = try c.decodeIfPresent(TapPops.self, forKey: .tapPops) ?? .always  // absent before issue 17
         tabs = try c.decode([Tab].self, forKey: .tabs)
         selection = try c.decode(Selection.self, forKey: .selection)
         customizable = try c.decode([String].self, forKey: .customizable)
@@ -783,5 +918,6 @@ extension Controller: Codable {
         try c.encodeIfPresent(customizingStart, forKey: .customizingStart)
         try c.encode(orientation, forKey: .orientation)
         try c.encode(seq, forKey: .seq)
+        try c.encode(tapPops, forKey: .tapPops)
     }
 }

@@ -44,7 +44,7 @@ public struct ControllerLimits: Equatable, Sendable {
     @usableFromInline
     func checkStoring(_ command: Command, on controller: () throws(TabError) -> Controller) throws(TabError) {
         switch command {
-        case .setTabs(let tabs, _):
+        case .setTabs(let tabs, _, _):
             guard tabs.count <= maxTabs else {
                 throw TabError(.outOfRange, "set_tabs gives \(tabs.count) tabs; a controller holds at most \(maxTabs) (limits.max_tabs)")
             }

@@ -104,10 +104,11 @@ public struct Tab: Codable, Equatable, Sendable {
         self.navigation = navigation; self.stack = stack; self.contentLoaded = contentLoaded
     }
 
-    /// What the bar shows (R1.3): the item, or a default item with the tab's title and no image.
+    /// What the bar shows (R1.3): the item, or a default item with the tab's title and no
+    /// image. A tab without a title shows no title (nil), never its id.
     public var effectiveItem: TabItem {
-        guard var item else { return TabItem(title: title ?? id) }
-        if item.title == nil { item.title = title ?? id }
+        guard var item else { return TabItem(title: title) }
+        if item.title == nil { item.title = title }
         return item
     }
 
@@ -118,7 +119,15 @@ public struct Tab: Codable, Equatable, Sendable {
     public var supportedOrientations: OrientationMask { orientations ?? .portrait }
 }
 
-/// What is selected: nothing, a tab (by id), or the More item (R3.3).
+/// What a tap on a tab whose navigation stack is deeper than its root does (R4.3).
+public enum TapPops: String, Codable, Sendable, CaseIterable {
+    /// The seeds' rule: any tap on such a tab pops it to its root.
+    case always
+    /// Current UIKit: only a tap on the already selected tab pops; switching tabs keeps stacks.
+    case reselect
+}
+
+/// What is selected, a tab (by id), or the More item (R3.3).
 public enum Selection: Equatable, Sendable, Codable {
     case none
     case tab(String)

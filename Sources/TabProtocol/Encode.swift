@@ -80,7 +80,7 @@ public enum ReplyEncoder {
     public static func tab(_ t: Tab, _ w: inout JSONWriter) {
         w.beginObject()
         w.key(literal: "id"); w.string(t.id)
-        w.key(literal: "title"); w.string(t.title ?? t.id)
+        w.key(literal: "title"); optionalString(t.title, &w)  // R1.3: null, never the id
         w.key(literal: "item"); item(t.effectiveItem, &w)
         w.key(literal: "badge"); optionalString(t.badge, &w)
         w.key(literal: "restoration_id"); optionalString(t.restorationID, &w)
@@ -97,6 +97,7 @@ public enum ReplyEncoder {
         w.key(literal: "controller"); w.string(c.name)
         w.key(literal: "idiom"); w.string(c.idiom.rawValue)
         w.key(literal: "max_visible"); w.int(c.maxVisible)
+        w.key(literal: "tap_pops"); w.string(c.tapPops.rawValue)
         w.key(literal: "tabs"); w.beginArray()
         for t in c.tabs { tab(t, &w) }
         w.endArray()

@@ -65,7 +65,7 @@ public enum RequestCommand: Equatable, Sendable {
     case ping
     case state
     case controllers
-    case controllerCreate(idiom: Idiom, maxVisible: Int?)
+    case controllerCreate(idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always)
     case controllerDelete
     /// A command of the controller's state machine (the mutating ones).
     case core(Command)
@@ -224,7 +224,14 @@ public enum RequestDecoder {
             guard let idiom = Idiom(rawValue: idiomName) else {
                 throw .invalid("idiom", "'idiom' must be one of phone, pad, tv (got '\(idiomName)')")
             }
-            command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"))
+            var tapPops = TapPops.always
+            if let name = try f.string("tap_pops") {
+                guard let t = TapPops(rawValue: name) else {
+                    throw .invalid("tap_pops", "'tap_pops' must be \"always\" or \"reselect\" (got '\(name)')")
+                }
+                tapPops = t
+            }
+            command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops)
         case "controller.delete":
             guard f.has("controller") else { throw .invalid("controller", "controller.delete needs \"controller\"") }
             command = .controllerDelete
@@ -232,7 +239,16 @@ public enum RequestDecoder {
             let tabs = try f.requiredArray("tabs").enumerated().map { (i, v) throws(ProtocolError) in
                 try tab(v, path: "tabs[\(i)]")
             }
-            command = .core(.setTabs(tabs, animated: try f.bool("animated") ?? false))
+            var selected: SelectTarget?
+            switch f.value("selected") {
+            case nil, .null?: break
+            case .string(let id)?: selected = .tab(id)
+            case .int(let i)?:
+                guard let i = Int(exactly: i) else { throw ProtocolError(.outOfRange, "'selected' index \(i) is out of range", details: [("field", "selected")]) }
+                selected = .index(i)
+            default: throw .invalid("selected", "'selected' must be a tab id (a string) or an index (an integer)")
+            }
+            command = .core(.setTabs(tabs, animated: try f.bool("animated") ?? false, selected: selected))
         case "add_tab":
             guard let v = f.value("tab") else { throw .invalid("tab", "add_tab needs \"tab\": a tab object") }
             let t = try tab(v, path: "tab")
@@ -266,8 +282,12 @@ public enum RequestDecoder {
             guard let w = try f.number("width"), let h = try f.number("height") else {
                 throw .invalid(f.has("width") ? "height" : "width", "layout needs \"width\" and \"height\" in points")
             }
-            guard w >= 0, h >= 0 else { throw .invalid(w < 0 ? "width" : "height", "width and height must not be negative") }
-            command = .layout(width: w, height: h, statusBar: try f.number("status_bar"))
+            let statusBar = try f.number("status_bar")
+            // R10.1: sizes are finite and not negative.
+            for (field, v) in [("width", w), ("height", h), ("status_bar", statusBar ?? 0)] where !(v.isFinite && v >= 0) {
+                throw ProtocolError(.outOfRange, "'\(field)' is \(v); layout sizes are finite numbers of points, 0 or more", details: [("field", field)])
+            }
+            command = .layout(width: w, height: h, statusBar: statusBar)
         case "preserve": command = .preserve
         case "restore":
             guard let v = f.value("archive") else { throw .invalid("archive", "restore needs \"archive\": what preserve returned") }
@@ -353,6 +373,7 @@ public enum RequestDecoder {
         }
         tab.fullScreenLayout = try f.bool("full_screen_layout") ?? false
         tab.navigation = try f.bool("navigation") ?? false
+        f.ignoreStateOnly()
         try f.finish()
         return tab
     }
@@ -361,7 +382,7 @@ public enum RequestDecoder {
         guard case .object(let object) = value else { throw .invalid(path, "'\(path)' must be an item object") }
         var f = Fields(object: object, path: path + ".")
         let item = TabItem(title: try f.nullableString("title"), image: try f.nullableString("image"),
-                           tag: try f.int("tag"), badge: try f.nullableString("badge"))
+                           tag: try f.nullableInt("tag"), badge: try f.nullableString("badge"))
         try f.finish()
         return item
     }
@@ -389,6 +410,8 @@ public enum RequestDecoder {
             }
         }
         if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
+        if let v = try f.bool("navigation") { u.navigation = .set(v) }
+        f.ignoreStateOnly()
         return u
     }
 
@@ -431,6 +454,13 @@ struct Fields {
     }
 
     mutating func markUsed(_ key: String) { _ = value(key) }
+
+    /// The members of a tab object that only `state` reports (runtime state, and `badge`,
+    /// which repeats `item.badge`): a tab object copied from `state` is accepted back, these
+    /// ignored.
+    mutating func ignoreStateOnly() {
+        for key in ["stack", "content_loaded", "badge"] { markUsed(key) }
+    }
 
     mutating func has(_ key: String) -> Bool { value(key) != nil }
 
@@ -475,6 +505,16 @@ struct Fields {
             guard let v = Int(exactly: i) else { throw wrong(key, "an integer") }
             return v
         default: throw wrong(key, "an integer")
+        }
+    }
+
+    mutating func nullableInt(_ key: String) throws(ProtocolError) -> Int? {
+        switch value(key) {
+        case nil, .null?: return nil
+        case .int(let i)?:
+            guard let v = Int(exactly: i) else { throw wrong(key, "an integer or null") }
+            return v
+        default: throw wrong(key, "an integer or null")
         }
     }
 

@@ -102,8 +102,8 @@ public final class TabService: LineServiceDelegate {
         switch record {
         case .command(let controller, let command):
             _ = try containers.apply(command, to: controller, policy: DefaultPolicy(), notifying: false)
-        case .createController(let name, let idiom, let maxVisible):
-            try containers.create(name, idiom: idiom, maxVisible: maxVisible)
+        case .createController(let name, let idiom, let maxVisible, let tapPops):
+            try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
         case .deleteController(let name):
             try containers.delete(name, replaying: true)
         case .eventSeq(let name, let seq):
@@ -124,12 +124,12 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
-    private func createController(_ name: String, idiom: Idiom, maxVisible: Int?) throws(TabError) {
+    private func createController(_ name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always) throws(TabError) {
         if containers[name] == nil, containers.controllers.count >= config.maxControllers {
             throw TabError(.outOfRange, "tabd holds \(containers.controllers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
         }
-        try containers.create(name, idiom: idiom, maxVisible: maxVisible)
-        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible))
+        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
+        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops))
     }
 
     /// Writes what `command` changed (or announced: R11.4) to the journal.
@@ -407,14 +407,15 @@ public final class TabService: LineServiceDelegate {
                 }
                 w.endArray()
             }
-        case .controllerCreate(let idiom, let maxVisible):
+        case .controllerCreate(let idiom, let maxVisible, let tapPops):
             try requireWritable()
-            do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible) } catch { throw ProtocolError(error) }
+            do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops) } catch { throw ProtocolError(error) }
             let c = containers[r.controller]!
             reply(r) { w in
                 w.key(literal: "controller"); w.string(c.name)
                 w.key(literal: "idiom"); w.string(c.idiom.rawValue)
                 w.key(literal: "max_visible"); w.int(c.maxVisible)
+                w.key(literal: "tap_pops"); w.string(c.tapPops.rawValue)
             }
         case .controllerDelete:
             try requireWritable()

@@ -21,7 +21,7 @@ import TabProtocol
 public enum JournalRecord: Equatable, Sendable {
     /// A command of a controller's state machine, in its deterministic form.
     case command(controller: String, Command)
-    case createController(name: String, idiom: Idiom, maxVisible: Int?)
+    case createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always)
     case deleteController(name: String)
     /// Events that changed no state were numbered (a tap on the tab already shown, a plugin's
     /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
@@ -32,7 +32,7 @@ public enum JournalRecord: Equatable, Sendable {
     public var controller: String {
         switch self {
         case .command(let c, _): return c
-        case .createController(let c, _, _), .deleteController(let c), .eventSeq(let c, _): return c
+        case .createController(let c, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
         }
     }
 
@@ -72,12 +72,13 @@ public enum JournalCodec {
         switch record {
         case .command(let controller, let command):
             encode(command, controller: controller, seq: seq, into: &w)
-        case .createController(let name, let idiom, let maxVisible):
+        case .createController(let name, let idiom, let maxVisible, let tapPops):
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(literal: "controller.create")
             w.key(literal: "controller"); w.string(name)
             w.key(literal: "idiom"); w.string(idiom.rawValue)
             w.key(literal: "max_visible"); ReplyEncoder.optionalInt(maxVisible, &w)
+            w.key(literal: "tap_pops"); w.string(tapPops.rawValue)
             w.endObject()
         case .deleteController(let name):
             begin(seq: seq, into: &w)
@@ -169,10 +170,17 @@ public enum JournalCodec {
             case .tab(let id): w.key(literal: "tab"); w.string(id)
             case .more: w.key(literal: "more"); w.bool(true)
             }
-        case .setTabs(let tabs, let animated):
+        case .setTabs(let tabs, let animated, let selected):
             op("set_tabs")
             w.key(literal: "tabs"); w.beginArray(); for t in tabs { tab(t, &w) }; w.endArray()
             w.key(literal: "animated"); w.bool(animated)
+            // R2.6, only when named (records before issue 17 never name one).
+            switch selected {
+            case nil: break
+            case .tab(let id)?: w.key(literal: "selected"); w.string(id)
+            case .index(let i)?: w.key(literal: "selected"); w.int(i)
+            case .more?: w.key(literal: "selected_more"); w.bool(true)  // refused by the controller; never journalled
+            }
         case .addTab(let t, let index):
             op("add_tab")
             w.key(literal: "tab"); tab(t, &w)
@@ -187,6 +195,7 @@ public enum JournalCodec {
             if case .set(let v) = u.restorationID { w.key(literal: "restoration_id"); ReplyEncoder.optionalString(v, &w) }
             if case .set(let v) = u.orientations { w.key(literal: "orientations"); optionalOrientations(v, &w) }
             if case .set(let v) = u.fullScreenLayout { w.key(literal: "full_screen_layout"); w.bool(v) }
+            if case .set(let v) = u.navigation { w.key(literal: "navigation"); w.bool(v) }
         case .badge(let tab, let value):
             op("badge"); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
         case .push(let tab, let s):
@@ -274,7 +283,13 @@ public enum JournalCodec {
         case "controller.create":
             let idiomName = try f.string("idiom") ?? "phone"
             guard let idiom = Idiom(rawValue: idiomName) else { throw JournalRecordError("unknown idiom '\(idiomName)'") }
-            record = .createController(name: controller, idiom: idiom, maxVisible: try f.int("max_visible"))
+            let maxVisible = try f.int("max_visible")
+            var tapPops = TapPops.always  // absent in records before issue 17
+            if let name = try f.string("tap_pops") {
+                guard let t = TapPops(rawValue: name) else { throw JournalRecordError("unknown tap_pops '\(name)'") }
+                tapPops = t
+            }
+            record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
         case "controller.delete":
             record = .deleteController(name: controller)
         case "seq" where version >= 2:
@@ -303,7 +318,18 @@ public enum JournalCodec {
             var tabs: [Tab] = []
             tabs.reserveCapacity(values.count)
             for (i, v) in values.enumerated() { tabs.append(try tab(v, path: "tabs[\(i)]")) }
-            return .setTabs(tabs, animated: try f.bool("animated") ?? false)
+            let animated = try f.bool("animated") ?? false
+            var selected: SelectTarget?
+            switch f.take("selected") {
+            case nil, .null?: break
+            case .string(let id)?: selected = .tab(id)
+            case .int(let i)?:
+                guard let i = Int(exactly: i) else { throw JournalRecordError("'selected' is out of range") }
+                selected = .index(i)
+            default: throw JournalRecordError("'selected' is not a tab id or an index")
+            }
+            if try f.bool("selected_more") == true { selected = .more }
+            return .setTabs(tabs, animated: animated, selected: selected)
         case "add_tab":
             guard let v = f.take("tab") else { throw JournalRecordError("'add_tab' has no \"tab\"") }
             return .addTab(try tab(v, path: "tab"), index: try f.int("index"))
@@ -316,6 +342,7 @@ public enum JournalCodec {
             if let v = f.take("restoration_id") { u.restorationID = .set(try nullableString(v, "restoration_id")) }
             if let v = f.take("orientations") { u.orientations = .set(try orientations(v, path: "orientations")) }
             if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
+            if let v = try f.bool("navigation") { u.navigation = .set(v) }
             return .updateTab(id, u)
         case "badge":
             let tab = try f.requiredString("tab")

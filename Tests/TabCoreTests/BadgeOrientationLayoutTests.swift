@@ -14,7 +14,7 @@ struct BadgeTests {
         #expect(c.tab("b")?.badge == "3")
         #expect(c.tab("b")?.effectiveItem == TabItem(title: "Bee", image: "b.png", tag: 2, badge: "3"))
         _ = try c.apply(.badge(tab: "a", value: "new"))
-        #expect(c.tab("a")?.effectiveItem == TabItem(title: "a", badge: "new"))
+        #expect(c.tab("a")?.effectiveItem == TabItem(title: nil, badge: "new"))  // R1.3: no title, not the id
         _ = try c.apply(.badge(tab: "a", value: nil))
         _ = try c.apply(.badge(tab: "b", value: nil))
         #expect(c.tab("a")?.badge == nil)
@@ -53,8 +53,9 @@ struct OrientationTests {
         #expect(c.tabsOrientations == [.portrait, .landscapeLeft])
         _ = try c.apply(.updateTab("c", TabUpdate(orientations: .set([.landscapeRight]))))
         #expect(c.tabsOrientations == [.landscapeRight])
-        _ = try c.apply(.updateTab("b", TabUpdate(orientations: .set(.portrait))))
-        #expect(c.tabsOrientations == [])
+        // R9.4 (issue 17): an update that leaves nothing in common is refused.
+        expectRefused(&c, .updateTab("b", TabUpdate(orientations: .set(.portrait))), .conflict)
+        #expect(c.tabsOrientations == [.landscapeRight])
     }
 
     /// The delegate narrows the supported set and names the preferred orientation.
@@ -96,6 +97,51 @@ struct OrientationTests {
         let vetoed = try c.apply(.rotate(.portrait), policy: policy)
         #expect(vetoed.rotated == false)
         #expect(c == before)
+    }
+
+    /// R9.4: a change of tabs that would leave no orientation every tab supports is a
+    /// conflict naming the tab, and changes nothing.
+    @Test("R9.4 tabs with no orientation in common are refused")
+    func r9_4_noCommonOrientationIsAConflict() throws {
+        var c = try controller([Tab(id: "a", orientations: .all), Tab(id: "b", orientations: [.portrait, .landscapeLeft])])
+        let set = expectRefused(&c, .setTabs([Tab(id: "p"), Tab(id: "l", orientations: .landscape)], animated: false), .conflict)
+        #expect(set?.message.contains("'l'") == true)
+        let add = expectRefused(&c, .addTab(Tab(id: "up", orientations: [.portraitUpsideDown]), index: 0), .conflict)
+        #expect(add?.message.contains("'up' supports portrait_upside_down") == true)
+        let update = expectRefused(&c, .updateTab("a", TabUpdate(orientations: .set(.landscapeRight))), .conflict)
+        #expect(update?.message.contains("'a'") == true)
+        expectRefused(&c, .setTabs([Tab(id: "none", orientations: [])], animated: false), .conflict)
+        #expect(!c.tabsOrientations.isEmpty)
+    }
+
+    /// R9.4: a change that leaves the current orientation unsupported rotates the controller
+    /// to the first orientation the tabs support (portrait first) and announces it — decided
+    /// from the tabs alone, whatever the delegate prefers, so that replay lands there too.
+    @Test("R9.4 a change leaving the orientation unsupported re-orients and announces it")
+    func r9_4_reorientsWhenUnsupported() throws {
+        var c = try controller([Tab(id: "a", orientations: .all)])
+        _ = try c.apply(.rotate(.landscapeRight))
+        #expect(c.orientation == .landscapeRight)
+        let policy = RecordingPolicy()
+        policy.preferred = .landscapeRight
+        let add = try c.apply(.addTab(Tab(id: "p"), index: nil), policy: policy)
+        #expect(c.orientation == .portrait)
+        #expect(add.lastButBar == .orientationChanged(from: .landscapeRight, to: .portrait))
+        #expect(add.journal(of: .addTab(Tab(id: "p"), index: nil)) == .addTab(Tab(id: "p"), index: nil))
+        let update = try c.apply(.updateTab("p", TabUpdate(orientations: .set(.landscape))))
+        #expect(c.orientation == .landscapeLeft)
+        #expect(update.lastButBar == .orientationChanged(from: .portrait, to: .landscapeLeft))
+        // The last tab gone: the controller supports portrait only again (R9.1).
+        _ = try c.apply(.removeTab("a"))
+        let remove = try c.apply(.removeTab("p"))
+        #expect(c.orientation == .portrait)
+        #expect(remove.lastButBar == .orientationChanged(from: .landscapeLeft, to: .portrait))
+        // set_tabs alike; a change that keeps the orientation supported does not rotate.
+        _ = try c.apply(.setTabs([Tab(id: "l", orientations: [.landscapeRight])], animated: false))
+        #expect(c.orientation == .landscapeRight)
+        let keep = try c.apply(.setTabs([Tab(id: "l", orientations: .all)], animated: false))
+        #expect(c.orientation == .landscapeRight)
+        #expect(!keep.notifications.contains { if case .orientationChanged = $0 { true } else { false } })
     }
 }
 

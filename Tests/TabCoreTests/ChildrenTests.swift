@@ -80,6 +80,14 @@ struct ChildrenTests {
         // The derived views have no setters; the tab list can only change through apply.
         #expect(c.barVisible == c.tabs.prefix(c.barTabCount).map(\.id))
     }
+
+    /// R1.3 (amended): a tab without a title has a default item without a title — never its id.
+    @Test("R1.3 a tab with no title has a default item with no title, never its id")
+    func r1_3_noTitleMeansNoTitle() {
+        #expect(Tab(id: "music").effectiveItem == TabItem(title: nil, image: nil, tag: nil, badge: nil))
+        #expect(Tab(id: "music", item: TabItem(image: "note.png")).effectiveItem.title == nil)
+        #expect(Tab(id: "music", item: TabItem(badge: "2")).effectiveItem == TabItem(badge: "2"))
+    }
 }
 
 @Suite("R2 Replacing the tabs")
@@ -214,5 +222,102 @@ struct ReplacingTests {
         #expect(plain == animated)
         #expect(o1.notifications.contains(.tabsChanged(tabs: ["x", "y"], animated: false)))
         #expect(o2.notifications.contains(.tabsChanged(tabs: ["x", "y"], animated: true)))
+    }
+
+    /// R2.5: a tab whose id is in both lists is the same child: its stack, loaded content and
+    /// badge stay, it gets no containment calls; only removed tabs move to nil (first), only
+    /// new tabs move to the controller. Its description comes from the new list.
+    @Test("R2.5 tabs that stay keep stack, content and badge, and get no containment calls")
+    func r2_5_tabsThatStayKeepStackAndBadge() throws {
+        var c = try controller([Tab(id: "a", navigation: true), Tab(id: "b"), Tab(id: "c")])
+        _ = try c.apply(.push(tab: "a", screen: Screen(id: "s1")))
+        _ = try c.apply(.badge(tab: "b", value: "3"))
+        _ = try c.apply(.select(.tab("b")))
+        let out = try c.apply(.setTabs([Tab(id: "x"), Tab(id: "a", title: "Alpha", navigation: true), Tab(id: "b", title: "Bee")],
+                                       animated: false))
+        #expect(out.containments == [
+            .containment(tab: "c", phase: .willMove, parent: nil),
+            .containment(tab: "c", phase: .didMove, parent: nil),
+            .containment(tab: "x", phase: .willMove, parent: "c"),
+            .containment(tab: "x", phase: .didMove, parent: "c"),
+        ])
+        #expect(c.tab("a")?.stack == [Screen(id: "s1")])
+        #expect(c.tab("a")?.contentLoaded == true)
+        #expect(c.tab("a")?.title == "Alpha")
+        #expect(c.tab("b")?.badge == "3")
+        #expect(c.tab("b")?.title == "Bee")
+        #expect(c.tab("x")?.contentLoaded == false)
+        // The selected tab stayed: no appearance calls, no reload; only its index moved.
+        #expect(c.selection == .tab("b"))
+        #expect(out.appearances.isEmpty)
+        #expect(out.contentLoads.isEmpty)
+        #expect(out.selectionChanges == [.selectionChanged(tab: "b", index: 2, previous: "b", cause: .tabs)])
+    }
+
+    /// R2.5: the new description wins where it speaks: a badge it names replaces the kept one,
+    /// and `navigation: false` drops the stack.
+    @Test("R2.5 a badge the new description names wins; navigation false drops the stack")
+    func r2_5_newDescriptionWins() throws {
+        var c = try controller([Tab(id: "a", navigation: true), Tab(id: "b")])
+        _ = try c.apply(.push(tab: "a", screen: Screen(id: "s1")))
+        _ = try c.apply(.badge(tab: "b", value: "3"))
+        _ = try c.apply(.setTabs([Tab(id: "a"), Tab(id: "b", item: TabItem(title: "Bee", badge: "9"))], animated: false))
+        #expect(c.tab("a")?.navigation == false)
+        #expect(c.tab("a")?.stack == [])
+        #expect(c.tab("b")?.badge == "9")
+        #expect(c.tab("b")?.effectiveItem.title == "Bee")
+        // An item that names no badge keeps the badge.
+        _ = try c.apply(.setTabs([Tab(id: "b", item: TabItem(image: "b.png"))], animated: false))
+        #expect(c.tab("b")?.item == TabItem(image: "b.png", badge: "9"))
+    }
+
+    /// R2.5 with R2.2: the selected tab removed, the tab taking its index stays loaded.
+    @Test("R2.5 a tab that stays and becomes selected does not load again")
+    func r2_5_stayingTabDoesNotReload() throws {
+        var c = try controller(tabs("a", "b"))
+        _ = try c.apply(.select(.tab("b")))
+        _ = try c.apply(.select(.tab("a")))
+        let out = try c.apply(.setTabs(tabs("b"), animated: false))
+        #expect(c.selection == .tab("b"))
+        #expect(out.contentLoads.isEmpty)
+        #expect(out.appearanceAndContainment == [
+            .containment(tab: "a", phase: .willMove, parent: nil),
+            .appearance(tab: "a", phase: .willDisappear),
+            .appearance(tab: "a", phase: .didDisappear),
+            .containment(tab: "a", phase: .didMove, parent: nil),
+            .appearance(tab: "b", phase: .willAppear),
+            .appearance(tab: "b", phase: .didAppear),
+        ])
+    }
+
+    /// R2.6: set_tabs naming its selection: only that tab loads and appears, not tab 0.
+    @Test("R2.6 set_tabs with selected: only the named tab loads and appears", arguments: [SelectTarget.tab("z"), .index(2)])
+    func r2_6_selectedLoadsOnlyThatTab(target: SelectTarget) throws {
+        var c = Controller(name: "c")
+        let out = try c.apply(.setTabs(tabs("x", "y", "z"), animated: false, selected: target))
+        #expect(c.selection == .tab("z"))
+        #expect(out.contentLoads == [.contentLoaded(tab: "z")])
+        #expect(out.appearances == [.appearance(tab: "z", phase: .willAppear), .appearance(tab: "z", phase: .didAppear)])
+        #expect(out.selectionChanges == [.selectionChanged(tab: "z", index: 2, previous: nil, cause: .tabs)])
+        #expect(c.tab("x")?.contentLoaded == false)
+        // A replacement of a controller that had a selection: the old one goes, the named one comes.
+        let again = try c.apply(.setTabs(tabs("x", "y", "z"), animated: false, selected: .tab("y")))
+        #expect(c.selection == .tab("y"))
+        #expect(again.appearances == [
+            .appearance(tab: "z", phase: .willDisappear), .appearance(tab: "y", phase: .willAppear),
+            .appearance(tab: "z", phase: .didDisappear), .appearance(tab: "y", phase: .didAppear),
+        ])
+    }
+
+    /// R2.6: a selection that is not in the new list is refused and nothing changes.
+    @Test("R2.6 an invalid selected is refused and changes nothing")
+    func r2_6_invalidSelected() throws {
+        var c = try controller(tabs("a", "b"))
+        let e = expectRefused(&c, .setTabs(tabs("x", "y"), animated: false, selected: .tab("a")), .notFound)
+        #expect(e?.message.contains("'a'") == true)
+        expectRefused(&c, .setTabs(tabs("x", "y"), animated: false, selected: .index(2)), .outOfRange)
+        expectRefused(&c, .setTabs(tabs("x", "y"), animated: false, selected: .index(-1)), .outOfRange)
+        expectRefused(&c, .setTabs([], animated: false, selected: .index(0)), .outOfRange)
+        expectRefused(&c, .setTabs(tabs(count: 7), animated: false, selected: .more), .invalid)
     }
 }

@@ -17,6 +17,8 @@ struct CustomizationTests {
         expectRefused(&c, .setCustomizable(["t1", "zz"]), .notFound)
         _ = try c.apply(.setCustomizable(nil))
         #expect(c.customizable == [])
+        // R7.1 (issue 17): nothing customizable, no session (see r7_1_noSessionWithoutCustomizableTabs).
+        _ = try c.apply(.setCustomizable(["t1"]))
         _ = try c.apply(.customizeBegin)
         expectRefused(&c, .customizeMove(tab: "t5", to: 4), .conflict)
         _ = try c.apply(.setCustomizable([]))
@@ -159,5 +161,32 @@ struct CustomizationTests {
         #expect(back == c)
         #expect(back.ids == ["t0", "t1", "t2", "t3", "t4", "t6", "t5"])
         #expect(back.customizable == ["t1", "t2", "t6"])
+    }
+
+    /// R7.1 (amended): with nothing customizable there is no editing session at all.
+    @Test("R7.1 empty or null customizable: customize.begin is not_available")
+    func r7_1_noSessionWithoutCustomizableTabs() throws {
+        var c = try seven()
+        _ = try c.apply(.setCustomizable(nil))
+        let e = expectRefused(&c, .customizeBegin, .notAvailable)
+        #expect(e?.message.contains("no tab is customizable") == true)
+        _ = try c.apply(.setCustomizable([]))
+        expectRefused(&c, .customizeBegin, .notAvailable)
+        _ = try c.apply(.setCustomizable(["t6"]))
+        _ = try c.apply(.customizeBegin)
+        #expect(c.customizingOrder != nil)
+    }
+
+    /// R7.2 (amended): will-begin-customizing lists the tabs the configuration screen shows:
+    /// the customizable ones, in tab order; More never among them.
+    @Test("R7.2 will_begin_customizing lists only the customizable tabs, in order")
+    func r7_2_beginListsCustomizableTabs() throws {
+        var c = try seven()
+        _ = try c.apply(.setCustomizable(["t5", "t1", "t6"]))
+        let policy = RecordingPolicy()
+        let out = try c.apply(.customizeBegin, policy: policy)
+        #expect(out.notifications == [.willBeginCustomizing(tabs: ["t1", "t5", "t6"])])
+        #expect(policy.calls == [.willBeginCustomizing(["t1", "t5", "t6"])])
+        #expect(c.customizingOrder == c.ids)  // the order edited is still all the tabs
     }
 }

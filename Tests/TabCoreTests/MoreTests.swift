@@ -49,11 +49,16 @@ struct MoreTests {
         expectRefused(&c, .setTabs(tabs("a", "more"), animated: false), .invalid)
     }
 
-    /// More exists even when it is not shown: it can be selected programmatically.
-    @Test("R3.2 More always exists, even when not shown")
+    /// More exists even when it is not shown, but is selected only while it is on the bar
+    /// (R3.7, amended in issue 17: selecting it before left the bar highlighting no item).
+    @Test("R3.2 More always exists, even when not shown; R3.7 it is selected only when shown")
     func moreAlwaysExists() throws {
         var c = try controller(tabs("a", "b"))
         #expect(!c.moreShown)
+        #expect(!c.ids.contains(Controller.moreID))
+        let error = expectRefused(&c, .select(.more), .notAvailable)
+        #expect(error?.message.contains("More is not on the bar") == true)
+        _ = try c.apply(.setTabs(tabs(count: 6), animated: false))
         _ = try c.apply(.select(.more))
         #expect(c.selection == .more)
     }
@@ -115,5 +120,25 @@ struct MoreTests {
         _ = try c.apply(.tap(.tab("t6")))
         #expect(c.selection == .tab("t6"))
         expectRefused(&c, .customizeBegin, .notAvailable)
+    }
+
+    /// R3.6 (amended): on tv a programmatic select may choose a tab off the bar; the bar then
+    /// highlights no item.
+    @Test("R3.6 tv: selecting a tab that does not fit leaves bar.selected null")
+    func r3_6_tvOffBarSelectionHighlightsNothing() throws {
+        var c = try controller(.tv, maxVisible: 2, tabs(count: 4))
+        _ = try c.apply(.select(.index(3)))
+        #expect(c.selection == .tab("t3"))
+        #expect(c.barSelected == nil)
+        _ = try c.apply(.select(.tab("t1")))
+        #expect(c.barSelected == "t1")
+    }
+
+    /// R3.7: `select` More where More is not shown is refused, as a tap is; on tv too.
+    @Test("R3.7 selecting More when it is not shown is not_available", arguments: [Idiom.phone, .pad, .tv])
+    func r3_7_selectMoreNeedsMore(idiom: Idiom) throws {
+        var c = try controller(idiom, tabs(count: idiom.defaultMaxVisible))
+        expectRefused(&c, .select(.more), .notAvailable)
+        expectRefused(&c, .tap(.more), .notAvailable)
     }
 }

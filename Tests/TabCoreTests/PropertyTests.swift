@@ -48,8 +48,10 @@ struct CommandGenerator {
         return rng.chance(0.85) ? rng.pick(Self.pool) : rng.pick(["more", "", "zz"])
     }
 
+    /// Mostly with portrait: tabs with no orientation in common are refused (R9.4), and
+    /// sequences need tabs to reach More and customization.
     mutating func mask() -> OrientationMask? {
-        rng.chance(0.3) ? nil : OrientationMask(rawValue: UInt32(rng.int(0...15)))
+        rng.chance(0.3) ? nil : OrientationMask(rawValue: UInt32(rng.int(0...15))).union(rng.chance(0.85) ? .portrait : [])
     }
 
     mutating func item() -> TabItem? {
@@ -80,6 +82,7 @@ struct CommandGenerator {
         if rng.chance(0.3) { u.restorationID = .set(rng.pick([nil, "r1", "r2"])) }
         if rng.chance(0.3) { u.orientations = .set(mask()) }
         if rng.chance(0.3) { u.fullScreenLayout = .set(rng.chance(0.5)) }
+        if rng.chance(0.15) { u.navigation = .set(rng.chance(0.5)) }
         return u
     }
 
@@ -89,7 +92,16 @@ struct CommandGenerator {
             return rng.chance(0.85) ? .customizeMove(tab: id(in: c), to: rng.int(-1...n)) : .customizeEnd
         }
         switch rng.int(0...21) {
-        case 0, 1: return .setTabs(tabList(), animated: rng.chance(0.5))
+        case 0, 1:
+            let list = tabList()
+            var selected: SelectTarget?
+            switch rng.int(0...5) {
+            case 0: selected = .tab(list.isEmpty || rng.chance(0.2) ? id(in: c) : rng.pick(list).id)  // R2.6
+            case 1: selected = .index(rng.int(-1...list.count))
+            case 2 where rng.chance(0.2): selected = .more  // refused
+            default: break
+            }
+            return .setTabs(list, animated: rng.chance(0.5), selected: selected)
         case 2: return .addTab(tab(id: rng.chance(0.7) ? rng.pick(Self.pool) : id(in: c)),
                                index: rng.chance(0.5) ? nil : rng.int(-1...n + 1))
         case 3: return .removeTab(id(in: c))
@@ -148,8 +160,8 @@ func invariantViolation(_ c: Controller) -> String? {
     let barSelected: String? = switch c.selection {
     case .none: nil
     case .more: "more"
-    case .tab(let id) where c.index(of: id)! < onBar: id
-    case .tab: more ? "more" : nil  // R3.6: a tv tab off the bar shows no item
+    // R3.6: a tv tab off the bar has no bar item to highlight.
+    case .tab(let id): c.index(of: id)! < onBar ? id : (more ? "more" : nil)
     }
     if c.barSelected != barSelected { return "R3.5 bar selection \(String(describing: c.barSelected)), expected \(String(describing: barSelected))" }
 
@@ -164,6 +176,7 @@ func invariantViolation(_ c: Controller) -> String? {
         if !more { return "R7.2 a customization session without More" }
     }
     for t in c.tabs where !t.navigation && !t.stack.isEmpty { return "R6.1 '\(t.id)' is not a navigation stack but has screens" }
+    if c.tabsOrientations.isEmpty { return "R9.4 the tabs have no orientation in common" }
     return nil
 }
 
@@ -216,6 +229,58 @@ func notificationViolation(_ command: Command, before: Controller, after: Contro
     // R5.2: content is loaded when a tab is first selected, and only then.
     for n in out.notifications {
         if case .contentLoaded(let id) = n, after.selection != .tab(id) { return "R5.2 content of '\(id)' loaded but it is not selected" }
+    }
+    switch command {
+    case .setTabs(_, _, let selected):
+        // R2.5: a tab in both lists stays: no containment calls, its stack (while still a
+        // navigation stack), loaded content and badge (unless the new description names one).
+        let moved = Set(out.notifications.compactMap { n -> String? in
+            if case .containment(let tab, _, _) = n { return tab }
+            return nil
+        })
+        for t in after.tabs {
+            guard let old = before.tab(t.id) else {
+                if !moved.contains(t.id) { return "R2.5 new tab '\(t.id)' got no containment calls" }
+                continue
+            }
+            if moved.contains(t.id) { return "R2.5 '\(t.id)' stayed but got containment calls" }
+            if old.contentLoaded && !t.contentLoaded { return "R2.5 '\(t.id)' stayed but lost its loaded content" }
+            if t.stack != (t.navigation ? old.stack : []) { return "R2.5 '\(t.id)' stayed but its stack is \(t.stack), was \(old.stack)" }
+            if old.badge != nil, t.badge == nil { return "R2.5 '\(t.id)' stayed but lost its badge" }
+        }
+        for t in before.tabs where after.tab(t.id) == nil && !moved.contains(t.id) { return "R2.1 removed tab '\(t.id)' got no containment calls" }
+        // R2.6: the named tab is selected, and no other tab loads or appears.
+        if let selected {
+            let named: String? = switch selected {
+            case .tab(let id): id
+            case .index(let i): after.tabs[i].id
+            case .more: nil
+            }
+            if after.selection.wireValue != named { return "R2.6 set_tabs named '\(String(describing: named))' but \(String(describing: after.selection.wireValue)) is selected" }
+        }
+    case .tap(.tab(let id)):
+        // R4.3: the pop is announced before the tab loads or appears.
+        if let pop = out.notifications.firstIndex(where: { if case .navigationChanged = $0 { true } else { false } }),
+           let shown = out.notifications.firstIndex(where: {
+               switch $0 { case .appearance, .contentLoaded: true; default: false }
+           }), pop > shown {
+            return "R4.3 the tap on '\(id)' announced its pop after the appearance calls"
+        }
+        if after.tapPops == .reselect, before.selection != .tab(id), before.tab(id)?.stack != after.tab(id)?.stack {
+            return "R4.3 tap_pops reselect: switching to '\(id)' changed its stack"
+        }
+    default: break
+    }
+    switch command {
+    case .setTabs, .addTab, .removeTab, .updateTab where before != after:
+        // R9.4: a change of tabs leaves the controller in an orientation every tab supports.
+        if !after.tabsOrientations.contains(after.orientation.mask) {
+            return "R9.4 after \(command) the tabs support \(after.tabsOrientations.orientations) but the controller is \(after.orientation)"
+        }
+        if before.orientation != after.orientation, !out.notifications.contains(.orientationChanged(from: before.orientation, to: after.orientation)) {
+            return "R9.4 the controller re-oriented without announcing it"
+        }
+    default: break
     }
     // R2.1: containment — every removal before any install.
     let parents = out.notifications.compactMap { n -> String?? in
@@ -278,8 +343,9 @@ struct PropertyTests {
         let policy = RandomPolicy(refused: Set((0..<gen.rng.int(0...3)).map { _ in gen.rng.pick(CommandGenerator.pool + ["more"]) }),
                                   mask: OrientationMask(rawValue: UInt32(gen.rng.int(0...15))) .union(gen.rng.chance(0.5) ? .all : []),
                                   preferred: gen.rng.chance(0.3) ? gen.rng.pick(Orientation.allCases) : nil)
-        var c = Controller(name: "p\(seed % 1000)", idiom: idiom, maxVisible: maxVisible)
-        var replay = Controller(name: c.name, idiom: idiom, maxVisible: maxVisible)
+        let tapPops = gen.rng.pick(TapPops.allCases)
+        var c = Controller(name: "p\(seed % 1000)", idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
+        var replay = Controller(name: c.name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
         var journal: [Command] = []
         var archives: [RestorationArchive] = []
         var history: [String] = []
@@ -331,7 +397,7 @@ struct PropertyTests {
             if step % 17 == 0 { archives.append(c.preserve()) }
         }
         // The daemon's recovery: the whole journal, from scratch.
-        var recovered = Controller(name: c.name, idiom: idiom, maxVisible: maxVisible)
+        var recovered = Controller(name: c.name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
         for (i, entry) in journal.enumerated() {
             do { _ = try recovered.apply(entry) } catch { return "recovery: journal entry \(i) \(entry) refused: \(error)" }
         }

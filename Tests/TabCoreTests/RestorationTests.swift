@@ -99,8 +99,8 @@ struct RestorationTests {
         _ = try c.apply(.setTabs([
             Tab(id: "a", title: "A", item: TabItem(title: "Alpha", image: "a.png", tag: 1, badge: "9"), restorationID: "r",
                 orientations: .all, fullScreenLayout: true, navigation: true),
-            Tab(id: "b", restorationID: "r", orientations: []),
-            Tab(id: "c", orientations: .landscape, navigation: true),
+            Tab(id: "b", restorationID: "r", orientations: [.portrait, .landscapeLeft, .portraitUpsideDown]),
+            Tab(id: "c", orientations: [.portrait, .landscapeRight], navigation: true),
             Tab(id: "d"), Tab(id: "e", title: "É — ünïcødé 🎉"), Tab(id: "f"),
         ], animated: true)); snap()
         _ = try c.apply(.select(.tab("e"))); snap()
@@ -136,5 +136,54 @@ struct RestorationTests {
         _ = try all.apply(.setTabs(tabs(count: 7), animated: false), to: "main")
         _ = try all.apply(.select(.more), to: "main")
         #expect(try roundTrip(all) == all)
+    }
+
+    /// R11.1 (amended): a stack is restored by restoration path, not by tab id: a tab renamed
+    /// between preserve and restore gets its stack back, another tab with the old id does not.
+    @Test("R11.1 stacks are restored by restoration path, not by tab id")
+    func r11_1_stacksFollowTheRestorationPath() throws {
+        var old = try controller([Tab(id: "a", restorationID: "mail", navigation: true), Tab(id: "b", restorationID: "news", navigation: true)])
+        _ = try old.apply(.push(tab: "a", screen: Screen(id: "inbox")))
+        _ = try old.apply(.select(.tab("a")))
+        let archive = old.preserve()
+        #expect(archive.stacks.keys.sorted() == ["mail", "news"])
+        #expect(archive.selected == "mail")
+        var new = try controller([Tab(id: "a", restorationID: "news", navigation: true),
+                                  Tab(id: "renamed", restorationID: "mail", navigation: true)])
+        _ = try new.apply(.restore(archive))
+        #expect(new.tab("renamed")?.stack == [Screen(id: "inbox")])
+        #expect(new.tab("a")?.stack == [])
+        #expect(new.selection == .tab("renamed"))
+    }
+
+    /// R11.2: the path is the restoration id alone when it is unique, else the id and the tab's
+    /// occurrence among the tabs with it; '#' and '\' escaped. No tab id in either.
+    @Test("R11.2 paths: the restoration id, or id#n when it repeats")
+    func r11_2_pathFormat() throws {
+        let c = try controller([Tab(id: "x", restorationID: "list"), Tab(id: "y", restorationID: "a#b\\"),
+                                Tab(id: "z", restorationID: "list"), Tab(id: "w")])
+        #expect(c.restorationPaths == ["list#0", "a\\#b\\\\", "list#1", nil])
+        #expect(c.restorationPath(of: c.tabs[2]) == "list#1")
+        #expect(Controller.restorationID(inPath: "a\\#b\\\\") == "a#b\\")
+    }
+
+    /// Archives written before issue 17 named stacks "<rid>#<tab id>": they still restore
+    /// (a journal's restore records replay as they did).
+    @Test("R11.1 an archive with the old paths still restores")
+    func r11_1_oldArchivePaths() throws {
+        var c = try controller([Tab(id: "a", restorationID: "mail", navigation: true), Tab(id: "b")])
+        _ = try c.apply(.restore(RestorationArchive(selected: "mail#a", stacks: ["mail#a": [Screen(id: "s")]])))
+        #expect(c.tab("a")?.stack == [Screen(id: "s")])
+    }
+
+    /// R11.3 and R4.3: `tap_pops` is persisted; a snapshot written before it existed loads as `always`.
+    @Test("R11.3 tap_pops survives encode → decode; old snapshots load as always")
+    func r11_3_tapPopsPersisted() throws {
+        let c = Controller(name: "r", tapPops: .reselect)
+        #expect(try roundTrip(c).tapPops == .reselect)
+        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(c)) as? [String: Any])
+        json.removeValue(forKey: "tapPops")
+        let old = try JSONDecoder().decode(Controller.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(old.tapPops == .always)
     }
 }

@@ -128,4 +128,45 @@ struct SelectionTests {
         #expect(try c.apply(.restore(RestorationArchive(selected: "home#t0"))).selectionChanges
                 == [.selectionChanged(tab: "t0", index: 0, previous: "t3", cause: .restore)])
     }
+
+    /// R4.3 (amended): the pop is announced before the tab loads and appears, so a front end
+    /// applying events in order never shows the deep screen; then the selection, then did-select.
+    @Test("R4.3 a tap's pop to root is announced before the appearance calls")
+    func r4_3_popBeforeAppearance() throws {
+        var c = try controller([Tab(id: "a"), Tab(id: "nav", navigation: true)])
+        _ = try c.apply(.push(tab: "nav", screen: Screen(id: "s1")))
+        let out = try c.apply(.tap(.tab("nav")))
+        #expect(out.notifications == [
+            .navigationChanged(tab: "nav", stack: []),
+            .contentLoaded(tab: "nav"),
+            .appearance(tab: "a", phase: .willDisappear),
+            .appearance(tab: "nav", phase: .willAppear),
+            .appearance(tab: "a", phase: .didDisappear),
+            .appearance(tab: "nav", phase: .didAppear),
+            .selectionChanged(tab: "nav", index: 1, previous: "a", cause: .tap),
+            .didSelect(tab: "nav", index: 1),
+            .barChanged,
+        ])
+    }
+
+    /// R4.3: with `tap_pops: reselect` only a tap on the selected tab pops; switching tabs
+    /// keeps each tab's stack.
+    @Test("R4.3 tap_pops reselect: switching keeps the stack, re-tapping pops")
+    func r4_3_tapPopsReselect() throws {
+        var c = Controller(name: "c", tapPops: .reselect)
+        _ = try c.apply(.setTabs([Tab(id: "a"), Tab(id: "nav", navigation: true)], animated: false))
+        _ = try c.apply(.push(tab: "nav", screen: Screen(id: "s1")))
+        let switched = try c.apply(.tap(.tab("nav")))
+        #expect(c.selection == .tab("nav"))
+        #expect(c.tab("nav")?.stack == [Screen(id: "s1")])
+        #expect(!switched.notifications.contains { if case .navigationChanged = $0 { true } else { false } })
+        _ = try c.apply(.tap(.tab("a")))
+        #expect(c.tab("nav")?.stack == [Screen(id: "s1")])
+        _ = try c.apply(.tap(.tab("nav")))
+        let retap = try c.apply(.tap(.tab("nav")))
+        #expect(c.tab("nav")?.stack == [])
+        #expect(retap.notifications == [.navigationChanged(tab: "nav", stack: []), .didSelect(tab: "nav", index: 1)])
+        // The default is the seeds' rule.
+        #expect(Controller(name: "d").tapPops == .always)
+    }
 }

@@ -118,3 +118,9 @@ extension Controller {
         return a == other
     }
 }
+
+extension Outcome {
+    /// The last notification before a trailing `bar_changed` (which ends a command's
+    /// notifications whenever what the bar shows changed).
+    var lastButBar: TabCore.Notification? { notifications.last(where: { $0 != .barChanged }) }
+}

@@ -97,10 +97,20 @@ import Testing
         out += [.setTabs([], animated: false), .setTabs([], animated: true),
                 .setTabs([Tab(id: "a"), Tab(id: "b", navigation: true, stack: [Screen(id: "s")])], animated: true)]
         out += allTabs.enumerated().filter { $0.offset % 11 == 0 }.map { .setTabs([$0.element, Tab(id: awkward)], animated: false) }
+        // R2.6: the selection a replacement names (More is refused, but still reads back).
+        let selections: [SelectTarget] = strings.map { .tab($0) } + ints.map { .index($0) } + [.more]
+        out += selections.map { .setTabs([Tab(id: "a"), Tab(id: awkward)], animated: true, selected: $0) }
         out += allTabs.map { .addTab($0, index: nil) }
         out += ints.map { .addTab(Tab(id: "x"), index: $0) }
         out += strings.map { .removeTab($0) }
         out += allUpdates.map { .updateTab("t", $0) }
+        for (i, u) in allUpdates.enumerated() where i % 7 == 0 {
+            for navigation in [false, true] {
+                var u = u
+                u.navigation = .set(navigation)
+                out.append(.updateTab("t", u))
+            }
+        }
         out += strings.map { .updateTab($0, TabUpdate()) }
         for tab in strings { for value in optionalStrings { out.append(.badge(tab: tab, value: value)) } }
         out += strings.map { .select(.tab($0)) } + ints.map { .select(.index($0)) } + [.select(.more)]
@@ -144,7 +154,9 @@ import Testing
         for name in ["main", "pad-1", awkward, ""] {
             for idiom in Idiom.allCases {
                 for maxVisible in [nil, 1, 2, 1000, -5, Int.max, Int.min] as [Int?] {
-                    out.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible))
+                    for tapPops in TapPops.allCases {
+                        out.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops))
+                    }
                 }
             }
             out.append(.deleteController(name: name))
@@ -201,7 +213,28 @@ import Testing
         #expect(String(decoding: Journal.json(.command(controller: "main", .customizeBegin), seq: 1), as: UTF8.self).hasSuffix(#""op":"customize.begin"}"#))
         #expect(String(decoding: Journal.json(.command(controller: "pad", .customizeBegin), seq: 1), as: UTF8.self).hasSuffix(#""op":"customize.begin","controller":"pad"}"#))
         #expect(String(decoding: Journal.json(.createController(name: "main", idiom: .tv, maxVisible: nil), seq: 9), as: UTF8.self)
-            .hasSuffix(#""op":"controller.create","controller":"main","idiom":"tv","max_visible":null}"#))
+            .hasSuffix(#""op":"controller.create","controller":"main","idiom":"tv","max_visible":null,"tap_pops":"always"}"#))
+    }
+
+    /// Records written before issue 17 have no `tap_pops` (controller.create) and no
+    /// `selected` (set_tabs): they read as `always` and no named selection. The new fields
+    /// read back as written (R2.6, R4.3).
+    @Test func recordsWithoutTheIssue17FieldsStillRead() throws {
+        func read(_ text: String) throws -> JournalRecord {
+            let bytes = Array(text.utf8)
+            return try bytes.withUnsafeBytes { try JournalCodec.decode($0, version: 2) }.record
+        }
+        #expect(try read(#"1 {"op":"controller.create","controller":"pad","idiom":"pad","max_visible":null}"#)
+            == .createController(name: "pad", idiom: .pad, maxVisible: nil, tapPops: .always))
+        #expect(try read(#"2 {"op":"set_tabs","tabs":[{"id":"a"}],"animated":false}"#)
+            == .command(controller: "main", .setTabs([Tab(id: "a")], animated: false, selected: nil)))
+        #expect(try read(#"3 {"op":"controller.create","controller":"r","idiom":"phone","max_visible":null,"tap_pops":"reselect"}"#)
+            == .createController(name: "r", idiom: .phone, maxVisible: nil, tapPops: .reselect))
+        #expect(try read(#"4 {"op":"set_tabs","tabs":[{"id":"a"}],"animated":false,"selected":0}"#)
+            == .command(controller: "main", .setTabs([Tab(id: "a")], animated: false, selected: .index(0))))
+        #expect(try read(#"5 {"op":"set_tabs","tabs":[{"id":"a"}],"animated":false,"selected":"a"}"#)
+            == .command(controller: "main", .setTabs([Tab(id: "a")], animated: false, selected: .tab("a"))))
+        #expect(throws: JournalRecordError.self) { try read(#"6 {"op":"controller.create","controller":"r","idiom":"phone","tap_pops":"never"}"#) }
     }
 
     // MARK: Generated streams through a real store
@@ -271,10 +304,10 @@ import Testing
                 } catch {
                     totals.refused += 1
                 }
-            case .create(let name, let idiom, let maxVisible):
+            case .create(let name, let idiom, let maxVisible, let tapPops):
                 do {
-                    try live.create(name, idiom: idiom, maxVisible: maxVisible)
-                    store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible))
+                    try live.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
+                    store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops))
                     totals.applied += 1; totals.journalled += 1; totals.controllersCreated += 1
                 } catch {
                     totals.refused += 1
@@ -363,7 +396,7 @@ struct SplitMix64: RandomNumberGenerator {
 struct StreamGenerator {
     enum Action {
         case command(String, Command)
-        case create(String, Idiom, Int?)
+        case create(String, Idiom, Int?, TapPops)
         case delete(String)
     }
 
@@ -388,7 +421,7 @@ struct StreamGenerator {
             let name = pick(Self.controllerNames)
             let idiom = pick(Idiom.allCases)
             let maxVisible: Int? = chance(1, in: 2) ? nil : pick([0, 1, 2, 3, 4, 6, 1001])
-            return .create(name, idiom, maxVisible)
+            return .create(name, idiom, maxVisible, pick(TapPops.allCases))
         }
         if roll < 4 { return .delete(pick(Self.controllerNames.dropFirst().map { $0 } + ["nowhere"])) }
         // Mostly the controllers that exist; now and then one that does not.
@@ -401,8 +434,9 @@ struct StreamGenerator {
         return chance(3, in: 4) ? pick(Self.tabPool) : pick(Self.oddIDs)
     }
 
+    /// Mostly with portrait: tabs with no orientation in common are refused (R9.4).
     mutating func mask() -> OrientationMask? {
-        chance(1, in: 2) ? nil : OrientationMask(rawValue: UInt32(int(16)))
+        chance(1, in: 2) ? nil : OrientationMask(rawValue: UInt32(int(16))).union(chance(19, in: 20) ? .portrait : [])
     }
 
     mutating func item() -> TabItem? {
@@ -423,11 +457,21 @@ struct StreamGenerator {
     mutating func command(for c: Controller?) -> Command {
         switch int(100) {
         case 0..<7:
-            let n = int(11)
+            // Mostly lists of 3 or more: a stream whose controllers stay empty refuses most of
+            // what follows (and R9.4 refuses some lists).
+            let n = chance(1, in: 3) ? int(11) : 3 + int(8)
             var ids = Array(Self.tabPool.shuffled(using: &rng).prefix(n))
             if chance(1, in: 12), let first = ids.first { ids.append(first) }  // a duplicate: refused
             if chance(1, in: 20) { ids.append(pick(Self.oddIDs)) }
-            return .setTabs(ids.map { tab(id: $0) }, animated: bool())
+            let tabs = ids.map { tab(id: $0) }
+            var selected: SelectTarget?
+            switch int(10) {
+            case 0...1 where !ids.isEmpty: selected = chance(1, in: 2) ? .tab(pick(ids)) : .index(int(ids.count))
+            case 2: selected = chance(1, in: 2) ? .tab(tabID(c)) : .index(int(ids.count + 2) - 1)  // may be refused
+            case 3 where chance(1, in: 4): selected = .more  // refused
+            default: break
+            }
+            return .setTabs(tabs, animated: bool(), selected: selected)
         case 7..<14:
             let count = c?.tabs.count ?? 0
             return .addTab(tab(id: chance(4, in: 5) ? pick(Self.tabPool) : pick(Self.oddIDs)),
@@ -440,7 +484,9 @@ struct StreamGenerator {
             let rid: Change<String?> = chance(2, in: 3) ? .keep : .set(pick(Self.restorationIDs))
             let orientations: Change<OrientationMask?> = chance(2, in: 3) ? .keep : .set(mask())
             let fullScreen: Change<Bool> = chance(2, in: 3) ? .keep : .set(bool())
-            return .updateTab(tabID(c), TabUpdate(title: title, item: item, restorationID: rid, orientations: orientations, fullScreenLayout: fullScreen))
+            let navigation: Change<Bool> = chance(9, in: 10) ? .keep : .set(chance(2, in: 3))
+            return .updateTab(tabID(c), TabUpdate(title: title, item: item, restorationID: rid, orientations: orientations,
+                                                  fullScreenLayout: fullScreen, navigation: navigation))
         case 26..<33:
             return .badge(tab: tabID(c), value: chance(1, in: 3) ? nil : pick(["1", "2", "", "99+"]))
         case 33..<44:
