@@ -116,13 +116,12 @@ class Mirror:
         self.state["customizing"] = True
 
     def on_did_end_customizing(self, data):
-        """`tabs` is the new order of all tabs; `customizable` is listed in tab
-        order, so it follows. (If the selected tab's index moved, a
-        selection_changed comes next.) Moves during the session were not
-        announced: `customizing_order` ends with it."""
+        """`tabs` is the new order of all tabs. (When the customizable set's
+        order moved with it, a customizable_changed comes next; when the
+        selected tab's index moved, a selection_changed.) Moves during the
+        session were not announced: `customizing_order` ends with it."""
         by_id = {t["id"]: t for t in self.state["tabs"]}
         self.state["tabs"] = [by_id[i] for i in data["tabs"]]
-        self.state["customizable"] = [i for i in data["tabs"] if i in self.state["customizable"]]
         self.state["customizing"] = False
         self.state.pop("customizing_order", None)
 

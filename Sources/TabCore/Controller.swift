@@ -612,12 +612,18 @@ public struct Controller: Equatable, Sendable {
             let byID = Dictionary(uniqueKeysWithValues: tabs.map { ($0.id, $0) })
             tabs = order.map { byID[$0]! }
             rebuildIndex()
-            customizable = tabs.map(\.id).filter(Set(customizable).contains)
         }
         customizingOrder = nil
         customizingStart = nil
         out.notify(.didEndCustomizing(tabs: order, changed: changed))
         policy.didEndCustomizing(tabs: order, changed: changed, in: self)
+        // The customizable set is kept in tab order: announced when that order moved, so that
+        // a client keeps it from events without reordering it itself.
+        let reordered = tabs.map(\.id).filter(Set(customizable).contains)
+        if reordered != customizable {
+            customizable = reordered
+            out.notify(.customizableChanged(tabs: reordered))
+        }
         // R7.4: the selected tab stays selected; its index may have moved.
         if before.index != selectedIndex {
             out.notify(.selectionChanged(tab: selection.wireValue, index: selectedIndex,

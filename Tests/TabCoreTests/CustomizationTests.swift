@@ -126,6 +126,9 @@ struct CustomizationTests {
         ])
         #expect(c.ids == order)
         #expect(c.customizable == order)
+        // The customizable set (kept in tab order) moved with it: announced, so that a client
+        // keeps it from events alone.
+        #expect(out.notifications.contains(.customizableChanged(tabs: order)))
         #expect(c.customizingOrder == nil)
         #expect(c.selection == .tab("t5"))
         #expect(c.selectedIndex == 0)
