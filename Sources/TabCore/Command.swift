@@ -48,6 +48,19 @@ public struct RestorationArchive: Codable, Equatable, Sendable {
     }
 }
 
+/// The rules a command is applied under. Journals written before the amended rules
+/// (SEMANTICS R2.5, R3.7, R7.1, R9.4) replay under the rules their commands were accepted
+/// under, so that an upgraded tabd comes back in the state its clients were told — and
+/// never refuses, on replay, a command it once accepted.
+public enum Semantics: Sendable {
+    /// SEMANTICS.md as amended (issue 17): what tabd applies to every request.
+    case amended
+    /// The rules before the amendments: `set_tabs` replaces every tab (no identity), no
+    /// orientation check or re-orientation on a change of tabs, `select` of More and
+    /// `customize.begin` without customizable tabs allowed.
+    case original
+}
+
 /// One mutating input of a controller.
 ///
 /// The cases with big payloads (a whole tab, an update, a screen, an archive) are

@@ -162,14 +162,17 @@ public struct TabContainers: Equatable, Sendable, Codable {
     }
 
     /// Applies `command` to the controller `name`; a refused command changes nothing.
-    public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true) throws(TabError) -> Outcome {
-        try apply(command, to: name, policy: policy, notifying: notifying) { _, _ in }
+    /// `semantics`: the rules the command was recorded under (a journal's, on replay).
+    public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true,
+                               semantics: Semantics = .amended) throws(TabError) -> Outcome {
+        try apply(command, to: name, policy: policy, notifying: notifying, semantics: semantics) { _, _ in }
     }
 
     /// Applies `command` to the controller `name` where it lies (one lookup, no copy of the
     /// controller), then hands the controller as it is afterwards and the outcome to `read`:
     /// the daemon builds its reply there without copying the controller out.
     public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true,
+                               semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i: Dictionary<String, Controller>.Index
         if let last = recent.index, recent.name == name {
@@ -180,7 +183,7 @@ public struct TabContainers: Equatable, Sendable, Codable {
             recent = Recent(name: name, index: found)
         }
         if !isSaved(name) { before.saved.append((name, controllers.values[i])) }
-        return try controllers.values[i].apply(command, policy: policy, notifying: notifying, reading: read)
+        return try controllers.values[i].apply(command, policy: policy, notifying: notifying, semantics: semantics, reading: read)
     }
 
     /// What makes this set impossible (see `Controller.inconsistency`), or nil.

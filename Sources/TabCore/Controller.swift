@@ -26,6 +26,8 @@ public struct Controller: Equatable, Sendable {
     /// or not, so replaying the journal numbers them as they were numbered live. A new
     /// controller starts where its set's numbering of deleted controllers left off.
     public internal(set) var seq: UInt64 = 0
+    /// While a command recorded under the original rules is replayed (see `Semantics`).
+    private var original = false
     /// tab id → index; derived from `tabs`, rebuilt whenever the list changes. Empty while
     /// there are at most `linearLookupLimit` tabs: those are found by comparing ids in turn.
     private var indexByID: [String: Int] = [:]
@@ -142,7 +144,18 @@ public struct Controller: Equatable, Sendable {
 
     /// Applies one command. Throws (changing nothing) when the command is refused.
     /// `notifying: false` when no one will read the notifications (see `Outcome`).
-    public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true) throws(TabError) -> Outcome {
+    public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
+                               semantics: Semantics = .amended) throws(TabError) -> Outcome {
+        if case .original = semantics {
+            original = true
+            defer { original = false }
+            return try applyOnce(command, policy: policy, notifying: notifying)
+        }
+        return try applyOnce(command, policy: policy, notifying: notifying)
+    }
+
+    @inline(__always)
+    private mutating func applyOnce(_ command: Command, policy: Policy, notifying: Bool) throws(TabError) -> Outcome {
         var out = Outcome(recordsNotifications: notifying)
         let bar = Self.movesSelectionOnly(command) ? nil : barState
         try perform(command, policy: policy, &out)
@@ -216,8 +229,9 @@ public struct Controller: Equatable, Sendable {
 
     /// `apply`, then `read` of the controller as it is afterwards — in place, without a copy.
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
+                               semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
-        let outcome = try apply(command, policy: policy, notifying: notifying)
+        let outcome = try apply(command, policy: policy, notifying: notifying, semantics: semantics)
         read(self, outcome)
         return outcome
     }
@@ -250,6 +264,7 @@ public struct Controller: Equatable, Sendable {
         case .more?:
             throw TabError(.invalid, "set_tabs selects a tab by id or index, not More; send select with more afterwards")
         }
+        if original { return setTabsAsOriginally(new, animated: animated, &out) }
         try Controller.requireCommonOrientation(new)
         let before = selectionSnapshot
         // R2.5: a tab whose id is in both lists is the same child: it stays, keeps its stack,
@@ -270,6 +285,19 @@ public struct Controller: Equatable, Sendable {
         reorientIfUnsupported(&out)
     }
 
+    /// `set_tabs` under the original rules: every old child leaves and every new one is
+    /// installed fresh (no identity across the replacement, R2.5), whatever their orientations.
+    private mutating func setTabsAsOriginally(_ new: [Tab], animated: Bool, _ out: inout Outcome) {
+        let before = selectionSnapshot
+        for tab in tabs { removeChild(tab.id, &out) }
+        tabs = new.map(Controller.fresh)
+        rebuildIndex()
+        for tab in tabs { installChild(tab.id, &out) }
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated))
+        resetCustomizable(&out)
+        reselect(after: before, removedSelected: before.selection.isTab, &out)
+    }
+
     private mutating func addTab(_ tab: Tab, at index: Int?, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("add a tab")
         try Controller.validate(tab)
@@ -280,7 +308,7 @@ public struct Controller: Equatable, Sendable {
         guard at >= 0, at <= tabs.count else {
             throw TabError(.outOfRange, "index \(at) is out of range: 0...\(tabs.count) for \(tabs.count) tab(s)")
         }
-        try Controller.requireCommonOrientation(tabs + [tab], naming: tab.id)
+        if !original { try Controller.requireCommonOrientation(tabs + [tab], naming: tab.id) }
         let before = selectionSnapshot
         tabs.insert(Controller.fresh(tab), at: at)
         rebuildIndex()
@@ -378,7 +406,7 @@ public struct Controller: Equatable, Sendable {
             if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
         }
         guard tab != tabs[index] else { return }
-        if tab.supportedOrientations != tabs[index].supportedOrientations {
+        if tab.supportedOrientations != tabs[index].supportedOrientations, !original {
             var all = tabs
             all[index] = tab
             try Controller.requireCommonOrientation(all, naming: id)
@@ -427,7 +455,7 @@ public struct Controller: Equatable, Sendable {
     /// R4.1: programmatic selection; the delegate is not consulted.
     private mutating func select(_ target: SelectTarget, _ out: inout Outcome) throws(TabError) {
         let candidate = try candidate(for: target)
-        if case .more = candidate, !moreShown {
+        if case .more = candidate, !moreShown, !original {
             // R3.7: as for a tap, More must be on the bar.
             throw TabError(.notAvailable, "More is not on the bar: the controller has \(tabs.count) tab(s) and shows up to \(maxVisible)")
         }
@@ -558,7 +586,7 @@ public struct Controller: Equatable, Sendable {
         guard moreShown else {
             throw TabError(.notAvailable, "customization needs More: more than \(maxVisible) tabs (the controller has \(tabs.count))")
         }
-        guard !customizable.isEmpty else {
+        guard !customizable.isEmpty || original else {
             // R7.1: UIKit hides the Edit button.
             throw TabError(.notAvailable, "no tab is customizable; send customizable with the tabs the user may rearrange first")
         }
@@ -681,6 +709,7 @@ public struct Controller: Equatable, Sendable {
     /// the command, not the rotation, and replay (which runs without plugins) must land in
     /// the same orientation.
     private mutating func reorientIfUnsupported(_ out: inout Outcome) {
+        if original { return }
         let supported = tabsOrientations
         guard !supported.contains(orientation.mask), let first = supported.orientations.first else { return }
         setOrientation(first, &out)

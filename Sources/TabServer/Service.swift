@@ -76,8 +76,8 @@ public final class TabService: LineServiceDelegate {
     public func recover(repair: Bool) throws {
         let report = try store.recover(repair: repair, StateStore.Replay(
             start: { [unowned self] snapshot in containers = snapshot ?? .withDefault() },
-            apply: { [unowned self] record in
-                do throws(TabError) { try replay(record); return nil } catch { return error.message }
+            apply: { [unowned self] record, semantics in
+                do throws(TabError) { try replay(record, semantics); return nil } catch { return error.message }
             },
             state: { [unowned self] in containers }
         ))
@@ -98,10 +98,10 @@ public final class TabService: LineServiceDelegate {
         commitOutsideTurn()
     }
 
-    private func replay(_ record: JournalRecord) throws(TabError) {
+    private func replay(_ record: JournalRecord, _ semantics: Semantics) throws(TabError) {
         switch record {
         case .command(let controller, let command):
-            _ = try containers.apply(command, to: controller, policy: DefaultPolicy(), notifying: false)
+            _ = try containers.apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
         case .createController(let name, let idiom, let maxVisible, let tapPops):
             try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
         case .deleteController(let name):

@@ -55,7 +55,13 @@ public struct JournalRecordError: Error, Equatable, CustomStringConvertible {
 
 public enum JournalCodec {
     /// The format this tabd writes (in each file's header). It reads this one and older ones.
-    public static let version = 2
+    public static let version = 3
+
+    /// The rules a journal's commands were accepted under: format 3 came with the amended
+    /// rules (issue 17: identity across `set_tabs`, orientation checks, event numbering).
+    public static func semantics(ofFormat version: Int) -> Semantics {
+        version >= 3 ? .amended : .original
+    }
 
     // MARK: Writing
 

@@ -144,11 +144,13 @@ public final class StateStore {
     public struct Replay {
         /// Start from this state (the snapshot's, or nil: none).
         public var start: (TabContainers?) -> Void
-        /// Applies one record; returns nil, or why it cannot be applied (one sentence).
-        public var apply: (JournalRecord) -> String?
+        /// Applies one record under the rules it was recorded under (the journal format's:
+        /// `JournalCodec.semantics(ofFormat:)`); returns nil, or why it cannot be applied (one
+        /// sentence).
+        public var apply: (JournalRecord, Semantics) -> String?
         /// The state as it is now (after the records applied so far).
         public var state: () -> TabContainers
-        public init(start: @escaping (TabContainers?) -> Void, apply: @escaping (JournalRecord) -> String?,
+        public init(start: @escaping (TabContainers?) -> Void, apply: @escaping (JournalRecord, Semantics) -> String?,
                     state: @escaping () -> TabContainers) {
             self.start = start; self.apply = apply; self.state = state
         }
@@ -491,7 +493,7 @@ public final class StateStore {
                                                     : "its sequence number is \($0) where \(e) was expected: records are missing" } ?? "it has no sequence number"
                 return (applied, version, .damaged(record: record, offset: offset, what: what))
             }
-            if let why = replay.apply(decoded.record) {
+            if let why = replay.apply(decoded.record, JournalCodec.semantics(ofFormat: version)) {
                 return (applied, version, .damaged(record: record, offset: offset,
                     what: "\(decoded.record.operation) on controller '\(decoded.record.controller)' cannot be applied: \(why)"))
             }

@@ -438,6 +438,10 @@ struct RequestGenerator {
             }
             d.fields.append(("tabs", .array(tabs)))
             if rng.chance(0.4) { d.fields.append(("animated", .bool(rng.chance(0.5)))) }
+            // R2.6: the selection named with the tabs (sometimes one that is not there).
+            if rng.chance(0.3), !ids.isEmpty {
+                d.fields.append(("selected", rng.chance(0.6) ? jstring(rng.chance(0.9) ? rng.pick(ids) : "nowhere") : jint(rng.below(ids.count + 1))))
+            }
             d.effect = .setTabs(c, navigation: navigation)
         case .addTab:
             d.cmd = "add_tab"
@@ -539,6 +543,7 @@ struct RequestGenerator {
             d.controller = rng.chance(0.9) ? rng.pick(Self.controllerNames) : rng.pick(Self.badControllerNames)
             if rng.chance(0.85) { d.fields.append(("idiom", jstring(rng.pick(["phone", "pad", "tv"])))) }
             if rng.chance(0.5) { d.fields.append(("max_visible", jint(rng.chance(0.9) ? rng.int(in: 2...9) : rng.pick([0, 1, 1001])))) }
+            if rng.chance(0.4) { d.fields.append(("tap_pops", jstring(rng.pick(["always", "reselect"])))) }  // R4.3
             d.explicitController = true
             d.effect = .create(d.controller)
         case .delete:
@@ -659,7 +664,7 @@ struct RequestGenerator {
         #"{"cmd":"remove_tab"}"#, #"{"cmd":"badge","tab":"home"}"#, #"{"cmd":"push","tab":"home"}"#,
         #"{"cmd":"push","tab":"home","screen":{"title":"no id"}}"#, #"{"cmd":"customize.move","tab":"home"}"#,
         #"{"cmd":"rotate"}"#, #"{"cmd":"rotate","orientation":"sideways"}"#, #"{"cmd":"layout","width":3}"#,
-        #"{"cmd":"layout","width":-1,"height":3}"#, #"{"cmd":"restore"}"#, #"{"cmd":"restore","archive":{"stacks":[]}}"#,
+        #"{"cmd":"layout","width":"3","height":3}"#, #"{"cmd":"restore"}"#, #"{"cmd":"restore","archive":{"stacks":[]}}"#,
         #"{"cmd":"set_tabs"}"#, #"{"cmd":"set_tabs","tabs":[{"title":"no id"}]}"#, #"{"cmd":"add_tab"}"#,
         #"{"cmd":"add_tab","tab":{"id":"x","item":{"tag":1.5}}}"#, #"{"cmd":"select"}"#, #"{"cmd":"tap"}"#,
         #"{"cmd":"customizable"}"#, #"{"cmd":"controller.create","idiom":"watch"}"#, #"{"cmd":"controller.create"}"#,

@@ -40,10 +40,10 @@ final class StateDir {
 /// Records applied to a TabContainers the way tabd's Service replays them (DefaultPolicy,
 /// no notifications): a refused record throws, changing nothing.
 enum Replayer {
-    static func apply(_ record: JournalRecord, to c: inout TabContainers) throws(TabError) {
+    static func apply(_ record: JournalRecord, to c: inout TabContainers, semantics: Semantics = .amended) throws(TabError) {
         switch record {
         case .command(let controller, let command):
-            _ = try c.apply(command, to: controller, policy: DefaultPolicy(), notifying: false)
+            _ = try c.apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
         case .createController(let name, let idiom, let maxVisible, let tapPops):
             try c.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
         case .deleteController(let name):
@@ -77,10 +77,10 @@ final class Replayed {
                 containers = snapshot ?? .withDefault()  // as tabd: no snapshot, the default controller
                 records = []
             },
-            apply: { [unowned self] record in
+            apply: { [unowned self] record, semantics in
                 if let why = refuse(record) { return why }
                 do throws(TabError) {
-                    try Replayer.apply(record, to: &containers)
+                    try Replayer.apply(record, to: &containers, semantics: semantics)
                 } catch {
                     return error.message
                 }
