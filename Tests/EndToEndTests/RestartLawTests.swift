@@ -659,7 +659,7 @@ struct RequestGenerator {
         #"{"cmd":"remove_tab"}"#, #"{"cmd":"badge","tab":"home"}"#, #"{"cmd":"push","tab":"home"}"#,
         #"{"cmd":"push","tab":"home","screen":{"title":"no id"}}"#, #"{"cmd":"customize.move","tab":"home"}"#,
         #"{"cmd":"rotate"}"#, #"{"cmd":"rotate","orientation":"sideways"}"#, #"{"cmd":"layout","width":3}"#,
-        #"{"cmd":"layout","width":-1,"height":3}"#, #"{"cmd":"restore"}"#, #"{"cmd":"restore","archive":{"stacks":[]}}"#,
+        #"{"cmd":"restore"}"#, #"{"cmd":"restore","archive":{"stacks":[]}}"#,
         #"{"cmd":"set_tabs"}"#, #"{"cmd":"set_tabs","tabs":[{"title":"no id"}]}"#, #"{"cmd":"add_tab"}"#,
         #"{"cmd":"add_tab","tab":{"id":"x","item":{"tag":1.5}}}"#, #"{"cmd":"select"}"#, #"{"cmd":"tap"}"#,
         #"{"cmd":"customizable"}"#, #"{"cmd":"controller.create","idiom":"watch"}"#, #"{"cmd":"controller.create"}"#,
@@ -710,6 +710,8 @@ struct RequestGenerator {
             return LawRequest(line: assemble(d), expect: .error("unknown_command"))
         case 14..<17:
             return LawRequest(line: rng.pick(Self.malformed), expect: .error("parse_error"))
+        case 17 where rng.chance(0.3):
+            return LawRequest(line: rng.pick(Self.negativeSizes), expect: .error("out_of_range"))
         default:
             var line = rng.pick(Self.incomplete)
             // Another controller (not for controller.create/delete: with a name those are whole).
@@ -719,6 +721,9 @@ struct RequestGenerator {
             return LawRequest(line: line, expect: .error("invalid_request"))
         }
     }
+
+    /// R10.1: sizes no state accepts.
+    static let negativeSizes = [#"{"cmd":"layout","width":-1,"height":3}"#, #"{"cmd":"layout","width":3,"height":3,"status_bar":-0.5}"#]
 
     // MARK: The stream
 
