@@ -205,6 +205,7 @@ public enum JournalCodec {
             op("set_orientation"); w.key(literal: "orientation"); w.string(o.rawValue)
         case .restore(let a):
             op("restore"); w.key(literal: "archive"); ReplyEncoder.archive(a, &w)
+            if a.legacyPaths { w.key(literal: "legacy_paths"); w.bool(true) }
         }
     }
 
@@ -354,7 +355,10 @@ public enum JournalCodec {
         case "set_orientation": return .setOrientation(try orientation(try f.requiredString("orientation")))
         case "restore":
             guard let v = f.take("archive") else { throw JournalRecordError("'restore' has no \"archive\"") }
-            return .restore(try archive(v))
+            var a = try archive(v)
+            // Format 1 (tabd 0.1.0) matched paths "<restoration id>#<tab id>" (R11.1 before issue 17).
+            a.legacyPaths = try f.bool("legacy_paths") ?? false || version < 2
+            return .restore(a)
         default:
             throw JournalRecordError("unknown operation '\(name)'")
         }

@@ -85,6 +85,7 @@ import Testing
         for selected in [nil, "r#a", awkward] as [String?] {
             for stacks in [[:], ["r#a": []], ["r#a": [Screen(id: "s", title: "S")], "x\\#y#b": [Screen(id: "1"), Screen(id: "2", title: nil)], awkward: []]] as [[String: [Screen]]] {
                 out.append(RestorationArchive(selected: selected, stacks: stacks))
+                out.append(RestorationArchive(selected: selected, stacks: stacks, legacyPaths: true))  // from format 1
             }
         }
         return out
