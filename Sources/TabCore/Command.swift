@@ -43,9 +43,14 @@ public struct RestorationArchive: Codable, Equatable, Sendable {
     public var selected: String?
     /// Navigation stacks of tabs that have a restoration id, by restoration path.
     public var stacks: [String: [Screen]]
-    public init(selected: String? = nil, stacks: [String: [Screen]] = [:]) {
-        self.selected = selected; self.stacks = stacks
+    /// The paths are tabd 0.1.0's, "<restoration id>#<tab id>", and only those match: set by
+    /// the journal reader for format 1 restore records, which must replay as they applied
+    /// then. Never on the wire.
+    public var legacyPaths = false
+    public init(selected: String? = nil, stacks: [String: [Screen]] = [:], legacyPaths: Bool = false) {
+        self.selected = selected; self.stacks = stacks; self.legacyPaths = legacyPaths
     }
+    private enum CodingKeys: String, CodingKey { case selected, stacks }
 }
 
 /// The rules a command is applied under. Journals written before the amended rules

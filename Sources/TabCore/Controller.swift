@@ -777,6 +777,11 @@ public struct Controller: Equatable, Sendable {
         return restorationPaths[i]
     }
 
+    /// The path tabd 0.1.0 gave a tab: "<restoration id>#<tab id>".
+    private static func legacyPath(_ tab: Tab) -> String? {
+        tab.restorationID.map { escaped($0) + "#" + tab.id }
+    }
+
     private static func escaped(_ rid: String) -> String {
         var path = ""
         for ch in rid {
@@ -811,13 +816,15 @@ public struct Controller: Equatable, Sendable {
     /// R11.1: selects the saved tab by restoration id (whatever its position; the exact
     /// path first when ids repeat); tabs without one return to their defaults.
     private mutating func restore(_ archive: RestorationArchive, _ out: inout Outcome) {
-        let paths = restorationPaths
+        // A format 1 or 2 journal's restore record replays with the paths tabd made then (see
+        // `RestorationArchive.legacyPaths`), so that it restores what it restored then.
+        let legacyPaths = tabs.map(Self.legacyPath)
+        let paths = archive.legacyPaths ? legacyPaths : restorationPaths
         for index in tabs.indices {
-            // Archives made before issue 17 (a journal's restore records among them) named a
-            // stack "<restoration id>#<tab id>": read as a last resort, so they replay as they
-            // did — unless that is another tab's path now.
+            // Archives made before issue 17 named a stack "<restoration id>#<tab id>": read as
+            // a last resort — unless that is another tab's path now.
             let path = paths[index]
-            var legacy = path == nil ? nil : Self.escaped(tabs[index].restorationID!) + "#" + tabs[index].id
+            var legacy = archive.legacyPaths ? nil : legacyPaths[index]
             if let l = legacy, paths.contains(l) { legacy = nil }
             let stack = path.flatMap { archive.stacks[$0] } ?? legacy.flatMap { archive.stacks[$0] } ?? []
             let restored = tabs[index].navigation ? stack : []
@@ -829,6 +836,7 @@ public struct Controller: Equatable, Sendable {
         var target: Int?
         if let path = archive.selected {
             target = paths.firstIndex { $0 == path }
+            if target == nil, !archive.legacyPaths { target = legacyPaths.firstIndex { $0 == path } }
             if target == nil {
                 let rid = Controller.restorationID(inPath: path)
                 target = tabs.firstIndex { $0.restorationID == rid }

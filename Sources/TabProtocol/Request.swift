@@ -285,7 +285,8 @@ public enum RequestDecoder {
             let statusBar = try f.number("status_bar")
             // R10.1: sizes are finite and not negative.
             for (field, v) in [("width", w), ("height", h), ("status_bar", statusBar ?? 0)] where !(v.isFinite && v >= 0) {
-                throw ProtocolError(.outOfRange, "'\(field)' is \(v); layout sizes are finite numbers of points, 0 or more", details: [("field", field)])
+                let shown = v.isFinite && v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+                throw ProtocolError(.outOfRange, "'\(field)' is \(shown); layout sizes are points, 0 or more", details: [("field", field)])
             }
             command = .layout(width: w, height: h, statusBar: statusBar)
         case "preserve": command = .preserve

@@ -222,6 +222,7 @@ public enum JournalCodec {
             op("set_orientation"); w.key(literal: "orientation"); w.string(o.rawValue)
         case .restore(let a):
             op("restore"); w.key(literal: "archive"); ReplyEncoder.archive(a, &w)
+            if a.legacyPaths { w.key(literal: "legacy_paths"); w.bool(true) }
         }
     }
 
@@ -374,7 +375,10 @@ public enum JournalCodec {
         case "set_orientation": return .setOrientation(try orientation(try f.requiredString("orientation")))
         case "restore":
             guard let v = f.take("archive") else { throw JournalRecordError("'restore' has no \"archive\"") }
-            return .restore(try archive(v))
+            var a = try archive(v)
+            // Formats 1 and 2 (before issue 17) matched paths "<restoration id>#<tab id>" (R11.1 then).
+            a.legacyPaths = try f.bool("legacy_paths") ?? false || version < 3
+            return .restore(a)
         default:
             throw JournalRecordError("unknown operation '\(name)'")
         }

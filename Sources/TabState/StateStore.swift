@@ -2,16 +2,18 @@
 // a mutating command leaves only after its record was written (and, under `always`,
 // fsynced): a kill -9 at any moment loses nothing acknowledged.
 //
-// Files in the state directory (format 2; see docs/operations.md, "State directory"):
+// Files in the state directory (format 3; see docs/operations.md, "State directory"):
 //   lock                 held (flock) by the tabd that owns the directory; holds its pid
-//   snapshot             "tabd-snapshot 2 <generation> <last seq> <crc32> <length>\n" + JSON
-//   journal-<gen>.log    "tabd-journal 2 <generation> <first seq>\n", then one record a line:
+//   snapshot             "tabd-snapshot 3 <generation> <last seq> <crc32> <length>\n" + JSON
+//   journal-<gen>.log    "tabd-journal 3 <generation> <first seq>\n", then one record a line:
 //                        "<crc32 of the rest, 8 hex> <seq, hex> <json>\n", each seq one
 //                        more than the record before's (JournalCodec). A duplicated, missing or reordered
 //                        record, or a journal that does not start where the snapshot ends,
 //                        is found by its sequence number.
-// Format 1 (tabd 0.1.0: no header, client requests as records) is read, then rewritten as a
-// format 2 snapshot at once. A format newer than this tabd's is refused.
+// Format 1 (tabd 0.1.0: no header, client requests as records) and format 2 (the same files
+// as 3, commands accepted under the rules before issue 17's amendments) are read, their
+// commands replayed under the rules they were accepted under (`Semantics.original`), then
+// rewritten as a format 3 snapshot at once. A format newer than this tabd's is refused.
 //
 // The journal file is allocated ahead of its records (fallocate, as etcd does for its WAL):
 // a record then lands in space the file already has, and fdatasync has no file size to

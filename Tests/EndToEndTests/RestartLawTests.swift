@@ -715,6 +715,8 @@ struct RequestGenerator {
             return LawRequest(line: assemble(d), expect: .error("unknown_command"))
         case 14..<17:
             return LawRequest(line: rng.pick(Self.malformed), expect: .error("parse_error"))
+        case 17 where rng.chance(0.3):
+            return LawRequest(line: rng.pick(Self.negativeSizes), expect: .error("out_of_range"))
         default:
             var line = rng.pick(Self.incomplete)
             // Another controller (not for controller.create/delete: with a name those are whole).
@@ -724,6 +726,9 @@ struct RequestGenerator {
             return LawRequest(line: line, expect: .error("invalid_request"))
         }
     }
+
+    /// R10.1: sizes no state accepts.
+    static let negativeSizes = [#"{"cmd":"layout","width":-1,"height":3}"#, #"{"cmd":"layout","width":3,"height":3,"status_bar":-0.5}"#]
 
     // MARK: The stream
 

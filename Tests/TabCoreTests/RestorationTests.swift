@@ -174,6 +174,17 @@ struct RestorationTests {
         var c = try controller([Tab(id: "a", restorationID: "mail", navigation: true), Tab(id: "b")])
         _ = try c.apply(.restore(RestorationArchive(selected: "mail#a", stacks: ["mail#a": [Screen(id: "s")]])))
         #expect(c.tab("a")?.stack == [Screen(id: "s")])
+        // A format 1 journal's restore record matches only those paths, as tabd 0.1.0 did:
+        // "mail" was no path then, so the stack goes back to the root on replay.
+        var old = c
+        _ = try old.apply(.restore(RestorationArchive(selected: nil, stacks: ["mail": [Screen(id: "t")]], legacyPaths: true)))
+        #expect(old.tab("a")?.stack == [])
+        _ = try c.apply(.restore(RestorationArchive(selected: nil, stacks: ["mail": [Screen(id: "t")]])))
+        #expect(c.tab("a")?.stack == [Screen(id: "t")])
+        // Repeated restoration ids: the old path selects the very tab it named.
+        var twins = try controller([Tab(id: "x", restorationID: "list"), Tab(id: "y", restorationID: "list")])
+        _ = try twins.apply(.restore(RestorationArchive(selected: "list#y")))
+        #expect(twins.selection == .tab("y"))
     }
 
     /// R11.3 and R4.3: `tap_pops` is persisted; a snapshot written before it existed loads as `always`.

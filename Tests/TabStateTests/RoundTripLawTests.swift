@@ -85,6 +85,7 @@ import Testing
         for selected in [nil, "r#a", awkward] as [String?] {
             for stacks in [[:], ["r#a": []], ["r#a": [Screen(id: "s", title: "S")], "x\\#y#b": [Screen(id: "1"), Screen(id: "2", title: nil)], awkward: []]] as [[String: [Screen]]] {
                 out.append(RestorationArchive(selected: selected, stacks: stacks))
+                out.append(RestorationArchive(selected: selected, stacks: stacks, legacyPaths: true))  // from format 1
             }
         }
         return out
@@ -174,7 +175,7 @@ import Testing
         }
         let text = String(decoding: json, as: UTF8.self)
         do {
-            let decoded = try json.withUnsafeBytes { raw in try JournalCodec.decode(raw, version: 2) }
+            let decoded = try json.withUnsafeBytes { raw in try JournalCodec.decode(raw, version: JournalCodec.version) }
             if decoded.seq != seq { return "seq \(String(describing: decoded.seq)) read back for \(seq): \(text)" }
             if decoded.record != record { return "\(text) reads back as \(decoded.record), not \(record)" }
         } catch {
@@ -222,7 +223,7 @@ import Testing
     @Test func recordsWithoutTheIssue17FieldsStillRead() throws {
         func read(_ text: String) throws -> JournalRecord {
             let bytes = Array(text.utf8)
-            return try bytes.withUnsafeBytes { try JournalCodec.decode($0, version: 2) }.record
+            return try bytes.withUnsafeBytes { try JournalCodec.decode($0, version: JournalCodec.version) }.record
         }
         #expect(try read(#"1 {"op":"controller.create","controller":"pad","idiom":"pad","max_visible":null}"#)
             == .createController(name: "pad", idiom: .pad, maxVisible: nil, tapPops: .always))

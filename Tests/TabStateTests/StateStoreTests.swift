@@ -176,12 +176,12 @@ import Testing
         #expect(s.store.committedSeq == 4)
         let text = String(decoding: dir.bytes("journal-0.log").prefix(s.store.journalBytes), as: UTF8.self)
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.first == "tabd-journal 2 0 1")
+        #expect(lines.first == "tabd-journal 3 0 1")
         #expect(lines.count == 5)
         for (i, line) in lines.dropFirst().enumerated() {
             let json = Array(line.utf8.dropFirst(9))
             #expect(CRC32.parseHex(line.utf8.prefix(8)) == CRC32.checksum(json))
-            let decoded = try json.withUnsafeBytes { raw in try JournalCodec.decode(raw, version: 2) }
+            let decoded = try json.withUnsafeBytes { raw in try JournalCodec.decode(raw, version: JournalCodec.version) }
             #expect(decoded.seq == UInt64(i + 1))
         }
         #expect(lines[1].contains(#"{"op":"set_tabs","tabs":[{"id":"a","title":null,"item":null,"restoration_id":null,"orientations":null,"full_screen_layout":false,"navigation":false}"#))
@@ -232,14 +232,14 @@ import Testing
         #expect(aside.hasPrefix(dir.journal(0) + ".damaged-"))
         #expect(FileManager.default.contents(atPath: aside).map { [UInt8]($0) } == bytes)  // renamed whole, not copied
         #expect(dir.files.filter { !$0.contains(".damaged-") } == ["journal-1.log", "snapshot"])
-        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 2 1 2 "))
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 3 1 2 "))
         #expect(dir.bytes("journal-1.log").prefix(Journal.header(generation: 1, firstSeq: 3).count) == ArraySlice(Journal.header(generation: 1, firstSeq: 3)))
         #expect(s.logs.entries.contains { $0.level == .critical && $0.line.contains("record 3") && $0.line.contains("lost.records=3") })
 
         try s.run([Self.badge(7)])  // record 3 again, in the new journal
         let clean = Session(dir)
         let again = try clean.open()
-        #expect(again.setAside.isEmpty && again.formatRead == 2)
+        #expect(again.setAside.isEmpty && again.formatRead == JournalCodec.version)
         #expect(again.generation == 1 && again.lastSeq == 3)
         #expect(clean.state == (try Self.state(Self.first + [Self.badge(7)])))
     }
@@ -404,24 +404,57 @@ import Testing
 
     // MARK: Formats
 
+    /// A format 2 journal (before issue 17's amended rules) replays its commands under the
+    /// rules they were accepted under: a tab that stays across set_tabs loses its stack
+    /// (no R2.5), tabs without a common orientation load (no R9.4), More is selected while not
+    /// shown (no R3.7) — none of it refused, so the upgrade starts, in the state clients were
+    /// told. It is then rewritten in format 3.
+    @Test func aFormatTwoJournalReplaysUnderTheRulesItWasWrittenUnder() throws {
+        let dir = StateDir()
+        let nav = Tab(id: "a", navigation: true)
+        let records: [JournalRecord] = [
+            .command(controller: Self.main, .setTabs([nav, Tab(id: "b")], animated: false, selected: nil)),
+            .command(controller: Self.main, .push(tab: "a", screen: Screen(id: "deep"))),
+            .command(controller: Self.main, .setTabs([nav, Tab(id: "b", orientations: .landscape)], animated: false, selected: nil)),
+            .command(controller: Self.main, .select(.more)),
+            .command(controller: Self.main, .setCustomizable([])),
+        ]
+        var file = Journal.header(generation: 0, firstSeq: 1, version: 2)
+        for (i, r) in records.enumerated() { file += Journal.line(r, seq: UInt64(i + 1)) }
+        dir.write("journal-0.log", file)
+        let s = Session(dir)
+        let r = try s.open()
+        #expect(r.formatRead == 2 && r.applied == records.count && r.setAside.isEmpty)
+        let c = try #require(s.state["main"])
+        #expect(c.tab("a")?.stack == [])          // R2.5 did not hold then
+        #expect(c.tabsOrientations.isEmpty)       // R9.4 did not hold then
+        #expect(c.selection == .more)             // R3.7 did not hold then
+        // Under today's rules the same commands are refused or land elsewhere.
+        #expect(throws: TabError.self) { _ = try Replayer.state(records) }
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 3 "))
+        let again = Session(dir)
+        #expect(try again.open().formatRead == JournalCodec.version)
+        #expect(again.state == s.state)
+    }
+
     @Test func aSnapshotInANewerFormatIsRefusedEvenWithRepair() throws {
         let dir = StateDir()
         let body = try StateStore.encodeSnapshotBody(.withDefault())
-        let newer = Array("tabd-snapshot 3 1 0 ".utf8) + CRC32.hex(CRC32.checksum(body)) + Array(" \(body.count)\n".utf8) + body
+        let newer = Array("tabd-snapshot 4 1 0 ".utf8) + CRC32.hex(CRC32.checksum(body)) + Array(" \(body.count)\n".utf8) + body
         dir.write("snapshot", newer)
         for repair in [false, true] {
             let message = refusal { try Session(dir).open(repair: repair) }
-            #expect(message == "the snapshot \(dir.file("snapshot")) is in format 3, written by a newer tabd (this one reads formats 1 to 2); start the newer tabd, or restore a backup made for this version", "repair: \(repair)")
+            #expect(message == "the snapshot \(dir.file("snapshot")) is in format 4, written by a newer tabd (this one reads formats 1 to 3); start the newer tabd, or restore a backup made for this version", "repair: \(repair)")
             #expect(dir.files == ["snapshot"])  // nothing set aside, nothing written
         }
     }
 
     @Test func aJournalInANewerFormatIsRefusedEvenWithRepair() throws {
         let dir = StateDir()
-        dir.write("journal-0.log", Journal.header(generation: 0, firstSeq: 1, version: 3) + Array("whatever format 3 is\n".utf8))
+        dir.write("journal-0.log", Journal.header(generation: 0, firstSeq: 1, version: 4) + Array("whatever format 4 is\n".utf8))
         for repair in [false, true] {
             let message = refusal { try Session(dir).open(repair: repair) }
-            #expect(message == "the journal \(dir.journal(0)) is in format 3, written by a newer tabd (this one reads formats 1 to 2); start the newer tabd, or restore a backup made for this version", "repair: \(repair)")
+            #expect(message == "the journal \(dir.journal(0)) is in format 4, written by a newer tabd (this one reads formats 1 to 3); start the newer tabd, or restore a backup made for this version", "repair: \(repair)")
             #expect(dir.files == ["journal-0.log"])
         }
     }
@@ -469,14 +502,14 @@ import Testing
         #expect(s.state["rot"]?.orientation == .landscapeRight)
         // Rewritten: a format-2 snapshot of the next generation and an empty journal after it.
         #expect(dir.files == ["journal-3.log", "snapshot"])
-        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 2 3 \(v1.count) "))
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 3 3 \(v1.count) "))
         #expect(dir.bytes("journal-3.log").starts(with: Journal.header(generation: 3, firstSeq: UInt64(v1.count) + 1)))
         #expect(s.logs.entries.contains { $0.line.contains("state.format.read=1") })
 
         try s.run([Self.badge(4)])
         let clean = Session(dir)
         let again = try clean.open()
-        #expect(again.formatRead == 2 && again.applied == 1 && again.generation == 3)
+        #expect(again.formatRead == JournalCodec.version && again.applied == 1 && again.generation == 3)
         #expect(clean.state == (try Replayer.state([Self.badge(4)], from: expected)))
         #expect(stateBytes(clean.state) == stateBytes(s.state))
     }
@@ -494,7 +527,7 @@ import Testing
         #expect(s.state == (try Self.state(Self.first)))
         #expect(dir.files == ["journal-1.log", "snapshot"])
         let clean = Session(dir)
-        #expect(try clean.open().formatRead == 2)
+        #expect(try clean.open().formatRead == JournalCodec.version)
         #expect(clean.state == s.state)
     }
 
@@ -512,7 +545,7 @@ import Testing
         let r = try s.open(repair: true)
         #expect(r.formatRead == 1 && r.lostRecords == 1)
         #expect(s.state == (try Self.state(Self.first)))
-        #expect(try Session(dir).open().formatRead == 2)
+        #expect(try Session(dir).open().formatRead == JournalCodec.version)
     }
 
     // MARK: Compaction
@@ -533,7 +566,7 @@ import Testing
         try s.run([Self.badge(1000), Self.badge(1001)])
         s.store.finishBackgroundWork()
         #expect(dir.files == ["journal-1.log", "snapshot"])
-        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 2 1 \(seq) "))
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 3 1 \(seq) "))
 
         let again = Session(dir, fsync, compactBytes: 200)
         let r = try again.open()
