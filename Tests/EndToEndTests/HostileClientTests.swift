@@ -118,11 +118,15 @@ import Glibc
         for fd in holders { close(fd) }
         holders = []
         #expect(try Self.eventually { (try pinger.ok(#"{"cmd":"stats"}"#).int("connections")) == 1 })
+        // What the allocator keeps after the clients left: 0.3–3 MiB when this test runs alone,
+        // 8.5 MiB once with the whole suite running beside it (the heap's fragmentation
+        // depends on how the reads interleaved). 12 MiB still tells a tabd that gives the
+        // ~50 MiB back from one that keeps it.
         var after = Int.max
-        _ = Self.eventually(5) { after = Self.rss(t.pid); return after < baseline + (8 << 20) }
+        _ = Self.eventually(5) { after = Self.rss(t.pid); return after < baseline + (12 << 20) }
         Self.figure("4,000 connections × 1 MiB unfinished line, budget \(Self.mib(budget)): RSS baseline \(Self.mib(baseline)), peak \(Self.mib(peak)), after they left \(Self.mib(after)); slowest ping \(Int(slowestPing * 1000)) ms; \(refused) refused")
         #expect(peak < baseline + budget, "RSS \(Self.mib(peak)) with a baseline of \(Self.mib(baseline)) and a budget of \(Self.mib(budget))")
-        #expect(after < baseline + (8 << 20), "RSS \(Self.mib(after)) after the clients left, baseline \(Self.mib(baseline))")
+        #expect(after < baseline + (12 << 20), "RSS \(Self.mib(after)) after the clients left, baseline \(Self.mib(baseline))")
         #expect(refused > 3_000, "\(refused) connections refused for the budget")
         #expect(slowestPing < 2, "a ping took \(slowestPing) s")
         #expect(t.log.contains("over the memory budget"))
@@ -169,13 +173,17 @@ import Glibc
         let stats = try writer.ok(#"{"cmd":"stats"}"#)
         let dropped = (stats.object("limits_hit")?.int("memory_budget_bytes") ?? 0) + (stats.object("limits_hit")?.int("max_output_bytes") ?? 0)
         sleepers = []
+        // What the allocator keeps after the clients left: 0.3–3 MiB when this test runs alone,
+        // 8.5 MiB once with the whole suite running beside it (the heap's fragmentation
+        // depends on how the reads interleaved). 12 MiB still tells a tabd that gives the
+        // ~50 MiB back from one that keeps it.
         var after = Int.max
-        _ = Self.eventually(5) { after = Self.rss(t.pid); return after < baseline + (8 << 20) }
+        _ = Self.eventually(5) { after = Self.rss(t.pid); return after < baseline + (12 << 20) }
         Self.figure("150 subscribers that never read, 40 set_tabs of 2,000 tabs, budget \(Self.mib(budget)): RSS baseline \(Self.mib(baseline)), peak \(Self.mib(peak)), after \(Self.mib(after)); slowest set_tabs \(Int(slowest * 1000)) ms; \(dropped) dropped")
         #expect(peak < baseline + budget, "RSS \(Self.mib(peak)) with a baseline of \(Self.mib(baseline)) and a budget of \(Self.mib(budget))")
         #expect(dropped > 100, "only \(dropped) of 150 non-reading subscribers dropped")
         #expect(slowest < 5, "a set_tabs took \(slowest) s")
-        #expect(after < baseline + (8 << 20), "RSS \(Self.mib(after)) after the clients left, baseline \(Self.mib(baseline))")
+        #expect(after < baseline + (12 << 20), "RSS \(Self.mib(after)) after the clients left, baseline \(Self.mib(baseline))")
     }
 
     /// A line that never ends is answered and closed after line_timeout_seconds; the other
