@@ -14,6 +14,8 @@ public struct ServerConfig: Sendable {
         public var name: String
         public var idiom: Idiom
         public var maxVisible: Int?
+        /// Which taps pop a tab's stack (R4.3); applies when tabd creates the controller.
+        public var tapPops: TapPops = .always
     }
 
     public var socketPath = "/run/tabd/tabd.sock"
@@ -155,7 +157,11 @@ public struct ServerConfig: Sendable {
             let idiomName = try s.string("idiom") ?? "phone"
             guard let idiom = Idiom(rawValue: idiomName) else { throw ConfigError("controllers[\(i)].idiom must be phone, pad or tv (got \(Section.shown(idiomName)))") }
             let maxVisible = try s.int("max_visible", in: Limits.maxVisible(idiom), forIdiom: idiom)
-            c.controllers.append(ControllerSpec(name: name, idiom: idiom, maxVisible: maxVisible))
+            let tapPopsName = try s.string("tap_pops") ?? TapPops.always.rawValue
+            guard let tapPops = TapPops(rawValue: tapPopsName) else {
+                throw ConfigError("controllers[\(i)].tap_pops must be always or reselect (got \(Section.shown(tapPopsName)))")
+            }
+            c.controllers.append(ControllerSpec(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops))
             try s.finish()
         }
         if let plugins = try r.section("plugins") {

@@ -117,7 +117,7 @@ public final class TabService: LineServiceDelegate {
         guard store.fault == nil else { return }
         for spec in config.controllers where containers[spec.name] == nil {
             do {
-                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible)
+                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible, tapPops: spec.tapPops)
             } catch {
                 logger.error("a configured controller cannot be created", metadata: ["controller": "\(spec.name)", "error": "\(error.message)"])
             }

@@ -140,6 +140,13 @@ import Testing
         Self.expectRefused("controllers:\n  - name: a\n    max_visible: -9223372036854775808\n", "controllers[0].max_visible")
         Self.expectRefused("controllers:\n  - name: a\n    max_visible: [3]\n", "controllers[0].max_visible", "(got a list)")
         Self.expectRefused("controllers:\n  - name: a\n    idiom: watch\n", "controllers[0].idiom", "(got watch)")
+    }
+
+    /// R4.3: a configured controller may be created with `tap_pops: reselect`.
+    @Test func tapPopsIsAlwaysOrReselect() throws {
+        #expect(try ServerConfig.parse("controllers:\n  - name: a\n").controllers.first?.tapPops == .always)
+        #expect(try ServerConfig.parse("controllers:\n  - name: a\n    tap_pops: reselect\n").controllers.first?.tapPops == .reselect)
+        Self.expectRefused("controllers:\n  - name: a\n    tap_pops: never\n", "controllers[0].tap_pops", "always or reselect", "(got never)")
         let c = try ServerConfig.parse("controllers:\n  - name: t\n    idiom: tv\n    max_visible: 1\n  - name: p\n    max_visible: 1000\n")
         #expect(c.controllers.map(\.maxVisible) == [1, 1000])
     }
