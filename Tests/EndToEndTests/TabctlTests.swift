@@ -179,6 +179,19 @@ import Testing
         #expect(r.output.contains("Not on the bar (no room on a tv bar; select only):\n   D\n  >E<  (selected)\n"), "\(r.output)")
     }
 
+    // R1.3: a tab without a title has a null title in `state`; the drawing shows its id in
+    // brackets (never as if it were its title).
+    @Test func r1_3_aTabWithoutATitleIsDrawnAsItsIdInBrackets() throws {
+        let tabd = try TabdProcess()
+        let client = try tabd.client()
+        try client.ok(#"{"cmd":"set_tabs","tabs":[{"id":"inbox"},{"id":"sent","title":"Sent"}]}"#)
+        let r = try Self.show(tabd, "main")
+        let box = Self.boxLines(r.output)
+        let bar = try #require(box.first(where: { $0.contains("Sent") }), "\(r.output)")
+        #expect(bar.contains("[inbox]"), "\(r.output)")
+        #expect(!bar.contains(" inbox "), "\(r.output)")
+    }
+
     @Test func colourOnlyOnATerminalWithoutNoColor() throws {
         let tabd = try TabdProcess()
         try Self.phone(try tabd.client())
