@@ -606,13 +606,17 @@ public final class TabService: LineServiceDelegate {
             s &+= 1
             let name = n.eventName
             var encoded = false
+            var shared: SharedOutput?
             for conn in subscribers.values where clientState(conn).wants(name, controller: controller) {
                 if !encoded {
                     ew.reset()
                     ReplyEncoder.event(n, controller: controller, seq: s, in: c, into: &ew)
                     encoded = true
+                    // A big event (the tab objects of a full controller's `tabs_changed`) is
+                    // kept once for all its subscribers, not copied into each one's buffer.
+                    if ew.count >= Connection.bigOutput { shared = ew.withBytes { SharedOutput($0) } }
                 }
-                ew.withBytes { conn.send($0) }
+                if let shared { conn.send(shared) } else { ew.withBytes { conn.send($0) } }
                 stats.eventsSent += 1
             }
         }

@@ -24,6 +24,32 @@ extension TransportTests {
             try server.wait("nothing is held once it is read") { server.server.heldBytes == 0 }
         }
 
+        /// A big event sent alike to many connections is one copy they all refer to: each
+        /// reader gets it whole, and the copy is freed once the last one wrote or dropped it.
+        @Test func sharedOutputIsOneCopyFreedAfterTheLastConnection() throws {
+            let server = try TestServer()
+            let event = [UInt8](repeating: UInt8(ascii: "e"), count: 1 << 20) + [UInt8(ascii: "\n")]
+            weak var watched: SharedOutput?
+            server.delegate.reply = { c, line in
+                guard line == "fan" else { return c.send(Array("echo:\(line)\n".utf8)) }
+                let shared = event.withUnsafeBytes { SharedOutput($0) }
+                watched = shared
+                for other in server.delegate.opened { other.send(shared) }
+            }
+            let readers = try (0..<3).map { _ in try Client(path: server.path) }
+            let sleeper = try Client(path: server.path)  // never reads: dropped below
+            try server.wait("all connected") { server.delegate.opened.count == 4 }
+            readers[0].write("fan\n")
+            for r in readers {
+                let got = r.read(count: event.count)
+                #expect(got.count == event.count && got.elementsEqual(event))
+            }
+            #expect(server.sync { watched != nil })  // the sleeper's buffer still refers to it
+            server.sync { for c in server.delegate.opened where c.pendingOutputBytes > 0 { c.close() } }
+            _ = sleeper.readUntilClosed(timeout: 5)
+            try server.wait("the copy is freed with the last reference") { watched == nil }
+        }
+
         /// A client that pipelines requests and does not read holds about `pauseInputBytes`
         /// of output: its further requests wait until it reads, then all are answered in order.
         @Test func pipelinedRequestsWaitUntilTheClientReads() throws {

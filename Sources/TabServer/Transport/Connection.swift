@@ -184,6 +184,28 @@ public final class Connection {
     /// Output this big skips the turn buffer.
     static let bigOutput = 64 << 10
 
+    /// Queues output many connections send alike (an event to every subscriber) without a
+    /// copy each: the connection's buffer refers to `shared`'s one copy, kept alive until the
+    /// last connection wrote or dropped it. It counts in this connection's share of the
+    /// budget as if it were its own (a client that does not read holds it).
+    public func send(_ shared: SharedOutput) {
+        guard state == .open || (server.redoing && isClosing), shared.count > 0 else { return }
+        serverRef._withUnsafeGuaranteedRef { server in
+            moveRunToHeld()
+            if held == nil { held = evbuffer_new() }
+            let retained = Unmanaged.passRetained(shared).toOpaque()
+            if evbuffer_add_reference(held, shared.bytes, shared.count, { _, _, extra in
+                Unmanaged<SharedOutput>.fromOpaque(extra!).release()
+            }, retained) != 0 {
+                Unmanaged<SharedOutput>.fromOpaque(retained).release()
+                evbuffer_add(held, shared.bytes, shared.count)  // cannot refer: a copy then
+            }
+            server.releaseAtEndOfTurn(self)
+            accounted += shared.count
+            server.hold(shared.count)
+        }
+    }
+
     public func send(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { send($0) }
     }
@@ -597,4 +619,19 @@ public final class Connection {
     private static func reason(_ error: SystemError) -> CloseReason {
         error.errno == ECONNRESET || error.errno == EPIPE ? .clientClosed : .error(error.errno)
     }
+}
+
+/// Bytes sent alike to many connections (see `Connection.send(_: SharedOutput)`): one copy,
+/// freed when the last connection that refers to it wrote or dropped it.
+public final class SharedOutput {
+    let bytes: UnsafeMutableRawPointer
+    public let count: Int
+
+    public init(_ source: UnsafeRawBufferPointer) {
+        count = source.count
+        bytes = .allocate(byteCount: max(count, 1), alignment: 16)
+        if let base = source.baseAddress { bytes.copyMemory(from: base, byteCount: count) }
+    }
+
+    deinit { bytes.deallocate() }
 }
