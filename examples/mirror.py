@@ -70,11 +70,17 @@ class Mirror:
         raise OutOfSync("an event names tab %r, which the mirror does not have" % tab_id)
 
     def on_tabs_changed(self, data):
-        """`objects` are the tabs exactly as `state` reports them after the
-        command (stacks, badges, content_loaded): they replace the list."""
+        """`tabs` is the new order of ids; `objects` are the tabs the change
+        added or changed, exactly as `state` reports them. Every other tab is
+        the one we already have (a tab that stays is the same child, R2.5)."""
         if "objects" not in data:
             raise OutOfSync("tabs_changed without objects (a tabd older than the recipe)")
-        self.state["tabs"] = copy.deepcopy(data["objects"])
+        known = {t["id"]: t for t in self.state["tabs"]}
+        known.update({t["id"]: copy.deepcopy(t) for t in data["objects"]})
+        missing = [i for i in data["tabs"] if i not in known]
+        if missing:
+            raise OutOfSync("tabs_changed names tabs the mirror does not know: %s" % missing)
+        self.state["tabs"] = [known[i] for i in data["tabs"]]
 
     def on_tab_updated(self, data):
         """`object` replaces the tab with that id, in place."""

@@ -277,7 +277,8 @@ public struct Controller: Equatable, Sendable {
         tabs = new.map { t in old[t.id].map { Controller.staying($0, as: t) } ?? Controller.fresh(t) }
         rebuildIndex()
         for tab in tabs where old[tab.id] == nil { installChild(tab.id, &out) }
-        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated))
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated,
+                                changed: tabs.filter { old[$0.id] != $0 }.map(\.id)))
         resetCustomizable(&out)
         var removedSelected = false
         if case .tab(let id) = before.selection { removedSelected = !seen.contains(id) }
@@ -293,7 +294,7 @@ public struct Controller: Equatable, Sendable {
         tabs = new.map(Controller.fresh)
         rebuildIndex()
         for tab in tabs { installChild(tab.id, &out) }
-        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated))
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated, changed: tabs.map(\.id)))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection.isTab, &out)
     }
@@ -313,7 +314,7 @@ public struct Controller: Equatable, Sendable {
         tabs.insert(Controller.fresh(tab), at: at)
         rebuildIndex()
         installChild(tab.id, &out)
-        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false))
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: [tab.id]))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: false, &out)
         reorientIfUnsupported(&out)
@@ -326,7 +327,7 @@ public struct Controller: Equatable, Sendable {
         removeChild(id, &out)
         tabs.remove(at: index)
         rebuildIndex()
-        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false))
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: []))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection == .tab(id), &out)
         reorientIfUnsupported(&out)  // the last tab gone: portrait only (R9.1)

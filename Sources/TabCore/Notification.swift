@@ -27,8 +27,10 @@ public enum Notification: Equatable, Sendable {
     case appearance(tab: String, phase: AppearancePhase)
     /// R5.3/R2.1: containment callbacks; `parent` is the controller's name, or nil for removal.
     case containment(tab: String, phase: ContainmentPhase, parent: String?)
-    /// R2: the tab list changed; `tabs` are the ids in order.
-    case tabsChanged(tabs: [String], animated: Bool)
+    /// R2: the tab list changed; `tabs` are the ids in order, `changed` those of the tabs the
+    /// change added or whose description it changed (in tab order): the event carries their
+    /// objects, so that its size follows the request's, not the controller's.
+    case tabsChanged(tabs: [String], animated: Bool, changed: [String])
     /// R7.1/R2.3: the customizable set changed.
     case customizableChanged(tabs: [String])
     /// R8.

@@ -182,11 +182,12 @@ public enum ReplyEncoder {
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "phase"); w.string(phase.rawValue)
             w.key(literal: "parent"); optionalString(parent, &w)
-        case .tabsChanged(let tabs, let animated):
+        case .tabsChanged(let tabs, let animated, let changed):
             w.key(literal: "tabs"); strings(tabs, &w)
             w.key(literal: "animated"); w.bool(animated)
+            // The objects of the tabs added or changed; the others are as they were.
             w.key(literal: "objects"); w.beginArray()
-            for t in c.tabs { tab(t, &w) }
+            for id in changed { if let t = c.tab(id) { tab(t, &w) } }
             w.endArray()
         case .customizableChanged(let tabs), .willBeginCustomizing(let tabs):
             w.key(literal: "tabs"); strings(tabs, &w)

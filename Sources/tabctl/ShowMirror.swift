@@ -132,10 +132,19 @@ struct ControllerView: Equatable {
         self.seq = seq
         switch event {
         case "tabs_changed":
-            guard let objects = data.array("objects") else { return .unsure }
+            // `tabs` is the new order; `objects` the tabs added or changed. The others are as
+            // they were (the same children, R2.5).
+            guard let ids = data.array("tabs"), let objects = data.array("objects") else { return .unsure }
             let parsed = objects.compactMap(TabView.init)
             guard parsed.count == objects.count else { return .unsure }
-            tabs = parsed
+            var known = Dictionary(tabs.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            for t in parsed { known[t.id] = t }
+            var next: [TabView] = []
+            for value in ids {
+                guard case .string(let id) = value, let t = known[id] else { return .unsure }
+                next.append(t)
+            }
+            tabs = next
         case "tab_updated":
             guard let object = data["object"], let tab = TabView(object),
                   let i = tabs.firstIndex(where: { $0.id == tab.id }) else { return .unsure }

@@ -96,7 +96,7 @@ import TabProtocol
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a","title":"A","navigation":true},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f","item":{"badge":"2"}}]}"#)
         var state = try c.ok(#"{"cmd":"state"}"#)
         let changed = try Self.event(sub, "tabs_changed")
-        #expect(changed.object("data")?["objects"] == state["tabs"])
+        #expect(changed.object("data")?["objects"] == state["tabs"])  // all six are new
         let bar = try Self.event(sub, "bar_changed")
         #expect(bar.object("data").map(JSONValue.object) == state["bar"])
         #expect(bar.int("seq") == state.int("seq"))  // the last event of the command
@@ -118,5 +118,12 @@ import TabProtocol
         #expect(back.int("seq")! > moved.int("seq")!)
         state = try c.ok(#"{"cmd":"state"}"#)
         #expect(back.int("seq") == state.int("seq"))
+        // Adding a tab carries its object only: the event's size follows the request's.
+        try c.ok(#"{"cmd":"add_tab","tab":{"id":"g","title":"G"}}"#)
+        state = try c.ok(#"{"cmd":"state"}"#)
+        let added = try Self.event(sub, "tabs_changed")
+        guard case .array(let all)? = state["tabs"], case .array(let objects)? = added.object("data")?["objects"] else { throw TestFailure("no tabs") }
+        #expect(objects == [all[6]])
+        #expect(added.object("data")?.strings("tabs") == ["a", "b", "c", "d", "e", "f", "g"])
     }
 }

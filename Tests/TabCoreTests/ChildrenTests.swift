@@ -220,8 +220,22 @@ struct ReplacingTests {
         let o1 = try plain.apply(.setTabs(tabs("x", "y"), animated: false))
         let o2 = try animated.apply(.setTabs(tabs("x", "y"), animated: true))
         #expect(plain == animated)
-        #expect(o1.notifications.contains(.tabsChanged(tabs: ["x", "y"], animated: false)))
-        #expect(o2.notifications.contains(.tabsChanged(tabs: ["x", "y"], animated: true)))
+        #expect(o1.notifications.contains(.tabsChanged(tabs: ["x", "y"], animated: false, changed: ["x", "y"])))
+        #expect(o2.notifications.contains(.tabsChanged(tabs: ["x", "y"], animated: true, changed: ["x", "y"])))
+    }
+
+    /// `tabs_changed` names the tabs a change added or whose description it changed (their
+    /// objects go with the event): a tab that stays as it was is not among them (R2.5), so
+    /// that the event's size follows the request's, not the controller's.
+    @Test("R2.5 tabs_changed names only the tabs added or changed")
+    func tabsChangedNamesTheTabsAddedOrChanged() throws {
+        var c = try controller(tabs("a", "b", "c"))
+        var o = try c.apply(.setTabs([Tab(id: "a", title: "A"), Tab(id: "b", title: "Bee"), Tab(id: "d")], animated: false))
+        #expect(o.notifications.contains(.tabsChanged(tabs: ["a", "b", "d"], animated: false, changed: ["b", "d"])))
+        o = try c.apply(.addTab(Tab(id: "e"), index: 0))
+        #expect(o.notifications.contains(.tabsChanged(tabs: ["e", "a", "b", "d"], animated: false, changed: ["e"])))
+        o = try c.apply(.removeTab("a"))
+        #expect(o.notifications.contains(.tabsChanged(tabs: ["e", "b", "d"], animated: false, changed: [])))
     }
 
     /// R2.5: a tab whose id is in both lists is the same child: its stack, loaded content and
