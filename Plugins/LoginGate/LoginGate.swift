@@ -37,9 +37,9 @@ import TabPolicy
 
 final class LoginGate: PolicyPlugin {
     static let name = "login-gate"
-    static let version = "1.1.0"
+    static let version = "1.2.0"
     static let summary = "Refuses every tab but the login tab until a user logs in on the controller."
-    static let hooks: PolicyHooks = [.shouldSelect, .call]
+    static let hooks: PolicyHooks = [.shouldSelect, .call, .willStop]
 
     let host: PolicyHost
     let loginTab: String
@@ -220,11 +220,20 @@ final class LoginGate: PolicyPlugin {
         return ["user": .string(user)]
     }
 
-    private func logout(_ controller: ControllerView) -> JSON {
+    /// A reload replaces this gate (its settings changed) or removes it: whoever is logged in
+    /// on `controller` is logged out, and clients are told who and why.
+    func willStop(in controller: ControllerView) {
+        guard sessions[controller.name] != nil else { return }
+        _ = logout(controller, reason: "reload: the login gate's settings changed or it was removed, so its logins end")
+    }
+
+    private func logout(_ controller: ControllerView, reason: String? = nil) -> JSON {
         let user = sessions.removeValue(forKey: controller.name)
         if let user {
-            host.log(.info, "'\(user)' logged out of controller '\(controller.name)'")
-            host.emit(["event": "logout", "user": .string(user)], in: controller)
+            host.log(.info, "'\(user)' logged out of controller '\(controller.name)'\(reason.map { " (\($0))" } ?? "")")
+            var event: [String: JSON] = ["event": "logout", "user": .string(user)]
+            if let reason { event["reason"] = .string(reason) }
+            host.emit(.object(event), in: controller)
         }
         if controller.index(of: loginTab) != nil {
             if controller.selectedTab != loginTab { host.requestSelection(loginTab, in: controller) }

@@ -5,8 +5,10 @@
  */
 #include "tabd/policy.h"
 
-_Static_assert(TABD_POLICY_DESCRIPTOR_SIZE_1_0 == sizeof(tabd_policy_descriptor),
-               "the 1.0 descriptor ends with `call`; append new hooks after it and bump the minor");
+_Static_assert(TABD_POLICY_DESCRIPTOR_SIZE_1_0 == offsetof(tabd_policy_descriptor, will_stop),
+               "the 1.0 descriptor ends with `call`; hooks of later minors come after it");
+_Static_assert(offsetof(tabd_policy_descriptor, will_stop) + sizeof(void *) == sizeof(tabd_policy_descriptor),
+               "the 1.2 descriptor ends with `will_stop`; append new hooks after it and bump the minor");
 _Static_assert(offsetof(tabd_policy_descriptor, abi_major) == 0,
                "abi_major must stay the first field: tabd reads it before anything else");
 _Static_assert(offsetof(tabd_host, struct_size) == 0, "the host table starts with its size");

@@ -42,8 +42,6 @@ public final class PluginHost: Policy {
     private var code: [String: PluginCode] = [:]
     /// Every instance ever made: plugins may keep their host table pointer.
     private var everMade: [PluginInstance] = []
-    /// Required plugins that are not running after a reload: every tap is refused.
-    private var blockers: [(name: String, reason: String)] = []
 
     // The chains, per hook, in load order. Rebuilt when the configuration changes.
     private var selectChain: [(PluginInstance, PluginCode.ShouldSelect)] = []
@@ -64,12 +62,21 @@ public final class PluginHost: Policy {
     private var orientationRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
     private var spareAnswers: [PluginAnswer] = []
 
-    private struct Entry {
+    struct Entry {
         var name: String
         var spec: PluginSpec
         var path: String
         var instance: PluginInstance?
         var error: String?
+
+        /// What `plugins` shows of it (not whether its file is stale: that needs a stat).
+        var status: PluginStatus {
+            let c = instance?.code
+            return PluginStatus(name: name, version: c?.version, description: c?.summary, path: path,
+                                hooks: c?.hookNames ?? [], loaded: error == nil && instance != nil,
+                                error: error, required: spec.required,
+                                abi: c.map { "\($0.abiMajor).\($0.abiMinor)" })
+        }
     }
 
     /// `directories`: where plugins may be loaded from. Files, and every directory from /
@@ -87,21 +94,174 @@ public final class PluginHost: Policy {
 
     // MARK: Loading
 
-    /// Loads `specs` in order. A refused plugin is logged and listed in `plugins` with its
-    /// reason; if any refused plugin is required, throws (after trying them all).
+    /// Loads `specs` in order (at start). A refused optional plugin is logged and listed in
+    /// `plugins` with its reason; if a required one is refused, nothing is kept running and
+    /// this throws (after trying them all).
     public func load(_ specs: [PluginSpec]) throws {
-        try configure(specs, reloading: false)
+        let prepared = prepare(specs)
+        let error = prepared.requiredError
+        prepared.failures.removeAll()
+        commit(prepared, controllers: [])
+        if let error { throw error }
     }
 
-    /// Applies a new configuration: plugins still listed (same name, same file) get fini
-    /// then init with their new settings; new ones are loaded; unlisted ones get fini and
-    /// are no longer consulted. Nothing is dlclosed, and a file replaced on disk keeps
-    /// running its old code until restart. If a required plugin cannot run afterwards,
-    /// throws — and every tap is refused until a reload succeeds (fail closed).
-    /// `directories`: new plugin directories, or nil to keep the current ones.
-    public func reload(_ specs: [PluginSpec], directories: [String]? = nil) throws {
-        if let directories { self.directories = directories }
-        try configure(specs, reloading: true)
+    /// Prepares `specs` beside the running plugins, as `reload` and `--check-config` need:
+    /// every file is checked and its code loaded, a plugin still configured with the same
+    /// file and the same settings keeps its running instance (no fini, no init: what it
+    /// holds, such as logins, survives), and every other one gets a new instance, initialised
+    /// now. Nothing running changes: `commit` swaps the result in, `discard` stops what this
+    /// started. Code loaded here stays loaded either way (nothing is dlclosed).
+    /// `directories`: the plugin directories for these specs (nil: the current ones).
+    public func prepare(_ specs: [PluginSpec], directories: [String]? = nil) -> PreparedPlugins {
+        let directories = directories ?? self.directories
+        let loader = PluginLoader(directories: directories)
+        let prepared = PreparedPlugins(directories: directories)
+        prepared.missingDirectories = directories.filter { PluginLoader.realPath($0) == nil }
+        var names = Set<String>()
+        for (index, spec) in specs.enumerated() {
+            var entry = Entry(name: spec.name ?? Self.fileName(spec.path), spec: spec, path: spec.path)
+            var code: PluginCode?
+            do throws(Refusal) {
+                let file = try Self.open(spec, with: loader)
+                entry.path = file.path
+                let c: PluginCode
+                if let loaded = self.code[file.path] {
+                    close(file.fd)
+                    c = loaded
+                    if !loaded.isFile(file) {
+                        prepared.stale.append(PluginProblem(plugin: spec.name ?? loaded.name, path: file.path, required: spec.required, index: index,
+                            message: "its file changed on disk since tabd loaded it; the code loaded then keeps running: restart tabd to run the new code"))
+                    }
+                } else {
+                    c = try loader.load(file)
+                    self.code[file.path] = c
+                }
+                entry.name = spec.name ?? c.name
+                guard !names.contains(entry.name) else {
+                    throw Refusal("another configured plugin is already named '\(entry.name)'; give one of them a different `name`")
+                }
+                let settings: CheckedJSON
+                do { settings = try CheckedJSON(spec.configJSON, maxDepth: maxJSONDepth) } catch {
+                    throw Refusal("its settings are not JSON tabd accepts (\(error.description))")
+                }
+                guard settings.isObject else { throw Refusal("its settings are not a JSON object") }
+                code = c
+            } catch {
+                entry.error = error.description
+            }
+            names.insert(entry.name)
+            if let c = code {
+                if let same = running.first(where: { $0.name == entry.name && $0.code === c && $0.spec.configJSON == spec.configJSON }),
+                   !prepared.carried.contains(ObjectIdentifier(same)) {
+                    same.spec = spec
+                    entry.instance = same
+                    prepared.carried.insert(ObjectIdentifier(same))
+                } else {
+                    let instance = PluginInstance(name: entry.name, code: c, spec: spec, host: self)
+                    everMade.append(instance)
+                    entry.instance = instance
+                    if let why = instance.start(configJSON: spec.configJSON) {
+                        entry.error = "init failed: \(why)"
+                    } else {
+                        prepared.started.append(instance)
+                    }
+                }
+            }
+            if let error = entry.error {
+                let problem = PluginProblem(plugin: entry.name, path: entry.path, required: spec.required, index: index, message: error)
+                if spec.required { prepared.failures.append(problem) } else { prepared.refused.append(problem) }
+            }
+            prepared.entries.append(entry)
+        }
+        return prepared
+    }
+
+    /// Stops what `prepare` started (a configuration that will not be used).
+    public func discard(_ prepared: PreparedPlugins) {
+        for instance in prepared.started { instance.stop() }
+        prepared.started.removeAll()
+    }
+
+    /// Makes `prepared` the running plugins. Running instances it does not keep are stopped:
+    /// first each is told, once per controller in `controllers`, that it is about to stop
+    /// (`will_stop`, so it can announce what it drops — the login gate, who it logs out),
+    /// then fini. Returns the names started, stopped and kept.
+    @discardableResult
+    public func commit(_ prepared: PreparedPlugins, controllers: [Controller]) -> PluginChanges {
+        precondition(prepared.isUsable, "commit of a plugin set whose required plugins do not run")
+        var changes = PluginChanges()
+        let old = running
+        directories = prepared.directories
+        entries = prepared.entries
+        running = entries.compactMap { $0.error == nil ? $0.instance : nil }
+        rebuildChains()
+        for p in old where !prepared.carried.contains(ObjectIdentifier(p)) {
+            willStop(p, controllers: controllers)
+            p.stop()
+            changes.stopped.append(p.name)
+            if let successor = running.first(where: { $0.name == p.name }) {
+                // One plugin's counters go on across its instances (stats and metrics count up).
+                successor.inheritCounters(from: p)
+                logger.notice("plugin stopped: a new instance with its new settings or code took over", metadata: ["plugin.name": .string(p.name)])
+            } else {
+                logger.notice("plugin stopped: it is no longer configured", metadata: ["plugin.name": .string(p.name)])
+            }
+        }
+        if !prepared.missingDirectories.isEmpty {
+            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": .string(prepared.missingDirectories.joined(separator: ","))])
+        }
+        for e in entries {
+            if let error = e.error {
+                logger.error("plugin refused: \(error)", metadata: [
+                    "plugin.name": .string(e.name), "plugin.path": .string(e.path),
+                    "plugin.required": .stringConvertible(e.spec.required),
+                ])
+            } else if let i = e.instance {
+                if prepared.carried.contains(ObjectIdentifier(i)) {
+                    changes.kept.append(i.name)
+                    continue
+                }
+                changes.started.append(i.name)
+                logger.notice("plugin loaded", metadata: [
+                    "plugin.name": .string(i.name), "plugin.version": .string(i.code.version),
+                    "plugin.path": .string(i.code.path), "plugin.hooks": .string(i.code.hookNames.joined(separator: ",")),
+                    "plugin.abi": .string("\(i.code.abiMajor).\(i.code.abiMinor)"),
+                ])
+            }
+        }
+        for s in prepared.stale {
+            logger.warning("plugin file changed on disk; the code loaded at start keeps running until tabd restarts",
+                           metadata: ["plugin.name": .string(s.plugin), "plugin.path": .string(s.path)])
+        }
+        prepared.started.removeAll()
+        return changes
+    }
+
+    /// will_stop, once per controller, for a plugin about to be stopped by a reload.
+    private func willStop(_ plugin: PluginInstance, controllers: [Controller]) {
+        guard let hook = plugin.code.willStop, !controllers.isEmpty else { return }
+        let frame = self.frame, opaque = frame.opaque
+        for controller in controllers {
+            withUnsafePointer(to: controller) { controllerPointer in
+                frame.controller = controllerPointer
+                let t0 = monotonicNanoseconds()
+                hook(plugin.state, opaque)
+                plugin.count(.willStop, since: t0)
+                frame.endHook()
+                frame.controller = nil
+            }
+        }
+    }
+
+    /// `prepare`, then `commit` when every required plugin runs; else `discard` and throw
+    /// (nothing running changed).
+    public func reload(_ specs: [PluginSpec], directories: [String]? = nil, controllers: [Controller] = []) throws {
+        let prepared = prepare(specs, directories: directories)
+        guard prepared.isUsable else {
+            discard(prepared)
+            throw prepared.requiredError!
+        }
+        commit(prepared, controllers: controllers)
     }
 
     /// Runs every plugin's fini (at shutdown).
@@ -109,114 +269,6 @@ public final class PluginHost: Policy {
         for p in running { p.stop() }
         running.removeAll()
         rebuildChains()
-    }
-
-    private func configure(_ specs: [PluginSpec], reloading: Bool) throws {
-        let loader = PluginLoader(directories: directories)
-        let missing = directories.filter { PluginLoader.realPath($0) == nil }
-        if !missing.isEmpty {
-            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": .string(missing.joined(separator: ","))])
-        }
-        struct Plan { var spec: PluginSpec; var name: String; var path: String; var code: PluginCode?; var error: String? }
-        var plans: [Plan] = []
-        var names = Set<String>()
-        for spec in specs {
-            var plan = Plan(spec: spec, name: spec.name ?? Self.fileName(spec.path), path: spec.path)
-            do throws(Refusal) {
-                let file = try Self.open(spec, with: loader)
-                plan.path = file.path
-                let c: PluginCode
-                if let loaded = code[file.path] {
-                    close(file.fd)
-                    c = loaded
-                    if loaded.device != file.device || loaded.inode != file.inode {
-                        logger.warning("plugin file changed on disk; the code loaded at start keeps running until tabd restarts",
-                                       metadata: ["plugin.path": .string(file.path)])
-                    }
-                } else {
-                    c = try loader.load(file)
-                    code[file.path] = c
-                }
-                plan.code = c
-                plan.name = spec.name ?? c.name
-                guard !names.contains(plan.name) else {
-                    throw Refusal("another configured plugin is already named '\(plan.name)'; give one of them a different `name`")
-                }
-                let settings: CheckedJSON
-                do { settings = try CheckedJSON(spec.configJSON, maxDepth: maxJSONDepth) } catch {
-                    throw Refusal("its settings are not JSON tabd accepts (\(error.description))")
-                }
-                guard settings.isObject else { throw Refusal("its settings are not a JSON object") }
-            } catch {
-                plan.code = nil
-                plan.error = error.description
-            }
-            names.insert(plan.name)
-            plans.append(plan)
-        }
-
-        // Instances that stay (same name, same code) are re-initialised; the others stop.
-        var carried: [String: PluginInstance] = [:]
-        for p in running {
-            if plans.contains(where: { $0.name == p.name && $0.code === p.code }) {
-                carried[p.name] = p
-            } else {
-                p.stop()
-                logger.notice("plugin stopped: it is no longer configured", metadata: ["plugin.name": .string(p.name)])
-            }
-        }
-
-        var newEntries: [Entry] = []
-        var newBlockers: [(name: String, reason: String)] = []
-        var requiredErrors: [PluginError] = []
-        for plan in plans {
-            var entry = Entry(name: plan.name, spec: plan.spec, path: plan.path, instance: nil, error: plan.error)
-            if let c = plan.code {
-                let instance: PluginInstance
-                if let old = carried[plan.name] {
-                    old.stop()
-                    old.spec = plan.spec
-                    instance = old
-                } else {
-                    instance = PluginInstance(name: plan.name, code: c, spec: plan.spec, host: self)
-                    everMade.append(instance)
-                }
-                entry.instance = instance
-                if let why = instance.start(configJSON: plan.spec.configJSON) {
-                    entry.error = "init failed: \(why)"
-                }
-            }
-            if let error = entry.error {
-                logger.error("plugin refused: \(error)", metadata: [
-                    "plugin.name": .string(plan.name), "plugin.path": .string(plan.path),
-                    "plugin.required": .stringConvertible(plan.spec.required),
-                ])
-                if plan.spec.required {
-                    requiredErrors.append(PluginError(plugin: plan.name, message: error))
-                    newBlockers.append((plan.name, "required plugin '\(plan.name)' is not running: \(error)"))
-                }
-            } else if let i = entry.instance {
-                logger.notice("plugin loaded", metadata: [
-                    "plugin.name": .string(i.name), "plugin.version": .string(i.code.version),
-                    "plugin.path": .string(i.code.path), "plugin.hooks": .string(i.code.hookNames.joined(separator: ",")),
-                    "plugin.abi": .string("\(i.code.abiMajor).\(i.code.abiMinor)"),
-                ])
-            }
-            newEntries.append(entry)
-        }
-        entries = newEntries
-        running = entries.compactMap { $0.error == nil ? $0.instance : nil }
-        blockers = newBlockers
-        rebuildChains()
-        if !blockers.isEmpty, reloading {
-            logger.critical("a required plugin is not running: every tap is refused until a reload succeeds",
-                            metadata: ["plugin.names": .string(blockers.map(\.name).joined(separator: ","))])
-        }
-        if let first = requiredErrors.first {
-            throw requiredErrors.count == 1 ? first
-                : PluginError(plugin: requiredErrors.map(\.plugin).joined(separator: ", "),
-                              message: requiredErrors.map { "\($0.plugin): \($0.message)" }.joined(separator: "; "))
-        }
     }
 
     private func rebuildChains() {
@@ -234,23 +286,6 @@ public final class PluginHost: Policy {
         return try loader.open(spec.path)
     }
 
-    /// What `tabd --check-config` reports: for each spec, the checks `load` makes before it
-    /// dlopens a file — the same code — without loading anything (no plugin code runs).
-    public static func check(_ specs: [PluginSpec], directories: [String]) -> [PluginCheck] {
-        let loader = PluginLoader(directories: directories)
-        return specs.map { spec in
-            var result = PluginCheck(name: spec.name ?? fileName(spec.path), path: spec.path, required: spec.required)
-            do throws(Refusal) {
-                let file = try open(spec, with: loader)
-                close(file.fd)
-                result.path = file.path
-            } catch {
-                result.error = error.description
-            }
-            return result
-        }
-    }
-
     private static func fileName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
@@ -260,12 +295,9 @@ public final class PluginHost: Policy {
     /// Every configured plugin, in order, loaded or refused.
     public var plugins: [PluginStatus] {
         entries.map { e in
-            let c = e.instance?.code
-            let blocked = blockers.first { $0.name == e.name }
-            return PluginStatus(name: e.name, version: c?.version, description: c?.summary, path: e.path,
-                                hooks: c?.hookNames ?? [], loaded: e.error == nil && e.instance != nil,
-                                error: blocked?.reason ?? e.error, required: e.spec.required,
-                                abi: c.map { "\($0.abiMajor).\($0.abiMinor)" })
+            var status = e.status
+            status.stale = e.instance.map { !$0.code.isUnchangedOnDisk() } ?? false
+            return status
         }
     }
 
@@ -285,12 +317,6 @@ public final class PluginHost: Policy {
     // MARK: Policy
 
     public func shouldSelect(_ candidate: Candidate, in controller: Controller) -> Decision {
-        if let blocker = blockers.first {
-            lastDenial = (blocker.name, blocker.reason, nil)
-            record(.shouldSelect, controller.name, candidate: candidate.id, answers: [],
-                   final: .deny(plugin: blocker.name, reason: blocker.reason, message: nil))
-            return .deny(by: blocker.name, reason: blocker.reason)
-        }
         let chain = selectChain
         if chain.isEmpty { return defaultDecision }
         var answers = takeAnswerBuffer()

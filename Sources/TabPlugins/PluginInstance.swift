@@ -88,6 +88,14 @@ final class PluginInstance {
         if dt > c[2] { c[2] = dt }
     }
 
+    /// Adds `other`'s counts to this instance's (the instance it replaced).
+    func inheritCounters(from other: PluginInstance) {
+        for i in 0..<(3 * Self.hookCount + 2) {
+            let n = 3 * Self.hookCount
+            if i < n, i % 3 == 2 { counters[i] = max(counters[i], other.counters[i]) } else { counters[i] &+= other.counters[i] }
+        }
+    }
+
     var stats: PluginStats {
         var hooks: [PluginStats.Hook] = []
         for hook in PluginHook.allCases {
@@ -137,6 +145,7 @@ extension PluginHook {
         case .willEndCustomizing: return 7
         case .didEndCustomizing: return 8
         case .call: return 9
+        case .willStop: return 10
         }
     }
 }

@@ -17,18 +17,21 @@ final class PluginCode {
     typealias ShouldSelect = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result
 
     let path: String
-    let device: UInt64
-    let inode: UInt64
+    /// The file the code was loaded from, as it was then.
+    let identity: CheckedFile.Identity
     let name: String
     let version: String
     let summary: String
     let abiMajor: UInt32
     let abiMinor: UInt32
-    /// The hooks as the plugin compiled them; a hook past its struct_size is nil.
+    /// The hooks as the plugin compiled them: only the descriptor's first struct_size bytes
+    /// are read, so a hook added after the plugin's minor is nil.
     let hooks: tabd_policy_descriptor
+    /// will_stop (since 1.2).
+    var willStop: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void)? { hooks.will_stop }
 
-    init(path: String, device: UInt64, inode: UInt64, descriptor: UnsafePointer<tabd_policy_descriptor>) throws(Refusal) {
-        self.path = path; self.device = device; self.inode = inode
+    init(path: String, identity: CheckedFile.Identity, descriptor: UnsafePointer<tabd_policy_descriptor>) throws(Refusal) {
+        self.path = path; self.identity = identity
         let raw = UnsafeRawPointer(descriptor)
         // Read the version first, alone: a different major may have any layout after it.
         abiMajor = raw.load(fromByteOffset: MemoryLayout<tabd_policy_descriptor>.offset(of: \.abi_major)!, as: UInt32.self)
@@ -38,13 +41,15 @@ final class PluginCode {
             throw Refusal("built for plugin ABI \(abiMajor).\(abiMinor) but this tabd speaks ABI \(hostVersion); the major versions must match: rebuild the plugin against this tabd's tabd/policy.h")
         }
         let size = raw.load(fromByteOffset: MemoryLayout<tabd_policy_descriptor>.offset(of: \.struct_size)!, as: Int.self)
-        // Every hook of 1.0 lies within the 1.0 descriptor; hooks of later minors would be
-        // read only when struct_size covers them.
-        let least = MemoryLayout<tabd_policy_descriptor>.size
+        // Every hook of 1.0 lies within the 1.0 descriptor (up to `call`); hooks of later
+        // minors are read only when struct_size covers them.
+        let least = MemoryLayout<tabd_policy_descriptor>.offset(of: \.call)! + MemoryLayout<UnsafeRawPointer>.size
         guard size >= least else {
             throw Refusal("its descriptor is \(size) bytes but an ABI \(TABD_POLICY_ABI_MAJOR).0 descriptor has at least \(least): set struct_size = sizeof(tabd_policy_descriptor)")
         }
-        hooks = descriptor.pointee
+        var copy = tabd_policy_descriptor()
+        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: min(size, MemoryLayout<tabd_policy_descriptor>.size))) }
+        hooks = copy
         guard let n = hooks.name else { throw Refusal("its descriptor has no name") }
         name = String(cString: n)
         guard PluginCode.isValidName(name) else {
@@ -67,7 +72,18 @@ final class PluginCode {
         if hooks.will_end_customizing != nil { names.append(PluginHook.willEndCustomizing.rawValue) }
         if hooks.did_end_customizing != nil { names.append(PluginHook.didEndCustomizing.rawValue) }
         if hooks.call != nil { names.append(PluginHook.call.rawValue) }
+        if hooks.will_stop != nil { names.append(PluginHook.willStop.rawValue) }
         return names
+    }
+
+    /// Whether `file` is the file this code was loaded from, unchanged.
+    func isFile(_ file: CheckedFile) -> Bool { file.identity == identity }
+
+    /// Whether the file at `path` is still the one this code was loaded from, unchanged.
+    func isUnchangedOnDisk() -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return false }
+        return CheckedFile.Identity(st) == identity
     }
 
     static func isValidName(_ name: String) -> Bool {
@@ -91,6 +107,25 @@ struct CheckedFile {
     let fd: Int32
     let device: UInt64
     let inode: UInt64
+    /// What says the file's content changed: its modification time (ns) and size.
+    let modified: Int64
+    let size: Int64
+
+    /// Device, inode, modification time and size, as `stat` gave them.
+    struct Identity: Equatable {
+        var device: UInt64, inode: UInt64, modified: Int64, size: Int64
+        init(_ st: stat) {
+            device = UInt64(st.st_dev); inode = UInt64(st.st_ino)
+            modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec); size = Int64(st.st_size)
+        }
+    }
+    var identity: Identity { Identity(device: device, inode: inode, modified: modified, size: size) }
+}
+
+extension CheckedFile.Identity {
+    init(device: UInt64, inode: UInt64, modified: Int64, size: Int64) {
+        self.device = device; self.inode = inode; self.modified = modified; self.size = size
+    }
 }
 
 /// The checks before dlopen, and dlopen itself.
@@ -222,7 +257,8 @@ struct PluginLoader {
             close(fd)
             throw error
         }
-        return CheckedFile(path: path, fd: fd, device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        let id = CheckedFile.Identity(st)
+        return CheckedFile(path: path, fd: fd, device: id.device, inode: id.inode, modified: id.modified, size: id.size)
     }
 
     /// A plugin file that is a symbolic link: never followed; the sentence says where it leads.
@@ -254,7 +290,7 @@ struct PluginLoader {
         }
         let entry = unsafeBitCast(symbol, to: tabd_policy_entry_fn.self)
         guard let descriptor = entry() else { throw Refusal("\(TABD_POLICY_ENTRY_SYMBOL)() returned NULL") }
-        return try PluginCode(path: file.path, device: file.device, inode: file.inode, descriptor: descriptor)
+        return try PluginCode(path: file.path, identity: file.identity, descriptor: descriptor)
     }
 
     static func join(_ directory: String, _ name: String) -> String {

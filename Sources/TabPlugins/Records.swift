@@ -56,6 +56,66 @@ public struct PluginError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "required plugin '\(plugin)' could not be loaded: \(message)" }
 }
 
+/// A plugin of a configuration that does not run (or runs old code), and why: for
+/// `--check-config`, `reload`'s reply and the log.
+public struct PluginProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The configured name, else the descriptor's, else the file name.
+    public var plugin: String
+    /// The file as found, or as configured when it was not.
+    public var path: String
+    public var required: Bool
+    /// Its position in `plugins.load`.
+    public var index: Int
+    /// Why, for people.
+    public var message: String
+
+    public var description: String { "plugin '\(plugin)' (\(path)): \(message)" }
+}
+
+/// What a committed plugin set changed: instances started (new, or with new settings or
+/// code), stopped, and kept running untouched.
+public struct PluginChanges: Sendable, Equatable {
+    public var started: [String] = []
+    public var stopped: [String] = []
+    public var kept: [String] = []
+    public init() {}
+}
+
+/// A plugin set prepared beside the running one (`PluginHost.prepare`): files checked and
+/// loaded, new instances initialised. Commit it or discard it.
+public final class PreparedPlugins {
+    var entries: [PluginHost.Entry] = []
+    let directories: [String]
+    public internal(set) var missingDirectories: [String] = []
+    /// Instances the preparation started; `discard` stops them.
+    var started: [PluginInstance] = []
+    /// Running instances the set keeps as they are.
+    var carried: Set<ObjectIdentifier> = []
+    /// Required plugins that would not run: the set cannot be used.
+    public internal(set) var failures: [PluginProblem] = []
+    /// Optional plugins that would not run.
+    public internal(set) var refused: [PluginProblem] = []
+    /// Plugins whose file changed on disk since their running code was loaded from it.
+    public internal(set) var stale: [PluginProblem] = []
+
+    init(directories: [String]) { self.directories = directories }
+
+    public var isUsable: Bool { failures.isEmpty }
+
+    /// What `PluginHost.load` throws for the failures (nil when there are none).
+    public var requiredError: PluginError? {
+        guard let first = failures.first else { return nil }
+        return failures.count == 1 ? PluginError(plugin: first.plugin, message: first.message)
+            : PluginError(plugin: failures.map(\.plugin).joined(separator: ", "),
+                          message: failures.map { "\($0.plugin): \($0.message)" }.joined(separator: "; "))
+    }
+
+    /// Every plugin in the set with how it was found: name, version, hooks, loaded or not.
+    public var plugins: [PluginStatus] {
+        entries.map(\.status)
+    }
+}
+
 /// What `plugins` shows for one configured plugin, loaded or refused.
 public struct PluginStatus: Sendable, Equatable {
     public var name: String
@@ -67,12 +127,14 @@ public struct PluginStatus: Sendable, Equatable {
     public var hooks: [String]
     /// Whether the plugin is consulted.
     public var loaded: Bool
-    /// Why it is not loaded (or, for a required plugin that failed on reload, why it is
-    /// refusing every tap).
+    /// Why it is not loaded.
     public var error: String?
     public var required: Bool
     /// ABI version the plugin was built against, "major.minor".
     public var abi: String?
+    /// Its file changed on disk since the code running was loaded from it (a restart
+    /// loads the new code).
+    public var stale = false
 
     /// `{"name":…,"version":…,"description":…,"path":…,"hooks":[…],"loaded":…,"error":…,"required":…,"abi":…}`
     public var json: String {
@@ -87,6 +149,7 @@ public struct PluginStatus: Sendable, Equatable {
             w.field("error", error)
             w.field("required", required)
             w.field("abi", abi)
+            w.field("stale", stale)
         w.endObject()
         return w.text
     }
@@ -104,6 +167,7 @@ public enum PluginHook: String, CaseIterable, Sendable {
     case willEndCustomizing = "will_end_customizing"
     case didEndCustomizing = "did_end_customizing"
     case call
+    case willStop = "will_stop"
 }
 
 /// One plugin's answer within a decision.

@@ -28,7 +28,8 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
         will_begin_customizing: hooks.contains(.customizing) ? Thunks.willBeginCustomizing : nil,
         will_end_customizing: hooks.contains(.customizing) ? Thunks.willEndCustomizing : nil,
         did_end_customizing: hooks.contains(.customizing) ? Thunks.didEndCustomizing : nil,
-        call: hooks.contains(.call) ? Thunks.call : nil
+        call: hooks.contains(.call) ? Thunks.call : nil,
+        will_stop: hooks.contains(.willStop) ? Thunks.willStop : nil
     ))
     Exported.descriptor = d
     return UnsafeRawPointer(d)
@@ -126,6 +127,11 @@ enum Thunks {
         instance.takeUnretainedValue().plugin.shutdown()
         instance.takeUnretainedValue().beginHook()
         instance.release()
+    }
+
+    static let willStop: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void = { state, c in
+        guard let i = Instance.from(state) else { return }
+        i.plugin.willStop(in: i.view(c))
     }
 
     static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in

@@ -44,7 +44,12 @@ public protocol PolicyPlugin: AnyObject {
     /// A plugin-defined method (`plugin.call`). Return the result; throw
     /// `PolicyError.denied`, `.invalid` or `.unknownMethod` to refuse.
     func call(_ method: String, args: JSON, in controller: ControllerView) throws -> JSON
-    /// Called at fini (reload, removal from the configuration, shutdown).
+    /// A reload is about to stop this instance (its settings changed, or it is no longer
+    /// configured): called once per controller before `shutdown`, to announce what it drops
+    /// with `host.emit` (ABI 1.2). Not called when a reload keeps the instance, nor at
+    /// tabd's shutdown.
+    func willStop(in controller: ControllerView)
+    /// Called at fini (a reload replaced or dropped the instance, or tabd shuts down).
     func shutdown()
 }
 
@@ -62,6 +67,7 @@ extension PolicyPlugin {
     public func call(_ method: String, args: JSON, in controller: ControllerView) throws -> JSON {
         throw PolicyError.unknownMethod(method)
     }
+    public func willStop(in controller: ControllerView) {}
     public func shutdown() {}
 }
 
@@ -77,7 +83,9 @@ public struct PolicyHooks: OptionSet, Sendable {
     /// will-begin, will-end and did-end customizing.
     public static let customizing = PolicyHooks(rawValue: 1 << 4)
     public static let call = PolicyHooks(rawValue: 1 << 5)
-    public static let all: PolicyHooks = [.shouldSelect, .supportedOrientations, .preferredOrientation, .didSelect, .customizing, .call]
+    /// will_stop (ABI 1.2): a reload is about to stop this instance.
+    public static let willStop = PolicyHooks(rawValue: 1 << 6)
+    public static let all: PolicyHooks = [.shouldSelect, .supportedOrientations, .preferredOrientation, .didSelect, .customizing, .call, .willStop]
 }
 
 /// An answer to should-select.

@@ -21,6 +21,7 @@ public enum ReplyEncoder {
         w.key(literal: "code"); w.string(error.code.rawValue)
         w.key(literal: "message"); w.string(error.message)
         for (k, v) in error.details { w.key(k); w.string(v) }
+        for (k, v) in error.lists { w.key(k); strings(v, &w) }
         w.endObject()
         w.endObject()
         w.newline()

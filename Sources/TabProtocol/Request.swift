@@ -27,9 +27,11 @@ public struct ProtocolError: Error, Equatable, Sendable {
     public var message: String
     /// Extra fields of the error object (`field`, `plugin`, `reason` …), in order.
     public var details: [(String, String)]
+    /// Extra fields that are lists of strings (a refused reload's `problems`), after `details`.
+    public var lists: [(String, [String])] = []
 
-    public init(_ code: Code, _ message: String, details: [(String, String)] = []) {
-        self.code = code; self.message = message; self.details = details
+    public init(_ code: Code, _ message: String, details: [(String, String)] = [], lists: [(String, [String])] = []) {
+        self.code = code; self.message = message; self.details = details; self.lists = lists
     }
 
     public static func invalid(_ field: String, _ message: String) -> ProtocolError {
@@ -56,6 +58,7 @@ public struct ProtocolError: Error, Equatable, Sendable {
 
     public static func == (a: ProtocolError, b: ProtocolError) -> Bool {
         a.code == b.code && a.message == b.message && a.details.elementsEqual(b.details, by: { $0 == $1 })
+            && a.lists.elementsEqual(b.lists, by: { $0 == $1 })
     }
 }
 

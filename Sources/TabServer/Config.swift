@@ -76,120 +76,200 @@ public struct ServerConfig: Sendable {
         public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
     }
 
-    /// Reads a YAML file over the defaults.
+    /// Where each plugin spec was configured (`plugins.load[i]`), for messages about it.
+    public var pluginLocations: [ConfigLocation] = []
+
+    /// What the command line set (`--socket`, `--state-dir`, `--fsync`, `--log-level`): it
+    /// wins over the file, at start and at every reload.
+    public struct Overrides: Sendable {
+        public var socketPath: String?
+        public var stateDir: String?
+        public var fsync: FsyncPolicy?
+        public var logLevel: String?
+        public init() {}
+    }
+    public var overrides = Overrides() {
+        didSet { applyOverrides() }
+    }
+
+    private mutating func applyOverrides() {
+        if let v = overrides.socketPath { socketPath = v }
+        if let v = overrides.stateDir { stateDir = v }
+        if let v = overrides.fsync { fsync = v }
+        if let v = overrides.logLevel { logLevel = v }
+    }
+
+    /// Settings a reload applies, by key, each with its value as text for comparison.
+    static let reloadable: [(key: String, value: (ServerConfig) -> String)] = [
+        ("access.admin_uids", { "\($0.adminUIDs)" }), ("access.admin_gids", { "\($0.adminGIDs)" }),
+        ("controllers", { "\($0.controllers)" }),
+        ("limits.max_json_depth", { "\($0.maxJSONDepth)" }), ("limits.max_tabs", { "\($0.controllerLimits.maxTabs)" }),
+        ("limits.max_id_bytes", { "\($0.controllerLimits.maxIDBytes)" }), ("limits.max_text_bytes", { "\($0.controllerLimits.maxTextBytes)" }),
+        ("limits.max_stack_depth", { "\($0.controllerLimits.maxStackDepth)" }), ("limits.max_controllers", { "\($0.maxControllers)" }),
+        ("plugins.directories", { "\($0.pluginDirectories)" }), ("plugins.load", { "\($0.plugins)" }),
+    ]
+
+    /// Settings only a restart applies (the socket, the state directory, the transport's
+    /// limits, logging): a reload keeps their running values and says so.
+    static let restartOnly: [(key: String, value: (ServerConfig) -> String)] = [
+        ("socket", { $0.socketPath }), ("socket_mode", { String($0.socketMode, radix: 8) }), ("socket_group", { $0.socketGroup ?? "" }),
+        ("state_dir", { $0.stateDir }), ("fsync", { $0.fsync.rawValue }), ("log_level", { $0.logLevel }),
+        ("limits.compact_bytes", { "\($0.compactBytes)" }), ("limits.max_line_bytes", { "\($0.maxLineBytes)" }),
+        ("limits.max_output_bytes", { "\($0.maxOutputBytes)" }), ("limits.output_timeout_seconds", { "\($0.outputTimeout)" }),
+        ("limits.memory_budget_bytes", { "\($0.memoryBudgetBytes)" }), ("limits.line_timeout_seconds", { "\($0.lineTimeout)" }),
+        ("limits.max_connections", { "\($0.maxConnections.map(String.init) ?? "")" }),
+    ]
+
+    /// The keys whose values differ in `next`: those a reload applies, and those that need
+    /// a restart.
+    public func differences(to next: ServerConfig) -> (applied: [String], restartRequired: [String]) {
+        (Self.reloadable.filter { $0.value(self) != $0.value(next) }.map(\.key),
+         Self.restartOnly.filter { $0.value(self) != $0.value(next) }.map(\.key))
+    }
+
+    /// Where plugin spec `index` was configured, as a message prefix ("tabd.yaml:31:7: ").
+    public func pluginPlace(_ index: Int) -> String {
+        guard index < pluginLocations.count else { return "" }
+        let at = pluginLocations[index].description
+        return at.isEmpty ? "" : at + ": "
+    }
+
+    /// Reads a YAML file over the defaults. Throws a `ConfigError` listing every problem,
+    /// each with the file, line and column.
     public static func load(path: String) throws -> ServerConfig {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigError("cannot read config file \(path): \(error.localizedDescription)")
+            let fd = open(path, O_RDONLY)
+            let reason = fd < 0 ? String(cString: strerror(errno)).lowercased() : "it is not UTF-8 text"
+            if fd >= 0 { close(fd) }
+            throw ConfigError([ConfigProblem(ConfigLocation(file: path), "cannot read the configuration file: \(reason)")])
         }
-        var config: ServerConfig
-        do {
-            config = try parse(text, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
-        } catch let error as ConfigError {
-            throw ConfigError("in \(path), \(error.description)")
-        }
+        var config = try parse(text, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path, file: path)
         config.path = path
         return config
     }
 
-    /// Parses YAML text. Relative paths in it are taken relative to `baseDirectory`.
-    public static func parse(_ text: String, baseDirectory: String = FileManager.default.currentDirectoryPath) throws -> ServerConfig {
+    /// Parses YAML text. Relative paths in it are taken relative to `baseDirectory`; `file`
+    /// names the text in messages.
+    public static func parse(_ text: String, baseDirectory: String = FileManager.default.currentDirectoryPath, file: String? = nil) throws -> ServerConfig {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
         } catch {
-            throw ConfigError("the config is not valid YAML: \(yamlProblem(error))")
+            let (message, mark) = yamlProblem(error)
+            throw ConfigError([ConfigProblem(ConfigLocation(file: file, mark: mark), "the configuration is not valid YAML: \(message)")])
         }
         var c = ServerConfig()
         guard let root else { return c }
-        var r = try Section(root, path: "")
+        let problems = ConfigProblems(file: file)
+        defer { withExtendedLifetime(problems) {} }
+        guard var r = Section(root, path: "", problems: problems) else { throw ConfigError(problems.list) }
         func resolve(_ p: String) -> String {
             p.hasPrefix("/") ? p : ((baseDirectory as NSString).appendingPathComponent(p) as NSString).standardizingPath
         }
 
-        if let s = try r.string("socket") { c.socketPath = resolve(s) }
-        if let s = try r.scalar("socket_mode", expected: "an octal mode from \"0000\" to \"0777\", like \"0660\"") {
-            guard let m = Int(s, radix: 8), Limits.socketMode.contains(m) else {
-                throw ConfigError("socket_mode must be an octal mode from \"0000\" to \"0777\", like \"0660\" (got \(Section.shown(s)))")
+        if let s = r.string("socket") { c.socketPath = resolve(s) }
+        if let s = r.scalar("socket_mode", expected: "an octal mode from \"0000\" to \"0777\", like \"0660\"") {
+            if let m = Int(s, radix: 8), Limits.socketMode.contains(m) {
+                c.socketMode = mode_t(m)
+            } else {
+                r.problem("socket_mode", "socket_mode must be an octal mode from \"0000\" to \"0777\", like \"0660\" (got \(Section.shown(s)))")
             }
-            c.socketMode = mode_t(m)
         }
-        c.socketGroup = try r.string("socket_group")
-        if let s = try r.string("state_dir") { c.stateDir = resolve(s) }
-        if let s = try r.string("fsync") {
-            guard let f = FsyncPolicy(rawValue: s) else { throw ConfigError("fsync must be always, everysec or no (got \(s))") }
-            c.fsync = f
+        c.socketGroup = r.string("socket_group")
+        if let s = r.string("state_dir") { c.stateDir = resolve(s) }
+        if let s = r.string("fsync") {
+            if let f = FsyncPolicy(rawValue: s) { c.fsync = f } else { r.problem("fsync", "fsync must be always, everysec or no (got \(Section.shown(s)))") }
         }
-        if let s = try r.string("log_level") {
-            guard Logger.Level(rawValue: s) != nil else {
-                throw ConfigError("log_level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (got \(Section.shown(s)))")
+        if let s = r.string("log_level") {
+            if Logger.Level(rawValue: s) != nil {
+                c.logLevel = s
+            } else {
+                r.problem("log_level", "log_level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")) (got \(Section.shown(s)))")
             }
-            c.logLevel = s
         }
-        if let limits = try r.section("limits") {
-            var l = limits
-            if let v = try l.int("max_line_bytes", in: Limits.maxLineBytes) { c.maxLineBytes = v }
-            if let v = try l.int("max_output_bytes", in: Limits.maxOutputBytes) { c.maxOutputBytes = v }
-            if let v = try l.int("max_connections", in: Limits.maxConnections) { c.maxConnections = v }
-            if let v = try l.int("max_json_depth", in: Limits.maxJSONDepth) { c.maxJSONDepth = v }
-            if let v = try l.int("compact_bytes", in: Limits.compactBytes) { c.compactBytes = v }
-            if let v = try l.int("memory_budget_bytes", in: Limits.memoryBudgetBytes) { c.memoryBudgetBytes = v }
-            if let v = try l.seconds("line_timeout_seconds", in: Limits.seconds) { c.lineTimeout = v }
-            if let v = try l.seconds("output_timeout_seconds", in: Limits.seconds) { c.outputTimeout = v }
-            if let v = try l.int("max_tabs", in: Limits.maxTabs) { c.controllerLimits.maxTabs = v }
-            if let v = try l.int("max_id_bytes", in: Limits.maxIDBytes) { c.controllerLimits.maxIDBytes = v }
-            if let v = try l.int("max_text_bytes", in: Limits.maxTextBytes) { c.controllerLimits.maxTextBytes = v }
-            if let v = try l.int("max_stack_depth", in: Limits.maxStackDepth) { c.controllerLimits.maxStackDepth = v }
-            if let v = try l.int("max_controllers", in: Limits.maxControllers) { c.maxControllers = v }
-            try l.finish()
+        if var l = r.section("limits") {
+            if let v = l.int("max_line_bytes", in: Limits.maxLineBytes) { c.maxLineBytes = v }
+            if let v = l.int("max_output_bytes", in: Limits.maxOutputBytes) { c.maxOutputBytes = v }
+            if let v = l.int("max_connections", in: Limits.maxConnections) { c.maxConnections = v }
+            if let v = l.int("max_json_depth", in: Limits.maxJSONDepth) { c.maxJSONDepth = v }
+            if let v = l.int("compact_bytes", in: Limits.compactBytes) { c.compactBytes = v }
+            if let v = l.int("memory_budget_bytes", in: Limits.memoryBudgetBytes) { c.memoryBudgetBytes = v }
+            if let v = l.seconds("line_timeout_seconds", in: Limits.seconds) { c.lineTimeout = v }
+            if let v = l.seconds("output_timeout_seconds", in: Limits.seconds) { c.outputTimeout = v }
+            if let v = l.int("max_tabs", in: Limits.maxTabs) { c.controllerLimits.maxTabs = v }
+            if let v = l.int("max_id_bytes", in: Limits.maxIDBytes) { c.controllerLimits.maxIDBytes = v }
+            if let v = l.int("max_text_bytes", in: Limits.maxTextBytes) { c.controllerLimits.maxTextBytes = v }
+            if let v = l.int("max_stack_depth", in: Limits.maxStackDepth) { c.controllerLimits.maxStackDepth = v }
+            if let v = l.int("max_controllers", in: Limits.maxControllers) { c.maxControllers = v }
+            l.finish()
         }
-        if let access = try r.section("access") {
-            var a = access
-            c.adminUIDs = try a.ints("admin_uids", in: Limits.id, noun: "uid").map { uid_t($0) }
-            c.adminGIDs = try a.ints("admin_gids", in: Limits.id, noun: "gid").map { gid_t($0) }
-            try a.finish()
+        if var a = r.section("access") {
+            c.adminUIDs = a.ints("admin_uids", in: Limits.id, noun: "uid").map { uid_t($0) }
+            c.adminGIDs = a.ints("admin_gids", in: Limits.id, noun: "gid").map { gid_t($0) }
+            a.finish()
         }
-        for (i, node) in try r.list("controllers").enumerated() {
-            var s = try Section(node, path: "controllers[\(i)].")
-            guard let name = try s.string("name") else { throw ConfigError("controllers[\(i)] needs a name") }
-            let idiomName = try s.string("idiom") ?? "phone"
-            guard let idiom = Idiom(rawValue: idiomName) else { throw ConfigError("controllers[\(i)].idiom must be phone, pad or tv (got \(Section.shown(idiomName)))") }
-            let maxVisible = try s.int("max_visible", in: Limits.maxVisible(idiom), forIdiom: idiom)
-            let tapPopsName = try s.string("tap_pops") ?? TapPops.always.rawValue
-            guard let tapPops = TapPops(rawValue: tapPopsName) else {
-                throw ConfigError("controllers[\(i)].tap_pops must be always or reselect (got \(Section.shown(tapPopsName)))")
+        for (i, node) in r.list("controllers").enumerated() {
+            guard var s = Section(node, path: "controllers[\(i)].", problems: problems) else { continue }
+            let idiomName = s.string("idiom") ?? "phone"
+            let idiom = Idiom(rawValue: idiomName)
+            if idiom == nil { s.problem("idiom", "controllers[\(i)].idiom must be phone, pad or tv (got \(Section.shown(idiomName)))") }
+            let maxVisible = idiom.flatMap { s.int("max_visible", in: Limits.maxVisible($0), forIdiom: $0) }
+            let tapPopsName = s.string("tap_pops") ?? TapPops.always.rawValue
+            let tapPops = TapPops(rawValue: tapPopsName)
+            if tapPops == nil { s.problem("tap_pops", "controllers[\(i)].tap_pops must be always or reselect (got \(Section.shown(tapPopsName)))") }
+            let name = s.string("name")
+            if name == nil { s.problem(nil, "controllers[\(i)] needs a name") }
+            if idiom == nil { _ = s.node("max_visible") }
+            s.finish()
+            if let name, let idiom, let tapPops {
+                c.controllers.append(ControllerSpec(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops))
             }
-            c.controllers.append(ControllerSpec(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops))
-            try s.finish()
         }
-        if let plugins = try r.section("plugins") {
-            var p = plugins
-            c.pluginDirectories = try p.strings("directories").map(resolve)
-            for (i, node) in try p.list("load").enumerated() {
-                var s = try Section(node, path: "plugins.load[\(i)].")
-                guard let file = try s.string("path") else { throw ConfigError("plugins.load[\(i)] needs a path") }
-                let settings = try s.node("settings").map { try jsonText(of: $0, resolvingPathsIn: baseDirectory) } ?? "{}"
-                c.plugins.append(PluginSpec(name: try s.string("name"), path: file.hasPrefix("/") || file.contains("/") ? resolve(file) : file,
-                                            required: try s.bool("required") ?? false, configJSON: settings))
-                try s.finish()
+        if var p = r.section("plugins") {
+            c.pluginDirectories = p.strings("directories").map(resolve)
+            for (i, node) in p.list("load").enumerated() {
+                guard var s = Section(node, path: "plugins.load[\(i)].", problems: problems) else { continue }
+                let file = s.string("path")
+                if file == nil { s.problem(nil, "plugins.load[\(i)] needs a path: the plugin's file name in plugins.directories") }
+                var settings = "{}"
+                if let node = s.node("settings") {
+                    do { settings = try jsonText(of: node, resolvingPathsIn: baseDirectory) } catch {
+                        s.problem("settings", "plugins.load[\(i)].settings: \(error)")
+                    }
+                }
+                let name = s.string("name"), required = s.bool("required") ?? false
+                s.finish()
+                if let file {
+                    c.plugins.append(PluginSpec(name: name, path: file.hasPrefix("/") || file.contains("/") ? resolve(file) : file,
+                                                required: required, configJSON: settings))
+                    c.pluginLocations.append(ConfigLocation(file: problems.file, mark: node.mark, key: "plugins.load[\(i)]"))
+                }
             }
-            try p.finish()
+            p.finish()
         }
-        try r.finish()
+        r.finish()
+        if !problems.list.isEmpty {
+            // In file order, as the file is read.
+            let ordered = problems.list.enumerated().sorted { a, b in
+                let la = (a.element.location.line ?? 0, a.element.location.column ?? 0), lb = (b.element.location.line ?? 0, b.element.location.column ?? 0)
+                return la != lb ? la < lb : a.offset < b.offset
+            }
+            throw ConfigError(ordered.map(\.element))
+        }
         return c
     }
 
-    /// A YAML error on one line: the problem and where (Yams' own text quotes the source
-    /// over several lines).
-    private static func yamlProblem(_ error: Error) -> String {
+    /// A YAML error on one line, and where (Yams' own text quotes the source over several lines).
+    private static func yamlProblem(_ error: Error) -> (String, Mark?) {
         switch error as? YamlError {
         case .scanner(let context, let problem, let mark, _)?, .parser(let context, let problem, let mark, _)?,
              .composer(let context, let problem, let mark, _)?:
-            return "\(problem) at line \(mark.line), column \(mark.column)\(context.map { " (\($0.text) from line \($0.mark.line))" } ?? "")"
+            return ("\(problem)\(context.map { " (\($0.text) from line \($0.mark.line))" } ?? "")", mark)
         default:
-            return "\(error)".split(whereSeparator: \.isNewline).joined(separator: " ")
+            return ("\(error)".split(whereSeparator: \.isNewline).joined(separator: " "), nil)
         }
     }
 
@@ -228,95 +308,190 @@ public struct ServerConfig: Sendable {
     }
 }
 
-public struct ConfigError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
-}
+/// Where in the configuration something is: the file, and the line and column of the
+/// value (or key) when known.
+public struct ConfigLocation: Sendable, Equatable, CustomStringConvertible {
+    public var file: String?
+    public var line: Int?
+    public var column: Int?
+    /// The setting, e.g. `plugins.load[0]`.
+    public var key: String?
 
-/// Strict reading of one YAML mapping: unknown keys are errors (a typo must not be ignored).
-private struct Section {
-    let map: Node.Mapping
-    let path: String
-    var used: Set<String> = []
-
-    init(_ node: Node, path: String) throws {
-        guard case .mapping(let m) = node else { throw ConfigError("\(path.isEmpty ? "the config" : String(path.dropLast())) must be a mapping") }
-        map = m
-        self.path = path
+    public init(file: String?, line: Int? = nil, column: Int? = nil, key: String? = nil) {
+        self.file = file; self.line = line; self.column = column; self.key = key
     }
 
-    mutating func node(_ key: String) throws -> Node? {
+    init(file: String?, mark: Mark?, key: String? = nil) {
+        self.init(file: file, line: mark?.line, column: mark?.column, key: key)
+    }
+
+    /// `file:line:column` as compilers write it (editors jump there); without a file,
+    /// `line L, column C`; empty when nothing is known.
+    public var description: String {
+        if let file {
+            return [file, line.map(String.init), column.map(String.init)].compactMap { $0 }.joined(separator: ":")
+        }
+        guard let line else { return "" }
+        return "line \(line)" + (column.map { ", column \($0)" } ?? "")
+    }
+}
+
+/// One thing wrong with a configuration: where, and one sentence naming the setting.
+public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
+    public var location: ConfigLocation
+    public var message: String
+
+    public init(_ location: ConfigLocation, _ message: String) { self.location = location; self.message = message }
+
+    public var description: String {
+        let at = location.description
+        return at.isEmpty ? message : "\(at): \(message)"
+    }
+}
+
+/// A configuration tabd cannot use: every problem found, in file order.
+public struct ConfigError: Error, CustomStringConvertible {
+    public var problems: [ConfigProblem]
+
+    public init(_ problems: [ConfigProblem]) { self.problems = problems }
+    /// One problem without a place (a flag, a setting checked outside the file).
+    public init(_ description: String) { self.problems = [ConfigProblem(ConfigLocation(file: nil), description)] }
+
+    /// The problems on one line, separated by "; " (a reply, a log line).
+    public var description: String { problems.map(\.description).joined(separator: "; ") }
+}
+
+/// The problems found while reading one file.
+final class ConfigProblems {
+    let file: String?
+    var list: [ConfigProblem] = []
+    init(file: String?) { self.file = file }
+
+    func add(_ node: Node?, _ message: String) {
+        list.append(ConfigProblem(ConfigLocation(file: file, mark: node?.mark), message))
+    }
+}
+
+/// Strict reading of one YAML mapping: unknown keys are problems (a typo must not be
+/// ignored). A value that is not what its key needs is recorded as a problem, naming the
+/// key, where it is and what is allowed, and read as absent, so reading goes on and every
+/// problem of a file is reported at once.
+private struct Section {
+    let map: Node.Mapping
+    let node: Node
+    let path: String
+    let problems: ConfigProblems
+    var used: Set<String> = []
+
+    /// nil (and a problem recorded) when `node` is not a mapping.
+    init?(_ node: Node, path: String, problems: ConfigProblems) {
+        guard case .mapping(let m) = node else {
+            problems.add(node, "\(path.isEmpty ? "the configuration" : String(path.dropLast())) must be a mapping of settings (got \(Self.shown(node)))")
+            return nil
+        }
+        map = m
+        self.node = node
+        self.path = path
+        self.problems = problems
+    }
+
+    /// Records a problem at `key`'s value (the mapping itself when nil or absent).
+    func problem(_ key: String?, _ message: String) {
+        problems.add(key.flatMap { map[$0] } ?? node, message)
+    }
+
+    mutating func node(_ key: String) -> Node? {
         used.insert(key)
         guard let n = map[key] else { return nil }
         if case .scalar(let s) = n, s.style == .plain, s.string == "null" || s.string == "~" || s.string.isEmpty { return nil }
         return n
     }
 
-    mutating func string(_ key: String) throws -> String? {
-        guard let n = try node(key) else { return nil }
-        guard case .scalar(let s) = n else { throw ConfigError("\(path)\(key) must be a string") }
+    mutating func string(_ key: String) -> String? {
+        guard let n = node(key) else { return nil }
+        guard case .scalar(let s) = n else {
+            problems.add(n, "\(path)\(key) must be a string (got \(Self.shown(n)))")
+            return nil
+        }
         return s.string
     }
 
-    /// A scalar's text; a list or a mapping is an error saying what was `expected`.
-    mutating func scalar(_ key: String, expected: String) throws -> String? {
-        guard let n = try node(key) else { return nil }
-        guard case .scalar(let s) = n else { throw ConfigError("\(path)\(key) must be \(expected) (got \(Self.shown(n)))") }
+    /// A scalar's text; a list or a mapping is a problem saying what was `expected`.
+    mutating func scalar(_ key: String, expected: String) -> String? {
+        guard let n = node(key) else { return nil }
+        guard case .scalar(let s) = n else {
+            problems.add(n, "\(path)\(key) must be \(expected) (got \(Self.shown(n)))")
+            return nil
+        }
         return s.string
     }
 
     /// An integer within `range`. Anything else — not a number, a list, a number outside the
     /// range or beyond Int — is one sentence naming the key and the range.
-    mutating func int(_ key: String, in range: ClosedRange<Int>, forIdiom idiom: Idiom? = nil) throws -> Int? {
+    mutating func int(_ key: String, in range: ClosedRange<Int>, forIdiom idiom: Idiom? = nil) -> Int? {
         let expected = "an integer from \(range.lowerBound) to \(range.upperBound)\(idiom.map { " for the \($0.rawValue) idiom" } ?? "")"
-        guard let s = try scalar(key, expected: expected) else { return nil }
-        guard let i = Self.integer(s), range.contains(i) else { throw ConfigError("\(path)\(key) must be \(expected) (got \(Self.shown(s)))") }
+        guard let s = scalar(key, expected: expected) else { return nil }
+        guard let i = Self.integer(s), range.contains(i) else {
+            problem(key, "\(path)\(key) must be \(expected) (got \(Self.shown(s)))")
+            return nil
+        }
         return i
     }
 
     /// A number of seconds within `range` (decimals allowed: 0.5).
-    mutating func seconds(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+    mutating func seconds(_ key: String, in range: ClosedRange<Double>) -> Double? {
         let expected = "a number of seconds from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
-        guard let s = try scalar(key, expected: expected) else { return nil }
+        guard let s = scalar(key, expected: expected) else { return nil }
         guard let v = Double(s.replacingOccurrences(of: "_", with: "")), range.contains(v) else {
-            throw ConfigError("\(path)\(key) must be \(expected) (got \(Self.shown(s)))")
+            problem(key, "\(path)\(key) must be \(expected) (got \(Self.shown(s)))")
+            return nil
         }
         return v
     }
 
-    mutating func bool(_ key: String) throws -> Bool? {
-        guard let s = try string(key) else { return nil }
+    mutating func bool(_ key: String) -> Bool? {
+        guard let s = string(key) else { return nil }
         switch s {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
-        default: throw ConfigError("\(path)\(key) must be true or false (got \(s))")
+        default:
+            problem(key, "\(path)\(key) must be true or false (got \(Self.shown(s)))")
+            return nil
         }
     }
 
-    mutating func list(_ key: String) throws -> [Node] {
-        guard let n = try node(key) else { return [] }
-        guard case .sequence(let seq) = n else { throw ConfigError("\(path)\(key) must be a list") }
+    mutating func list(_ key: String) -> [Node] {
+        guard let n = node(key) else { return [] }
+        guard case .sequence(let seq) = n else {
+            problems.add(n, "\(path)\(key) must be a list (got \(Self.shown(n)))")
+            return []
+        }
         return Array(seq)
     }
 
-    mutating func strings(_ key: String) throws -> [String] {
-        try list(key).map {
-            guard case .scalar(let s) = $0 else { throw ConfigError("\(path)\(key) must be a list of strings") }
+    mutating func strings(_ key: String) -> [String] {
+        list(key).enumerated().compactMap { i, element in
+            guard case .scalar(let s) = element else {
+                problems.add(element, "\(path)\(key)[\(i)] must be a string (got \(Self.shown(element)))")
+                return nil
+            }
             return s.string
         }
     }
 
     /// A list of integers within `range`, each a `noun` ("uid"): an element that is not is
     /// named by its index (`access.admin_uids[0]`).
-    mutating func ints(_ key: String, in range: ClosedRange<Int>, noun: String) throws -> [Int] {
+    mutating func ints(_ key: String, in range: ClosedRange<Int>, noun: String) -> [Int] {
         let expected = "a \(noun) from \(range.lowerBound) to \(range.upperBound)"
-        guard let n = try node(key) else { return [] }
+        guard let n = node(key) else { return [] }
         guard case .sequence(let seq) = n else {
-            throw ConfigError("\(path)\(key) must be a list of \(noun)s from \(range.lowerBound) to \(range.upperBound), like [1000] (got \(Self.shown(n)))")
+            problems.add(n, "\(path)\(key) must be a list of \(noun)s from \(range.lowerBound) to \(range.upperBound), like [1000] (got \(Self.shown(n)))")
+            return []
         }
-        return try seq.enumerated().map { i, element in
+        return seq.enumerated().compactMap { i, element in
             guard case .scalar(let s) = element, let v = Self.integer(s.string), range.contains(v) else {
-                throw ConfigError("\(path)\(key)[\(i)] must be \(expected) (got \(Self.shown(element)))")
+                problems.add(element, "\(path)\(key)[\(i)] must be \(expected) (got \(Self.shown(element)))")
+                return nil
             }
             return v
         }
@@ -342,16 +517,42 @@ private struct Section {
         return line.count > 40 || line != s ? String(line.prefix(40)) + "…" : s
     }
 
-    mutating func section(_ key: String) throws -> Section? {
-        guard let n = try node(key) else { return nil }
-        return try Section(n, path: "\(path)\(key).")
+    mutating func section(_ key: String) -> Section? {
+        guard let n = node(key) else { return nil }
+        return Section(n, path: "\(path)\(key).", problems: problems)
     }
 
-    func finish() throws {
+    /// Records every key that was not read as unknown, at the key.
+    func finish() {
         for (k, _) in map {
-            guard case .scalar(let s) = k else { continue }
-            if !used.contains(s.string) { throw ConfigError("unknown setting '\(path)\(s.string)'") }
+            guard case .scalar(let s) = k else {
+                problems.add(k, "\(path.isEmpty ? "the configuration" : String(path.dropLast()))'s keys must be names (got \(Self.shown(k)))")
+                continue
+            }
+            if !used.contains(s.string) {
+                problems.add(k, "unknown setting '\(path)\(s.string)'\(Self.suggestion(for: s.string, in: used))")
+            }
         }
+    }
+
+    /// ", did you mean 'x'?" when a known key is one edit or transposition away.
+    static func suggestion(for key: String, in known: Set<String>) -> String {
+        let a = Array(key)
+        for k in known.sorted() {
+            let b = Array(k)
+            if a.count == b.count {
+                let diff = zip(a, b).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+                if diff.count == 1 || (diff.count == 2 && diff[1] == diff[0] + 1 && a[diff[0]] == b[diff[1]] && a[diff[1]] == b[diff[0]]) {
+                    return "; did you mean '\(k)'?"
+                }
+            } else if abs(a.count - b.count) == 1 {
+                let (long, short) = a.count > b.count ? (a, b) : (b, a)
+                if (0..<long.count).contains(where: { i in Array(long[..<i] + long[(i + 1)...]) == short }) {
+                    return "; did you mean '\(k)'?"
+                }
+            }
+        }
+        return ""
     }
 }
 

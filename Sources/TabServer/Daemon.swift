@@ -14,11 +14,64 @@ public enum Daemon {
         public init(config: ServerConfig) { self.config = config }
     }
 
-    /// `--check-config`'s plugin part: for each configured plugin, the checks tabd makes
-    /// before it loads one (where the file is, every directory above it, the file itself),
-    /// by the same code; nothing is loaded.
-    public static func checkPlugins(_ config: ServerConfig) -> [PluginCheck] {
-        PluginHost.check(config.plugins, directories: config.pluginDirectories)
+    /// What `--check-config` found: problems that stop a start (`errors`), plugins a start
+    /// would run without (`warnings`), and each plugin that loaded and initialised.
+    public struct Check {
+        public var errors: [ConfigProblem] = []
+        public var warnings: [ConfigProblem] = []
+        public var plugins: [PluginStatus] = []
+    }
+
+    /// `tabd --check-config`: what a start would do with `config` short of serving: the
+    /// socket group and path, the state directory, and every plugin checked, loaded and
+    /// initialised with its settings (then stopped) by the code a start runs.
+    public static func check(_ config: ServerConfig) -> Check {
+        var check = Check()
+        let file = ConfigLocation(file: config.path)
+        if let name = config.socketGroup, getgrnam(name) == nil {
+            check.errors.append(ConfigProblem(file, "socket_group '\(name)' does not exist; create it (groupadd \(name)) or change socket_group"))
+        }
+        if config.socketPath.utf8.count > 107 {
+            check.errors.append(ConfigProblem(file, "socket \(config.socketPath) is \(config.socketPath.utf8.count) bytes long; a Unix socket path has at most 107: choose a shorter one"))
+        }
+        if let problem = stateDirectoryProblem(config.stateDir) { check.errors.append(ConfigProblem(file, problem)) }
+        let host = PluginHost(directories: config.pluginDirectories, logger: Logger(label: "tabd.check", factory: { _ in SwiftLogNoOpLogHandler() }))
+        host.maxJSONDepth = config.maxJSONDepth
+        let prepared = host.prepare(config.plugins)
+        host.discard(prepared)
+        func place(_ p: PluginProblem) -> ConfigLocation {
+            config.pluginLocations.indices.contains(p.index) ? config.pluginLocations[p.index] : file
+        }
+        for d in prepared.missingDirectories {
+            check.warnings.append(ConfigProblem(file, "plugin directory \(d) does not exist; it is ignored"))
+        }
+        for f in prepared.failures {
+            check.errors.append(ConfigProblem(place(f), "required plugin '\(f.plugin)' (\(f.path)) cannot run: \(f.message)"))
+        }
+        for r in prepared.refused {
+            check.warnings.append(ConfigProblem(place(r), "plugin '\(r.plugin)' (\(r.path)) would not run: \(r.message)"))
+        }
+        check.plugins = prepared.plugins.filter(\.loaded)
+        return check
+    }
+
+    /// Why tabd could not use `directory` for its state (nil: it can, or can create it).
+    static func stateDirectoryProblem(_ directory: String) -> String? {
+        var st = stat()
+        if stat(directory, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFDIR else { return "state_dir \(directory) is not a directory" }
+            guard access(directory, W_OK | X_OK) == 0 else {
+                return "state_dir \(directory) is not writable by uid \(geteuid()); chown it to tabd's user or choose another state_dir"
+            }
+            return nil
+        }
+        var parent = (directory as NSString).deletingLastPathComponent
+        while !parent.isEmpty, stat(parent, &st) != 0 { parent = (parent as NSString).deletingLastPathComponent }
+        if parent.isEmpty { parent = "." }
+        guard access(parent, W_OK | X_OK) == 0 else {
+            return "state_dir \(directory) does not exist and uid \(geteuid()) cannot create it in \(parent); create it (systemd-tmpfiles --create) or choose another state_dir"
+        }
+        return nil
     }
 
     /// Runs tabd until SIGTERM/SIGINT. Throws when it cannot start (the message says why).
@@ -33,7 +86,16 @@ public enum Daemon {
 
         let plugins = PluginHost(directories: config.pluginDirectories, logger: logger)
         plugins.maxJSONDepth = config.maxJSONDepth
-        try plugins.load(config.plugins)
+        let prepared = plugins.prepare(config.plugins)
+        guard prepared.isUsable else {
+            plugins.discard(prepared)
+            // A configuration problem: restarting will not help (exit 78).
+            throw ConfigError(prepared.failures.map { f in
+                ConfigProblem(config.pluginLocations.indices.contains(f.index) ? config.pluginLocations[f.index] : ConfigLocation(file: config.path),
+                              "required plugin '\(f.plugin)' (\(f.path)) cannot run: \(f.message)")
+            })
+        }
+        plugins.commit(prepared, controllers: [])
 
         let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
         let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
@@ -74,7 +136,8 @@ public enum Daemon {
             if let fault {
                 return "STATUS=degraded: the journal cannot be written (\(fault)); changes are refused, reads served; \(server.connectionCount) connection(s)"
             }
-            return "STATUS=serving \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), plugins: \(plugins.plugins.filter(\.loaded).map(\.name).joined(separator: ", "))"
+            let loaded = plugins.plugins.filter(\.loaded).map(\.name)
+            return "STATUS=serving \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), journal \(byteCount(store.journalBytes)) (\(store.records) records), plugins: \(loaded.isEmpty ? "none" : loaded.joined(separator: ", "))"
         }
         service.onStateFault = { reason in
             fault = reason
@@ -103,7 +166,7 @@ public enum Daemon {
         }
         loop.onSignal(SIGTERM, stop)
         loop.onSignal(SIGINT, stop)
-        loop.onSignal(SIGHUP) { service.reload() }
+        loop.onSignal(SIGHUP) { _ = service.reload() }
         if config.fsync == .everysec {
             loop.addTimer(every: 1.0) { service.tick { body in loop.async(body) } }
         }
@@ -150,6 +213,17 @@ public enum Daemon {
             return fits
         }
         return configured
+    }
+
+    /// A size as a status line shows it: 512 B, 4.2 KiB, 63.9 MiB.
+    static func byteCount(_ n: Int) -> String {
+        if n < 1024 { return "\(n) B" }
+        var v = Double(n) / 1024
+        for unit in ["KiB", "MiB", "GiB"] {
+            if v < 1024 || unit == "GiB" { return "\((v * 10).rounded() / 10) \(unit)" }
+            v /= 1024
+        }
+        return "\(n) B"
     }
 
     static func monotonicMicroseconds() -> UInt64 {

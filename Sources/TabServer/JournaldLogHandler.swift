@@ -1,5 +1,8 @@
-// Logs to stderr, one line per message, with the `<N>` priority prefix journald reads
-// (sd-daemon(3)): under systemd the levels survive; on a terminal they are readable.
+// Logs to stderr, one line per message. When stderr is the journal (systemd sets
+// JOURNAL_STREAM to its device and inode, systemd.exec(5)), each line starts with the
+// `<N>` priority prefix journald reads (sd-daemon(3)); anywhere else (a terminal, a file,
+// a pipe) with the level's name. A newline in a message or a value is written as `\n`, so
+// one message is always one line (and one journal entry with its priority).
 
 import Foundation
 import Logging
@@ -8,15 +11,34 @@ public struct JournaldLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
     private let label: String
+    /// `<N>` prefixes (stderr is the journal) or level names.
+    private let prefixes: Bool
 
-    public init(label: String, level: Logger.Level = .info) {
+    /// `journal`: whether stderr is the journal; nil finds out (`stderrIsJournal`).
+    public init(label: String, level: Logger.Level = .info, journal: Bool? = nil) {
         self.label = label
         self.logLevel = level
+        self.prefixes = journal ?? Self.stderrIsJournal
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
+    }
+
+    /// Whether stderr is the stream systemd connected to the journal: JOURNAL_STREAM names
+    /// its device and inode ("8:12345"); a stderr redirected elsewhere (tabd run by hand from
+    /// a unit's shell, `2>file`) has another.
+    public static let stderrIsJournal: Bool = journalStream(ProcessInfo.processInfo.environment["JOURNAL_STREAM"], fd: 2)
+
+    /// Whether `fd` is the stream `value` ("device:inode") names.
+    static func journalStream(_ value: String?, fd: Int32) -> Bool {
+        guard let value else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return false }
+        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
     }
 
     static func priority(_ level: Logger.Level) -> Int {
@@ -30,15 +52,46 @@ public struct JournaldLogHandler: LogHandler {
         }
     }
 
+    /// The level as a terminal shows it.
+    static func name(_ level: Logger.Level) -> String {
+        level == .trace ? "debug" : level.rawValue
+    }
+
     public func log(event: LogEvent) {
-        var line = "<\(Self.priority(event.level))>\(event.message)"
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        FileHandle.standardError.write(Data(line(event.level, "\(event.message)", event.metadata).utf8))
+    }
+
+    /// One log line, ending in "\n".
+    public func line(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata?) -> String {
+        var line = prefixes ? "<\(Self.priority(level))>" : "\(Self.name(level)): "
+        line += Self.escaped(message)
+        let merged = metadata.merging(extra ?? [:]) { _, new in new }
         for key in merged.keys.sorted() {
-            let value = "\(merged[key]!)"
-            let quoted = value.contains(" ") || value.isEmpty ? "\"\(value.replacingOccurrences(of: "\"", with: "\\\""))\"" : value
-            line += " \(key)=\(quoted)"
+            line += " \(key)=\(Self.value("\(merged[key]!)"))"
         }
-        line += "\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        return line + "\n"
+    }
+
+    /// Control characters as escapes: a message stays one line.
+    static func escaped(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\u{7f}" }) else { return s }
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20 || u == "\u{7f}": out += String(format: "\\x%02x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+
+    /// A metadata value: quoted when it has a space, a quote or nothing, escaped always.
+    static func value(_ raw: String) -> String {
+        let v = escaped(raw)
+        guard v.isEmpty || v.contains(" ") || v.contains("\"") else { return v }
+        return "\"\(v.replacingOccurrences(of: "\"", with: "\\\""))\""
     }
 }

@@ -488,15 +488,40 @@ public final class TabService: LineServiceDelegate {
                 w.endArray()
             }
         case .reload:
-            let ok = reload()
-            guard ok.error == nil else { throw ProtocolError(.internal, "reload failed, the previous configuration stays: \(ok.error!)") }
+            let report: ReloadReport
+            switch reload() {
+            case .success(let r): report = r
+            case .failure(let error):
+                let n = error.problems.count
+                throw ProtocolError(.internal, "reload refused, nothing changed and the running configuration stays: \(n == 1 ? "" : "\(n) problems: ")\(error)",
+                                    lists: [("problems", error.problems.map(\.description))])
+            }
             reply(r) { w in
                 w.key(literal: "reloaded"); w.bool(true)
                 w.key(literal: "plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
+                w.key(literal: "changed"); ReplyEncoder.strings(report.changed, &w)
+                w.key(literal: "plugins_started"); ReplyEncoder.strings(report.plugins.started, &w)
+                w.key(literal: "plugins_stopped"); ReplyEncoder.strings(report.plugins.stopped, &w)
+                w.key(literal: "refused"); Self.problems(report.refused, &w)
+                w.key(literal: "stale"); Self.problems(report.stale, &w)
+                w.key(literal: "restart_required"); ReplyEncoder.strings(report.restartRequired, &w)
             }
         case .stats:
             reply(r) { w in stats.encode(&w, transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins) }
         }
+    }
+
+    /// `[{"plugin", "path", "message"}]`
+    private static func problems(_ list: [PluginProblem], _ w: inout JSONWriter) {
+        w.beginArray()
+        for p in list {
+            w.beginObject()
+            w.key(literal: "plugin"); w.string(p.plugin)
+            w.key(literal: "path"); w.string(p.path)
+            w.key(literal: "message"); w.string(p.message)
+            w.endObject()
+        }
+        w.endArray()
     }
 
     private func run(_ command: Command, id: RequestID?, controller name: String) throws(ProtocolError) {
@@ -673,36 +698,92 @@ public final class TabService: LineServiceDelegate {
 
     // MARK: Reload
 
-    /// Re-reads the config file and re-initialises plugins. On error the old config stays.
-    @discardableResult
-    public func reload() -> (ok: Bool, error: String?) {
+    /// What a reload did.
+    public struct ReloadReport {
+        /// Settings whose new values are in use.
+        public var changed: [String] = []
+        /// Settings that changed in the file but keep their running values until a restart.
+        public var restartRequired: [String] = []
+        public var plugins = PluginChanges()
+        /// Optional plugins that do not run, with why.
+        public var refused: [PluginProblem] = []
+        /// Plugins whose file changed on disk: they run the code loaded before.
+        public var stale: [PluginProblem] = []
+    }
+
+    /// Re-reads the config file and applies it as one transaction: the new configuration
+    /// and its plugins are prepared beside the running ones (files checked and loaded, new
+    /// or changed plugins initialised); only if all of that succeeds is it swapped in. On
+    /// failure nothing running changes and the error lists every problem.
+    public func reload() -> Result<ReloadReport, ConfigError> {
         onReload(.begin)
-        var result: (Bool, String?) = (true, nil)
-        do {
-            var next = config
-            if let path = config.path {
-                let fresh = try ServerConfig.load(path: path)
-                // What needs a restart keeps its running value.
-                next.plugins = fresh.plugins
-                next.pluginDirectories = fresh.pluginDirectories
-                next.adminUIDs = fresh.adminUIDs
-                next.adminGIDs = fresh.adminGIDs
-                next.controllers = fresh.controllers
-                next.maxJSONDepth = fresh.maxJSONDepth
-                next.controllerLimits = fresh.controllerLimits
-                next.maxControllers = fresh.maxControllers
+        let result = reloadTransaction()
+        switch result {
+        case .success(let report):
+            var metadata: Logger.Metadata = [
+                "plugins": "\(plugins.plugins.filter(\.loaded).map(\.name))",
+                "changed": "\(report.changed)",
+            ]
+            if !report.restartRequired.isEmpty { metadata["restart_required"] = "\(report.restartRequired)" }
+            if !report.refused.isEmpty { metadata["plugins.refused"] = "\(report.refused.map(\.plugin))" }
+            logger.notice("configuration reloaded", metadata: metadata)
+            if !report.restartRequired.isEmpty {
+                logger.warning("settings changed that only a restart applies; their running values stay until then",
+                               metadata: ["restart_required": .string(report.restartRequired.joined(separator: ","))])
             }
-            try plugins.reload(next.plugins, directories: next.pluginDirectories)
-            config = next
-            createConfiguredControllers()
-            if !turnOpen { commitOutsideTurn() }
-            logger.notice("configuration reloaded", metadata: ["plugins": "\(plugins.plugins.filter(\.loaded).map(\.name))"])
-        } catch {
-            logger.error("reload failed; the previous configuration stays", metadata: ["error": "\(error)"])
-            result = (false, "\(error)")
+        case .failure(let error):
+            logger.error("reload failed; nothing changed, the running configuration stays", metadata: ["error": "\(error)"])
         }
-        onReload(.end(ok: result.0))
+        onReload(.end(ok: (try? result.get()) != nil))
         return result
+    }
+
+    private func reloadTransaction() -> Result<ReloadReport, ConfigError> {
+        var next = config
+        if let path = config.path {
+            do {
+                next = try ServerConfig.load(path: path)
+            } catch let error as ConfigError {
+                return .failure(error)
+            } catch {
+                return .failure(ConfigError("\(path): \(error)"))
+            }
+            next.overrides = config.overrides
+        }
+        let prepared = plugins.prepare(next.plugins, directories: next.pluginDirectories)
+        guard prepared.isUsable else {
+            plugins.discard(prepared)
+            return .failure(ConfigError(prepared.failures.map { f in
+                ConfigProblem(next.pluginLocations.indices.contains(f.index) ? next.pluginLocations[f.index] : ConfigLocation(file: next.path),
+                              "required plugin '\(f.plugin)' (\(f.path)) cannot run: \(f.message)")
+            }))
+        }
+        var report = ReloadReport()
+        (report.changed, report.restartRequired) = config.differences(to: next)
+        // What needs a restart keeps its running value.
+        var applied = config
+        applied.plugins = next.plugins
+        applied.pluginLocations = next.pluginLocations
+        applied.pluginDirectories = next.pluginDirectories
+        applied.adminUIDs = next.adminUIDs
+        applied.adminGIDs = next.adminGIDs
+        applied.controllers = next.controllers
+        applied.maxJSONDepth = next.maxJSONDepth
+        applied.controllerLimits = next.controllerLimits
+        applied.maxControllers = next.maxControllers
+        report.plugins = plugins.commit(prepared, controllers: containers.names.compactMap { containers[$0] })
+        plugins.maxJSONDepth = applied.maxJSONDepth
+        if !report.plugins.started.isEmpty || !report.plugins.stopped.isEmpty, !report.changed.contains("plugins.load") {
+            report.changed.append("plugins.load")  // the same settings, but a file changed or a refused plugin now runs
+        }
+        report.refused = prepared.refused
+        report.stale = prepared.stale
+        config = applied
+        // Events the stopped plugins emitted (a login gate's logouts), and selections they asked for.
+        afterCommand()
+        createConfiguredControllers()
+        if !turnOpen { commitOutsideTurn() }
+        return .success(report)
     }
 
     /// Measures the latency clock's rate again (every few seconds: it only gets closer).

@@ -39,42 +39,55 @@ struct Tabd: ParsableCommand {
     @Flag(name: .long, help: "Keep a damaged snapshot or journal aside and start from what can be trusted, instead of refusing to start.")
     var repair = false
 
-    @Flag(name: .long, help: "Check the configuration and the plugins' files, print the result and exit.")
+    @Flag(name: .long, help: "Check everything a start would — every setting, the socket group, the state directory, and each plugin's files, loading and init with its settings (then fini) — print what was found, and exit: 0 when tabd can start, 78 when it cannot.")
     var checkConfig = false
+
+    /// EX_CONFIG (sysexits.h): the configuration is what is wrong; the unit does not restart on it.
+    static let configExit: Int32 = 78
 
     mutating func run() throws {
         var settings: ServerConfig
         do {
             settings = try config.map { try ServerConfig.load(path: $0) } ?? ServerConfig()
         } catch {
-            // One sentence that names the setting (as tabd's other refusals), no usage text.
-            FileHandle.standardError.write(Data("<2>\(checkConfig ? "the configuration is not valid" : "tabd cannot start"): \(error)\n".utf8))
-            throw ExitCode(64)  // EX_USAGE, as before
+            // Every problem, one line each, naming the file, line and column; no usage text.
+            Self.report(error, checking: checkConfig)
+            throw ExitCode(Self.configExit)
         }
-        if let socket { settings.socketPath = socket }
-        if let stateDir { settings.stateDir = stateDir }
+        var overrides = ServerConfig.Overrides()
+        overrides.socketPath = socket
+        overrides.stateDir = stateDir
         if let fsync {
             guard let policy = FsyncPolicy(rawValue: fsync) else { throw ValidationError("--fsync must be always, everysec or no") }
-            settings.fsync = policy
+            overrides.fsync = policy
         }
-        if let logLevel { settings.logLevel = logLevel }
-        guard let level = Logger.Level(rawValue: settings.logLevel) else {
-            throw ValidationError("log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        if let logLevel {
+            guard Logger.Level(rawValue: logLevel) != nil else {
+                throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            overrides.logLevel = logLevel
         }
+        settings.overrides = overrides
+        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
         LoggingSystem.bootstrap { JournaldLogHandler(label: $0, level: level) }
         let logger = Logger(label: "tabd")
         if checkConfig {
-            // Each plugin its start would refuse, in the sentence tabd would log; a required
-            // one means tabd would not start.
-            let refused = Daemon.checkPlugins(settings).filter { $0.error != nil }
-            for p in refused {
-                let line = p.required ? "<2>the configuration is not valid: required plugin '\(p.name)' would be refused: \(p.error!)"
-                    : "<4>plugin '\(p.name)' would be refused: \(p.error!)"
-                FileHandle.standardError.write(Data((line + "\n").utf8))
+            let check = Daemon.check(settings)
+            for p in check.errors { Self.printProblem(p, "error") }
+            for p in check.warnings { Self.printProblem(p, "warning") }
+            let source = settings.path ?? "the built-in defaults"
+            guard check.errors.isEmpty else {
+                let n = check.errors.count, w = check.warnings.count
+                FileHandle.standardError.write(Data("tabd: \(source) cannot start: \(n) error\(n == 1 ? "" : "s")\(w > 0 ? ", \(w) warning\(w == 1 ? "" : "s")" : "")\n".utf8))
+                throw ExitCode(Self.configExit)
             }
-            if refused.contains(where: \.required) { throw ExitCode(1) }
-            let note = refused.isEmpty ? "" : ", \(refused.count) refused"
-            print("configuration OK: socket \(settings.socketPath), state \(settings.stateDir), fsync \(settings.fsync.rawValue), \(settings.plugins.count) plugin(s)\(note)")
+            let w = check.warnings.count
+            print("configuration OK\(w > 0 ? " with \(w) warning\(w == 1 ? "" : "s")" : ""): \(source)")
+            print("  socket \(settings.socketPath) (mode 0\(String(settings.socketMode, radix: 8))), state \(settings.stateDir), fsync \(settings.fsync.rawValue)")
+            for p in check.plugins {
+                print("  plugin \(p.name) \(p.version ?? "") (\(p.path)): loaded, init and fini ran\(p.required ? "; required" : "")")
+            }
+            if settings.plugins.isEmpty { print("  no plugins") }
             return
         }
         var options = Daemon.Options(config: settings)
@@ -82,9 +95,33 @@ struct Tabd: ParsableCommand {
         options.version = Self.version
         do {
             try Daemon.run(options, logger: logger)
+        } catch let error as ConfigError {
+            for p in error.problems { logger.critical("tabd cannot start: \(p)") }
+            throw ExitCode(Self.configExit)
         } catch {
             logger.critical("tabd cannot start: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// A configuration that cannot be read, before logging is set up: each problem on its
+    /// own line, as the log would write it.
+    static func report(_ error: Error, checking: Bool) {
+        let problems = (error as? ConfigError)?.problems ?? [ConfigProblem(ConfigLocation(file: nil), "\(error)")]
+        let handler = JournaldLogHandler(label: "tabd")
+        for p in problems {
+            if checking { printProblem(p, "error") } else {
+                FileHandle.standardError.write(Data(handler.line(.critical, "tabd cannot start: \(p)", nil).utf8))
+            }
+        }
+        if checking {
+            FileHandle.standardError.write(Data("tabd: the configuration is not valid: \(problems.count) error\(problems.count == 1 ? "" : "s")\n".utf8))
+        }
+    }
+
+    /// One line of --check-config's findings: `file:line:column: error: sentence`.
+    static func printProblem(_ p: ConfigProblem, _ severity: String) {
+        let at = p.location.description
+        FileHandle.standardError.write(Data("\(at.isEmpty ? "" : at + ": ")\(severity): \(p.message)\n".utf8))
     }
 }

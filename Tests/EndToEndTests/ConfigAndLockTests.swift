@@ -56,15 +56,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "access:\n  admin_uids: [-1]\n".write(toFile: dir + "/tabd.yaml", atomically: true, encoding: .utf8)
         let (status, stderr) = try Self.runTabd(["--config", dir + "/tabd.yaml", "--socket", dir + "/tabd.sock", "--state-dir", dir + "/state"])
-        #expect(status == 64, "\(status): \(stderr)")
-        #expect(stderr == "<2>tabd cannot start: in \(dir)/tabd.yaml, \(Self.uidSentence)\n", "\(stderr)")
+        #expect(status == 78, "EX_CONFIG: \(status): \(stderr)")
+        #expect(stderr == "critical: tabd cannot start: \(dir)/tabd.yaml:2:16: \(Self.uidSentence)\n", "\(stderr)")
         // Refused before anything was made: no socket, no state directory.
         #expect(!FileManager.default.fileExists(atPath: dir + "/tabd.sock"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/state"))
         // --check-config says the same.
         let check = try Self.runTabd(["--check-config", "--config", dir + "/tabd.yaml"])
-        #expect(check.status == 64)
-        #expect(check.stderr.contains(Self.uidSentence), "\(check.stderr)")
+        #expect(check.status == 78)
+        #expect(check.stderr == "\(dir)/tabd.yaml:2:16: error: \(Self.uidSentence)\ntabd: the configuration is not valid: 1 error\n", "\(check.stderr)")
     }
 
     @Test func refusesToStartWithAnOutOfRangeLimit() throws {
@@ -72,8 +72,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try "limits:\n  max_connections: 0\n".write(toFile: dir + "/tabd.yaml", atomically: true, encoding: .utf8)
         let (status, stderr) = try Self.runTabd(["--config", dir + "/tabd.yaml", "--socket", dir + "/tabd.sock", "--state-dir", dir + "/state"])
-        #expect(status == 64, "\(status): \(stderr)")
-        #expect(stderr.contains("limits.max_connections must be an integer from 1 to 1048576 (got 0)"), "\(stderr)")
+        #expect(status == 78, "\(status): \(stderr)")
+        #expect(stderr.contains("tabd.yaml:2:20: limits.max_connections must be an integer from 1 to 1048576 (got 0)"), "\(stderr)")
         #expect(stderr.split(separator: "\n").count == 1, "\(stderr)")
     }
 
@@ -112,7 +112,8 @@ import Testing
         let error = try c.error(#"{"cmd":"reload","id":7}"#)
         let message = error.string("message") ?? ""
         #expect(message.contains(Self.uidSentence), "\(message)")
-        #expect(message.contains("the previous configuration stays"), "\(message)")
+        #expect(message.contains("nothing changed and the running configuration stays"), "\(message)")
+        #expect(error.strings("problems")?.count == 1, "\(JSONValue.object(error).jsonString)")
         #expect(!message.contains("\n"))
         // Still serving, on this connection and new ones, with the same state and the old config.
         #expect(tabd.process?.isRunning == true)
@@ -167,7 +168,7 @@ import Testing
         let secondSocket = first.dir + "/second.sock"
         let (status, stderr) = try Self.runTabd(["--config", first.configPath, "--socket", secondSocket, "--state-dir", first.stateDir])
         #expect(status == 1, "\(status): \(stderr)")
-        #expect(stderr == "<2>tabd cannot start: the state directory \(first.stateDir) is in use by tabd (pid \(first.pid), lock file \(first.stateDir)/lock); stop that tabd or start this one with another --state-dir\n", "\(stderr)")
+        #expect(stderr == "critical: tabd cannot start: the state directory \(first.stateDir) is in use by tabd (pid \(first.pid), lock file \(first.stateDir)/lock); stop that tabd or start this one with another --state-dir\n", "\(stderr)")
         #expect(!FileManager.default.fileExists(atPath: secondSocket))
         // The first is untouched: it answers, with the same state, and its files are the same bytes.
         #expect(try c.request(#"{"cmd":"state"}"#) == state)

@@ -65,13 +65,13 @@ extension PluginEndToEndTests {
         let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", tabd.configPath])
         #expect(check.status == 0, "\(check.stderr)")
         for (file, sentence) in expected {
-            #expect(check.stderr.contains("<4>plugin '\(file)' would be refused: \(sentence)\n"), "\(check.stderr)")
+            #expect(check.stderr.contains(": warning: plugin '\(file)' (\(file)) would not run: \(sentence)\n"), "\(check.stderr)")
         }
-        #expect(check.stderr.contains(", 3 plugin(s), 2 refused\n"), "\(check.stderr)")
+        #expect(check.stderr.contains("configuration OK with 2 warnings"), "\(check.stderr)")
     }
 
     /// A required plugin in a directory another user may write: tabd does not start, and
-    /// --check-config says so (exit 1) in the same sentence.
+    /// --check-config says so (exit 78, EX_CONFIG) in the same sentence, at the plugin's line.
     @Test func requiredPluginInAnUntrustedDirectoryStopsTabdAndFailsTheCheck() throws {
         let base = temporaryDirectory("preq")
         defer { try? FileManager.default.removeItem(atPath: base) }
@@ -81,11 +81,11 @@ extension PluginEndToEndTests {
             .write(toFile: base + "/tabd.yaml", atomically: true, encoding: .utf8)
         let sentence = Self.writable(base, "group", "775")
         let start = try ConfigAndLockTests.runTabd(["--config", base + "/tabd.yaml", "--socket", base + "/s", "--state-dir", base + "/state"])
-        #expect(start.status == 1, "\(start.stderr)")
+        #expect(start.status == 78, "\(start.stderr)")
         #expect(start.stderr.contains(sentence), "\(start.stderr)")
         let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", base + "/tabd.yaml"])
-        #expect(check.status == 1)
-        #expect(check.stderr == "<2>the configuration is not valid: required plugin 'gate.so' would be refused: \(sentence)\n", "\(check.stderr)")
+        #expect(check.status == 78)
+        #expect(check.stderr == "\(base)/tabd.yaml:4:7: error: required plugin 'gate.so' (gate.so) cannot run: \(sentence)\ntabd: \(base)/tabd.yaml cannot start: 1 error\n", "\(check.stderr)")
     }
 
     /// --check-config runs the checks tabd runs before loading a file — the same code — and
@@ -113,8 +113,9 @@ extension PluginEndToEndTests {
 
         let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", tabd.configPath])
         #expect(check.status == 0, "\(check.stderr)")
-        let reported = check.stderr.split(separator: "\n").filter { $0.hasPrefix("<4>") }
-        #expect(reported.sorted() == errors.map { "<4>plugin '\($0.key)' would be refused: \($0.value)" }.sorted(), "\(check.stderr)")
-        #expect(check.stderr.hasSuffix(", 6 plugin(s), 5 refused\n"), "\(check.stderr)")
+        let reported = check.stderr.split(separator: "\n").compactMap { line in line.range(of: ": warning: ").map { String(line[$0.upperBound...]) } }
+        #expect(reported.sorted() == errors.map { "plugin '\($0.key)' (\($0.key)) would not run: \($0.value)" }.sorted(), "\(check.stderr)")
+        #expect(check.stderr.contains("configuration OK with 5 warnings"), "\(check.stderr)")
+        #expect(check.stderr.contains("plugin good 1.0"), "\(check.stderr)")
     }
 }

@@ -361,7 +361,7 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         // A configuration that does not parse: the reload fails and the running one stays.
         try "plugins: [unclosed\n".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
         let failed = errorOf(try c.request(#"{"cmd":"reload"}"#))
-        #expect(failed?.string("message")?.contains("the previous configuration stays") == true, "\(failed.map { JSONValue.object($0).jsonString } ?? "")")
+        #expect(failed?.string("message")?.contains("the running configuration stays") == true, "\(failed.map { JSONValue.object($0).jsonString } ?? "")")
         #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"b"}"#))?.string("plugin") == "no")
         // The plugin leaves the configuration: after reload it is no longer consulted.
         try Plugins.config("", extraDirectory: dir).replacingOccurrences(of: "  load:\n", with: "  load: []\n")

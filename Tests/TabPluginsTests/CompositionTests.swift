@@ -310,21 +310,41 @@ extension PluginTests {
             #expect(host.status("hello.so")?.error?.contains("no plugin directory is configured") == true)
         }
 
-        /// A required plugin that cannot start on reload makes reload throw, and every tap
-        /// is refused (fail closed) until a reload succeeds.
-        @Test func requiredPluginFailingOnReloadFailsClosed() throws {
+        /// A required plugin that cannot start on reload makes reload throw and changes
+        /// nothing: the running instance goes on deciding, and a later good reload is taken.
+        @Test func requiredPluginFailingOnReloadChangesNothing() throws {
             let (host, _) = makeHost([try buildHello()])
             try host.load([PluginSpec(path: "hello.so", required: true)])
-            var c = try controller(["home", "news"])
+            var c = try controller(["home", "news", "secret"])
+            #expect(tapDenial(&c, "secret", policy: host)?.plugin == "hello")
             #expect(throws: PluginError.self) {
                 try host.reload([PluginSpec(path: "hello.so", required: true, configJSON: #"{"prefix":""}"#)])
             }
-            let error = try #require(tapDenial(&c, "news", policy: host))
-            #expect(error.plugin == "hello")
-            #expect(error.reason?.contains("required plugin 'hello' is not running: init failed: settings: prefix must be a non-empty string") == true)
-            #expect(host.status("hello")?.loaded == false)
-            try host.reload([PluginSpec(path: "hello.so", required: true)])
             #expect(tapDenial(&c, "news", policy: host) == nil)
+            #expect(tapDenial(&c, "secret", policy: host)?.plugin == "hello")
+            #expect(host.status("hello")?.loaded == true)
+            #expect(host.status("hello")?.error == nil)
+            let s = try #require(host.stats.first)
+            #expect(s.hooks.first { $0.hook == .initialize }?.calls == 1, "the running instance was not initialised again")
+            #expect(s.hooks.first { $0.hook == .fini }?.calls == nil, "the running instance was not stopped")
+            try host.reload([PluginSpec(path: "hello.so", required: true, configJSON: #"{"prefix":"news"}"#)])
+            #expect(tapDenial(&c, "news", policy: host)?.plugin == "hello")
+            #expect(tapDenial(&c, "secret", policy: host) == nil)
+        }
+
+        /// A reload that keeps a plugin's file and settings keeps its running instance: no
+        /// fini, no init, and what it holds survives.
+        @Test func reloadWithTheSameSettingsKeepsTheInstance() throws {
+            let (host, _) = makeHost([try buildHello()])
+            try host.load([PluginSpec(path: "hello.so")])
+            var c = try controller(["home", "secret"])
+            #expect(try host.call(plugin: "hello", method: "unlock", argsJSON: #"{"code":"open-sesame"}"#, controller: c).get() == #"{"unlocked":true}"#)
+            #expect(tapDenial(&c, "secret", policy: host) == nil)
+            try host.reload([PluginSpec(path: "hello.so")])
+            #expect(tapDenial(&c, "secret", policy: host) == nil, "still unlocked: the instance was kept")
+            let s = try #require(host.stats.first)
+            #expect(s.hooks.first { $0.hook == .initialize }?.calls == 1)
+            #expect(s.hooks.first { $0.hook == .fini }?.calls == nil)
         }
 
         /// Status, decision and stats records render as JSON objects the server can embed.
@@ -333,7 +353,7 @@ extension PluginTests {
             try host.load([PluginSpec(path: "hello.so"), PluginSpec(path: "absent.so")])
             let json = host.plugins.map(\.json)
             #expect(json[0].hasPrefix(#"{"name":"hello","version":"1.0.0","description":"Locks tabs whose id starts with a prefix until its unlock method is called.","path":""#))
-            #expect(json[0].hasSuffix(#""loaded":true,"error":null,"required":false,"abi":"1.1"}"#))
+            #expect(json[0].hasSuffix(#""loaded":true,"error":null,"required":false,"abi":"1.2","stale":false}"#))
             #expect(json[1].contains(#""loaded":false,"error":"no file named 'absent.so' in the plugin directories"#))
         }
     }

@@ -23,7 +23,7 @@ extension PluginTests {
             #expect(status.loaded)
             #expect(status.error == nil)
             #expect(status.version == "1.0.0")
-            #expect(status.abi == "1.1")
+            #expect(status.abi == "1.2")
             #expect(status.path == dir + "/hello.so")
             #expect(status.hooks == ["init", "fini", "should_select", "did_select", "will_begin_customizing", "did_end_customizing", "call"])
             #expect(log.contains("hello ready: tabs starting with 'secret' are locked"))
@@ -134,6 +134,29 @@ extension PluginTests {
             #expect(host.status("nosym.so")?.error?.contains("does not export tabd_policy_entry") == true)
         }
 
+        /// A plugin built before ABI 1.2 (a descriptor ending at `call`) loads, and tabd
+        /// reads nothing past its struct_size: what follows it in memory is never a hook.
+        @Test func aDescriptorOfAnOlderMinorLoadsWithoutLaterHooks() throws {
+            let dir = try temporaryDirectory()
+            // The descriptor is followed by a non-NULL pointer where will_stop would be.
+            let source = """
+                #include <tabd/policy.h>
+                static void garbage(void) {}
+                static const struct { tabd_policy_descriptor d; } both = {
+                    { .abi_major = 1, .abi_minor = 1, .struct_size = TABD_POLICY_DESCRIPTOR_SIZE_1_0,
+                      .name = "old", .version = "1.1", .description = "built against 1.1",
+                      .will_stop = (void (*)(void *, const tabd_controller *))garbage } };
+                TABD_POLICY_EXPORT const tabd_policy_descriptor *tabd_policy_entry(void) { return &both.d; }
+                """
+            try compilePlugin(source, named: "old.so", in: dir)
+            let (host, _) = makeHost([dir])
+            try host.load([PluginSpec(path: "old.so")])
+            let status = try #require(host.status("old"))
+            #expect(status.loaded)
+            #expect(status.abi == "1.1")
+            #expect(!status.hooks.contains("will_stop"), "\(status.hooks)")
+        }
+
         /// A plugin built for another ABI major is refused, naming both versions.
         @Test func abiMajorMismatchIsRefused() throws {
             let dir = try temporaryDirectory()
@@ -141,7 +164,7 @@ extension PluginTests {
             let (host, _) = makeHost([dir])
             try host.load([PluginSpec(path: "future.so")])
             let error = try #require(host.status("future.so")?.error)
-            #expect(error.contains("built for plugin ABI 2.1 but this tabd speaks ABI 1.1"))
+            #expect(error.contains("built for plugin ABI 2.2 but this tabd speaks ABI 1.2"))
         }
 
         /// A newer minor of the same major loads (minors only append).
@@ -184,7 +207,7 @@ extension PluginTests {
                 #expect(error.message == "init failed: the moon is not full")
             }
             #expect(host.status("moody")?.loaded == false)
-            #expect(host.status("moody")?.error == "required plugin 'moody' is not running: init failed: the moon is not full")
+            #expect(host.status("moody")?.error == "init failed: the moon is not full")
             #expect(log.contains("plugin refused: init failed: the moon is not full"))
         }
 

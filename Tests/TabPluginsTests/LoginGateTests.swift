@@ -43,8 +43,8 @@ extension PluginTests {
             let (host, _, _) = try loginGateHost()
             let s = try #require(host.status("login-gate"))
             #expect(s.loaded)
-            #expect(s.version == "1.1.0")
-            #expect(s.hooks == ["init", "fini", "should_select", "call"])
+            #expect(s.version == "1.2.0")
+            #expect(s.hooks == ["init", "fini", "should_select", "call", "will_stop"])
             #expect(s.required)
         }
 

@@ -62,7 +62,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 1
+#define TABD_POLICY_ABI_MINOR 2
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -315,17 +315,20 @@ typedef struct tabd_policy_descriptor {
     const char *description;
 
     /**
-     * Called once after loading, and again (after fini) on every reload, with the
-     * plugin's settings from tabd's configuration as JSON text (an object; "{}" when
-     * there are none). Keep `host` for later. Store per-instance state in *state.
+     * Called once per instance, with the plugin's settings from tabd's configuration as
+     * JSON text (an object; "{}" when there are none): at start, and at a reload that
+     * changed the plugin's settings (the new instance is initialised while the old one
+     * still runs; the old one is stopped only if every required plugin started). Keep `host` for later. Store per-instance state in *state.
      * Return TABD_OK, or TABD_ERROR with reply->message saying what is wrong with the
      * settings: the plugin is then refused (and tabd does not start if it is
      * required).
      */
     tabd_result (*init)(const tabd_host *host, const char *config_json, void **state, tabd_reply *reply);
 
-    /** Called before a re-init on reload, when the plugin leaves the configuration,
-     *  and at shutdown. Free what init made. The code itself is never unloaded. */
+    /** Called when the instance stops: a reload replaced it (its settings changed) or
+     *  dropped it (no longer configured), or tabd shuts down. Free what init made. The
+     *  code itself is never unloaded. A reload that keeps a plugin's file and settings
+     *  calls neither fini nor init: the instance runs on as it was. */
     void (*fini)(void *state);
 
     /**
@@ -379,8 +382,20 @@ typedef struct tabd_policy_descriptor {
     tabd_result (*call)(void *state, const tabd_controller *controller, const char *method,
                         const char *args_json, tabd_reply *reply);
 
-    /* Hooks added in later minors go here, each marked "since 1.N". tabd treats a
-     * hook past the plugin's struct_size as NULL. */
+    /* ---- since 1.2 -------------------------------------------------------------- */
+
+    /**
+     * A reload is about to stop this instance: its settings (or its file) changed, so a
+     * new instance takes over, or it is no longer configured. Called once per
+     * controller, before fini, so the plugin can tell clients what it drops with
+     * host->emit (the login gate emits who it logs out). Not called when a reload keeps
+     * the instance (same file, same settings: it keeps running, nothing is re-initialised),
+     * nor at shutdown. The new instance, if any, is already running.
+     */
+    void (*will_stop)(void *state, const tabd_controller *controller);
+
+    /* Hooks added in later minors go here, each marked "since 1.N". tabd reads only the
+     * plugin's struct_size bytes of this descriptor: a hook past them is NULL. */
 } tabd_policy_descriptor;
 
 /** The size of the 1.0 descriptor: the least struct_size tabd accepts. */
