@@ -71,11 +71,12 @@ UNITDIR     := $(PREFIX)/lib/systemd/system
 SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 DOCDIR      := $(PREFIX)/share/doc/tabd
-CONFDIR     := /etc/tabd
-SUBST        = sed -e 's|/usr/local|$(PREFIX)|g' -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
+CONFDIR     ?= /etc/tabd
+SUBST        = sed -e 's|/usr/local|$(PREFIX)|g' -e 's|/etc/tabd|$(CONFDIR)|g' -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
 
-# Installs a release build. PREFIX (default /usr/local) and DESTDIR as usual; the example
-# config goes to /etc/tabd/tabd.yaml unless one is there already.
+# Installs a release build. PREFIX (default /usr/local), CONFDIR (default /etc/tabd) and
+# DESTDIR as usual; the example config goes to $(CONFDIR)/tabd.yaml and an empty credentials
+# file beside it, unless they are there already.
 install:
 	$(MAKE) build CONFIG=release
 	$(MAKE) install-files BIN_DIR=.build/release
@@ -97,6 +98,9 @@ install-files:
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 Plugins/examples/hello.c $(DESTDIR)$(DOCDIR)/
 	[ -f $(DESTDIR)$(CONFDIR)/tabd.yaml ] || $(SUBST) tabd.example.yaml > $(DESTDIR)$(CONFDIR)/tabd.yaml
+	@# The login gate's credentials: none yet, so a fresh install starts and serves with every
+	@# tab but the login tab refused until an operator adds a user (docs/operations.md).
+	[ -f $(DESTDIR)$(CONFDIR)/credentials ] || install -m 0640 /dev/null $(DESTDIR)$(CONFDIR)/credentials
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tabd $(DESTDIR)$(BINDIR)/tabctl
@@ -106,7 +110,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/tabd.conf $(DESTDIR)$(TMPFILESDIR)/tabd.conf
 	rm -rf $(DESTDIR)$(DOCDIR)
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/tabd 2>/dev/null
-	@echo "kept: $(CONFDIR) and /var/lib/tabd (configuration and state)"
+	@echo "kept: $(CONFDIR) (configuration and credentials) and /var/lib/tabd (state)"
 
 # tabd against Redis and the bare libevent floor, one run on this machine (about 4 minutes);
 # the report goes to Benchmarks/results/latest.md and into BENCHMARKS.md. Settings: see the

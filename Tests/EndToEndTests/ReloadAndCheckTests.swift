@@ -1,0 +1,230 @@
+// Operations that tell the truth (issue 15): `--check-config` refuses each configuration a
+// start would refuse, naming the file and line; a reload is a transaction (a broken
+// required plugin changes nothing: taps and logins keep working), keeps plugins whose file
+// and settings did not change, and says what it did (started, stopped, refused, stale,
+// restart_required); the login gate tells clients whom a reload logs out; logs carry
+// journald prefixes only on the journal stream; a fresh install starts and serves.
+
+import Foundation
+import Testing
+import TabProtocol
+
+@Suite struct ReloadAndCheckTests {
+    // MARK: --check-config
+
+    /// Each configuration the issue names — a missing required plugin, a group-writable one,
+    /// one without the entry symbol, a missing credentials file, unknown plugin settings —
+    /// is refused by --check-config (exit 78) with a line naming the file, line and column,
+    /// and tabd refuses to start on it with the same sentence (exit 78).
+    @Test func checkConfigRefusesWhatAStartRefuses() throws {
+        let dir = temporaryDirectory("chk")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let plugins = dir + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try Plugins.gate("nosym.so", in: plugins, ["NAME=\"nosym\"", "tabd_policy_entry=not_the_entry"])
+        chmod(try Plugins.gate("group.so", in: plugins, ["NAME=\"group\""]), 0o775)
+        let credentials = try Plugins.credentials(in: dir)
+        let dirs = "[\(Build.binDirectory.path), \(plugins)]"
+        let cases: [(String, String)] = [
+            ("    - path: libAbsent.so\n      required: true\n", "required plugin 'libAbsent.so' (libAbsent.so) cannot run: no file named 'libAbsent.so' in the plugin directories"),
+            ("    - path: group.so\n      required: true\n", "required plugin 'group.so' (group.so) cannot run: \(plugins)/group.so is group- or world-writable (mode 775); run chmod go-w on it"),
+            ("    - path: nosym.so\n      required: true\n", "cannot run: it does not export tabd_policy_entry"),
+            ("    - path: libLoginGate.so\n      required: true\n      settings: {credentials_file: \(dir)/missing}\n", "required plugin 'login-gate' (\(Build.binDirectory.path)/libLoginGate.so) cannot run: init failed: cannot read credentials_file \(dir)/missing"),
+            ("    - path: libLoginGate.so\n      required: true\n      settings: {credentials_file: \(credentials), colour: blue}\n", "init failed: unknown setting 'colour'"),
+        ]
+        for (load, sentence) in cases {
+            let path = dir + "/tabd.yaml"
+            try "state_dir: \(dir)/state\nplugins:\n  directories: \(dirs)\n  load:\n\(load)".write(toFile: path, atomically: true, encoding: .utf8)
+            let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+            #expect(check.status == 78, "\(load): \(check.stderr)")
+            #expect(check.stderr.hasPrefix("\(path):5:7: error: "), "\(check.stderr)")
+            #expect(check.stderr.contains(sentence), "\(check.stderr)")
+            #expect(check.stderr.hasSuffix("tabd: \(path) cannot start: 1 error\n"), "\(check.stderr)")
+            #expect(!check.stderr.contains("configuration OK"))
+            #expect(!check.stderr.contains("Usage"), "no usage text: \(check.stderr)")
+            let start = try ConfigAndLockTests.runTabd(["--config", path, "--socket", dir + "/s"])
+            #expect(start.status == 78, "\(start.stderr)")
+            #expect(start.stderr.contains("tabd cannot start: \(path):5:7: ") && start.stderr.contains(sentence), "\(start.stderr)")
+        }
+    }
+
+    /// Every problem of a file at once, in file order, each at its line and column.
+    @Test func checkConfigListsEveryProblem() throws {
+        let dir = temporaryDirectory("chk")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/tabd.yaml"
+        try "fsync: sometimes\nlimits:\n  max_tabs: 0\n  max_tabz: 5\naccess:\n  admin_uids: [1, x]\nsocket_group: no-such-group-here\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+        #expect(check.status == 78)
+        #expect(check.stderr == """
+            \(path):1:8: error: fsync must be always, everysec or no (got sometimes)
+            \(path):3:13: error: limits.max_tabs must be an integer from 1 to 1000000 (got 0)
+            \(path):4:3: error: unknown setting 'limits.max_tabz'; did you mean 'max_tabs'?
+            \(path):6:19: error: access.admin_uids[1] must be a uid from 0 to 4294967294 (got x)
+            tabd: the configuration is not valid: 4 errors
+
+            """, "\(check.stderr)")
+        // Fixed values; what remains is what only the start environment shows: the group.
+        try "socket_group: no-such-group-here\nstate_dir: \(dir)/state\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let again = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+        #expect(again.status == 78)
+        #expect(again.stderr.contains("\(path): error: socket_group 'no-such-group-here' does not exist"), "\(again.stderr)")
+    }
+
+    // MARK: reload
+
+    static func gateConfig(_ credentials: String, extra: String = "", more: String = "") -> String {
+        Plugins.config(Plugins.loginGate(credentials: credentials, extra: extra) + more)
+    }
+
+    /// A reload whose required plugin cannot start (its credentials file is gone from the
+    /// new settings) is refused as a whole: the reply lists the problem with its line, and
+    /// the running login gate goes on deciding — a logged-in controller still taps, logins
+    /// still work, nothing was logged out.
+    @Test func aBrokenRequiredPluginLeavesTapsAndLoginsWorking() throws {
+        let dir = temporaryDirectory("rtx")
+        let credentials = try Plugins.credentials(in: dir)
+        let tabd = try TabdProcess(config: Self.gateConfig(credentials), dir: dir)
+        let c = try tabd.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"news"},{"id":"mail"}]}"#)
+        try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        try c.ok(#"{"cmd":"tap","tab":"news"}"#)
+        try c.ok(#"{"cmd":"controller.create","controller":"second","idiom":"phone"}"#)
+        try c.ok(#"{"cmd":"set_tabs","controller":"second","tabs":[{"id":"login"},{"id":"news"}]}"#)
+
+        try Self.gateConfig(dir + "/gone").write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        let error = try c.error(#"{"cmd":"reload"}"#)
+        #expect(error.string("code") == "internal")
+        #expect(error.string("message")?.hasPrefix("reload refused, nothing changed and the running configuration stays: \(tabd.configPath):4:7: required plugin 'login-gate'") == true, "\(JSONValue.object(error).jsonString)")
+        #expect(error.strings("problems")?.first?.contains("init failed: cannot read credentials_file \(dir)/gone") == true, "\(JSONValue.object(error).jsonString)")
+
+        try c.ok(#"{"cmd":"tap","tab":"mail"}"#)
+        let status = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#)
+        #expect(status.object("value")?.string("user") == "demo", "still logged in")
+        #expect(try c.error(#"{"cmd":"tap","controller":"second","tab":"news"}"#).string("plugin") == "login-gate")
+        try c.ok(#"{"cmd":"plugin.call","controller":"second","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        try c.ok(#"{"cmd":"tap","controller":"second","tab":"news"}"#)
+        let plugins = try c.ok(#"{"cmd":"plugins"}"#)["plugins"]?.jsonString ?? ""
+        #expect(plugins.contains(#""loaded":true,"error":null,"required":true"#), "\(plugins)")
+        #expect(tabd.log.contains("reload failed; nothing changed"), "\(tabd.log)")
+        #expect(tabd.stop() == 0)
+    }
+
+    /// A reload with the same plugin file and settings keeps the running instance: the login
+    /// survives, and the reply says nothing started or stopped. Changed settings replace the
+    /// gate: a subscriber gets a `logout` event naming the user and why, and the controller
+    /// returns to its login tab.
+    @Test func loginsSurviveAReloadUnlessTheGateSettingsChange() throws {
+        let dir = temporaryDirectory("rlg")
+        let credentials = try Plugins.credentials(in: dir)
+        let tabd = try TabdProcess(config: Self.gateConfig(credentials), dir: dir)
+        let c = try tabd.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"news"}]}"#)
+        try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        try c.ok(#"{"cmd":"tap","tab":"news"}"#)
+
+        let same = try c.ok(#"{"cmd":"reload"}"#)
+        #expect(same.strings("plugins_started") == [] && same.strings("plugins_stopped") == [], "\(JSONValue.object(same).jsonString)")
+        #expect(same.strings("changed") == [])
+        try c.ok(#"{"cmd":"tap","tab":"login"}"#)
+        try c.ok(#"{"cmd":"tap","tab":"news"}"#)
+
+        let watcher = try tabd.client()
+        try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        try Self.gateConfig(credentials, extra: ", max_failures: 9").write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        let changed = try c.ok(#"{"cmd":"reload"}"#)
+        #expect(changed.strings("plugins_started") == ["login-gate"] && changed.strings("plugins_stopped") == ["login-gate"])
+        #expect(changed.strings("changed") == ["plugins.load"])
+        let event = try object(try #require(try watcher.readLine()))
+        #expect(event.string("event") == "plugin")
+        let data = event.object("data")?.object("data")
+        #expect(data?.string("event") == "logout" && data?.string("user") == "demo", "\(JSONValue.object(event).jsonString)")
+        #expect(data?.string("reason")?.contains("reload") == true)
+        #expect(try c.error(#"{"cmd":"tap","tab":"news"}"#).string("reason") == "not logged in")
+        #expect(try c.ok(#"{"cmd":"state"}"#).string("selected") == "login", "back on the login tab")
+        #expect(tabd.stop() == 0)
+    }
+
+    /// A plugin file replaced on disk is reported as stale by reload and `plugins` (its old
+    /// code keeps running); settings only a restart applies are named in restart_required;
+    /// a refused optional plugin is listed with its reason.
+    @Test func reloadReportsStaleFilesRestartSettingsAndRefusals() throws {
+        let dir = temporaryDirectory("rst")
+        try Plugins.gate("g.so", in: dir, ["NAME=\"g\"", "RESULT=TABD_ALLOW"])
+        let config = Plugins.config("    - path: g.so\n", extraDirectory: dir)
+        let tabd = try TabdProcess(config: "fsync: everysec\n" + config, dir: dir)
+        let c = try tabd.client()
+        // A rebuilt plugin, installed the usual way (a new file renamed over the old).
+        try Plugins.gate("g2.so", in: dir, ["NAME=\"g\"", "RESULT=TABD_DENY"])
+        #expect(rename(dir + "/g2.so", dir + "/g.so") == 0)
+        try ("fsync: always\nlimits:\n  max_tabs: 10\n" + config + "    - path: libMissing.so\n")
+            .write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        let r = try c.ok(#"{"cmd":"reload"}"#)
+        let text = JSONValue.object(r).jsonString
+        #expect(r.strings("restart_required") == ["fsync"], "\(text)")
+        #expect(r.strings("changed") == ["limits.max_tabs", "plugins.load"], "\(text)")
+        #expect(text.contains(#""stale":[{"plugin":"g","path":"\#(dir)/g.so","message":"its file changed on disk since tabd loaded it; the code loaded then keeps running: restart tabd to run the new code"}]"#), "\(text)")
+        #expect(text.contains(#""refused":[{"plugin":"libMissing.so","path":"libMissing.so","message":"no file named 'libMissing.so' in the plugin directories"#), "\(text)")
+        let plugins = try c.ok(#"{"cmd":"plugins"}"#)["plugins"]?.jsonString ?? ""
+        #expect(plugins.contains(#""abi":"1.2","stale":true"#), "\(plugins)")
+        // The old code runs: it allows.
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        try c.ok(#"{"cmd":"tap","tab":"b"}"#)
+        #expect(tabd.log.contains("restart_required=fsync"), "\(tabd.log)")
+        #expect(tabd.stop() == 0)
+    }
+
+    // MARK: logs
+
+    /// `<N>` priority prefixes only when stderr is the stream JOURNAL_STREAM names; level
+    /// names otherwise. A message with a newline stays on one line.
+    @Test func journalPrefixesOnlyOnTheJournalStream() throws {
+        let dir = temporaryDirectory("jrn")
+        let log = dir + "/stderr"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        var st = stat()
+        stat(log, &st)
+        let journal = "JOURNAL_STREAM=\(st.st_dev):\(st.st_ino)"
+        for (env, prefix) in [(journal, "<5>tabd ready"), ("JOURNAL_STREAM=1:2", "notice: tabd ready"), ("", "notice: tabd ready")] {
+            let r = try shell("\(env) timeout -s TERM 1 \(Build.tabd) --socket \(dir)/s --state-dir \(dir)/st 2>>\(log); tail -n 4 \(log); : > \(log)")
+            #expect(r.output.contains("\n" + prefix) || r.output.hasPrefix(prefix), "\(env): \(r.output)")
+        }
+        // A plugin's log line with a newline in it (the login gate logs the user name of a
+        // failed login).
+        let credentials = try Plugins.credentials(in: dir)
+        let tabd = try TabdProcess(config: Self.gateConfig(credentials), dir: dir)
+        _ = try tabd.client().request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"eve\nforged line","password":"x"}}"#)
+        #expect(tabd.stop() == 0)
+        let lines = tabd.log.split(separator: "\n")
+        #expect(lines.contains { $0.contains(#"eve\nforged line"#) }, "\(tabd.log)")
+        #expect(!lines.contains { $0.hasPrefix("forged line") }, "\(tabd.log)")
+    }
+
+    // MARK: first start
+
+    /// `make install` into a prefix, then tabd with the installed configuration: it starts
+    /// and serves (the login gate with the empty credentials file install made refuses every
+    /// tab but the login tab); adding a user as the docs say lets that user log in.
+    @Test func aFreshInstallStartsAndServes() throws {
+        let root = temporaryDirectory("fresh")
+        let r = try shell("make -s -C \(Build.packageRoot.path) install-files PREFIX=\(root)/usr CONFDIR=\(root)/etc/tabd BIN_DIR=\(Build.binDirectory.path)")
+        #expect(r.status == 0, "\(r.output)")
+        let config = try String(contentsOfFile: root + "/etc/tabd/tabd.yaml", encoding: .utf8)
+        #expect(config.contains("credentials_file: \(root)/etc/tabd/credentials"))
+        var st = stat()
+        #expect(stat(root + "/etc/tabd/credentials", &st) == 0 && st.st_mode & 0o777 == 0o640 && st.st_size == 0)
+        let check = try shell("\(root)/usr/bin/tabd --check-config --config \(root)/etc/tabd/tabd.yaml --socket \(root)/s --state-dir \(root)/state")
+        #expect(check.status == 0, "\(check.output)")
+        let tabd = try TabdProcess(config: config, dir: root)
+        let c = try tabd.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"news"}]}"#)
+        #expect(try c.error(#"{"cmd":"tap","tab":"news"}"#).string("plugin") == "login-gate")
+        #expect(tabd.log.contains("lists no user: nobody can log in"), "\(tabd.log)")
+        // The docs' step: add a user (openssl passwd -6), then log in.
+        #expect(try shell("printf 'alice:%s\\n' \"$(openssl passwd -6 secret)\" >> \(root)/etc/tabd/credentials").status == 0)
+        try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"alice","password":"secret"}}"#)
+        try c.ok(#"{"cmd":"tap","tab":"news"}"#)
+        #expect(tabd.stop() == 0)
+    }
+}
