@@ -81,6 +81,8 @@ public enum RequestCommand: Equatable, Sendable {
     case explain(limit: Int)
     case reload
     case stats
+    /// The counters and latency histograms in the OpenMetrics text format.
+    case metrics
 }
 
 /// A request's `id` as the client wrote it: the bytes of its JSON token (a string with its
@@ -133,7 +135,7 @@ public let commandNames = [
     "set_tabs", "add_tab", "remove_tab", "update_tab", "badge", "select", "tap",
     "push", "pop", "pop_to_root", "customizable", "customize.begin", "customize.move", "customize.end",
     "rotate", "layout", "preserve", "restore", "subscribe", "unsubscribe",
-    "plugins", "plugin.call", "explain", "reload", "stats",
+    "plugins", "plugin.call", "explain", "reload", "stats", "metrics",
 ]
 
 /// The commands only an administrator may run (root, the daemon's own uid, or a configured
@@ -310,6 +312,7 @@ public enum RequestDecoder {
             command = .explain(limit: limit)
         case "reload": command = .reload
         case "stats": command = .stats
+        case "metrics": command = .metrics
         default:
             throw ProtocolError(.unknownCommand, "unknown command '\(name)'; send {\"cmd\":\"hello\"} for the list",
                                 details: [("cmd", name)])

@@ -508,6 +508,9 @@ public final class TabService: LineServiceDelegate {
             }
         case .stats:
             reply(r) { w in stats.encode(&w, transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins) }
+        case .metrics:
+            let text = stats.openMetrics(transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins.stats)
+            reply(r) { w in w.key(literal: "text"); w.string(text) }
         }
     }
 

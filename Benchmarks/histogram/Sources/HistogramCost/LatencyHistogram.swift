@@ -1,0 +1,1 @@
+../../../../Sources/TabServer/LatencyHistogram.swift

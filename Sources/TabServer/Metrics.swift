@@ -1,0 +1,169 @@
+// `metrics`: the counters of `stats` and the per-command latency histograms in the
+// OpenMetrics text format 1.0.0, for node_exporter's textfile collector (tabd itself stays
+// on its Unix socket). The text is also Prometheus text format 0.0.4, which that collector
+// parses: only the types both know (counter, gauge, histogram); `# UNIT` and `# EOF` are
+// comments there; no timestamps. docs/operations.md, "Metrics", lists every family.
+
+import Foundation
+import TabPlugins
+import TabProtocol
+
+/// Writes an exposition: families one after the other, each its metadata then its samples.
+struct OpenMetricsText {
+    enum Kind: String { case counter, gauge, histogram }
+
+    private(set) var text = ""
+
+    /// A family's metadata, in the order the specification recommends: TYPE, UNIT, HELP.
+    /// `unit` must end `name` (after an underscore). `help` is plain text without newlines,
+    /// backslashes or quotes: the two formats escape those differently in HELP.
+    mutating func family(_ name: String, _ kind: Kind, unit: String? = nil, help: String) {
+        text += "# TYPE \(name) \(kind.rawValue)\n"
+        if let unit { text += "# UNIT \(name) \(unit)\n" }
+        text += "# HELP \(name) \(help)\n"
+    }
+
+    /// One sample line: `name{label="value",…} value`.
+    mutating func sample(_ name: String, labels: [(String, String)] = [], _ value: String) {
+        text += name
+        if !labels.isEmpty {
+            text += "{"
+            for (i, (key, v)) in labels.enumerated() {
+                if i > 0 { text += "," }
+                text += key + "=\"" + Self.escaped(v) + "\""
+            }
+            text += "}"
+        }
+        text += " " + value + "\n"
+    }
+
+    mutating func sample(_ name: String, labels: [(String, String)] = [], _ value: UInt64) {
+        sample(name, labels: labels, String(value))
+    }
+
+    mutating func sample(_ name: String, labels: [(String, String)] = [], _ value: Int) {
+        sample(name, labels: labels, String(value))
+    }
+
+    /// A float: Swift writes the shortest text that reads back the same, always with a `.`
+    /// or an exponent ("3.0", "1e-05"), as both formats read it.
+    mutating func sample(_ name: String, labels: [(String, String)] = [], seconds value: Double) {
+        sample(name, labels: labels, value.description)
+    }
+
+    /// The end of the exposition.
+    mutating func finish() { text += "# EOF\n" }
+
+    /// A label value with `\`, `"` and line feeds escaped (the same in both formats).
+    static func escaped(_ value: String) -> String {
+        guard value.contains(where: { $0 == "\\" || $0 == "\"" || $0 == "\n" }) else { return value }
+        var out = ""
+        for c in value.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+}
+
+extension ServiceStats {
+    /// The `le` bounds of `tabd_command_duration_seconds`: 1 µs to 10 s in 1-2-5 steps, in
+    /// nanoseconds and as OpenMetrics' canonical label text (Go's %g, ".0" added to whole
+    /// numbers), then +Inf. The log-linear histogram behind them is finer; `stats` reports
+    /// p50/p99 from that.
+    static let durationBounds: [(nanos: UInt64, le: String)] = [
+        (1_000, "1e-06"), (2_000, "2e-06"), (5_000, "5e-06"),
+        (10_000, "1e-05"), (20_000, "2e-05"), (50_000, "5e-05"),
+        (100_000, "0.0001"), (200_000, "0.0002"), (500_000, "0.0005"),
+        (1_000_000, "0.001"), (2_000_000, "0.002"), (5_000_000, "0.005"),
+        (10_000_000, "0.01"), (20_000_000, "0.02"), (50_000_000, "0.05"),
+        (100_000_000, "0.1"), (200_000_000, "0.2"), (500_000_000, "0.5"),
+        (1_000_000_000, "1.0"), (2_000_000_000, "2.0"), (5_000_000_000, "5.0"),
+        (10_000_000_000, "10.0"),
+    ]
+
+    /// The keys `limits_hit` counts (CloseReason.limitKey): each is exposed from the start,
+    /// at 0 until a connection is closed for it.
+    static let limitKeys = ["line_timeout_seconds", "max_line_bytes", "max_output_bytes", "memory_budget_bytes"]
+
+    func openMetrics(transport: LineServer.Status, subscribers: Int, store: StateStore, plugins: [PluginStats]) -> String {
+        var m = OpenMetricsText()
+        let uptime = Date().timeIntervalSince(started)
+        m.family("tabd_start_time_seconds", .gauge, unit: "seconds", help: "When tabd started, in seconds since the Unix epoch.")
+        m.sample("tabd_start_time_seconds", seconds: (started.timeIntervalSince1970 * 1000).rounded() / 1000)
+        m.family("tabd_uptime_seconds", .gauge, unit: "seconds", help: "Seconds since tabd started.")
+        m.sample("tabd_uptime_seconds", seconds: (uptime * 1000).rounded() / 1000)
+
+        m.family("tabd_connections", .gauge, help: "Client connections open now.")
+        m.sample("tabd_connections", transport.connections)
+        m.family("tabd_connections_accepted", .counter, help: "Client connections accepted since start.")
+        m.sample("tabd_connections_accepted_total", connectionsAccepted)
+        m.family("tabd_max_connections", .gauge, help: "The most client connections tabd keeps open (limits.max_connections).")
+        m.sample("tabd_max_connections", transport.maxConnections)
+        m.family("tabd_memory_held_bytes", .gauge, unit: "bytes", help: "What all connections hold now: unfinished lines, input waiting, output not written.")
+        m.sample("tabd_memory_held_bytes", transport.heldBytes)
+        m.family("tabd_memory_budget_bytes", .gauge, unit: "bytes", help: "The memory budget of all connections together (limits.memory_budget_bytes).")
+        m.sample("tabd_memory_budget_bytes", transport.memoryBudget)
+        m.family("tabd_limits_hit", .counter, help: "Connections closed for a limit, by the limit's configuration key.")
+        for key in Set(Self.limitKeys).union(transport.limitHits.keys).sorted() {
+            m.sample("tabd_limits_hit_total", labels: [("limit", key)], transport.limitHits[key] ?? 0)
+        }
+        m.family("tabd_subscribers", .gauge, help: "Connections subscribed to events.")
+        m.sample("tabd_subscribers", subscribers)
+
+        let byName = histograms.sorted(by: { $0.key < $1.key })
+        m.family("tabd_commands", .counter, help: "Request lines handled, by command (invalid: lines that did not decode to a command).")
+        for (name, h) in byName { m.sample("tabd_commands_total", labels: [("command", name)], h.count) }
+        m.family("tabd_errors", .counter, help: "Error replies.")
+        m.sample("tabd_errors_total", errors)
+        m.family("tabd_denials", .counter, help: "Commands a policy plugin refused (denied).")
+        m.sample("tabd_denials_total", denials)
+        m.family("tabd_events_sent", .counter, help: "Events sent to subscribers (one per subscriber that got it).")
+        m.sample("tabd_events_sent_total", eventsSent)
+
+        m.family("tabd_journal_bytes", .gauge, unit: "bytes", help: "Bytes of records in the current journal file.")
+        m.sample("tabd_journal_bytes", store.journalBytes)
+        m.family("tabd_journal_records", .counter, help: "Journal records written since start.")
+        m.sample("tabd_journal_records_total", store.records)
+        m.family("tabd_journal_fsync_mode", .gauge, help: "The fsync setting: 1 for the one in force (always, everysec or no).")
+        m.sample("tabd_journal_fsync_mode", labels: [("mode", store.fsync.rawValue)], 1)
+        m.family("tabd_journal_last_fsync_seconds", .gauge, unit: "seconds", help: "How long the last fsync of the journal took.")
+        m.sample("tabd_journal_last_fsync_seconds", seconds: Double(store.lastFsyncNanos) / 1e9)
+        m.family("tabd_journal_degraded", .gauge, help: "1 while the journal cannot be written and changes are refused (unavailable), else 0.")
+        m.sample("tabd_journal_degraded", store.fault == nil ? 0 : 1)
+        m.family("tabd_journal_faults", .counter, help: "Times the journal could not be written or fsynced (the turn was undone and refused).")
+        m.sample("tabd_journal_faults_total", storageFaults)
+
+        m.family("tabd_plugin_hook_calls", .counter, help: "Calls of a plugin's hook.")
+        for p in plugins { for h in p.hooks { m.sample("tabd_plugin_hook_calls_total", labels: [("plugin", p.name), ("hook", h.hook.rawValue)], h.calls) } }
+        m.family("tabd_plugin_hook_duration_seconds", .counter, unit: "seconds", help: "Time spent in a plugin's hook.")
+        for p in plugins {
+            for h in p.hooks {
+                m.sample("tabd_plugin_hook_duration_seconds_total", labels: [("plugin", p.name), ("hook", h.hook.rawValue)], seconds: Double(h.totalNanoseconds) / 1e9)
+            }
+        }
+        m.family("tabd_plugin_failures", .counter, help: "Hook calls of a plugin that failed (errors, invalid values, bad JSON).")
+        for p in plugins { m.sample("tabd_plugin_failures_total", labels: [("plugin", p.name)], p.failures) }
+        m.family("tabd_plugin_denials", .counter, help: "Selections a plugin refused, and calls it refused.")
+        for p in plugins { m.sample("tabd_plugin_denials_total", labels: [("plugin", p.name)], p.denials) }
+
+        m.family("tabd_command_duration_seconds", .histogram, unit: "seconds",
+                 help: "Time from reading a request line to its reply being queued, by command.")
+        let bounds = Self.durationBounds.map(\.nanos)
+        for (name, h) in byName {
+            let counts = h.cumulativeCounts(atOrBelow: bounds)
+            for (b, n) in zip(Self.durationBounds, counts) {
+                m.sample("tabd_command_duration_seconds_bucket", labels: [("command", name), ("le", b.le)], n)
+            }
+            m.sample("tabd_command_duration_seconds_bucket", labels: [("command", name), ("le", "+Inf")], h.count)
+            m.sample("tabd_command_duration_seconds_count", labels: [("command", name)], h.count)
+            m.sample("tabd_command_duration_seconds_sum", labels: [("command", name)], seconds: Double(h.totalNanos) / 1e9)
+        }
+        m.finish()
+        return m.text
+    }
+}
