@@ -202,7 +202,8 @@ do { info = try JSONDecoder().decode(ToolInfo.self, from: dump) } catch {
 }
 var extra: String?
 if arguments.count == 4 {
-    do { extra = try String(contentsOfFile: arguments[3], encoding: .utf8) } catch { fail("cannot read \(arguments[3]): \(error)") }
+    guard let bytes = FileManager.default.contents(atPath: arguments[3]) else { fail("cannot read \(arguments[3])") }
+    extra = String(decoding: bytes, as: UTF8.self)
 }
 var page = Page(info.command, section: section)
 FileHandle.standardOutput.write(Data(page.write(extra: extra).utf8))
