@@ -9,7 +9,7 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 
 # Debian packages the build, the tests and `make run` need (command or header -> package).
-APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3
+APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
 .PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay clean install install-files uninstall
 
@@ -28,6 +28,7 @@ deps:
 	command -v setpriv >/dev/null || missing="$$missing util-linux"; \
 	command -v cc >/dev/null || missing="$$missing gcc libc6-dev"; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
+	command -v man >/dev/null || missing="$$missing man-db"; \
 	if [ -n "$$missing" ]; then \
 		echo "make: installing$$missing"; \
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
@@ -55,14 +56,18 @@ soak: deps
 	TABD_SOAK_SECONDS=$(SOAK_SECONDS) $(SWIFT) test --filter RestartLaw
 
 # Starts tabd in the foreground: socket ./run/tabd.sock, state ./run/state, the reference
-# plugins loaded (login gate with user demo / password demo, orientation rules).
+# plugins loaded (login gate with user demo / password demo, orientation rules). tabctl does
+# not look in the current directory for a socket: it prints the line that points it there.
 run: build
 	@mkdir -p $(RUN_DIR)/state
 	@[ -f $(RUN_DIR)/credentials ] || { printf 'demo:%s\n' "$$(openssl passwd -6 demo)" > $(RUN_DIR)/credentials; chmod 600 $(RUN_DIR)/credentials; }
 	@echo "tabd: socket $(RUN_DIR)/tabd.sock, state $(RUN_DIR)/state; Ctrl-C stops it"
+	@echo "for tabctl, in another terminal:"
+	@echo "export TABD_SOCKET=$(RUN_DIR)/tabd.sock"
 	exec $(BUILD_DIR)/tabd --config config/run.yaml
 
-VERSION     := 0.1.0
+# The one version: Sources/TabProtocol/Version.swift (TabdVersion.string).
+VERSION     := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/TabProtocol/Version.swift)
 BINDIR      := $(PREFIX)/bin
 PLUGINDIR   := $(PREFIX)/lib/tabd/plugins
 INCLUDEDIR  := $(PREFIX)/include
@@ -71,6 +76,10 @@ UNITDIR     := $(PREFIX)/lib/systemd/system
 SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 DOCDIR      := $(PREFIX)/share/doc/tabd
+MANDIR      := $(PREFIX)/share/man
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  := $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
 CONFDIR     ?= /etc/tabd
 SUBST        = sed -e 's|/usr/local|$(PREFIX)|g' -e 's|/etc/tabd|$(CONFDIR)|g' -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g'
 
@@ -82,11 +91,16 @@ install:
 	$(MAKE) install-files BIN_DIR=.build/release
 
 # The installation itself, from already built binaries in BIN_DIR (the tests install their
-# debug build into a DESTDIR this way, without a release build).
+# debug build into a DESTDIR this way, without a release build). tabd(8) and tabctl(1) are
+# written from those binaries' own argument parsers (BIN_DIR/tabd-manpage, man/*.roff for
+# the hand-written sections), tabd.yaml(5) is man/tabd.yaml.5, and the completions are
+# what tabctl --generate-completion-script prints.
 BIN_DIR ?= .build/release
 install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PKGCONFDIR) \
-		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(CONFDIR)
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(CONFDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 $(BIN_DIR)/tabd $(BIN_DIR)/tabctl $(DESTDIR)$(BINDIR)/
 	install -m 0755 $(BIN_DIR)/libLoginGate.so $(BIN_DIR)/libOrientationRules.so $(DESTDIR)$(PLUGINDIR)/
 	install -m 0644 Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(INCLUDEDIR)/tabd/policy.h
@@ -97,6 +111,13 @@ install-files:
 	install -m 0644 systemd/tabd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/tabd.conf
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 Plugins/examples/hello.c $(DESTDIR)$(DOCDIR)/
+	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabctl 1 man/tabctl.1.roff > $(DESTDIR)$(MANDIR)/man1/tabctl.1
+	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabd 8 man/tabd.8.roff > $(DESTDIR)$(MANDIR)/man8/tabd.8
+	$(SUBST) -i $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man8/tabd.8
+	$(SUBST) man/tabd.yaml.5 > $(DESTDIR)$(MANDIR)/man5/tabd.yaml.5
+	$(BIN_DIR)/tabctl --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/tabctl
+	$(BIN_DIR)/tabctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_tabctl
+	$(BIN_DIR)/tabctl --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/tabctl.fish
 	[ -f $(DESTDIR)$(CONFDIR)/tabd.yaml ] || $(SUBST) tabd.example.yaml > $(DESTDIR)$(CONFDIR)/tabd.yaml
 	@# The login gate's credentials: none yet, so a fresh install starts and serves with every
 	@# tab but the login tab refused until an operator adds a user (docs/operations.md).
@@ -109,6 +130,8 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/tabd.service $(DESTDIR)$(UNITDIR)/tabd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/tabd.conf $(DESTDIR)$(TMPFILESDIR)/tabd.conf
 	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man5/tabd.yaml.5 $(DESTDIR)$(MANDIR)/man8/tabd.8
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/tabctl $(DESTDIR)$(ZSHCOMPDIR)/_tabctl $(DESTDIR)$(FISHCOMPDIR)/tabctl.fish
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/tabd 2>/dev/null
 	@echo "kept: $(CONFDIR) (configuration and credentials) and /var/lib/tabd (state)"
 

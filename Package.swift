@@ -76,6 +76,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Writes tabd(8) and tabctl(1) from the parsers (`make install`); not installed.
+        .executableTarget(name: "tabd-manpage", dependencies: ["TabProtocol"]),
         // SwiftPM reserves Plugins/ for package plugins; these are ordinary dynamic libraries.
         .target(name: "LoginGate", dependencies: ["TabPolicy", "CCrypt"], path: "Plugins/LoginGate",
                 linkerSettings: [.linkedLibrary("crypt")]),

@@ -10,7 +10,7 @@ public enum Daemon {
     public struct Options {
         public var config: ServerConfig
         public var repair = false
-        public var version = "0.1.0"
+        public var version = TabdVersion.string
         public init(config: ServerConfig) { self.config = config }
     }
 

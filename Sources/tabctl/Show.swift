@@ -65,8 +65,7 @@ extension Tabctl {
                 try watcher.run()
                 return
             }
-            let reply = try common.exchange(Watcher.request("state", controller))
-            guard let state = Watcher.result(reply) else { try Common.report(reply); throw ExitCode(1) }
+            let state = try common.result(Watcher.request("state", controller))
             print(drawing.draw(ControllerView(state: state, name: controller)), terminator: "")
         }
     }

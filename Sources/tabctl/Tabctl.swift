@@ -21,7 +21,7 @@ struct Connection {
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            throw Failure.unreachable("socket path too long: \(path)")
+            throw Failure.unreachable("the path is too long for a Unix socket")
         }
         withUnsafeMutableBytes(of: &addr.sun_path) { raw in
             for (i, b) in bytes.enumerated() { raw[i] = b }
@@ -32,7 +32,7 @@ struct Connection {
         guard ok == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
-            throw Failure.unreachable("cannot connect to \(path): \(reason) (is tabd running? set --socket or TABD_SOCKET)")
+            throw Failure.unreachable(reason)
         }
     }
 
@@ -71,19 +71,32 @@ enum Failure: Error, CustomStringConvertible {
     }
 }
 
+/// The options every subcommand takes. Tabctl (the root) declares them too, so they may come
+/// before the subcommand or after it: the root parses them wherever they are, and each
+/// subcommand's @OptionGroup of the same type takes the root's values.
 struct Common: ParsableArguments {
-    @Option(name: .shortAndLong, help: "tabd's socket (default: $TABD_SOCKET, else ./run/tabd.sock if it exists, else /run/tabd/tabd.sock).")
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "tabd's socket (default: $TABD_SOCKET, else /run/tabd/tabd.sock; never one in the current directory).",
+        valueName: "path"))
     var socket: String?
 
-    @Option(name: .shortAndLong, help: "The controller to address (default main).")
+    @Option(name: .shortAndLong, help: ArgumentHelp("The controller to address (default main).", valueName: "name"))
     var controller: String?
 
-    var socketPath: String {
-        if let socket { return socket }
-        if let env = ProcessInfo.processInfo.environment["TABD_SOCKET"], !env.isEmpty { return env }
-        if FileManager.default.fileExists(atPath: "run/tabd.sock") { return "run/tabd.sock" }
-        return "/run/tabd/tabd.sock"
+    /// The socket tabd listens on when installed (systemd's tabd.socket).
+    static let systemSocket = "/run/tabd/tabd.sock"
+
+    /// --socket, else $TABD_SOCKET, else the system socket; and where that came from. Never a
+    /// socket found in the current directory: a password must not go to whatever listens there.
+    var socketChoice: (path: String, origin: String) {
+        if let socket { return (socket, "from --socket") }
+        if let env = ProcessInfo.processInfo.environment["TABD_SOCKET"], !env.isEmpty { return (env, "from $TABD_SOCKET") }
+        return (Self.systemSocket, Self.defaultOrigin)
     }
+
+    private static let defaultOrigin = "the default socket"
+
+    var socketPath: String { socketChoice.path }
 
     /// Sends one request object and prints the result; exit 1 on an error reply.
     func request(_ fields: [(String, JSONValue)]) throws {
@@ -100,10 +113,21 @@ struct Common: ParsableArguments {
 
     /// A connection to tabd; exit 3 when it cannot be reached.
     func connect() throws -> Connection {
-        do { return try Connection(path: socketPath) } catch {
-            FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
+        let (path, origin) = socketChoice
+        do { return try Connection(path: path) } catch {
+            var text = "tabctl: cannot connect to \(path) (\(origin)): \(error); is tabd running?"
+            if origin == Self.defaultOrigin { text += " Set --socket or TABD_SOCKET to use another socket." }
+            FileHandle.standardError.write(Data((text + "\n").utf8))
             throw ExitCode(3)
         }
+    }
+
+    /// Sends one request line and returns the result of a success reply; any other reply is
+    /// reported (exit 1).
+    func result(_ line: String) throws -> JSONObject {
+        let reply = try exchange(line)
+        guard let result = Watcher.result(reply) else { try Common.report(reply); throw ExitCode(1) }
+        return result
     }
 
     /// Sends one request line on a new connection and returns the reply line.
@@ -143,12 +167,30 @@ struct Common: ParsableArguments {
     }
 }
 
-/// `key=value` → a field; the value is JSON when it parses as JSON, else a string.
+/// How `call` reads its arguments, for the help texts.
+let argumentRule = """
+    key=value sends the value as a string (title=2024 is "2024"); key:=json sends it as JSON \
+    (index:=2 is a number, done:=true a boolean, item:='{"badge":"1"}' an object, value:=null null).
+    """
+
+/// `key=value` → a string field; `key:=json` → the JSON value. The first `=` ends the key.
 func field(_ pair: String) throws -> (String, JSONValue) {
-    guard let eq = pair.firstIndex(of: "=") else { throw ValidationError("expected key=value, got '\(pair)'") }
-    let key = String(pair[..<eq])
+    guard let eq = pair.firstIndex(of: "=") else {
+        throw ValidationError("expected key=value or key:=json, got '\(pair)'")
+    }
     let raw = String(pair[pair.index(after: eq)...])
-    return (key, (try? JSONParser.parse(raw)) ?? .string(raw))
+    var key = pair[..<eq]
+    guard key.last == ":" else {
+        guard !key.isEmpty else { throw ValidationError("'\(pair)' has no key before the '='") }
+        return (String(key), .string(raw))
+    }
+    key.removeLast()
+    guard !key.isEmpty else { throw ValidationError("'\(pair)' has no key before the ':='") }
+    do {
+        return (String(key), try JSONParser.parse(raw))
+    } catch {
+        throw ValidationError("the value of '\(key)' is not JSON (\(error)); for a string write \(key)=\(raw)")
+    }
 }
 
 @main
@@ -156,18 +198,36 @@ struct Tabctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tabctl",
         abstract: "Send commands to tabd and print what it answers.",
-        discussion: "Exit codes: 0 ok, 1 tabd answered with an error, 3 tabd could not be reached, 64 usage error.",
+        discussion: """
+            The options --socket and --controller may come before or after the subcommand. \
+            The socket is --socket, else $TABD_SOCKET, else \(Common.systemSocket); tabctl never \
+            looks for one in the current directory (make run prints the export TABD_SOCKET=... \
+            line for the socket it starts).
+
+            Arguments of call: \(argumentRule)
+
+            Exit codes: 0 ok, 1 tabd answered with an error, 3 tabd could not be reached, 64 usage error.
+            """,
+        version: TabdVersion.string,
         subcommands: [Call.self, Send.self, State.self, Show.self, Select.self, Tap.self, Badge.self, Login.self, Logout.self,
-                      Watch.self, Reload.self, Ping.self, Stats.self, Plugins.self]
+                      Watch.self, Reload.self, Ping.self, Stats.self, Metrics.self, Plugins.self]
     )
+
+    @OptionGroup var common: Common
 
     struct Call: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send any command with key=value arguments (values are JSON when they parse, else strings).",
-            discussion: "Example: tabctl call set_tabs 'tabs=[{\"id\":\"home\"},{\"id\":\"login\"}]'")
+            abstract: "Send any command with arguments as key=value (a string) or key:=json (any JSON value).",
+            discussion: """
+                \(argumentRule)
+
+                Example: tabctl call set_tabs 'tabs:=[{"id":"home"},{"id":"login","title":"Log in"}]'
+                """)
         @OptionGroup var common: Common
         @Argument(help: "The command name, e.g. state, add_tab, badge.") var cmd: String
-        @Argument(help: "Arguments as key=value.") var arguments: [String] = []
+        @Argument(help: ArgumentHelp("Arguments: key=value (a string) or key:=json (a JSON value).", valueName: "key=value|key:=json"))
+        var arguments: [String] = []
+        func validate() throws { _ = try arguments.map(field) }
         func run() throws { try common.request([("cmd", .string(cmd))] + arguments.map(field)) }
     }
 
@@ -201,7 +261,7 @@ struct Tabctl: ParsableCommand {
     struct Select: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Select a tab programmatically (no delegate): a tab id, a number (index) or 'more'.")
         @OptionGroup var common: Common
-        @Argument var target: String
+        @Argument(help: "A tab id, an index (0 is the first tab) or more.") var target: String
         func run() throws {
             if target == "more" { return try common.request([("cmd", "select"), ("more", .bool(true))]) }
             if let i = Int(target) { return try common.request([("cmd", "select"), ("index", .int(Int64(i)))]) }
@@ -212,7 +272,7 @@ struct Tabctl: ParsableCommand {
     struct Tap: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Tap a tab as a user would (the policy plugins decide): a tab id or 'more'.")
         @OptionGroup var common: Common
-        @Argument var target: String
+        @Argument(help: "A tab id, or more for the More item.") var target: String
         func run() throws {
             if target == "more" { return try common.request([("cmd", "tap"), ("more", .bool(true))]) }
             try common.request([("cmd", "tap"), ("tab", .string(target))])
@@ -222,19 +282,37 @@ struct Tabctl: ParsableCommand {
     struct Badge: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Set a tab's badge; omit the value to remove it.")
         @OptionGroup var common: Common
-        @Argument var tab: String
-        @Argument var value: String?
+        @Argument(help: "The tab id.") var tab: String
+        @Argument(help: "The badge, a string (omitted: no badge).") var value: String?
         func run() throws {
             try common.request([("cmd", "badge"), ("tab", .string(tab)), ("value", value.map(JSONValue.string) ?? .null)])
         }
     }
 
     struct Login: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Log in through the login-gate plugin.")
+        static let configuration = CommandConfiguration(
+            abstract: "Log in through the login-gate plugin; the password is read from the terminal or stdin.",
+            discussion: """
+                On a terminal tabctl asks for the password and reads it without echo (from /dev/tty); \
+                otherwise it reads one line from stdin: printf '%s\\n' "$PASSWORD" | tabctl login alice. \
+                The password is never an argument: others could read it in ps or /proc.
+                """)
         @OptionGroup var common: Common
-        @Argument var user: String
-        @Argument var password: String
+        @Argument(help: "The user name.") var user: String
+        @Argument(help: .hidden) var password: String?
+
+        func validate() throws {
+            if password != nil {
+                throw ValidationError("tabctl login takes no password argument (others could read it in ps); type it when asked, or give it on stdin")
+            }
+        }
+
         func run() throws {
+            let password: String
+            do { password = try Password.read(prompt: "Password for \(user): ") } catch {
+                FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
             var args = JSONObject([])
             args.set("user", .string(user))
             args.set("password", .string(password))
@@ -284,15 +362,32 @@ struct Tabctl: ParsableCommand {
     }
 
     struct Ping: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Check that tabd answers.")
+        static let configuration = CommandConfiguration(abstract: "Check that tabd answers: prints pong.")
         @OptionGroup var common: Common
-        func run() throws { try common.request([("cmd", "ping")]) }
+        func run() throws {
+            _ = try common.result(Watcher.request("ping"))
+            print("pong")
+        }
     }
 
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Counters and per-command latency.")
         @OptionGroup var common: Common
         func run() throws { try common.request([("cmd", "stats")]) }
+    }
+
+    struct Metrics: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print tabd's metrics in the OpenMetrics text format (for a scraper or a look).")
+        @OptionGroup var common: Common
+        func run() throws {
+            let result = try common.result(Watcher.request("metrics"))
+            guard let text = result.text("text") else {
+                FileHandle.standardError.write(Data("tabctl: tabd's metrics result has no text: \(JSONValue.object(result).jsonString)\n".utf8))
+                throw ExitCode(1)
+            }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
     }
 
     struct Plugins: ParsableCommand {

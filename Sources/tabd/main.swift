@@ -7,7 +7,7 @@ import TabServer
 
 @main
 struct Tabd: ParsableCommand {
-    static let version = "0.1.0"
+    static let version = TabdVersion.string
 
     static let configuration = CommandConfiguration(
         commandName: "tabd",

@@ -4,7 +4,9 @@
 //
 // Convention for documents: in a ```console block, a line starting with "$ " is a command
 // (bash, run from a directory that looks like the checkout: ./run/tabd.sock, .build/debug,
-// tabctl on PATH); the lines after it, up to the next command, are its expected output.
+// tabctl on PATH, TABD_SOCKET unset); the lines after it, up to the next command, are its
+// expected output. A command `export NAME=…` holds for the document's later commands, as it
+// would in the reader's shell (`export TABD_SOCKET=$PWD/run/tabd.sock`, what `make run` says).
 // "…" in an expected line matches any text; a line "…" alone matches any number of lines.
 // Blocks of one document share one tabd, in order. Other fenced blocks are not run.
 //
@@ -99,7 +101,7 @@ enum DocExamples {
             ln -s \(Build.binDirectory.path) .build/debug
             ln -s \(root)/Sources Sources
             ln -s \(root)/Plugins Plugins
-            for f in Makefile README.md tabd.example.yaml systemd docs; do ln -s \(root)/$f $f; done
+            for f in Makefile README.md tabd.example.yaml systemd docs man; do ln -s \(root)/$f $f; done
             printf 'demo:%s\\n' "$(openssl passwd -6 demo)" > run/credentials
             chmod 600 run/credentials
             """)
@@ -132,8 +134,10 @@ enum DocExamples {
         let update = ProcessInfo.processInfo.environment["TABD_DOCS_UPDATE"] == "1"
         var lines = text.components(separatedBy: "\n")
         var shift = 0
+        var exports = "unset TABD_SOCKET"
         for c in commands {
-            let r = try shell("cd \(dir) && export PATH=\(Build.binDirectory.path):$PATH && \(c.command)")
+            let r = try shell("cd \(dir) && export PATH=\(Build.binDirectory.path):$PATH && \(exports) && \(c.command)")
+            if c.command.hasPrefix("export ") { exports += " && " + c.command }
             var actual = r.output.components(separatedBy: "\n")
             if actual.last == "" { actual.removeLast() }
             if update && !matches(c.expected, actual) {

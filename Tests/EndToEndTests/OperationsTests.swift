@@ -242,7 +242,8 @@ final class NotifySocket {
             try text.replacingOccurrences(of: "/usr/bin/", with: destdir + "/usr/bin/")
                 .write(toFile: units + "/" + unit, atomically: true, encoding: .utf8)
         }
-        let verify = try shell("systemd-analyze verify \(units)/tabd.service \(units)/tabd.socket")
+        // verify also runs `man` on each Documentation=man:… page: the installed ones.
+        let verify = try shell("MANPATH=\(destdir)/usr/share/man systemd-analyze verify \(units)/tabd.service \(units)/tabd.socket")
         #expect(verify.status == 0, "\(verify.output)")
         #expect(!verify.output.contains("Unknown key"), "\(verify.output)")
         // The exposure score systemd computes for the service.
@@ -266,7 +267,10 @@ final class NotifySocket {
                      "usr/lib/tabd/plugins/libOrientationRules.so", "usr/include/tabd/policy.h",
                      "usr/lib/pkgconfig/tabd-policy.pc", "usr/lib/systemd/system/tabd.service",
                      "usr/lib/systemd/system/tabd.socket", "usr/lib/sysusers.d/tabd.conf",
-                     "usr/lib/tmpfiles.d/tabd.conf", "etc/tabd/tabd.yaml", "usr/share/doc/tabd/README.md"] {
+                     "usr/lib/tmpfiles.d/tabd.conf", "etc/tabd/tabd.yaml", "usr/share/doc/tabd/README.md",
+                     "usr/share/man/man1/tabctl.1", "usr/share/man/man5/tabd.yaml.5", "usr/share/man/man8/tabd.8",
+                     "usr/share/bash-completion/completions/tabctl", "usr/share/zsh/site-functions/_tabctl",
+                     "usr/share/fish/vendor_completions.d/tabctl.fish"] {
             #expect(FileManager.default.fileExists(atPath: destdir + "/" + file), "\(file) installed")
         }
         let pc = "PKG_CONFIG_SYSROOT_DIR=\(destdir) PKG_CONFIG_PATH=\(destdir)/usr/lib/pkgconfig"
@@ -297,5 +301,80 @@ final class NotifySocket {
         #expect(un.status == 0, "\(un.output)")
         let left = try shell("cd \(destdir) && find . -type f | sort").output.split(separator: "\n")
         #expect(left == ["./etc/tabd/credentials", "./etc/tabd/tabd.yaml"], "left behind: \(left)")
+    }
+
+    /// `make install` writes tabd(8) and tabctl(1) from the parsers of the binaries it
+    /// installs, and tabd.yaml(5): man renders each without a warning, each says what it
+    /// must (every subcommand, option and configuration key), and the unit points at them.
+    @Test func manPagesRenderWithoutWarningsAndCoverTheParsersAndTheConfiguration() throws {
+        let destdir = try Self.install()
+        let man = destdir + "/usr/share/man"
+        var rendered: [String: String] = [:]
+        for page in ["man1/tabctl.1", "man8/tabd.8", "man5/tabd.yaml.5"] {
+            let warnings = try shell("MANWIDTH=80 man --warnings -l \(man)/\(page) 2>&1 >/dev/null")
+            #expect(warnings.status == 0 && warnings.output.isEmpty, "\(page): \(warnings.output)")
+            let text = try shell("MANWIDTH=80 man -l \(man)/\(page) 2>/dev/null | col -bx")
+            #expect(text.status == 0, "\(page): \(text.output)")
+            rendered[page] = text.output
+        }
+        let tabctl = rendered["man1/tabctl.1"] ?? ""
+        let tabd = rendered["man8/tabd.8"] ?? ""
+        let yaml = rendered["man5/tabd.yaml.5"] ?? ""
+        #expect(tabctl.hasPrefix("TABCTL(1)") && tabd.hasPrefix("TABD(8)") && yaml.hasPrefix("TABD.YAML(5)"), "the sections")
+        // Generated: whatever the parsers have is there.
+        let dump = try object(try shell("\(Build.tabctl) --experimental-dump-help 2>/dev/null").output)
+        guard case .array(let subcommands)? = dump.object("command")?["subcommands"] else {
+            Issue.record("tabctl --experimental-dump-help lists no subcommands")
+            return
+        }
+        let names = subcommands.compactMap { c -> String? in
+            guard case .object(let o) = c, let name = o.string("commandName"), name != "help" else { return nil }
+            return name
+        }
+        #expect(names.contains("metrics") && names.contains("login"), "\(names)")
+        for name in names { #expect(tabctl.contains("\n   \(name)\n"), "tabctl(1) has no section for \(name)") }
+        for text in ["--socket path", "--controller name", "TABD_SOCKET", "key:=json", "EXIT STATUS", "tabd " + TabdVersion.string] {
+            #expect(tabctl.contains(text), "tabctl(1) lacks \(text)")
+        }
+        for option in ["--config", "--socket", "--state-dir", "--fsync", "--log-level", "--repair", "--check-config", "--version"] {
+            #expect(tabd.contains(option), "tabd(8) lacks \(option)")
+        }
+        // Hand-written: every key of the commented example configuration is described.
+        let example = try String(contentsOf: Build.packageRoot.appendingPathComponent("tabd.example.yaml"), encoding: .utf8)
+        let keys = Set(example.split(separator: "\n").compactMap { line -> String? in
+            let words = line.drop { $0 == " " || $0 == "#" || $0 == "-" }.drop { $0 == " " }
+            guard let colon = words.firstIndex(of: ":"), words[..<colon].allSatisfy({ $0.isLowercase || $0 == "_" }),
+                  !words[..<colon].isEmpty else { return nil }
+            return String(words[..<colon])
+        })
+        #expect(keys.count > 30 && keys.contains("memory_budget_bytes") && keys.contains("tap_pops"), "\(keys.sorted())")
+        for key in keys.sorted() { #expect(yaml.contains(key), "tabd.yaml(5) does not describe \(key)") }
+        #expect(!yaml.contains("/usr/local") && yaml.contains("/usr/share/doc/tabd/plugins.md"), "PREFIX=/usr is filled in")
+        // man:tabd(8) and man:tabd.yaml(5) are the unit's documentation.
+        let service = try String(contentsOfFile: destdir + "/usr/lib/systemd/system/tabd.service", encoding: .utf8)
+        #expect(service.contains("Documentation=man:tabd(8) man:tabd.yaml(5)\n"), "\(service)")
+    }
+
+    /// The completions are tabctl's own (--generate-completion-script): bash loads them and
+    /// completes subcommands and the global options; zsh and fish files are theirs.
+    @Test func completionsAreInstalledForBashZshAndFish() throws {
+        let destdir = try Self.install()
+        let share = destdir + "/usr/share"
+        let bash = try shell("""
+            source \(share)/bash-completion/completions/tabctl && complete -p tabctl && \
+            COMP_WORDS=(tabctl --socket /x me); COMP_CWORD=3; COMP_LINE="tabctl --socket /x me"; COMP_POINT=${#COMP_LINE}; \
+            _tabctl tabctl me /x; printf '%s\\n' "${COMPREPLY[@]}"
+            """)
+        #expect(bash.status == 0 && bash.output.contains("-F _tabctl tabctl"), "\(bash.output)")
+        #expect(bash.output.contains("\nmetrics\n"), "bash completes a subcommand after a global option: \(bash.output)")
+        let zsh = try String(contentsOfFile: share + "/zsh/site-functions/_tabctl", encoding: .utf8)
+        #expect(zsh.hasPrefix("#compdef tabctl") && zsh.contains("metrics"), "\(zsh.prefix(200))")
+        let fish = try String(contentsOfFile: share + "/fish/vendor_completions.d/tabctl.fish", encoding: .utf8)
+        #expect(fish.contains("complete -c 'tabctl'") && fish.contains("metrics"), "\(fish.prefix(200))")
+        for (shell_, file) in [("zsh", share + "/zsh/site-functions/_tabctl"), ("fish", share + "/fish/vendor_completions.d/tabctl.fish")] {
+            guard (try shell("command -v \(shell_)")).status == 0 else { continue }  // checked for syntax where installed
+            let check = try shell("\(shell_) -n \(file)")
+            #expect(check.status == 0, "\(shell_) -n: \(check.output)")
+        }
     }
 }

@@ -14,7 +14,7 @@ import Testing
     @Test func commandsPrintTheirResultAndExitZero() throws {
         let tabd = try TabdProcess()
         let s = tabd.socket
-        var r = try Self.tabctl(s, #"call set_tabs 'tabs=[{"id":"home"},{"id":"music"},{"id":"settings"}]'"#)
+        var r = try Self.tabctl(s, #"call set_tabs 'tabs:=[{"id":"home"},{"id":"music"},{"id":"settings"}]'"#)
         #expect(r.status == 0, "\(r.output)")
         #expect(try object(r.output.trimmingCharacters(in: .newlines)).string("selected") == "home")
         r = try Self.tabctl(s, "select music")
@@ -31,7 +31,7 @@ import Testing
         #expect(state.string("selected") == "home")
         #expect(state["tabs"]?.jsonString.contains(#""badge":"3""#) == true, "\(r.output)")
         r = try Self.tabctl(s, "ping")
-        #expect(r.status == 0 && r.output == "{}\n", "\(r.output)")
+        #expect(r.status == 0 && r.output == "pong\n", "\(r.output)")
         r = try Self.tabctl(s, "reload")  // the tests run as root: an admin
         #expect(r.status == 0, "\(r.output)")
     }
@@ -42,6 +42,188 @@ import Testing
         #expect(r.status == 1)
         #expect(r.output.contains("tabctl: not_found:"), "\(r.output)")
         #expect(r.output.contains("nowhere"), "\(r.output)")
+    }
+
+    /// --socket and --controller work before the subcommand, after it, and split around it.
+    @Test func globalOptionsComeBeforeOrAfterTheSubcommand() throws {
+        let tabd = try TabdProcess()
+        let s = tabd.socket
+        let client = try tabd.client()
+        try client.ok(#"{"cmd":"controller.create","controller":"side"}"#)
+        try client.ok(#"{"cmd":"set_tabs","controller":"side","tabs":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#)
+        for (arguments, tab) in [("--socket \(s) --controller side tap b", "b"), ("-s \(s) -c side select c", "c"),
+                                 ("--socket \(s) select -c side a", "a"), ("-c side select b --socket \(s)", "b"),
+                                 ("select --controller side --socket \(s) c", "c")] {
+            let r = try shell("\(Build.tabctl) \(arguments)")
+            #expect(r.status == 0 && r.output.contains(#""selected":"\#(tab)""#), "tabctl \(arguments): \(r.output)")
+            #expect(try client.ok(#"{"cmd":"state","controller":"side"}"#).string("selected") == tab, "tabctl \(arguments)")
+        }
+        let ping = try shell("\(Build.tabctl) --socket \(s) ping")
+        #expect(ping.status == 0 && ping.output == "pong\n", "\(ping.output)")
+        let show = try shell("\(Build.tabctl) -s \(s) -c side show")
+        #expect(show.status == 0 && show.output.hasPrefix("side — phone"), "\(show.output)")
+    }
+
+    /// The socket is --socket, else $TABD_SOCKET, else /run/tabd/tabd.sock: a tabd listening
+    /// on ./run/tabd.sock in the current directory is never asked (a password could go there).
+    @Test func theSocketComesFromTheOptionThenTheEnvironmentNeverTheCurrentDirectory() throws {
+        let checkout = temporaryDirectory("cwd")
+        defer { try? FileManager.default.removeItem(atPath: checkout) }
+        try FileManager.default.createDirectory(atPath: checkout + "/run", withIntermediateDirectories: false)
+        let tabd = try TabdProcess(dir: checkout + "/run")  // listens on ./run/tabd.sock of `checkout`
+        #expect(tabd.socket == checkout + "/run/tabd.sock")
+        let cd = "cd \(checkout) && env -u TABD_SOCKET"
+        if !FileManager.default.fileExists(atPath: "/run/tabd/tabd.sock") {  // no system tabd here
+            let r = try shell("\(cd) \(Build.tabctl) ping")
+            #expect(r.status == 3, "\(r.output)")
+            #expect(r.output.contains("cannot connect to /run/tabd/tabd.sock (the default socket)"), "\(r.output)")
+            #expect(r.output.contains("TABD_SOCKET"), "\(r.output)")
+        }
+        var r = try shell("\(cd) TABD_SOCKET=\(tabd.socket) \(Build.tabctl) ping")
+        #expect(r.status == 0 && r.output == "pong\n", "\(r.output)")
+        r = try shell("\(cd) TABD_SOCKET=run/tabd.sock \(Build.tabctl) ping")  // relative, when asked for
+        #expect(r.status == 0 && r.output == "pong\n", "\(r.output)")
+        r = try shell("\(cd) TABD_SOCKET=/nonexistent/tabd.sock \(Build.tabctl) ping --socket \(tabd.socket)")
+        #expect(r.status == 0 && r.output == "pong\n", "--socket wins over TABD_SOCKET: \(r.output)")
+        r = try shell("\(cd) TABD_SOCKET=\(tabd.socket) \(Build.tabctl) --socket \(checkout)/none.sock ping")
+        #expect(r.status == 3 && r.output.contains("none.sock (from --socket)"), "\(r.output)")
+        r = try shell("\(cd) TABD_SOCKET=\(checkout)/none.sock \(Build.tabctl) ping")
+        #expect(r.status == 3 && r.output.contains("none.sock (from $TABD_SOCKET)"), "\(r.output)")
+    }
+
+    /// `key=value` sends a string, `key:=json` a JSON value; what is not JSON after := is a
+    /// usage error that says how to send a string.
+    @Test func keyValueIsAStringAndKeyColonEqualsIsJSON() throws {
+        let tabd = try TabdProcess()
+        let s = tabd.socket
+        let client = try tabd.client()
+        var r = try Self.tabctl(s, #"call set_tabs 'tabs:=[{"id":"home"},{"id":"mail"}]'"#)
+        #expect(r.status == 0, "\(r.output)")
+        r = try Self.tabctl(s, "call update_tab tab=home title=2024")
+        #expect(r.status == 0, "\(r.output)")
+        r = try Self.tabctl(s, "call select index:=1")
+        #expect(r.status == 0 && r.output.contains(#""selected":"mail""#), "\(r.output)")
+        r = try Self.tabctl(s, #"call update_tab tab=mail 'item:={"title":"Mail","badge":"1"}'"#)
+        #expect(r.status == 0, "\(r.output)")
+        let tabs = try client.ok(#"{"cmd":"state"}"#)["tabs"]
+        guard case .array(let list)? = tabs, list.count == 2, case .object(let home) = list[0], case .object(let mail) = list[1] else {
+            Issue.record("state's tabs: \(tabs?.jsonString ?? "none")")
+            return
+        }
+        #expect(home["title"] == .string("2024"), "title=2024 is the string \"2024\": \(home)")
+        #expect(mail.object("item")?.string("badge") == "1", "\(mail)")
+        // index=1 is the string "1": tabd refuses it as an index.
+        r = try Self.tabctl(s, "call select index=1")
+        #expect(r.status == 1 && r.output.contains("invalid_request"), "\(r.output)")
+        r = try Self.tabctl(s, "call select index:=one")
+        #expect(r.status == 64 && r.output.contains("the value of 'index' is not JSON"), "\(r.output)")
+        #expect(r.output.contains("for a string write index=one"), "\(r.output)")
+        for bad in ["=x", ":=1", "novalue"] {
+            let u = try Self.tabctl(s, "call select \(bad)")
+            #expect(u.status == 64, "\(bad): \(u.output)")
+        }
+        let help = try shell("\(Build.tabctl) call --help").output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("key=value sends the value as a string") && help.contains("key:=json sends it as JSON"), "\(help)")
+    }
+
+    /// `tabctl --version` and `tabd --version` print the one version, TabdVersion.string.
+    @Test func versionIsTabdsVersion() throws {
+        let ctl = try shell("\(Build.tabctl) --version")
+        #expect(ctl.status == 0 && ctl.output == TabdVersion.string + "\n", "\(ctl.output)")
+        let daemon = try shell("\(Build.tabd) --version")
+        #expect(daemon.status == 0 && daemon.output == TabdVersion.string + "\n", "\(daemon.output)")
+        let make = try shell("make -s -C \(Build.packageRoot.path) -f Makefile -f - print-version <<< $'print-version:\\n\\t@echo $(VERSION)'")
+        #expect(make.output == TabdVersion.string + "\n", "the Makefile's VERSION: \(make.output)")
+    }
+
+    /// A tabd with the login gate (user demo, password demo) and tabs login, home, settings.
+    static func gated() throws -> TabdProcess {
+        let dir = temporaryDirectory("ctl-lg")
+        let tabd = try TabdProcess(config: Plugins.config(Plugins.loginGate(credentials: try Plugins.credentials(in: dir))), dir: dir)
+        try tabd.client().ok(PluginEndToEndTests.tabs)
+        return tabd
+    }
+
+    /// Piped, `tabctl login USER` reads the password from stdin's first line; it takes none
+    /// as an argument.
+    @Test func loginReadsThePasswordFromStdin() throws {
+        let tabd = try Self.gated()
+        let s = tabd.socket
+        var r = try Self.tabctl(s, "login demo", input: "nope\n")
+        #expect(r.status == 1 && r.output.contains("tabctl: denied: wrong user name or password"), "\(r.output)")
+        r = try Self.tabctl(s, "login demo", input: "")
+        #expect(r.status == 1 && r.output.contains("no password: stdin ended before a line"), "\(r.output)")
+        r = try Self.tabctl(s, "login demo demo")
+        #expect(r.status == 64 && r.output.contains("takes no password argument"), "\(r.output)")
+        r = try Self.tabctl(s, "tap settings")
+        #expect(r.status == 1 && r.output.contains("denied"), "nobody is logged in yet: \(r.output)")
+        r = try Self.tabctl(s, "login demo", input: "demo\n")
+        #expect(r.status == 0 && r.output == #"{"plugin":"login-gate","value":{"user":"demo"}}"# + "\n", "\(r.output)")
+        r = try Self.tabctl(s, "tap settings")
+        #expect(r.status == 0 && r.output.contains(#""selected":"settings""#), "logged in: \(r.output)")
+        // A password without a line end, as `printf %s` gives it, is the whole input.
+        r = try Self.tabctl(s, "logout")
+        #expect(r.status == 0, "\(r.output)")
+        r = try Self.tabctl(s, "login demo", input: "demo")
+        #expect(r.status == 0, "\(r.output)")
+    }
+
+    /// On a terminal, `tabctl login USER` asks on /dev/tty and reads the password without
+    /// echoing it (a pseudo-terminal stands in for the user's).
+    @Test func loginOnATerminalAsksAndDoesNotEcho() throws {
+        let tabd = try Self.gated()
+        let typist = #"""
+            import os, pty, select, sys, time
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execv(sys.argv[1], [sys.argv[1], "login", "demo", "--socket", sys.argv[2]])
+            out = b""
+            def read(until, seconds=20):
+                global out
+                end = time.time() + seconds
+                while until not in out and time.time() < end:
+                    if select.select([fd], [], [], 0.1)[0]:
+                        try:
+                            chunk = os.read(fd, 4096)
+                        except OSError:
+                            return
+                        if not chunk:
+                            return
+                        out += chunk
+            read(b"Password for demo: ")
+            time.sleep(0.2)  # echo goes off just after the prompt
+            os.write(fd, b"demo\n")
+            read(b"\x00")  # to the end
+            status = os.waitpid(pid, 0)[1]
+            sys.stdout.write(out.decode(errors="replace") + "\nexit %d\n" % os.waitstatus_to_exitcode(status))
+            """#
+        let script = tabd.dir + "/typist.py"
+        try typist.write(toFile: script, atomically: true, encoding: .utf8)
+        let r = try shell("python3 \(script) \(Build.tabctl) \(tabd.socket)")
+        #expect(r.output.hasSuffix("exit 0\n"), "\(r.output)")
+        #expect(r.output.contains("Password for demo: "), "\(r.output)")
+        #expect(r.output.contains(#"{"plugin":"login-gate","value":{"user":"demo"}}"#), "\(r.output)")
+        // "demo" appears in the prompt and the result only: the typed password was not echoed.
+        let afterPrompt = r.output.components(separatedBy: "Password for demo: ").last ?? ""
+        #expect(!afterPrompt.hasPrefix("demo"), "the password was echoed: \(r.output)")
+        #expect(r.output.components(separatedBy: "demo").count - 1 == 2, "\(r.output)")
+    }
+
+    /// `tabctl metrics` prints result.text as it came, and nothing else (a stand-in server
+    /// answers `metrics` here: the server side is tabd's own work).
+    @Test func metricsPrintsTheResultTextVerbatim() throws {
+        let dir = temporaryDirectory("ctl-m")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let text = "# TYPE tabd_requests counter\ntabd_requests_total{cmd=\"ping\"} 3\n# EOF\n"
+        let reply = JSONObject([("ok", .bool(true)), ("result", .object(JSONObject([("text", .string(text))])))])
+        let server = try OneReplyServer(path: dir + "/m.sock", reply: JSONValue.object(reply).jsonString)
+        var r = try Self.tabctl(dir + "/m.sock", "metrics")
+        #expect(r.status == 0 && r.output == text, "\(r.output)")
+        #expect(server.request == #"{"cmd":"metrics"}"#, "\(server.request ?? "nothing")")
+        let refusal = #"{"ok":false,"error":{"code":"unknown_command","message":"no such command: metrics"}}"#
+        _ = try OneReplyServer(path: dir + "/e.sock", reply: refusal)
+        r = try Self.tabctl(dir + "/e.sock", "metrics")
+        #expect(r.status == 1 && r.output.contains("tabctl: unknown_command: no such command: metrics"), "\(r.output)")
     }
 
     @Test func unreachableExitsThree() throws {
@@ -106,6 +288,31 @@ import Testing
         #expect(event.string("event") == "selection_changed")
         #expect(event.string("controller") == "main")
         #expect(event.int("seq") != nil)
+    }
+}
+
+/// A Unix socket server for one connection: reads one request line, answers `reply`.
+final class OneReplyServer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: String?
+
+    /// The request line, once it came.
+    var request: String? { lock.withLock { received } }
+
+    init(path: String, reply: String) throws {
+        let fd = try OperationsTests.listeningSocket(path)
+        Thread { [self] in
+            defer { close(fd) }
+            let conn = accept(fd, nil, nil)
+            guard conn >= 0 else { return }
+            defer { close(conn) }
+            var bytes: [UInt8] = []
+            var byte: UInt8 = 0
+            while recv(conn, &byte, 1, 0) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+            lock.withLock { received = String(decoding: bytes, as: UTF8.self) }
+            let line = Array((reply + "\n").utf8)
+            _ = line.withUnsafeBytes { send(conn, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }.start()
     }
 }
 

@@ -1,0 +1,88 @@
+// `tabctl login`'s password: typed on the terminal without echo, or one line of stdin. Never
+// an argument (others can read arguments in ps and /proc/PID/cmdline).
+
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum Password {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// From the terminal when stdin is one (prompt and answer on /dev/tty, echo off), else
+    /// the first line of stdin (without its line end).
+    static func read(prompt: String) throws -> String {
+        if isatty(0) == 1 { return try fromTerminal(prompt: prompt) }
+        guard let line = Swift.readLine(strippingNewline: true) else {
+            throw Failure(description: "no password: stdin ended before a line")
+        }
+        return line.hasSuffix("\r") ? String(line.dropLast()) : line
+    }
+
+    /// The terminal's settings while echo is off, for the signal handler to put back.
+    nonisolated(unsafe) private static var saved = termios()
+    nonisolated(unsafe) private static var ttyFD: Int32 = -1
+    private static let stopSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP]
+
+    private static func fromTerminal(prompt: String) throws -> String {
+        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw Failure(description: "no password: /dev/tty cannot be opened (\(String(cString: strerror(errno)))); give it on stdin")
+        }
+        defer { close(fd) }
+        var original = termios()
+        guard tcgetattr(fd, &original) == 0 else {
+            throw Failure(description: "no password: the terminal's settings cannot be read (\(String(cString: strerror(errno))))")
+        }
+        write(fd, prompt)
+        var quiet = original
+        quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK)
+        quiet.c_lflag |= tcflag_t(ECHONL | ICANON)
+        saved = original
+        ttyFD = fd
+        // Ctrl-C (or any stop) while echo is off must not leave the terminal silent.
+        var previous: [Int32: sigaction] = [:]
+        for s in stopSignals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { signal in
+                tcsetattr(Password.ttyFD, TCSAFLUSH, &Password.saved)
+                Glibc.signal(signal, SIG_DFL)
+                raise(signal)
+            }
+            sigemptyset(&action.sa_mask)
+            var old = sigaction()
+            sigaction(s, &action, &old)
+            previous[s] = old
+        }
+        defer {
+            tcsetattr(fd, TCSAFLUSH, &original)
+            for (s, old) in previous { var o = old; sigaction(s, &o, nil) }
+            ttyFD = -1
+        }
+        guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else {
+            throw Failure(description: "no password: echo cannot be turned off (\(String(cString: strerror(errno))))")
+        }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = Glibc.read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                if bytes.isEmpty { throw Failure(description: "no password: the terminal ended before a line") }
+                break
+            }
+            if byte == UInt8(ascii: "\n") { break }
+            bytes.append(byte)
+        }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func write(_ fd: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+}
