@@ -90,9 +90,9 @@ final class PluginInstance {
 
     /// Adds `other`'s counts to this instance's (the instance it replaced).
     func inheritCounters(from other: PluginInstance) {
-        for i in 0..<(3 * Self.hookCount + 2) {
-            let n = 3 * Self.hookCount
-            if i < n, i % 3 == 2 { counters[i] = max(counters[i], other.counters[i]) } else { counters[i] &+= other.counters[i] }
+        let hooks = 3 * Self.hookCount  // per hook: calls, total ns, max ns; then denials, failures
+        for i in 0..<(hooks + 2) {
+            counters[i] = i < hooks && i % 3 == 2 ? max(counters[i], other.counters[i]) : counters[i] &+ other.counters[i]
         }
     }
 

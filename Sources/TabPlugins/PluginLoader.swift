@@ -105,26 +105,18 @@ struct CheckedFile {
     let path: String
     /// Open for reading; the caller closes it, or hands it to `PluginLoader.load`.
     let fd: Int32
-    let device: UInt64
-    let inode: UInt64
-    /// What says the file's content changed: its modification time (ns) and size.
-    let modified: Int64
-    let size: Int64
+    /// Which file it is, and what says its content changed since.
+    let identity: Identity
+    var device: UInt64 { identity.device }
+    var inode: UInt64 { identity.inode }
 
-    /// Device, inode, modification time and size, as `stat` gave them.
+    /// Device, inode, modification time (ns) and size, as `stat` gave them.
     struct Identity: Equatable {
         var device: UInt64, inode: UInt64, modified: Int64, size: Int64
         init(_ st: stat) {
             device = UInt64(st.st_dev); inode = UInt64(st.st_ino)
             modified = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec); size = Int64(st.st_size)
         }
-    }
-    var identity: Identity { Identity(device: device, inode: inode, modified: modified, size: size) }
-}
-
-extension CheckedFile.Identity {
-    init(device: UInt64, inode: UInt64, modified: Int64, size: Int64) {
-        self.device = device; self.inode = inode; self.modified = modified; self.size = size
     }
 }
 
@@ -257,8 +249,7 @@ struct PluginLoader {
             close(fd)
             throw error
         }
-        let id = CheckedFile.Identity(st)
-        return CheckedFile(path: path, fd: fd, device: id.device, inode: id.inode, modified: id.modified, size: id.size)
+        return CheckedFile(path: path, fd: fd, identity: CheckedFile.Identity(st))
     }
 
     /// A plugin file that is a symbolic link: never followed; the sentence says where it leads.

@@ -127,11 +127,15 @@ public struct ServerConfig: Sendable {
          Self.restartOnly.filter { $0.value(self) != $0.value(next) }.map(\.key))
     }
 
-    /// Where plugin spec `index` was configured, as a message prefix ("tabd.yaml:31:7: ").
-    public func pluginPlace(_ index: Int) -> String {
-        guard index < pluginLocations.count else { return "" }
-        let at = pluginLocations[index].description
-        return at.isEmpty ? "" : at + ": "
+    /// Where plugin spec `index` was configured (the file alone when not known).
+    public func pluginLocation(_ index: Int) -> ConfigLocation {
+        pluginLocations.indices.contains(index) ? pluginLocations[index] : ConfigLocation(file: path)
+    }
+
+    /// The problems a plugin set's refused required plugins make, each at its `plugins.load`
+    /// entry (start, reload and --check-config say the same).
+    public func problems(requiredFailures failures: [PluginProblem]) -> [ConfigProblem] {
+        failures.map { ConfigProblem(pluginLocation($0.index), "required plugin '\($0.plugin)' (\($0.path)) cannot run: \($0.message)") }
     }
 
     /// Reads a YAML file over the defaults. Throws a `ConfigError` listing every problem,
@@ -245,7 +249,7 @@ public struct ServerConfig: Sendable {
                 if let file {
                     c.plugins.append(PluginSpec(name: name, path: file.hasPrefix("/") || file.contains("/") ? resolve(file) : file,
                                                 required: required, configJSON: settings))
-                    c.pluginLocations.append(ConfigLocation(file: problems.file, mark: node.mark, key: "plugins.load[\(i)]"))
+                    c.pluginLocations.append(ConfigLocation(file: problems.file, mark: node.mark))
                 }
             }
             p.finish()
@@ -314,15 +318,13 @@ public struct ConfigLocation: Sendable, Equatable, CustomStringConvertible {
     public var file: String?
     public var line: Int?
     public var column: Int?
-    /// The setting, e.g. `plugins.load[0]`.
-    public var key: String?
 
-    public init(file: String?, line: Int? = nil, column: Int? = nil, key: String? = nil) {
-        self.file = file; self.line = line; self.column = column; self.key = key
+    public init(file: String?, line: Int? = nil, column: Int? = nil) {
+        self.file = file; self.line = line; self.column = column
     }
 
-    init(file: String?, mark: Mark?, key: String? = nil) {
-        self.init(file: file, line: mark?.line, column: mark?.column, key: key)
+    init(file: String?, mark: Mark?) {
+        self.init(file: file, line: mark?.line, column: mark?.column)
     }
 
     /// `file:line:column` as compilers write it (editors jump there); without a file,

@@ -39,17 +39,12 @@ public enum Daemon {
         host.maxJSONDepth = config.maxJSONDepth
         let prepared = host.prepare(config.plugins)
         host.discard(prepared)
-        func place(_ p: PluginProblem) -> ConfigLocation {
-            config.pluginLocations.indices.contains(p.index) ? config.pluginLocations[p.index] : file
-        }
         for d in prepared.missingDirectories {
             check.warnings.append(ConfigProblem(file, "plugin directory \(d) does not exist; it is ignored"))
         }
-        for f in prepared.failures {
-            check.errors.append(ConfigProblem(place(f), "required plugin '\(f.plugin)' (\(f.path)) cannot run: \(f.message)"))
-        }
+        check.errors += config.problems(requiredFailures: prepared.failures)
         for r in prepared.refused {
-            check.warnings.append(ConfigProblem(place(r), "plugin '\(r.plugin)' (\(r.path)) would not run: \(r.message)"))
+            check.warnings.append(ConfigProblem(config.pluginLocation(r.index), "plugin '\(r.plugin)' (\(r.path)) would not run: \(r.message)"))
         }
         check.plugins = prepared.plugins.filter(\.loaded)
         return check
@@ -90,10 +85,7 @@ public enum Daemon {
         guard prepared.isUsable else {
             plugins.discard(prepared)
             // A configuration problem: restarting will not help (exit 78).
-            throw ConfigError(prepared.failures.map { f in
-                ConfigProblem(config.pluginLocations.indices.contains(f.index) ? config.pluginLocations[f.index] : ConfigLocation(file: config.path),
-                              "required plugin '\(f.plugin)' (\(f.path)) cannot run: \(f.message)")
-            })
+            throw ConfigError(config.problems(requiredFailures: prepared.failures))
         }
         plugins.commit(prepared, controllers: [])
 

@@ -756,10 +756,7 @@ public final class TabService: LineServiceDelegate {
         let prepared = plugins.prepare(next.plugins, directories: next.pluginDirectories)
         guard prepared.isUsable else {
             plugins.discard(prepared)
-            return .failure(ConfigError(prepared.failures.map { f in
-                ConfigProblem(next.pluginLocations.indices.contains(f.index) ? next.pluginLocations[f.index] : ConfigLocation(file: next.path),
-                              "required plugin '\(f.plugin)' (\(f.path)) cannot run: \(f.message)")
-            }))
+            return .failure(ConfigError(next.problems(requiredFailures: prepared.failures)))
         }
         var report = ReloadReport()
         (report.changed, report.restartRequired) = config.differences(to: next)
