@@ -127,3 +127,73 @@ import Testing
         #expect(alone.status == 64 && alone.output.contains("--settings goes with --check-plugin"), "\(alone.output)")
     }
 }
+
+/// A Swift plugin against the built TabPolicy module, compiled with swiftc as an author's
+/// build would: a hook is one the SDK calls or a compile error.
+@Suite struct SwiftSDKTests {
+    static let source = #"""
+        import TabPolicy
+
+        @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(Landscape.self) }
+
+        final class Landscape: PolicyPlugin, SupportedOrientationsHook, ShouldSelectHook {
+            static let name = "landscape"
+            static let version = "1.0.0"
+            static let summary = "Landscape only, and no tab called 'nope'."
+            init(settings: JSON, host: PolicyHost) throws {}
+            func supportedOrientations(proposed: Orientations, in controller: ControllerView) -> Orientations? { .landscape }
+            func shouldSelect(_ candidate: Candidate, in controller: ControllerView) -> Verdict {
+                candidate.id == "nope" ? .deny(reason: "nope") : .abstain
+            }
+        }
+        """#
+
+    /// swiftc of `text` into `dir/libLandscape.so`: (exit status, diagnostics).
+    static func compile(_ text: String, in dir: String) throws -> (status: Int32, output: String) {
+        try text.write(toFile: dir + "/Landscape.swift", atomically: true, encoding: .utf8)
+        let bin = Build.binDirectory.path
+        return try shell("""
+            cd \(dir) && swiftc -emit-library -o libLandscape.so -I \(bin)/Modules \
+              -Xcc -fmodule-map-file=\(bin)/CTabPolicy.build/module.modulemap Landscape.swift \(bin)/TabPolicy.build/*.o
+            """)
+    }
+
+    /// Near misses of a hook — another label, a misspelled name, another return type — and
+    /// the pre-1.3 hook list each fail to compile with a diagnostic naming what is wrong.
+    @Test func aNearMissHookDoesNotCompile() throws {
+        let dir = temporaryDirectory("sdkmiss")
+        let misses: [(String, String, String)] = [
+            ("func supportedOrientations(proposed: Orientations, in controller: ControllerView)",
+             "func supportedOrientations(in controller: ControllerView)",
+             "type 'Landscape' does not conform to protocol 'SupportedOrientationsHook'"),
+            ("func shouldSelect(_ candidate", "func shouldSelct(_ candidate",
+             "type 'Landscape' does not conform to protocol 'ShouldSelectHook'"),
+            ("-> Orientations? { .landscape }", "-> Orientations { .landscape }",
+             "type 'Landscape' does not conform to protocol 'SupportedOrientationsHook'"),
+            ("init(settings: JSON, host: PolicyHost) throws {}",
+             "init(settings: JSON, host: PolicyHost) throws {}\n    static let hooks: PolicyHooks = []",
+             "'PolicyHooks' is unavailable: conform to the hook protocols instead"),
+        ]
+        for (right, wrong, diagnostic) in misses {
+            #expect(Self.source.contains(right))
+            let r = try Self.compile(Self.source.replacingOccurrences(of: right, with: wrong), in: dir)
+            #expect(r.status != 0, "\(wrong) compiled")
+            #expect(r.output.contains("error: \(diagnostic)"), "\(wrong): \(r.output)")
+        }
+    }
+
+    /// The right spelling compiles, and tabd calls both hooks.
+    @Test func theRightSpellingCompilesAndIsCalled() throws {
+        let dir = temporaryDirectory("sdkok")
+        let r = try Self.compile(Self.source, in: dir)
+        try #require(r.status == 0, "\(r.output)")
+        let check = try shell("\(Build.tabd) --check-plugin \(dir)/libLandscape.so")
+        #expect(check.output.contains("  hooks        init, fini, should_select, supported_orientations\n"), "\(check.output)")
+        let tabd = try TabdProcess(config: Plugins.config("    - path: libLandscape.so\n", extraDirectory: dir), dir: dir)
+        let c = try tabd.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home","orientations":["portrait","landscape_left"]},{"id":"nope","orientations":["portrait","landscape_left"]}]}"#)
+        #expect(try c.error(#"{"cmd":"tap","tab":"nope"}"#).string("plugin") == "landscape")
+        let supported = try c.ok(#"{"cmd":"state"}"#).object("orientation")?.strings("supported")
+        #expect(supported == ["landscape_left"], "\(supported ?? [])")
+    }
+}
