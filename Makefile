@@ -110,7 +110,8 @@ install-files:
 	install -m 0644 systemd/tabd.sysusers $(DESTDIR)$(SYSUSERSDIR)/tabd.conf
 	install -m 0644 systemd/tabd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/tabd.conf
 	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
-	install -m 0644 Plugins/examples/hello.c $(DESTDIR)$(DOCDIR)/
+	@# The plugin guide links to hello.c and policy.h beside it (docs/ has links to both).
+	install -m 0644 Plugins/examples/hello.c Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(DOCDIR)/
 	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabctl 1 man/tabctl.1.roff > $(DESTDIR)$(MANDIR)/man1/tabctl.1
 	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabd 8 man/tabd.8.roff > $(DESTDIR)$(MANDIR)/man8/tabd.8
 	$(SUBST) -i $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man8/tabd.8

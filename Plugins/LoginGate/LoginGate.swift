@@ -35,11 +35,10 @@ import TabPolicy
 
 @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(LoginGate.self) }
 
-final class LoginGate: PolicyPlugin {
+final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook {
     static let name = "login-gate"
     static let version = "1.2.0"
     static let summary = "Refuses every tab but the login tab until a user logs in on the controller."
-    static let hooks: PolicyHooks = [.shouldSelect, .call, .willStop]
 
     let host: PolicyHost
     let loginTab: String

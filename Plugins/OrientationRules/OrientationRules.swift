@@ -15,11 +15,10 @@ import TabPolicy
 
 @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(OrientationRules.self) }
 
-final class OrientationRules: PolicyPlugin {
+final class OrientationRules: PolicyPlugin, SupportedOrientationsHook, PreferredOrientationHook {
     static let name = "orientation-rules"
     static let version = "1.0.0"
     static let summary = "Limits supported orientations per tab (glob) and globally, and names a preferred orientation."
-    static let hooks: PolicyHooks = [.supportedOrientations, .preferredOrientation]
 
     struct Rule {
         var tab: String

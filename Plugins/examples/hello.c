@@ -5,9 +5,11 @@
  * otherwise) cannot be tapped until someone calls its "unlock" method with the right
  * code. Every tap it sees is counted and announced to subscribers as a `plugin` event.
  *
- * Build it anywhere, with nothing but the header:
+ * Build it anywhere, with nothing but the installed header (`make install` puts it and
+ * tabd-policy.pc in place), and try it before configuring it:
  *
- *     cc -shared -fPIC -I <tabd>/Sources/CTabPolicy/include hello.c -o hello.so
+ *     cc -shared -fPIC $(pkg-config --cflags tabd-policy) hello.c -o hello.so
+ *     tabd --check-plugin ./hello.so --settings '{"prefix": "secret"}'
  *
  * then copy hello.so into one of tabd's plugin directories and list it in the config:
  *
@@ -15,7 +17,7 @@
  *       directories: [/usr/local/lib/tabd/plugins]
  *       load:
  *         - path: hello.so
- *           settings: {prefix: secret, code: open-sesame}
+ *           settings: {prefix: secret, code: open-sesame, events: {tapped: true}}
  *
  * Try it:
  *
@@ -23,6 +25,7 @@
  *     {"cmd":"plugin.call","plugin":"hello","method":"unlock","args":{"code":"open-sesame"}}
  *     {"cmd":"tap","tab":"secret-notes"}                 → ok
  *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242}
+ *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"prefix":"secret"}
  *
  * Each hook below has a comment saying what it demonstrates. Hooks this plugin does
  * not need (the orientation ones) are simply NULL in the descriptor.
@@ -39,54 +42,49 @@
  * calling fini on the old one.)
  */
 typedef struct hello_state {
-    const tabd_host *host;  /* kept from init: log, emit, read controllers */
+    const tabd_host *host;  /* kept from init: log, emit, read controllers, JSON */
     char prefix[64];        /* tabs starting with this are locked */
     char code[64];          /* what "unlock" wants */
+    int announce_taps;      /* settings events.tapped: emit an event per tap */
     int unlocked;           /* one switch for all controllers, to keep the example short */
     unsigned long taps;     /* taps seen by did_select */
     char message[256];      /* reply strings must outlive the hook: keep them here */
-    char json[256];
 } hello_state;
 
 /*
- * A deliberately tiny reader for `"key": "value"` in a flat JSON object. Enough for this
- * example's settings and arguments; a real plugin should use a real JSON parser.
- * Returns 1 and copies the value into out when found.
+ * Copies a string setting into `out` when the settings have it — demonstrates the JSON
+ * getters (since 1.3): tabd parses, the plugin only asks. Returns NULL when the setting is
+ * fine (present and copied, or absent: `out` keeps its default), else the sentence saying
+ * what is wrong. The string tabd returns lives until init returns: copy it.
  */
-static int json_string(const char *json, const char *key, char *out, size_t size) {
-    char pattern[80];
-    snprintf(pattern, sizeof pattern, "\"%s\"", key);
-    const char *p = strstr(json, pattern);
-    if (p == NULL) return 0;
-    p = strchr(p + strlen(pattern), ':');
-    if (p == NULL) return 0;
-    p = strchr(p, '"');
-    if (p == NULL) return 0;
-    const char *end = strchr(p + 1, '"');
-    if (end == NULL || (size_t)(end - p - 1) >= size) return 0;
-    memcpy(out, p + 1, (size_t)(end - p - 1));
-    out[end - p - 1] = '\0';
-    return 1;
-}
-
-/* Copies s into out as a JSON string body, dropping characters that would need escapes. */
-static void json_safe(const char *s, char *out, size_t size) {
-    size_t n = 0;
-    for (; *s != '\0' && n + 1 < size; s++) {
-        if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) continue;
-        out[n++] = *s;
+static const char *setting_string(const tabd_host *host, const char *json, const char *key, char *out, size_t size) {
+    const char *value;
+    switch (host->json_get_string(host, json, key, &value)) {
+    case TABD_JSON_OK:
+        if (value[0] == '\0' || strlen(value) >= size) return "must be a non-empty string of fewer than 64 bytes";
+        strcpy(out, value);
+        return NULL;
+    case TABD_JSON_MISSING:
+        return NULL;
+    default: /* TABD_JSON_WRONG_TYPE (a number, a list...) or TABD_JSON_INVALID */
+        return "must be a string";
     }
-    out[n] = '\0';
 }
 
 /*
- * init — demonstrates: reading settings (JSON text), checking the host's ABI version,
- * keeping the host table, per-instance state through *state, and refusing to load
- * with a message (try settings {"prefix": ""}: tabd lists the plugin as refused).
+ * init — demonstrates: checking the host's ABI version and that it has the functions we
+ * use (the JSON helpers are since 1.3), reading settings with them (a nested object
+ * included: events.tapped), keeping the host table, per-instance state through *state,
+ * and refusing to load with a message (try settings {"prefix": ""} or {"events": 3}:
+ * tabd lists the plugin as refused, and `tabd --check-plugin` prints the message).
  */
 static tabd_result hello_init(const tabd_host *host, const char *config_json, void **state, tabd_reply *reply) {
     if (host->abi_major != TABD_POLICY_ABI_MAJOR) {
         reply->message = "hello needs plugin ABI 1";
+        return TABD_ERROR;
+    }
+    if (!TABD_HOST_HAS(host, json_finish)) {
+        reply->message = "hello needs tabd with plugin ABI 1.3 or later (the JSON helpers)";
         return TABD_ERROR;
     }
     hello_state *s = calloc(1, sizeof *s);
@@ -97,12 +95,29 @@ static tabd_result hello_init(const tabd_host *host, const char *config_json, vo
     s->host = host;
     strcpy(s->prefix, "secret");
     strcpy(s->code, "open-sesame");
-    if (strstr(config_json, "\"prefix\"") != NULL && (!json_string(config_json, "prefix", s->prefix, sizeof s->prefix) || s->prefix[0] == '\0')) {
+    s->announce_taps = 1;
+
+    const char *problem = NULL, *key = NULL;
+    if ((problem = setting_string(host, config_json, key = "prefix", s->prefix, sizeof s->prefix)) == NULL)
+        problem = setting_string(host, config_json, key = "code", s->code, sizeof s->code);
+    /* A nested object: {"events": {"tapped": false}}. json_get_object hands back its text;
+     * the getters read that text as they read the settings themselves. */
+    const char *events;
+    tabd_json_status found = host->json_get_object(host, config_json, "events", &events);
+    if (problem == NULL && found == TABD_JSON_OK &&
+        host->json_get_bool(host, events, "tapped", &s->announce_taps) == TABD_JSON_WRONG_TYPE)
+        problem = "must be true or false", key = "events.tapped";
+    else if (problem == NULL && found == TABD_JSON_WRONG_TYPE)
+        problem = "must be an object such as {tapped: false}", key = "events";
+    if (problem != NULL) {
+        /* reply->message must outlive init, and the state is about to go: a static buffer
+         * (tabd runs hooks on one thread, so one buffer is enough). */
+        static char refusal[128];
+        snprintf(refusal, sizeof refusal, "settings: %s %s", key, problem);
         free(s);
-        reply->message = "settings: prefix must be a non-empty string of fewer than 64 bytes";
+        reply->message = refusal;
         return TABD_ERROR;
     }
-    json_string(config_json, "code", s->code, sizeof s->code);
 
     char line[160];
     snprintf(line, sizeof line, "hello ready: tabs starting with '%s' are locked", s->prefix);
@@ -138,17 +153,26 @@ static tabd_result hello_should_select(void *state, const tabd_controller *contr
 }
 
 /*
- * did_select — demonstrates: reading the controller through the host table and
- * emitting a `plugin` event. The controller already shows the new selection here.
+ * did_select — demonstrates: reading the controller through the host table, and emitting
+ * a `plugin` event built with a JSON builder (since 1.3): tabd escapes the tab id, so an id
+ * with quotes or newlines cannot break the event. The controller already shows the new
+ * selection here.
  */
 static void hello_did_select(void *state, const tabd_controller *controller, const tabd_candidate *candidate) {
     hello_state *s = state;
-    char tab[96];
+    const tabd_host *h = s->host;
     s->taps++;
-    json_safe(candidate->id, tab, sizeof tab);
-    snprintf(s->json, sizeof s->json, "{\"event\":\"tapped\",\"tab\":\"%s\",\"index\":%ld,\"taps\":%lu,\"tabs\":%zu}",
-             tab, candidate->index, s->taps, s->host->tab_count(controller));
-    s->host->emit(s->host, controller, s->json);
+    if (!s->announce_taps) return;
+    tabd_json_builder *b = h->json_builder(h);
+    h->json_begin_object(h, b, NULL);
+    h->json_add_string(h, b, "event", "tapped");
+    h->json_add_string(h, b, "tab", candidate->id);
+    h->json_add_int(h, b, "index", candidate->index);
+    h->json_add_int(h, b, "taps", (int64_t)s->taps);
+    h->json_add_int(h, b, "tabs", (int64_t)h->tab_count(controller));
+    h->json_end(h, b);
+    const char *event = h->json_finish(h, b); /* NULL only if the calls above were wrong */
+    if (event != NULL) h->emit(h, controller, event);
 }
 
 /*
@@ -183,8 +207,8 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
                               const char *args_json, tabd_reply *reply) {
     hello_state *s = state;
     if (strcmp(method, "unlock") == 0) {
-        char code[64];
-        if (!json_string(args_json, "code", code, sizeof code)) {
+        const char *code;
+        if (s->host->json_get_string(s->host, args_json, "code", &code) != TABD_JSON_OK) {
             reply->message = "unlock needs {\"code\": \"...\"}";
             return TABD_ERROR;
         }
@@ -208,20 +232,39 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
         return TABD_OK;
     }
     if (strcmp(method, "status") == 0) {
-        snprintf(s->json, sizeof s->json, "{\"unlocked\":%s,\"taps\":%lu}", s->unlocked ? "true" : "false", s->taps);
-        reply->json = s->json;
+        /* A call result built with a builder: its text is tabd's and lives until the hook
+         * returns, which is exactly as long as reply->json must. */
+        const tabd_host *h = s->host;
+        tabd_json_builder *b = h->json_builder(h);
+        h->json_begin_object(h, b, NULL);
+        h->json_add_bool(h, b, "unlocked", s->unlocked);
+        h->json_add_int(h, b, "taps", (int64_t)s->taps);
+        h->json_add_string(h, b, "prefix", s->prefix);
+        h->json_end(h, b);
+        reply->json = h->json_finish(h, b);
+        if (reply->json == NULL) {
+            reply->message = "hello could not write its status";
+            return TABD_ERROR;
+        }
         return TABD_OK;
     }
     if (strcmp(method, "whoami") == 0) {
         /* A host function added after 1.0 (since 1.1): check that this tabd has it. The
          * caller is the client's connection as the kernel saw it (uid, gid, pid) — what
          * to key per-client limits or permissions on. */
+        const tabd_host *h = s->host;
         tabd_caller who = { .struct_size = sizeof who };
-        if (TABD_HOST_HAS(s->host, caller) && s->host->caller(s->host, &who))
-            snprintf(s->json, sizeof s->json, "{\"uid\":%u,\"gid\":%u,\"pid\":%d}", who.uid, who.gid, who.pid);
-        else
-            snprintf(s->json, sizeof s->json, "{\"uid\":null}");
-        reply->json = s->json;
+        tabd_json_builder *b = h->json_builder(h);
+        h->json_begin_object(h, b, NULL);
+        if (TABD_HOST_HAS(h, caller) && h->caller(h, &who)) {
+            h->json_add_int(h, b, "uid", who.uid);
+            h->json_add_int(h, b, "gid", who.gid);
+            h->json_add_int(h, b, "pid", who.pid);
+        } else {
+            h->json_add_null(h, b, "uid");
+        }
+        h->json_end(h, b);
+        reply->json = h->json_finish(h, b);
         return TABD_OK;
     }
     return TABD_UNKNOWN_METHOD;

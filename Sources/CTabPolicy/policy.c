@@ -14,3 +14,7 @@ _Static_assert(offsetof(tabd_policy_descriptor, abi_major) == 0,
 _Static_assert(offsetof(tabd_host, struct_size) == 0, "the host table starts with its size");
 _Static_assert(offsetof(tabd_candidate, struct_size) == 0, "tabd_candidate starts with its size");
 _Static_assert(offsetof(tabd_reply, struct_size) == 0, "tabd_reply starts with its size");
+_Static_assert(offsetof(tabd_host, json_get_string) > offsetof(tabd_host, caller),
+               "the 1.3 JSON helpers come after the 1.1 caller function: the host table only grows at its end");
+_Static_assert(offsetof(tabd_host, json_finish) + sizeof(void *) == sizeof(tabd_host),
+               "the 1.3 host table ends with json_finish; append new functions after it and bump the minor");

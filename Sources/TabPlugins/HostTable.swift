@@ -19,6 +19,10 @@ final class CallFrame {
     /// "no caller").
     var caller: PluginCaller?
     private var strings: [UnsafeMutablePointer<CChar>] = []
+    /// The JSON builders made during the current hook (json_builder, since 1.3), and which
+    /// hook call they belong to: a handle of an earlier call names nothing.
+    var builders: [JSONBuild] = []
+    private(set) var builderEpoch: UInt = 1
 
     /// The opaque pointer plugins receive.
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
@@ -50,9 +54,13 @@ final class CallFrame {
     /// Frees what the hook was handed. Cheap when nothing was.
     @inline(__always)
     func endHook() {
-        guard !strings.isEmpty else { return }
+        guard !strings.isEmpty || !builders.isEmpty else { return }
         for p in strings { free(p) }
         strings.removeAll(keepingCapacity: true)
+        if !builders.isEmpty {
+            builders.removeAll(keepingCapacity: true)
+            builderEpoch &+= 1
+        }
     }
 }
 
@@ -158,7 +166,24 @@ struct HostSlot {
             guard let plugin = HostSlot.owner(of: host), let out, let caller = plugin.host.frame.caller else { return 0 }
             caller.write(to: out)
             return 1
-        }
+        },
+        // since 1.3
+        json_get_string: HostJSON.getString,
+        json_get_int: HostJSON.getInt,
+        json_get_number: HostJSON.getNumber,
+        json_get_bool: HostJSON.getBool,
+        json_get_object: HostJSON.getObject,
+        json_builder: HostJSON.builder,
+        json_begin_object: HostJSON.beginObject,
+        json_begin_array: HostJSON.beginArray,
+        json_end: HostJSON.end,
+        json_add_string: HostJSON.addString,
+        json_add_int: HostJSON.addInt,
+        json_add_number: HostJSON.addNumber,
+        json_add_bool: HostJSON.addBool,
+        json_add_null: HostJSON.addNull,
+        json_add_json: HostJSON.addJSON,
+        json_finish: HostJSON.finish
     )
 }
 

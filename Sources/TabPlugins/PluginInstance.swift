@@ -52,6 +52,9 @@ final class PluginInstance {
         let t0 = monotonicNanoseconds()
         let result = configJSON.withCString { initHook(hostTable, $0, &newState, reply) }
         count(.initialize, since: t0)
+        // What init was handed (json_* strings, builders) lives until it returned and its
+        // reply was read.
+        defer { host.frame.endHook() }
         if result == TABD_OK {
             state = newState
             running = true
@@ -70,6 +73,7 @@ final class PluginInstance {
             let t0 = monotonicNanoseconds()
             fini(state)
             count(.fini, since: t0)
+            host.frame.endHook()
         }
         state = nil
     }

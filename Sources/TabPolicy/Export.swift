@@ -11,7 +11,7 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
     if let d = Exported.descriptor { return UnsafeRawPointer(d) }
     Exported.type = type
     let d = UnsafeMutablePointer<tabd_policy_descriptor>.allocate(capacity: 1)
-    let hooks = type.hooks
+    // A hook is in the descriptor exactly when the type conforms to its protocol.
     d.initialize(to: tabd_policy_descriptor(
         abi_major: UInt32(TABD_POLICY_ABI_MAJOR),
         abi_minor: UInt32(TABD_POLICY_ABI_MINOR),
@@ -21,15 +21,15 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
         description: UnsafePointer(strdup(type.summary)),
         init: Thunks.initialize,
         fini: Thunks.fini,
-        should_select: hooks.contains(.shouldSelect) ? Thunks.shouldSelect : nil,
-        supported_orientations: hooks.contains(.supportedOrientations) ? Thunks.supportedOrientations : nil,
-        preferred_orientation: hooks.contains(.preferredOrientation) ? Thunks.preferredOrientation : nil,
-        did_select: hooks.contains(.didSelect) ? Thunks.didSelect : nil,
-        will_begin_customizing: hooks.contains(.customizing) ? Thunks.willBeginCustomizing : nil,
-        will_end_customizing: hooks.contains(.customizing) ? Thunks.willEndCustomizing : nil,
-        did_end_customizing: hooks.contains(.customizing) ? Thunks.didEndCustomizing : nil,
-        call: hooks.contains(.call) ? Thunks.call : nil,
-        will_stop: hooks.contains(.willStop) ? Thunks.willStop : nil
+        should_select: type is any ShouldSelectHook.Type ? Thunks.shouldSelect : nil,
+        supported_orientations: type is any SupportedOrientationsHook.Type ? Thunks.supportedOrientations : nil,
+        preferred_orientation: type is any PreferredOrientationHook.Type ? Thunks.preferredOrientation : nil,
+        did_select: type is any DidSelectHook.Type ? Thunks.didSelect : nil,
+        will_begin_customizing: type is any WillBeginCustomizingHook.Type ? Thunks.willBeginCustomizing : nil,
+        will_end_customizing: type is any WillEndCustomizingHook.Type ? Thunks.willEndCustomizing : nil,
+        did_end_customizing: type is any DidEndCustomizingHook.Type ? Thunks.didEndCustomizing : nil,
+        call: type is any CallHook.Type ? Thunks.call : nil,
+        will_stop: type is any WillStopHook.Type ? Thunks.willStop : nil
     ))
     Exported.descriptor = d
     return UnsafeRawPointer(d)
@@ -47,10 +47,33 @@ enum Exported {
 final class Instance {
     let plugin: any PolicyPlugin
     let host: PolicyHost
+    // The plugin as each hook protocol it conforms to: cast once, here, not on every call.
+    let shouldSelect: (any ShouldSelectHook)?
+    let supportedOrientations: (any SupportedOrientationsHook)?
+    let preferredOrientation: (any PreferredOrientationHook)?
+    let didSelect: (any DidSelectHook)?
+    let willBeginCustomizing: (any WillBeginCustomizingHook)?
+    let willEndCustomizing: (any WillEndCustomizingHook)?
+    let didEndCustomizing: (any DidEndCustomizingHook)?
+    let call: (any CallHook)?
+    let willStop: (any WillStopHook)?
+    let shutdown: (any ShutdownHook)?
     /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
     private var kept: [UnsafeMutablePointer<CChar>] = []
 
-    init(plugin: any PolicyPlugin, host: PolicyHost) { self.plugin = plugin; self.host = host }
+    init(plugin: any PolicyPlugin, host: PolicyHost) {
+        self.plugin = plugin; self.host = host
+        shouldSelect = plugin as? any ShouldSelectHook
+        supportedOrientations = plugin as? any SupportedOrientationsHook
+        preferredOrientation = plugin as? any PreferredOrientationHook
+        didSelect = plugin as? any DidSelectHook
+        willBeginCustomizing = plugin as? any WillBeginCustomizingHook
+        willEndCustomizing = plugin as? any WillEndCustomizingHook
+        didEndCustomizing = plugin as? any DidEndCustomizingHook
+        call = plugin as? any CallHook
+        willStop = plugin as? any WillStopHook
+        shutdown = plugin as? any ShutdownHook
+    }
 
     static func from(_ state: UnsafeMutableRawPointer?) -> Instance? {
         state.map { Unmanaged<Instance>.fromOpaque($0).takeUnretainedValue() }
@@ -124,20 +147,21 @@ enum Thunks {
     static let fini: @convention(c) (UnsafeMutableRawPointer?) -> Void = { state in
         guard let state else { return }
         let instance = Unmanaged<Instance>.fromOpaque(state)
-        instance.takeUnretainedValue().plugin.shutdown()
+        instance.takeUnretainedValue().shutdown?.shutdown()
         instance.takeUnretainedValue().beginHook()
         instance.release()
     }
 
     static let willStop: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void = { state, c in
         guard let i = Instance.from(state) else { return }
-        i.plugin.willStop(in: i.view(c))
+        i.willStop?.willStop(in: i.view(c))
     }
 
     static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in
         guard let i = Instance.from(state) else { return TABD_ERROR }
         i.beginHook()
-        switch i.plugin.shouldSelect(candidate(cand), in: i.view(c)) {
+        guard let hook = i.shouldSelect else { return TABD_ABSTAIN }
+        switch hook.shouldSelect(candidate(cand), in: i.view(c)) {
         case .allow: return TABD_ALLOW
         case .abstain: return TABD_ABSTAIN
         case .deny(let reason, let message):
@@ -149,7 +173,7 @@ enum Thunks {
 
     static let supportedOrientations: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, tabd_orientation_mask, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result = { state, c, proposed, mask in
         guard let i = Instance.from(state) else { return TABD_ERROR }
-        guard let answer = i.plugin.supportedOrientations(proposed: Orientations(rawValue: proposed), in: i.view(c)) else {
+        guard let answer = i.supportedOrientations?.supportedOrientations(proposed: Orientations(rawValue: proposed), in: i.view(c)) else {
             return TABD_ABSTAIN
         }
         mask?.pointee = answer.rawValue
@@ -158,37 +182,38 @@ enum Thunks {
 
     static let preferredOrientation: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result = { state, c, out in
         guard let i = Instance.from(state) else { return TABD_ERROR }
-        guard let o = i.plugin.preferredOrientation(in: i.view(c)) else { return TABD_ABSTAIN }
+        guard let o = i.preferredOrientation?.preferredOrientation(in: i.view(c)) else { return TABD_ABSTAIN }
         out?.pointee = o.mask.rawValue
         return TABD_OK
     }
 
     static let didSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?) -> Void = { state, c, cand in
         guard let i = Instance.from(state) else { return }
-        i.plugin.didSelect(candidate(cand), in: i.view(c))
+        i.didSelect?.didSelect(candidate(cand), in: i.view(c))
     }
 
     static let willBeginCustomizing: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>?, Int) -> Void = { state, c, tabs, n in
         guard let i = Instance.from(state) else { return }
-        i.plugin.willBeginCustomizing(tabs: strings(tabs, n), in: i.view(c))
+        i.willBeginCustomizing?.willBeginCustomizing(tabs: strings(tabs, n), in: i.view(c))
     }
 
     static let willEndCustomizing: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>?, Int, Int32) -> Void = { state, c, tabs, n, changed in
         guard let i = Instance.from(state) else { return }
-        i.plugin.willEndCustomizing(tabs: strings(tabs, n), changed: changed != 0, in: i.view(c))
+        i.willEndCustomizing?.willEndCustomizing(tabs: strings(tabs, n), changed: changed != 0, in: i.view(c))
     }
 
     static let didEndCustomizing: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<UnsafePointer<CChar>?>?, Int, Int32) -> Void = { state, c, tabs, n, changed in
         guard let i = Instance.from(state) else { return }
-        i.plugin.didEndCustomizing(tabs: strings(tabs, n), changed: changed != 0, in: i.view(c))
+        i.didEndCustomizing?.didEndCustomizing(tabs: strings(tabs, n), changed: changed != 0, in: i.view(c))
     }
 
     static let call: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, method, args, reply in
         guard let i = Instance.from(state), let method else { return TABD_ERROR }
+        guard let hook = i.call else { return TABD_UNKNOWN_METHOD }
         i.beginHook()
         do {
             let parsed = try args.map { try JSON(parsing: $0, count: strlen($0)) } ?? .object([:])
-            let result = try i.plugin.call(String(cString: method), args: parsed, in: i.view(c))
+            let result = try hook.call(String(cString: method), args: parsed, in: i.view(c))
             reply?.pointee.json = i.keep(result.text)
             return TABD_OK
         } catch {

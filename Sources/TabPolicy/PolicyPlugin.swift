@@ -1,15 +1,21 @@
-// The Swift SDK for tabd policy plugins: conform a class to `PolicyPlugin` and export it
-// with one line,
+// The Swift SDK for tabd policy plugins: a class conforming to `PolicyPlugin` and to the
+// protocol of each hook it has, exported with one line,
 //
 //     @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(MyPolicy.self) }
 //
-// then build it as a dynamic library (`.library(type: .dynamic)`). The SDK speaks the C ABI
+// then built as a dynamic library (`.library(type: .dynamic)`). The SDK speaks the C ABI
 // of tabd/policy.h underneath; a Swift plugin never sees a C type.
+//
+// Why one protocol per hook, each without a default: the conformance is the registration.
+// tabd calls exactly the hooks whose protocols the plugin conforms to, and a conformance
+// whose method is misspelled or has another signature does not compile ("type 'X' does not
+// conform to protocol 'SupportedOrientationsHook'"). With defaults, a near miss such as
+// `supportedOrientations(in:)` compiled quietly and was never called.
 
-/// A tabd policy plugin. tabd makes one instance per configured plugin (on load and on
-/// every reload), calls it on its one thread, and drops it at fini (`shutdown()` first).
-/// Every hook has a default that abstains or ignores, so implement only what you need —
-/// and list it in `hooks`, so tabd does not call the rest.
+/// A tabd policy plugin: who it is and how it starts. tabd makes one instance per
+/// configured plugin (at start, and at a reload that changes its settings or file), calls it
+/// on its one thread, and releases it at fini. Its hooks are the hook protocols it conforms
+/// to (`ShouldSelectHook`, `CallHook`, ...); a plugin with none loads and does nothing.
 public protocol PolicyPlugin: AnyObject {
     /// Short and lower-case ("login-gate"): names the plugin in `plugins`, `plugin.call`,
     /// `explain`, `stats` and `denied` errors.
@@ -18,75 +24,80 @@ public protocol PolicyPlugin: AnyObject {
     static var version: String { get }
     /// One sentence saying what it does (`description` in `plugins`).
     static var summary: String { get }
-    /// The hooks tabd should call. Default: all of them.
-    static var hooks: PolicyHooks { get }
 
     /// Called with the plugin's settings (a JSON object, `{}` when there are none). Throw
     /// (e.g. `PolicyError.invalid("…")`) to refuse to load; the message is logged and
-    /// shown in `plugins`.
+    /// shown in `plugins` (and printed by `tabd --check-plugin`).
     init(settings: JSON, host: PolicyHost) throws
+}
 
-    /// A user tapped `candidate`: `.allow`, `.deny(reason:message:)` or `.abstain`.
+/// should_select: a user tapped `candidate` (a tab or More; never asked for a programmatic
+/// select). Answer `.allow`, `.deny(reason:message:)` or `.abstain`; any deny refuses.
+public protocol ShouldSelectHook: PolicyPlugin {
     func shouldSelect(_ candidate: Candidate, in controller: ControllerView) -> Verdict
-    /// The orientations the controller may support, or nil to abstain. tabd intersects the
-    /// answer with `proposed` (what the tabs, and plugins before this one, allow).
+}
+
+/// supported_orientations: the orientations the controller may support, or nil to abstain.
+/// tabd intersects the answer with `proposed` (what the tabs, and plugins before this one,
+/// allow).
+public protocol SupportedOrientationsHook: PolicyPlugin {
     func supportedOrientations(proposed: Orientations, in controller: ControllerView) -> Orientations?
-    /// The orientation preferred for presentation, or nil to abstain.
+}
+
+/// preferred_orientation: the orientation preferred for presentation, or nil to abstain.
+/// The first plugin that answers wins.
+public protocol PreferredOrientationHook: PolicyPlugin {
     func preferredOrientation(in controller: ControllerView) -> Orientation?
-    /// A tap selected `candidate`.
+}
+
+/// did_select: a tap selected `candidate` (also when it was selected already); the
+/// controller already shows it.
+public protocol DidSelectHook: PolicyPlugin {
     func didSelect(_ candidate: Candidate, in controller: ControllerView)
-    /// A customization session begins with `tabs` in this order.
+}
+
+/// will_begin_customizing: a customization session (More → Edit) begins with `tabs` in this
+/// order.
+public protocol WillBeginCustomizingHook: PolicyPlugin {
     func willBeginCustomizing(tabs: [String], in controller: ControllerView)
-    /// A customization session is about to end with `tabs` as the new order.
+}
+
+/// will_end_customizing: the session is about to end with `tabs` as the new order;
+/// `changed` when it differs from the order at the start.
+public protocol WillEndCustomizingHook: PolicyPlugin {
     func willEndCustomizing(tabs: [String], changed: Bool, in controller: ControllerView)
-    /// A customization session ended; `tabs` is the controller's order now.
+}
+
+/// did_end_customizing: the session ended; `tabs` is the controller's order now.
+public protocol DidEndCustomizingHook: PolicyPlugin {
     func didEndCustomizing(tabs: [String], changed: Bool, in controller: ControllerView)
-    /// A plugin-defined method (`plugin.call`). Return the result; throw
-    /// `PolicyError.denied`, `.invalid` or `.unknownMethod` to refuse.
+}
+
+/// call: a plugin-defined method (`plugin.call`). Return the result; throw
+/// `PolicyError.denied` (→ `denied`), `.invalid` (→ `invalid_request`) or `.unknownMethod`
+/// (→ `not_found`) to refuse.
+public protocol CallHook: PolicyPlugin {
     func call(_ method: String, args: JSON, in controller: ControllerView) throws -> JSON
-    /// A reload is about to stop this instance (its settings changed, or it is no longer
-    /// configured): called once per controller before `shutdown`, to announce what it drops
-    /// with `host.emit` (ABI 1.2). Not called when a reload keeps the instance, nor at
-    /// tabd's shutdown.
+}
+
+/// will_stop (ABI 1.2): a reload is about to stop this instance (its settings or file
+/// changed, or it is no longer configured). Called once per controller before fini, to
+/// announce what it drops with `host.emit`. Not called when a reload keeps the instance,
+/// nor at tabd's shutdown.
+public protocol WillStopHook: PolicyPlugin {
     func willStop(in controller: ControllerView)
-    /// Called at fini (a reload replaced or dropped the instance, or tabd shuts down).
+}
+
+/// fini: the instance stops (a reload replaced or dropped it, or tabd shuts down). Called
+/// right before tabd releases it; `deinit` runs after, as for any object.
+public protocol ShutdownHook: PolicyPlugin {
     func shutdown()
 }
 
-extension PolicyPlugin {
-    public static var version: String { "0.0.0" }
-    public static var summary: String { "" }
-    public static var hooks: PolicyHooks { .all }
-    public func shouldSelect(_ candidate: Candidate, in controller: ControllerView) -> Verdict { .abstain }
-    public func supportedOrientations(proposed: Orientations, in controller: ControllerView) -> Orientations? { nil }
-    public func preferredOrientation(in controller: ControllerView) -> Orientation? { nil }
-    public func didSelect(_ candidate: Candidate, in controller: ControllerView) {}
-    public func willBeginCustomizing(tabs: [String], in controller: ControllerView) {}
-    public func willEndCustomizing(tabs: [String], changed: Bool, in controller: ControllerView) {}
-    public func didEndCustomizing(tabs: [String], changed: Bool, in controller: ControllerView) {}
-    public func call(_ method: String, args: JSON, in controller: ControllerView) throws -> JSON {
-        throw PolicyError.unknownMethod(method)
-    }
-    public func willStop(in controller: ControllerView) {}
-    public func shutdown() {}
-}
-
-/// Which hooks a plugin implements.
-public struct PolicyHooks: OptionSet, Sendable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-
-    public static let shouldSelect = PolicyHooks(rawValue: 1 << 0)
-    public static let supportedOrientations = PolicyHooks(rawValue: 1 << 1)
-    public static let preferredOrientation = PolicyHooks(rawValue: 1 << 2)
-    public static let didSelect = PolicyHooks(rawValue: 1 << 3)
-    /// will-begin, will-end and did-end customizing.
-    public static let customizing = PolicyHooks(rawValue: 1 << 4)
-    public static let call = PolicyHooks(rawValue: 1 << 5)
-    /// will_stop (ABI 1.2): a reload is about to stop this instance.
-    public static let willStop = PolicyHooks(rawValue: 1 << 6)
-    public static let all: PolicyHooks = [.shouldSelect, .supportedOrientations, .preferredOrientation, .didSelect, .customizing, .call, .willStop]
-}
+/// The list of hooks of SDKs before ABI 1.3. A plugin declares its hooks by conforming to
+/// their protocols now, so that a misspelled hook cannot compile.
+@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook); see plugins.md, \"A plugin in Swift\"")
+public struct PolicyHooks {}
 
 /// An answer to should-select.
 public enum Verdict: Equatable, Sendable {

@@ -50,6 +50,20 @@ public enum Daemon {
         return check
     }
 
+    /// `tabd --check-plugin FILE`: the plugin file checked, loaded and initialised with
+    /// `settingsJSON` (then stopped) by the code a start runs, as if FILE's directory were the
+    /// one plugin directory and FILE the one, required, plugin. Its status: `error` says why
+    /// tabd would refuse it.
+    public static func checkPlugin(_ file: String, settingsJSON: String, maxJSONDepth: Int = 64, logger: Logger) -> PluginStatus {
+        let real = URL(fileURLWithPath: file).standardizedFileURL.path
+        let directory = (real as NSString).deletingLastPathComponent
+        let host = PluginHost(directories: [directory.isEmpty ? "/" : directory], logger: logger)
+        host.maxJSONDepth = maxJSONDepth
+        let prepared = host.prepare([PluginSpec(path: real, required: true, configJSON: settingsJSON)])
+        host.discard(prepared)
+        return prepared.plugins[0]  // one spec, one entry
+    }
+
     /// Why tabd could not use `directory` for its state (nil: it can, or can create it).
     static func stateDirectoryProblem(_ directory: String) -> String? {
         var st = stat()

@@ -42,10 +42,22 @@ struct Tabd: ParsableCommand {
     @Flag(name: .long, help: "Check everything a start would — every setting, the socket group, the state directory, and each plugin's files, loading and init with its settings (then fini) — print what was found, and exit: 0 when tabd can start, 78 when it cannot.")
     var checkConfig = false
 
+    @Option(name: .long, help: ArgumentHelp("Check one plugin file as a start would — its file and directories, loading, its descriptor, and init with --settings (then fini) — print its name, version, ABI and hooks, and exit: 0 when tabd would load it, 78 when it would not.", valueName: "file"))
+    var checkPlugin: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --check-plugin: the plugin's settings, a JSON object (default {}).", valueName: "json"))
+    var settings: String?
+
     /// EX_CONFIG (sysexits.h): the configuration is what is wrong; the unit does not restart on it.
     static let configExit: Int32 = 78
 
     mutating func run() throws {
+        if let checkPlugin {
+            guard !checkConfig else { throw ValidationError("--check-plugin and --check-config check different things; give one of them") }
+            try Self.check(plugin: checkPlugin, settings: settings ?? "{}")
+            return
+        }
+        guard settings == nil else { throw ValidationError("--settings goes with --check-plugin: the settings of a configured plugin are in the configuration file") }
         var settings: ServerConfig
         do {
             settings = try config.map { try ServerConfig.load(path: $0) } ?? ServerConfig()
@@ -102,6 +114,23 @@ struct Tabd: ParsableCommand {
             logger.critical("tabd cannot start: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// `--check-plugin`: the plugin's descriptor on stdout, or one line saying why tabd would
+    /// refuse it (exit 78). The plugin's own log lines go to stderr as tabd would log them.
+    static func check(plugin file: String, settings: String) throws {
+        LoggingSystem.bootstrap { JournaldLogHandler(label: $0, level: .info) }
+        let p = Daemon.checkPlugin(file, settingsJSON: settings, logger: Logger(label: "tabd"))
+        if let error = p.error {
+            FileHandle.standardError.write(Data("\(p.path): error: tabd would not load this plugin: \(error)\n".utf8))
+            throw ExitCode(Self.configExit)
+        }
+        print("plugin OK: \(p.path): loaded, init ran with settings \(settings) and fini ran")
+        print("  name         \(p.name)")
+        print("  version      \(p.version ?? "")")
+        print("  abi          \(p.abi ?? "")")
+        print("  description  \(p.description ?? "")")
+        print("  hooks        \(p.hooks.joined(separator: ", "))")
     }
 
     /// A configuration that cannot be read, before logging is set up: each problem on its

@@ -8,12 +8,7 @@ import Testing
 
 /// Tests/EndToEndTests/Fixtures/output.c, built into a fresh directory: a plugin named
 /// "output" whose methods answer with the JSON their names say.
-func buildOutputPlugin() throws -> String {
-    let dir = try temporaryDirectory()
-    try run(["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-I", includeDirectory,
-             packageRoot + "/Tests/EndToEndTests/Fixtures/output.c", "-o", dir + "/output.so"])
-    return dir
-}
+func buildOutputPlugin() throws -> String { try buildFixture("output") }
 
 extension PluginTests {
     @Suite struct Output {

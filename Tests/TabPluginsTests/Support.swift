@@ -77,6 +77,15 @@ func compilePlugin(_ source: String, named file: String, in directory: String) t
     return directory + "/" + file
 }
 
+/// Tests/EndToEndTests/Fixtures/`name`.c built into a fresh directory as `name`.so; returns
+/// the directory.
+func buildFixture(_ name: String) throws -> String {
+    let dir = try temporaryDirectory()
+    try run(["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-I", includeDirectory,
+             packageRoot + "/Tests/EndToEndTests/Fixtures/\(name).c", "-o", dir + "/\(name).so"])
+    return dir
+}
+
 /// C source of a small plugin: `hooks` defines functions, `fields` sets descriptor fields.
 func cPlugin(name: String, abiMajor: String = "TABD_POLICY_ABI_MAJOR",
              structSize: String = "sizeof(tabd_policy_descriptor)", hooks: String = "", fields: String = "") -> String {

@@ -9,9 +9,14 @@
  * told (did-select, customization), and calls `call` for plugin-defined methods
  * (the `plugin.call` wire command).
  *
- * Building a plugin in C needs nothing but this header:
+ * Building a plugin in C needs nothing but this header, which `make install` (or the
+ * distribution's development package) puts beside the pkg-config file tabd-policy.pc:
  *
- *     cc -shared -fPIC -I <tabd>/Sources/CTabPolicy/include myplugin.c -o myplugin.so
+ *     cc -shared -fPIC $(pkg-config --cflags tabd-policy) myplugin.c -o myplugin.so
+ *     tabd --check-plugin ./myplugin.so --settings '{"key": "value"}'
+ *
+ * (In a source checkout that was not installed, -I Sources/CTabPolicy/include stands in
+ * for the pkg-config flags.)
  *
  * Threading: tabd runs one event loop on one thread. Every hook and every host
  * function is called on that thread; a plugin needs no locks, and must not call the
@@ -42,8 +47,10 @@
  *    host->abi_minor and fail with a message if it needs something missing.
  *  - Each member added after 1.0 is marked "since 1.N" below.
  *
- * See docs/plugins.md for the guide, and Plugins/examples/hello.c for a commented
- * plugin using most hooks and host functions.
+ * The guide is plugins.md, and hello.c is a commented plugin using most hooks and host
+ * functions: both are installed in tabd's documentation directory (`make install`:
+ * <prefix>/share/doc/tabd/plugins.md and hello.c; in the source, docs/plugins.md and
+ * Plugins/examples/hello.c).
  */
 #ifndef TABD_POLICY_H
 #define TABD_POLICY_H
@@ -62,7 +69,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 2
+#define TABD_POLICY_ABI_MINOR 3
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -187,6 +194,28 @@ typedef struct tabd_caller {
     int32_t pid;
 } tabd_caller;
 
+/**
+ * What a tabd_host json_get_* function answers (since 1.3).
+ */
+typedef enum tabd_json_status {
+    /** Found, of the type asked for: the out parameter is set. */
+    TABD_JSON_OK = 0,
+    /** The object has no member with that key, or its value is null: use your default. */
+    TABD_JSON_MISSING = 1,
+    /** The member is there but holds another type (a string where a number was asked,
+     *  2.5 for an integer, ...). The out parameter is left as it was. */
+    TABD_JSON_WRONG_TYPE = 2,
+    /** The text (or the key) is NULL, is not JSON tabd accepts (see docs/plugins.md,
+     *  "What tabd accepts from a plugin"), or is not a JSON object. */
+    TABD_JSON_INVALID = 3
+} tabd_json_status;
+
+/**
+ * A JSON text being written, opaque (since 1.3). Made by tabd_host.json_builder, valid
+ * until the hook that made it returns; see "writing JSON" in the host table.
+ */
+typedef struct tabd_json_builder tabd_json_builder;
+
 /* ---------------------------------------------------------------------------------
  * The host table: what tabd offers a plugin
  * ------------------------------------------------------------------------------ */
@@ -279,6 +308,96 @@ struct tabd_host {
      *         ... who.uid, who.gid, who.pid ...
      */
     int (*caller)(const tabd_host *host, tabd_caller *caller);
+
+    /* ---- since 1.3: reading JSON ------------------------------------------------ */
+    /*
+     * Read one member of a JSON object text — a hook's config_json or args_json, or the
+     * text json_get_object returned — with tabd's own strict parser (the one client
+     * requests go through). Each takes the object's text and a key and answers a
+     * tabd_json_status; *out is set only on TABD_JSON_OK. A nested member is read by
+     * chaining: json_get_object, then a getter on the text it returned.
+     *
+     * Strings these return are owned by tabd and valid until the current hook returns
+     * (for init: until init returns, so copy what the instance keeps). Check
+     * TABD_HOST_HAS(host, json_get_string) (or host->abi_minor >= 3) before using any of
+     * them: a tabd before 1.3 does not have them.
+     *
+     *     const char *prefix;
+     *     switch (host->json_get_string(host, config_json, "prefix", &prefix)) {
+     *     case TABD_JSON_OK:      ... copy prefix ...; break;
+     *     case TABD_JSON_MISSING: ... use the default ...; break;
+     *     default:                reply->message = "settings: prefix must be a string"; return TABD_ERROR;
+     *     }
+     */
+
+    /** The string member `key`. *value: its UTF-8 text (escapes decoded). A string holding
+     *  U+0000 cannot be a C string: it answers TABD_JSON_WRONG_TYPE. */
+    tabd_json_status (*json_get_string)(const tabd_host *host, const char *json, const char *key, const char **value);
+    /** The integer member `key`: a number without a fraction that fits int64_t (2, -7,
+     *  1e3). 2.5 or 1e30 answers TABD_JSON_WRONG_TYPE. */
+    tabd_json_status (*json_get_int)(const tabd_host *host, const char *json, const char *key, int64_t *value);
+    /** The number member `key`, integer or not, as a double. */
+    tabd_json_status (*json_get_number)(const tabd_host *host, const char *json, const char *key, double *value);
+    /** The boolean member `key`: *value is 1 for true, 0 for false. */
+    tabd_json_status (*json_get_bool)(const tabd_host *host, const char *json, const char *key, int *value);
+    /** The object member `key`, as compact JSON text (*object_json), to read with the
+     *  getters above: nested settings such as {"limits": {"max": 3}}. */
+    tabd_json_status (*json_get_object)(const tabd_host *host, const char *json, const char *key, const char **object_json);
+
+    /* ---- since 1.3: writing JSON ------------------------------------------------ */
+    /*
+     * A builder writes JSON text for emit and for reply->json without hand-escaping:
+     * strings are escaped by tabd (quotes, backslashes, control characters), numbers
+     * written as tabd writes them. Make one with json_builder, add values, call
+     * json_finish, and hand the text on:
+     *
+     *     tabd_json_builder *b = host->json_builder(host);
+     *     host->json_begin_object(host, b, NULL);
+     *     host->json_add_string(host, b, "event", "tapped");
+     *     host->json_add_string(host, b, "tab", candidate->id);   // any bytes: escaped
+     *     host->json_add_int(host, b, "taps", taps);
+     *     host->json_end(host, b);
+     *     const char *text = host->json_finish(host, b);         // NULL if misused
+     *     if (text != NULL) host->emit(host, controller, text);
+     *
+     * Keys: inside an object every add and begin takes the member's key; inside an array,
+     * and for the one top-level value, the key must be NULL. A builder used wrongly (a
+     * missing or extra key, json_end with nothing open, a second top-level value, an add
+     * after json_finish, a NaN or infinite number, a NULL string, JSON text tabd does not
+     * accept for json_add_json, more than 1 MiB of text) stops writing: json_finish
+     * returns NULL and tabd logs one warning naming the plugin and the first mistake.
+     *
+     * Lifetime: a builder and the text json_finish returns are owned by tabd and valid
+     * until the current hook returns (for init: until init returns); a builder used after
+     * that, or from another plugin, is ignored. At most 64 builders per hook call.
+     */
+
+    /** A new, empty builder; NULL when this hook call already made 64. */
+    tabd_json_builder *(*json_builder)(const tabd_host *host);
+    /** Opens an object: the top-level value (key NULL), an array element (key NULL), or
+     *  the member `key` of the enclosing object. */
+    void (*json_begin_object)(const tabd_host *host, tabd_json_builder *builder, const char *key);
+    /** Opens an array, placed like json_begin_object. */
+    void (*json_begin_array)(const tabd_host *host, tabd_json_builder *builder, const char *key);
+    /** Closes the innermost open object or array. */
+    void (*json_end)(const tabd_host *host, tabd_json_builder *builder);
+    /** Adds a string (NUL-terminated UTF-8; escaped as JSON needs). */
+    void (*json_add_string)(const tabd_host *host, tabd_json_builder *builder, const char *key, const char *value);
+    /** Adds an integer. */
+    void (*json_add_int)(const tabd_host *host, tabd_json_builder *builder, const char *key, int64_t value);
+    /** Adds a number (finite: NaN and infinities are a mistake, JSON cannot hold them). */
+    void (*json_add_number)(const tabd_host *host, tabd_json_builder *builder, const char *key, double value);
+    /** Adds true (value non-zero) or false. */
+    void (*json_add_bool)(const tabd_host *host, tabd_json_builder *builder, const char *key, int value);
+    /** Adds null. */
+    void (*json_add_null)(const tabd_host *host, tabd_json_builder *builder, const char *key);
+    /** Adds a value given as JSON text (e.g. what json_get_object returned), checked by
+     *  tabd's parser and written compactly. */
+    void (*json_add_json)(const tabd_host *host, tabd_json_builder *builder, const char *key, const char *json);
+    /** Ends the builder and returns its text: one complete JSON value with every object
+     *  and array closed. NULL when it is not (nothing added, something still open) or the
+     *  builder was misused (see above). The builder takes no more values after this. */
+    const char *(*json_finish)(const tabd_host *host, tabd_json_builder *builder);
 
     /* Functions added in later minors go here, each marked "since 1.N". */
 };

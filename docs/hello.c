@@ -1,0 +1,1 @@
+../Plugins/examples/hello.c

@@ -1,0 +1,1 @@
+../Sources/CTabPolicy/include/tabd/policy.h
