@@ -473,39 +473,10 @@ public struct Controller: Equatable, Sendable {
 
     // MARK: Tab properties
 
+    /// `update_tab` of any tab of the tree. Only a root tab's orientations count towards the
+    /// controller's (R9.1, R13.1): a nested tab's change is never refused for them.
     private mutating func updateTab(_ id: String, _ update: TabUpdate, _ out: inout Outcome) throws(TabError) {
-        guard let index = self.index(of: id) else {
-            guard let at = locate(id) else { throw .noTab(id) }
-            return updateNested(at, update, &out)
-        }
-        var tab = tabs[index]
-        let oldBadge = tab.badge
-        if case .set(let v) = update.title { tab.title = v }
-        if case .set(let v) = update.item { tab.item = v }
-        if case .set(let v) = update.restorationID { tab.restorationID = v }
-        if case .set(let v) = update.orientations { tab.orientations = v }
-        if case .set(let v) = update.fullScreenLayout { tab.fullScreenLayout = v }
-        if case .set(let v) = update.navigation {
-            tab.navigation = v
-            if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
-        }
-        guard tab != tabs[index] else { return }
-        if tab.supportedOrientations != tabs[index].supportedOrientations, !original {
-            var all = tabs
-            all[index] = tab
-            try Controller.requireCommonOrientation(all, naming: id)
-        }
-        let stackDropped = tab.stack != tabs[index].stack
-        tabs[index] = tab
-        out.notify(.tabUpdated(tab: id))
-        if tab.badge != oldBadge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
-        if stackDropped { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
-        reorientIfUnsupported(&out)
-    }
-
-    /// `update_tab` of a tab inside a group (R13.1): its orientations do not count towards
-    /// the controller's (R9.1 reads the root tabs).
-    private mutating func updateNested(_ at: [Int], _ update: TabUpdate, _ out: inout Outcome) {
+        guard let at = locate(id) else { throw .noTab(id) }
         let old = self[at: at]
         var tab = old
         if case .set(let v) = update.title { tab.title = v }
@@ -515,13 +486,20 @@ public struct Controller: Equatable, Sendable {
         if case .set(let v) = update.fullScreenLayout { tab.fullScreenLayout = v }
         if case .set(let v) = update.navigation {
             tab.navigation = v
-            if !v { tab.stack = [] }
+            if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
         }
         guard tab != old else { return }
-        modify(at: at) { $0 = tab }
-        out.notify(.tabUpdated(tab: tab.id))
-        if tab.badge != old.badge { out.notify(.badgeChanged(tab: tab.id, value: tab.badge)) }
-        if tab.stack != old.stack { out.notify(.navigationChanged(tab: tab.id, stack: tab.stack)) }
+        let root = at.count == 1
+        if root, tab.supportedOrientations != old.supportedOrientations, !original {
+            var all = tabs
+            all[at[0]] = tab
+            try Controller.requireCommonOrientation(all, naming: id)
+        }
+        if root { tabs[at[0]] = tab } else { modify(at: at) { $0 = tab } }
+        out.notify(.tabUpdated(tab: id))
+        if tab.badge != old.badge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
+        if tab.stack != old.stack { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
+        reorientIfUnsupported(&out)
     }
 
     /// R8: a badge changes nothing but the badge.
