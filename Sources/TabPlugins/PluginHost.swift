@@ -35,6 +35,12 @@ public final class PluginHost: Policy {
     public private(set) var directories: [String]
     /// What a tap gets when every plugin abstains (or none decides).
     public var defaultDecision: Decision = .allow
+    /// Runs `body` on the loop after some seconds (the daemon's timers): isolated plugins'
+    /// helpers are restarted with it. nil: a helper is restarted at the next hook instead.
+    public var schedule: ((Double, @escaping () -> Void) -> Void)?
+
+    /// Reaps helper processes that exited (call on SIGCHLD).
+    public func reapHelpers() { RemotePlugin.reap() }
 
     /// One per configured spec, in configuration order.
     private var entries: [Entry] = []
@@ -68,14 +74,22 @@ public final class PluginHost: Policy {
         var path: String
         var instance: PluginInstance?
         var error: String?
+        /// Not loaded: it crashed tabd too many times in a row (`error` says so).
+        var quarantined = false
 
         /// What `plugins` shows of it (not whether its file is stale: that needs a stat).
         var status: PluginStatus {
             let c = instance?.code
-            return PluginStatus(name: name, version: c?.version, description: c?.summary, path: path,
-                                hooks: c?.hookNames ?? [], loaded: error == nil && instance != nil,
-                                error: error, required: spec.required,
-                                abi: c.map { "\($0.abiMajor).\($0.abiMinor)" })
+            var status = PluginStatus(name: name, version: c?.version, description: c?.summary, path: path,
+                                      hooks: c?.hookNames ?? [], loaded: error == nil && instance != nil,
+                                      error: error, required: spec.required,
+                                      abi: c.map { "\($0.abiMajor).\($0.abiMinor)" })
+            status.isolation = spec.isolation
+            status.quarantined = quarantined
+            if let stats = instance?.stats {
+                status.crashes = stats.crashes; status.timeouts = stats.timeouts; status.restarts = stats.restarts
+            }
+            return status
         }
     }
 
@@ -121,11 +135,26 @@ public final class PluginHost: Policy {
         for (index, spec) in specs.enumerated() {
             var entry = Entry(name: spec.name ?? Self.fileName(spec.path), spec: spec, path: spec.path)
             var code: PluginCode?
+            var remote: RemotePlugin?
+            var keptRemote: PluginInstance?
             do throws(Refusal) {
                 let file = try Self.open(spec, with: loader)
                 entry.path = file.path
                 let c: PluginCode
-                if let loaded = self.code[file.path] {
+                if spec.isolation == .process {
+                    // Its own helper, unless the running one has the same file and settings.
+                    if let same = running.first(where: { $0.remote.map { $0.spec == spec && $0.path == file.path && $0.identity == file.identity } ?? false }),
+                       !prepared.carried.contains(ObjectIdentifier(same)) {
+                        close(file.fd)
+                        keptRemote = same
+                        c = same.code
+                    } else {
+                        let r = try RemotePlugin(file: file, spec: spec, logger: logger)
+                        r.schedule = schedule
+                        remote = r
+                        c = r.code
+                    }
+                } else if let loaded = self.code[file.path] {
                     close(file.fd)
                     c = loaded
                     if !loaded.isFile(file) {
@@ -150,14 +179,16 @@ public final class PluginHost: Policy {
                 entry.error = error.description
             }
             names.insert(entry.name)
+            if code == nil { remote?.stop() }
             if let c = code {
-                if let same = running.first(where: { $0.name == entry.name && $0.code === c && $0.spec.configJSON == spec.configJSON }),
+                if let same = keptRemote ?? (remote != nil ? nil : running.first(where: { $0.name == entry.name && $0.code === c && $0.spec.configJSON == spec.configJSON && $0.remote == nil })),
                    !prepared.carried.contains(ObjectIdentifier(same)) {
                     same.spec = spec
                     entry.instance = same
                     prepared.carried.insert(ObjectIdentifier(same))
                 } else {
                     let instance = PluginInstance(name: entry.name, code: c, spec: spec, host: self)
+                    instance.remote = remote
                     everMade.append(instance)
                     entry.instance = instance
                     if let why = instance.start(configJSON: spec.configJSON) {

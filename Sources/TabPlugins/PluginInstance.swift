@@ -16,6 +16,8 @@ final class PluginInstance {
     private(set) var running = false
     private(set) var slot: UnsafeMutablePointer<HostSlot>!
     unowned let host: PluginHost
+    /// `isolation: process`: the helper that runs the plugin's code (nil: it runs in tabd).
+    var remote: RemotePlugin?
 
     /// Counters, on the decision path: calls, total ns and max ns per hook, then denials
     /// and failures. Raw memory, so counting costs no exclusivity check or COW test.
@@ -42,6 +44,20 @@ final class PluginInstance {
     /// Runs init with `configJSON`. Returns nil, or why it failed.
     func start(configJSON: String) -> String? {
         precondition(!running, "start on a running plugin")
+        if let remote {
+            remote.owner = self
+            let t0 = monotonicNanoseconds()
+            let (result, message) = remote.initialize(configJSON: configJSON)
+            count(.initialize, since: t0)
+            guard result == TABD_OK else {
+                failures += 1
+                return message ?? (result == TABD_ERROR ? "init failed without saying why" : "init returned \(result.rawValue), which is not TABD_OK or TABD_ERROR")
+            }
+            // Its hooks are trampolines: their state is the helper's proxy.
+            state = Unmanaged.passUnretained(remote).toOpaque()
+            running = true
+            return nil
+        }
         guard let initHook = code.hooks.`init` else {
             running = true
             return nil
@@ -66,7 +82,11 @@ final class PluginInstance {
     func stop() {
         guard running else { return }
         running = false
-        if let fini = code.hooks.fini {
+        if let remote {
+            let t0 = monotonicNanoseconds()
+            remote.stop()
+            count(.fini, since: t0)
+        } else if let fini = code.hooks.fini {
             let t0 = monotonicNanoseconds()
             fini(state)
             count(.fini, since: t0)
@@ -88,8 +108,13 @@ final class PluginInstance {
         if dt > c[2] { c[2] = dt }
     }
 
+    /// The helper counts of the instances this one replaced.
+    private(set) var inherited: (crashes: UInt64, timeouts: UInt64, restarts: UInt64) = (0, 0, 0)
+
     /// Adds `other`'s counts to this instance's (the instance it replaced).
     func inheritCounters(from other: PluginInstance) {
+        let s = other.stats
+        inherited = (s.crashes, s.timeouts, s.restarts)
         let hooks = 3 * Self.hookCount  // per hook: calls, total ns, max ns; then denials, failures
         for i in 0..<(hooks + 2) {
             counters[i] = i < hooks && i % 3 == 2 ? max(counters[i], other.counters[i]) : counters[i] &+ other.counters[i]
@@ -102,7 +127,14 @@ final class PluginInstance {
             let c = counters + 3 * hook.index
             if c[0] > 0 { hooks.append(.init(hook: hook, calls: c[0], totalNanoseconds: c[1], maxNanoseconds: c[2])) }
         }
-        return PluginStats(name: name, hooks: hooks, denials: denials, failures: failures)
+        var stats = PluginStats(name: name, hooks: hooks, denials: denials, failures: failures)
+        if let remote {
+            stats.isolation = .process
+            stats.crashes = remote.crashes &+ inherited.crashes
+            stats.timeouts = remote.timeouts &+ inherited.timeouts
+            stats.restarts = remote.restarts &+ inherited.restarts
+        }
+        return stats
     }
 
     // MARK: What the host table does on this plugin's behalf

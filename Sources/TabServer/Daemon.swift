@@ -81,6 +81,9 @@ public enum Daemon {
 
         let plugins = PluginHost(directories: config.pluginDirectories, logger: logger)
         plugins.maxJSONDepth = config.maxJSONDepth
+        plugins.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
+        // Isolated plugins' helpers that exit are reaped here (and restarted by the host).
+        loop.onSignal(SIGCHLD) { plugins.reapHelpers() }
         let prepared = plugins.prepare(config.plugins)
         guard prepared.isUsable else {
             plugins.discard(prepared)
