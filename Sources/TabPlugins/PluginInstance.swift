@@ -44,6 +44,8 @@ final class PluginInstance {
     /// Runs init with `configJSON`. Returns nil, or why it failed.
     func start(configJSON: String) -> String? {
         precondition(!running, "start on a running plugin")
+        host.enter(self, .initialize)
+        defer { host.leave() }
         if let remote {
             remote.owner = self
             let t0 = monotonicNanoseconds()
@@ -82,6 +84,8 @@ final class PluginInstance {
     func stop() {
         guard running else { return }
         running = false
+        host.enter(self, .fini)
+        defer { host.leave() }
         if let remote {
             let t0 = monotonicNanoseconds()
             remote.stop()
@@ -106,6 +110,27 @@ final class PluginInstance {
         c[0] &+= 1
         c[1] &+= dt
         if dt > c[2] { c[2] = dt }
+        if dt > slowNanoseconds { slow(hook, dt) }
+    }
+
+    /// Which slot of the crash watch's page this plugin is, shifted into place (0: unwatched).
+    var mark: UInt64 = 0
+    /// A hook slower than this is logged (plugins.slow_hook_ms).
+    var slowNanoseconds: UInt64 = 10_000_000
+    private var lastSlowLog: UInt64 = 0
+    private var slowUnlogged = 0
+
+    /// Logs a slow hook: at most one line a second per plugin, saying how many were not logged.
+    @inline(never)
+    private func slow(_ hook: PluginHook, _ dt: UInt64) {
+        let now = monotonicNanoseconds()
+        guard lastSlowLog == 0 || now &- lastSlowLog >= 1_000_000_000 else { slowUnlogged += 1; return }
+        lastSlowLog = now
+        let ms = Double(dt / 10_000) / 100
+        var metadata: Logger.Metadata = ["plugin.name": .string(name), "plugin.hook": .string(hook.rawValue), "duration_ms": "\(ms)"]
+        if slowUnlogged > 0 { metadata["plugin.slow_hooks_not_logged"] = "\(slowUnlogged)" }
+        slowUnlogged = 0
+        host.logger.warning("plugin \(name) took \(ms) ms in \(hook.rawValue), more than plugins.slow_hook_ms (\(slowNanoseconds / 1_000_000) ms); every client waited for it: make the hook faster or run the plugin with isolation: process", metadata: metadata)
     }
 
     /// The helper counts of the instances this one replaced.
