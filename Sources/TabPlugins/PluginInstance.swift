@@ -123,6 +123,7 @@ final class PluginInstance {
     /// Logs a slow hook: at most one line a second per plugin, saying how many were not logged.
     @inline(never)
     private func slow(_ hook: PluginHook, _ dt: UInt64) {
+        guard remote == nil else { return }  // an isolated plugin has its deadline instead
         let now = monotonicNanoseconds()
         guard lastSlowLog == 0 || now &- lastSlowLog >= 1_000_000_000 else { slowUnlogged += 1; return }
         lastSlowLog = now

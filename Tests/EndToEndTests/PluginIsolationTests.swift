@@ -165,6 +165,36 @@ private func plugin(_ c: LineClient, _ name: String) throws -> JSONObject? {
         #expect(tabd.log.contains("login-gate") && tabd.log.contains("missing"), "\(tabd.log)")
     }
 
+    /// A slow in-process hook is logged at warning with the plugin, the hook and the time.
+    @Test func slowInProcessHookIsLogged() throws {
+        let dir = temporaryDirectory("isw")
+        let config = try hostile("slowpoke.so", in: dir, [#"NAME="slowpoke""#, #"SLEEP="slow""#, "SLEEP_MS=30"], isolated: false) + "  slow_hook_ms: 10\n"
+        let tabd = try TabdProcess(config: config, dir: dir)
+        let c = try tabd.client()
+        try c.ok(Self.tabs)
+        try c.ok(#"{"cmd":"tap","tab":"b"}"#)
+        #expect(!tabd.log.contains("plugin slowpoke took"), "a fast hook is not logged")
+        try c.ok(#"{"cmd":"tap","tab":"slow"}"#)
+        let line = tabd.log.split(separator: "\n").first { $0.contains("plugin slowpoke took") }
+        #expect(line?.hasPrefix("warning:") == true, "\(tabd.log)")
+        #expect(line?.contains("in should_select, more than plugins.slow_hook_ms (10 ms)") == true)
+    }
+
+    /// With `user`, the helper runs as that user (tabd runs as root in this test's machine;
+    /// skipped otherwise).
+    @Test func isolatedHelperRunsAsTheConfiguredUser() throws {
+        guard geteuid() == 0, getpwnam("nobody") != nil else { return }
+        let dir = temporaryDirectory("isu")
+        chmod(dir, 0o755)  // the plugin is handed over open; nobody needs no access to it
+        let config = try hostile("runas.so", in: dir, [#"NAME="runas""#]).replacingOccurrences(of: "deadline_ms: 100\n", with: "deadline_ms: 100\n      user: nobody\n")
+        let tabd = try TabdProcess(config: config, dir: dir)
+        let c = try tabd.client()
+        try c.ok(Self.tabs)
+        try c.ok(#"{"cmd":"tap","tab":"b"}"#)
+        let uid = try shell("ps -o uid= -p $(pgrep -f 'plugin-hos[t] [0-9]+ nobody runas.so')").output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(uid == "\(getpwnam("nobody")!.pointee.pw_uid)", "helper uid \(uid)")
+    }
+
     /// An in-process plugin that segfaults kills tabd; the next start names it and its hook;
     /// after quarantine_after crashes in a row it is not loaded (tabd serves without it and
     /// says so) until its file changes.
