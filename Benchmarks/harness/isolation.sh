@@ -11,13 +11,11 @@
 # difference of the p50s.
 set -euo pipefail
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-SECS=${1:-5}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TABD=${TABD:-$ROOT/.build/release/tabd}
-BUILD=$ROOT/Benchmarks/.build/harness
 [ -x "$TABD" ] || { echo "no tabd at $TABD: run 'swift build -c release' first" >&2; exit 1; }
-make -s -C "$HERE" >/dev/null
+make -s -C "$ROOT/Benchmarks/harness" >/dev/null  # loadgen, into Benchmarks/.build/harness
+SECS=${1:-5}
 
 DIR=$(mktemp -d /tmp/tabd-bench-iso.XXXXXX)
 chmod 755 "$DIR"
@@ -35,7 +33,7 @@ run() {
     "$TABD" --config "$DIR/tabd.yaml" --socket "$DIR/tabd.sock" --state-dir "$DIR/state" --fsync no --log-level warning &
     PID=$!
     for _ in $(seq 200); do [ -S "$DIR/tabd.sock" ] && break; sleep 0.05; done
-    "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 1 -P 1 -d "$SECS" -w 1 -R "$DIR/tap.req" --setup "$SETUP" -e '"ok":false'
+    "$ROOT/Benchmarks/.build/harness/loadgen" -s "$DIR/tabd.sock" -c 1 -P 1 -d "$SECS" -w 1 -R "$DIR/tap.req" --setup "$SETUP" -e '"ok":false'
     kill "$PID"; wait "$PID" 2>/dev/null || true
     PID=""
 }
