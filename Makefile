@@ -11,7 +11,7 @@ DESTDIR    ?=
 # Debian packages the build, the tests and `make run` need (command or header -> package).
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
-.PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay clean install install-files uninstall
+.PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay bench-isolation clean install install-files uninstall
 
 all: build
 
@@ -164,6 +164,10 @@ bench-instructions: deps
 	Benchmarks/harness/instructions.sh
 
 # tabd against the libevent floor in alternating pairs, seconds apart (the P=16 target).
+bench-isolation: deps
+	$(SWIFT) build -c release
+	Benchmarks/harness/isolation.sh
+
 bench-pairs: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/floor-pairs.sh

@@ -41,8 +41,11 @@ let package = Package(
         // JSON goes through TabProtocol's parser, the one client input goes through.
         .target(
             name: "TabPlugins",
-            dependencies: ["TabCore", "CTabPolicy", "TabProtocol", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabProtocol", .product(name: "Logging", package: "swift-log")]
         ),
+        // What an isolated plugin's helper process applies to itself: seccomp, no new
+        // privileges, its user, closed descriptors. C, for the BPF filter's macros.
+        .target(name: "CPluginSandbox"),
         // Wire types and the JSON line codec. No sockets.
         .target(name: "TabProtocol", dependencies: ["TabCore"], swiftSettings: hotPath),
         // The state files: the journal's own record codec, snapshots, the directory lock.
@@ -64,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "tabd",
             dependencies: [
-                "TabServer",
+                "TabServer", "TabPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -35,6 +35,32 @@ public final class PluginHost: Policy {
     public private(set) var directories: [String]
     /// What a tap gets when every plugin abstains (or none decides).
     public var defaultDecision: Decision = .allow
+    /// Runs `body` on the loop after some seconds (the daemon's timers): isolated plugins'
+    /// helpers are restarted with it. nil: a helper is restarted at the next hook instead.
+    public var schedule: ((Double, @escaping () -> Void) -> Void)?
+
+    /// Marks which plugin hook runs, for the next start to name a plugin that crashed tabd.
+    /// Set it before `load`; its quarantines apply to every load and reload.
+    public var watch: PluginWatch? {
+        didSet { marker = watch?.marker ?? PluginHost.unwatched }
+    }
+    private static let unwatched = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+    /// The word written before and after each hook (the watch's page, or scratch).
+    private var marker = PluginHost.unwatched
+
+    /// A hook slower than this is logged at warning (plugins.slow_hook_ms).
+    public var slowHookNanoseconds: UInt64 = 10_000_000 {
+        didSet { for p in everMade { p.slowNanoseconds = slowHookNanoseconds } }
+    }
+
+    @inline(__always)
+    func enter(_ plugin: PluginInstance, _ hook: PluginHook) { marker.pointee = plugin.mark | UInt64(hook.index + 1) }
+
+    @inline(__always)
+    func leave() { marker.pointee = 0 }
+
+    /// Reaps helper processes that exited (call on SIGCHLD).
+    public func reapHelpers() { RemotePlugin.reap() }
 
     /// One per configured spec, in configuration order.
     private var entries: [Entry] = []
@@ -70,14 +96,22 @@ public final class PluginHost: Policy {
         var path: String
         var instance: PluginInstance?
         var error: String?
+        /// Not loaded: it crashed tabd too many times in a row (`error` says so).
+        var quarantined = false
 
         /// What `plugins` shows of it (not whether its file is stale: that needs a stat).
         var status: PluginStatus {
             let c = instance?.code
-            return PluginStatus(name: name, version: c?.version, description: c?.summary, path: path,
-                                hooks: c?.hookNames ?? [], loaded: error == nil && instance != nil,
-                                error: error, required: spec.required,
-                                abi: c.map { "\($0.abiMajor).\($0.abiMinor)" })
+            var status = PluginStatus(name: name, version: c?.version, description: c?.summary, path: path,
+                                      hooks: c?.hookNames ?? [], loaded: error == nil && instance != nil,
+                                      error: error, required: spec.required,
+                                      abi: c.map { "\($0.abiMajor).\($0.abiMinor)" })
+            status.isolation = spec.isolation
+            status.quarantined = quarantined
+            if let stats = instance?.stats {
+                status.crashes = stats.crashes; status.timeouts = stats.timeouts; status.restarts = stats.restarts
+            }
+            return status
         }
     }
 
@@ -124,11 +158,30 @@ public final class PluginHost: Policy {
         for (index, spec) in specs.enumerated() {
             var entry = Entry(name: spec.name ?? Self.fileName(spec.path), spec: spec, path: spec.path)
             var code: PluginCode?
+            var remote: RemotePlugin?
+            var keptRemote: PluginInstance?
             do throws(Refusal) {
                 let file = try Self.open(spec, with: loader)
                 entry.path = file.path
                 let c: PluginCode
-                if let loaded = self.code[file.path] {
+                if spec.isolation == .process {
+                    // Its own helper, unless the running one has the same file and settings.
+                    if let same = running.first(where: { $0.remote.map { $0.spec == spec && $0.path == file.path && $0.identity == file.identity } ?? false }),
+                       !prepared.carried.contains(ObjectIdentifier(same)) {
+                        close(file.fd)
+                        keptRemote = same
+                        c = same.code
+                    } else {
+                        let r = try RemotePlugin(file: file, spec: spec, logger: logger)
+                        r.schedule = schedule
+                        remote = r
+                        c = r.code
+                    }
+                } else if let q = watch?.quarantine(name: spec.name ?? "", path: file.path, identity: file.identity, required: spec.required) {
+                    close(file.fd)
+                    entry.name = spec.name ?? q.plugin
+                    throw Refusal(q.why, quarantined: true)
+                } else if let loaded = self.code[file.path] {
                     close(file.fd)
                     c = loaded
                     if !loaded.isFile(file) {
@@ -151,16 +204,21 @@ public final class PluginHost: Policy {
                 code = c
             } catch {
                 entry.error = error.description
+                entry.quarantined = error.quarantined
             }
             names.insert(entry.name)
+            if code == nil { remote?.stop() }
             if let c = code {
-                if let same = running.first(where: { $0.name == entry.name && $0.code === c && $0.spec.configJSON == spec.configJSON }),
+                if let same = keptRemote ?? (remote != nil ? nil : running.first(where: { $0.name == entry.name && $0.code === c && $0.spec.configJSON == spec.configJSON && $0.remote == nil })),
                    !prepared.carried.contains(ObjectIdentifier(same)) {
                     same.spec = spec
                     entry.instance = same
                     prepared.carried.insert(ObjectIdentifier(same))
                 } else {
                     let instance = PluginInstance(name: entry.name, code: c, spec: spec, host: self)
+                    instance.remote = remote
+                    instance.slowNanoseconds = slowHookNanoseconds
+                    instance.mark = remote == nil ? nextMark(for: instance) : 0
                     everMade.append(instance)
                     entry.instance = instance
                     if let why = instance.start(configJSON: spec.configJSON) {
@@ -177,6 +235,15 @@ public final class PluginHost: Policy {
             prepared.entries.append(entry)
         }
         return prepared
+    }
+
+    /// The watch page's slot for a new in-process instance (0 when the page is full).
+    private func nextMark(for instance: PluginInstance) -> UInt64 {
+        guard let watch else { return 0 }
+        let used = Set(everMade.filter { $0.running || $0 === instance }.map(\.mark))
+        guard let slot = (1...PluginWatch.slots).first(where: { !used.contains(UInt64($0) << 32) }) else { return 0 }
+        watch.assign(slot, name: instance.name, path: instance.code.path, identity: instance.code.identity)
+        return UInt64(slot) << 32
     }
 
     /// Stops what `prepare` started (a configuration that will not be used).
@@ -248,7 +315,9 @@ public final class PluginHost: Policy {
             withUnsafePointer(to: controller) { controllerPointer in
                 frame.controller = controllerPointer
                 let t0 = monotonicNanoseconds()
+                enter(plugin, .willStop)
                 hook(plugin.state, opaque)
+                leave()
                 plugin.count(.willStop, since: t0)
                 frame.endHook()
                 frame.controller = nil
@@ -334,7 +403,9 @@ public final class PluginHost: Policy {
                 var t0 = monotonicNanoseconds()
                 for (plugin, hook) in chain {
                     reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
+                    enter(plugin, .shouldSelect)
                     let result = hook(plugin.state, opaque, cand, reply)
+                    leave()
                     let t1 = monotonicNanoseconds()
                     let dt = t1 &- t0
                     t0 = t1
@@ -403,7 +474,9 @@ public final class PluginHost: Policy {
             var t0 = monotonicNanoseconds()
             for (plugin, hook) in chain {
                 var out: tabd_orientation_mask = 0
+                enter(plugin, .supportedOrientations)
                 let result = hook(plugin.state, opaque, mask, &out)
+                leave()
                 let t1 = monotonicNanoseconds()
                 let dt = t1 &- t0
                 t0 = t1
@@ -439,7 +512,9 @@ public final class PluginHost: Policy {
             var t0 = monotonicNanoseconds()
             for (plugin, hook) in chain {
                 var out: tabd_orientation_mask = 0
+                enter(plugin, .preferredOrientation)
                 let result = hook(plugin.state, opaque, &out)
+                leave()
                 let t1 = monotonicNanoseconds()
                 let dt = t1 &- t0
                 t0 = t1
@@ -559,7 +634,10 @@ public final class PluginHost: Policy {
             frame.controller = controllerPointer
             for plugin in running {
                 let t0 = monotonicNanoseconds()
-                if body(plugin, opaque) { plugin.count(hook, since: t0) }
+                enter(plugin, hook)
+                let had = body(plugin, opaque)
+                leave()
+                if had { plugin.count(hook, since: t0) }
                 frame.endHook()
             }
             frame.controller = nil
@@ -616,7 +694,9 @@ public final class PluginHost: Policy {
         withUnsafePointer(to: controller) { controllerPointer in
             frame.controller = controllerPointer
             let t0 = monotonicNanoseconds()
+            enter(plugin, .call)
             let result = method.withCString { m in argsText.withCString { a in hook(plugin.state, opaque, m, a, reply) } }
+            leave()
             plugin.count(.call, since: t0)
             let message = reply.pointee.message.map { String(cString: $0) }
             switch result {

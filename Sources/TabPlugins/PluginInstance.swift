@@ -16,6 +16,8 @@ final class PluginInstance {
     private(set) var running = false
     private(set) var slot: UnsafeMutablePointer<HostSlot>!
     unowned let host: PluginHost
+    /// `isolation: process`: the helper that runs the plugin's code (nil: it runs in tabd).
+    var remote: RemotePlugin?
 
     /// Counters, on the decision path: calls, total ns and max ns per hook, then denials
     /// and failures. Raw memory, so counting costs no exclusivity check or COW test.
@@ -42,6 +44,22 @@ final class PluginInstance {
     /// Runs init with `configJSON`. Returns nil, or why it failed.
     func start(configJSON: String) -> String? {
         precondition(!running, "start on a running plugin")
+        host.enter(self, .initialize)
+        defer { host.leave() }
+        if let remote {
+            remote.owner = self
+            let t0 = monotonicNanoseconds()
+            let (result, message) = remote.initialize(configJSON: configJSON)
+            count(.initialize, since: t0)
+            guard result == TABD_OK else {
+                failures += 1
+                return message ?? (result == TABD_ERROR ? "init failed without saying why" : "init returned \(result.rawValue), which is not TABD_OK or TABD_ERROR")
+            }
+            // Its hooks are trampolines: their state is the helper's proxy.
+            state = Unmanaged.passUnretained(remote).toOpaque()
+            running = true
+            return nil
+        }
         guard let initHook = code.hooks.`init` else {
             running = true
             return nil
@@ -69,7 +87,13 @@ final class PluginInstance {
     func stop() {
         guard running else { return }
         running = false
-        if let fini = code.hooks.fini {
+        host.enter(self, .fini)
+        defer { host.leave() }
+        if let remote {
+            let t0 = monotonicNanoseconds()
+            remote.stop()
+            count(.fini, since: t0)
+        } else if let fini = code.hooks.fini {
             let t0 = monotonicNanoseconds()
             fini(state)
             count(.fini, since: t0)
@@ -90,10 +114,37 @@ final class PluginInstance {
         c[0] &+= 1
         c[1] &+= dt
         if dt > c[2] { c[2] = dt }
+        if dt > slowNanoseconds { slow(hook, dt) }
     }
+
+    /// Which slot of the crash watch's page this plugin is, shifted into place (0: unwatched).
+    var mark: UInt64 = 0
+    /// A hook slower than this is logged (plugins.slow_hook_ms).
+    var slowNanoseconds: UInt64 = 10_000_000
+    private var lastSlowLog: UInt64 = 0
+    private var slowUnlogged = 0
+
+    /// Logs a slow hook: at most one line a second per plugin, saying how many were not logged.
+    @inline(never)
+    private func slow(_ hook: PluginHook, _ dt: UInt64) {
+        guard remote == nil else { return }  // an isolated plugin has its deadline instead
+        let now = monotonicNanoseconds()
+        guard lastSlowLog == 0 || now &- lastSlowLog >= 1_000_000_000 else { slowUnlogged += 1; return }
+        lastSlowLog = now
+        let ms = Double(dt / 10_000) / 100
+        var metadata: Logger.Metadata = ["plugin.name": .string(name), "plugin.hook": .string(hook.rawValue), "duration_ms": "\(ms)"]
+        if slowUnlogged > 0 { metadata["plugin.slow_hooks_not_logged"] = "\(slowUnlogged)" }
+        slowUnlogged = 0
+        host.logger.warning("plugin \(name) took \(ms) ms in \(hook.rawValue), more than plugins.slow_hook_ms (\(slowNanoseconds / 1_000_000) ms); every client waited for it: make the hook faster or run the plugin with isolation: process", metadata: metadata)
+    }
+
+    /// The helper counts of the instances this one replaced.
+    private(set) var inherited: (crashes: UInt64, timeouts: UInt64, restarts: UInt64) = (0, 0, 0)
 
     /// Adds `other`'s counts to this instance's (the instance it replaced).
     func inheritCounters(from other: PluginInstance) {
+        let s = other.stats
+        inherited = (s.crashes, s.timeouts, s.restarts)
         let hooks = 3 * Self.hookCount  // per hook: calls, total ns, max ns; then denials, failures
         for i in 0..<(hooks + 2) {
             counters[i] = i < hooks && i % 3 == 2 ? max(counters[i], other.counters[i]) : counters[i] &+ other.counters[i]
@@ -106,7 +157,14 @@ final class PluginInstance {
             let c = counters + 3 * hook.index
             if c[0] > 0 { hooks.append(.init(hook: hook, calls: c[0], totalNanoseconds: c[1], maxNanoseconds: c[2])) }
         }
-        return PluginStats(name: name, hooks: hooks, denials: denials, failures: failures)
+        var stats = PluginStats(name: name, hooks: hooks, denials: denials, failures: failures)
+        if let remote {
+            stats.isolation = .process
+            stats.crashes = remote.crashes &+ inherited.crashes
+            stats.timeouts = remote.timeouts &+ inherited.timeouts
+            stats.restarts = remote.restarts &+ inherited.restarts
+        }
+        return stats
     }
 
     // MARK: What the host table does on this plugin's behalf

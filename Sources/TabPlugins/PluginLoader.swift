@@ -8,7 +8,9 @@ import Synchronization
 /// Why a plugin file was refused.
 struct Refusal: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// Refused because it crashed tabd too many times in a row (PluginWatch).
+    var quarantined = false
+    init(_ description: String, quarantined: Bool = false) { self.description = description; self.quarantined = quarantined }
 }
 
 /// A plugin file after dlopen: its descriptor and hooks. Never closed (Swift code

@@ -16,10 +16,28 @@ public struct PluginSpec: Sendable, Equatable {
     public var required: Bool
     /// The plugin's settings as JSON text (an object); "{}" when none.
     public var configJSON: String
+    /// Where the plugin runs: in tabd (fast; a crash is tabd's) or in a sandboxed helper
+    /// process (a crash or a hang fails its decisions closed, tabd serves on).
+    public var isolation: PluginIsolation = .none
+    /// `isolation: process`: how long tabd waits for one hook's answer before the plugin
+    /// counts as failed (timed out), in milliseconds.
+    public var deadlineMilliseconds = 50
+    /// `isolation: process`: the user the helper runs as (when tabd runs as root); nil: tabd's.
+    public var user: String?
 
-    public init(name: String? = nil, path: String, required: Bool = false, configJSON: String = "{}") {
+    public init(name: String? = nil, path: String, required: Bool = false, configJSON: String = "{}",
+                isolation: PluginIsolation = .none, deadlineMilliseconds: Int = 50, user: String? = nil) {
         self.name = name; self.path = path; self.required = required; self.configJSON = configJSON
+        self.isolation = isolation; self.deadlineMilliseconds = deadlineMilliseconds; self.user = user
     }
+}
+
+/// Where a plugin's code runs.
+public enum PluginIsolation: String, Sendable, Equatable, CaseIterable {
+    /// In tabd's own process (the default): a hook is a function call.
+    case none
+    /// In a sandboxed helper process, spoken to over a socket pair, each hook with a deadline.
+    case process
 }
 
 /// Who sent a `plugin.call`: the client connection's peer credentials (SO_PEERCRED). A
@@ -135,6 +153,18 @@ public struct PluginStatus: Sendable, Equatable {
     /// Its file changed on disk since the code running was loaded from it (a restart
     /// loads the new code).
     public var stale = false
+    /// Where it runs (`none`: in tabd; `process`: in a helper).
+    public var isolation: PluginIsolation = .none
+    /// Not loaded because it crashed tabd too many times in a row (`error` says why and
+    /// how to lift it).
+    public var quarantined = false
+    /// The helper's crashes, timed-out hooks and restarts (isolated plugins; 0 otherwise).
+    public var crashes: UInt64 = 0
+    public var timeouts: UInt64 = 0
+    public var restarts: UInt64 = 0
+
+    /// `loaded`, `refused` or `quarantined`.
+    public var state: String { loaded ? "loaded" : quarantined ? "quarantined" : "refused" }
 
     /// `{"name":…,"version":…,"description":…,"path":…,"hooks":[…],"loaded":…,"error":…,"required":…,"abi":…}`
     public var json: String {
@@ -150,6 +180,11 @@ public struct PluginStatus: Sendable, Equatable {
             w.field("required", required)
             w.field("abi", abi)
             w.field("stale", stale)
+            w.field("status", state)
+            w.field("isolation", isolation.rawValue)
+            w.field("crashes", Int(clamping: crashes))
+            w.field("timeouts", Int(clamping: timeouts))
+            w.field("restarts", Int(clamping: restarts))
         w.endObject()
         return w.text
     }
@@ -289,6 +324,11 @@ public struct PluginStats: Sendable, Equatable {
     public var denials: UInt64
     /// Hook calls that failed (errors, invalid values, bad JSON).
     public var failures: UInt64
+    /// Where it runs, and (isolated plugins) its helper's crashes, timed-out hooks and restarts.
+    public var isolation: PluginIsolation = .none
+    public var crashes: UInt64 = 0
+    public var timeouts: UInt64 = 0
+    public var restarts: UInt64 = 0
 
     /// `{"name":…,"denials":…,"failures":…,"hooks":{"should_select":{"calls":…,"total_ns":…,"avg_ns":…,"max_ns":…},…}}`
     public var json: String {
@@ -297,6 +337,10 @@ public struct PluginStats: Sendable, Equatable {
             w.field("name", name)
             w.field("denials", Int(clamping: denials))
             w.field("failures", Int(clamping: failures))
+            w.field("isolation", isolation.rawValue)
+            w.field("crashes", Int(clamping: crashes))
+            w.field("timeouts", Int(clamping: timeouts))
+            w.field("restarts", Int(clamping: restarts))
             w.key("hooks")
             w.beginObject()
                 for h in hooks {

@@ -47,6 +47,11 @@ public struct ServerConfig: Sendable {
     public var controllers: [ControllerSpec] = []
     public var pluginDirectories: [String] = []
     public var plugins: [PluginSpec] = []
+    /// An in-process hook slower than this is logged (warning, with plugin, hook and time).
+    public var slowHookMilliseconds = 10
+    /// A non-required plugin that was in a hook when tabd died this many starts in a row is
+    /// not loaded again until its file changes or an operator clears it.
+    public var quarantineAfter = 3
     public var logLevel = "info"
     /// The file this came from, re-read on reload.
     public var path: String?
@@ -72,6 +77,10 @@ public struct ServerConfig: Sendable {
         public static let maxTextBytes: ClosedRange<Int> = 1...(1 << 20)
         public static let maxStackDepth: ClosedRange<Int> = 1...100_000
         public static let maxControllers: ClosedRange<Int> = 1...1_000_000
+        /// An isolated plugin's hook deadline: 1 ms … 60 s.
+        public static let deadlineMilliseconds: ClosedRange<Int> = 1...60_000
+        public static let slowHookMilliseconds: ClosedRange<Int> = 1...60_000
+        public static let quarantineAfter: ClosedRange<Int> = 1...1000
         /// Tabs on the bar (More included); TabCore's bounds for controller.create.
         public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
     }
@@ -107,6 +116,7 @@ public struct ServerConfig: Sendable {
         ("limits.max_id_bytes", { "\($0.controllerLimits.maxIDBytes)" }), ("limits.max_text_bytes", { "\($0.controllerLimits.maxTextBytes)" }),
         ("limits.max_stack_depth", { "\($0.controllerLimits.maxStackDepth)" }), ("limits.max_controllers", { "\($0.maxControllers)" }),
         ("plugins.directories", { "\($0.pluginDirectories)" }), ("plugins.load", { "\($0.plugins)" }),
+        ("plugins.slow_hook_ms", { "\($0.slowHookMilliseconds)" }),
     ]
 
     /// Settings only a restart applies (the socket, the state directory, the transport's
@@ -118,6 +128,7 @@ public struct ServerConfig: Sendable {
         ("limits.max_output_bytes", { "\($0.maxOutputBytes)" }), ("limits.output_timeout_seconds", { "\($0.outputTimeout)" }),
         ("limits.memory_budget_bytes", { "\($0.memoryBudgetBytes)" }), ("limits.line_timeout_seconds", { "\($0.lineTimeout)" }),
         ("limits.max_connections", { "\($0.maxConnections.map(String.init) ?? "")" }),
+        ("plugins.quarantine_after", { "\($0.quarantineAfter)" }),
     ]
 
     /// The keys whose values differ in `next`: those a reload applies, and those that need
@@ -234,6 +245,8 @@ public struct ServerConfig: Sendable {
         }
         if var p = r.section("plugins") {
             c.pluginDirectories = p.strings("directories").map(resolve)
+            if let v = p.int("slow_hook_ms", in: Limits.slowHookMilliseconds) { c.slowHookMilliseconds = v }
+            if let v = p.int("quarantine_after", in: Limits.quarantineAfter) { c.quarantineAfter = v }
             for (i, node) in p.list("load").enumerated() {
                 guard var s = Section(node, path: "plugins.load[\(i)].", problems: problems) else { continue }
                 let file = s.string("path")
@@ -245,10 +258,23 @@ public struct ServerConfig: Sendable {
                     }
                 }
                 let name = s.string("name"), required = s.bool("required") ?? false
+                var isolation = PluginIsolation.none
+                if let v = s.string("isolation") {
+                    if let i = PluginIsolation(rawValue: v) { isolation = i } else {
+                        s.problem("isolation", "plugins.load[\(i)].isolation must be none or process (got \(Section.shown(v)))")
+                    }
+                }
+                let deadline = s.int("deadline_ms", in: Limits.deadlineMilliseconds)
+                let user = s.string("user")
+                if isolation == .none {
+                    if deadline != nil { s.problem("deadline_ms", "plugins.load[\(i)].deadline_ms applies only to isolated plugins; add isolation: process or remove deadline_ms") }
+                    if user != nil { s.problem("user", "plugins.load[\(i)].user applies only to isolated plugins; add isolation: process or remove user") }
+                }
                 s.finish()
                 if let file {
                     c.plugins.append(PluginSpec(name: name, path: file.hasPrefix("/") || file.contains("/") ? resolve(file) : file,
-                                                required: required, configJSON: settings))
+                                                required: required, configJSON: settings, isolation: isolation,
+                                                deadlineMilliseconds: deadline ?? 50, user: user))
                     c.pluginLocations.append(ConfigLocation(file: problems.file, mark: node.mark))
                 }
             }

@@ -95,6 +95,13 @@ public enum Daemon {
 
         let plugins = PluginHost(directories: config.pluginDirectories, logger: logger)
         plugins.maxJSONDepth = config.maxJSONDepth
+        plugins.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
+        plugins.slowHookNanoseconds = UInt64(config.slowHookMilliseconds) * 1_000_000
+        // Names a plugin that was in a hook when the last run died, and quarantines repeat offenders.
+        let watch = PluginWatch(directory: config.stateDir, quarantineAfter: config.quarantineAfter, logger: logger)
+        plugins.watch = watch
+        // Isolated plugins' helpers that exit are reaped here (and restarted by the host).
+        loop.onSignal(SIGCHLD) { plugins.reapHelpers() }
         let prepared = plugins.prepare(config.plugins)
         guard prepared.isUsable else {
             plugins.discard(prepared)
@@ -191,6 +198,7 @@ public enum Daemon {
         ])
         notifier.notify("READY=1\n\(status())")
         try loop.run()
+        watch?.cleanStop()
         logger.notice("tabd stopped")
     }
 

@@ -790,6 +790,8 @@ public final class TabService: LineServiceDelegate {
         applied.maxJSONDepth = next.maxJSONDepth
         applied.controllerLimits = next.controllerLimits
         applied.maxControllers = next.maxControllers
+        applied.slowHookMilliseconds = next.slowHookMilliseconds
+        plugins.slowHookNanoseconds = UInt64(next.slowHookMilliseconds) * 1_000_000
         report.plugins = plugins.commit(prepared, controllers: containers.names.compactMap { containers[$0] })
         plugins.maxJSONDepth = applied.maxJSONDepth
         if !report.plugins.started.isEmpty || !report.plugins.stopped.isEmpty, !report.changed.contains("plugins.load") {

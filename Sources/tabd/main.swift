@@ -3,6 +3,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TabPlugins
 import TabServer
 
 @main
@@ -50,6 +51,16 @@ struct Tabd: ParsableCommand {
 
     /// EX_CONFIG (sysexits.h): the configuration is what is wrong; the unit does not restart on it.
     static let configExit: Int32 = 78
+
+    /// `tabd --plugin-host …` is an isolated plugin's helper process, started by tabd itself
+    /// (never by people: it is not among the options above); anything else is tabd.
+    static func main() {
+        let arguments = CommandLine.arguments
+        if arguments.count > 1, arguments[1] == PluginHelperProcess.flag {
+            PluginHelperProcess.main(Array(arguments.dropFirst(2)))
+        }
+        main(nil)
+    }
 
     mutating func run() throws {
         if let checkPlugin {

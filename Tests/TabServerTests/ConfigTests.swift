@@ -217,3 +217,41 @@ import Testing
         service.finish()
     }
 }
+
+/// Isolation and the crash watch in plugins (docs/operations.md, "Isolated plugins").
+@Suite struct PluginIsolationConfigTests {
+    /// isolation, deadline_ms and user are read per plugin; slow_hook_ms and quarantine_after for all.
+    @Test func isolationKeysAreRead() throws {
+        let c = try ServerConfig.parse("""
+            plugins:
+              slow_hook_ms: 20
+              quarantine_after: 5
+              load:
+                - {path: a.so, isolation: process, deadline_ms: 200, user: nobody}
+                - {path: b.so}
+            """)
+        #expect(c.plugins[0].isolation == .process && c.plugins[0].deadlineMilliseconds == 200 && c.plugins[0].user == "nobody")
+        #expect(c.plugins[1].isolation == .none && c.plugins[1].deadlineMilliseconds == 50 && c.plugins[1].user == nil)
+        #expect(c.slowHookMilliseconds == 20 && c.quarantineAfter == 5)
+        let d = try ServerConfig.parse("plugins:\n  load: [{path: a.so}]\n")
+        #expect(d.slowHookMilliseconds == 10 && d.quarantineAfter == 3)
+    }
+
+    /// A wrong value names the key, where it is, and what it may be.
+    @Test func isolationProblemsAreNamed() {
+        func refused(_ yaml: String, _ parts: String...) {
+            do {
+                _ = try ServerConfig.parse(yaml, file: "t.yaml")
+                Issue.record("accepted: \(yaml)")
+            } catch {
+                for p in parts { #expect("\(error)".contains(p), "\(error)") }
+            }
+        }
+        refused("plugins:\n  load:\n    - {path: a.so, isolation: fork}\n", "t.yaml:3:", "plugins.load[0].isolation must be none or process (got fork)")
+        refused("plugins:\n  load:\n    - {path: a.so, isolation: process, deadline_ms: 0}\n", "plugins.load[0].deadline_ms must be an integer from 1 to 60000")
+        refused("plugins:\n  load:\n    - {path: a.so, deadline_ms: 100}\n", "deadline_ms applies only to isolated plugins")
+        refused("plugins:\n  load:\n    - {path: a.so, user: nobody}\n", "user applies only to isolated plugins")
+        refused("plugins:\n  slow_hook_ms: 0\n", "plugins.slow_hook_ms must be an integer from 1 to 60000")
+        refused("plugins:\n  quarantine_after: -1\n", "plugins.quarantine_after must be an integer from 1 to 1000")
+    }
+}

@@ -1,0 +1,81 @@
+// The helper's sandbox (see include/tabd_sandbox.h and docs/plugins.md, "Isolation").
+#define _GNU_SOURCE
+#include "tabd_sandbox.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void tabd_sandbox_close_from(int first) {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)first, ~0u, 0u) == 0) return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 1 << 20) max = 1 << 20;
+    for (int fd = first; fd < max; fd++) close(fd);
+}
+
+int tabd_sandbox_parent_death_signal(int signo) { return prctl(PR_SET_PDEATHSIG, signo, 0, 0, 0); }
+
+int tabd_sandbox_become(uid_t uid, gid_t gid) {
+    if (setgroups(1, &gid) != 0) return -1;
+    if (setgid(gid) != 0) return -1;
+    if (setuid(uid) != 0) return -1;
+    return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+#if defined(__x86_64__)
+#define TABD_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define TABD_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#define DENY(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+                 BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+
+int tabd_sandbox_restrict(void) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+#ifdef TABD_AUDIT_ARCH
+    struct sock_filter filter[] = {
+        /* Another architecture's calls (x32, 32-bit) would get past the numbers below. */
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TABD_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        /* socket(): AF_UNIX only (no network). */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EAFNOSUPPORT & SECCOMP_RET_DATA)),
+        /* Running other programs, and reaching into other processes. */
+        DENY(SYS_execve), DENY(SYS_execveat), DENY(SYS_ptrace),
+        DENY(SYS_process_vm_readv), DENY(SYS_process_vm_writev),
+        /* Mounts, roots, namespaces. */
+        DENY(SYS_mount), DENY(SYS_umount2), DENY(SYS_pivot_root), DENY(SYS_chroot),
+        DENY(SYS_unshare), DENY(SYS_setns),
+        /* The kernel itself: modules, kexec, reboot, swap, accounting, clocks, bpf, perf. */
+        DENY(SYS_init_module), DENY(SYS_finit_module), DENY(SYS_delete_module),
+        DENY(SYS_kexec_load), DENY(SYS_reboot), DENY(SYS_swapon), DENY(SYS_swapoff),
+        DENY(SYS_acct), DENY(SYS_settimeofday), DENY(SYS_clock_settime), DENY(SYS_bpf),
+        DENY(SYS_perf_event_open),
+        /* Keyrings, and changing who it is. */
+        DENY(SYS_keyctl), DENY(SYS_add_key), DENY(SYS_request_key),
+        DENY(SYS_setuid), DENY(SYS_setgid), DENY(SYS_setreuid), DENY(SYS_setregid),
+        DENY(SYS_setresuid), DENY(SYS_setresgid), DENY(SYS_setgroups),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog program = { .len = (unsigned short)(sizeof filter / sizeof filter[0]), .filter = filter };
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) return -1;
+#endif
+    return 0;
+}

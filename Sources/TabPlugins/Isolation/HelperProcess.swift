@@ -1,0 +1,306 @@
+// The helper process of an isolated plugin (`tabd --plugin-host`): it sandboxes itself,
+// loads the one plugin tabd checked and handed over, and answers tabd's hook requests
+// (HelperWire.swift) until tabd closes the socket. The plugin sees the same host table as
+// in tabd; its controller readers answer from the snapshot each request carries, and what
+// it asks of tabd (log, emit, request_select) goes back with the answer, in order.
+
+import CPluginSandbox
+import CTabPolicy
+import Glibc
+import TabCore
+
+public enum PluginHelperProcess {
+    /// The socket to tabd, and the plugin's file (opened and checked by tabd).
+    static let socketFD: Int32 = 3
+    static let pluginFD: Int32 = 4
+    /// The hidden first argument that makes tabd a helper.
+    public static let flag = "--plugin-host"
+
+    /// `tabd --plugin-host <tabd's pid> <user or ""> <name>`: runs the helper; never returns.
+    public static func main(_ arguments: [String]) -> Never {
+        // stdin and stdout are /dev/null, stderr is tabd's; nothing else stays open.
+        tabd_sandbox_close_from(pluginFD + 1)
+        _ = tabd_sandbox_parent_death_signal(SIGKILL)
+        let parent = arguments.count > 0 ? pid_t(arguments[0]) ?? 0 : 0
+        if getppid() != parent { exit(1) }  // tabd went away before the signal was armed
+        let user = arguments.count > 1 ? arguments[1] : ""
+        let session = HelperSession()
+        HelperSession.current = session
+        if let problem = becomeUser(user) {
+            session.sendHello(error: problem)
+            exit(1)
+        }
+        var note: String?
+        if tabd_sandbox_restrict() != 0 {
+            note = "the seccomp filter could not be installed (\(String(cString: strerror(errno)))); the helper runs with no new privileges only"
+        }
+        var st = stat()
+        guard fstat(pluginFD, &st) == 0 else {
+            session.sendHello(error: "the helper did not receive the plugin's file")
+            exit(1)
+        }
+        let name = arguments.count > 2 ? arguments[2] : "plugin"
+        do throws(Refusal) {
+            let code = try PluginLoader(directories: []).load(CheckedFile(path: name, fd: pluginFD, identity: CheckedFile.Identity(st)))
+            session.code = code
+            session.sendHello(code: code, note: note)
+        } catch {
+            session.sendHello(error: error.description)
+            exit(1)
+        }
+        session.serve()
+    }
+
+    /// Switches to `user` when one is configured: only root can; another user than the
+    /// current one is refused then (nil: done, or nothing to do).
+    private static func becomeUser(_ user: String) -> String? {
+        guard !user.isEmpty else { return nil }
+        guard let pw = getpwnam(user) else { return "the user '\(user)' (plugins.load user) does not exist; create it or remove `user`" }
+        let uid = pw.pointee.pw_uid, gid = pw.pointee.pw_gid
+        if geteuid() != 0 {
+            return uid == geteuid() ? nil
+                : "it is to run as '\(user)' but tabd is not root and cannot switch users; run tabd as root or remove `user`"
+        }
+        if tabd_sandbox_become(uid, gid) != 0 {
+            return "the helper could not switch to the user '\(user)': \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+}
+
+/// The helper's one plugin, its host table and the request being answered.
+final class HelperSession {
+    nonisolated(unsafe) static var current: HelperSession!
+
+    var code: PluginCode?
+    var state: UnsafeMutableRawPointer?
+    private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+    let table: UnsafeMutablePointer<tabd_host>
+    let reply = UnsafeMutablePointer<tabd_reply>.allocate(capacity: 1)
+    let candidate = UnsafeMutablePointer<tabd_candidate>.allocate(capacity: 1)
+    /// What plugins receive as their controller: any pointer that is not NULL.
+    let token = OpaquePointer(UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
+
+    // The snapshot of the request being answered (pointers into `buffer`).
+    var inHook = false
+    var name: UnsafePointer<CChar>?
+    var idiom: UInt8 = 0
+    var maxVisible = 0
+    var moreShown = false
+    var orientation: UInt32 = 0
+    var selected: UnsafePointer<CChar>?
+    var selectedIndex = -1
+    var tabs: [(id: UnsafePointer<CChar>?, title: UnsafePointer<CChar>?, badge: UnsafePointer<CChar>?, restoration: UnsafePointer<CChar>?)] = []
+    var caller: PluginCaller?
+
+    /// The hook's effects, encoded, and how many.
+    var effects = WireWriter(.answer)
+    var effectCount: UInt32 = 0
+
+    init() {
+        table = .allocate(capacity: 1)
+        var t = HostSlot.table
+        t.log = { _, level, message in
+            guard let s = HelperSession.current, let message else { return }
+            s.effect(1) { $0.u32(level.rawValue); $0.string(message) }
+        }
+        t.controller_name = { c in HelperSession.reading(c)?.name }
+        t.controller_idiom = { c in tabd_idiom(rawValue: UInt32(HelperSession.reading(c)?.idiom ?? 0)) }
+        t.max_visible = { c in HelperSession.reading(c)?.maxVisible ?? 0 }
+        t.more_shown = { c in (HelperSession.reading(c)?.moreShown ?? false) ? 1 : 0 }
+        t.orientation = { c in HelperSession.reading(c)?.orientation ?? 0 }
+        t.tab_count = { c in HelperSession.reading(c)?.tabs.count ?? 0 }
+        t.tab_id = { c, i in HelperSession.tab(c, i)?.id }
+        t.tab_title = { c, i in HelperSession.tab(c, i)?.title }
+        t.tab_badge = { c, i in HelperSession.tab(c, i)?.badge }
+        t.tab_restoration_id = { c, i in HelperSession.tab(c, i)?.restoration }
+        t.tab_index = { c, id in
+            guard let s = HelperSession.reading(c), let id else { return -1 }
+            return s.tabs.firstIndex { $0.id.map { strcmp($0, id) == 0 } ?? false } ?? -1
+        }
+        t.selected_tab = { c in HelperSession.reading(c)?.selected }
+        t.selected_index = { c in HelperSession.reading(c)?.selectedIndex ?? -1 }
+        t.emit = { _, c, json in
+            guard let s = HelperSession.reading(c), let json else { return TABD_ERROR }
+            // Checked here so the plugin learns at once; tabd checks it again.
+            guard let event = try? CheckedJSON(json, maxBytes: PluginHost.maxEventBytes, maxDepth: 64), event.isObject else { return TABD_ERROR }
+            s.effect(2) { $0.string(json) }
+            return TABD_OK
+        }
+        t.request_select = { _, c, tab in
+            guard let s = HelperSession.reading(c), let tab, tab.pointee != 0 else { return TABD_ERROR }
+            s.effect(3) { $0.string(tab) }
+            return TABD_OK
+        }
+        t.caller = { _, out in
+            guard let s = HelperSession.current, s.inHook, let out, let caller = s.caller else { return 0 }
+            caller.write(to: out)
+            return 1
+        }
+        table.initialize(to: t)
+    }
+
+    static func reading(_ c: OpaquePointer?) -> HelperSession? {
+        guard let s = current, s.inHook, c == s.token else { return nil }
+        return s
+    }
+
+    static func tab(_ c: OpaquePointer?, _ i: Int) -> (id: UnsafePointer<CChar>?, title: UnsafePointer<CChar>?, badge: UnsafePointer<CChar>?, restoration: UnsafePointer<CChar>?)? {
+        guard let s = reading(c), i >= 0, i < s.tabs.count else { return nil }
+        return s.tabs[i]
+    }
+
+    private func effect(_ kind: UInt8, _ body: (inout WireWriter) -> Void) {
+        effects.u8(kind)
+        body(&effects)
+        effectCount += 1
+    }
+
+    private func send(_ w: WireWriter) {
+        if !Packets.send(PluginHelperProcess.socketFD, w.bytes, wait: { _ in false }) { exit(0) }
+    }
+
+    func sendHello(error: String) {
+        var w = WireWriter(.hello)
+        w.u8(0)
+        w.string(error)
+        send(w)
+    }
+
+    func sendHello(code: PluginCode, note: String?) {
+        var w = WireWriter(.hello)
+        w.u8(1)
+        w.string(code.name); w.string(code.version); w.string(code.summary)
+        w.u32(code.abiMajor); w.u32(code.abiMinor)
+        var bits: UInt32 = 0
+        for name in code.hookNames {
+            if let hook = PluginHook(rawValue: name) { bits |= 1 << UInt32(hook.index) }
+        }
+        w.u32(bits)
+        w.string(note)
+        send(w)
+    }
+
+    /// Answers requests until tabd closes the socket.
+    func serve() -> Never {
+        while true {
+            switch Packets.receive(PluginHelperProcess.socketFD, into: &buffer, wait: { _ in false }) {
+            case .message(let n):
+                do throws(WireReader.Short) {
+                    try answer(WireReader(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)), count: n))
+                } catch {
+                    exit(2)  // tabd sent what this helper does not understand
+                }
+            case .end, .failed, .gaveUp:
+                exit(0)
+            }
+        }
+    }
+
+    private func readSnapshot(_ r: inout WireReader) throws(WireReader.Short) {
+        name = try r.cString()
+        idiom = try r.u8()
+        maxVisible = Int(try r.u32())
+        moreShown = try r.u8() != 0
+        orientation = try r.u32()
+        selected = try r.cString()
+        selectedIndex = Int(try r.i64())
+        let n = Int(try r.u32())
+        tabs.removeAll(keepingCapacity: true)
+        for _ in 0..<n {
+            tabs.append((try r.cString(), try r.cString(), try r.cString(), try r.cString()))
+        }
+    }
+
+    private func readCandidate(_ r: inout WireReader) throws(WireReader.Short) {
+        let id = try r.cString()
+        let index = Int(try r.i64())
+        let more = try r.u8()
+        candidate.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id, index: index, is_more: Int32(more))
+    }
+
+    private func readTabs(_ r: inout WireReader) throws(WireReader.Short) -> [UnsafePointer<CChar>?] {
+        let n = Int(try r.u32())
+        var ids: [UnsafePointer<CChar>?] = []
+        ids.reserveCapacity(n + 1)
+        for _ in 0..<n { ids.append(try r.cString()) }
+        ids.append(nil)
+        return ids
+    }
+
+    private func answer(_ message: WireReader) throws(WireReader.Short) {
+        var r = message
+        guard let op = HelperOp(rawValue: try r.u8()), let code else { exit(2) }
+        let hooks = code.hooks
+        effects = WireWriter(.answer)
+        effectCount = 0
+        caller = nil
+        reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
+        var result = TABD_OK
+        var mask: UInt32 = 0
+        switch op {
+        case .initialize:
+            let config = try r.cString()
+            if let hook = hooks.`init` {
+                var newState: UnsafeMutableRawPointer?
+                result = hook(UnsafePointer(table), config, &newState, reply)
+                if result == TABD_OK { state = newState }
+            }
+        case .fini:
+            hooks.fini?(state)
+            state = nil
+        case .shouldSelect:
+            try readSnapshot(&r); try readCandidate(&r)
+            inHook = true
+            result = hooks.should_select?(state, token, candidate, reply) ?? TABD_ABSTAIN
+        case .supportedOrientations:
+            try readSnapshot(&r)
+            let proposed = try r.u32()
+            inHook = true
+            result = hooks.supported_orientations?(state, token, proposed, &mask) ?? TABD_ABSTAIN
+        case .preferredOrientation:
+            try readSnapshot(&r)
+            inHook = true
+            result = hooks.preferred_orientation?(state, token, &mask) ?? TABD_ABSTAIN
+        case .didSelect:
+            try readSnapshot(&r); try readCandidate(&r)
+            inHook = true
+            hooks.did_select?(state, token, candidate)
+        case .willBeginCustomizing, .willEndCustomizing, .didEndCustomizing:
+            try readSnapshot(&r)
+            let ids = try readTabs(&r)
+            let changed = Int32(try r.u8())
+            inHook = true
+            ids.withUnsafeBufferPointer { p in
+                let n = ids.count - 1
+                switch op {
+                case .willBeginCustomizing: hooks.will_begin_customizing?(state, token, p.baseAddress!, n)
+                case .willEndCustomizing: hooks.will_end_customizing?(state, token, p.baseAddress!, n, changed)
+                default: hooks.did_end_customizing?(state, token, p.baseAddress!, n, changed)
+                }
+            }
+        case .call:
+            try readSnapshot(&r)
+            let method = try r.cString(), args = try r.cString()
+            if try r.u8() == 1 {
+                caller = PluginCaller(uid: try r.u32(), gid: try r.u32(), pid: Int32(bitPattern: try r.u32()))
+            }
+            inHook = true
+            result = hooks.call?(state, token, method, args, reply) ?? TABD_UNKNOWN_METHOD
+        case .willStop:
+            try readSnapshot(&r)
+            inHook = true
+            code.willStop?(state, token)
+        case .hello, .answer:
+            exit(2)
+        }
+        inHook = false
+        var w = WireWriter(.answer, capacity: 64 + effects.bytes.count)
+        w.u32(result.rawValue)
+        w.u32(mask)
+        w.string(reply.pointee.reason); w.string(reply.pointee.message); w.string(reply.pointee.json)
+        w.u32(effectCount)
+        w.bytes.append(contentsOf: effects.bytes.dropFirst())
+        send(w)
+    }
+}

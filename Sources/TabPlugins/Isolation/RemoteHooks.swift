@@ -1,0 +1,131 @@
+// An isolated plugin's hooks as tabd calls them: C trampolines that send the hook to the
+// helper (with the controller's snapshot) and turn its answer — or its failure — into what
+// an in-process hook would have returned.
+
+import CTabPolicy
+import Glibc
+import TabCore
+
+extension RemotePlugin {
+    static func of(_ state: UnsafeMutableRawPointer?) -> RemotePlugin {
+        Unmanaged<RemotePlugin>.fromOpaque(state!).takeUnretainedValue()
+    }
+
+    /// The plugin's descriptor as tabd sees it: its identity from the hello, a trampoline
+    /// for each hook it has (init and fini are run by `initialize` and `stop`).
+    func makeCode(name: String, version: String, summary: String, major: UInt32, minor: UInt32, hooks bits: UInt32) throws(Refusal) -> PluginCode {
+        func has(_ h: PluginHook) -> Bool { bits & (1 << UInt32(h.index)) != 0 }
+        var d = tabd_policy_descriptor()
+        d.abi_major = major; d.abi_minor = minor
+        d.struct_size = MemoryLayout<tabd_policy_descriptor>.size
+        // Descriptor strings live for ever, as a plugin's own do.
+        d.name = UnsafePointer(strdup(name)); d.version = UnsafePointer(strdup(version)); d.description = UnsafePointer(strdup(summary))
+        if has(.initialize) { d.`init` = { _, _, _, _ in TABD_ERROR } }  // listed only; `initialize` runs it
+        if has(.fini) { d.fini = { _ in } }                                // listed only; `stop` runs it
+        if has(.shouldSelect) { d.should_select = { s, c, cand, r in RemotePlugin.of(s).shouldSelect(c, cand, r) } }
+        if has(.supportedOrientations) {
+            d.supported_orientations = { s, c, proposed, out in RemotePlugin.of(s).orientations(.supportedOrientations, c, proposed, out) }
+        }
+        if has(.preferredOrientation) {
+            d.preferred_orientation = { s, c, out in RemotePlugin.of(s).orientations(.preferredOrientation, c, 0, out) }
+        }
+        if has(.didSelect) { d.did_select = { s, c, cand in RemotePlugin.of(s).didSelect(c, cand) } }
+        if has(.willBeginCustomizing) {
+            d.will_begin_customizing = { s, c, ids, n in RemotePlugin.of(s).customizing(.willBeginCustomizing, c, ids, n, 0) }
+        }
+        if has(.willEndCustomizing) {
+            d.will_end_customizing = { s, c, ids, n, changed in RemotePlugin.of(s).customizing(.willEndCustomizing, c, ids, n, changed) }
+        }
+        if has(.didEndCustomizing) {
+            d.did_end_customizing = { s, c, ids, n, changed in RemotePlugin.of(s).customizing(.didEndCustomizing, c, ids, n, changed) }
+        }
+        if has(.call) { d.call = { s, c, m, a, r in RemotePlugin.of(s).call(c, m, a, r) } }
+        if has(.willStop) { d.will_stop = { s, c in RemotePlugin.of(s).notify(.willStop, c) } }
+        let p = UnsafeMutablePointer<tabd_policy_descriptor>.allocate(capacity: 1)
+        p.initialize(to: d)
+        return try PluginCode(path: path, identity: identity, descriptor: p)
+    }
+
+    /// A request for `op` with the controller's snapshot; nil when the frame has no controller.
+    private func request(_ op: HelperOp, _ c: OpaquePointer?) -> (WireWriter, CallFrame, Controller)? {
+        guard let frame = CallFrame.from(c), let ctl = frame.controller else { return nil }
+        var w = WireWriter(op, capacity: 512)
+        ControllerSnapshot.write(ctl.pointee, &w)
+        return (w, frame, ctl.pointee)
+    }
+
+    private static func write(_ cand: UnsafePointer<tabd_candidate>, _ w: inout WireWriter) {
+        w.string(cand.pointee.id)
+        w.i64(Int64(cand.pointee.index))
+        w.u8(cand.pointee.is_more != 0 ? 1 : 0)
+    }
+
+    func shouldSelect(_ c: OpaquePointer?, _ cand: UnsafePointer<tabd_candidate>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
+        guard let cand, let reply, var (w, frame, controller) = request(.shouldSelect, c) else { return TABD_ERROR }
+        Self.write(cand, &w)
+        switch exchange(w.bytes, hook: .shouldSelect) {
+        case .success(let a):
+            apply(a.effects, controller: controller.name)
+            reply.pointee.reason = frame.keep(a.reason)
+            reply.pointee.message = frame.keep(a.message)
+            return a.result
+        case .failure(let f):
+            // Fail closed: a deny naming the plugin, with why.
+            let id = cand.pointee.id.map { String(cString: $0) } ?? "?"
+            reply.pointee.reason = frame.keep(f.reason)
+            reply.pointee.message = frame.keep("plugin '\(displayName)' \(f.reason) while deciding whether '\(id)' can be selected, so it is not; its helper is restarted")
+            return TABD_DENY
+        }
+    }
+
+    func orientations(_ hook: PluginHook, _ c: OpaquePointer?, _ proposed: tabd_orientation_mask, _ out: UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result {
+        guard let out, var (w, _, controller) = request(hook == .supportedOrientations ? .supportedOrientations : .preferredOrientation, c) else { return TABD_ERROR }
+        if hook == .supportedOrientations { w.u32(proposed) }
+        guard case .success(let a) = exchange(w.bytes, hook: hook) else { return TABD_ERROR }
+        apply(a.effects, controller: controller.name)
+        out.pointee = a.mask
+        return a.result
+    }
+
+    func didSelect(_ c: OpaquePointer?, _ cand: UnsafePointer<tabd_candidate>?) {
+        guard let cand, var (w, _, controller) = request(.didSelect, c) else { return }
+        Self.write(cand, &w)
+        if case .success(let a) = exchange(w.bytes, hook: .didSelect) { apply(a.effects, controller: controller.name) }
+    }
+
+    func customizing(_ hook: PluginHook, _ c: OpaquePointer?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int, _ changed: Int32) {
+        let op: HelperOp = hook == .willBeginCustomizing ? .willBeginCustomizing : hook == .willEndCustomizing ? .willEndCustomizing : .didEndCustomizing
+        guard var (w, _, controller) = request(op, c) else { return }
+        w.u32(UInt32(n))
+        for i in 0..<n { w.string(ids?[i]) }
+        w.u8(changed != 0 ? 1 : 0)
+        if case .success(let a) = exchange(w.bytes, hook: hook) { apply(a.effects, controller: controller.name) }
+    }
+
+    func notify(_ hook: PluginHook, _ c: OpaquePointer?) {
+        guard let (w, _, controller) = request(.willStop, c) else { return }
+        if case .success(let a) = exchange(w.bytes, hook: hook) { apply(a.effects, controller: controller.name) }
+    }
+
+    func call(_ c: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ args: UnsafePointer<CChar>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
+        guard let reply, var (w, frame, controller) = request(.call, c) else { return TABD_ERROR }
+        w.string(method); w.string(args)
+        if let caller = frame.caller {
+            w.u8(1); w.u32(caller.uid); w.u32(caller.gid); w.u32(UInt32(bitPattern: caller.pid))
+        } else {
+            w.u8(0)
+        }
+        switch exchange(w.bytes, hook: .call) {
+        case .success(let a):
+            apply(a.effects, controller: controller.name)
+            reply.pointee.reason = frame.keep(a.reason)
+            reply.pointee.message = frame.keep(a.message)
+            reply.pointee.json = frame.keep(a.json)
+            return a.result
+        case .failure(let f):
+            let m = method.map { String(cString: $0) } ?? "?"
+            reply.pointee.message = frame.keep("plugin '\(displayName)' \(f.reason) while running '\(m)'; its helper is restarted")
+            return TABD_ERROR
+        }
+    }
+}

@@ -1,0 +1,411 @@
+// tabd's side of an isolated plugin (`isolation: process`): the helper process, the hook
+// requests with their deadline, failures (crash, timeout), restarts with backoff.
+//
+// The plugin looks like any other to PluginHost: its PluginCode's hooks are trampolines
+// that send the request and wait for the answer. So the chains, the composition, the
+// counters and `explain` treat both kinds alike. A should_select that fails here fails
+// closed: it answers TABD_DENY with the reason "crashed" or "timed out".
+
+import CTabPolicy
+import Glibc
+import Logging
+import TabCore
+
+final class RemotePlugin {
+    /// How long the helper may take to start and load the plugin, and init to run: generous,
+    /// as an in-process init is not bounded either (it runs at start and reload only).
+    static let startupSeconds = 5.0
+    static let firstBackoff = 0.1
+    static let lastBackoff = 30.0
+
+    let spec: PluginSpec
+    /// The plugin's file as tabd checked it; each helper (and every restart) loads it.
+    let pluginFD: Int32
+    let identity: CheckedFile.Identity
+    let path: String
+    let logger: Logger
+    /// Its code as the helper described it, with trampolines for hooks.
+    private(set) var code: PluginCode!
+    /// The instance it is (set once made), for its counters and for the host's effects.
+    weak var owner: PluginInstance?
+    /// Runs a restart later (the daemon's loop); nil: restarts wait for the next hook.
+    var schedule: ((Double, @escaping () -> Void) -> Void)?
+
+    enum Failure: Error, Equatable {
+        case crashed, timedOut
+        var reason: String { self == .crashed ? "crashed" : "timed out" }
+    }
+    private enum Phase {
+        case up
+        /// Spawned; waiting for its hello (stage 0) and its init's answer (stage 1).
+        case starting(deadline: UInt64, stage: Int)
+        case down(until: UInt64, why: Failure)
+        case stopped
+    }
+    private var phase: Phase = .stopped
+    private(set) var pid: pid_t = 0
+    private var fd: Int32 = -1
+    private var configJSON = "{}"
+    private var backoff = RemotePlugin.firstBackoff
+    private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+    private(set) var crashes: UInt64 = 0
+    private(set) var timeouts: UInt64 = 0
+    private(set) var restarts: UInt64 = 0
+    /// Helpers gone from the socket but maybe not reaped yet.
+    nonisolated(unsafe) static var unreaped: Set<pid_t> = []
+
+    var deadlineNanoseconds: UInt64 { UInt64(spec.deadlineMilliseconds) * 1_000_000 }
+    var displayName: String { owner?.name ?? code?.name ?? spec.name ?? path }
+
+    /// Starts the helper for `file` (taking its descriptor over) and waits for its hello:
+    /// throws why the plugin cannot run (the helper's own words when it said them).
+    init(file: CheckedFile, spec: PluginSpec, logger: Logger) throws(Refusal) {
+        self.spec = spec; self.path = file.path; self.identity = file.identity; self.logger = logger
+        pluginFD = fcntl(file.fd, F_DUPFD_CLOEXEC, 10)
+        close(file.fd)
+        guard pluginFD >= 0 else { throw Refusal("cannot keep its file open for the helper: \(String(cString: strerror(errno)))") }
+        try spawn()
+        let deadline = monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9)
+        switch receive(until: deadline) {
+        case .success(let n):
+            if let why = readHello(n) {
+                kill(); throw Refusal(why)
+            }
+        case .failure(let f):
+            kill()
+            throw Refusal(f == .timedOut ? "its helper process did not start within \(Int(Self.startupSeconds)) s"
+                                         : "its helper process exited before loading it (see the log line before)")
+        }
+        phase = .starting(deadline: deadline, stage: 1)
+    }
+
+    deinit { buffer.deallocate() }
+
+    // MARK: The helper process
+
+    private func spawn() throws(Refusal) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw Refusal("socketpair for its helper failed: \(String(cString: strerror(errno)))")
+        }
+        // Both above the descriptors the helper gets (3, 4): dup2 then clears close-on-exec.
+        let theirs = fcntl(pair[1], F_DUPFD_CLOEXEC, 10)
+        close(pair[1])
+        defer { close(theirs) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, theirs, PluginHelperProcess.socketFD)
+        posix_spawn_file_actions_adddup2(&actions, pluginFD, PluginHelperProcess.pluginFD)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)  // its own process group: killed as one
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = ["tabd", PluginHelperProcess.flag, "\(getpid())", spec.user ?? "", spec.name ?? (path as String).split(separator: "/").last.map(String.init) ?? path]
+        let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for a in cArgs { free(a) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, cArgs, environ)
+        guard rc == 0 else {
+            close(pair[0])
+            throw Refusal("cannot start its helper process (/proc/self/exe): \(String(cString: strerror(rc)))")
+        }
+        pid = child
+        fd = pair[0]
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// Kills the helper's process group and forgets the socket (reaped on SIGCHLD).
+    private func kill() {
+        if pid > 0 {
+            Glibc.kill(-pid, SIGKILL)
+            Self.unreaped.insert(pid)
+            Self.reap()
+        }
+        if fd >= 0 { close(fd) }
+        fd = -1
+        pid = 0
+    }
+
+    /// Reaps helpers that exited (SIGCHLD), without waiting.
+    static func reap() {
+        for p in unreaped {
+            var status: Int32 = 0
+            let r = waitpid(p, &status, WNOHANG)
+            if r == p || (r < 0 && errno == ECHILD) { unreaped.remove(p) }
+        }
+    }
+
+    private func readHello(_ n: Int) -> String? {
+        var r = WireReader(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)), count: n)
+        do throws(WireReader.Short) {
+            guard try r.u8() == HelperOp.hello.rawValue else { return "its helper answered out of turn" }
+            guard try r.u8() == 1 else { return try r.string() ?? "its helper could not load it" }
+            let name = try r.string() ?? "", version = try r.string() ?? "", summary = try r.string() ?? ""
+            let major = try r.u32(), minor = try r.u32(), bits = try r.u32()
+            if let note = try r.string() {
+                logger.warning("isolated plugin's sandbox is weaker than planned: \(note)", metadata: ["plugin.name": .string(name)])
+            }
+            if code == nil {
+                do throws(Refusal) { code = try makeCode(name: name, version: version, summary: summary, major: major, minor: minor, hooks: bits) } catch {
+                    return error.description
+                }
+            }
+            return nil
+        } catch {
+            return "its helper sent a hello tabd cannot read"
+        }
+    }
+
+    // MARK: Requests
+
+    /// Sends `message` and waits for the answer until the deadline. A failure kills the
+    /// helper and schedules its restart.
+    func exchange(_ message: [UInt8], hook: PluginHook) -> Result<Answer, Failure> {
+        let deadline = monotonicNanoseconds() &+ deadlineNanoseconds
+        if let failure = ensureUp(until: deadline, hook: hook) { return .failure(failure) }
+        guard Packets.send(fd, message, wait: { self.wait($0, until: deadline) }) else {
+            return .failure(fail(errno == EAGAIN || errno == EWOULDBLOCK || errno == 0 ? .timedOut : .crashed, hook: hook))
+        }
+        switch receive(until: deadline) {
+        case .success(let n):
+            guard let answer = Answer(buffer, n) else { return .failure(fail(.crashed, hook: hook)) }
+            backoff = Self.firstBackoff
+            return .success(answer)
+        case .failure(let f):
+            return .failure(fail(f, hook: hook))
+        }
+    }
+
+    private func receive(until deadline: UInt64) -> Result<Int, Failure> {
+        var timedOut = false
+        switch Packets.receive(fd, into: &buffer, wait: { events in
+            let ok = self.wait(events, until: deadline)
+            if !ok { timedOut = true }
+            return ok
+        }) {
+        case .message(let n): return .success(n)
+        case .gaveUp: return .failure(timedOut ? .timedOut : .crashed)
+        case .end, .failed: return .failure(.crashed)
+        }
+    }
+
+    /// poll until `deadline`; false when it passed (or the socket broke).
+    private func wait(_ events: Int16, until deadline: UInt64) -> Bool {
+        while true {
+            let now = monotonicNanoseconds()
+            guard now < deadline else { errno = EAGAIN; return false }
+            var p = pollfd(fd: fd, events: events, revents: 0)
+            let ms = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+            let r = poll(&p, 1, ms)
+            if r > 0 { return true }  // ready, or hung up: the next call says which
+            if r < 0 && errno != EINTR { return false }
+        }
+    }
+
+    /// nil when the helper can take a request now; else why not (right away while down).
+    private func ensureUp(until deadline: UInt64, hook: PluginHook) -> Failure? {
+        switch phase {
+        case .up: return nil
+        case .stopped: return .crashed
+        case .down(let until, let why):
+            guard monotonicNanoseconds() >= until else { return why }
+            restart()
+            return ensureUp(until: deadline, hook: hook)
+        case .starting(let startup, _):
+            if progress(until: min(deadline, startup)) { return nil }
+            if case .starting = phase, monotonicNanoseconds() >= startup { return fail(.timedOut, hook: .initialize) }
+            if case .down(_, let why) = phase { return why }
+            return .timedOut
+        }
+    }
+
+    /// Starts a new helper after a failure: spawned, its init sent; it is up once both
+    /// answers are in (`progress`).
+    private func restart() {
+        do throws(Refusal) {
+            try spawn()
+        } catch {
+            logger.error("isolated plugin's helper could not be restarted: \(error.description)", metadata: ["plugin.name": .string(displayName)])
+            phase = .down(until: monotonicNanoseconds() + UInt64(backoff * 1e9), why: .crashed)
+            scheduleRestart()
+            return
+        }
+        restarts += 1
+        phase = .starting(deadline: monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9), stage: 0)
+        var w = WireWriter(.initialize)
+        w.string(configJSON)
+        _ = Packets.send(fd, w.bytes, wait: { _ in false })
+        scheduleProgress()
+    }
+
+    /// Reads the starting helper's hello and init answer as far as they came by `until`.
+    /// True once it is up.
+    @discardableResult
+    private func progress(until: UInt64) -> Bool {
+        while case .starting(let startup, let stage) = phase {
+            switch receive(until: until) {
+            case .failure(let f):
+                if f == .crashed {
+                    logger.error("isolated plugin's helper exited while restarting", metadata: ["plugin.name": .string(displayName)])
+                    _ = fail(.crashed, hook: .initialize, quiet: true)
+                }
+                return false
+            case .success(let n):
+                if stage == 0 {
+                    if let why = readHello(n) {
+                        logger.error("isolated plugin could not be restarted: \(why)", metadata: ["plugin.name": .string(displayName)])
+                        _ = fail(.crashed, hook: .initialize, quiet: true)
+                        return false
+                    }
+                    phase = .starting(deadline: startup, stage: 1)
+                } else {
+                    guard let answer = Answer(buffer, n) else { _ = fail(.crashed, hook: .initialize); return false }
+                    apply(answer.effects, controller: nil)
+                    guard answer.result == TABD_OK else {
+                        logger.error("isolated plugin's init failed after a restart: \(answer.message ?? "no reason given")", metadata: ["plugin.name": .string(displayName)])
+                        _ = fail(.crashed, hook: .initialize, quiet: true)
+                        return false
+                    }
+                    phase = .up
+                    logger.notice("isolated plugin's helper restarted", metadata: ["plugin.name": .string(displayName), "plugin.restarts": "\(restarts)"])
+                    return true
+                }
+            }
+        }
+        if case .up = phase { return true }
+        return false
+    }
+
+    private func scheduleProgress() {
+        schedule?(0.01) { [weak self] in
+            guard let self, case .starting(let startup, _) = self.phase else { return }
+            if self.progress(until: 0) { return }
+            guard case .starting = self.phase else { return }
+            if monotonicNanoseconds() >= startup { _ = self.fail(.timedOut, hook: .initialize); return }
+            self.scheduleProgress()
+        }
+    }
+
+    private func scheduleRestart() {
+        guard case .down(let until, _) = phase else { return }
+        let delay = Double(until &- min(until, monotonicNanoseconds())) / 1e9
+        schedule?(delay) { [weak self] in
+            guard let self, case .down(let until, _) = self.phase else { return }
+            // The loop's timer may fire a little before the monotonic clock says it is due.
+            if monotonicNanoseconds() &+ 2_000_000 < until { self.scheduleRestart(); return }
+            self.phase = .down(until: 0, why: .crashed)
+            self.restart()
+        }
+    }
+
+    /// Counts and logs `failure`, kills the helper and plans its restart. Returns `failure`.
+    private func fail(_ failure: Failure, hook: PluginHook, quiet: Bool = false) -> Failure {
+        if failure == .crashed { crashes += 1 } else { timeouts += 1 }
+        let pid = self.pid
+        kill()
+        let delay = backoff
+        backoff = min(backoff * 2, Self.lastBackoff)
+        phase = .down(until: monotonicNanoseconds() + UInt64(delay * 1e9), why: failure)
+        if !quiet {
+            let what = failure == .crashed ? "crashed in \(hook.rawValue) (its helper process, pid \(pid), went away)"
+                : "timed out in \(hook.rawValue) (no answer within \(spec.deadlineMilliseconds) ms); its helper process \(pid) was killed"
+            logger.error("isolated plugin \(displayName) \(what); its decisions fail closed until the helper is restarted in \(delay) s", metadata: [
+                "plugin.name": .string(displayName), "plugin.hook": .string(hook.rawValue),
+            ])
+        }
+        scheduleRestart()
+        return failure
+    }
+
+    // MARK: Life
+
+    /// Runs init in the helper (waiting as long as a start may take). nil, or why it failed.
+    func initialize(configJSON: String) -> (result: tabd_result, message: String?) {
+        self.configJSON = configJSON
+        var w = WireWriter(.initialize)
+        w.string(configJSON)
+        let deadline = monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9)
+        guard case .starting = phase, Packets.send(fd, w.bytes, wait: { self.wait($0, until: deadline) }) else {
+            return (TABD_ERROR, "its helper process is not running")
+        }
+        switch receive(until: deadline) {
+        case .success(let n):
+            guard let answer = Answer(buffer, n) else { kill(); phase = .stopped; return (TABD_ERROR, "its helper answered init with what tabd cannot read") }
+            apply(answer.effects, controller: nil)
+            if answer.result == TABD_OK {
+                phase = .up
+            } else {
+                kill(); phase = .stopped
+            }
+            return (answer.result, answer.message)
+        case .failure(let f):
+            kill(); phase = .stopped
+            return (TABD_ERROR, f == .timedOut ? "init did not answer within \(Int(Self.startupSeconds)) s in its helper process"
+                                               : "its helper process crashed during init")
+        }
+    }
+
+    /// Runs fini in the helper (within the deadline), then ends it.
+    func stop() {
+        if case .up = phase {
+            _ = exchange(WireWriter(.fini).bytes, hook: .fini)
+        }
+        kill()
+        phase = .stopped
+    }
+
+    /// Applies a hook's effects in order, as the host functions would have in process.
+    func apply(_ effects: [HelperEffect], controller: String?) {
+        guard let owner, !effects.isEmpty else { return }
+        for e in effects {
+            switch e {
+            case .log(let level, let message):
+                owner.log(tabd_log_level(rawValue: level), message)
+            case .emit(let json):
+                if let controller { _ = json.withCString { owner.emit($0, controller: controller) } }
+            case .select(let tab):
+                if let controller { _ = owner.requestSelect(tab, controller: controller) }
+            }
+        }
+    }
+}
+
+/// One answer of the helper.
+struct Answer {
+    var result: tabd_result
+    var mask: UInt32
+    var reason: String?
+    var message: String?
+    var json: String?
+    var effects: [HelperEffect] = []
+
+    init?(_ buffer: UnsafeMutableRawBufferPointer, _ n: Int) {
+        var r = WireReader(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)), count: n)
+        do throws(WireReader.Short) {
+            guard try r.u8() == HelperOp.answer.rawValue else { return nil }
+            result = tabd_result(rawValue: try r.u32())
+            mask = try r.u32()
+            reason = try r.string(); message = try r.string(); json = try r.string()
+            let count = try r.u32()
+            for _ in 0..<count {
+                switch try r.u8() {
+                case 1: effects.append(.log(level: try r.u32(), message: try r.string() ?? ""))
+                case 2: effects.append(.emit(json: try r.string() ?? ""))
+                case 3: effects.append(.select(tab: try r.string() ?? ""))
+                default: return nil
+                }
+            }
+        } catch {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,63 @@
+/*
+ * A plugin that misbehaves on one tab, for the isolation and crash-watch tests; built by
+ * them with cc -shared -fPIC -I Sources/CTabPolicy/include hostile.c -D… -o <name>.so
+ *
+ *   -DNAME='"x"'        the plugin's name (default "hostile")
+ *   -DCRASH='"boom"'    should_select dereferences NULL when the tapped tab is "boom"
+ *   -DSLEEP='"slow"'    should_select sleeps SLEEP_MS (default 5000) on the tab "slow"
+ *   -DLOOP='"spin"'     should_select loops forever on the tab "spin"
+ *
+ * On every other tab it allows the tap, logs it, emits {"tapped":<id>,"tabs":<count>}
+ * and, on the tab "jump", asks tabd to select the first tab: what a well-behaved plugin
+ * does, so that isolated and in-process runs can be compared.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <tabd/policy.h>
+
+#ifndef NAME
+#define NAME "hostile"
+#endif
+#ifndef SLEEP_MS
+#define SLEEP_MS 5000
+#endif
+
+static const tabd_host *host;
+
+static tabd_result hostile_init(const tabd_host *h, const char *config_json, void **state, tabd_reply *reply) {
+    (void)config_json; (void)state; (void)reply;
+    host = h;
+    host->log(host, TABD_LOG_INFO, NAME " started");
+    return TABD_OK;
+}
+
+static tabd_result hostile_should_select(void *state, const tabd_controller *c, const tabd_candidate *cand, tabd_reply *reply) {
+    (void)state; (void)reply;
+#ifdef CRASH
+    if (strcmp(cand->id, CRASH) == 0) { volatile int *p = NULL; *p = 1; }
+#endif
+#ifdef SLEEP
+    if (strcmp(cand->id, SLEEP) == 0) usleep(SLEEP_MS * 1000);
+#endif
+#ifdef LOOP
+    if (strcmp(cand->id, LOOP) == 0) { for (volatile unsigned long i = 0;; i++) {} }
+#endif
+    char line[256];
+    snprintf(line, sizeof line, NAME " saw a tap on %s in %s (%zu tabs, selected %s)", cand->id,
+             host->controller_name(c), host->tab_count(c), host->selected_tab(c) ? host->selected_tab(c) : "nothing");
+    host->log(host, TABD_LOG_NOTICE, line);
+    char json[256];
+    snprintf(json, sizeof json, "{\"tapped\":\"%s\",\"tabs\":%zu,\"first\":\"%s\"}", cand->id, host->tab_count(c), host->tab_id(c, 0));
+    host->emit(host, c, json);
+    if (strcmp(cand->id, "jump") == 0) host->request_select(host, c, host->tab_id(c, 0));
+    return TABD_ALLOW;
+}
+
+static const tabd_policy_descriptor descriptor = {
+    .abi_major = TABD_POLICY_ABI_MAJOR, .abi_minor = TABD_POLICY_ABI_MINOR, .struct_size = sizeof(tabd_policy_descriptor),
+    .name = NAME, .version = "1.0", .description = "end-to-end test plugin that crashes, sleeps or loops on one tab",
+    .init = hostile_init, .should_select = hostile_should_select,
+};
+
+TABD_POLICY_EXPORT const tabd_policy_descriptor *tabd_policy_entry(void) { return &descriptor; }
