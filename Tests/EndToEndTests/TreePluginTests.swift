@@ -20,10 +20,12 @@ import Testing
         throw TestFailure("the subscription closed before a plugin event")
     }
 
-    @Test func pluginsSeePathsAndNotifications() throws {
+    /// In tabd's process and in a helper process (`isolation: process`): the same answers.
+    @Test(arguments: ["none", "process"])
+    func pluginsSeePathsAndNotifications(isolation: String) throws {
         let dir = temporaryDirectory("tree")
         try Plugins.build(Plugins.fixture("tree.c"), "tree.so", in: dir)
-        let tabd = try TabdProcess(config: Plugins.config("    - path: tree.so\n", extraDirectory: dir), dir: dir)
+        let tabd = try TabdProcess(config: Plugins.config("    - path: tree.so\n      isolation: \(isolation)\n", extraDirectory: dir), dir: dir)
         defer { tabd.stop() }
         let c = try tabd.client()
         let sub = try tabd.client()
