@@ -22,6 +22,13 @@ public struct Controller: Equatable, Sendable {
     /// Whether the tabs are arranged with R13 (groups, placement, hiding, a user's bar order):
     /// the bar is then composed as R13.4 says. Derived; refreshed with `rebuildIndex`.
     public internal(set) var arranged = false
+    /// What an arranged controller derives from its tree (R13): its bar and tab addresses.
+    var layout = TreeLayout()
+    /// An arranged controller's `selectedPath` as the last command left it (empty otherwise):
+    /// read between commands (the bar's selected item, replies), refreshed after each.
+    var pathCache: [String] = []
+    /// The bar item that path shows selected (`barSelected` of an arranged controller).
+    var barItemCache: String?
     /// The tabs in display order (R1.2).
     public internal(set) var tabs: [Tab] = []
     public internal(set) var selection: Selection = .none
@@ -64,7 +71,7 @@ public struct Controller: Equatable, Sendable {
 
     /// How many tabs the bar shows itself (R3.1, R3.6).
     public var barTabCount: Int {
-        if arranged { return composedBar.split(maxVisible: maxVisible, idiom: idiom).shown.count }
+        if arranged { return layout.shown.count }
         if moreShown { return maxVisible - 1 }
         return min(tabs.count, maxVisible)
     }
@@ -72,7 +79,7 @@ public struct Controller: Equatable, Sendable {
     /// Ids on the bar, plus "more" when shown.
     public var barVisible: [String] {
         if arranged {
-            var ids = composedBar.split(maxVisible: maxVisible, idiom: idiom).shown
+            var ids = layout.shown
             if moreShown { ids.append(Controller.moreID) }
             return ids
         }
@@ -83,13 +90,13 @@ public struct Controller: Equatable, Sendable {
 
     /// Ids listed by More (phone/pad), in order.
     public var moreList: [String] {
-        if arranged { return idiom == .tv ? [] : composedBar.split(maxVisible: maxVisible, idiom: idiom).rest }
+        if arranged { return idiom == .tv ? [] : layout.rest }
         return moreShown ? tabs.dropFirst(barTabCount).map(\.id) : []
     }
 
     /// tv: ids that do not fit on the bar and are not reachable from it (R3.6).
     public var unreachable: [String] {
-        if arranged { return idiom == .tv ? composedBar.split(maxVisible: maxVisible, idiom: idiom).rest : [] }
+        if arranged { return idiom == .tv ? layout.rest : [] }
         return idiom == .tv ? tabs.dropFirst(barTabCount).map(\.id) : []
     }
 
@@ -190,9 +197,15 @@ public struct Controller: Equatable, Sendable {
     @inline(__always)
     private mutating func applyOnce(_ command: Command, policy: Policy, notifying: Bool) throws(TabError) -> Outcome {
         var out = Outcome(recordsNotifications: notifying)
-        let bar = Self.movesSelectionOnly(command) && !arranged ? nil : barState
+        let moves = Self.movesSelectionOnly(command)
+        let bar = moves ? nil : barState
+        // An arranged controller's select or tap: only the bar's selected item can move.
+        let barItem = moves && arranged ? arrangedBarSelected : nil
         try perform(command, policy: policy, &out)
+        // A select or tap left it in `moveSelection`; other commands may move the path anywhere.
+        if arranged { if !moves { setCurrentPath(selectedPath) } } else if !pathCache.isEmpty { pathCache = []; barItemCache = nil }
         if let bar { if bar != barState { out.barMoved = true } }
+        if moves, arranged, barItem != arrangedBarSelected { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
         if out.notificationCount > 0, !out.changed { out.journalsNumbering = true }
         seq &+= UInt64(truncatingIfNeeded: out.notificationCount)
@@ -542,7 +555,10 @@ public struct Controller: Equatable, Sendable {
 
     /// R4.1: programmatic selection; the delegate is not consulted.
     private mutating func select(_ target: SelectTarget, _ out: inout Outcome) throws(TabError) {
-        if arranged { return moveSelection(to: try arrangedPath(for: target), cause: .select, &out) }
+        if arranged {
+            let (path, leaf) = try landing(for: target)
+            return moveSelection(to: path, leaf: leaf, cause: .select, &out)
+        }
         let candidate = try candidate(for: target)
         if case .more = candidate, !moreShown, !original {
             // R3.7: as for a tap, More must be on the bar.
@@ -593,18 +609,17 @@ public struct Controller: Equatable, Sendable {
     /// R4.2–R4.4 with R13.2: a tap on any visible tab of the tree; should-select sees the
     /// tapped tab, did-select reports its path and the previous leaf.
     private mutating func tapArranged(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
-        let path: [String], tapped: [String], candidate: Candidate
+        let path: [String], tapped: [String], candidate: Candidate, leaf: TreeNode?
         switch target {
         case .more:
             guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
             guard moreShown else { throw moreNotShown }
-            path = [Controller.moreID]; tapped = path; candidate = .more
+            path = [Controller.moreID]; tapped = path; candidate = .more; leaf = nil
         case .tab(let id):
-            path = try arrangedPath(for: .tab(id))
+            (path, leaf) = try landing(for: .tab(id))
             tapped = self.path(of: id)!
             if idiom == .tv {
-                let shown = composedBar.split(maxVisible: maxVisible, idiom: idiom).shown
-                guard tapped.contains(where: shown.contains) || sidebarAvailable else {
+                guard tapped.contains(where: layout.shown.contains) || sidebarAvailable else {
                     throw TabError(.notAvailable, "tab '\(id)' does not fit on the tv bar and cannot be tapped")
                 }
             }
@@ -613,7 +628,7 @@ public struct Controller: Equatable, Sendable {
         if case .deny(let by, let reason) = policy.shouldSelect(candidate, in: self) {
             throw TabError(.denied, "'\(by)' refused selecting '\(candidate.id)': \(reason)", plugin: by, reason: reason)
         }
-        let before = selectedPath
+        let before = pathCache  // the start of the command: what the last one left
         var popped = false
         if case .tab(let id, _) = candidate, let at = locate(id), !self[at: at].stack.isEmpty,
            tapPops == .always || before.contains(id) {
@@ -621,7 +636,7 @@ public struct Controller: Equatable, Sendable {
             popped = true
             out.notify(.navigationChanged(tab: id, stack: []))
         }
-        moveSelection(to: path, cause: .tap, &out)
+        moveSelection(to: path, leaf: leaf, cause: .tap, &out)
         out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: tapped, previous: before.last)))
         policy.didSelect(candidate, in: self)
         if selectedPath != before || popped { out.journalsCommand = true }

@@ -16,6 +16,49 @@ extension Tab {
     }
 }
 
+/// What a controller arranged with R13 derives from its tree, kept from one change of the
+/// tree to the next (a select reads it several times and changes none of it).
+struct TreeLayout: Equatable {
+    var bar = ComposedBar()
+    /// `bar.split`: what the bar shows itself, and what does not fit.
+    var shown: [String] = [], rest: [String] = []
+    /// Every tab of the tree, by id.
+    var nodes: [String: TreeNode] = [:]
+}
+
+/// What the tree says of one tab (derived, `TreeLayout`): where it is and what a selection
+/// of it descends into. What changes with a selection (a group's selected child) is not here.
+/// A class: a select looks nodes up several times, and a reference is one retain where the
+/// fields would be four.
+final class TreeNode: Equatable, Sendable {
+    let id: String
+    /// Root index, then child indices (in `children` order).
+    let address: [Int]
+    /// Ids from the root tab down to this one.
+    let path: [String]
+    /// The tab or a group above it is hidden.
+    let hidden: Bool
+    /// A group's visible children, in display order (empty: nothing to descend into).
+    let children: [String]
+    /// The nodes of `children`, in the same order: a descent follows them without lookups.
+    let childNodes: [TreeNode]
+    let defaultChild: String?
+    /// The bar item shown as selected while this tab is the selected leaf: the deepest tab
+    /// of its path on the bar, else More when one is under More, else nil.
+    let barItem: String?
+
+    init(id: String, address: [Int], path: [String], hidden: Bool, childNodes: [TreeNode], defaultChild: String?, barItem: String?) {
+        self.id = id; self.address = address; self.path = path; self.hidden = hidden
+        self.childNodes = childNodes; self.children = childNodes.map(\.id)
+        self.defaultChild = defaultChild; self.barItem = barItem
+    }
+
+    static func == (a: TreeNode, b: TreeNode) -> Bool {
+        a.id == b.id && a.address == b.address && a.path == b.path && a.hidden == b.hidden && a.children == b.children
+            && a.childNodes == b.childNodes && a.defaultChild == b.defaultChild && a.barItem == b.barItem
+    }
+}
+
 /// The bar's tabs as R13.4 composes them: fixed ones, the user's order of the others, pinned
 /// ones — visible tabs only.
 struct ComposedBar: Equatable {
@@ -42,19 +85,29 @@ extension Controller {
 
     /// The tab's address: its root's index, then child indices (in `children` order).
     func locate(_ id: String) -> [Int]? {
-        if let i = index(of: id) { return [i] }
-        guard arranged else { return nil }
-        func search(_ list: [Tab], _ prefix: [Int]) -> [Int]? {
-            for (i, t) in list.enumerated() {
-                if t.id == id { return prefix + [i] }
-                if let kids = t.children, let found = search(kids, prefix + [i]) { return found }
-            }
-            return nil
+        if arranged { return layout.nodes[id]?.address }
+        return index(of: id).map { [$0] }
+    }
+
+    /// The selected child of the group at `address` (its first `depth` indices: all of
+    /// them by default), read in place (no copy of the tab).
+    func selectedChild(at a: [Int], depth: Int? = nil) -> String? {
+        switch depth ?? a.count {
+        case 1: return tabs[a[0]].selectedChild
+        case 2: return tabs[a[0]].children![a[1]].selectedChild
+        case 3: return tabs[a[0]].children![a[1]].children![a[2]].selectedChild
+        case let d: return self[at: Array(a.prefix(d))].selectedChild
         }
-        for (i, t) in tabs.enumerated() {
-            if let kids = t.children, let found = search(kids, [i]) { return found }
+    }
+
+    /// Whether the tab at `address` has loaded its content, read in place.
+    func contentLoaded(at a: [Int]) -> Bool {
+        switch a.count {
+        case 1: return tabs[a[0]].contentLoaded
+        case 2: return tabs[a[0]].children![a[1]].contentLoaded
+        case 3: return tabs[a[0]].children![a[1]].children![a[2]].contentLoaded
+        default: return self[at: a].contentLoaded
         }
-        return nil
     }
 
     subscript(at address: [Int]) -> Tab {
@@ -73,6 +126,7 @@ extension Controller {
 
     /// The ids from the root down to the tab (R13.2), or nil when there is no such tab.
     public func path(of id: String) -> [String]? {
+        if arranged { return layout.nodes[id]?.path }
         guard let at = locate(id) else { return nil }
         var ids: [String] = [], t = tabs[at[0]]
         ids.append(t.id)
@@ -108,18 +162,49 @@ extension Controller {
     /// its first — visible children only, in display order. nil for a plain tab or a group
     /// whose children are all hidden.
     public func shownChild(of group: Tab) -> Tab? {
-        let visible = group.orderedChildren.filter { !$0.hidden }
-        return visible.first { $0.id == group.selectedChild }
-            ?? visible.first { $0.id == group.defaultChild }
-            ?? visible.first
+        guard let kids = group.children, !kids.isEmpty else { return nil }
+        func visible(_ id: String?) -> Tab? {
+            guard let id, let k = kids.first(where: { $0.id == id }), !k.hidden else { return nil }
+            return k
+        }
+        if let k = visible(group.selectedChild) ?? visible(group.defaultChild) { return k }
+        guard let order = group.displayOrder else { return kids.first { !$0.hidden } }
+        for id in order { if let k = visible(id) { return k } }
+        return nil
     }
 
     /// The ids below `tab` that selecting it selects, down to a leaf (R13.2).
-    func descent(from tab: Tab) -> [String] {
-        var ids: [String] = [], t = tab
-        while let next = shownChild(of: t) { ids.append(next.id); t = next }
+    func descent(from tab: Tab) -> [String] { descent(from: tab.id) }
+
+    /// `descent` by id, from the tree's derived nodes: the group's selected child if it is
+    /// visible, else its default child if visible, else its first visible child.
+    func descent(from id: String) -> [String] {
+        var ids: [String] = []
+        appendDescent(from: id, to: &ids)
         return ids
     }
+
+    /// Appends `descent(from: id)` to `ids` (one array for the whole path).
+    func appendDescent(from id: String, to ids: inout [String]) {
+        guard arranged, let node = layout.nodes[id] else { return }
+        _ = appendDescent(from: node, to: &ids)
+    }
+
+    /// Appends the ids below `node` that a selection of it descends into; returns the leaf.
+    func appendDescent(from node: TreeNode, to ids: inout [String]) -> TreeNode {
+        var n = node
+        while !n.childNodes.isEmpty {
+            var k = 0
+            if let s = selectedChild(at: n.address), let i = n.children.firstIndex(of: s) { k = i }
+            else if let d = n.defaultChild, let i = n.children.firstIndex(of: d) { k = i }
+            n = n.childNodes[k]
+            ids.append(n.id)
+        }
+        return n
+    }
+
+    /// `selectedPath` as the last command left it: for readers between commands (replies).
+    public var currentPath: [String] { arranged ? pathCache : selectedPath }
 
     /// What is selected, root … leaf (R13.2): `[]` for nothing, `["more"]` for More.
     public var selectedPath: [String] {
@@ -127,8 +212,10 @@ extension Controller {
         case .none: return []
         case .more: return [Controller.moreID]
         case .tab(let id):
-            guard let i = index(of: id) else { return [] }
-            return [id] + descent(from: tabs[i])
+            var path = [id]
+            path.reserveCapacity(Controller.maxDepth)
+            appendDescent(from: id, to: &path)
+            return path
         }
     }
 
@@ -144,13 +231,47 @@ extension Controller {
         arranged || mode != .automatic || tabs.contains { $0.usesModernModel }
     }
 
+    /// Whether the controller is arranged, and what it derives from its tree: after every
+    /// change of the tree, its hidden tabs or its orders.
     mutating func refreshArranged() {
         arranged = barOrder != nil || tabs.contains { $0.arranges }
+        guard arranged else {
+            if layout != TreeLayout() { layout = TreeLayout() }
+            if !pathCache.isEmpty || barItemCache != nil { pathCache = []; barItemCache = nil }
+            return
+        }
+        var l = TreeLayout()
+        l.bar = composeBar()
+        (l.shown, l.rest) = l.bar.split(maxVisible: maxVisible, idiom: idiom)
+        let (shown, rest, tv) = (l.shown, l.rest, idiom == .tv)
+        func barItem(_ path: [String]) -> String? {
+            for id in path.reversed() {
+                if shown.contains(id) { return id }
+                if !tv, rest.contains(id) { return Controller.moreID }
+            }
+            return nil
+        }
+        // Children first: a node holds its children's nodes.
+        func node(_ t: Tab, _ address: [Int], _ above: [String], hiddenAbove: Bool) -> TreeNode {
+            let path = above + [t.id], hidden = hiddenAbove || t.hidden
+            var byID: [String: TreeNode] = [:]
+            for (i, k) in (t.children ?? []).enumerated() { byID[k.id] = node(k, address + [i], path, hiddenAbove: hidden) }
+            let shownKids = t.orderedChildren.filter { !$0.hidden }.compactMap { byID[$0.id] }
+            let n = TreeNode(id: t.id, address: address, path: path, hidden: hidden, childNodes: shownKids,
+                             defaultChild: t.defaultChild, barItem: barItem(path))
+            l.nodes[t.id] = n
+            return n
+        }
+        for (i, t) in tabs.enumerated() { _ = node(t, [i], [], hiddenAbove: false) }
+        layout = l
+        setCurrentPath(selectedPath)
     }
 
     // MARK: The bar (R13.4)
 
-    var composedBar: ComposedBar {
+    var composedBar: ComposedBar { layout.bar }
+
+    private func composeBar() -> ComposedBar {
         var bar = ComposedBar(), defaults: [String] = [], movable: [String] = [], eligible = Set<String>()
         forEachTab { t, isRoot, hiddenAbove in
             guard !t.hidden, !hiddenAbove else { return }
@@ -174,15 +295,15 @@ extension Controller {
 
     /// The bar item shown as selected: the deepest tab of the selected path that is on the
     /// bar, else More when one is under More.
-    var arrangedBarSelected: String? {
-        if case .more = selection { return Controller.moreID }
-        let path = selectedPath
-        let split = composedBar.split(maxVisible: maxVisible, idiom: idiom)
-        for id in path.reversed() {
-            if split.shown.contains(id) { return id }
-            if idiom != .tv, split.rest.contains(id) { return Controller.moreID }
-        }
-        return nil
+    /// Read between commands: it uses the selected path as the last command left it.
+    var arrangedBarSelected: String? { barItemCache }
+
+    /// Sets the selected path as the command leaves it, and the bar item it shows selected.
+    /// `leaf`: the path's last node, when the caller has it.
+    mutating func setCurrentPath(_ path: [String], leaf: TreeNode? = nil) {
+        pathCache = path
+        if path.count == 1, path[0] == Controller.moreID { barItemCache = Controller.moreID; return }
+        barItemCache = (leaf ?? path.last.flatMap { layout.nodes[$0] })?.barItem
     }
 
     /// After the tab list changed: the user's bar order keeps the tabs that are still there
@@ -197,6 +318,7 @@ extension Controller {
             if !previous.contains(t.id), p == .default || p == .movable, have.insert(t.id).inserted { order.append(t.id) }
         }
         barOrder = order
+        refreshArranged()
     }
 
     // MARK: The sidebar (R13.6)
@@ -229,25 +351,36 @@ extension Controller {
     // MARK: Selection in the tree (R13.2)
 
     /// The path a selection of `target` lands on, root … leaf, or R4.5's and R13.3's errors.
-    func arrangedPath(for target: SelectTarget) throws(TabError) -> [String] {
-        var named: [String]
+    func arrangedPath(for target: SelectTarget) throws(TabError) -> [String] { try landing(for: target).path }
+
+    /// Where a selection of `target` lands: the path, root … leaf, and the leaf's node (nil
+    /// for More); or R4.5's and R13.3's errors.
+    func landing(for target: SelectTarget) throws(TabError) -> (path: [String], leaf: TreeNode?) {
+        let node: TreeNode
         switch target {
         case .more:
             guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
             guard moreShown else { throw moreNotShown }
-            return [Controller.moreID]
+            return ([Controller.moreID], nil)
         case .index:
-            named = [try candidate(for: target).id]
+            node = layout.nodes[try candidate(for: target).id]!
         case .tab(let id):
-            guard let p = path(of: id) else { throw .noTab(id) }
-            named = p
+            guard let n = layout.nodes[id] else { throw .noTab(id) }
+            node = n
         }
-        for id in named where tab(id)!.hidden {
-            throw TabError(.notAvailable, id == named.last
+        if node.hidden, let id = node.path.first(where: { tab($0)!.hidden }) {
+            throw TabError(.notAvailable, id == node.id
                 ? "tab '\(id)' is hidden; show it with set_hidden before selecting it"
-                : "tab '\(named.last!)' is in the hidden group '\(id)'; show the group with set_hidden before selecting it")
+                : "tab '\(node.id)' is in the hidden group '\(id)'; show the group with set_hidden before selecting it")
         }
-        return named + descent(from: tab(named.last!)!)
+        // A tab that is not a group (the common case) lands on its own path: the node's array,
+        // shared, not copied.
+        if node.childNodes.isEmpty { return (node.path, node) }
+        var path: [String] = []
+        path.reserveCapacity(Controller.maxDepth)  // one allocation for the whole path
+        path.append(contentsOf: node.path)
+        let leaf = appendDescent(from: node, to: &path)
+        return (path, leaf)
     }
 
     var moreNotShown: TabError {
@@ -258,36 +391,42 @@ extension Controller {
     /// group's selected child, with R5's appearance calls on the leaves and `selection_changed`.
     /// `old`: the selected path before the command changed anything (hiding a tab changes
     /// the path before the selection moves).
-    mutating func moveSelection(to path: [String], from old: [String]? = nil, cause: SelectionCause, _ out: inout Outcome) {
-        let old = old ?? selectedPath
+    mutating func moveSelection(to path: [String], leaf: TreeNode? = nil, from old: [String]? = nil, cause: SelectionCause, _ out: inout Outcome) {
+        let old = old ?? pathCache
         guard path != old else { return }
         let previous = selection.wireValue
         if path.isEmpty { selection = .none }
-        else if path == [Controller.moreID] { selection = .more }
-        else { selection = .tab(path[0]); remember(path) }
-        appearLeaves(old: old.last, new: path.last, &out)
-        out.notify(.selectionChanged(tab: selection.wireValue, index: selectedIndex, previous: previous,
-                                     cause: cause, path: path))
+        else if path.count == 1, path[0] == Controller.moreID { selection = .more }
+        else { selection = .tab(path[0]); remember(path, leaf: leaf) }
+        setCurrentPath(path, leaf: leaf)  // a select or tap: the command's end reads it (`applyOnce`)
+        appearLeaves(old: old.last, new: path.last, at: leaf?.address, &out)
+        guard out.recordsNotifications else { return out.skip(1) }
+        out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.map { $0.address[0] } ?? selectedIndex,
+                                     previous: previous, cause: cause, path: path))
     }
 
     /// Each group on the selected path remembers the child it shows (R13.1), so that showing
     /// a hidden tab again never moves the selection.
-    mutating func remember(_ path: [String]) {
-        guard path.count > 1, var at = locate(path[0]) else { return }
-        for child in path.dropFirst() {
-            guard let i = self[at: at].children?.firstIndex(where: { $0.id == child }) else { return }
-            if self[at: at].selectedChild != child { modify(at: at) { $0.selectedChild = child } }
-            at.append(i)
+    mutating func remember(_ path: [String], leaf: TreeNode? = nil) {
+        guard path.count > 1, let address = leaf?.address ?? locate(path[path.count - 1]) else { return }
+        // The groups on the path are the leaf's address's prefixes.
+        for k in 1..<path.count where selectedChild(at: address, depth: k) != path[k] {
+            let child = path[k]
+            modify(at: Array(address[..<k])) { $0.selectedChild = child }
         }
     }
 
     /// R5.1/R5.2 for leaves: the new leaf's content loads first; then old will-disappear,
     /// new will-appear, old did-disappear, new did-appear. "more" has no content to load.
-    mutating func appearLeaves(old: String?, new: String?, _ out: inout Outcome) {
+    mutating func appearLeaves(old: String?, new: String?, at address: [Int]? = nil, _ out: inout Outcome) {
         guard old != new else { return }
-        if let new, new != Controller.moreID, let at = locate(new), !self[at: at].contentLoaded {
+        if let new, new != Controller.moreID, let at = address ?? locate(new), !contentLoaded(at: at) {
             modify(at: at) { $0.contentLoaded = true }
             out.notify(.contentLoaded(tab: new))
+        }
+        guard out.recordsNotifications else {
+            // Nobody reads them (no subscribers): counted, not built, as for a flat select.
+            return out.skip((old == nil ? 0 : 2) + (new == nil ? 0 : 2))
         }
         if let old { out.notify(.appearance(tab: old, phase: .willDisappear)) }
         if let new { out.notify(.appearance(tab: new, phase: .willAppear)) }
@@ -303,7 +442,7 @@ extension Controller {
             throw TabError(.conflict, "tab '\(id)' does not allow hiding; give it \"allows_hiding\": true in set_tabs or add_tab")
         }
         guard self[at: at].hidden != hidden else { return }
-        let before = selectedPath
+        let before = pathCache  // the start of the command: what the last one left
         let onSelectedPath = hidden && before.contains(id)
         modify(at: at) { $0.hidden = hidden }
         refreshArranged()

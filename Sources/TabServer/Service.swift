@@ -589,7 +589,7 @@ public final class TabService: LineServiceDelegate {
             break
         }
         if c.arranged, Self.movesSelection(command) {
-            w.key(literal: "selected_path"); ReplyEncoder.strings(c.selectedPath, &w)
+            w.key(literal: "selected_path"); ReplyEncoder.strings(c.currentPath, &w)
         }
     }
 

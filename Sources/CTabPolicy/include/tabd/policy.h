@@ -21,7 +21,11 @@
  * Threading: tabd runs one event loop on one thread. Every hook and every host
  * function is called on that thread; a plugin needs no locks, and must not call the
  * host from other threads. Hooks must not block: they run inside a client's command.
- * A plugin runs inside tabd's process: a crash in a plugin is a crash of tabd.
+ * A plugin runs inside tabd's process: a crash in a plugin is a crash of tabd (the next
+ * start names the plugin and hook; a non-required plugin that keeps crashing tabd is
+ * quarantined). Configured with `isolation: process`, it runs in a sandboxed helper
+ * process instead, with a deadline per hook: the same hooks and host table, and a crash
+ * or a timeout fails the plugin (a gate fails closed) while tabd goes on.
  *
  * Strings: every string crossing the boundary is NUL-terminated UTF-8.
  *  - Strings tabd passes to a hook (ids, JSON, methods) and strings a host function
