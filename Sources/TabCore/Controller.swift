@@ -23,7 +23,7 @@ public struct Controller: Equatable, Sendable {
     /// the bar is then composed as R13.4 says. Derived; refreshed with `rebuildIndex`.
     public internal(set) var arranged = false
     /// What an arranged controller derives from its tree (R13): its bar and tab addresses.
-    var layout = TreeLayout()
+    var layout = TreeLayout.none
     /// An arranged controller's `selectedPath` as the last command left it (empty otherwise):
     /// read between commands (the bar's selected item, replies), refreshed after each.
     var pathCache: [String] = []

@@ -17,13 +17,26 @@ extension Tab {
 }
 
 /// What a controller arranged with R13 derives from its tree, kept from one change of the
-/// tree to the next (a select reads it several times and changes none of it).
-struct TreeLayout: Equatable {
-    var bar = ComposedBar()
+/// tree to the next (a select reads it several times and changes none of it). Immutable, and
+/// a class: a controller that uses none of R13 carries one pointer for it, and copying a
+/// controller (which the request path does) stays as cheap as before R13.
+final class TreeLayout: Equatable, Sendable {
+    let bar: ComposedBar
     /// `bar.split`: what the bar shows itself, and what does not fit.
-    var shown: [String] = [], rest: [String] = []
+    let shown: [String], rest: [String]
     /// Every tab of the tree, by id.
-    var nodes: [String: TreeNode] = [:]
+    let nodes: [String: TreeNode]
+
+    init(bar: ComposedBar = ComposedBar(), shown: [String] = [], rest: [String] = [], nodes: [String: TreeNode] = [:]) {
+        self.bar = bar; self.shown = shown; self.rest = rest; self.nodes = nodes
+    }
+
+    /// The layout of a controller that is not arranged.
+    static let none = TreeLayout()
+
+    static func == (a: TreeLayout, b: TreeLayout) -> Bool {
+        a === b || (a.bar == b.bar && a.shown == b.shown && a.rest == b.rest && a.nodes == b.nodes)
+    }
 }
 
 /// What the tree says of one tab (derived, `TreeLayout`): where it is and what a selection
@@ -236,14 +249,14 @@ extension Controller {
     mutating func refreshArranged() {
         arranged = barOrder != nil || tabs.contains { $0.arranges }
         guard arranged else {
-            if layout != TreeLayout() { layout = TreeLayout() }
+            if layout !== TreeLayout.none { layout = .none }
             if !pathCache.isEmpty || barItemCache != nil { pathCache = []; barItemCache = nil }
             return
         }
-        var l = TreeLayout()
-        l.bar = composeBar()
-        (l.shown, l.rest) = l.bar.split(maxVisible: maxVisible, idiom: idiom)
-        let (shown, rest, tv) = (l.shown, l.rest, idiom == .tv)
+        let bar = composeBar()
+        let (shown, rest) = bar.split(maxVisible: maxVisible, idiom: idiom)
+        let tv = idiom == .tv
+        var nodes: [String: TreeNode] = [:]
         func barItem(_ path: [String]) -> String? {
             for id in path.reversed() {
                 if shown.contains(id) { return id }
@@ -259,11 +272,11 @@ extension Controller {
             let shownKids = t.orderedChildren.filter { !$0.hidden }.compactMap { byID[$0.id] }
             let n = TreeNode(id: t.id, address: address, path: path, hidden: hidden, childNodes: shownKids,
                              defaultChild: t.defaultChild, barItem: barItem(path))
-            l.nodes[t.id] = n
+            nodes[t.id] = n
             return n
         }
         for (i, t) in tabs.enumerated() { _ = node(t, [i], [], hiddenAbove: false) }
-        layout = l
+        layout = TreeLayout(bar: bar, shown: shown, rest: rest, nodes: nodes)
         setCurrentPath(selectedPath)
     }
 
