@@ -35,6 +35,10 @@ VG=""
 trap '[ -z "$VG" ] || kill "$VG" 2>/dev/null || true; rm -rf "$DIR"' EXIT
 objcopy --strip-debug "$TABD" "$DIR/tabd"
 SETUP='{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
+# `instructions.sh SECONDS nested`: the same selects of a and b, each inside a group (R13).
+if [ "${2:-}" = nested ]; then
+    SETUP='{"cmd":"set_tabs","tabs":[{"id":"g1","children":[{"id":"a"},{"id":"x"}]},{"id":"g2","children":[{"id":"b"},{"id":"y"}]},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
+fi
 printf '{"cmd":"select","tab":"a"}\n{"cmd":"select","tab":"b"}\n' > "$DIR/select.req"
 
 ask() { echo "$1" | socat -t 10 - "UNIX-CONNECT:$DIR/tabd.sock"; }
@@ -64,7 +68,7 @@ run() {
 read -r idle _ < <(run 0)
 read -r loaded selects < <(run "$SECONDS_LOADED")
 [ "$selects" -gt 0 ] || { echo "no select was answered" >&2; exit 1; }
-echo "tabd at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'): $(( (loaded - idle) / selects )) instructions per select ($selects selects, user space, callgrind)"
+echo "tabd at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'): $(( (loaded - idle) / selects )) instructions per select${2:+ ($2)} ($selects selects, user space, callgrind)"
 echo "most instructions (self, per select):"
 callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk -v n="$selects" '
     /^-+$/ { dashes++; next }

@@ -185,6 +185,9 @@ SELECT_FILE=$DIR/select.req
 printf '%s\n' '{"cmd":"select","tab":"a"}' '{"cmd":"select","tab":"b"}' >"$SELECT_FILE"
 SETUP='{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
 CASES=("1 1" "50 1" "50 16")
+# R13: the same selects of a and b, each inside a group (the root changes, as in the flat case).
+NESTED_SETUP='{"cmd":"set_tabs","tabs":[{"id":"g1","children":[{"id":"a"},{"id":"x"}]},{"id":"g2","children":[{"id":"b"},{"id":"y"}]},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
+
 TAP_FILE=$DIR/tap.req
 printf '%s\n' '{"cmd":"tap","tab":"a"}' '{"cmd":"tap","tab":"b"}' >"$TAP_FILE"
 TAP_SETUP=('{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]}'
@@ -273,6 +276,10 @@ else
             TABD_STATUS+="fsync=$policy: did not start (see the log lines printed by the run). "
         fi
     done
+    if start_tabd everysec; then
+        run_cases "tabd select (nested)" everysec "$DIR/tabd.sock" '"ok":false' -R "$SELECT_FILE" --setup "$NESTED_SETUP"
+        stop_server
+    fi
     write_gate_config
     if start_tabd everysec --config "$DIR/gate.yaml"; then
         run_cases "tabd tap (login gate)" everysec "$DIR/tabd.sock" '"ok":false' -R "$TAP_FILE" \
@@ -341,7 +348,7 @@ mkdir -p "$(dirname "$OUT")"
     echo "- Load average at start: $LOAD_START (client and server share the CPUs$([ "$PIN" = 1 ] && echo "; servers pinned to CPU 0, load generator to CPU 1"))"
     echo "- Command: \`$CMD\` (per case: ${SECS} s measured after ${WARM} s warmup, $REPEAT run(s), median shown; open files limit $NOFILE)"
     echo "- Data directory filesystem: $FS_TYPE; Redis $REDIS_VERSION (appendonly yes); libevent $(pkg-config --modversion libevent); $(gcc --version | head -1); tabd at git $TABD_REV"
-    echo "- Requests: floor and tabd \`{\"cmd\":\"select\",\"tab\":\"a\"}\` / \`…\"b\"}\` in turn per connection, after one \`set_tabs\` (6 tabs) per connection; Redis \`SET k v\` (inline). \`tabd tap (login gate)\`: \`tap\` a / b in turn through the LoginGate plugin after \`set_tabs\` and a login; \`tabd state\`: \`{\"cmd\":\"state\"}\` on a 6-tab controller (read only)."
+    echo "- Requests: floor and tabd \`{\"cmd\":\"select\",\"tab\":\"a\"}\` / \`…\"b\"}\` in turn per connection, after one \`set_tabs\` (6 tabs) per connection; Redis \`SET k v\` (inline). \`tabd tap (login gate)\`: \`tap\` a / b in turn through the LoginGate plugin after \`set_tabs\` and a login; \`tabd state\`: \`{\"cmd\":\"state\"}\` on a 6-tab controller (read only). \`tabd select (nested)\`: the same selects of a and b, each the child of a group (R13)."
     echo "- Latency: per request, from write to its reply line, log-linear histogram (<0.8% error). c = connections, P = requests in flight per connection."
     echo
     echo "## Throughput and latency"
@@ -365,6 +372,19 @@ mkdir -p "$(dirname "$OUT")"
     done
     echo
     [ -z "$TABD_STATUS" ] || { echo "**tabd: $TABD_STATUS**"; echo; }
+    if [ -n "$(lookup "tabd select (nested)" everysec "c=1 P=1")" ]; then
+        echo "## Nested select (R13): a tab inside a group against the same select on flat tabs"
+        echo
+        echo "| case | flat ops/s | nested ops/s | nested ÷ flat | flat p99 µs | nested p99 µs |"
+        echo "|---|---:|---:|---:|---:|---:|"
+        for cp in "${CASES[@]}"; do
+            read -r c p <<<"$cp"
+            read -r fo fp <<<"$(lookup tabd everysec "c=$c P=$p")"
+            read -r no np <<<"$(lookup "tabd select (nested)" everysec "c=$c P=$p")"
+            printf '| c=%s P=%s | %s | %s | %s | %s | %s |\n' "$c" "$p" "${fo:-—}" "${no:-—}" "$(ratio "${no:-}" "${fo:-}")" "${fp:-—}" "${np:-—}"
+        done
+        echo
+    fi
     if [ ${#IDLE_ROWS[@]} -gt 0 ]; then
         echo "## Idle connections (server VmRSS, each connection has sent one ping and had its reply)"
         echo

@@ -3,7 +3,9 @@
 //
 // Settings:
 //   rules:     [{tab: "video*", orientations: [portrait, landscape_left, landscape_right]}]
-//              the first rule whose `tab` (an fnmatch glob) matches the selected tab applies
+//              the first rule whose `tab` (an fnmatch glob) matches the selected tab applies;
+//              in a controller with groups (R13), the selected leaf first, then each group
+//              above it up to the root tab: the deepest tab that a rule matches decides
 //   lock:      null, or orientations every controller is limited to ("portrait")
 //   preferred: null, or the orientation preferred for presentation ("landscape_left")
 //
@@ -17,7 +19,7 @@ import TabPolicy
 
 final class OrientationRules: PolicyPlugin, SupportedOrientationsHook, PreferredOrientationHook {
     static let name = "orientation-rules"
-    static let version = "1.0.0"
+    static let version = "1.1.0"
     static let summary = "Limits supported orientations per tab (glob) and globally, and names a preferred orientation."
 
     struct Rule {
@@ -77,8 +79,11 @@ final class OrientationRules: PolicyPlugin, SupportedOrientationsHook, Preferred
 
     func supportedOrientations(proposed: Orientations, in controller: ControllerView) -> Orientations? {
         var answer: Orientations?
-        if let selected = controller.selectedTab, controller.selectedIndex != nil, let rule = rule(for: selected) {
-            answer = rule.orientations
+        if controller.selectedIndex != nil {
+            // The selected path, leaf first: a rule for a nested tab wins over its group's.
+            for tab in controller.selectedPath.reversed() {
+                if let rule = rule(for: tab) { answer = rule.orientations; break }
+            }
         }
         if let lock { answer = (answer ?? .all).intersection(lock) }
         return answer.map { $0.intersection(proposed) }

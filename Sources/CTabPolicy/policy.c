@@ -7,8 +7,12 @@
 
 _Static_assert(TABD_POLICY_DESCRIPTOR_SIZE_1_0 == offsetof(tabd_policy_descriptor, will_stop),
                "the 1.0 descriptor ends with `call`; hooks of later minors come after it");
-_Static_assert(offsetof(tabd_policy_descriptor, will_stop) + sizeof(void *) == sizeof(tabd_policy_descriptor),
-               "the 1.2 descriptor ends with `will_stop`; append new hooks after it and bump the minor");
+_Static_assert(offsetof(tabd_policy_descriptor, visibility_changed) > offsetof(tabd_policy_descriptor, will_stop),
+               "the 1.4 hooks come after the 1.2 will_stop: the descriptor only grows at its end");
+_Static_assert(offsetof(tabd_policy_descriptor, display_order_changed) + sizeof(void *) == sizeof(tabd_policy_descriptor),
+               "the 1.4 descriptor ends with `display_order_changed`; append new hooks after it and bump the minor");
+_Static_assert(offsetof(tabd_candidate, path) > offsetof(tabd_candidate, is_more),
+               "the 1.4 path comes after the 1.0 fields of tabd_candidate");
 _Static_assert(offsetof(tabd_policy_descriptor, abi_major) == 0,
                "abi_major must stay the first field: tabd reads it before anything else");
 _Static_assert(offsetof(tabd_host, struct_size) == 0, "the host table starts with its size");
@@ -16,5 +20,7 @@ _Static_assert(offsetof(tabd_candidate, struct_size) == 0, "tabd_candidate start
 _Static_assert(offsetof(tabd_reply, struct_size) == 0, "tabd_reply starts with its size");
 _Static_assert(offsetof(tabd_host, json_get_string) > offsetof(tabd_host, caller),
                "the 1.3 JSON helpers come after the 1.1 caller function: the host table only grows at its end");
-_Static_assert(offsetof(tabd_host, json_finish) + sizeof(void *) == sizeof(tabd_host),
-               "the 1.3 host table ends with json_finish; append new functions after it and bump the minor");
+_Static_assert(offsetof(tabd_host, selected_path) > offsetof(tabd_host, json_finish),
+               "the 1.4 selected_path comes after the 1.3 JSON helpers");
+_Static_assert(offsetof(tabd_host, selected_path) + sizeof(void *) == sizeof(tabd_host),
+               "the 1.4 host table ends with selected_path; append new functions after it and bump the minor");

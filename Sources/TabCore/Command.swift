@@ -92,6 +92,13 @@ public enum Command: Equatable, Sendable {
     /// The journal's form of a rotation that happened: applied without asking the delegate.
     case setOrientation(Orientation)
     indirect case restore(RestorationArchive)
+    /// R13.3: hide or show a tab that allows hiding.
+    case setHidden(tab: String, hidden: Bool)
+    /// R13.5: the user's order of a group's children (`group`), or of the bar's tabs between
+    /// the fixed and the pinned ones (`group` nil).
+    case reorder(group: String?, order: [String])
+    /// R13.6: show or hide the sidebar.
+    case sidebar(visible: Bool)
 }
 
 /// What a command did, besides the new state.

@@ -71,7 +71,8 @@ public struct TabContainers: Equatable, Sendable, Codable {
         return c
     }
 
-    public mutating func create(_ name: String, idiom: Idiom, maxVisible: Int? = nil, tapPops: TapPops = .always) throws(TabError) {
+    public mutating func create(_ name: String, idiom: Idiom, maxVisible: Int? = nil, tapPops: TapPops = .always,
+                                mode: Mode = .automatic) throws(TabError) {
         try Self.validate(name: name)
         if let maxVisible {
             let least = idiom == .tv ? 1 : 2
@@ -81,7 +82,7 @@ public struct TabContainers: Equatable, Sendable, Codable {
         }
         guard controllers[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
         save(name, nil as Controller?)
-        var c = Controller(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
+        var c = Controller(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
         c.seq = seqFloor
         controllers[name] = c
         recent = Recent()

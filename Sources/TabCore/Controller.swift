@@ -12,9 +12,26 @@ public struct Controller: Equatable, Sendable {
     public let maxVisible: Int
     /// Which taps pop a tab's stack to its root (R4.3).
     public let tapPops: TapPops
+    /// How the controller presents its tabs: bar, or sidebar on the pad idiom (R13.6).
+    public let mode: Mode
+    /// Whether the sidebar is shown, where there is one (R13.6).
+    public internal(set) var sidebarVisible = true
+    /// The user's order of the bar's tabs between the fixed and the pinned ones (R13.5), or
+    /// nil for the tabs' own order.
+    public internal(set) var barOrder: [String]?
+    /// Whether the tabs are arranged with R13 (groups, placement, hiding, a user's bar order):
+    /// the bar is then composed as R13.4 says. Derived; refreshed with `rebuildIndex`.
+    public internal(set) var arranged = false
+    /// What an arranged controller derives from its tree (R13): its bar and tab addresses.
+    var layout = TreeLayout.none
+    /// An arranged controller's `selectedPath` as the last command left it (empty otherwise):
+    /// read between commands (the bar's selected item, replies), refreshed after each.
+    var pathCache: [String] = []
+    /// The bar item that path shows selected (`barSelected` of an arranged controller).
+    var barItemCache: String?
     /// The tabs in display order (R1.2).
-    public private(set) var tabs: [Tab] = []
-    public private(set) var selection: Selection = .none
+    public internal(set) var tabs: [Tab] = []
+    public internal(set) var selection: Selection = .none
     /// Ids of the tabs the user may rearrange, in tab order (R7.1). Empty: no rearranging.
     public private(set) var customizable: [String] = []
     /// The order being edited in a customization session, or nil when none runs (R7.2).
@@ -35,36 +52,53 @@ public struct Controller: Equatable, Sendable {
     /// one (and a controller keeps no table): `select` on 6 tabs looks up an id twice.
     static let linearLookupLimit = 16
 
-    public init(name: String, idiom: Idiom = .phone, maxVisible: Int? = nil, tapPops: TapPops = .always) {
+    public init(name: String, idiom: Idiom = .phone, maxVisible: Int? = nil, tapPops: TapPops = .always,
+                mode: Mode = .automatic) {
         self.name = name
         self.idiom = idiom
         self.maxVisible = maxVisible ?? idiom.defaultMaxVisible
         self.tapPops = tapPops
+        self.mode = mode
     }
 
     // MARK: Derived state
 
     /// R3.1: More is shown on phone and pad when there are more tabs than fit.
-    public var moreShown: Bool { idiom != .tv && tabs.count > maxVisible }
+    public var moreShown: Bool {
+        if arranged { return idiom != .tv && composedBar.count > maxVisible }
+        return idiom != .tv && tabs.count > maxVisible
+    }
 
     /// How many tabs the bar shows itself (R3.1, R3.6).
     public var barTabCount: Int {
+        if arranged { return layout.shown.count }
         if moreShown { return maxVisible - 1 }
         return min(tabs.count, maxVisible)
     }
 
     /// Ids on the bar, plus "more" when shown.
     public var barVisible: [String] {
+        if arranged {
+            var ids = layout.shown
+            if moreShown { ids.append(Controller.moreID) }
+            return ids
+        }
         var ids = tabs.prefix(barTabCount).map(\.id)
         if moreShown { ids.append(Controller.moreID) }
         return ids
     }
 
     /// Ids listed by More (phone/pad), in order.
-    public var moreList: [String] { moreShown ? tabs.dropFirst(barTabCount).map(\.id) : [] }
+    public var moreList: [String] {
+        if arranged { return idiom == .tv ? [] : layout.rest }
+        return moreShown ? tabs.dropFirst(barTabCount).map(\.id) : []
+    }
 
     /// tv: ids that do not fit on the bar and are not reachable from it (R3.6).
-    public var unreachable: [String] { idiom == .tv ? tabs.dropFirst(barTabCount).map(\.id) : [] }
+    public var unreachable: [String] {
+        if arranged { return idiom == .tv ? layout.rest : [] }
+        return idiom == .tv ? tabs.dropFirst(barTabCount).map(\.id) : []
+    }
 
     /// R3.3: the index of the selected tab; nil for More or nothing.
     public var selectedIndex: Int? {
@@ -75,6 +109,7 @@ public struct Controller: Equatable, Sendable {
     /// The bar item shown as selected: a tab listed by More shows More (R3.5); on tv, a tab
     /// that does not fit on the bar shows no item (R3.6).
     public var barSelected: String? {
+        if arranged { return arrangedBarSelected }
         switch barSlot(of: selection, index: selectedIndex) {
         case Self.noBarItem: return nil
         case Self.moreBarItem: return Controller.moreID
@@ -116,7 +151,12 @@ public struct Controller: Equatable, Sendable {
         return indexByID[id]
     }
 
-    public func tab(_ id: String) -> Tab? { self.index(of: id).map { tabs[$0] } }
+    /// The tab with this id, wherever it is in the tree (R13.1).
+    public func tab(_ id: String) -> Tab? {
+        if let i = self.index(of: id) { return tabs[i] }
+        guard arranged, let at = locate(id) else { return nil }
+        return self[at: at]
+    }
 
     /// R5.4: the child that decides the status bar's style and visibility.
     public var statusBarChild: String? { selection.wireValue }
@@ -157,9 +197,15 @@ public struct Controller: Equatable, Sendable {
     @inline(__always)
     private mutating func applyOnce(_ command: Command, policy: Policy, notifying: Bool) throws(TabError) -> Outcome {
         var out = Outcome(recordsNotifications: notifying)
-        let bar = Self.movesSelectionOnly(command) ? nil : barState
+        let moves = Self.movesSelectionOnly(command)
+        let bar = moves ? nil : barState
+        // An arranged controller's select or tap: only the bar's selected item can move.
+        let barItem = moves && arranged ? arrangedBarSelected : nil
         try perform(command, policy: policy, &out)
+        // A select or tap left it in `moveSelection`; other commands may move the path anywhere.
+        if arranged { if !moves { setCurrentPath(selectedPath) } } else if !pathCache.isEmpty { pathCache = []; barItemCache = nil }
         if let bar { if bar != barState { out.barMoved = true } }
+        if moves, arranged, barItem != arrangedBarSelected { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
         if out.notificationCount > 0, !out.changed { out.journalsNumbering = true }
         seq &+= UInt64(truncatingIfNeeded: out.notificationCount)
@@ -223,6 +269,12 @@ public struct Controller: Equatable, Sendable {
             setOrientation(orientation, &out)
         case .restore(let archive):
             restore(archive, &out)
+        case .setHidden(let id, let hidden):
+            try setHidden(id, hidden, policy: policy, &out)
+        case .reorder(let group, let order):
+            try reorder(group, order, policy: policy, &out)
+        case .sidebar(let visible):
+            try setSidebar(visible, &out)
         }
         if !out.changed, out.changedState { out.journalsCommand = true }
     }
@@ -247,6 +299,7 @@ public struct Controller: Equatable, Sendable {
                 throw TabError(.conflict, "tab id '\(tab.id)' appears twice; tab ids must be unique")
             }
         }
+        try Controller.validateTree(new)
         // R2.6: the named selection is a tab of the new list.
         var named: Selection?
         switch selected {
@@ -267,6 +320,7 @@ public struct Controller: Equatable, Sendable {
         if original { return setTabsAsOriginally(new, animated: animated, &out) }
         try Controller.requireCommonOrientation(new)
         let before = selectionSnapshot
+        let previousIDs = barOrder == nil ? [] : treeIDs
         // R2.5: a tab whose id is in both lists is the same child: it stays, keeps its stack,
         // loaded content and badge, and gets no containment calls.
         var old: [String: Tab] = [:]
@@ -276,6 +330,7 @@ public struct Controller: Equatable, Sendable {
         for tab in tabs where !seen.contains(tab.id) { removeChild(tab.id, &out) }
         tabs = new.map { t in old[t.id].map { Controller.staying($0, as: t) } ?? Controller.fresh(t) }
         rebuildIndex()
+        adjustBarOrder(previous: previousIDs)
         for tab in tabs where old[tab.id] == nil { installChild(tab.id, &out) }
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated,
                                 changed: tabs.filter { old[$0.id] != $0 }.map(\.id)))
@@ -305,6 +360,8 @@ public struct Controller: Equatable, Sendable {
         guard self.index(of: tab.id) == nil else {
             throw TabError(.conflict, "a tab with id '\(tab.id)' already exists")
         }
+        let previousIDs = arranged || tab.arranges ? treeIDs : []
+        if arranged || tab.arranges { try Controller.validateTree([tab], taken: previousIDs) }
         let at = index ?? tabs.count
         guard at >= 0, at <= tabs.count else {
             throw TabError(.outOfRange, "index \(at) is out of range: 0...\(tabs.count) for \(tabs.count) tab(s)")
@@ -313,6 +370,7 @@ public struct Controller: Equatable, Sendable {
         let before = selectionSnapshot
         tabs.insert(Controller.fresh(tab), at: at)
         rebuildIndex()
+        adjustBarOrder(previous: previousIDs)
         installChild(tab.id, &out)
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: [tab.id]))
         resetCustomizable(&out)
@@ -322,11 +380,17 @@ public struct Controller: Equatable, Sendable {
 
     private mutating func removeTab(_ id: String, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("remove a tab")
-        guard let index = self.index(of: id) else { throw .noTab(id) }
+        guard let index = self.index(of: id) else {
+            if let path = path(of: id) {
+                throw TabError(.conflict, "tab '\(id)' is inside group '\(path[path.count - 2])'; remove_tab takes root tabs: give the group its new children with set_tabs")
+            }
+            throw .noTab(id)
+        }
         let before = selectionSnapshot
         removeChild(id, &out)
         tabs.remove(at: index)
         rebuildIndex()
+        adjustBarOrder(previous: [])
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: []))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection == .tab(id), &out)
@@ -336,9 +400,9 @@ public struct Controller: Equatable, Sendable {
     /// R5.3: will-move(nil), the disappearance if it is on screen, did-move(nil).
     private mutating func removeChild(_ id: String, _ out: inout Outcome) {
         out.notify(.containment(tab: id, phase: .willMove, parent: nil))
-        if selection == .tab(id) {
-            out.notify(.appearance(tab: id, phase: .willDisappear))
-            out.notify(.appearance(tab: id, phase: .didDisappear))
+        if selection == .tab(id), let leaf = selectedLeaf {
+            out.notify(.appearance(tab: leaf, phase: .willDisappear))
+            out.notify(.appearance(tab: leaf, phase: .didDisappear))
         }
         out.notify(.containment(tab: id, phase: .didMove, parent: nil))
     }
@@ -358,9 +422,13 @@ public struct Controller: Equatable, Sendable {
     private struct SelectionSnapshot {
         var selection: Selection
         var index: Int?
+        /// The selected path (R13.2) of a controller arranged with R13, else nil.
+        var path: [String]?
     }
 
-    private var selectionSnapshot: SelectionSnapshot { SelectionSnapshot(selection: selection, index: selectedIndex) }
+    private var selectionSnapshot: SelectionSnapshot {
+        SelectionSnapshot(selection: selection, index: selectedIndex, path: arranged ? selectedPath : nil)
+    }
 
     /// R2.2: the same tab by id, else the same index, else index 0, else nothing.
     /// More stays selected while it is still shown. `removedSelected`: the selected child
@@ -379,6 +447,7 @@ public struct Controller: Equatable, Sendable {
             break
         }
         if next == .none, let first = tabs.first { next = .tab(first.id) }
+        if arranged || before.path != nil { return reselectArranged(after: before, removedSelected: removedSelected, next: next, &out) }
         let previous = before.selection
         if removedSelected || previous != next {
             selection = .none
@@ -391,12 +460,38 @@ public struct Controller: Equatable, Sendable {
         }
     }
 
+    /// R2.2 with R13: as `reselect`, but never onto a hidden tab (R13.3: the nearest visible
+    /// root tab instead), and appearance calls on the leaves.
+    private mutating func reselectArranged(after before: SelectionSnapshot, removedSelected: Bool, next: Selection, _ out: inout Outcome) {
+        var path: [String] = []
+        switch next {
+        case .none: break
+        case .more: path = [Controller.moreID]
+        case .tab(let id):
+            let i = self.index(of: id)!
+            path = tabs[i].hidden ? fallbackPath(hiding: id) : [id] + descent(from: tabs[i])
+        }
+        let oldPath = before.path ?? (before.selection.wireValue.map { [$0] } ?? [])
+        selection = .none
+        if path == [Controller.moreID] { selection = .more } else if let root = path.first { selection = .tab(root) }
+        remember(path)
+        if removedSelected || oldPath != path {
+            appearLeaves(old: removedSelected ? nil : oldPath.last, new: path.last, &out)
+        }
+        if oldPath != path || before.index != selectedIndex {
+            out.notify(.selectionChanged(tab: selection.wireValue, index: selectedIndex, previous: before.selection.wireValue,
+                                         cause: .tabs, path: path))
+        }
+    }
+
     // MARK: Tab properties
 
+    /// `update_tab` of any tab of the tree. Only a root tab's orientations count towards the
+    /// controller's (R9.1, R13.1): a nested tab's change is never refused for them.
     private mutating func updateTab(_ id: String, _ update: TabUpdate, _ out: inout Outcome) throws(TabError) {
-        guard let index = self.index(of: id) else { throw .noTab(id) }
-        var tab = tabs[index]
-        let oldBadge = tab.badge
+        guard let at = locate(id) else { throw .noTab(id) }
+        let old = self[at: at]
+        var tab = old
         if case .set(let v) = update.title { tab.title = v }
         if case .set(let v) = update.item { tab.item = v }
         if case .set(let v) = update.restorationID { tab.restorationID = v }
@@ -406,23 +501,28 @@ public struct Controller: Equatable, Sendable {
             tab.navigation = v
             if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
         }
-        guard tab != tabs[index] else { return }
-        if tab.supportedOrientations != tabs[index].supportedOrientations, !original {
+        guard tab != old else { return }
+        let root = at.count == 1
+        if root, tab.supportedOrientations != old.supportedOrientations, !original {
             var all = tabs
-            all[index] = tab
+            all[at[0]] = tab
             try Controller.requireCommonOrientation(all, naming: id)
         }
-        let stackDropped = tab.stack != tabs[index].stack
-        tabs[index] = tab
+        if root { tabs[at[0]] = tab } else { modify(at: at) { $0 = tab } }
         out.notify(.tabUpdated(tab: id))
-        if tab.badge != oldBadge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
-        if stackDropped { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
+        if tab.badge != old.badge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
+        if tab.stack != old.stack { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
         reorientIfUnsupported(&out)
     }
 
     /// R8: a badge changes nothing but the badge.
     private mutating func setBadge(_ id: String, _ value: String?, _ out: inout Outcome) throws(TabError) {
-        guard let index = self.index(of: id) else { throw .noTab(id) }
+        guard let index = self.index(of: id) else {
+            guard let at = locate(id) else { throw .noTab(id) }
+            guard self[at: at].badge != value else { return }
+            modify(at: at) { t in if t.item == nil { t.item = TabItem(badge: value) } else { t.item!.badge = value } }
+            return out.notify(.badgeChanged(tab: id, value: value))
+        }
         guard tabs[index].badge != value else { return }
         if tabs[index].item == nil {
             tabs[index].item = TabItem(badge: value)
@@ -455,6 +555,10 @@ public struct Controller: Equatable, Sendable {
 
     /// R4.1: programmatic selection; the delegate is not consulted.
     private mutating func select(_ target: SelectTarget, _ out: inout Outcome) throws(TabError) {
+        if arranged {
+            let (path, leaf) = try landing(for: target)
+            return moveSelection(to: path, leaf: leaf, cause: .select, &out)
+        }
         let candidate = try candidate(for: target)
         if case .more = candidate, !moreShown, !original {
             // R3.7: as for a tap, More must be on the bar.
@@ -465,6 +569,7 @@ public struct Controller: Equatable, Sendable {
 
     /// R4.2–R4.4: a user's tap.
     private mutating func tap(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
+        if arranged { return try tapArranged(target, policy: policy, &out) }
         let candidate: Candidate
         switch target {
         case .tab(let id):
@@ -499,6 +604,42 @@ public struct Controller: Equatable, Sendable {
         out.notify(.didSelect(tab: candidate.id, index: candidate.index))
         policy.didSelect(candidate, in: self)
         if selection != selectionBefore || poppedToRoot { out.journalsCommand = true }
+    }
+
+    /// R4.2–R4.4 with R13.2: a tap on any visible tab of the tree; should-select sees the
+    /// tapped tab, did-select reports its path and the previous leaf.
+    private mutating func tapArranged(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
+        let path: [String], tapped: [String], candidate: Candidate, leaf: TreeNode?
+        switch target {
+        case .more:
+            guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
+            guard moreShown else { throw moreNotShown }
+            path = [Controller.moreID]; tapped = path; candidate = .more; leaf = nil
+        case .tab(let id):
+            (path, leaf) = try landing(for: .tab(id))
+            tapped = self.path(of: id)!
+            if idiom == .tv {
+                guard tapped.contains(where: layout.shown.contains) || sidebarAvailable else {
+                    throw TabError(.notAvailable, "tab '\(id)' does not fit on the tv bar and cannot be tapped")
+                }
+            }
+            candidate = .tab(id: id, index: self.index(of: tapped[0])!)
+        }
+        if case .deny(let by, let reason) = policy.shouldSelect(candidate, in: self) {
+            throw TabError(.denied, "'\(by)' refused selecting '\(candidate.id)': \(reason)", plugin: by, reason: reason)
+        }
+        let before = pathCache  // the start of the command: what the last one left
+        var popped = false
+        if case .tab(let id, _) = candidate, let at = locate(id), !self[at: at].stack.isEmpty,
+           tapPops == .always || before.contains(id) {
+            modify(at: at) { $0.stack.removeAll() }
+            popped = true
+            out.notify(.navigationChanged(tab: id, stack: []))
+        }
+        moveSelection(to: path, leaf: leaf, cause: .tap, &out)
+        out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: tapped, previous: before.last)))
+        policy.didSelect(candidate, in: self)
+        if selectedPath != before || popped { out.journalsCommand = true }
     }
 
     /// Moves the selection, sending R5.1's appearance calls and R4.6's state change.
@@ -546,29 +687,33 @@ public struct Controller: Equatable, Sendable {
 
     // MARK: R6 — navigation stacks
 
-    private mutating func navigationTab(_ id: String) throws(TabError) -> Int {
-        guard let index = self.index(of: id) else { throw .noTab(id) }
-        guard tabs[index].navigation else {
+    private mutating func navigationTab(_ id: String) throws(TabError) -> [Int] {
+        guard let at = locate(id) else { throw .noTab(id) }
+        guard self[at: at].navigation else {
             throw TabError(.notAvailable, "tab '\(id)' is not a navigation stack (create it with \"navigation\": true)")
         }
-        return index
+        return at
     }
 
     private mutating func push(_ id: String, _ screen: Screen, _ out: inout Outcome) throws(TabError) {
-        let index = try navigationTab(id)
+        let at = try navigationTab(id)
         guard !screen.id.isEmpty else { throw TabError(.invalid, "a screen needs a non-empty id") }
-        tabs[index].stack.append(screen)
-        out.notify(.navigationChanged(tab: id, stack: tabs[index].stack))
+        if at.count == 1 {
+            tabs[at[0]].stack.append(screen)
+        } else {
+            modify(at: at) { $0.stack.append(screen) }
+        }
+        out.notify(.navigationChanged(tab: id, stack: self[at: at].stack))
     }
 
     private mutating func pop(_ id: String, toRoot: Bool, _ out: inout Outcome) throws(TabError) {
-        let index = try navigationTab(id)
-        if tabs[index].stack.isEmpty {
+        let at = try navigationTab(id)
+        if self[at: at].stack.isEmpty {
             if toRoot { return }
             throw TabError(.conflict, "tab '\(id)' shows its root screen; the root cannot be popped")
         }
-        if toRoot { tabs[index].stack.removeAll() } else { tabs[index].stack.removeLast() }
-        out.notify(.navigationChanged(tab: id, stack: tabs[index].stack))
+        modify(at: at) { t in if toRoot { t.stack.removeAll() } else { t.stack.removeLast() } }
+        out.notify(.navigationChanged(tab: id, stack: self[at: at].stack))
     }
 
     // MARK: R7 — customization
@@ -584,6 +729,9 @@ public struct Controller: Equatable, Sendable {
 
     private mutating func customizeBegin(policy: Policy, _ out: inout Outcome) throws(TabError) {
         guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no customization") }
+        guard !arranged else {
+            throw TabError(.notAvailable, "controller '\(name)' arranges its bar with groups, placement or hidden tabs (R13); the user rearranges it with reorder, not customize")
+        }
         guard moreShown else {
             throw TabError(.notAvailable, "customization needs More: more than \(maxVisible) tabs (the controller has \(tabs.count))")
         }
@@ -660,7 +808,7 @@ public struct Controller: Equatable, Sendable {
         }
     }
 
-    private func refuseWhileCustomizing(_ what: String) throws(TabError) {
+    func refuseWhileCustomizing(_ what: String) throws(TabError) {
         if customizingOrder != nil {
             throw TabError(.conflict, "cannot \(what) during a customization session; send customize.end first")
         }
@@ -857,6 +1005,7 @@ public struct Controller: Equatable, Sendable {
     // MARK: Helpers
 
     private mutating func rebuildIndex() {
+        refreshArranged()
         guard tabs.count > Self.linearLookupLimit else {
             indexByID = [:]
             return
@@ -873,6 +1022,20 @@ public struct Controller: Equatable, Sendable {
         var t = new
         t.contentLoaded = old.contentLoaded
         t.stack = new.navigation ? old.stack : []
+        if let kids = new.children {
+            // R13: a group that stays keeps what the user did: its children (by id) stay too,
+            // it remembers its selected child, and keeps their order (new children at its end).
+            var byID: [String: Tab] = [:]
+            for c in old.children ?? [] { byID[c.id] = c }
+            t.children = kids.map { k in byID[k.id].map { staying($0, as: k) } ?? fresh(k) }
+            let ids = kids.map(\.id)
+            if let s = old.selectedChild, ids.contains(s) { t.selectedChild = s }
+            if let order = old.displayOrder {
+                var kept = order.filter(ids.contains)
+                for id in ids where !kept.contains(id) { kept.append(id) }
+                if kept != ids { t.displayOrder = kept }
+            }
+        }
         if new.item?.badge == nil, let badge = old.badge {
             if t.item == nil { t.item = TabItem(badge: badge) } else { t.item!.badge = badge }
         }
@@ -884,6 +1047,11 @@ public struct Controller: Equatable, Sendable {
         var t = tab
         t.contentLoaded = false
         if !t.navigation { t.stack = [] }
+        if t.children != nil {
+            t.children = t.children!.map(fresh)
+            t.selectedChild = nil
+            t.displayOrder = nil
+        }
         return t
     }
 
@@ -924,14 +1092,14 @@ extension Controller {
             return "controller '\(name)' has a customizing order that is not its tabs"
         }
         if (customizingOrder == nil) != (customizingStart == nil) { return "controller '\(name)' has half a customization session" }
-        return nil
+        return treeInconsistency
     }
 }
 
 extension Controller: Codable {
     private enum CodingKeys: String, CodingKey {
         case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation, seq
-        case tapPops
+        case tapPops, mode, sidebarVisible, barOrder
     }
 
     public init(from decoder: Decoder) throws {
@@ -940,6 +1108,9 @@ extension Controller: Codable {
         idiom = try c.decode(Idiom.self, forKey: .idiom)
         maxVisible = try c.decode(Int.self, forKey: .maxVisible)
         tapPops = try c.decodeIfPresent(TapPops.self, forKey: .tapPops) ?? .always  // absent before issue 17
+        mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? .automatic  // R13's: absent before issue 18
+        sidebarVisible = try c.decodeIfPresent(Bool.self, forKey: .sidebarVisible) ?? true
+        barOrder = try c.decodeIfPresent([String].self, forKey: .barOrder)
         tabs = try c.decode([Tab].self, forKey: .tabs)
         selection = try c.decode(Selection.self, forKey: .selection)
         customizable = try c.decode([String].self, forKey: .customizable)
@@ -963,5 +1134,8 @@ extension Controller: Codable {
         try c.encode(orientation, forKey: .orientation)
         try c.encode(seq, forKey: .seq)
         try c.encode(tapPops, forKey: .tapPops)
+        if mode != .automatic { try c.encode(mode, forKey: .mode) }
+        if !sidebarVisible { try c.encode(false, forKey: .sidebarVisible) }
+        try c.encodeIfPresent(barOrder, forKey: .barOrder)
     }
 }

@@ -34,7 +34,7 @@ public struct ControllerLimits: Equatable, Sendable {
     public func check(_ command: Command, on controller: () throws(TabError) -> Controller) throws(TabError) {
         switch command {
         case .select, .tap, .removeTab, .pop, .popToRoot, .customizeBegin, .customizeMove, .customizeEnd,
-             .rotate, .setOrientation:
+             .rotate, .setOrientation, .setHidden, .sidebar:
             return  // inlined into the caller: a select pays one comparison
         default:
             try checkStoring(command, on: controller)
@@ -45,16 +45,25 @@ public struct ControllerLimits: Equatable, Sendable {
     func checkStoring(_ command: Command, on controller: () throws(TabError) -> Controller) throws(TabError) {
         switch command {
         case .setTabs(let tabs, _, _):
-            guard tabs.count <= maxTabs else {
-                throw TabError(.outOfRange, "set_tabs gives \(tabs.count) tabs; a controller holds at most \(maxTabs) (limits.max_tabs)")
+            // R13: a group's children count as tabs: the limit bounds the whole tree.
+            let count = tabs.reduce(0) { $0 + Self.count($1) }
+            guard count <= maxTabs else {
+                throw TabError(.outOfRange, "set_tabs gives \(count) tabs; a controller holds at most \(maxTabs) (limits.max_tabs)")
             }
             for tab in tabs { try check(tab) }
         case .addTab(let tab, _):
             let controller = try controller()
-            guard controller.tabs.count < maxTabs else {
-                throw TabError(.outOfRange, "controller '\(controller.name)' already has \(controller.tabs.count) tabs; it holds at most \(maxTabs) (limits.max_tabs)")
+            let have = controller.arranged ? controller.treeCount : controller.tabs.count
+            guard have + Self.count(tab) <= maxTabs else {
+                throw TabError(.outOfRange, "controller '\(controller.name)' already has \(have) tabs; it holds at most \(maxTabs) (limits.max_tabs)")
             }
             try check(tab)
+        case .reorder(let group, let order):
+            try id(group, "group id")
+            guard order.count <= maxTabs else {
+                throw TabError(.outOfRange, "reorder lists \(order.count) tabs; a controller holds at most \(maxTabs) (limits.max_tabs)")
+            }
+            for i in order { try id(i, "tab id") }
         case .updateTab(_, let update):
             if case .set(let title) = update.title { try text(title, "title") }
             if case .set(let item) = update.item, let item { try check(item) }
@@ -94,6 +103,14 @@ public struct ControllerLimits: Equatable, Sendable {
             throw TabError(.outOfRange, "tab '\(Self.shown(tab.id))' has \(tab.stack.count) screens; a stack holds at most \(maxStackDepth) (limits.max_stack_depth)")
         }
         for screen in tab.stack { try check(screen) }
+        try id(tab.defaultChild, "default_child")
+        try text(tab.subtitle, "subtitle")
+        for child in tab.children ?? [] { try check(child) }
+    }
+
+    /// A tab and the tabs in it (R13.1).
+    static func count(_ tab: Tab) -> Int {
+        1 + (tab.children ?? []).reduce(0) { $0 + count($1) }
     }
 
     private func check(_ item: TabItem) throws(TabError) {

@@ -14,13 +14,19 @@ public enum ContainmentPhase: String, Sendable, Equatable, Codable {
 /// Why the selection changed (the `cause` of `selection_changed`).
 public enum SelectionCause: String, Sendable, Equatable, Codable {
     case select, tap, tabs, customize, restore
+    /// R13.3: the selected tab (or its group) was hidden.
+    case hidden
 }
 
 public enum Notification: Equatable, Sendable {
     /// R4.6: the selection changed, whatever the cause. `tab` is an id, "more" or nil.
-    case selectionChanged(tab: String?, index: Int?, previous: String?, cause: SelectionCause)
-    /// R4.2: a tap selected `tab` (an id or "more"); taps only.
-    case didSelect(tab: String, index: Int?)
+    /// `path`: the selected path, root … leaf (R13.2), for a controller that uses R13; nil
+    /// otherwise (the event is then as R4.6 has it).
+    case selectionChanged(tab: String?, index: Int?, previous: String?, cause: SelectionCause, path: [String]? = nil)
+    /// R4.2: a tap selected `tab` (an id or "more"); taps only. For a controller that uses
+    /// R13, `leaf` says what the tap selected (R13.2): the tapped tab's path and the
+    /// previous leaf.
+    case didSelect(tab: String, index: Int?, leaf: LeafChange? = nil)
     /// R5.2: the tab's content was loaded (first selection).
     case contentLoaded(tab: String)
     /// R5.1/R5.3: appearance callbacks; `tab` may be "more".
@@ -49,6 +55,12 @@ public enum Notification: Equatable, Sendable {
     /// whatever the cause; always the last notification of a command. Carries nothing: the
     /// bar is read from the controller as the command left it.
     case barChanged
+    /// R13.3: tabs were hidden or shown.
+    case visibilityChanged(tabs: [TabVisibility])
+    /// R13.5: the user's order of a group's children (`group`) or of the bar (`group` nil).
+    case displayOrderChanged(group: String?, order: [String])
+    /// R13.6: the sidebar was shown or hidden.
+    case sidebarChanged(visible: Bool)
 
     /// The event name on the wire.
     public var eventName: String {
@@ -68,6 +80,9 @@ public enum Notification: Equatable, Sendable {
         case .orientationChanged: return "orientation_changed"
         case .tabUpdated: return "tab_updated"
         case .barChanged: return "bar_changed"
+        case .visibilityChanged: return "visibility_changed"
+        case .displayOrderChanged: return "display_order_changed"
+        case .sidebarChanged: return "sidebar_changed"
         }
     }
 
@@ -77,10 +92,27 @@ public enum Notification: Equatable, Sendable {
         "selection_changed", "did_select", "content_loaded", "appearance", "containment",
         "tabs_changed", "customizable_changed", "badge_changed", "navigation_changed",
         "will_begin_customizing", "will_end_customizing", "did_end_customizing",
-        "orientation_changed", "tab_updated", "bar_changed", controllerDeleted,
+        "orientation_changed", "tab_updated", "bar_changed",
+        "visibility_changed", "display_order_changed", "sidebar_changed", controllerDeleted,
     ]
 
     /// The event a deleted controller's subscribers get last (sent by the daemon: it is not
     /// a state machine's notification).
     public static let controllerDeleted = "controller_deleted"
+}
+
+/// One tab of a `visibility_changed` (R13.3).
+public struct TabVisibility: Equatable, Sendable {
+    public var id: String
+    public var hidden: Bool
+    public init(id: String, hidden: Bool) { self.id = id; self.hidden = hidden }
+}
+
+/// What a tap selected in a controller that uses R13 (R13.2): `did_select`'s extra data.
+public struct LeafChange: Equatable, Sendable {
+    /// The tapped tab's path, root … tab.
+    public var path: [String]
+    /// The leaf selected before the tap (nil: nothing, "more": More).
+    public var previous: String?
+    public init(path: [String], previous: String?) { self.path = path; self.previous = previous }
 }

@@ -26,6 +26,10 @@ public protocol Policy {
     func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller)
     /// R7.4: a customization session ended; `tabs` is now the controller's order.
     func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller)
+    /// R13.3: tabs were hidden or shown.
+    func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller)
+    /// R13.5: the user reordered a group's children (`group`) or the bar (`group` nil).
+    func displayOrderChanged(group: String?, order: [String], in controller: Controller)
 }
 
 extension Policy {
@@ -36,6 +40,8 @@ extension Policy {
     public func willBeginCustomizing(tabs: [String], in controller: Controller) {}
     public func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {}
     public func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {}
+    public func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller) {}
+    public func displayOrderChanged(group: String?, order: [String], in controller: Controller) {}
 }
 
 /// The seeds' defaults: every tap allowed, orientations as the tabs say, no preference.

@@ -80,7 +80,7 @@ public struct Screen: Codable, Equatable, Sendable {
 }
 
 /// One child of a controller: a tab with a stable id (R1).
-public struct Tab: Codable, Equatable, Sendable {
+public struct Tab: Equatable, Sendable {
     public var id: String
     public var title: String?
     /// The item as the client gave it; nil means the default item (R1.3).
@@ -96,12 +96,58 @@ public struct Tab: Codable, Equatable, Sendable {
     /// Whether the tab's content has been loaded (R5.2): on its first selection.
     public var contentLoaded: Bool
 
+    // R13: the modern tab model. A tab that sets none of these is a tab of R1–R12.
+
+    /// A group's children (R13.1), in the order the client gave them; nil for a plain tab.
+    public var children: [Tab]?
+    /// The child a group selects until one was selected (R13.1); nil: the first child.
+    public var defaultChild: String?
+    /// Whether the user may reorder the group's children (R13.5).
+    public var allowsReordering: Bool
+    /// Whether the tab is hidden (R13.3): in neither the bar nor the sidebar, not selectable.
+    public var hidden: Bool
+    /// Whether `set_hidden` may hide or show the tab (R13.3).
+    public var allowsHiding: Bool
+    /// The initial value of `hidden` (R13.3).
+    public var hiddenByDefault: Bool
+    /// Where the tab goes in the bar (R13.4).
+    public var placement: Placement
+    /// A second line of text for the sidebar.
+    public var subtitle: String?
+    /// A group's selected child (R13.1), remembered while another tab is selected; nil until
+    /// one was selected.
+    public var selectedChild: String?
+    /// A group's children in the user's order (R13.5); nil: the children's order.
+    public var displayOrder: [String]?
+
     public init(id: String, title: String? = nil, item: TabItem? = nil, restorationID: String? = nil,
                 orientations: OrientationMask? = nil, fullScreenLayout: Bool = false,
-                navigation: Bool = false, stack: [Screen] = [], contentLoaded: Bool = false) {
+                navigation: Bool = false, stack: [Screen] = [], contentLoaded: Bool = false,
+                children: [Tab]? = nil, defaultChild: String? = nil, allowsReordering: Bool = false,
+                hidden: Bool = false, allowsHiding: Bool = false, hiddenByDefault: Bool = false,
+                placement: Placement = .automatic, subtitle: String? = nil) {
         self.id = id; self.title = title; self.item = item; self.restorationID = restorationID
         self.orientations = orientations; self.fullScreenLayout = fullScreenLayout
         self.navigation = navigation; self.stack = stack; self.contentLoaded = contentLoaded
+        self.children = children; self.defaultChild = defaultChild; self.allowsReordering = allowsReordering
+        self.hidden = hidden; self.allowsHiding = allowsHiding; self.hiddenByDefault = hiddenByDefault
+        self.placement = placement; self.subtitle = subtitle
+        self.selectedChild = nil; self.displayOrder = nil
+    }
+
+    /// Whether the tab uses anything of R13 (a controller whose tabs use none behaves as R1–R12).
+    public var usesModernModel: Bool {
+        children != nil || defaultChild != nil || allowsReordering || hidden || allowsHiding
+            || hiddenByDefault || placement != .automatic || subtitle != nil
+    }
+
+    /// A group's children in display order (R13.5): the user's order, else the given one.
+    public var orderedChildren: [Tab] {
+        guard let children else { return [] }
+        guard let order = displayOrder else { return children }
+        var byID: [String: Tab] = [:]
+        for c in children { byID[c.id] = c }
+        return order.compactMap { byID[$0] }
     }
 
     /// What the bar shows (R1.3): the item, or a default item with the tab's title and no
@@ -117,6 +163,42 @@ public struct Tab: Codable, Equatable, Sendable {
 
     /// Orientations this tab supports (R9.1: nothing declared → portrait only).
     public var supportedOrientations: OrientationMask { orientations ?? .portrait }
+}
+
+/// Where a tab goes in the bar (R13.4). Raw values are the wire names.
+public enum Placement: String, Codable, Sendable, CaseIterable {
+    /// `default` for a root tab, `optional` for a tab inside a group.
+    case automatic
+    /// In the bar; the user may move it or take it out.
+    case `default`
+    /// Not in the bar until the user adds it.
+    case optional
+    /// In the bar; the user may move it but not take it out.
+    case movable
+    /// Always in the bar, trailing; never moved, never under More.
+    case pinned
+    /// Always in the bar, leading; never moved, never under More.
+    case fixed
+    /// Never in the bar: only the sidebar lists it.
+    case sidebarOnly = "sidebar_only"
+}
+
+/// How a controller presents its tabs (R13.6). Raw values are the wire names.
+public enum Mode: String, Codable, Sendable, CaseIterable {
+    /// A sidebar on the pad idiom when the tabs have a group; a bar otherwise.
+    case automatic
+    /// A bar only.
+    case tabBar = "tab_bar"
+    /// A sidebar on the pad idiom, whatever the tabs.
+    case tabSidebar = "tab_sidebar"
+}
+
+/// One entry of the sidebar (R13.6): a visible tab and, for a group, its visible children.
+public struct SidebarItem: Equatable, Sendable {
+    public var id: String
+    /// nil for a tab that is not a group.
+    public var children: [SidebarItem]?
+    public init(id: String, children: [SidebarItem]? = nil) { self.id = id; self.children = children }
 }
 
 /// What a tap on a tab whose navigation stack is deeper than its root does (R4.3).
@@ -172,5 +254,61 @@ public struct Frame: Equatable, Sendable, Codable {
     public var x: Double, y: Double, width: Double, height: Double
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.x = x; self.y = y; self.width = width; self.height = height
+    }
+}
+
+extension Tab: Codable {
+    // The names Swift gave the fields when Tab's coding was synthesized: snapshots keep them.
+    private enum CodingKeys: String, CodingKey {
+        case id, title, item, restorationID, orientations, fullScreenLayout, navigation, stack, contentLoaded
+        case children, defaultChild, allowsReordering, hidden, allowsHiding, hiddenByDefault, placement
+        case subtitle, selectedChild, displayOrder
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(String.self, forKey: .id))
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        item = try c.decodeIfPresent(TabItem.self, forKey: .item)
+        restorationID = try c.decodeIfPresent(String.self, forKey: .restorationID)
+        orientations = try c.decodeIfPresent(OrientationMask.self, forKey: .orientations)
+        fullScreenLayout = try c.decode(Bool.self, forKey: .fullScreenLayout)
+        navigation = try c.decode(Bool.self, forKey: .navigation)
+        stack = try c.decode([Screen].self, forKey: .stack)
+        contentLoaded = try c.decode(Bool.self, forKey: .contentLoaded)
+        // R13's fields: absent from snapshots written before them, and from tabs without them.
+        children = try c.decodeIfPresent([Tab].self, forKey: .children)
+        defaultChild = try c.decodeIfPresent(String.self, forKey: .defaultChild)
+        allowsReordering = try c.decodeIfPresent(Bool.self, forKey: .allowsReordering) ?? false
+        hidden = try c.decodeIfPresent(Bool.self, forKey: .hidden) ?? false
+        allowsHiding = try c.decodeIfPresent(Bool.self, forKey: .allowsHiding) ?? false
+        hiddenByDefault = try c.decodeIfPresent(Bool.self, forKey: .hiddenByDefault) ?? false
+        placement = try c.decodeIfPresent(Placement.self, forKey: .placement) ?? .automatic
+        subtitle = try c.decodeIfPresent(String.self, forKey: .subtitle)
+        selectedChild = try c.decodeIfPresent(String.self, forKey: .selectedChild)
+        displayOrder = try c.decodeIfPresent([String].self, forKey: .displayOrder)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encodeIfPresent(title, forKey: .title)
+        try c.encodeIfPresent(item, forKey: .item)
+        try c.encodeIfPresent(restorationID, forKey: .restorationID)
+        try c.encodeIfPresent(orientations, forKey: .orientations)
+        try c.encode(fullScreenLayout, forKey: .fullScreenLayout)
+        try c.encode(navigation, forKey: .navigation)
+        try c.encode(stack, forKey: .stack)
+        try c.encode(contentLoaded, forKey: .contentLoaded)
+        try c.encodeIfPresent(children, forKey: .children)
+        try c.encodeIfPresent(defaultChild, forKey: .defaultChild)
+        if allowsReordering { try c.encode(true, forKey: .allowsReordering) }
+        if hidden { try c.encode(true, forKey: .hidden) }
+        if allowsHiding { try c.encode(true, forKey: .allowsHiding) }
+        if hiddenByDefault { try c.encode(true, forKey: .hiddenByDefault) }
+        if placement != .automatic { try c.encode(placement, forKey: .placement) }
+        try c.encodeIfPresent(subtitle, forKey: .subtitle)
+        try c.encodeIfPresent(selectedChild, forKey: .selectedChild)
+        try c.encodeIfPresent(displayOrder, forKey: .displayOrder)
     }
 }

@@ -183,7 +183,13 @@ struct HostSlot {
         json_add_bool: HostJSON.addBool,
         json_add_null: HostJSON.addNull,
         json_add_json: HostJSON.addJSON,
-        json_finish: HostJSON.finish
+        json_finish: HostJSON.finish,
+        selected_path: { c, depth in
+            guard let f = CallFrame.from(c), let ctl = f.controller else { return nil }
+            guard ctl.pointee.arranged else { return depth == 0 ? f.keep(ctl.pointee.selection.wireValue) : nil }
+            let path = ctl.pointee.selectedPath
+            return depth < path.count ? f.keep(path[depth]) : nil
+        }
     )
 }
 

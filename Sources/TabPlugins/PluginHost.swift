@@ -79,6 +79,8 @@ public final class PluginHost: Policy {
     let frame = CallFrame()
     let reply = UnsafeMutablePointer<tabd_reply>.allocate(capacity: 1)
     private let candidate = UnsafeMutablePointer<tabd_candidate>.allocate(capacity: 1)
+    /// The path of a candidate outside any group: its own id.
+    private let pathSlot = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: 1)
 
     private var emitted: [(plugin: String, controller: String, dataJSON: String)] = [] { didSet { updateQueued() } }
     private var requested: [(controller: String, target: SelectTarget)] = [] { didSet { updateQueued() } }
@@ -124,6 +126,7 @@ public final class PluginHost: Policy {
     deinit {
         reply.deallocate()
         candidate.deallocate()
+        pathSlot.deallocate()
     }
 
     // MARK: Loading
@@ -394,9 +397,7 @@ public final class PluginHost: Policy {
         let reply = self.reply, cand = self.candidate, frame = self.frame, opaque = frame.opaque
         withUnsafePointer(to: controller) { controllerPointer in
             frame.controller = controllerPointer
-            candidate.id.withCString { id in
-                cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
-                                              index: candidate.index ?? -1, is_more: candidate == .more ? 1 : 0)
+            withCandidate(candidate, in: controller) { cand in
                 // One clock read per boundary: a plugin's time includes the host's
                 // bookkeeping of the call before it (a few ns).
                 var t0 = monotonicNanoseconds()
@@ -540,10 +541,7 @@ public final class PluginHost: Policy {
     }
 
     public func didSelect(_ candidate: Candidate, in controller: Controller) {
-        let cand = self.candidate
-        candidate.id.withCString { id in
-            cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
-                                          index: candidate.index ?? -1, is_more: candidate == .more ? 1 : 0)
+        withCandidate(candidate, in: controller) { cand in
             notify(.didSelect, controller) { p, c in
                 guard let hook = p.code.hooks.did_select else { return false }
                 hook(p.state, c, cand)
@@ -582,6 +580,51 @@ public final class PluginHost: Policy {
         }
     }
 
+    public func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller) {
+        withCStrings(tabs.map(\.id)) { ids, n in
+            var entries = (0..<n).map { tabd_visibility(id: ids[$0], hidden: tabs[$0].hidden ? 1 : 0) }
+            entries.withUnsafeMutableBufferPointer { buffer in
+                notify(.visibilityChanged, controller) { p, c in
+                    guard let hook = p.code.hooks.visibility_changed else { return false }
+                    hook(p.state, c, buffer.baseAddress, n)
+                    return true
+                }
+            }
+        }
+    }
+
+    public func displayOrderChanged(group: String?, order: [String], in controller: Controller) {
+        withCStrings(order) { ids, n in
+            withOptionalCString(group) { g in
+                notify(.displayOrderChanged, controller) { p, c in
+                    guard let hook = p.code.hooks.display_order_changed else { return false }
+                    hook(p.state, c, g, ids, n)
+                    return true
+                }
+            }
+        }
+    }
+
+    /// Fills the candidate struct for `candidate` (its path too, since 1.4) for the length of
+    /// `body`. A tab outside any group has a path of one id: itself, with no allocation.
+    private func withCandidate(_ candidate: Candidate, in controller: Controller, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
+        let cand = self.candidate, slot = self.pathSlot
+        candidate.id.withCString { id in
+            func fill(_ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) {
+                cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
+                                              index: candidate.index ?? -1, is_more: candidate == .more ? 1 : 0,
+                                              path: path, path_count: count)
+                body(cand)
+            }
+            if controller.arranged, case .tab(let tab, _) = candidate, let path = controller.path(of: tab), path.count > 1 {
+                withCStrings(path) { ids, n in fill(ids, n) }
+            } else {
+                slot.pointee = id
+                fill(UnsafePointer(slot), 1)
+            }
+        }
+    }
+
     /// Calls `body` for every running plugin with the controller set up; `body` returns
     /// whether the plugin had the hook (then it was timed).
     private func notify(_ hook: PluginHook, _ controller: Controller, _ body: (PluginInstance, OpaquePointer) -> Bool) {
@@ -606,6 +649,11 @@ public final class PluginHost: Policy {
         defer { for p in copies { free(p) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
         pointers.withUnsafeBufferPointer { body($0.baseAddress!, strings.count) }
+    }
+
+    private func withOptionalCString(_ s: String?, _ body: (UnsafePointer<CChar>?) -> Void) {
+        guard let s else { return body(nil) }
+        s.withCString { body($0) }
     }
 
     // MARK: plugin.call

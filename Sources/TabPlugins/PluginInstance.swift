@@ -208,6 +208,8 @@ extension PluginHook {
         case .didEndCustomizing: return 8
         case .call: return 9
         case .willStop: return 10
+        case .visibilityChanged: return 11
+        case .displayOrderChanged: return 12
         }
     }
 }

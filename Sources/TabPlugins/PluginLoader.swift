@@ -75,6 +75,8 @@ final class PluginCode {
         if hooks.did_end_customizing != nil { names.append(PluginHook.didEndCustomizing.rawValue) }
         if hooks.call != nil { names.append(PluginHook.call.rawValue) }
         if hooks.will_stop != nil { names.append(PluginHook.willStop.rawValue) }
+        if hooks.visibility_changed != nil { names.append(PluginHook.visibilityChanged.rawValue) }
+        if hooks.display_order_changed != nil { names.append(PluginHook.displayOrderChanged.rawValue) }
         return names
     }
 

@@ -203,6 +203,8 @@ public enum PluginHook: String, CaseIterable, Sendable {
     case didEndCustomizing = "did_end_customizing"
     case call
     case willStop = "will_stop"
+    case visibilityChanged = "visibility_changed"
+    case displayOrderChanged = "display_order_changed"
 }
 
 /// One plugin's answer within a decision.

@@ -29,7 +29,9 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
         will_end_customizing: type is any WillEndCustomizingHook.Type ? Thunks.willEndCustomizing : nil,
         did_end_customizing: type is any DidEndCustomizingHook.Type ? Thunks.didEndCustomizing : nil,
         call: type is any CallHook.Type ? Thunks.call : nil,
-        will_stop: type is any WillStopHook.Type ? Thunks.willStop : nil
+        will_stop: type is any WillStopHook.Type ? Thunks.willStop : nil,
+        visibility_changed: type is any VisibilityChangedHook.Type ? Thunks.visibilityChanged : nil,
+        display_order_changed: type is any DisplayOrderChangedHook.Type ? Thunks.displayOrderChanged : nil
     ))
     Exported.descriptor = d
     return UnsafeRawPointer(d)
@@ -58,6 +60,8 @@ final class Instance {
     let call: (any CallHook)?
     let willStop: (any WillStopHook)?
     let shutdown: (any ShutdownHook)?
+    let visibilityChanged: (any VisibilityChangedHook)?
+    let displayOrderChanged: (any DisplayOrderChangedHook)?
     /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
     private var kept: [UnsafeMutablePointer<CChar>] = []
 
@@ -73,6 +77,8 @@ final class Instance {
         call = plugin as? any CallHook
         willStop = plugin as? any WillStopHook
         shutdown = plugin as? any ShutdownHook
+        visibilityChanged = plugin as? any VisibilityChangedHook
+        displayOrderChanged = plugin as? any DisplayOrderChangedHook
     }
 
     static func from(_ state: UnsafeMutableRawPointer?) -> Instance? {
@@ -111,7 +117,10 @@ final class Instance {
 
 private func candidate(_ c: UnsafePointer<tabd_candidate>?) -> Candidate {
     guard let c, c.pointee.is_more == 0, let id = c.pointee.id else { return .more }
-    return .tab(id: String(cString: id), index: c.pointee.index)
+    // The path, since 1.4: only when tabd's struct has it.
+    let hasPath = c.pointee.struct_size >= MemoryLayout<tabd_candidate>.offset(of: \tabd_candidate.path_count)! + MemoryLayout<Int>.size
+    let path = hasPath && c.pointee.path != nil ? strings(c.pointee.path, c.pointee.path_count) : []
+    return .tab(id: String(cString: id), index: c.pointee.index, path: path.isEmpty ? nil : path)
 }
 
 private func strings(_ p: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int) -> [String] {
@@ -155,6 +164,17 @@ enum Thunks {
     static let willStop: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void = { state, c in
         guard let i = Instance.from(state) else { return }
         i.willStop?.willStop(in: i.view(c))
+    }
+
+    static let visibilityChanged: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_visibility>?, Int) -> Void = { state, c, tabs, n in
+        guard let i = Instance.from(state), let tabs else { return }
+        let changes = (0..<n).compactMap { k in tabs[k].id.map { (id: String(cString: $0), hidden: tabs[k].hidden != 0) } }
+        i.visibilityChanged?.visibilityChanged(changes, in: i.view(c))
+    }
+
+    static let displayOrderChanged: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<UnsafePointer<CChar>?>?, Int) -> Void = { state, c, group, order, n in
+        guard let i = Instance.from(state) else { return }
+        i.displayOrderChanged?.displayOrderChanged(group: group.map { String(cString: $0) }, order: strings(order, n), in: i.view(c))
     }
 
     static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in

@@ -118,6 +118,16 @@ public struct ControllerView {
     }
     /// What is selected: a tab id, "more", or nil.
     public var selectedTab: String? { string(table.pointee.selected_tab?(pointer)) }
+    /// The selected path, root … leaf (R13.2): `[selectedTab]` in a controller without
+    /// groups, `[]` when nothing is selected. A tabd before ABI 1.4 gives `[selectedTab]`.
+    public var selectedPath: [String] {
+        let t = table.pointee
+        guard t.struct_size >= MemoryLayout<tabd_host>.offset(of: \tabd_host.selected_path)! + MemoryLayout<UnsafeRawPointer>.size,
+              let read = t.selected_path else { return selectedTab.map { [$0] } ?? [] }
+        var path: [String] = []
+        while let id = string(read(pointer, path.count)) { path.append(id) }
+        return path
+    }
     /// The selected tab's index; nil for More or nothing.
     public var selectedIndex: Int? {
         let i = table.pointee.selected_index?(pointer) ?? -1

@@ -95,8 +95,18 @@ public protocol ShutdownHook: PolicyPlugin {
 }
 
 /// The list of hooks of SDKs before ABI 1.3. A plugin declares its hooks by conforming to
+/// R13.3: tabs were hidden or shown (`set_hidden`).
+public protocol VisibilityChangedHook: PolicyPlugin {
+    func visibilityChanged(_ changes: [(id: String, hidden: Bool)], in controller: ControllerView)
+}
+
+/// R13.5: the user reordered a group's children (`group` its id) or the bar (`group` nil).
+public protocol DisplayOrderChangedHook: PolicyPlugin {
+    func displayOrderChanged(group: String?, order: [String], in controller: ControllerView)
+}
+
 /// their protocols now, so that a misspelled hook cannot compile.
-@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook); see plugins.md, \"A plugin in Swift\"")
+@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook); see plugins.md, \"A plugin in Swift\"")
 public struct PolicyHooks {}
 
 /// An answer to should-select.
@@ -109,19 +119,26 @@ public enum Verdict: Equatable, Sendable {
     case abstain
 }
 
-/// What a user tapped: a tab, or the More item.
-public enum Candidate: Equatable, Sendable {
-    case tab(id: String, index: Int)
-    case more
-
+/// What a user tapped: a tab (of any depth, in a group or not), or the More item.
+public struct Candidate: Equatable, Sendable {
     /// The tab id, or "more".
-    public var id: String {
-        switch self {
-        case .tab(let id, _): return id
-        case .more: return "more"
-        }
+    public let id: String
+    /// The index of the tab's root tab in the controller; nil for More.
+    public let index: Int?
+    /// The ids from the root tab down to this one (R13.2): `[id]` for a tab outside any
+    /// group, and for More (since ABI 1.4; a tabd before it gives `[id]` too).
+    public let path: [String]
+
+    /// A tab: `path` defaults to the tab alone (a tab outside any group).
+    public static func tab(id: String, index: Int, path: [String]? = nil) -> Candidate {
+        Candidate(id: id, index: index, path: path ?? [id])
     }
-    public var isMore: Bool { self == .more }
+    /// The More item.
+    public static let more = Candidate(id: "more", index: nil, path: ["more"])
+
+    public var isMore: Bool { index == nil }
+    /// The group the tab is in (its parent), or nil for a root tab and More.
+    public var group: String? { path.count > 1 ? path[path.count - 2] : nil }
 }
 
 /// The kind of device a controller behaves like.

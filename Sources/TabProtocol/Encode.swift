@@ -78,7 +78,7 @@ public enum ReplyEncoder {
     }
 
     /// A tab as `state` shows it: the effective item and the runtime state.
-    public static func tab(_ t: Tab, _ w: inout JSONWriter) {
+    public static func tab(_ t: Tab, in controller: Controller? = nil, _ w: inout JSONWriter) {
         w.beginObject()
         w.key(literal: "id"); w.string(t.id)
         w.key(literal: "title"); optionalString(t.title, &w)  // R1.3: null, never the id
@@ -90,7 +90,26 @@ public enum ReplyEncoder {
         w.key(literal: "navigation"); w.bool(t.navigation)
         w.key(literal: "stack"); stack(t.stack, &w)
         w.key(literal: "content_loaded"); w.bool(t.contentLoaded)
+        if t.usesModernModel { modernMembers(t, in: controller, &w) }
         w.endObject()
+    }
+
+    /// R13's members of a tab object: only for a tab that uses R13, so that every other tab
+    /// reads as it always did. `controller`: to say which child a group shows.
+    private static func modernMembers(_ t: Tab, in controller: Controller?, _ w: inout JSONWriter) {
+        w.key(literal: "placement"); w.string(t.placement.rawValue)
+        w.key(literal: "hidden"); w.bool(t.hidden)
+        w.key(literal: "allows_hiding"); w.bool(t.allowsHiding)
+        w.key(literal: "hidden_by_default"); w.bool(t.hiddenByDefault)
+        w.key(literal: "subtitle"); optionalString(t.subtitle, &w)
+        guard let kids = t.children else { return }
+        w.key(literal: "children"); w.beginArray()
+        for k in kids { tab(k, in: controller, &w) }
+        w.endArray()
+        w.key(literal: "default_child"); optionalString(t.defaultChild, &w)
+        w.key(literal: "allows_reordering"); w.bool(t.allowsReordering)
+        w.key(literal: "selected_child"); optionalString(controller?.shownChild(of: t)?.id ?? t.selectedChild, &w)
+        w.key(literal: "display_order"); strings(t.orderedChildren.map(\.id), &w)
     }
 
     /// The members of `state`'s result (PROTOCOL.md).
@@ -100,9 +119,14 @@ public enum ReplyEncoder {
         w.key(literal: "max_visible"); w.int(c.maxVisible)
         w.key(literal: "tap_pops"); w.string(c.tapPops.rawValue)
         w.key(literal: "tabs"); w.beginArray()
-        for t in c.tabs { tab(t, &w) }
+        for t in c.tabs { tab(t, in: c, &w) }
         w.endArray()
         w.key(literal: "selected"); optionalString(c.selection.wireValue, &w)
+        if c.usesModernModel {
+            w.key(literal: "selected_path"); strings(c.selectedPath, &w)
+            w.key(literal: "mode"); w.string(c.mode.rawValue)
+            w.key(literal: "sidebar"); sidebar(c, &w)
+        }
         w.key(literal: "selected_index"); optionalInt(c.selectedIndex, &w)
         w.key(literal: "bar"); bar(c, &w)
         w.key(literal: "customizable"); strings(c.customizable, &w)
@@ -111,6 +135,25 @@ public enum ReplyEncoder {
         orientationMembers(c, policy: policy, &w)
         w.key(literal: "status_bar_child"); optionalString(c.statusBarChild, &w)
         w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: c.seq))
+    }
+
+    /// R13.6: `{"available", "visible", "items"}`.
+    public static func sidebar(_ c: Controller, _ w: inout JSONWriter) {
+        func items(_ list: [SidebarItem]) {
+            w.beginArray()
+            for i in list {
+                w.beginObject()
+                w.key(literal: "id"); w.string(i.id)
+                if let kids = i.children { w.key(literal: "children"); items(kids) }
+                w.endObject()
+            }
+            w.endArray()
+        }
+        w.beginObject()
+        w.key(literal: "available"); w.bool(c.sidebarAvailable)
+        w.key(literal: "visible"); w.bool(c.sidebarAvailable && c.sidebarVisible)
+        w.key(literal: "items"); items(c.sidebarItems)
+        w.endObject()
     }
 
     /// What the bar shows: `state`'s `bar`, and `bar_changed`'s data.
@@ -161,19 +204,38 @@ public enum ReplyEncoder {
     public static func event(_ n: TabCore.Notification, controller: String, seq: UInt64, in c: Controller, into w: inout JSONWriter) {
         beginEvent(n.eventName, controller: controller, seq: seq, into: &w)
         switch n {
-        case .selectionChanged(let tab, let index, let previous, let cause):
+        case .selectionChanged(let tab, let index, let previous, let cause, let path):
             w.key(literal: "tab"); optionalString(tab, &w)
             w.key(literal: "index"); optionalInt(index, &w)
             w.key(literal: "previous"); optionalString(previous, &w)
             w.key(literal: "cause"); w.string(cause.rawValue)
-        case .didSelect(let tab, let index):
+            if let path { w.key(literal: "path"); strings(path, &w) }
+        case .didSelect(let tab, let index, let leaf):
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "index"); optionalInt(index, &w)
+            if let leaf {
+                w.key(literal: "path"); strings(leaf.path, &w)
+                w.key(literal: "previous"); optionalString(leaf.previous, &w)
+            }
+        case .visibilityChanged(let tabs):
+            w.key(literal: "tabs"); w.beginArray()
+            for t in tabs {
+                w.beginObject()
+                w.key(literal: "id"); w.string(t.id)
+                w.key(literal: "hidden"); w.bool(t.hidden)
+                w.endObject()
+            }
+            w.endArray()
+        case .displayOrderChanged(let group, let order):
+            w.key(literal: "group"); optionalString(group, &w)
+            w.key(literal: "order"); strings(order, &w)
+        case .sidebarChanged(let visible):
+            w.key(literal: "visible"); w.bool(visible)
         case .contentLoaded(let tab):
             w.key(literal: "tab"); w.string(tab)
         case .tabUpdated(let tab):
             w.key(literal: "tab"); w.string(tab)
-            if let t = c.tab(tab) { w.key(literal: "object"); self.tab(t, &w) }
+            if let t = c.tab(tab) { w.key(literal: "object"); self.tab(t, in: c, &w) }
         case .barChanged:
             barMembers(c, &w)
         case .appearance(let tab, let phase):
@@ -188,7 +250,7 @@ public enum ReplyEncoder {
             w.key(literal: "animated"); w.bool(animated)
             // The objects of the tabs added or changed; the others are as they were.
             w.key(literal: "objects"); w.beginArray()
-            for id in changed { if let t = c.tab(id) { tab(t, &w) } }
+            for id in changed { if let t = c.tab(id) { tab(t, in: c, &w) } }
             w.endArray()
         case .customizableChanged(let tabs), .willBeginCustomizing(let tabs):
             w.key(literal: "tabs"); strings(tabs, &w)

@@ -68,7 +68,7 @@ public enum RequestCommand: Equatable, Sendable {
     case ping
     case state
     case controllers
-    case controllerCreate(idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always)
+    case controllerCreate(idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic)
     case controllerDelete
     /// A command of the controller's state machine (the mutating ones).
     case core(Command)
@@ -134,7 +134,7 @@ public let commandNames = [
     "hello", "ping", "state", "controllers", "controller.create", "controller.delete",
     "set_tabs", "add_tab", "remove_tab", "update_tab", "badge", "select", "tap",
     "push", "pop", "pop_to_root", "customizable", "customize.begin", "customize.move", "customize.end",
-    "rotate", "layout", "preserve", "restore", "subscribe", "unsubscribe",
+    "rotate", "layout", "preserve", "restore", "set_hidden", "reorder", "sidebar", "subscribe", "unsubscribe",
     "plugins", "plugin.call", "explain", "reload", "stats", "metrics",
 ]
 
@@ -236,7 +236,14 @@ public enum RequestDecoder {
                 }
                 tapPops = t
             }
-            command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops)
+            var mode = Mode.automatic
+            if let name = try f.string("mode") {
+                guard let m = Mode(rawValue: name) else {
+                    throw .invalid("mode", "'mode' must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
+                }
+                mode = m
+            }
+            command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops, mode: mode)
         case "controller.delete":
             guard f.has("controller") else { throw .invalid("controller", "controller.delete needs \"controller\"") }
             command = .controllerDelete
@@ -294,6 +301,19 @@ public enum RequestDecoder {
                 throw ProtocolError(.outOfRange, "'\(field)' is \(shown); layout sizes are points, 0 or more", details: [("field", field)])
             }
             command = .layout(width: w, height: h, statusBar: statusBar)
+        case "set_hidden":
+            let tab = try f.requiredString("tab")
+            guard let hidden = try f.bool("hidden") else { throw .invalid("hidden", "set_hidden needs \"hidden\": true or false") }
+            command = .core(.setHidden(tab: tab, hidden: hidden))
+        case "reorder":
+            let group = try f.nullableString("group")
+            guard let order = try f.nullableStringArray("order") else {
+                throw .invalid("order", "reorder needs \"order\": tab ids (a group's children, or the bar's tabs between the fixed and the pinned ones)")
+            }
+            command = .core(.reorder(group: group, order: order))
+        case "sidebar":
+            guard let visible = try f.bool("visible") else { throw .invalid("visible", "sidebar needs \"visible\": true or false") }
+            command = .core(.sidebar(visible: visible))
         case "preserve": command = .preserve
         case "restore":
             guard let v = f.value("archive") else { throw .invalid("archive", "restore needs \"archive\": what preserve returned") }
@@ -380,6 +400,23 @@ public enum RequestDecoder {
         }
         tab.fullScreenLayout = try f.bool("full_screen_layout") ?? false
         tab.navigation = try f.bool("navigation") ?? false
+        // R13: groups, hiding, placement.
+        if let v = f.value("children"), v != .null {
+            guard case .array(let kids) = v else { throw .invalid(path + ".children", "'\(path).children' must be an array of tab objects") }
+            tab.children = try kids.enumerated().map { (i, k) throws(ProtocolError) in try self.tab(k, path: "\(path).children[\(i)]") }
+        }
+        tab.defaultChild = try f.nullableString("default_child")
+        tab.allowsReordering = try f.bool("allows_reordering") ?? false
+        tab.allowsHiding = try f.bool("allows_hiding") ?? false
+        tab.hiddenByDefault = try f.bool("hidden_by_default") ?? false
+        tab.hidden = try f.bool("hidden") ?? tab.hiddenByDefault
+        if let name = try f.string("placement") {
+            guard let p = Placement(rawValue: name) else {
+                throw .invalid(path + ".placement", "'\(path).placement' must be one of \(Placement.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
+            }
+            tab.placement = p
+        }
+        tab.subtitle = try f.nullableString("subtitle")
         f.ignoreStateOnly()
         try f.finish()
         return tab
@@ -466,7 +503,7 @@ struct Fields {
     /// which repeats `item.badge`): a tab object copied from `state` is accepted back, these
     /// ignored.
     mutating func ignoreStateOnly() {
-        for key in ["stack", "content_loaded", "badge"] { markUsed(key) }
+        for key in ["stack", "content_loaded", "badge", "selected_child", "display_order"] { markUsed(key) }
     }
 
     mutating func has(_ key: String) -> Bool { value(key) != nil }

@@ -102,8 +102,8 @@ public final class TabService: LineServiceDelegate {
         switch record {
         case .command(let controller, let command):
             _ = try containers.apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
-        case .createController(let name, let idiom, let maxVisible, let tapPops):
-            try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
+        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
+            try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
         case .deleteController(let name):
             try containers.delete(name, replaying: true)
         case .eventSeq(let name, let seq):
@@ -124,12 +124,13 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
-    private func createController(_ name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always) throws(TabError) {
+    private func createController(_ name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always,
+                                  mode: Mode = .automatic) throws(TabError) {
         if containers[name] == nil, containers.controllers.count >= config.maxControllers {
             throw TabError(.outOfRange, "tabd holds \(containers.controllers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
         }
-        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
-        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops))
+        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode))
     }
 
     /// Writes what `command` changed (or announced: R11.4) to the journal.
@@ -407,15 +408,16 @@ public final class TabService: LineServiceDelegate {
                 }
                 w.endArray()
             }
-        case .controllerCreate(let idiom, let maxVisible, let tapPops):
+        case .controllerCreate(let idiom, let maxVisible, let tapPops, let mode):
             try requireWritable()
-            do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops) } catch { throw ProtocolError(error) }
+            do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode) } catch { throw ProtocolError(error) }
             let c = containers[r.controller]!
             reply(r) { w in
                 w.key(literal: "controller"); w.string(c.name)
                 w.key(literal: "idiom"); w.string(c.idiom.rawValue)
                 w.key(literal: "max_visible"); w.int(c.maxVisible)
                 w.key(literal: "tap_pops"); w.string(c.tapPops.rawValue)
+                if c.mode != .automatic { w.key(literal: "mode"); w.string(c.mode.rawValue) }
             }
         case .controllerDelete:
             try requireWritable()
@@ -577,8 +579,25 @@ public final class TabService: LineServiceDelegate {
             w.key(literal: "customizable"); ReplyEncoder.strings(c.customizable, &w)
         case .customizeBegin, .customizeMove:
             w.key(literal: "customizing_order"); ReplyEncoder.strings(c.customizingOrder ?? [], &w)
+        case .setHidden, .reorder:
+            // R13: what the command moved — the path (hiding may move the selection) and the bar.
+            w.key(literal: "selected_path"); ReplyEncoder.strings(c.selectedPath, &w)
+            w.key(literal: "bar"); ReplyEncoder.bar(c, &w)
+        case .sidebar:
+            w.key(literal: "sidebar"); ReplyEncoder.sidebar(c, &w)
         default:
             break
+        }
+        if c.arranged, Self.movesSelection(command) {
+            w.key(literal: "selected_path"); ReplyEncoder.strings(c.currentPath, &w)
+        }
+    }
+
+    /// `select` and `tap`: their reply names the selected path in a controller arranged with R13.
+    private static func movesSelection(_ command: Command) -> Bool {
+        switch command {
+        case .select, .tap: return true
+        default: return false
         }
     }
 

@@ -21,7 +21,7 @@ import TabProtocol
 public enum JournalRecord: Equatable, Sendable {
     /// A command of a controller's state machine, in its deterministic form.
     case command(controller: String, Command)
-    case createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always)
+    case createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic)
     case deleteController(name: String)
     /// Events that changed no state were numbered (a tap on the tab already shown, a plugin's
     /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
@@ -32,7 +32,7 @@ public enum JournalRecord: Equatable, Sendable {
     public var controller: String {
         switch self {
         case .command(let c, _): return c
-        case .createController(let c, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
+        case .createController(let c, _, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
         }
     }
 
@@ -78,13 +78,14 @@ public enum JournalCodec {
         switch record {
         case .command(let controller, let command):
             encode(command, controller: controller, seq: seq, into: &w)
-        case .createController(let name, let idiom, let maxVisible, let tapPops):
+        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(literal: "controller.create")
             w.key(literal: "controller"); w.string(name)
             w.key(literal: "idiom"); w.string(idiom.rawValue)
             w.key(literal: "max_visible"); ReplyEncoder.optionalInt(maxVisible, &w)
             w.key(literal: "tap_pops"); w.string(tapPops.rawValue)
+            if mode != .automatic { w.key(literal: "mode"); w.string(mode.rawValue) }  // R13.6
             w.endObject()
         case .deleteController(let name):
             begin(seq: seq, into: &w)
@@ -153,6 +154,9 @@ public enum JournalCodec {
         case .rotate: return "rotate"
         case .setOrientation: return "set_orientation"
         case .restore: return "restore"
+        case .setHidden: return "set_hidden"
+        case .reorder: return "reorder"
+        case .sidebar: return "sidebar"
         }
     }
 
@@ -223,6 +227,13 @@ public enum JournalCodec {
         case .restore(let a):
             op("restore"); w.key(literal: "archive"); ReplyEncoder.archive(a, &w)
             if a.legacyPaths { w.key(literal: "legacy_paths"); w.bool(true) }
+        case .setHidden(let tab, let hidden):
+            op("set_hidden"); w.key(literal: "tab"); w.string(tab); w.key(literal: "hidden"); w.bool(hidden)
+        case .reorder(let group, let order):
+            op("reorder"); w.key(literal: "group"); ReplyEncoder.optionalString(group, &w)
+            w.key(literal: "order"); ReplyEncoder.strings(order, &w)
+        case .sidebar(let visible):
+            op("sidebar"); w.key(literal: "visible"); w.bool(visible)
         }
     }
 
@@ -239,6 +250,17 @@ public enum JournalCodec {
         w.key(literal: "navigation"); w.bool(t.navigation)
         if !t.stack.isEmpty { w.key(literal: "stack"); ReplyEncoder.stack(t.stack, &w) }
         if t.contentLoaded { w.key(literal: "content_loaded"); w.bool(true) }
+        // R13's fields, when they are not the initial ones (records before issue 18 have none).
+        if let kids = t.children { w.key(literal: "children"); w.beginArray(); for k in kids { tab(k, &w) }; w.endArray() }
+        if let d = t.defaultChild { w.key(literal: "default_child"); w.string(d) }
+        if t.allowsReordering { w.key(literal: "allows_reordering"); w.bool(true) }
+        if t.hidden { w.key(literal: "hidden"); w.bool(true) }
+        if t.allowsHiding { w.key(literal: "allows_hiding"); w.bool(true) }
+        if t.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(true) }
+        if t.placement != .automatic { w.key(literal: "placement"); w.string(t.placement.rawValue) }
+        if let s = t.subtitle { w.key(literal: "subtitle"); w.string(s) }
+        if let s = t.selectedChild { w.key(literal: "selected_child"); w.string(s) }
+        if let o = t.displayOrder { w.key(literal: "display_order"); ReplyEncoder.strings(o, &w) }
         w.endObject()
     }
 
@@ -270,7 +292,7 @@ public enum JournalCodec {
         }
         let value: JSONValue
         do {
-            value = try JSONParser.parse(json, maxDepth: 16)
+            value = try JSONParser.parse(json, maxDepth: 32)  // R13 groups nest 4 deep
         } catch {
             throw JournalRecordError("it is not valid JSON (\(error.description))")
         }
@@ -296,7 +318,12 @@ public enum JournalCodec {
                 guard let t = TapPops(rawValue: name) else { throw JournalRecordError("unknown tap_pops '\(name)'") }
                 tapPops = t
             }
-            record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
+            var mode = Mode.automatic  // absent in records before issue 18
+            if let name = try f.string("mode") {
+                guard let m = Mode(rawValue: name) else { throw JournalRecordError("unknown mode '\(name)'") }
+                mode = m
+            }
+            record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
         case "controller.delete":
             record = .deleteController(name: controller)
         case "seq" where version >= 2:
@@ -379,6 +406,17 @@ public enum JournalCodec {
             // Formats 1 and 2 (before issue 17) matched paths "<restoration id>#<tab id>" (R11.1 then).
             a.legacyPaths = try f.bool("legacy_paths") ?? false || version < 3
             return .restore(a)
+        case "set_hidden":
+            let tab = try f.requiredString("tab")
+            guard let hidden = try f.bool("hidden") else { throw JournalRecordError("'set_hidden' has no \"hidden\"") }
+            return .setHidden(tab: tab, hidden: hidden)
+        case "reorder":
+            let group = try f.string("group")
+            guard let v = f.take("order") else { throw JournalRecordError("'reorder' has no \"order\"") }
+            return .reorder(group: group, order: try strings(v, path: "order"))
+        case "sidebar":
+            guard let visible = try f.bool("visible") else { throw JournalRecordError("'sidebar' has no \"visible\"") }
+            return .sidebar(visible: visible)
         default:
             throw JournalRecordError("unknown operation '\(name)'")
         }
@@ -396,6 +434,24 @@ public enum JournalCodec {
         t.navigation = try f.bool("navigation") ?? false
         if let v = f.take("stack") { t.stack = try screens(v, path: path + ".stack") }
         t.contentLoaded = try f.bool("content_loaded") ?? false
+        if let v = f.take("children"), v != .null {
+            guard case .array(let values) = v else { throw JournalRecordError("'\(path).children' is not an array of tabs") }
+            var kids: [Tab] = []
+            for (i, k) in values.enumerated() { kids.append(try tab(k, path: "\(path).children[\(i)]")) }
+            t.children = kids
+        }
+        t.defaultChild = try f.string("default_child")
+        t.allowsReordering = try f.bool("allows_reordering") ?? false
+        t.hidden = try f.bool("hidden") ?? false
+        t.allowsHiding = try f.bool("allows_hiding") ?? false
+        t.hiddenByDefault = try f.bool("hidden_by_default") ?? false
+        if let name = try f.string("placement") {
+            guard let p = Placement(rawValue: name) else { throw JournalRecordError("unknown placement '\(name)'") }
+            t.placement = p
+        }
+        t.subtitle = try f.string("subtitle")
+        t.selectedChild = try f.string("selected_child")
+        if let v = f.take("display_order") { t.displayOrder = try strings(v, path: path + ".display_order") }
         try f.finish(path)
         return t
     }

@@ -104,6 +104,7 @@ struct Drawing {
         lines += device(c)
         lines.append("")
         lines += moreList(c)
+        lines += sidebar(c)
         lines += tabTable(c)
         lines.append("")
         lines += footer(c)
@@ -168,9 +169,15 @@ struct Drawing {
         if sel == "more" {
             return [[Span(text: "More", sgr: [Self.bold])], [Span(text: "the More list (\(c.bar.more.count) tabs)")]]
         }
-        guard let tab = c.tab(sel) else { return [[Span(text: "selected: " + Self.clean(sel))], []] }
+        guard var tab = c.tab(sel) else { return [[Span(text: "selected: " + Self.clean(sel))], []] }
         var path: [Span] = []
         if c.bar.more.contains(sel) { path.append(Span(text: "More › ")) }
+        // R13: the groups down to the leaf, whose content shows.
+        for id in c.selectedPath.dropFirst() {
+            guard let leaf = c.anyTab(id) else { break }
+            path += tabName(tab) + [Span(text: " › ")]
+            tab = leaf
+        }
         path += tabName(tab).map { Span(text: $0.text, sgr: $0.sgr + [Self.bold]) }
         if tab.navigation {
             for s in tab.stack { path.append(Span(text: " › ")); path += screenName(s) }
@@ -213,11 +220,41 @@ struct Drawing {
         return selected ? "  >" + render(name) + "<  (selected)" : "   " + render(name)
     }
 
+    /// R13.6: the sidebar's tree where one exists, the selected path marked.
+    func sidebar(_ c: ControllerView) -> [String] {
+        guard c.sidebarAvailable else { return [] }
+        let path = Set(c.selectedPath)
+        var lines = [render([Span(text: "Sidebar", sgr: [Self.bold])]) + " (\(c.sidebarWanted ? "shown" : "hidden"), mode \(c.mode ?? "automatic")):"]
+        for (depth, t) in c.sidebarRows {
+            let indent = String(repeating: "  ", count: depth)
+            let name = itemName(t) + badge(t.badge)
+            let on = path.contains(t.id)
+            if colour { lines.append("  " + indent + (on ? render(name, extra: [Self.reverse]) : render(name))) }
+            else { lines.append((on ? "  " + indent + ">" + render(name) + "<" : "   " + indent + render(name))) }
+        }
+        return lines + [""]
+    }
+
+    /// The rows of the tab table: every tab of the tree, children (in display order) under
+    /// their group, with their depth and their index among the roots.
+    func treeRows(_ c: ControllerView) -> [(index: Int?, depth: Int, tab: TabView)] {
+        var rows: [(Int?, Int, TabView)] = []
+        func visit(_ t: TabView, _ index: Int?, _ depth: Int) {
+            rows.append((index, depth, t))
+            for id in t.displayOrder { if let k = t.children?.first(where: { $0.id == id }) { visit(k, nil, depth + 1) } }
+        }
+        for (i, t) in c.tabs.enumerated() { visit(t, i, 0) }
+        return rows
+    }
+
     func tabTable(_ c: ControllerView) -> [String] {
         if c.tabs.isEmpty { return [render([Span(text: "Tabs", sgr: [Self.bold])]) + ": none"] }
+        let modern = c.usesModernModel
+        let path = Set(c.selectedPath)
         var rows: [[[Span]]] = [[[Span(text: "#")], [Span(text: "id")], [Span(text: "title")], [Span(text: "badge")],
                                  [Span(text: "content")], [Span(text: "stack")]]]
-        for (i, t) in c.tabs.enumerated() {
+        if modern { rows[0].append([Span(text: "placement")]) }
+        for (i, depth, t) in treeRows(c) {
             let stack: [Span]
             if t.navigation {
                 stack = [Span(text: "root")] + t.stack.flatMap { [Span(text: " › ")] + screenName($0) }
@@ -225,13 +262,19 @@ struct Drawing {
                 stack = [Span(text: "-")]
             }
             let title = t.title.map { [Span(text: Self.clean($0))] } ?? [Span(text: "null", sgr: [Self.dim])]
-            rows.append([[Span(text: String(i))], [Span(text: Self.clean(t.id))], title,
-                         [Span(text: t.badge.map { Self.clean($0, limit: 8) } ?? "-")],
-                         [Span(text: t.contentLoaded ? "loaded" : "not loaded")], stack])
+            // R13: children indented under their group, `*` on the selected path.
+            let mark = modern ? (path.contains(t.id) ? "*" : " ") : ""
+            var row = [[Span(text: (i.map(String.init) ?? "") + mark)],
+                       [Span(text: String(repeating: "  ", count: depth) + (depth > 0 ? "└ " : "") + Self.clean(t.id))], title,
+                       [Span(text: t.badge.map { Self.clean($0, limit: 8) } ?? "-")],
+                       [Span(text: t.contentLoaded ? "loaded" : "not loaded")], stack]
+            if modern { row.append([Span(text: (t.placement ?? (depth == 0 ? "automatic" : "-")) + (t.hidden ? ", hidden" : ""))]) }
+            rows.append(row)
         }
-        var widths = [Int](repeating: 0, count: 6)
+        var widths = [Int](repeating: 0, count: rows[0].count)
         for r in rows { for (k, col) in r.enumerated() { widths[k] = max(widths[k], Self.width(col)) } }
         var lines = [render([Span(text: "Tabs", sgr: [Self.bold])]) + " (\(c.tabs.count)):"]
+        if modern { lines[0] += " * on the selected path, children under their group" }
         for (n, r) in rows.enumerated() {
             var line = "  "
             for (k, col) in r.enumerated() {

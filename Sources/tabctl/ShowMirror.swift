@@ -28,6 +28,19 @@ struct TabView: Equatable {
     var navigation: Bool
     var stack: [ScreenView]
     var contentLoaded: Bool
+    // R13 (nil/false when the tab object has none of its members).
+    var placement: String?
+    var hidden = false
+    var children: [TabView]?
+    var defaultChild: String?
+    /// The children's ids in the user's order.
+    var displayOrder: [String] = []
+    /// The child the group remembers: known from a selection's path, or from `state` when
+    /// its `selected_child` is not what the group would show without one (nil: none known).
+    var remembered: String?
+    /// Whether `remembered` is known for sure (else the group may remember a child `state`
+    /// does not name: a change of what the group would show is a reason to read `state`).
+    var rememberedKnown = false
 
     /// A tab object as `state` reports it (also in `tabs_changed.objects` and `tab_updated`).
     init?(_ value: JSONValue) {
@@ -40,8 +53,51 @@ struct TabView: Equatable {
         navigation = o.flag("navigation") ?? false
         stack = ScreenView.stack(o.array("stack") ?? [])
         contentLoaded = o.flag("content_loaded") ?? false
+        placement = o.text("placement")
+        hidden = o.flag("hidden") ?? false
+        guard let kids = o.array("children") else { return }
+        let parsed = kids.compactMap(TabView.init)
+        children = parsed
+        defaultChild = o.text("default_child")
+        displayOrder = o.strings("display_order") ?? parsed.map(\.id)
+        let shown = o.text("selected_child")
+        rememberedKnown = shown != fallbackChild
+        remembered = rememberedKnown ? shown : nil
+    }
+
+    /// The visible children in display order.
+    var visibleChildren: [TabView] {
+        displayOrder.compactMap { id in children?.first { $0.id == id } }.filter { !$0.hidden }
+    }
+
+    /// What the group shows when it remembers no visible child: its default child, else its
+    /// first visible one (R13.1).
+    var fallbackChild: String? {
+        let visible = visibleChildren
+        return visible.first { $0.id == defaultChild }?.id ?? visible.first?.id
+    }
+
+    /// The child the group shows (`state`'s `selected_child`).
+    var shownChild: String? {
+        visibleChildren.first { $0.id == remembered }?.id ?? fallbackChild
+    }
+
+    /// Applies `body` to the tab `id` of this subtree; false when it is not there.
+    mutating func modify(_ id: String, _ body: (inout TabView) -> Void) -> Bool {
+        if self.id == id { body(&self); return true }
+        guard children != nil else { return false }
+        for i in children!.indices where children![i].modify(id, body) { return true }
+        return false
+    }
+
+    /// The group whose child is `id` in this subtree, as a path of ids, or nil.
+    func parent(of id: String) -> String? {
+        guard let kids = children else { return nil }
+        if kids.contains(where: { $0.id == id }) { return self.id }
+        return kids.lazy.compactMap { $0.parent(of: id) }.first
     }
 }
+
 
 struct BarView: Equatable {
     /// Tab ids, plus "more" when the More item is shown.
@@ -87,6 +143,10 @@ struct ControllerView: Equatable {
     var customizingOrder: [String]?
     /// When customizingOrder was last known: a `state` reply or the session's start.
     var orderReadAt = 0
+    // R13: reported only by a controller that uses it (`mode` nil: automatic, or not reported).
+    var mode: String?
+    /// Whether the sidebar is to be shown where it exists (it is at first, R13.6).
+    var sidebarWanted = true
 
     init(name: String) { self.name = name }
 
@@ -104,7 +164,68 @@ struct ControllerView: Equatable {
         customizable = o.strings("customizable")
         customizing = o.flag("customizing") ?? false
         orientation = o.object("orientation")?.text("current") ?? "portrait"
+        mode = o.text("mode")
+        if let sb = o.object("sidebar"), sb.flag("available") == true { sidebarWanted = sb.flag("visible") ?? true }
         readUnannounced(from: o)
+    }
+
+    /// Applies `body` to the tab `id` anywhere in the tree; false when there is none.
+    mutating func modifyTab(_ id: String, _ body: (inout TabView) -> Void) -> Bool {
+        for i in tabs.indices where tabs[i].modify(id, body) { return true }
+        return false
+    }
+
+    /// Any tab of the tree.
+    func anyTab(_ id: String) -> TabView? {
+        func find(_ list: [TabView]) -> TabView? {
+            for t in list {
+                if t.id == id { return t }
+                if let kids = t.children, let found = find(kids) { return found }
+            }
+            return nil
+        }
+        return find(tabs)
+    }
+
+    /// Whether the controller reports R13's members: a mode, or a tab object with them.
+    var usesModernModel: Bool { (mode ?? "automatic") != "automatic" || tabs.contains { $0.placement != nil } }
+
+    /// What is selected, root … leaf (R13.2): the selected root, then each group's shown child.
+    var selectedPath: [String] {
+        guard let sel = selected else { return [] }
+        var path = [sel], t = tab(sel)
+        while let g = t, let next = g.shownChild { path.append(next); t = g.children?.first { $0.id == next } }
+        return path
+    }
+
+    /// Whether the sidebar exists (R13.6): a pad in tab_sidebar mode, or automatic with a group.
+    var sidebarAvailable: Bool {
+        idiom == "pad" && (mode == "tab_sidebar" || (mode ?? "automatic") == "automatic" && tabs.contains { $0.children != nil })
+    }
+
+    /// The sidebar's tree as `state` reports it: visible tabs in display order, with depth.
+    var sidebarRows: [(depth: Int, tab: TabView)] {
+        var rows: [(Int, TabView)] = []
+        func visit(_ t: TabView, _ depth: Int) {
+            rows.append((depth, t))
+            for k in t.visibleChildren { visit(k, depth + 1) }
+        }
+        for t in tabs where !t.hidden { visit(t, 0) }
+        return rows
+    }
+
+    /// Each group on `path` remembers the child the path goes through (R13.1).
+    mutating func remember(_ path: [String]) {
+        for (group, child) in zip(path, path.dropFirst()) {
+            _ = modifyTab(group) { $0.remembered = child; $0.rememberedKnown = true }
+        }
+    }
+
+    /// After a group's visible children or their order changed: fine when the group knows
+    /// what it remembers, else what it shows may have changed in a way events do not say.
+    func groupIsSure(_ id: String?) -> Bool {
+        guard let id, let g = anyTab(id) else { return true }
+        return g.rememberedKnown || g.children == nil
     }
 
     /// Takes from a `state` result what events do not announce.
@@ -146,22 +267,36 @@ struct ControllerView: Equatable {
             }
             tabs = next
         case "tab_updated":
-            guard let object = data["object"], let tab = TabView(object),
-                  let i = tabs.firstIndex(where: { $0.id == tab.id }) else { return .unsure }
-            tabs[i] = tab
+            guard let object = data["object"], let tab = TabView(object), modifyTab(tab.id, { $0 = tab }) else { return .unsure }
         case "badge_changed":
-            guard let id = data.text("tab"), let i = tabs.firstIndex(where: { $0.id == id }) else { return .unsure }
-            tabs[i].badge = data.text("value")
+            guard let id = data.text("tab"), modifyTab(id, { $0.badge = data.text("value") }) else { return .unsure }
         case "navigation_changed":
-            guard let id = data.text("tab"), let i = tabs.firstIndex(where: { $0.id == id }),
-                  let stack = data.array("stack") else { return .unsure }
-            tabs[i].stack = ScreenView.stack(stack)
+            guard let id = data.text("tab"), let stack = data.array("stack"),
+                  modifyTab(id, { $0.stack = ScreenView.stack(stack) }) else { return .unsure }
         case "content_loaded":
-            guard let id = data.text("tab"), let i = tabs.firstIndex(where: { $0.id == id }) else { return .unsure }
-            tabs[i].contentLoaded = true
+            // Any tab of the tree: in a group, the leaf's content loads (R13.2).
+            guard let id = data.text("tab"), modifyTab(id, { $0.contentLoaded = true }) else { return .unsure }
         case "selection_changed":
             selected = data.text("tab")
             selectedIndex = data.integer("index")
+            if let path = data.strings("path") { remember(path) }
+        case "visibility_changed":
+            // R13.3: each tab's new visibility; a group whose children change may show another child.
+            guard let changes = data.array("tabs") else { return .unsure }
+            for case .object(let change) in changes {
+                guard let id = change.text("id"), let hidden = change.flag("hidden"),
+                      modifyTab(id, { $0.hidden = hidden }) else { return .unsure }
+                if !groupIsSure(tabs.lazy.compactMap { $0.parent(of: id) }.first) { return .unsure }
+            }
+        case "display_order_changed":
+            // R13.5: a group's order (the bar's order is in bar_changed).
+            guard let order = data.strings("order") else { return .unsure }
+            if let group = data.text("group") {
+                guard modifyTab(group, { $0.displayOrder = order }), groupIsSure(group) else { return .unsure }
+            }
+        case "sidebar_changed":
+            guard let visible = data.flag("visible") else { return .unsure }
+            sidebarWanted = visible
         case "bar_changed":
             bar = BarView(data)
         case "customizable_changed":

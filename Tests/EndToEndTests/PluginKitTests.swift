@@ -102,7 +102,7 @@ import Testing
         let ok = try shell("\(Build.tabd) --check-plugin \(dir)/hello.so --settings '{\"prefix\": \"vault\"}'")
         #expect(ok.status == 0, "\(ok.output)")
         for line in ["plugin OK: \(dir)/hello.so: loaded, init ran with settings {\"prefix\": \"vault\"} and fini ran",
-                     "  name         hello", "  version      1.0.0", "  abi          1.3",
+                     "  name         hello", "  version      1.0.0", "  abi          1.4",
                      "  description  Locks tabs whose id starts with a prefix until its unlock method is called.",
                      "  hooks        init, fini, should_select, did_select, will_begin_customizing, did_end_customizing, call"] {
             #expect(ok.output.contains(line + "\n"), "\(line) in \(ok.output)")
@@ -180,6 +180,52 @@ import Testing
             #expect(r.status != 0, "\(wrong) compiled")
             #expect(r.output.contains("error: \(diagnostic)"), "\(wrong): \(r.output)")
         }
+    }
+
+    /// The SDK's view of groups (ABI 1.4): the candidate's path and group, the selected
+    /// path, and the visibility and display-order hooks, in a real tabd.
+    @Test func groupsReachASwiftPlugin() throws {
+        let source = #"""
+            import TabPolicy
+
+            @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(Groups.self) }
+
+            final class Groups: PolicyPlugin, ShouldSelectHook, DidSelectHook, VisibilityChangedHook, DisplayOrderChangedHook {
+                static let name = "groups"
+                static let version = "1.0.0"
+                static let summary = "Locks the vault group and tells what it sees."
+                let host: PolicyHost
+                init(settings: JSON, host: PolicyHost) throws { self.host = host }
+                func shouldSelect(_ candidate: Candidate, in controller: ControllerView) -> Verdict {
+                    candidate.path.first == "vault" ? .deny(reason: "locked", message: "'\(candidate.id)' is in the vault (group \(candidate.group ?? "none"))") : .abstain
+                }
+                func didSelect(_ candidate: Candidate, in controller: ControllerView) {
+                    host.emit(["path": .array(candidate.path.map { .string($0) }), "selected": .array(controller.selectedPath.map { .string($0) })], in: controller)
+                }
+                func visibilityChanged(_ changes: [(id: String, hidden: Bool)], in controller: ControllerView) {
+                    host.emit(["hidden": .array(changes.filter(\.hidden).map { .string($0.id) })], in: controller)
+                }
+                func displayOrderChanged(group: String?, order: [String], in controller: ControllerView) {
+                    host.emit(["group": group.map { .string($0) } ?? .null, "order": .array(order.map { .string($0) })], in: controller)
+                }
+            }
+            """#
+        let dir = temporaryDirectory("sdkgroups")
+        let r = try Self.compile(source, in: dir)
+        try #require(r.status == 0, "\(r.output)")
+        let tabd = try TabdProcess(config: Plugins.config("    - path: libLandscape.so\n", extraDirectory: dir), dir: dir)
+        defer { tabd.stop() }
+        let c = try tabd.client(), sub = try tabd.client()
+        _ = try sub.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"library","allows_reordering":true,"children":[{"id":"songs","allows_hiding":true},{"id":"albums"}]},{"id":"vault","children":[{"id":"keys"}]}]}"#)
+        let denied = try c.error(#"{"cmd":"tap","tab":"keys"}"#)
+        #expect(denied.string("plugin") == "groups" && denied.string("message") == "'keys' is in the vault (group vault)")
+        try c.ok(#"{"cmd":"tap","tab":"albums"}"#)
+        #expect(try TreePluginTests.pluginData(sub).description == #"{"path":["library","albums"],"selected":["library","albums"]}"#)
+        try c.ok(#"{"cmd":"set_hidden","tab":"songs","hidden":true}"#)
+        #expect(try TreePluginTests.pluginData(sub).description == #"{"hidden":["songs"]}"#)
+        try c.ok(#"{"cmd":"reorder","group":"library","order":["albums","songs"]}"#)
+        #expect(try TreePluginTests.pluginData(sub).description == #"{"group":"library","order":["albums","songs"]}"#)
     }
 
     /// The right spelling compiles, and tabd calls both hooks.

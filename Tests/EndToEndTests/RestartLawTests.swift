@@ -2,7 +2,9 @@
 // survives a restart, byte for byte in `state` (and in `controllers`).
 //
 // A seeded generator drives a real tabd, with both reference plugins loaded, through random
-// streams of every command of docs/protocol.md — valid and invalid, one at a time, pipelined,
+// streams of every command of docs/protocol.md (R13's too: controllers with a mode, trees of
+// groups with placement and hiding, set_hidden, reorder, sidebar, nested selections) — valid
+// and invalid, one at a time, pipelined,
 // split across writes and on connections that half-close — over several controllers, with
 // tab ids from a small pool so that commands often meet existing tabs. Every few dozen steps
 // it records the raw reply lines of `controllers` and of each controller's `state`, restarts
@@ -14,7 +16,7 @@
 // R11.4: a controller's events are numbered one after the other, and a number is never used
 // twice for a name, across restarts and across deleting and re-creating the controller.
 // Each seed prints a line: how many requests were accepted, changed the state or were refused
-// (by code), and what the restarts met (customizing, More selected, stacks, …).
+// (by code), and what the restarts met (customizing, More selected, stacks, a group, …).
 //
 // `make test` runs three fixed seeds; `make soak` runs fresh seeds for SOAK_SECONDS.
 // Environment:
@@ -147,6 +149,8 @@ enum LawEffect {
     case create(String)
     case delete(String)
     case setTabs(String, navigation: Set<String>)
+    /// R13: tabs with groups and hiding (`replacing`: set_tabs; else add_tab).
+    case setTree(String, navigation: Set<String>, groups: [String: [String]], hideable: [String], replacing: Bool)
     case addTab(String, id: String, navigation: Bool)
     case tabs(String)
     case customizeBegin(String)
@@ -209,6 +213,11 @@ struct ControllerModel {
     var archives: [JSONValue] = []
     /// Tab objects exactly as `state` reported them.
     var reportedTabs: [JSONValue] = []
+    /// R13: each group's children, and the tabs that allow hiding (anywhere in the tree).
+    var groups: [String: [String]] = [:]
+    var hideable: [String] = []
+    /// The ids inside groups.
+    var nested: [String] { groups.keys.sorted().flatMap { groups[$0]! } }
 }
 
 /// Random requests of every command, steered by what the replies say.
@@ -259,6 +268,8 @@ struct RequestGenerator {
     /// A tab id for `c`: mostly one of its tabs, sometimes one of the pool, rarely an impossible one.
     mutating func tabID(_ c: String) -> String {
         let tabs = model[c]?.tabs ?? []
+        // R13: sometimes a tab inside a group (only where the controller has groups).
+        if let nested = model[c]?.nested, !nested.isEmpty, rng.chance(0.15) { return rng.pick(nested) }
         if !tabs.isEmpty, rng.chance(0.85) { return rng.pick(tabs) }
         if rng.chance(0.04) { return rng.pick(["", "more", "nowhere"]) }
         return rng.pick(Self.tabIDs)
@@ -636,6 +647,96 @@ struct RequestGenerator {
         return d
     }
 
+    // MARK: R13: groups, hidden tabs, placement, reorder, mode and the sidebar
+
+    static let childIDs = ["albums", "artists", "songs", "inbox", "sent", "drafts", "g1", "g2", "g3", "g4", "ü2", "c\"q", "n#1", "video-4k"]
+    static let placements = ["automatic", "default", "optional", "movable", "pinned", "fixed", "sidebar_only"]
+
+    /// A tab object with R13's fields: placement, hiding, a subtitle and, at times, children
+    /// (groups nest down to depth 5 now and then: refused, groups nest at most 4 deep). Ids
+    /// are mostly unique in the tree (a repeat is refused). Records the groups and the tabs
+    /// that allow hiding.
+    mutating func modernTab(id: String, depth: Int, used: inout Set<String>, groups: inout [String: [String]], hideable: inout [String]) -> JSONValue {
+        guard case .object(var o) = tabValue(id: id).0 else { return .null }
+        if rng.chance(0.35) { o["placement"] = jstring(rng.chance(0.98) ? rng.pick(Self.placements) : "floating") }
+        if rng.chance(0.35) {
+            let allows = rng.chance(0.85)
+            o["allows_hiding"] = .bool(allows)
+            if allows { hideable.append(id) }
+        }
+        if rng.chance(0.2) { o["hidden_by_default"] = .bool(rng.chance(0.6)) }
+        if rng.chance(0.1) { o["hidden"] = .bool(rng.chance(0.5)) }
+        if rng.chance(0.2) { o["subtitle"] = rng.chance(0.2) ? .null : jstring(rng.pick(Self.titles)) }
+        guard depth < 5, rng.chance(depth == 1 ? 0.45 : 0.2) else { return .object(o) }
+        var kids: [JSONValue] = [], ids: [String] = []
+        for _ in 0..<rng.int(in: 0...4) {
+            let cid = rng.pick(Self.childIDs)
+            if !used.insert(cid).inserted, rng.chance(0.95) { continue }
+            ids.append(cid)
+            kids.append(modernTab(id: cid, depth: depth + 1, used: &used, groups: &groups, hideable: &hideable))
+        }
+        o["children"] = .array(kids)
+        if rng.chance(0.4) { o["default_child"] = jstring(ids.isEmpty || rng.chance(0.1) ? "nowhere" : rng.pick(ids)) }
+        if rng.chance(0.6) { o["allows_reordering"] = .bool(rng.chance(0.85)) }
+        groups[id] = ids
+        return .object(o)
+    }
+
+    /// A request of R13: a tree for set_tabs or add_tab, controller.create with a mode (mostly
+    /// a pad), set_hidden, reorder of a group or of the bar, sidebar, select or tap of a nested tab.
+    mutating func modernDraft(_ c: String) -> Draft {
+        var d = Draft(cmd: "", controller: c)
+        let m = model[c] ?? ControllerModel()
+        var groups: [String: [String]] = [:], hideable: [String] = []
+        switch rng.weighted([(5, 0), (2, 1), (2, 2), (4, 3), (3, 4), (3, 5), (2, 6), (3, 7)]) {
+        case 0:
+            d.cmd = "set_tabs"
+            var ids = Array(rng.shuffled(Self.tabIDs).prefix(rng.int(in: 1...7)))
+            if rng.chance(0.7), !ids.contains("login") { ids.insert("login", at: rng.below(ids.count + 1)) }
+            var used = Set(ids)
+            let tabs = ids.map { modernTab(id: $0, depth: 1, used: &used, groups: &groups, hideable: &hideable) }
+            d.fields = [("tabs", .array(tabs))]
+            if rng.chance(0.2) { d.fields.append(("selected", jstring(rng.pick(ids + groups.values.flatMap { $0 })))) }
+            d.effect = .setTree(c, navigation: [], groups: groups, hideable: hideable, replacing: true)
+        case 1:
+            d = draft(.addTab, c)
+            let id = rng.pick(Self.tabIDs.filter { !m.tabs.contains($0) } + ["login"])
+            var used = Set(m.tabs + m.nested)
+            used.insert(id)
+            d.fields[0].1 = modernTab(id: id, depth: 1, used: &used, groups: &groups, hideable: &hideable)
+            d.effect = .setTree(c, navigation: [], groups: groups, hideable: hideable, replacing: false)
+        case 2:
+            d = draft(.create, c)
+            d.fields.removeAll { $0.0 == "idiom" }
+            d.fields.append(("idiom", jstring(rng.weighted([(6, "pad"), (2, "phone"), (1, "tv")]))))
+            if rng.chance(0.8) { d.fields.append(("mode", jstring(rng.chance(0.97) ? rng.pick(["automatic", "tab_bar", "tab_sidebar"]) : "sidebar"))) }
+        case 3:
+            d.cmd = "set_hidden"
+            d.fields = [("tab", jstring(!m.hideable.isEmpty && rng.chance(0.75) ? rng.pick(m.hideable) : tabID(c))), ("hidden", .bool(rng.chance(0.55)))]
+        case 4:
+            d.cmd = "reorder"
+            let names = m.groups.keys.sorted()
+            let group = !names.isEmpty && rng.chance(0.85) ? rng.pick(names) : tabID(c)
+            var order = rng.shuffled(m.groups[group] ?? [])
+            if rng.chance(0.1), !order.isEmpty { order.removeLast() }  // not a permutation: refused
+            d.fields = [("group", jstring(group)), ("order", jstrings(order))]
+        case 5:
+            d.cmd = "reorder"
+            // The bar: roots the user wants between the fixed and pinned ones (a fixed, pinned
+            // or hidden one named, or a movable one left out, is refused).
+            var order = rng.shuffled(rng.subset(m.tabs, 0.7))
+            if rng.chance(0.15), !m.nested.isEmpty { order.append(rng.pick(m.nested)) }
+            d.fields = rng.chance(0.3) ? [("group", .null), ("order", jstrings(order))] : [("order", jstrings(order))]
+        case 6:
+            d.cmd = "sidebar"
+            d.fields = [("visible", .bool(rng.chance(0.5)))]
+        default:
+            d.cmd = rng.chance(0.6) ? "select" : "tap"
+            d.fields = [("tab", jstring(!m.nested.isEmpty && rng.chance(0.8) ? rng.pick(m.nested) : tabID(c)))]
+        }
+        return d
+    }
+
     /// The line of a draft: `cmd`, then (when not implied) `controller`, then the fields;
     /// sometimes an `id` and sometimes the members in another order.
     mutating func assemble(_ d: Draft) -> String {
@@ -673,6 +774,12 @@ struct RequestGenerator {
         #"{"cmd":"tap","tab":"home","more":true}"#, #"{"cmd":"ping","id":[1]}"#, #"{"cmd":"ping","id":{"a":1}}"#,
         #"{"cmd":"explain","limit":0}"#, #"{"cmd":"subscribe","events":["nope"]}"#,
         #"{"cmd":"set_tabs","tabs":[{"id":"x","orientations":["up"]}]}"#, #"{"id":1}"#,
+        // R13
+        #"{"cmd":"set_hidden","tab":"home"}"#, #"{"cmd":"set_hidden","tab":"home","hidden":1}"#, #"{"cmd":"reorder","group":"g"}"#,
+        #"{"cmd":"reorder","order":"home"}"#, #"{"cmd":"sidebar"}"#, #"{"cmd":"sidebar","visible":null}"#,
+        #"{"cmd":"set_tabs","tabs":[{"id":"g","children":[{"id":"x","colour":1}]}]}"#,
+        #"{"cmd":"set_tabs","tabs":[{"id":"x","placement":"floating"}]}"#, #"{"cmd":"set_tabs","tabs":[{"id":"g","children":{}}]}"#,
+        #"{"cmd":"add_tab","tab":{"id":"g","children":[{"id":"x","hidden":"yes"}]}}"#, #"{"cmd":"controller.create","mode":"sidebar"}"#,
     ]
 
     /// A request that no state accepts, with the error code it must get.
@@ -748,6 +855,13 @@ struct RequestGenerator {
         case 9..<11:
             let d = additionDraft(c)
             return LawRequest(line: assemble(d), effect: d.effect)
+        case 12..<18:
+            // R13's requests: 6 of every 100, taken from the documented commands' share (89 →
+            // 83). No expectation counts on the mix (the summary line only prints it); the
+            // documented commands still meet R13's controllers, where some are refused as R13
+            // says (customize.begin: not_available).
+            let d = modernDraft(c)
+            return LawRequest(line: assemble(d), effect: d.effect)
         case 11:
             // Strings written with JSON escapes (surrogate pairs, NUL, U+2028), as a client may.
             let target = c == "main" ? "" : #""controller":\#(jstring(c).jsonString),"#
@@ -783,6 +897,15 @@ struct RequestGenerator {
             model[name, default: ControllerModel()].tabs = result.strings("tabs") ?? []
             model[name]!.navigation = navigation
             model[name]!.restorationIDs = [:]
+            model[name]!.groups = [:]
+            model[name]!.hideable = []
+        case .setTree(let name, let navigation, let groups, let hideable, let replacing):
+            var m = model[name] ?? ControllerModel()
+            m.tabs = result.strings("tabs") ?? []
+            if replacing { m.navigation = navigation; m.restorationIDs = [:]; m.groups = [:]; m.hideable = [] }
+            m.groups.merge(groups) { $1 }
+            m.hideable += hideable
+            model[name] = m
         case .addTab(let name, let id, let navigation):
             model[name, default: ControllerModel()].tabs = result.strings("tabs") ?? []
             if navigation { model[name]!.navigation.insert(id) }
@@ -832,6 +955,19 @@ struct RequestGenerator {
         m.navigation = []
         m.restorationIDs = [:]
         m.reportedTabs = []
+        m.groups = [:]
+        m.hideable = []
+        /// R13: the groups below the roots, and every tab that allows hiding.
+        func visit(_ t: JSONObject) {
+            guard let id = t.string("id") else { return }
+            if t.bool("allows_hiding") == true { m.hideable.append(id) }
+            guard case .array(let kids)? = t["children"] else { return }
+            m.groups[id] = []
+            for case .object(let k) in kids {
+                if let kid = k.string("id") { m.groups[id]!.append(kid) }
+                visit(k)
+            }
+        }
         if case .array(let tabs)? = state["tabs"] {
             for case .object(let t) in tabs {
                 guard let id = t.string("id") else { continue }
@@ -839,6 +975,7 @@ struct RequestGenerator {
                 if t.bool("navigation") == true { m.navigation.insert(id) }
                 if let rid = t.string("restoration_id") { m.restorationIDs[id] = rid }
                 m.reportedTabs.append(.object(t))
+                visit(t)
             }
         }
         m.customizing = state.bool("customizing") ?? false
@@ -1157,6 +1294,11 @@ final class RestartLawRun {
             if tabs.contains(where: { $0.string("restoration_id") != nil }) { seen.insert("a restoration id") }
             if let o = state.object("orientation"), o.string("current") != "portrait" { seen.insert("turned") }
             if (state.strings("customizable")?.count ?? 0) != tabs.count { seen.insert("customizable set") }
+            // R13
+            if tabs.contains(where: { $0["children"] != nil }) { seen.insert("a group") }
+            if (state.strings("selected_path")?.count ?? 0) > 1 { seen.insert("a nested selection") }
+            if tabs.contains(where: { $0.bool("hidden") == true }) { seen.insert("a hidden tab") }
+            if state.object("sidebar")?.bool("available") == true { seen.insert(state.object("sidebar")?.bool("visible") == true ? "a sidebar" : "a sidebar hidden") }
         }
         for k in seen { coverage[k, default: 0] += 1 }
     }

@@ -511,6 +511,41 @@ final class OneReplyServer: @unchecked Sendable {
         #expect(!watching.text.contains("in doubt"), "\(watching.text)")
     }
 
+    /// R13: groups (children under their group, the selected path marked), hidden tabs,
+    /// placement and the sidebar; `--watch` keeps them from events alone
+    /// (visibility_changed, display_order_changed, sidebar_changed, selection_changed.path).
+    @Test func r13_showDrawsGroupsHiddenTabsPlacementAndTheSidebarAndWatchKeepsThem() throws {
+        let tabd = try TabdProcess()
+        let client = try tabd.client()
+        try ModernModelEndToEndTests.makePad(client)
+        let watching = try Watching(tabd, ["pad"])
+        #expect(watching.wait { _ in watching.drawings.count >= 1 }, "\(watching.text)")
+        try client.ok(#"{"cmd":"tap","controller":"pad","tab":"songs"}"#)
+        try client.ok(#"{"cmd":"set_hidden","controller":"pad","tab":"radio","hidden":false}"#)
+        try client.ok(#"{"cmd":"reorder","controller":"pad","group":"library","order":["songs","albums","artists"]}"#)
+        try client.ok(#"{"cmd":"reorder","controller":"pad","order":["radio","news","library"]}"#)
+        try client.ok(#"{"cmd":"select","controller":"pad","tab":"news"}"#)
+        try client.ok(#"{"cmd":"set_hidden","controller":"pad","tab":"news","hidden":true}"#)
+        try client.ok(#"{"cmd":"select","controller":"pad","tab":"library"}"#)
+        try client.ok(#"{"cmd":"sidebar","controller":"pad","visible":false}"#)
+        let expected = try Self.show(tabd, "pad").output
+        #expect(expected.contains("Sidebar (hidden, mode automatic):\n   Home\n  >Library<\n    >[songs]<\n     [albums]\n     [artists]\n   [radio]\n   [search]\n"), "\(expected)")
+        #expect(expected.contains("│ Library › [songs]"), "\(expected)")
+        #expect(expected.contains("  1*  library"), "\(expected)")
+        #expect(expected.contains("└ songs"), "\(expected)")
+        #expect(expected.contains("automatic, hidden"), "\(expected)")  // news
+        #expect(expected.contains("fixed") && expected.contains("pinned"), "\(expected)")
+        let seq = try client.ok(#"{"cmd":"state","controller":"pad"}"#).int("seq") ?? 0
+        // R13's events change nothing policy plugins decide: the orientation line may say when
+        // `state` last reported `supported` (no tabs_changed made the watcher read it again).
+        let unannounced = try Regex(#" \(as state said at seq \d+\)"#)
+        let converged = watching.wait { _ in
+            watching.drawings.last.map { $0.replacing(unannounced, with: "").hasPrefix("\(seq) ---\n" + expected) } == true
+        }
+        #expect(converged, "expected:\n\(expected)\nlast drawing:\n\(watching.drawings.last ?? "")")
+        #expect(!watching.text.contains("in doubt"), "\(watching.text)")
+    }
+
     @Test func watchReconnectsAfterTabdRestartsAndSaysSo() throws {
         let tabd = try TabdProcess()
         let client = try tabd.client()

@@ -70,6 +70,8 @@ final class RecordingPolicy: Policy {
         case willBeginCustomizing([String])
         case willEndCustomizing([String], changed: Bool)
         case didEndCustomizing([String], changed: Bool)
+        case visibilityChanged([TabVisibility])
+        case displayOrderChanged(group: String?, order: [String])
     }
 
     var calls: [Call] = []
@@ -106,6 +108,12 @@ final class RecordingPolicy: Policy {
     }
     func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
         calls.append(.didEndCustomizing(tabs, changed: changed))
+    }
+    func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller) {
+        calls.append(.visibilityChanged(tabs))
+    }
+    func displayOrderChanged(group: String?, order: [String], in controller: Controller) {
+        calls.append(.displayOrderChanged(group: group, order: order))
     }
 }
 

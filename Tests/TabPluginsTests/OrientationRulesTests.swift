@@ -26,6 +26,20 @@ extension PluginTests {
             #expect(host.supportedOrientations(proposed: [.portrait, .landscapeLeft], in: c) == .landscapeLeft)
         }
 
+        /// In a controller with groups (R13) the globs match along the selected path, leaf
+        /// first: a rule for a nested tab wins over its group's, and a glob matches nested ids.
+        @Test func rulesMatchNestedTabsLeafFirst() throws {
+            let (host, _) = try orientationHost(#"{"rules":[{"tab":"video*","orientations":"landscape"},{"tab":"media","orientations":["portrait","landscape_left"]}]}"#)
+            var c = Controller(name: "c", idiom: .pad)
+            let media = Tab(id: "media", orientations: .all, children: [Tab(id: "video-live"), Tab(id: "photos")])
+            _ = try c.apply(.setTabs([Tab(id: "home", orientations: .all), media], animated: false))
+            _ = try c.apply(.select(.tab("video-live")))
+            #expect(c.selectedPath == ["media", "video-live"])
+            #expect(c.supportedOrientations(policy: host) == .landscape)  // the leaf's rule
+            _ = try c.apply(.select(.tab("photos")))
+            #expect(c.supportedOrientations(policy: host) == [.portrait, .landscapeLeft])  // its group's
+        }
+
         /// A tab no rule matches keeps what its tabs support (the plugin abstains).
         @Test func unmatchedTabAbstains() throws {
             let (host, _) = try orientationHost(Self.videoRule)

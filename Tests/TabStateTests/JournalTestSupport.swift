@@ -44,8 +44,8 @@ enum Replayer {
         switch record {
         case .command(let controller, let command):
             _ = try c.apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
-        case .createController(let name, let idiom, let maxVisible, let tapPops):
-            try c.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)
+        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
+            try c.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
         case .deleteController(let name):
             try c.delete(name, replaying: true)
         case .eventSeq(let name, let seq):

@@ -7,6 +7,7 @@
 import CPluginSandbox
 import CTabPolicy
 import Glibc
+import Logging
 import TabCore
 
 public enum PluginHelperProcess {
@@ -42,7 +43,7 @@ public enum PluginHelperProcess {
         let name = arguments.count > 2 ? arguments[2] : "plugin"
         do throws(Refusal) {
             let code = try PluginLoader(directories: []).load(CheckedFile(path: name, fd: pluginFD, identity: CheckedFile.Identity(st)))
-            session.code = code
+            session.adopt(code, name: name)
             session.sendHello(code: code, note: note)
         } catch {
             session.sendHello(error: error.description)
@@ -75,7 +76,16 @@ final class HelperSession {
     var code: PluginCode?
     var state: UnsafeMutableRawPointer?
     private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-    let table: UnsafeMutablePointer<tabd_host>
+    /// The plugin's host table: inside a HostSlot of a helper-side PluginInstance, as in tabd,
+    /// so that the host functions that find their caller through the table (the JSON
+    /// helpers, since 1.3) find one here too. Made when the code is loaded (`adopt`).
+    private(set) var table: UnsafePointer<tabd_host>!
+    /// The table's functions: tabd's, with the controller readers and the calls back to tabd
+    /// (log, emit, request_select, caller) answered from the request.
+    private var functions: tabd_host
+    /// What owns the table, and whose frame keeps what the host hands out during a hook.
+    private var instance: PluginInstance?
+    private var host: PluginHost?
     let reply = UnsafeMutablePointer<tabd_reply>.allocate(capacity: 1)
     let candidate = UnsafeMutablePointer<tabd_candidate>.allocate(capacity: 1)
     /// What plugins receive as their controller: any pointer that is not NULL.
@@ -90,6 +100,11 @@ final class HelperSession {
     var orientation: UInt32 = 0
     var selected: UnsafePointer<CChar>?
     var selectedIndex = -1
+    /// The selected path below a group (empty without groups: selected_path answers `selected`).
+    var selectedPath: [UnsafePointer<CChar>?] = []
+    /// The candidate's path (since 1.4): pointers into `buffer`, and one NULL.
+    var candidatePath = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: 8)
+    var candidatePathCapacity = 8
     var tabs: [(id: UnsafePointer<CChar>?, title: UnsafePointer<CChar>?, badge: UnsafePointer<CChar>?, restoration: UnsafePointer<CChar>?)] = []
     var caller: PluginCaller?
 
@@ -98,7 +113,6 @@ final class HelperSession {
     var effectCount: UInt32 = 0
 
     init() {
-        table = .allocate(capacity: 1)
         var t = HostSlot.table
         t.log = { _, level, message in
             guard let s = HelperSession.current, let message else { return }
@@ -120,6 +134,11 @@ final class HelperSession {
         }
         t.selected_tab = { c in HelperSession.reading(c)?.selected }
         t.selected_index = { c in HelperSession.reading(c)?.selectedIndex ?? -1 }
+        t.selected_path = { c, depth in
+            guard let s = HelperSession.reading(c) else { return nil }
+            if s.selectedPath.isEmpty { return depth == 0 ? s.selected : nil }
+            return depth < s.selectedPath.count ? s.selectedPath[depth] : nil
+        }
         t.emit = { _, c, json in
             guard let s = HelperSession.reading(c), let json else { return TABD_ERROR }
             // Checked here so the plugin learns at once; tabd checks it again.
@@ -137,8 +156,23 @@ final class HelperSession {
             caller.write(to: out)
             return 1
         }
-        table.initialize(to: t)
+        functions = t
     }
+
+    /// The plugin's code, loaded: its host table is made now.
+    func adopt(_ code: PluginCode, name: String) {
+        self.code = code
+        let host = PluginHost(directories: [], logger: Logger(label: "tabd.plugin-helper"))
+        let instance = PluginInstance(name: name, code: code, spec: PluginSpec(path: name), host: host)
+        instance.slot.pointee.table = functions
+        self.host = host
+        self.instance = instance
+        table = instance.hostTable
+    }
+
+    /// Frees what the plugin was handed during the hook (strings, JSON builders): after the
+    /// answer, which copied what it needed, is written.
+    func endHook() { host?.frame.endHook() }
 
     static func reading(_ c: OpaquePointer?) -> HelperSession? {
         guard let s = current, s.inHook, c == s.token else { return nil }
@@ -210,13 +244,25 @@ final class HelperSession {
         for _ in 0..<n {
             tabs.append((try r.cString(), try r.cString(), try r.cString(), try r.cString()))
         }
+        selectedPath = try readTabs(&r)
+        selectedPath.removeLast()  // readTabs ends the list with NULL
     }
 
     private func readCandidate(_ r: inout WireReader) throws(WireReader.Short) {
         let id = try r.cString()
         let index = Int(try r.i64())
         let more = try r.u8()
-        candidate.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id, index: index, is_more: Int32(more))
+        let ids = try readTabs(&r)
+        let count = ids.count - 1
+        // The plugin reads the path through a pointer: a buffer of ours, not an array's.
+        if candidatePathCapacity < ids.count {
+            candidatePath.deallocate()
+            candidatePathCapacity = max(8, ids.count)
+            candidatePath = .allocate(capacity: candidatePathCapacity)
+        }
+        for (i, p) in ids.enumerated() { candidatePath[i] = p }
+        candidate.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id, index: index, is_more: Int32(more),
+                                           path: count > 0 ? UnsafePointer(candidatePath) : nil, path_count: count)
     }
 
     private func readTabs(_ r: inout WireReader) throws(WireReader.Short) -> [UnsafePointer<CChar>?] {
@@ -243,7 +289,7 @@ final class HelperSession {
             let config = try r.cString()
             if let hook = hooks.`init` {
                 var newState: UnsafeMutableRawPointer?
-                result = hook(UnsafePointer(table), config, &newState, reply)
+                result = hook(table, config, &newState, reply)
                 if result == TABD_OK { state = newState }
             }
         case .fini:
@@ -291,6 +337,20 @@ final class HelperSession {
             try readSnapshot(&r)
             inHook = true
             code.willStop?(state, token)
+        case .visibilityChanged:
+            try readSnapshot(&r)
+            let n = Int(try r.u32())
+            var entries: [tabd_visibility] = []
+            for _ in 0..<n { entries.append(tabd_visibility(id: try r.cString(), hidden: Int32(try r.u8()))) }
+            inHook = true
+            entries.withUnsafeBufferPointer { hooks.visibility_changed?(state, token, $0.baseAddress, n) }
+        case .displayOrderChanged:
+            try readSnapshot(&r)
+            let hasGroup = try r.u8() == 1
+            let group = try r.cString()
+            let ids = try readTabs(&r)
+            inHook = true
+            ids.withUnsafeBufferPointer { hooks.display_order_changed?(state, token, hasGroup ? group : nil, $0.baseAddress!, ids.count - 1) }
         case .hello, .answer:
             exit(2)
         }
@@ -301,6 +361,7 @@ final class HelperSession {
         w.string(reply.pointee.reason); w.string(reply.pointee.message); w.string(reply.pointee.json)
         w.u32(effectCount)
         w.bytes.append(contentsOf: effects.bytes.dropFirst())
+        endHook()
         send(w)
     }
 }

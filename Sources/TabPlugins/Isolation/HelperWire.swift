@@ -19,7 +19,8 @@ import TabCore
 
 enum HelperOp: UInt8 {
     case initialize = 1, fini, shouldSelect, supportedOrientations, preferredOrientation, didSelect,
-         willBeginCustomizing, willEndCustomizing, didEndCustomizing, call, willStop
+         willBeginCustomizing, willEndCustomizing, didEndCustomizing, call, willStop,
+         visibilityChanged, displayOrderChanged
     case hello = 100, answer
 }
 
@@ -179,5 +180,9 @@ enum ControllerSnapshot {
         for t in c.tabs {
             w.string(t.id); w.string(t.effectiveItem.title ?? t.id); w.string(t.badge); w.string(t.restorationID)
         }
+        // The selected path (ABI 1.4's selected_path): below the root only when there are groups.
+        let path = c.arranged ? c.selectedPath : []
+        w.u32(UInt32(path.count))
+        for id in path { w.string(id) }
     }
 }

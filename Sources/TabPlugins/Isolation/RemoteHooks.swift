@@ -41,6 +41,12 @@ extension RemotePlugin {
         }
         if has(.call) { d.call = { s, c, m, a, r in RemotePlugin.of(s).call(c, m, a, r) } }
         if has(.willStop) { d.will_stop = { s, c in RemotePlugin.of(s).notify(.willStop, c) } }
+        if has(.visibilityChanged) {
+            d.visibility_changed = { s, c, tabs, n in RemotePlugin.of(s).visibilityChanged(c, tabs, n) }
+        }
+        if has(.displayOrderChanged) {
+            d.display_order_changed = { s, c, group, ids, n in RemotePlugin.of(s).displayOrderChanged(c, group, ids, n) }
+        }
         let p = UnsafeMutablePointer<tabd_policy_descriptor>.allocate(capacity: 1)
         p.initialize(to: d)
         return try PluginCode(path: path, identity: identity, descriptor: p)
@@ -58,6 +64,25 @@ extension RemotePlugin {
         w.string(cand.pointee.id)
         w.i64(Int64(cand.pointee.index))
         w.u8(cand.pointee.is_more != 0 ? 1 : 0)
+        // The path (since 1.4): tabd always fills it.
+        let n = cand.pointee.path == nil ? 0 : cand.pointee.path_count
+        w.u32(UInt32(n))
+        for i in 0..<n { w.string(cand.pointee.path[i]) }
+    }
+
+    func visibilityChanged(_ c: OpaquePointer?, _ tabs: UnsafePointer<tabd_visibility>?, _ n: Int) {
+        guard var (w, _, controller) = request(.visibilityChanged, c) else { return }
+        w.u32(UInt32(n))
+        for i in 0..<n { w.string(tabs?[i].id); w.u8(tabs?[i].hidden != 0 ? 1 : 0) }
+        if case .success(let a) = exchange(w.bytes, hook: .visibilityChanged) { apply(a.effects, controller: controller.name) }
+    }
+
+    func displayOrderChanged(_ c: OpaquePointer?, _ group: UnsafePointer<CChar>?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int) {
+        guard var (w, _, controller) = request(.displayOrderChanged, c) else { return }
+        w.u8(group == nil ? 0 : 1); w.string(group)
+        w.u32(UInt32(n))
+        for i in 0..<n { w.string(ids?[i]) }
+        if case .success(let a) = exchange(w.bytes, hook: .displayOrderChanged) { apply(a.effects, controller: controller.name) }
     }
 
     func shouldSelect(_ c: OpaquePointer?, _ cand: UnsafePointer<tabd_candidate>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {

@@ -21,7 +21,11 @@
  * Threading: tabd runs one event loop on one thread. Every hook and every host
  * function is called on that thread; a plugin needs no locks, and must not call the
  * host from other threads. Hooks must not block: they run inside a client's command.
- * A plugin runs inside tabd's process: a crash in a plugin is a crash of tabd.
+ * A plugin runs inside tabd's process: a crash in a plugin is a crash of tabd (the next
+ * start names the plugin and hook; a non-required plugin that keeps crashing tabd is
+ * quarantined). Configured with `isolation: process`, it runs in a sandboxed helper
+ * process instead, with a deadline per hook: the same hooks and host table, and a crash
+ * or a timeout fails the plugin (a gate fails closed) while tabd goes on.
  *
  * Strings: every string crossing the boundary is NUL-terminated UTF-8.
  *  - Strings tabd passes to a hook (ids, JSON, methods) and strings a host function
@@ -69,7 +73,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 3
+#define TABD_POLICY_ABI_MINOR 4
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -155,7 +159,30 @@ typedef struct tabd_candidate {
     long index;
     /** Non-zero when the candidate is the More item (then id is "more"). */
     int is_more;
+
+    /* ---- since 1.4 -------------------------------------------------------------- */
+
+    /** The candidate's place in the controller's tree of tabs (groups, SEMANTICS R13): the
+     *  ids from its root tab down to the candidate itself, so path[0] is a root tab and
+     *  path[path_count - 1] is `id`. A tab that is not in a group has a path of one id
+     *  (itself), and so has More ("more"). `index` is the root tab's index. Read these only
+     *  when TABD_CANDIDATE_HAS(candidate, path_count): a tabd before 1.4 does not set them. */
+    const char *const *path;
+    /** How many ids `path` holds (1 or more). */
+    size_t path_count;
 } tabd_candidate;
+
+/** Whether the candidate has `field` (a field added in a later minor). */
+#define TABD_CANDIDATE_HAS(candidate, field) \
+    ((candidate)->struct_size >= offsetof(tabd_candidate, field) + sizeof((candidate)->field))
+
+/** One tab whose visibility changed (the visibility_changed hook, since 1.4). */
+typedef struct tabd_visibility {
+    /** The tab's id (any tab of the tree). */
+    const char *id;
+    /** Non-zero: the tab is now hidden; 0: it is shown again. */
+    int hidden;
+} tabd_visibility;
 
 /**
  * Where a hook leaves its words for tabd. tabd sets every pointer to NULL before the
@@ -399,6 +426,19 @@ struct tabd_host {
      *  builder was misused (see above). The builder takes no more values after this. */
     const char *(*json_finish)(const tabd_host *host, tabd_json_builder *builder);
 
+    /* ---- since 1.4 -------------------------------------------------------------- */
+
+    /**
+     * The selected path (SEMANTICS R13.2): the id at `depth` of the ids from the selected
+     * root tab down to the selected leaf, or NULL past its end. depth 0 is what
+     * selected_tab answers (a root tab, or "more"); a controller without groups has a path
+     * of one id. The other readers above see the root tabs only: a group's children reach a
+     * plugin through this path and through tabd_candidate.path.
+     *
+     *     for (size_t d = 0; (id = host->selected_path(c, d)) != NULL; d++) leaf = id;
+     */
+    const char *(*selected_path)(const tabd_controller *controller, size_t depth);
+
     /* Functions added in later minors go here, each marked "since 1.N". */
 };
 
@@ -512,6 +552,19 @@ typedef struct tabd_policy_descriptor {
      * nor at shutdown. The new instance, if any, is already running.
      */
     void (*will_stop)(void *state, const tabd_controller *controller);
+
+    /* ---- since 1.4 -------------------------------------------------------------- */
+
+    /** Tabs were hidden or shown (`set_hidden`, SEMANTICS R13.3): `count` entries. When
+     *  hiding moved the selection, the controller already shows the new one. */
+    void (*visibility_changed)(void *state, const tabd_controller *controller,
+                               const tabd_visibility *tabs, size_t count);
+
+    /** The user reordered a group's children (`group` is its id) or the bar's tabs between
+     *  the fixed and the pinned ones (`group` is NULL): `order` is the new order, `count`
+     *  ids (SEMANTICS R13.5). */
+    void (*display_order_changed)(void *state, const tabd_controller *controller, const char *group,
+                                  const char *const *order, size_t count);
 
     /* Hooks added in later minors go here, each marked "since 1.N". tabd reads only the
      * plugin's struct_size bytes of this descriptor: a hook past them is NULL. */

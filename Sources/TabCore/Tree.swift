@@ -1,0 +1,579 @@
+// R13: the modern tab model — groups, hidden tabs, placement in the bar, the user's display
+// order and the sidebar. A controller whose tabs use none of it (`arranged` false) never
+// reaches this file's rules: its bar, More and selection are R1–R12's, on the same code path.
+
+extension Tab {
+    /// Whether the tab changes how the bar is composed or what can be selected (R13.1–R13.5).
+    /// A subtitle alone does not: it is only shown.
+    var arranges: Bool {
+        children != nil || defaultChild != nil || allowsReordering || hidden || allowsHiding
+            || hiddenByDefault || placement != .automatic
+    }
+
+    /// R13.4: `automatic` is `default` for a root tab and `optional` inside a group.
+    func effectivePlacement(isRoot: Bool) -> Placement {
+        placement == .automatic ? (isRoot ? .default : .optional) : placement
+    }
+}
+
+/// What a controller arranged with R13 derives from its tree, kept from one change of the
+/// tree to the next (a select reads it several times and changes none of it). Immutable, and
+/// a class: a controller that uses none of R13 carries one pointer for it, and copying a
+/// controller (which the request path does) stays as cheap as before R13.
+final class TreeLayout: Equatable, Sendable {
+    let bar: ComposedBar
+    /// `bar.split`: what the bar shows itself, and what does not fit.
+    let shown: [String], rest: [String]
+    /// Every tab of the tree, by id.
+    let nodes: [String: TreeNode]
+
+    init(bar: ComposedBar = ComposedBar(), shown: [String] = [], rest: [String] = [], nodes: [String: TreeNode] = [:]) {
+        self.bar = bar; self.shown = shown; self.rest = rest; self.nodes = nodes
+    }
+
+    /// The layout of a controller that is not arranged.
+    static let none = TreeLayout()
+
+    static func == (a: TreeLayout, b: TreeLayout) -> Bool {
+        a === b || (a.bar == b.bar && a.shown == b.shown && a.rest == b.rest && a.nodes == b.nodes)
+    }
+}
+
+/// What the tree says of one tab (derived, `TreeLayout`): where it is and what a selection
+/// of it descends into. What changes with a selection (a group's selected child) is not here.
+/// A class: a select looks nodes up several times, and a reference is one retain where the
+/// fields would be four.
+final class TreeNode: Equatable, Sendable {
+    let id: String
+    /// Root index, then child indices (in `children` order).
+    let address: [Int]
+    /// Ids from the root tab down to this one.
+    let path: [String]
+    /// The tab or a group above it is hidden.
+    let hidden: Bool
+    /// A group's visible children, in display order (empty: nothing to descend into).
+    let children: [String]
+    /// The nodes of `children`, in the same order: a descent follows them without lookups.
+    let childNodes: [TreeNode]
+    let defaultChild: String?
+    /// The bar item shown as selected while this tab is the selected leaf: the deepest tab
+    /// of its path on the bar, else More when one is under More, else nil.
+    let barItem: String?
+
+    init(id: String, address: [Int], path: [String], hidden: Bool, childNodes: [TreeNode], defaultChild: String?, barItem: String?) {
+        self.id = id; self.address = address; self.path = path; self.hidden = hidden
+        self.childNodes = childNodes; self.children = childNodes.map(\.id)
+        self.defaultChild = defaultChild; self.barItem = barItem
+    }
+
+    static func == (a: TreeNode, b: TreeNode) -> Bool {
+        a.id == b.id && a.address == b.address && a.path == b.path && a.hidden == b.hidden && a.children == b.children
+            && a.childNodes == b.childNodes && a.defaultChild == b.defaultChild && a.barItem == b.barItem
+    }
+}
+
+/// The bar's tabs as R13.4 composes them: fixed ones, the user's order of the others, pinned
+/// ones — visible tabs only.
+struct ComposedBar: Equatable {
+    var fixed: [String] = [], middle: [String] = [], pinned: [String] = []
+
+    var count: Int { fixed.count + middle.count + pinned.count }
+
+    /// What the bar shows itself and what does not fit (More's list on phone and pad, the
+    /// unreachable tabs on tv). Fixed and pinned tabs always fit (R13.4): the middle gives
+    /// way, and on phone and pad one place goes to More.
+    func split(maxVisible: Int, idiom: Idiom) -> (shown: [String], rest: [String]) {
+        guard count > maxVisible else { return (fixed + middle + pinned, []) }
+        let room = maxVisible - (idiom == .tv ? 0 : 1) - fixed.count - pinned.count
+        let k = max(0, min(middle.count, room))
+        return (fixed + middle.prefix(k) + pinned, Array(middle.dropFirst(k)))
+    }
+}
+
+extension Controller {
+    /// Groups nest at most this deep: a root tab is at depth 1 (R13.1).
+    public static let maxDepth = 4
+
+    // MARK: The tree
+
+    /// The tab's address: its root's index, then child indices (in `children` order).
+    func locate(_ id: String) -> [Int]? {
+        if arranged { return layout.nodes[id]?.address }
+        return index(of: id).map { [$0] }
+    }
+
+    /// The selected child of the group at `address` (its first `depth` indices: all of
+    /// them by default), read in place (no copy of the tab).
+    func selectedChild(at a: [Int], depth: Int? = nil) -> String? {
+        switch depth ?? a.count {
+        case 1: return tabs[a[0]].selectedChild
+        case 2: return tabs[a[0]].children![a[1]].selectedChild
+        case 3: return tabs[a[0]].children![a[1]].children![a[2]].selectedChild
+        case let d: return self[at: Array(a.prefix(d))].selectedChild
+        }
+    }
+
+    /// Whether the tab at `address` has loaded its content, read in place.
+    func contentLoaded(at a: [Int]) -> Bool {
+        switch a.count {
+        case 1: return tabs[a[0]].contentLoaded
+        case 2: return tabs[a[0]].children![a[1]].contentLoaded
+        case 3: return tabs[a[0]].children![a[1]].children![a[2]].contentLoaded
+        default: return self[at: a].contentLoaded
+        }
+    }
+
+    subscript(at address: [Int]) -> Tab {
+        var t = tabs[address[0]]
+        for i in address.dropFirst() { t = t.children![i] }
+        return t
+    }
+
+    mutating func modify(at address: [Int], _ body: (inout Tab) -> Void) {
+        func walk(_ t: inout Tab, _ rest: ArraySlice<Int>) {
+            guard let i = rest.first else { return body(&t) }
+            walk(&t.children![i], rest.dropFirst())
+        }
+        walk(&tabs[address[0]], address.dropFirst())
+    }
+
+    /// The ids from the root down to the tab (R13.2), or nil when there is no such tab.
+    public func path(of id: String) -> [String]? {
+        if arranged { return layout.nodes[id]?.path }
+        guard let at = locate(id) else { return nil }
+        var ids: [String] = [], t = tabs[at[0]]
+        ids.append(t.id)
+        for i in at.dropFirst() { t = t.children![i]; ids.append(t.id) }
+        return ids
+    }
+
+    /// Every tab of the tree, parents before their children, roots in tab order and children
+    /// in display order, with whether it is a root.
+    func forEachTab(_ body: (Tab, _ isRoot: Bool, _ hiddenAbove: Bool) -> Void) {
+        func visit(_ t: Tab, root: Bool, hiddenAbove: Bool) {
+            body(t, root, hiddenAbove)
+            for c in t.orderedChildren { visit(c, root: false, hiddenAbove: hiddenAbove || t.hidden) }
+        }
+        for t in tabs { visit(t, root: true, hiddenAbove: false) }
+    }
+
+    /// Every id of the tree.
+    public var treeIDs: Set<String> {
+        var ids = Set<String>()
+        forEachTab { t, _, _ in ids.insert(t.id) }
+        return ids
+    }
+
+    /// How many tabs the tree holds (groups and their children).
+    public var treeCount: Int {
+        var n = 0
+        forEachTab { _, _, _ in n += 1 }
+        return n
+    }
+
+    /// The child a group shows (R13.1): the one it remembers, else its default child, else
+    /// its first — visible children only, in display order. nil for a plain tab or a group
+    /// whose children are all hidden.
+    public func shownChild(of group: Tab) -> Tab? {
+        guard let kids = group.children, !kids.isEmpty else { return nil }
+        func visible(_ id: String?) -> Tab? {
+            guard let id, let k = kids.first(where: { $0.id == id }), !k.hidden else { return nil }
+            return k
+        }
+        if let k = visible(group.selectedChild) ?? visible(group.defaultChild) { return k }
+        guard let order = group.displayOrder else { return kids.first { !$0.hidden } }
+        for id in order { if let k = visible(id) { return k } }
+        return nil
+    }
+
+    /// The ids below `tab` that selecting it selects, down to a leaf (R13.2).
+    func descent(from tab: Tab) -> [String] { descent(from: tab.id) }
+
+    /// `descent` by id, from the tree's derived nodes: the group's selected child if it is
+    /// visible, else its default child if visible, else its first visible child.
+    func descent(from id: String) -> [String] {
+        var ids: [String] = []
+        appendDescent(from: id, to: &ids)
+        return ids
+    }
+
+    /// Appends `descent(from: id)` to `ids` (one array for the whole path).
+    func appendDescent(from id: String, to ids: inout [String]) {
+        guard arranged, let node = layout.nodes[id] else { return }
+        _ = appendDescent(from: node, to: &ids)
+    }
+
+    /// Appends the ids below `node` that a selection of it descends into; returns the leaf.
+    func appendDescent(from node: TreeNode, to ids: inout [String]) -> TreeNode {
+        var n = node
+        while !n.childNodes.isEmpty {
+            var k = 0
+            if let s = selectedChild(at: n.address), let i = n.children.firstIndex(of: s) { k = i }
+            else if let d = n.defaultChild, let i = n.children.firstIndex(of: d) { k = i }
+            n = n.childNodes[k]
+            ids.append(n.id)
+        }
+        return n
+    }
+
+    /// `selectedPath` as the last command left it: for readers between commands (replies).
+    public var currentPath: [String] { arranged ? pathCache : selectedPath }
+
+    /// What is selected, root … leaf (R13.2): `[]` for nothing, `["more"]` for More.
+    public var selectedPath: [String] {
+        switch selection {
+        case .none: return []
+        case .more: return [Controller.moreID]
+        case .tab(let id):
+            var path = [id]
+            path.reserveCapacity(Controller.maxDepth)
+            appendDescent(from: id, to: &path)
+            return path
+        }
+    }
+
+    /// The selected leaf: the tab whose content shows (a tab id, "more", or nil).
+    public var selectedLeaf: String? {
+        if !arranged { return selection.wireValue }
+        return selectedPath.last
+    }
+
+    /// Whether anything of R13 shows in this controller's `state` (a mode, a subtitle, a
+    /// group…): `state` and events then carry R13's members; otherwise they are R1–R12's.
+    public var usesModernModel: Bool {
+        arranged || mode != .automatic || tabs.contains { $0.usesModernModel }
+    }
+
+    /// Whether the controller is arranged, and what it derives from its tree: after every
+    /// change of the tree, its hidden tabs or its orders.
+    mutating func refreshArranged() {
+        arranged = barOrder != nil || tabs.contains { $0.arranges }
+        guard arranged else {
+            if layout !== TreeLayout.none { layout = .none }
+            if !pathCache.isEmpty || barItemCache != nil { pathCache = []; barItemCache = nil }
+            return
+        }
+        let bar = composeBar()
+        let (shown, rest) = bar.split(maxVisible: maxVisible, idiom: idiom)
+        let tv = idiom == .tv
+        var nodes: [String: TreeNode] = [:]
+        func barItem(_ path: [String]) -> String? {
+            for id in path.reversed() {
+                if shown.contains(id) { return id }
+                if !tv, rest.contains(id) { return Controller.moreID }
+            }
+            return nil
+        }
+        // Children first: a node holds its children's nodes.
+        func node(_ t: Tab, _ address: [Int], _ above: [String], hiddenAbove: Bool) -> TreeNode {
+            let path = above + [t.id], hidden = hiddenAbove || t.hidden
+            var byID: [String: TreeNode] = [:]
+            for (i, k) in (t.children ?? []).enumerated() { byID[k.id] = node(k, address + [i], path, hiddenAbove: hidden) }
+            let shownKids = t.orderedChildren.filter { !$0.hidden }.compactMap { byID[$0.id] }
+            let n = TreeNode(id: t.id, address: address, path: path, hidden: hidden, childNodes: shownKids,
+                             defaultChild: t.defaultChild, barItem: barItem(path))
+            nodes[t.id] = n
+            return n
+        }
+        for (i, t) in tabs.enumerated() { _ = node(t, [i], [], hiddenAbove: false) }
+        layout = TreeLayout(bar: bar, shown: shown, rest: rest, nodes: nodes)
+        setCurrentPath(selectedPath)
+    }
+
+    // MARK: The bar (R13.4)
+
+    var composedBar: ComposedBar { layout.bar }
+
+    private func composeBar() -> ComposedBar {
+        var bar = ComposedBar(), defaults: [String] = [], movable: [String] = [], eligible = Set<String>()
+        forEachTab { t, isRoot, hiddenAbove in
+            guard !t.hidden, !hiddenAbove else { return }
+            switch t.effectivePlacement(isRoot: isRoot) {
+            case .fixed: bar.fixed.append(t.id)
+            case .pinned: bar.pinned.append(t.id)
+            case .default: defaults.append(t.id); eligible.insert(t.id)
+            case .movable: defaults.append(t.id); movable.append(t.id); eligible.insert(t.id)
+            case .optional: eligible.insert(t.id)
+            case .sidebarOnly, .automatic: break
+            }
+        }
+        guard let order = barOrder else {
+            bar.middle = defaults
+            return bar
+        }
+        bar.middle = order.filter(eligible.contains)
+        for id in movable where !bar.middle.contains(id) { bar.middle.append(id) }  // cannot leave
+        return bar
+    }
+
+    /// The bar item shown as selected: the deepest tab of the selected path that is on the
+    /// bar, else More when one is under More.
+    /// Read between commands: it uses the selected path as the last command left it.
+    var arrangedBarSelected: String? { barItemCache }
+
+    /// Sets the selected path as the command leaves it, and the bar item it shows selected.
+    /// `leaf`: the path's last node, when the caller has it.
+    mutating func setCurrentPath(_ path: [String], leaf: TreeNode? = nil) {
+        pathCache = path
+        if path.count == 1, path[0] == Controller.moreID { barItemCache = Controller.moreID; return }
+        barItemCache = (leaf ?? path.last.flatMap { layout.nodes[$0] })?.barItem
+    }
+
+    /// After the tab list changed: the user's bar order keeps the tabs that are still there
+    /// and takes the new tabs that go in the bar by default at its end (R13.5).
+    mutating func adjustBarOrder(previous: Set<String>) {
+        guard var order = barOrder else { return }
+        let ids = treeIDs
+        order = order.filter(ids.contains)
+        var have = Set(order)
+        forEachTab { t, isRoot, _ in
+            let p = t.effectivePlacement(isRoot: isRoot)
+            if !previous.contains(t.id), p == .default || p == .movable, have.insert(t.id).inserted { order.append(t.id) }
+        }
+        barOrder = order
+        refreshArranged()
+    }
+
+    // MARK: The sidebar (R13.6)
+
+    /// A sidebar exists on the pad idiom in `tab_sidebar` mode, or `automatic` with a group.
+    public var sidebarAvailable: Bool {
+        idiom == .pad && (mode == .tabSidebar || (mode == .automatic && tabs.contains { $0.children != nil }))
+    }
+
+    /// The sidebar's tree: visible tabs in display order (sidebar-only ones included).
+    public var sidebarItems: [SidebarItem] {
+        guard sidebarAvailable else { return [] }
+        func items(_ list: [Tab]) -> [SidebarItem] {
+            list.filter { !$0.hidden }.map { SidebarItem(id: $0.id, children: $0.children == nil ? nil : items($0.orderedChildren)) }
+        }
+        return items(tabs)
+    }
+
+    mutating func setSidebar(_ visible: Bool, _ out: inout Outcome) throws(TabError) {
+        guard sidebarAvailable else {
+            throw TabError(.notAvailable, idiom != .pad
+                ? "the \(idiom.rawValue) idiom has no sidebar"
+                : "controller '\(name)' has no sidebar: it is in \(mode.rawValue) mode\(mode == .tabBar ? "" : " without a group")")
+        }
+        guard visible != sidebarVisible else { return }
+        sidebarVisible = visible
+        out.notify(.sidebarChanged(visible: visible))
+    }
+
+    // MARK: Selection in the tree (R13.2)
+
+    /// The path a selection of `target` lands on, root … leaf, or R4.5's and R13.3's errors.
+    func arrangedPath(for target: SelectTarget) throws(TabError) -> [String] { try landing(for: target).path }
+
+    /// Where a selection of `target` lands: the path, root … leaf, and the leaf's node (nil
+    /// for More); or R4.5's and R13.3's errors.
+    func landing(for target: SelectTarget) throws(TabError) -> (path: [String], leaf: TreeNode?) {
+        let node: TreeNode
+        switch target {
+        case .more:
+            guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
+            guard moreShown else { throw moreNotShown }
+            return ([Controller.moreID], nil)
+        case .index:
+            node = layout.nodes[try candidate(for: target).id]!
+        case .tab(let id):
+            guard let n = layout.nodes[id] else { throw .noTab(id) }
+            node = n
+        }
+        if node.hidden, let id = node.path.first(where: { tab($0)!.hidden }) {
+            throw TabError(.notAvailable, id == node.id
+                ? "tab '\(id)' is hidden; show it with set_hidden before selecting it"
+                : "tab '\(node.id)' is in the hidden group '\(id)'; show the group with set_hidden before selecting it")
+        }
+        // A tab that is not a group (the common case) lands on its own path: the node's array,
+        // shared, not copied.
+        if node.childNodes.isEmpty { return (node.path, node) }
+        var path: [String] = []
+        path.reserveCapacity(Controller.maxDepth)  // one allocation for the whole path
+        path.append(contentsOf: node.path)
+        let leaf = appendDescent(from: node, to: &path)
+        return (path, leaf)
+    }
+
+    var moreNotShown: TabError {
+        TabError(.notAvailable, "More is not on the bar: the controller has \(arranged ? composedBar.count : tabs.count) tab(s) in its bar and shows up to \(maxVisible)")
+    }
+
+    /// Moves the selection to `path` (root … leaf, `["more"]` or `[]`), remembering each
+    /// group's selected child, with R5's appearance calls on the leaves and `selection_changed`.
+    /// `old`: the selected path before the command changed anything (hiding a tab changes
+    /// the path before the selection moves).
+    mutating func moveSelection(to path: [String], leaf: TreeNode? = nil, from old: [String]? = nil, cause: SelectionCause, _ out: inout Outcome) {
+        let old = old ?? pathCache
+        guard path != old else { return }
+        let previous = selection.wireValue
+        if path.isEmpty { selection = .none }
+        else if path.count == 1, path[0] == Controller.moreID { selection = .more }
+        else { selection = .tab(path[0]); remember(path, leaf: leaf) }
+        setCurrentPath(path, leaf: leaf)  // a select or tap: the command's end reads it (`applyOnce`)
+        appearLeaves(old: old.last, new: path.last, at: leaf?.address, &out)
+        guard out.recordsNotifications else { return out.skip(1) }
+        out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.map { $0.address[0] } ?? selectedIndex,
+                                     previous: previous, cause: cause, path: path))
+    }
+
+    /// Each group on the selected path remembers the child it shows (R13.1), so that showing
+    /// a hidden tab again never moves the selection.
+    mutating func remember(_ path: [String], leaf: TreeNode? = nil) {
+        guard path.count > 1, let address = leaf?.address ?? locate(path[path.count - 1]) else { return }
+        // The groups on the path are the leaf's address's prefixes.
+        for k in 1..<path.count where selectedChild(at: address, depth: k) != path[k] {
+            let child = path[k]
+            modify(at: Array(address[..<k])) { $0.selectedChild = child }
+        }
+    }
+
+    /// R5.1/R5.2 for leaves: the new leaf's content loads first; then old will-disappear,
+    /// new will-appear, old did-disappear, new did-appear. "more" has no content to load.
+    mutating func appearLeaves(old: String?, new: String?, at address: [Int]? = nil, _ out: inout Outcome) {
+        guard old != new else { return }
+        if let new, new != Controller.moreID, let at = address ?? locate(new), !contentLoaded(at: at) {
+            modify(at: at) { $0.contentLoaded = true }
+            out.notify(.contentLoaded(tab: new))
+        }
+        guard out.recordsNotifications else {
+            // Nobody reads them (no subscribers): counted, not built, as for a flat select.
+            return out.skip((old == nil ? 0 : 2) + (new == nil ? 0 : 2))
+        }
+        if let old { out.notify(.appearance(tab: old, phase: .willDisappear)) }
+        if let new { out.notify(.appearance(tab: new, phase: .willAppear)) }
+        if let old { out.notify(.appearance(tab: old, phase: .didDisappear)) }
+        if let new { out.notify(.appearance(tab: new, phase: .didAppear)) }
+    }
+
+    // MARK: Hidden tabs (R13.3)
+
+    mutating func setHidden(_ id: String, _ hidden: Bool, policy: Policy, _ out: inout Outcome) throws(TabError) {
+        guard let at = locate(id) else { throw .noTab(id) }
+        guard self[at: at].allowsHiding else {
+            throw TabError(.conflict, "tab '\(id)' does not allow hiding; give it \"allows_hiding\": true in set_tabs or add_tab")
+        }
+        guard self[at: at].hidden != hidden else { return }
+        let before = pathCache  // the start of the command: what the last one left
+        let onSelectedPath = hidden && before.contains(id)
+        modify(at: at) { $0.hidden = hidden }
+        refreshArranged()
+        let change = [TabVisibility(id: id, hidden: hidden)]
+        out.notify(.visibilityChanged(tabs: change))
+        if onSelectedPath { moveSelection(to: fallbackPath(hiding: id), from: before, cause: .hidden, &out) }
+        policy.visibilityChanged(change, in: self)
+    }
+
+    /// R13.3: where the selection goes when `id`, on the selected path, is hidden: the
+    /// nearest visible sibling before it, else after it, else the same for its parent, and so
+    /// on up; else nothing.
+    func fallbackPath(hiding id: String) -> [String] {
+        guard var above = path(of: id) else { return [] }
+        while let me = above.popLast() {
+            let siblings = above.last.flatMap { tab($0)?.orderedChildren } ?? tabs
+            guard let pos = siblings.firstIndex(where: { $0.id == me }) else { break }
+            if let s = siblings[..<pos].last(where: { !$0.hidden }) ?? siblings[(pos + 1)...].first(where: { !$0.hidden }) {
+                return above + [s.id] + descent(from: s)
+            }
+        }
+        return []
+    }
+
+    // MARK: Display order (R13.5)
+
+    mutating func reorder(_ group: String?, _ order: [String], policy: Policy, _ out: inout Outcome) throws(TabError) {
+        try refuseWhileCustomizing("reorder")
+        var seen = Set<String>()
+        for id in order where !seen.insert(id).inserted {
+            throw TabError(.invalid, "'order' names '\(id)' twice")
+        }
+        if let group {
+            guard let at = locate(group) else { throw .noTab(group) }
+            let g = self[at: at]
+            guard let kids = g.children else {
+                throw TabError(.conflict, "tab '\(group)' is not a group: only a group's children can be reordered")
+            }
+            guard g.allowsReordering else {
+                throw TabError(.conflict, "group '\(group)' does not allow reordering; give it \"allows_reordering\": true in set_tabs or add_tab")
+            }
+            let ids = Set(kids.map(\.id))
+            if let stranger = order.first(where: { !ids.contains($0) }) {
+                throw TabError(.invalid, "'\(stranger)' is not a child of group '\(group)'; 'order' must list its children: \(kids.map(\.id).joined(separator: ", "))")
+            }
+            if let missing = kids.first(where: { !seen.contains($0.id) }) {
+                throw TabError(.invalid, "'order' leaves out '\(missing.id)'; it must list every child of group '\(group)'")
+            }
+            guard order != g.orderedChildren.map(\.id) else { return }
+            modify(at: at) { $0.displayOrder = order }
+            refreshArranged()
+        } else {
+            var placements: [String: (Placement, Bool)] = [:]
+            forEachTab { t, isRoot, hiddenAbove in placements[t.id] = (t.effectivePlacement(isRoot: isRoot), t.hidden || hiddenAbove) }
+            for id in order {
+                guard let (p, hidden) = placements[id] else { throw .noTab(id) }
+                if hidden { throw TabError(.conflict, "tab '\(id)' is hidden and cannot be put in the bar; show it with set_hidden first") }
+                switch p {
+                case .fixed: throw TabError(.conflict, "tab '\(id)' is fixed: it leads the bar and is not part of the user's order; leave it out")
+                case .pinned: throw TabError(.conflict, "tab '\(id)' is pinned: it ends the bar and is not part of the user's order; leave it out")
+                case .sidebarOnly: throw TabError(.conflict, "tab '\(id)' is sidebar_only and never goes in the bar")
+                default: break
+                }
+            }
+            for (id, (p, hidden)) in placements where p == .movable && !hidden && !seen.contains(id) {
+                throw TabError(.conflict, "tab '\(id)' is movable: it can move in the bar but not leave it; include it in 'order'")
+            }
+            guard order != composedBar.middle || barOrder == nil else { return }
+            barOrder = order
+            refreshArranged()
+        }
+        out.notify(.displayOrderChanged(group: group, order: order))
+        policy.displayOrderChanged(group: group, order: order, in: self)
+    }
+
+    // MARK: Validation
+
+    /// R13.1: ids unique in the whole tree (also against `taken`), groups at most `maxDepth`
+    /// deep, a group's `default_child` one of its children.
+    static func validateTree(_ roots: [Tab], taken: Set<String> = []) throws(TabError) {
+        var seen = taken
+        func visit(_ t: Tab, depth: Int) throws(TabError) {
+            try validate(t)
+            guard seen.insert(t.id).inserted else {
+                throw taken.contains(t.id)
+                    ? TabError(.conflict, "a tab with id '\(t.id)' already exists")
+                    : TabError(.conflict, "tab id '\(t.id)' appears twice; tab ids must be unique")
+            }
+            guard let kids = t.children else {
+                if t.defaultChild != nil { throw TabError(.invalid, "tab '\(t.id)' names a default_child but has no children") }
+                if t.allowsReordering { throw TabError(.invalid, "tab '\(t.id)' allows reordering but has no children") }
+                return
+            }
+            if !kids.isEmpty, depth >= maxDepth {
+                throw TabError(.invalid, "group '\(t.id)' is at depth \(depth) and has children; groups nest at most \(maxDepth) deep")
+            }
+            if let d = t.defaultChild, !kids.contains(where: { $0.id == d }) {
+                throw TabError(.invalid, "default_child '\(d)' of group '\(t.id)' is not one of its children")
+            }
+            for k in kids { try visit(k, depth: depth + 1) }
+        }
+        for t in roots { try visit(t, depth: 1) }
+    }
+
+    /// What makes the tree impossible, or nil (see `inconsistency`).
+    var treeInconsistency: String? {
+        do { try Self.validateTree(tabs) } catch { return "controller '\(name)': \(error.message)" }
+        var problem: String?
+        forEachTab { t, _, _ in
+            guard problem == nil, let kids = t.children else { return }
+            let ids = kids.map(\.id)
+            if let s = t.selectedChild, !ids.contains(s) { problem = "group '\(t.id)' selects '\(s)', which is not its child" }
+            if let o = t.displayOrder, o.count != ids.count || Set(o) != Set(ids) { problem = "group '\(t.id)' has a display order that is not its children" }
+        }
+        if let problem { return "controller '\(name)': \(problem)" }
+        if let order = barOrder, Set(order).count != order.count || !Set(order).isSubset(of: treeIDs) {
+            return "controller '\(name)' has a bar order that names tabs it does not have"
+        }
+        return nil
+    }
+}
