@@ -26,9 +26,21 @@ final class TreeLayout: Equatable, Sendable {
     let shown: [String], rest: [String]
     /// Every tab of the tree, by id.
     let nodes: [String: TreeNode]
+    /// The same nodes in a list while there are at most `Controller.linearLookupLimit`:
+    /// comparing a few short ids in turn costs less than hashing one (as for root tabs).
+    let few: [TreeNode]?
 
     init(bar: ComposedBar = ComposedBar(), shown: [String] = [], rest: [String] = [], nodes: [String: TreeNode] = [:]) {
         self.bar = bar; self.shown = shown; self.rest = rest; self.nodes = nodes
+        few = nodes.count <= Controller.linearLookupLimit ? Array(nodes.values) : nil
+    }
+
+    /// The node of the tab with this id.
+    @inline(__always)
+    func node(_ id: String) -> TreeNode? {
+        guard let few else { return nodes[id] }
+        for n in few where n.id == id { return n }
+        return nil
     }
 
     /// The layout of a controller that is not arranged.
@@ -98,7 +110,7 @@ extension Controller {
 
     /// The tab's address: its root's index, then child indices (in `children` order).
     func locate(_ id: String) -> [Int]? {
-        if arranged { return layout.nodes[id]?.address }
+        if arranged { return layout.node(id)?.address }
         return index(of: id).map { [$0] }
     }
 
@@ -139,7 +151,7 @@ extension Controller {
 
     /// The ids from the root down to the tab (R13.2), or nil when there is no such tab.
     public func path(of id: String) -> [String]? {
-        if arranged { return layout.nodes[id]?.path }
+        if arranged { return layout.node(id)?.path }
         guard let at = locate(id) else { return nil }
         var ids: [String] = [], t = tabs[at[0]]
         ids.append(t.id)
@@ -199,7 +211,7 @@ extension Controller {
 
     /// Appends `descent(from: id)` to `ids` (one array for the whole path).
     func appendDescent(from id: String, to ids: inout [String]) {
-        guard arranged, let node = layout.nodes[id] else { return }
+        guard arranged, let node = layout.node(id) else { return }
         _ = appendDescent(from: node, to: &ids)
     }
 
@@ -316,7 +328,7 @@ extension Controller {
     mutating func setCurrentPath(_ path: [String], leaf: TreeNode? = nil) {
         pathCache = path
         if path.count == 1, path[0] == Controller.moreID { barItemCache = Controller.moreID; return }
-        barItemCache = (leaf ?? path.last.flatMap { layout.nodes[$0] })?.barItem
+        barItemCache = (leaf ?? path.last.flatMap { layout.node($0) })?.barItem
     }
 
     /// After the tab list changed: the user's bar order keeps the tabs that are still there
@@ -376,9 +388,9 @@ extension Controller {
             guard moreShown else { throw moreNotShown }
             return ([Controller.moreID], nil)
         case .index:
-            node = layout.nodes[try candidate(for: target).id]!
+            node = layout.node(try candidate(for: target).id)!
         case .tab(let id):
-            guard let n = layout.nodes[id] else { throw .noTab(id) }
+            guard let n = layout.node(id) else { throw .noTab(id) }
             node = n
         }
         if node.hidden, let id = node.path.first(where: { tab($0)!.hidden }) {
