@@ -11,7 +11,7 @@ DESTDIR    ?=
 # Debian packages the build, the tests and `make run` need (command or header -> package).
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
-.PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay bench-isolation clean install install-files uninstall
+.PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay bench-isolation bench-nested clean install install-files uninstall
 
 all: build
 
@@ -167,6 +167,11 @@ bench-instructions: deps
 bench-isolation: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/isolation.sh
+
+# Nested select (R13) against flat select, in alternating pairs (BENCHMARKS.md, issue 18).
+bench-nested: deps
+	$(SWIFT) build -c release
+	Benchmarks/harness/nested-pairs.sh
 
 bench-pairs: deps
 	$(SWIFT) build -c release
