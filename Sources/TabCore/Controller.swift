@@ -1031,8 +1031,10 @@ public struct Controller: Equatable, Sendable {
             let ids = kids.map(\.id)
             if let s = old.selectedChild, ids.contains(s) { t.selectedChild = s }
             if let order = old.displayOrder {
-                var kept = order.filter(ids.contains)
-                for id in ids where !kept.contains(id) { kept.append(id) }
+                let present = Set(ids)
+                var kept = order.filter(present.contains)
+                var have = Set(kept)
+                for id in ids where have.insert(id).inserted { kept.append(id) }
                 if kept != ids { t.displayOrder = kept }
             }
         }

@@ -314,7 +314,8 @@ extension Controller {
             return bar
         }
         bar.middle = order.filter(eligible.contains)
-        for id in movable where !bar.middle.contains(id) { bar.middle.append(id) }  // cannot leave
+        var inOrder = Set(bar.middle)
+        for id in movable where inOrder.insert(id).inserted { bar.middle.append(id) }  // cannot leave
         return bar
     }
 

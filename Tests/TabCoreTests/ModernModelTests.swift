@@ -235,6 +235,30 @@ struct ModernModelTests {
         }
     }
 
+    // MARK: Limits (hostile clients)
+
+    /// max_tabs bounds the whole tree, not the root tabs: a group cannot smuggle in more tabs
+    /// than a flat list may hold. A tree at the limit still answers every R13 command.
+    @Test("R13 limits: every tab of the tree counts toward max_tabs")
+    func treeCountsTowardMaxTabs() throws {
+        let limits = ControllerLimits(maxTabs: 100)
+        let big = [Tab(id: "root")] + [Tab(id: "g", children: (0..<100).map { Tab(id: "c\($0)") }, allowsReordering: true)]
+        let c = Controller(name: "c", idiom: .pad)
+        #expect(throws: TabError.self) { try limits.check(.setTabs(big, animated: false), on: { c }) }
+        let fits = [Tab(id: "g", children: (0..<99).map { Tab(id: "c\($0)", allowsHiding: true) }, allowsReordering: true)]
+        try limits.check(.setTabs(fits, animated: false), on: { c })
+        var full = c
+        _ = try full.apply(.setTabs(fits, animated: false))
+        #expect(full.treeCount == 100)
+        #expect(throws: TabError.self) { try limits.check(.addTab(Tab(id: "one-more"), index: nil), on: { full }) }
+        let reversed = (0..<99).reversed().map { "c\($0)" }
+        _ = try full.apply(.reorder(group: "g", order: reversed))
+        #expect(full.tab("g")?.orderedChildren.first?.id == "c98")
+        _ = try full.apply(.setHidden(tab: "c98", hidden: true))
+        #expect(full.sidebarItems.first?.children?.count == 98)
+        #expect(full.inconsistency == nil)
+    }
+
     // MARK: R13.7
 
     /// A controller that uses none of R13 is not arranged: R1–R12's paths, unchanged events.
