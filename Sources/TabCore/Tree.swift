@@ -475,7 +475,21 @@ extension Controller {
         let change = [TabVisibility(id: id, hidden: hidden)]
         out.notify(.visibilityChanged(tabs: change))
         if onSelectedPath { moveSelection(to: fallbackPath(hiding: id), from: before, cause: .hidden, &out) }
+        else { settleSelection(from: before, cause: .hidden, &out) }
         policy.visibilityChanged(change, in: self)
+    }
+
+    /// After the bar or the tree's visibility changed without the selected tab being hidden:
+    /// a More selection whose More left the bar moves as R2.2 says (the first root tab, or
+    /// the nearest visible one), and a selected group that was a leaf (all its children
+    /// hidden) and now shows a child descends into it — both announced, as any selection
+    /// change. `before`: the selected path the last command left.
+    mutating func settleSelection(from before: [String], cause: SelectionCause, _ out: inout Outcome) {
+        var path = selectedPath
+        if selection == .more, !moreShown {
+            path = tabs.first.map { $0.hidden ? fallbackPath(hiding: $0.id) : [$0.id] + descent(from: $0) } ?? []
+        }
+        moveSelection(to: path, from: before, cause: cause, &out)
     }
 
     /// R13.3: where the selection goes when `id`, on the selected path, is hidden: the
@@ -497,6 +511,7 @@ extension Controller {
 
     mutating func reorder(_ group: String?, _ order: [String], policy: Policy, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("reorder")
+        let before = pathCache  // the start of the command: what the last one left
         var seen = Set<String>()
         for id in order where !seen.insert(id).inserted {
             throw TabError(.invalid, "'order' names '\(id)' twice")
@@ -541,6 +556,7 @@ extension Controller {
             refreshArranged()
         }
         out.notify(.displayOrderChanged(group: group, order: order))
+        settleSelection(from: before, cause: .customize, &out)  // More may have left the bar
         policy.displayOrderChanged(group: group, order: order, in: self)
     }
 

@@ -1,0 +1,48 @@
+// R13 under attack: edge cases of hidden tabs and selection found by review.
+import Foundation
+import Testing
+@testable import TabCore
+
+@Suite("R13 attack: hidden tabs and the selection")
+struct ModernModelAttackTests {
+    /// More is selected; hiding a tab takes More off the bar: the selection must not stay on
+    /// an item the bar no longer has (as R2.2: More stays selected only while it is shown).
+    @Test("R13.3 hiding a tab that takes More off the bar moves a More selection")
+    func hidingRemovesSelectedMore() throws {
+        var c = try controller(.phone, maxVisible: 2, [tab("a"), tab("b"), tab("c", hideable: true)])
+        _ = try c.apply(.select(.more))
+        #expect(c.selection == .more)
+        let out = try c.apply(.setHidden(tab: "c", hidden: true))
+        #expect(!c.moreShown)
+        #expect(c.selection != .more)
+        #expect(c.selectedPath == ["a"])
+        #expect(out.selectionChanges.count == 1)
+    }
+
+    /// The same through the bar's order: taking an optional tab out of the bar removes More.
+    @Test("R13.5 a bar reorder that takes More off the bar moves a More selection")
+    func reorderRemovesSelectedMore() throws {
+        var c = try controller(.phone, maxVisible: 2, [tab("a"), group("g", ["x", "y"])])
+        _ = try c.apply(.reorder(group: nil, order: ["a", "g", "x"]))
+        #expect(c.moreShown)
+        _ = try c.apply(.select(.more))
+        let out = try c.apply(.reorder(group: nil, order: ["a", "g"]))
+        #expect(!c.moreShown)
+        #expect(c.selection != .more)
+        #expect(out.selectionChanges.count == 1)
+    }
+
+    /// A group whose children are all hidden is a leaf; showing a child makes the selection
+    /// descend into it: that is a selection change, with its appearance calls.
+    @Test("R13.3 showing a child of a selected childless-looking group announces the new leaf")
+    func showingChildOfSelectedLeafGroup() throws {
+        var c = try controller(.pad, [tab("home"), Tab(id: "g", children: [Tab(id: "x", hidden: true, allowsHiding: true)])])
+        _ = try c.apply(.select(.tab("g")))
+        #expect(c.selectedPath == ["g"])
+        let out = try c.apply(.setHidden(tab: "x", hidden: false))
+        #expect(c.selectedPath == ["g", "x"])
+        #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 1, previous: "g", cause: .hidden, path: ["g", "x"])])
+        #expect(out.contentLoads == [.contentLoaded(tab: "x")])
+        #expect(c.tab("x")?.contentLoaded == true)
+    }
+}
