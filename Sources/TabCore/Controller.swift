@@ -993,6 +993,11 @@ public struct Controller: Equatable, Sendable {
         }
         if target == nil, !tabs.isEmpty { target = 0 }
         guard let target else { return }
+        if arranged {
+            // R13: never onto a hidden tab (R13.3), and down to the group's leaf (R13.2).
+            let t = tabs[target]
+            return moveSelection(to: t.hidden ? fallbackPath(hiding: t.id) : [t.id] + descent(from: t), cause: .restore, &out)
+        }
         let next = Selection.tab(tabs[target].id)
         guard next != selection else { return }
         let previous = selection

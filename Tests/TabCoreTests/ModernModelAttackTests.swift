@@ -45,4 +45,23 @@ struct ModernModelAttackTests {
         #expect(out.contentLoads == [.contentLoaded(tab: "x")])
         #expect(c.tab("x")?.contentLoaded == true)
     }
+
+    /// R11 restore in an arranged controller: never onto a hidden tab (R13.3), and onto a
+    /// group's leaf, with the leaf's appearance calls and the path (R13.2).
+    @Test("R13.3 restore never selects a hidden tab; a group restores to its leaf")
+    func restoreArranged() throws {
+        var c = try controller(.pad, [tab("a", hideable: true), tab("b")])
+        _ = try c.apply(.select(.tab("b")))
+        _ = try c.apply(.setHidden(tab: "a", hidden: true))
+        _ = try c.apply(.restore(RestorationArchive()))
+        #expect(c.selectedPath == ["b"])
+
+        var g = try controller(.pad, [group("g", ["x", "y"]), tab("b")])
+        _ = try g.apply(.select(.tab("b")))
+        let out = try g.apply(.restore(RestorationArchive()))
+        #expect(g.selectedPath == ["g", "x"])
+        #expect(out.contentLoads == [])  // x was loaded when set_tabs selected it
+        #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 0, previous: "b", cause: .restore, path: ["g", "x"])])
+        #expect(out.notifications.contains(.appearance(tab: "x", phase: .willAppear)))
+    }
 }
