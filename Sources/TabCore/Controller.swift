@@ -1030,6 +1030,9 @@ public struct Controller: Equatable, Sendable {
         if let kids = new.children {
             // R13: a group that stays keeps what the user did: its children (by id) stay too,
             // it remembers its selected child, and keeps their order (new children at its end).
+            // Never what the new description says of them (a journal record's tab carries both).
+            t.selectedChild = nil
+            t.displayOrder = nil
             var byID: [String: Tab] = [:]
             for c in old.children ?? [] { byID[c.id] = c }
             t.children = kids.map { k in byID[k.id].map { staying($0, as: k) } ?? fresh(k) }

@@ -64,4 +64,20 @@ struct ModernModelAttackTests {
         #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 0, previous: "b", cause: .restore, path: ["g", "x"])])
         #expect(out.notifications.contains(.appearance(tab: "x", phase: .willAppear)))
     }
+
+    /// A set_tabs command carries tabs as a journal record holds them, with a group's
+    /// remembered child and display order: a group that stays takes neither from the new
+    /// description (only from what the user did), so a record cannot bring in a state
+    /// `inconsistency` refuses (a display order naming a child twice, a selected stranger).
+    @Test("R13.5 a staying group ignores a described selected_child and display_order")
+    func stayingIgnoresDescribedState() throws {
+        var c = try controller(.pad, [group("g", ["a", "b"]), tab("h")])
+        var g = group("g", ["a", "b"])
+        g.selectedChild = "zzz"
+        g.displayOrder = ["a", "a"]
+        _ = try c.apply(.setTabs([g, tab("h")], animated: false))
+        #expect(c.inconsistency == nil)
+        #expect(c.tab("g")?.displayOrder == nil)
+        #expect(c.sidebarItems.first?.children?.map(\.id) == ["a", "b"])
+    }
 }
