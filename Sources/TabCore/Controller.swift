@@ -390,7 +390,7 @@ public struct Controller: Equatable, Sendable {
         removeChild(id, &out)
         tabs.remove(at: index)
         rebuildIndex()
-        adjustBarOrder(previous: [])
+        adjustBarOrder(previous: barOrder == nil ? [] : treeIDs)  // no tab is new: none joins the bar
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: []))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection == .tab(id), &out)

@@ -80,4 +80,16 @@ struct ModernModelAttackTests {
         #expect(c.tab("g")?.displayOrder == nil)
         #expect(c.sidebarItems.first?.children?.map(\.id) == ["a", "b"])
     }
+
+    /// The user took a default tab out of the bar (R13.5): removing another tab must not
+    /// put it back — remove_tab adds no tab, so none is new to the bar's order.
+    @Test("R13.5 remove_tab keeps the user's bar order: a tab taken out stays out")
+    func removeTabKeepsBarOrder() throws {
+        var c = try controller(.pad, [tab("a"), tab("b"), tab("c")])
+        _ = try c.apply(.reorder(group: nil, order: ["a", "c"]))
+        #expect(c.composedBar.middle == ["a", "c"])
+        _ = try c.apply(.removeTab("c"))
+        #expect(c.composedBar.middle == ["a"])
+        #expect(c.barOrder == ["a"])
+    }
 }
