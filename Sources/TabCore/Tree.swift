@@ -269,10 +269,14 @@ extension Controller {
         let (shown, rest) = bar.split(maxVisible: maxVisible, idiom: idiom)
         let tv = idiom == .tv
         var nodes: [String: TreeNode] = [:]
+        // A long bar is looked up through sets: every node asks, and a nested scan of a bar
+        // at max_tabs would be quadratic.
+        let long = shown.count + rest.count > Controller.linearLookupLimit
+        let shownSet = long ? Set(shown) : [], restSet = long ? Set(rest) : []
         func barItem(_ path: [String]) -> String? {
             for id in path.reversed() {
-                if shown.contains(id) { return id }
-                if !tv, rest.contains(id) { return Controller.moreID }
+                if long ? shownSet.contains(id) : shown.contains(id) { return id }
+                if !tv, long ? restSet.contains(id) : rest.contains(id) { return Controller.moreID }
             }
             return nil
         }

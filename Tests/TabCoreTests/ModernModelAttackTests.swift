@@ -92,4 +92,25 @@ struct ModernModelAttackTests {
         #expect(c.composedBar.middle == ["a"])
         #expect(c.barOrder == ["a"])
     }
+
+    /// A bar at max_tabs: which bar item a selection shows is found through sets (a nested
+    /// scan per node was quadratic: set_hidden on a 1000-tab tree spent most of its time
+    /// there). The answers are the same as for a short bar.
+    @Test("R13.4 a long bar: the selected bar item of nested tabs on the bar, under More, off the bar")
+    func longBarItems() throws {
+        let roots = (0..<500).map { Tab(id: "r\($0)", children: [Tab(id: "k\($0)", allowsHiding: true)]) }
+        var c = try controller(.phone, roots)
+        _ = try c.apply(.select(.tab("k1")))
+        #expect(c.barSelected == "r1")
+        _ = try c.apply(.select(.tab("k450")))
+        #expect(c.barSelected == "more")
+        _ = try c.apply(.reorder(group: nil, order: ["k450"] + (0..<500).map { "r\($0)" }))
+        #expect(c.barSelected == "k450")
+        _ = try c.apply(.setHidden(tab: "k450", hidden: true))
+        #expect(c.selectedPath == ["r449", "k449"])  // R13.3: the parent's sibling before it
+        #expect(c.barSelected == "more")
+        var tv = try controller(.tv, roots)
+        _ = try tv.apply(.select(.tab("k450")))
+        #expect(tv.barSelected == nil)
+    }
 }
