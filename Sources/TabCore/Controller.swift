@@ -390,7 +390,7 @@ public struct Controller: Equatable, Sendable {
         removeChild(id, &out)
         tabs.remove(at: index)
         rebuildIndex()
-        adjustBarOrder(previous: [])
+        adjustBarOrder(previous: barOrder == nil ? [] : treeIDs)  // no tab is new: none joins the bar
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: []))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection == .tab(id), &out)
@@ -993,6 +993,11 @@ public struct Controller: Equatable, Sendable {
         }
         if target == nil, !tabs.isEmpty { target = 0 }
         guard let target else { return }
+        if arranged {
+            // R13: never onto a hidden tab (R13.3), and down to the group's leaf (R13.2).
+            let t = tabs[target]
+            return moveSelection(to: t.hidden ? fallbackPath(hiding: t.id) : [t.id] + descent(from: t), cause: .restore, &out)
+        }
         let next = Selection.tab(tabs[target].id)
         guard next != selection else { return }
         let previous = selection
@@ -1025,6 +1030,9 @@ public struct Controller: Equatable, Sendable {
         if let kids = new.children {
             // R13: a group that stays keeps what the user did: its children (by id) stay too,
             // it remembers its selected child, and keeps their order (new children at its end).
+            // Never what the new description says of them (a journal record's tab carries both).
+            t.selectedChild = nil
+            t.displayOrder = nil
             var byID: [String: Tab] = [:]
             for c in old.children ?? [] { byID[c.id] = c }
             t.children = kids.map { k in byID[k.id].map { staying($0, as: k) } ?? fresh(k) }

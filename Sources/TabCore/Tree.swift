@@ -269,10 +269,14 @@ extension Controller {
         let (shown, rest) = bar.split(maxVisible: maxVisible, idiom: idiom)
         let tv = idiom == .tv
         var nodes: [String: TreeNode] = [:]
+        // A long bar is looked up through sets: every node asks, and a nested scan of a bar
+        // at max_tabs would be quadratic.
+        let long = shown.count + rest.count > Controller.linearLookupLimit
+        let shownSet = long ? Set(shown) : [], restSet = long ? Set(rest) : []
         func barItem(_ path: [String]) -> String? {
             for id in path.reversed() {
-                if shown.contains(id) { return id }
-                if !tv, rest.contains(id) { return Controller.moreID }
+                if long ? shownSet.contains(id) : shown.contains(id) { return id }
+                if !tv, long ? restSet.contains(id) : rest.contains(id) { return Controller.moreID }
             }
             return nil
         }
@@ -475,7 +479,21 @@ extension Controller {
         let change = [TabVisibility(id: id, hidden: hidden)]
         out.notify(.visibilityChanged(tabs: change))
         if onSelectedPath { moveSelection(to: fallbackPath(hiding: id), from: before, cause: .hidden, &out) }
+        else { settleSelection(from: before, cause: .hidden, &out) }
         policy.visibilityChanged(change, in: self)
+    }
+
+    /// After the bar or the tree's visibility changed without the selected tab being hidden:
+    /// a More selection whose More left the bar moves as R2.2 says (the first root tab, or
+    /// the nearest visible one), and a selected group that was a leaf (all its children
+    /// hidden) and now shows a child descends into it — both announced, as any selection
+    /// change. `before`: the selected path the last command left.
+    mutating func settleSelection(from before: [String], cause: SelectionCause, _ out: inout Outcome) {
+        var path = selectedPath
+        if selection == .more, !moreShown {
+            path = tabs.first.map { $0.hidden ? fallbackPath(hiding: $0.id) : [$0.id] + descent(from: $0) } ?? []
+        }
+        moveSelection(to: path, from: before, cause: cause, &out)
     }
 
     /// R13.3: where the selection goes when `id`, on the selected path, is hidden: the
@@ -497,6 +515,7 @@ extension Controller {
 
     mutating func reorder(_ group: String?, _ order: [String], policy: Policy, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("reorder")
+        let before = pathCache  // the start of the command: what the last one left
         var seen = Set<String>()
         for id in order where !seen.insert(id).inserted {
             throw TabError(.invalid, "'order' names '\(id)' twice")
@@ -541,6 +560,7 @@ extension Controller {
             refreshArranged()
         }
         out.notify(.displayOrderChanged(group: group, order: order))
+        settleSelection(from: before, cause: .customize, &out)  // More may have left the bar
         policy.displayOrderChanged(group: group, order: order, in: self)
     }
 
