@@ -27,8 +27,10 @@ public final class TabService: LineServiceDelegate {
     public private(set) var config: ServerConfig
     let store: StateStore
     let plugins: PluginHost
-    /// `plugins` as the state machine's policy, made once: converting it on every command
-    /// retained and released it each time.
+    /// `plugins` as the state machine's policy (an existential), boxed once here and passed
+    /// to each command's `apply`: boxing it anew per command retained and released it each
+    /// time. Reads that ask the plugins outside a command (`state`, `rotate`'s reply) pass
+    /// `plugins` itself.
     private let policy: Policy
     let logger: Logger
     let version: String

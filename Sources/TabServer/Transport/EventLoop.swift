@@ -29,7 +29,9 @@ public final class EventLoop {
     private let queueLock = NSLock()
     private var queued: [() -> Void] = []
 
-    /// Creates the event_base (two priorities) and ignores SIGPIPE for the whole process:
+    /// Creates the event_base (libevent is given two priority levels, but every event uses
+    /// level 0: `ioPriority` and `endOfTurnPriority` are the same, see above) and ignores
+    /// SIGPIPE for the whole process:
     /// a client that goes away must be an EPIPE error, never a fatal signal.
     public init() throws {
         signal(SIGPIPE, SIG_IGN)
