@@ -223,7 +223,7 @@ public struct Controller: Equatable, Sendable {
     /// item moved is found where the selection moves (`changeSelection`), not by building the
     /// bar twice on the path clients use most.
     @inline(__always)
-    static func movesSelectionOnly(_ command: Command) -> Bool {
+    public static func movesSelectionOnly(_ command: Command) -> Bool {
         switch command {
         case .select, .tap: return true
         default: return false
@@ -329,8 +329,8 @@ public struct Controller: Equatable, Sendable {
         // R2.1: the removed children leave before the new ones are installed.
         for tab in tabs where !seen.contains(tab.id) { removeChild(tab.id, &out) }
         tabs = new.map { t in old[t.id].map { Controller.staying($0, as: t) } ?? Controller.fresh(t) }
-        rebuildIndex()
         adjustBarOrder(previous: previousIDs)
+        rebuildIndex()
         for tab in tabs where old[tab.id] == nil { installChild(tab.id, &out) }
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated,
                                 changed: tabs.filter { old[$0.id] != $0 }.map(\.id)))
@@ -369,8 +369,8 @@ public struct Controller: Equatable, Sendable {
         if !original { try Controller.requireCommonOrientation(tabs + [tab], naming: tab.id) }
         let before = selectionSnapshot
         tabs.insert(Controller.fresh(tab), at: at)
-        rebuildIndex()
         adjustBarOrder(previous: previousIDs)
+        rebuildIndex()
         installChild(tab.id, &out)
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: [tab.id]))
         resetCustomizable(&out)
@@ -389,8 +389,8 @@ public struct Controller: Equatable, Sendable {
         let before = selectionSnapshot
         removeChild(id, &out)
         tabs.remove(at: index)
-        rebuildIndex()
         adjustBarOrder(previous: barOrder == nil ? [] : treeIDs)  // no tab is new: none joins the bar
+        rebuildIndex()
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: []))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection == .tab(id), &out)
@@ -469,7 +469,7 @@ public struct Controller: Equatable, Sendable {
         case .more: path = [Controller.moreID]
         case .tab(let id):
             let i = self.index(of: id)!
-            path = tabs[i].hidden ? fallbackPath(hiding: id) : [id] + descent(from: tabs[i])
+            path = landingPath(ofRoot: tabs[i])
         }
         let oldPath = before.path ?? (before.selection.wireValue.map { [$0] } ?? [])
         selection = .none
@@ -995,8 +995,7 @@ public struct Controller: Equatable, Sendable {
         guard let target else { return }
         if arranged {
             // R13: never onto a hidden tab (R13.3), and down to the group's leaf (R13.2).
-            let t = tabs[target]
-            return moveSelection(to: t.hidden ? fallbackPath(hiding: t.id) : [t.id] + descent(from: t), cause: .restore, &out)
+            return moveSelection(to: landingPath(ofRoot: tabs[target]), cause: .restore, &out)
         }
         let next = Selection.tab(tabs[target].id)
         guard next != selection else { return }

@@ -186,30 +186,31 @@ extension Controller {
     /// The child a group shows (R13.1): the one it remembers, else its default child, else
     /// its first — visible children only, in display order. nil for a plain tab or a group
     /// whose children are all hidden.
-    public func shownChild(of group: Tab) -> Tab? {
-        guard let kids = group.children, !kids.isEmpty else { return nil }
-        func visible(_ id: String?) -> Tab? {
-            guard let id, let k = kids.first(where: { $0.id == id }), !k.hidden else { return nil }
-            return k
-        }
-        if let k = visible(group.selectedChild) ?? visible(group.defaultChild) { return k }
-        guard let order = group.displayOrder else { return kids.first { !$0.hidden } }
-        for id in order { if let k = visible(id) { return k } }
-        return nil
+    func shownChild(of node: TreeNode) -> TreeNode? {
+        guard !node.childNodes.isEmpty else { return nil }
+        var k = 0
+        if let s = selectedChild(at: node.address), let i = node.children.firstIndex(of: s) { k = i }
+        else if let d = node.defaultChild, let i = node.children.firstIndex(of: d) { k = i }
+        return node.childNodes[k]
     }
 
-    /// The ids below `tab` that selecting it selects, down to a leaf (R13.2).
-    func descent(from tab: Tab) -> [String] { descent(from: tab.id) }
-
-    /// `descent` by id, from the tree's derived nodes: the group's selected child if it is
-    /// visible, else its default child if visible, else its first visible child.
-    func descent(from id: String) -> [String] {
-        var ids: [String] = []
-        appendDescent(from: id, to: &ids)
-        return ids
+    /// The id of the child the group `id` shows (`shownChild`), or nil.
+    public func shownChildID(of id: String) -> String? {
+        guard arranged, let node = layout.node(id) else { return nil }
+        return shownChild(of: node)?.id
     }
 
-    /// Appends `descent(from: id)` to `ids` (one array for the whole path).
+    /// Where a selection of the root tab `t` lands (R13.2), or, when it is hidden, where the
+    /// selection goes instead (R13.3): set_tabs' reselection, restore, a More that left the bar.
+    func landingPath(ofRoot t: Tab) -> [String] {
+        guard !t.hidden else { return fallbackPath(hiding: t.id) }
+        var path = [t.id]
+        appendDescent(from: t.id, to: &path)
+        return path
+    }
+
+    /// Appends to `ids` the ids below the tab `id` that a selection of it descends into,
+    /// down to a leaf (R13.2): one array for the whole path.
     func appendDescent(from id: String, to ids: inout [String]) {
         guard arranged, let node = layout.node(id) else { return }
         _ = appendDescent(from: node, to: &ids)
@@ -218,11 +219,8 @@ extension Controller {
     /// Appends the ids below `node` that a selection of it descends into; returns the leaf.
     func appendDescent(from node: TreeNode, to ids: inout [String]) -> TreeNode {
         var n = node
-        while !n.childNodes.isEmpty {
-            var k = 0
-            if let s = selectedChild(at: n.address), let i = n.children.firstIndex(of: s) { k = i }
-            else if let d = n.defaultChild, let i = n.children.firstIndex(of: d) { k = i }
-            n = n.childNodes[k]
+        while let next = shownChild(of: n) {
+            n = next
             ids.append(n.id)
         }
         return n
@@ -336,7 +334,7 @@ extension Controller {
         barItemCache = (leaf ?? path.last.flatMap { layout.node($0) })?.barItem
     }
 
-    /// After the tab list changed: the user's bar order keeps the tabs that are still there
+    /// While the tab list changes (before `rebuildIndex`): the user's bar order keeps the tabs that are still there
     /// and takes the new tabs that go in the bar by default at its end (R13.5).
     mutating func adjustBarOrder(previous: Set<String>) {
         guard var order = barOrder else { return }
@@ -347,8 +345,7 @@ extension Controller {
             let p = t.effectivePlacement(isRoot: isRoot)
             if !previous.contains(t.id), p == .default || p == .movable, have.insert(t.id).inserted { order.append(t.id) }
         }
-        barOrder = order
-        refreshArranged()
+        barOrder = order  // the caller's rebuildIndex derives the layout from it
     }
 
     // MARK: The sidebar (R13.6)
@@ -381,8 +378,6 @@ extension Controller {
     // MARK: Selection in the tree (R13.2)
 
     /// The path a selection of `target` lands on, root … leaf, or R4.5's and R13.3's errors.
-    func arrangedPath(for target: SelectTarget) throws(TabError) -> [String] { try landing(for: target).path }
-
     /// Where a selection of `target` lands: the path, root … leaf, and the leaf's node (nil
     /// for More); or R4.5's and R13.3's errors.
     func landing(for target: SelectTarget) throws(TabError) -> (path: [String], leaf: TreeNode?) {
@@ -491,7 +486,7 @@ extension Controller {
     mutating func settleSelection(from before: [String], cause: SelectionCause, _ out: inout Outcome) {
         var path = selectedPath
         if selection == .more, !moreShown {
-            path = tabs.first.map { $0.hidden ? fallbackPath(hiding: $0.id) : [$0.id] + descent(from: $0) } ?? []
+            path = tabs.first.map(landingPath(ofRoot:)) ?? []
         }
         moveSelection(to: path, from: before, cause: cause, &out)
     }
@@ -505,7 +500,9 @@ extension Controller {
             let siblings = above.last.flatMap { tab($0)?.orderedChildren } ?? tabs
             guard let pos = siblings.firstIndex(where: { $0.id == me }) else { break }
             if let s = siblings[..<pos].last(where: { !$0.hidden }) ?? siblings[(pos + 1)...].first(where: { !$0.hidden }) {
-                return above + [s.id] + descent(from: s)
+                var path = above + [s.id]
+                appendDescent(from: s.id, to: &path)
+                return path
             }
         }
         return []

@@ -108,7 +108,7 @@ public enum ReplyEncoder {
         w.endArray()
         w.key(literal: "default_child"); optionalString(t.defaultChild, &w)
         w.key(literal: "allows_reordering"); w.bool(t.allowsReordering)
-        w.key(literal: "selected_child"); optionalString(controller?.shownChild(of: t)?.id ?? t.selectedChild, &w)
+        w.key(literal: "selected_child"); optionalString(controller?.shownChildID(of: t.id) ?? t.selectedChild, &w)
         w.key(literal: "display_order"); strings(t.orderedChildren.map(\.id), &w)
     }
 

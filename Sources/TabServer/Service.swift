@@ -590,16 +590,9 @@ public final class TabService: LineServiceDelegate {
         default:
             break
         }
-        if c.arranged, Self.movesSelection(command) {
+        // `select` and `tap` in a controller arranged with R13: the reply names the path.
+        if c.arranged, Controller.movesSelectionOnly(command) {
             w.key(literal: "selected_path"); ReplyEncoder.strings(c.currentPath, &w)
-        }
-    }
-
-    /// `select` and `tap`: their reply names the selected path in a controller arranged with R13.
-    private static func movesSelection(_ command: Command) -> Bool {
-        switch command {
-        case .select, .tap: return true
-        default: return false
         }
     }
 
