@@ -71,14 +71,16 @@ extension RemotePlugin {
     }
 
     func visibilityChanged(_ c: OpaquePointer?, _ tabs: UnsafePointer<tabd_visibility>?, _ n: Int) {
-        guard var (w, _, controller) = request(.visibilityChanged, c) else { return }
+        guard let (message, _, controller) = request(.visibilityChanged, c) else { return }
+        var w = message
         w.u32(UInt32(n))
         for i in 0..<n { w.string(tabs?[i].id); w.u8(tabs?[i].hidden != 0 ? 1 : 0) }
         if case .success(let a) = exchange(w.bytes, hook: .visibilityChanged) { apply(a.effects, controller: controller.name) }
     }
 
     func displayOrderChanged(_ c: OpaquePointer?, _ group: UnsafePointer<CChar>?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int) {
-        guard var (w, _, controller) = request(.displayOrderChanged, c) else { return }
+        guard let (message, _, controller) = request(.displayOrderChanged, c) else { return }
+        var w = message
         w.u8(group == nil ? 0 : 1); w.string(group)
         w.u32(UInt32(n))
         for i in 0..<n { w.string(ids?[i]) }
@@ -86,7 +88,8 @@ extension RemotePlugin {
     }
 
     func shouldSelect(_ c: OpaquePointer?, _ cand: UnsafePointer<tabd_candidate>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
-        guard let cand, let reply, var (w, frame, controller) = request(.shouldSelect, c) else { return TABD_ERROR }
+        guard let cand, let reply, let (message, frame, controller) = request(.shouldSelect, c) else { return TABD_ERROR }
+        var w = message
         Self.write(cand, &w)
         switch exchange(w.bytes, hook: .shouldSelect) {
         case .success(let a):
@@ -104,7 +107,8 @@ extension RemotePlugin {
     }
 
     func orientations(_ hook: PluginHook, _ c: OpaquePointer?, _ proposed: tabd_orientation_mask, _ out: UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result {
-        guard let out, var (w, _, controller) = request(hook == .supportedOrientations ? .supportedOrientations : .preferredOrientation, c) else { return TABD_ERROR }
+        guard let out, let (message, _, controller) = request(hook == .supportedOrientations ? .supportedOrientations : .preferredOrientation, c) else { return TABD_ERROR }
+        var w = message
         if hook == .supportedOrientations { w.u32(proposed) }
         guard case .success(let a) = exchange(w.bytes, hook: hook) else { return TABD_ERROR }
         apply(a.effects, controller: controller.name)
@@ -113,14 +117,16 @@ extension RemotePlugin {
     }
 
     func didSelect(_ c: OpaquePointer?, _ cand: UnsafePointer<tabd_candidate>?) {
-        guard let cand, var (w, _, controller) = request(.didSelect, c) else { return }
+        guard let cand, let (message, _, controller) = request(.didSelect, c) else { return }
+        var w = message
         Self.write(cand, &w)
         if case .success(let a) = exchange(w.bytes, hook: .didSelect) { apply(a.effects, controller: controller.name) }
     }
 
     func customizing(_ hook: PluginHook, _ c: OpaquePointer?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int, _ changed: Int32) {
         let op: HelperOp = hook == .willBeginCustomizing ? .willBeginCustomizing : hook == .willEndCustomizing ? .willEndCustomizing : .didEndCustomizing
-        guard var (w, _, controller) = request(op, c) else { return }
+        guard let (message, _, controller) = request(op, c) else { return }
+        var w = message
         w.u32(UInt32(n))
         for i in 0..<n { w.string(ids?[i]) }
         w.u8(changed != 0 ? 1 : 0)
@@ -133,7 +139,8 @@ extension RemotePlugin {
     }
 
     func call(_ c: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ args: UnsafePointer<CChar>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
-        guard let reply, var (w, frame, controller) = request(.call, c) else { return TABD_ERROR }
+        guard let reply, let (message, frame, controller) = request(.call, c) else { return TABD_ERROR }
+        var w = message
         w.string(method); w.string(args)
         if let caller = frame.caller {
             w.u8(1); w.u32(caller.uid); w.u32(caller.gid); w.u32(UInt32(bitPattern: caller.pid))
