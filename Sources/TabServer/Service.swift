@@ -228,7 +228,7 @@ public final class TabService: LineServiceDelegate {
         case .lineTimeout:
             ProtocolError(.invalidRequest, "the request line was not finished within \(config.lineTimeout.formatted) s (limits.line_timeout_seconds); the connection will be closed")
         case .overBudget:
-            ProtocolError(.overloaded, "all clients together hold more than tabd allows them (three quarters of limits.memory_budget_bytes, \(config.memoryBudgetBytes) bytes) and this connection held the most of those not taking their replies; it will be closed")
+            ProtocolError(.overloaded, "all clients together hold more than tabd allows them (five eighths of limits.memory_budget_bytes, \(config.memoryBudgetBytes / 8 * 5) of \(config.memoryBudgetBytes) bytes) and this connection held the most of those not taking their replies; it will be closed")
         }
         let reply = ReplyEncoder.failure(id: nil, error)
         connection.send(reply)

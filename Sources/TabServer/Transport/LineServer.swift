@@ -76,7 +76,7 @@ public struct TransportLimits: Sendable {
     /// about this much, not one reply per request.
     public var pauseInputBytes = 1 << 20
     /// Bytes all connections together may hold: unfinished lines, input waiting, output not
-    /// written. From three quarters of it, the connections holding the most are refused and closed.
+    /// written. From five eighths of it, the connections holding the most are refused and closed.
     public var memoryBudget = 256 << 20
     /// Seconds a request line may take from its first byte to its newline.
     public var lineTimeout = 10.0
@@ -176,7 +176,7 @@ public final class LineServer {
         self.limits = limits
         self.delegate = delegate
         self.logger = logger
-        budgetMark = limits.memoryBudget - limits.memoryBudget / 4
+        budgetMark = limits.memoryBudget / 8 * 5
         turnOutput = .allocate(byteCount: LineServer.turnOutputKeep, alignment: 16)
         acceptor = Acceptor(loop: loop, fd: listener.fd, backoff: limits.acceptBackoff, logger: logger)
         endOfTurnEvent = tabd_evtimer_new(loop.base, Int16(EV_PERSIST), { _, _, ctx in
@@ -409,18 +409,18 @@ public final class LineServer {
 
     // MARK: The memory budget
 
-    /// A connection holds `bytes` more. Past three quarters of the budget, the biggest
-    /// holders are refused: the last quarter is left for what the bytes cost besides
+    /// A connection holds `bytes` more. Past five eighths of the budget, the biggest
+    /// holders are refused: the last three eighths are left for what the bytes cost besides
     /// themselves (the allocator's overhead, buffers freed but not yet reused) and for the
     /// working memory of a turn, so that the process stays within its baseline plus the
-    /// budget (BENCHMARKS.md, "Hostile clients").
+    /// budget (BENCHMARKS.md, "Hostile clients": a quarter was not always enough).
     @inline(__always)
     func hold(_ bytes: Int) {
         heldBytes += bytes
         if heldBytes > budgetMark { enforceBudget() }
     }
 
-    /// Where enforcing starts: three quarters of the budget.
+    /// Where enforcing starts: five eighths of the budget.
     private let budgetMark: Int
 
     /// A connection holds `bytes` less. Once a lot was freed, the sweep gives it back to the
@@ -436,7 +436,7 @@ public final class LineServer {
     static let trimAfterBytes = 16 << 20
     static let sweepTrimAfterBytes = 1 << 20
 
-    /// Brings what connections hold down to 5/8 of the budget: the connection holding the
+    /// Brings what connections hold down to half the budget: the connection holding the
     /// most goes first. One holding mostly output is dropped at once (its output discarded:
     /// it is not reading it); one holding mostly input is answered `overloaded` at the end
     /// of the turn and closed, its input discarded now.
@@ -444,7 +444,7 @@ public final class LineServer {
         guard !enforcingBudget else { return }
         enforcingBudget = true
         defer { enforcingBudget = false }
-        let target = limits.memoryBudget / 8 * 5
+        let target = limits.memoryBudget / 2
         let now = Sys.monotonicSeconds()
         while heldBytes > target {
             // The biggest holder among clients that have taken none of their output for a
