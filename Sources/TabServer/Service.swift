@@ -592,7 +592,35 @@ public final class TabService: LineServiceDelegate {
         }
         // `select` and `tap` in a controller arranged with R13: the reply names the path.
         if c.arranged, Controller.movesSelectionOnly(command) {
-            w.key(literal: "selected_path"); ReplyEncoder.strings(c.currentPath, &w)
+            w.key(literal: "selected_path"); selectedPath(of: c, &w)
+        }
+    }
+
+    /// The paths replies named lately, encoded, each with the object that stands for it
+    /// (`Controller.currentPathIdentity`): a select of a nested tab copies its path's JSON
+    /// instead of writing each id again (BENCHMARKS.md, "The modern tab model").
+    /// Kept in three lists: the identities compared (no reference counting), the objects
+    /// (kept alive, so that an identity is never another's), the JSON.
+    private var pathMemoIDs: [ObjectIdentifier] = [], pathMemoKept: [AnyObject] = [], pathMemoJSON: [[UInt8]] = []
+    private var pathMemoNext = 0
+    private static let pathMemoSize = 8
+
+    /// Writes the path as a value after a key (no comma goes before it).
+    private func selectedPath(of c: Controller, _ w: inout JSONWriter) {
+        let identity = c.currentPathIdentity, id = ObjectIdentifier(identity)
+        for i in pathMemoIDs.indices where pathMemoIDs[i] == id {
+            return pathMemoJSON[i].withUnsafeBytes { w.append(bytes: $0) }
+        }
+        var one = JSONWriter(capacity: 64)
+        ReplyEncoder.strings(c.currentPath, &one)
+        let json = one.bytes
+        json.withUnsafeBytes { w.append(bytes: $0) }
+        if pathMemoIDs.count < Self.pathMemoSize {
+            pathMemoIDs.append(id); pathMemoKept.append(identity); pathMemoJSON.append(json)
+        } else {
+            let k = pathMemoNext
+            pathMemoIDs[k] = id; pathMemoKept[k] = identity; pathMemoJSON[k] = json
+            pathMemoNext = (k + 1) % Self.pathMemoSize
         }
     }
 
