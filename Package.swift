@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // tabd — a headless tab-container daemon. Layout and decisions: ARCHITECTURE in ../shared
-// and docs/ in this repository.
+// and docs/ in this repository; docs/architecture.md draws the modules below and their
+// dependencies.
 import PackageDescription
 
 /// The request path (codec, loop, dispatch) in release builds: no dynamic exclusivity
@@ -107,7 +108,7 @@ let package = Package(
 
         .testTarget(name: "TabCoreTests", dependencies: ["TabCore"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TabProtocol"]),
-        .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore"]),
+        .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem"]),
         // The transport against an echo delegate, and systemd's side of it.
         .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem"]),
