@@ -7,6 +7,7 @@ import Logging
 import TabCore
 import TabPlugins
 import TabProtocol
+import TabTransport
 @_exported import TabState
 
 /// What the service keeps per connection.
@@ -732,7 +733,7 @@ public final class TabService: LineServiceDelegate {
         }
         guard !config.adminGIDs.isEmpty else { return false }
         do {
-            return try Sys.peerGroups(connection.fd).contains(where: config.adminGIDs.contains)
+            return try connection.peerGroups().contains(where: config.adminGIDs.contains)
         } catch {
             logger.warning("cannot read a peer's supplementary groups; it is not an admin by group", metadata: [
                 "connection.id": "\(connection.id)", "error": "\(error)",

@@ -7,8 +7,10 @@
 // and the commit is shared by every request of the turn (group commit).
 
 import CLibevent
+import CLinux
 import Glibc
 import Logging
+import TabSystem
 
 /// Why the transport refuses a client's input and closes the connection. The delegate
 /// answers with one error line, which is written before the connection closes.
@@ -337,14 +339,14 @@ public final class LineServer {
     private func wakeEndOfTurn() {
         guard !endOfTurnPending else { return }
         endOfTurnPending = true
-        turnOpenedAt = Sys.monotonicSeconds()
+        turnOpenedAt = monotonicSeconds()
         event_active(endOfTurnEvent, EV_TIMEOUT, 0)
     }
 
     /// A safety net: should a turn stay open longer than `maxTurnDelay` (one poll's callbacks
     /// taking that long), it ends here and now. Called at the start of every I/O callback.
     func closeTurnIfOverdue() {
-        guard endOfTurnPending, Sys.monotonicSeconds() - turnOpenedAt > limits.maxTurnDelay else { return }
+        guard endOfTurnPending, monotonicSeconds() - turnOpenedAt > limits.maxTurnDelay else { return }
         event_del(endOfTurnEvent)  // also removes it from the active queue
         endTurn()
     }
@@ -445,7 +447,7 @@ public final class LineServer {
         enforcingBudget = true
         defer { enforcingBudget = false }
         let target = limits.memoryBudget / 2
-        let now = Sys.monotonicSeconds()
+        let now = monotonicSeconds()
         while heldBytes > target {
             // The biggest holder among clients that have taken none of their output for a
             // second (or hold only input); only if there is none, the biggest of all: a client
@@ -502,7 +504,7 @@ public final class LineServer {
     /// Closes lines that stalled and clients that leave too much unread for too long, and
     /// gives freed memory back to the system.
     private func sweep() {
-        let now = Sys.monotonicSeconds()
+        let now = monotonicSeconds()
         for c in Array(watching.values) {
             if c.state == .open, c.lineStalled(now: now, after: limits.lineTimeout) {
                 logger.warning("request line not finished in time: answering with an error and closing", metadata: [
