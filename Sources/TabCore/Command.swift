@@ -135,6 +135,15 @@ public struct Outcome: Equatable, Sendable {
 
     /// For `rotate`: whether the controller rotated (R9.3).
     public var rotated: Bool?
+    /// The delegate's orientations (R9.2), when the command asked for them: always for
+    /// `rotate`, and after a change when the delegate `decidesOrientations`. Asked once each.
+    public internal(set) var orientations: OrientationDecision?
+    /// The delegate refused the command (a tap, R4.2): it changed nothing, and this is the
+    /// `denied` error to answer with — the plugin, its reason and its sentence for people.
+    public internal(set) var refusal: TabError?
+    /// What the delegate asked for during the command, in order: events to publish and
+    /// selections to make once the command is done (also after a refusal).
+    public internal(set) var effects: [PolicyEffect] = []
     /// How many notifications the command produced, built or not.
     public private(set) var notificationCount = 0
     /// False when nobody listens: notifications are then counted (so `seq` still advances)

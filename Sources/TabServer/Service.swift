@@ -29,8 +29,7 @@ public final class TabService: LineServiceDelegate {
     let plugins: PluginHost
     /// `plugins` as the state machine's policy (an existential), boxed once here and passed
     /// to each command's `apply`: boxing it anew per command retained and released it each
-    /// time. Reads that ask the plugins outside a command (`state`, `rotate`'s reply) pass
-    /// `plugins` itself.
+    /// time. Reads (`state`) ask no plugin: they report what the last change decided.
     private let policy: Policy
     let logger: Logger
     let version: String
@@ -96,6 +95,8 @@ public final class TabService: LineServiceDelegate {
             metadata["state.lost_controllers"] = "\(report.lostControllers)"
         }
         logger.info("state recovered", metadata: metadata)
+        // Replayed without plugins: their orientations are asked for now.
+        perform(containers.decideOrientations(policy: policy))
         createConfiguredControllers()
         commitOutsideTurn()
     }
@@ -133,6 +134,7 @@ public final class TabService: LineServiceDelegate {
         }
         try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
         store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode))
+        perform(containers.decideOrientations(of: name, policy: policy))
     }
 
     /// Writes what `command` changed (or announced: R11.4) to the journal.
@@ -475,16 +477,17 @@ public final class TabService: LineServiceDelegate {
                 throw ProtocolError.invalid("args", "'args' must be a JSON object")
             }
             let peer = connection.peer
-            switch plugins.call(plugin: plugin, method: method, args: argsObject, controller: c,
-                                caller: PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid)) {
+            let answer = plugins.call(plugin: plugin, method: method, args: argsObject, controller: c,
+                                      caller: PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid))
+            switch answer.result {
             case .success(let json):
                 // Checked by the plugin host with JSONParser, and compact.
                 reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.raw(json.utf8) }
             case .failure(let error):
-                afterCommand()
+                perform(answer.effects)
                 throw ProtocolError(error)
             }
-            afterCommand()
+            perform(answer.effects)
         case .explain(let limit):
             reply(r) { w in
                 w.key(literal: "decisions"); w.beginArray()
@@ -537,28 +540,25 @@ public final class TabService: LineServiceDelegate {
         do {
             try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
             outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
+                guard outcome.refusal == nil else { return }
                 ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
             }
         } catch {
-            var error = error
-            if error.code == .denied {
-                stats.denials += 1
-                // The refusing plugin's own sentence for people, when it gave one.
-                if let denial = plugins.lastDenial, denial.plugin == error.plugin, let message = denial.message {
-                    error.message = message
-                }
-            }
-            afterCommand()
             throw ProtocolError(error)
+        }
+        if let refusal = outcome.refusal {
+            stats.denials += 1
+            perform(outcome.effects)
+            throw ProtocolError(refusal)
         }
         journal(outcome, of: command, controller: name)
         publish(outcome, controller: name)
-        afterCommand()
+        perform(outcome.effects)
     }
 
     private func state(id: RequestID?, controller name: String) throws(ProtocolError) {
         let c = try controller(name)
-        ReplyEncoder.success(id: id, into: &w) { w in ReplyEncoder.state(c, policy: plugins, &w) }
+        ReplyEncoder.success(id: id, into: &w) { w in ReplyEncoder.state(c, &w) }
     }
 
     /// The result members of a state-machine command's reply.
@@ -571,8 +571,9 @@ public final class TabService: LineServiceDelegate {
             // PROTOCOL.md: `rotated`, `orientation` (the current one, a name) and `supported`.
             w.key(literal: "rotated"); w.bool(outcome.rotated ?? false)
             w.key(literal: "orientation"); w.string(c.orientation.rawValue)
-            w.key(literal: "supported"); ReplyEncoder.orientations(c.supportedOrientations(policy: plugins), &w)
-            w.key(literal: "preferred"); ReplyEncoder.optionalString(c.preferredOrientation(policy: plugins)?.rawValue, &w)
+            let decided = outcome.orientations ?? c.decidedOrientations  // a rotate always has them
+            w.key(literal: "supported"); ReplyEncoder.orientations(decided.supported, &w)
+            w.key(literal: "preferred"); ReplyEncoder.optionalString(decided.preferred?.rawValue, &w)
         case .push, .pop, .popToRoot:
             w.key(literal: "stack"); ReplyEncoder.stack(Self.navigationTab(of: command).flatMap { c.tab($0)?.stack } ?? [], &w)
         case .customizeEnd, .setTabs, .addTab, .removeTab:
@@ -605,36 +606,53 @@ public final class TabService: LineServiceDelegate {
         }
     }
 
-    /// What plugins asked for during the command: events to publish and selections to apply.
-    private func afterCommand() {
-        guard plugins.hasQueued else { return }
-        for e in plugins.drainEmitted() {
-            guard let n = containers.nextSeq(e.controller) else {
-                logger.warning("a plugin emitted an event for a controller that no longer exists; dropped", metadata: ["plugin": "\(e.plugin)", "controller": "\(e.controller)"])
-                continue
-            }
-            store.append(.eventSeq(controller: e.controller, seq: n))
-            guard subscribers.values.contains(where: { clientState($0).wants("plugin", controller: e.controller) }) else { continue }
-            ew.reset()
-            ReplyEncoder.pluginEvent(plugin: e.plugin, controller: e.controller, seq: n, dataJSON: e.dataJSON, into: &ew)
-            for s in subscribers.values where clientState(s).wants("plugin", controller: e.controller) {
-                ew.withBytes { s.send($0) }
-                if capture != nil { capture!.append((s, ew.bytes)) }
-            }
+    /// Does what plugins asked for (a command's, a call's or a reload's effects): publishes
+    /// their events, then applies their selections in order. A selection applied here may
+    /// bring effects of its own (the plugins decide its orientations): done in turn, a few
+    /// levels deep at most, so that plugins answering each selection with another cannot
+    /// keep tabd busy.
+    private func perform(_ effects: [PolicyEffect], depth: Int = 0) {
+        guard !effects.isEmpty else { return }
+        for case .event(let plugin, let controller, let dataJSON) in effects {
+            publishPluginEvent(plugin: plugin, controller: controller, dataJSON: dataJSON)
         }
-        for (name, target) in plugins.drainRequestedSelections() {
+        for case .select(let name, let target) in effects {
             if let fault = store.fault {
                 logger.warning("a plugin asked for a selection while changes are refused", metadata: ["controller": "\(name)", "error": "\(fault)"])
                 continue
             }
+            guard depth < Self.maxEffectDepth else {
+                logger.warning("a plugin asked for a selection while tabd applied one it asked for, too many times over; dropped", metadata: ["controller": "\(name)"])
+                continue
+            }
             do {
                 let command = Command.select(target)
-                let outcome = try containers.apply(command, to: name, policy: plugins)
+                let outcome = try containers.apply(command, to: name, policy: policy)
                 journal(outcome, of: command, controller: name)
                 publish(outcome, controller: name)
+                perform(outcome.effects, depth: depth + 1)
             } catch {
                 logger.warning("a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])
             }
+        }
+    }
+
+    /// How deep selections asked for while applying selections asked for are followed.
+    private static let maxEffectDepth = 4
+
+    /// A plugin's event, numbered in its controller's sequence, to the subscribers that want it.
+    private func publishPluginEvent(plugin: String, controller: String, dataJSON: String) {
+        guard let n = containers.nextSeq(controller) else {
+            logger.warning("a plugin emitted an event for a controller that no longer exists; dropped", metadata: ["plugin": "\(plugin)", "controller": "\(controller)"])
+            return
+        }
+        store.append(.eventSeq(controller: controller, seq: n))
+        guard subscribers.values.contains(where: { clientState($0).wants("plugin", controller: controller) }) else { return }
+        ew.reset()
+        ReplyEncoder.pluginEvent(plugin: plugin, controller: controller, seq: n, dataJSON: dataJSON, into: &ew)
+        for s in subscribers.values where clientState(s).wants("plugin", controller: controller) {
+            ew.withBytes { s.send($0) }
+            if capture != nil { capture!.append((s, ew.bytes)) }
         }
     }
 
@@ -795,8 +813,10 @@ public final class TabService: LineServiceDelegate {
         report.refused = prepared.refused
         report.stale = prepared.stale
         config = applied
-        // Events the stopped plugins emitted (a login gate's logouts), and selections they asked for.
-        afterCommand()
+        // Events the stopped plugins emitted (a login gate's logouts), and selections they
+        // asked for; then every controller's orientations as the new plugins decide them.
+        perform(report.plugins.effects)
+        perform(containers.decideOrientations(policy: policy))
         createConfiguredControllers()
         if !turnOpen { commitOutsideTurn() }
         return .success(report)
