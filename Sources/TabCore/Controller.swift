@@ -179,9 +179,23 @@ public struct Controller: Equatable, Sendable {
 
     /// R9.2: the supported and preferred orientations, the delegate asked once for each.
     public func orientations(policy: Policy, effects: inout [PolicyEffect]) -> OrientationDecision {
-        let supported = policy.supportedOrientations(proposed: tabsOrientations, in: self, effects: &effects)
-        let preferred = policy.preferredOrientation(in: self, effects: &effects)
+        var lent = self
+        return lent.decide(policy: policy, effects: &effects)
+    }
+
+    /// `orientations(policy:effects:)` with this controller lent in place.
+    private mutating func decide(policy: Policy, effects: inout [PolicyEffect]) -> OrientationDecision {
+        let proposed = tabsOrientations
+        let supported = lend { policy.supportedOrientations(proposed: proposed, in: $0, effects: &effects) }
+        let preferred = lend { policy.preferredOrientation(in: $0, effects: &effects) }
         return OrientationDecision(supported: supported, preferred: preferred ?? self.preferred(among: supported))
+    }
+
+    /// `body` with this controller lent to the delegate as it is: in place, not copied.
+    /// `body` must not touch `self` (it is being accessed): read what it needs first.
+    @inline(__always)
+    mutating func lend<R>(_ body: (LentController) -> R) -> R {
+        withUnsafePointer(to: &self) { body(LentController($0)) }
     }
 
     /// R9.2 without a preference: the current orientation if supported, else the first supported one.
@@ -202,7 +216,8 @@ public struct Controller: Equatable, Sendable {
     /// for controllers the delegate has not seen change (it was loaded, or replaced, after
     /// their last change).
     public mutating func decideOrientations(policy: Policy, effects: inout [PolicyEffect]) {
-        delegated.orientations = policy.decidesOrientations ? orientations(policy: policy, effects: &effects) : nil
+        let decided = policy.decidesOrientations ? decide(policy: policy, effects: &effects) : nil
+        delegated.orientations = decided
     }
 
     // MARK: Commands
@@ -235,14 +250,20 @@ public struct Controller: Equatable, Sendable {
         if out.barMoved { out.notify(.barChanged) }
         if out.notificationCount > 0, !out.changed { out.journalsNumbering = true }
         seq &+= UInt64(truncatingIfNeeded: out.notificationCount)
+        if out.changed || out.orientations != nil { keepOrientations(policy: policy, &out) }
+        return out
+    }
+
+    /// After a change (or a rotate): the delegate's orientations, asked once if it decides
+    /// them, kept for `decidedOrientations`; forgotten under a delegate that does not.
+    private mutating func keepOrientations(policy: Policy, _ out: inout Outcome) {
         if policy.decidesOrientations {
             // The delegate's answers may follow the change: asked once, after it.
-            if out.changed, out.orientations == nil { out.orientations = orientations(policy: policy, effects: &out.effects) }
-            if let decided = out.orientations { delegated.orientations = decided }
-        } else if out.changed, delegated.orientations != nil {
+            if out.orientations == nil { out.orientations = decide(policy: policy, effects: &out.effects) }
+            delegated.orientations = out.orientations
+        } else if case .some = delegated.orientations {
             delegated.orientations = nil
         }
-        return out
     }
 
     /// What the bar shows (`state`'s `bar`): a `bar_changed` is sent when it changes.
@@ -616,7 +637,7 @@ public struct Controller: Equatable, Sendable {
                 throw TabError(.notAvailable, "More is not on the bar: the controller has \(tabs.count) tab(s) and shows up to \(maxVisible)")
             }
         }
-        if case .deny(let by, let reason, let message) = policy.shouldSelect(candidate, in: self, effects: &out.effects) {
+        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &out.effects) }) {
             return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
         // What a tap can change: the selection (and with it a tab's content loading, which
@@ -635,7 +656,7 @@ public struct Controller: Equatable, Sendable {
         }
         changeSelection(to: candidate, cause: .tap, &out)
         out.notify(.didSelect(tab: candidate.id, index: candidate.index))
-        policy.didSelect(candidate, in: self, effects: &out.effects)
+        lend { policy.didSelect(candidate, in: $0, effects: &out.effects) }
         if selection != selectionBefore || poppedToRoot { out.journalsCommand = true }
     }
 
@@ -658,7 +679,7 @@ public struct Controller: Equatable, Sendable {
             }
             candidate = .tab(id: id, index: self.index(of: tapped[0])!)
         }
-        if case .deny(let by, let reason, let message) = policy.shouldSelect(candidate, in: self, effects: &out.effects) {
+        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &out.effects) }) {
             return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
         let before = pathCache  // the start of the command: what the last one left
@@ -671,7 +692,7 @@ public struct Controller: Equatable, Sendable {
         }
         moveSelection(to: path, leaf: leaf, cause: .tap, &out)
         out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: tapped, previous: before.last)))
-        policy.didSelect(candidate, in: self, effects: &out.effects)
+        lend { policy.didSelect(candidate, in: $0, effects: &out.effects) }
         if selectedPath != before || popped { out.journalsCommand = true }
     }
 
@@ -784,7 +805,8 @@ public struct Controller: Equatable, Sendable {
         customizingStart = order
         // R7.2: the configuration screen shows the customizable tabs only, in order.
         out.notify(.willBeginCustomizing(tabs: customizable))
-        policy.willBeginCustomizing(tabs: customizable, in: self, effects: &out.effects)
+        let announced = customizable
+        lend { policy.willBeginCustomizing(tabs: announced, in: $0, effects: &out.effects) }
     }
 
     private mutating func customizeMove(_ id: String, to: Int, _ out: inout Outcome) throws(TabError) {
@@ -822,7 +844,7 @@ public struct Controller: Equatable, Sendable {
         }
         let changed = order != start
         out.notify(.willEndCustomizing(tabs: order, changed: changed))
-        policy.willEndCustomizing(tabs: order, changed: changed, in: self, effects: &out.effects)
+        lend { policy.willEndCustomizing(tabs: order, changed: changed, in: $0, effects: &out.effects) }
         let before = selectionSnapshot
         if changed {
             let byID = Dictionary(uniqueKeysWithValues: tabs.map { ($0.id, $0) })
@@ -832,7 +854,7 @@ public struct Controller: Equatable, Sendable {
         customizingOrder = nil
         customizingStart = nil
         out.notify(.didEndCustomizing(tabs: order, changed: changed))
-        policy.didEndCustomizing(tabs: order, changed: changed, in: self, effects: &out.effects)
+        lend { policy.didEndCustomizing(tabs: order, changed: changed, in: $0, effects: &out.effects) }
         // The customizable set is kept in tab order: announced when that order moved, so that
         // a client keeps it from events without reordering it itself.
         let reordered = tabs.map(\.id).filter(Set(customizable).contains)
@@ -858,13 +880,14 @@ public struct Controller: Equatable, Sendable {
     /// R9.3: the supported set decides; the preference is asked once the controller turned
     /// (or did not): both answers go with the outcome.
     private mutating func rotate(to new: Orientation, policy: Policy, _ out: inout Outcome) {
-        let supported = policy.supportedOrientations(proposed: tabsOrientations, in: self, effects: &out.effects)
+        let proposed = tabsOrientations
+        let supported = lend { policy.supportedOrientations(proposed: proposed, in: $0, effects: &out.effects) }
         out.rotated = supported.contains(new.mask)
         if out.rotated == true, new != orientation {
             setOrientation(new, &out)
             out.rewrittenJournal = .setOrientation(new)
         }
-        let preferred = policy.preferredOrientation(in: self, effects: &out.effects)
+        let preferred = lend { policy.preferredOrientation(in: $0, effects: &out.effects) }
         out.orientations = OrientationDecision(supported: supported, preferred: preferred ?? self.preferred(among: supported))
     }
 

@@ -31,8 +31,18 @@ public struct OrientationDecision: Equatable, Sendable {
     }
 }
 
+/// A controller lent to the delegate for the length of one call, as it is at that moment:
+/// read in place, never copied (a copy retains each of its arrays and strings). Its
+/// properties read as the controller's; the pointer is valid only during the call.
+@dynamicMemberLookup
+public struct LentController {
+    public let pointer: UnsafePointer<Controller>
+    public init(_ pointer: UnsafePointer<Controller>) { self.pointer = pointer }
+    public subscript<T>(dynamicMember property: KeyPath<Controller, T>) -> T { pointer.pointee[keyPath: property] }
+}
+
 /// The controller's delegate (the seeds' UITabBarControllerDelegate), as TabCore sees it.
-/// Calls happen synchronously, inside the command that needs them; the controller passed
+/// Calls happen synchronously, inside the command that needs them; the controller lent
 /// is the state at the moment of the call. What the delegate asks for meanwhile it appends
 /// to `effects`.
 public protocol Policy {
@@ -41,36 +51,36 @@ public protocol Policy {
     /// controller keeps the answers (what `state` reports) until its next change.
     var decidesOrientations: Bool { get }
     /// R4.2/R4.4: may the user's tap select `candidate`? Not asked for programmatic selection.
-    func shouldSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect]) -> Decision
+    func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision
     /// R9.2: the orientations the controller supports, given what its tabs support (`proposed`).
-    func supportedOrientations(proposed: OrientationMask, in controller: Controller, effects: inout [PolicyEffect]) -> OrientationMask
+    func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask
     /// R9.2: the orientation preferred for presentation, or nil for no preference.
-    func preferredOrientation(in controller: Controller, effects: inout [PolicyEffect]) -> Orientation?
+    func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation?
     /// R4.2: a tap selected `candidate` (also when it was selected already).
-    func didSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect])
+    func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect])
     /// R7.2: a customization session begins with `tabs` (ids, in order; More never among them).
-    func willBeginCustomizing(tabs: [String], in controller: Controller, effects: inout [PolicyEffect])
+    func willBeginCustomizing(tabs: [String], in controller: LentController, effects: inout [PolicyEffect])
     /// R7.4: a customization session is about to end with the new order.
-    func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller, effects: inout [PolicyEffect])
+    func willEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect])
     /// R7.4: a customization session ended; `tabs` is now the controller's order.
-    func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller, effects: inout [PolicyEffect])
+    func didEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect])
     /// R13.3: tabs were hidden or shown.
-    func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller, effects: inout [PolicyEffect])
+    func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect])
     /// R13.5: the user reordered a group's children (`group`) or the bar (`group` nil).
-    func displayOrderChanged(group: String?, order: [String], in controller: Controller, effects: inout [PolicyEffect])
+    func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect])
 }
 
 extension Policy {
     public var decidesOrientations: Bool { false }
-    public func shouldSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect]) -> Decision { .allow }
-    public func supportedOrientations(proposed: OrientationMask, in controller: Controller, effects: inout [PolicyEffect]) -> OrientationMask { proposed }
-    public func preferredOrientation(in controller: Controller, effects: inout [PolicyEffect]) -> Orientation? { nil }
-    public func didSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect]) {}
-    public func willBeginCustomizing(tabs: [String], in controller: Controller, effects: inout [PolicyEffect]) {}
-    public func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller, effects: inout [PolicyEffect]) {}
-    public func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller, effects: inout [PolicyEffect]) {}
-    public func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller, effects: inout [PolicyEffect]) {}
-    public func displayOrderChanged(group: String?, order: [String], in controller: Controller, effects: inout [PolicyEffect]) {}
+    public func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision { .allow }
+    public func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask { proposed }
+    public func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? { nil }
+    public func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {}
+    public func willBeginCustomizing(tabs: [String], in controller: LentController, effects: inout [PolicyEffect]) {}
+    public func willEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {}
+    public func didEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {}
+    public func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect]) {}
+    public func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect]) {}
 }
 
 /// The seeds' defaults: every tap allowed, orientations as the tabs say, no preference.

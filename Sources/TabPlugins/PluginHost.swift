@@ -87,6 +87,16 @@ public final class PluginHost: Policy {
     /// the current call into the host; handed to its caller as it returns (`hand`).
     private var pending: [PolicyEffect] = []
     private var pendingEvents = 0, pendingSelections = 0
+    /// What every decision reads, kept where reading it is a load: a class's stored property
+    /// is read through an exclusivity check (~60 instructions), twice per tap.
+    private let hot = UnsafeMutablePointer<Hot>.allocate(capacity: 1)
+
+    private struct Hot {
+        /// `pending` holds something.
+        var pending = false
+        /// See `decidesOrientations`.
+        var decidesOrientations = false
+    }
 
     private var sequence: UInt64 = 0
     private var tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
@@ -124,9 +134,11 @@ public final class PluginHost: Policy {
     public init(directories: [String], logger: Logger) {
         self.directories = directories
         self.logger = logger
+        hot.initialize(to: Hot())
     }
 
     deinit {
+        hot.deallocate()
         reply.deallocate()
         candidate.deallocate()
         pathSlot.deallocate()
@@ -353,7 +365,7 @@ public final class PluginHost: Policy {
         selectChain = running.compactMap { p in p.code.hooks.should_select.map { (p, $0) } }
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
-        decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
+        hot.pointee.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
     }
 
     /// The checks before dlopen, for `configure` and `check` alike: the configured name,
@@ -391,11 +403,11 @@ public final class PluginHost: Policy {
 
     // MARK: Policy
 
-    /// Some running plugin has an orientation hook. A stored flag, set with the chains: the
-    /// state machine reads it after every command.
-    public private(set) var decidesOrientations = false
+    /// Some running plugin has an orientation hook. Set with the chains: the state machine
+    /// reads it after every command.
+    public var decidesOrientations: Bool { hot.pointee.decidesOrientations }
 
-    public func shouldSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect]) -> Decision {
+    public func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
         let chain = selectChain
         if chain.isEmpty { return defaultDecision }
         defer { hand(&effects) }
@@ -403,7 +415,8 @@ public final class PluginHost: Policy {
         var allowed = false
         var denial: (plugin: String, reason: String, message: String?)?
         let reply = self.reply, cand = self.candidate, frame = self.frame, opaque = frame.opaque
-        withUnsafePointer(to: controller) { controllerPointer in
+        do {
+            let controllerPointer = controller.pointer
             frame.controller = controllerPointer
             withCandidate(candidate, in: controller) { cand in
                 // One clock read per boundary: a plugin's time includes the host's
@@ -437,7 +450,7 @@ public final class PluginHost: Policy {
                             : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
                         answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
                         logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
-                            "plugin.name": .string(plugin.name), "controller": .string(controller.name),
+                            "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
                             "tab": .string(candidate.id), "error": .string(why),
                         ])
                         denial = (plugin.name, "plugin failed: \(why)",
@@ -465,18 +478,19 @@ public final class PluginHost: Policy {
                 final = .allow(byDefault: true)
             }
         }
-        record(.shouldSelect, controller.name, candidate: candidate.id, answers: answers, final: final)
+        record(.shouldSelect, controller.pointer.pointee.name, candidate: candidate.id, answers: answers, final: final)
         return decision
     }
 
-    public func supportedOrientations(proposed: OrientationMask, in controller: Controller, effects: inout [PolicyEffect]) -> OrientationMask {
+    public func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
         let chain = supportedChain
         if chain.isEmpty { return proposed }
         defer { hand(&effects) }
         var mask = proposed.rawValue
         var answers = takeAnswerBuffer()
         let frame = self.frame, opaque = frame.opaque
-        withUnsafePointer(to: controller) { controllerPointer in
+        do {
+            let controllerPointer = controller.pointer
             frame.controller = controllerPointer
             var t0 = monotonicNanoseconds()
             for (plugin, hook) in chain {
@@ -504,18 +518,19 @@ public final class PluginHost: Policy {
             frame.controller = nil
         }
         let result = OrientationMask(rawValue: mask)
-        record(.supportedOrientations, controller.name, proposed: proposed, answers: answers, final: .orientations(result))
+        record(.supportedOrientations, controller.pointer.pointee.name, proposed: proposed, answers: answers, final: .orientations(result))
         return result
     }
 
-    public func preferredOrientation(in controller: Controller, effects: inout [PolicyEffect]) -> Orientation? {
+    public func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? {
         let chain = preferredChain
         if chain.isEmpty { return nil }
         defer { hand(&effects) }
         var preferred: Orientation?
         var answers = takeAnswerBuffer()
         let frame = self.frame, opaque = frame.opaque
-        withUnsafePointer(to: controller) { controllerPointer in
+        do {
+            let controllerPointer = controller.pointer
             frame.controller = controllerPointer
             var t0 = monotonicNanoseconds()
             for (plugin, hook) in chain {
@@ -544,11 +559,11 @@ public final class PluginHost: Policy {
             }
             frame.controller = nil
         }
-        record(.preferredOrientation, controller.name, answers: answers, final: .preferred(preferred))
+        record(.preferredOrientation, controller.pointer.pointee.name, answers: answers, final: .preferred(preferred))
         return preferred
     }
 
-    public func didSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect]) {
+    public func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         withCandidate(candidate, in: controller) { cand in
             notify(.didSelect, controller) { p, c in
@@ -559,7 +574,7 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func willBeginCustomizing(tabs: [String], in controller: Controller, effects: inout [PolicyEffect]) {
+    public func willBeginCustomizing(tabs: [String], in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         withCStrings(tabs) { ids, n in
             notify(.willBeginCustomizing, controller) { p, c in
@@ -570,7 +585,7 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller, effects: inout [PolicyEffect]) {
+    public func willEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         withCStrings(tabs) { ids, n in
             notify(.willEndCustomizing, controller) { p, c in
@@ -581,7 +596,7 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller, effects: inout [PolicyEffect]) {
+    public func didEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         withCStrings(tabs) { ids, n in
             notify(.didEndCustomizing, controller) { p, c in
@@ -592,7 +607,7 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller, effects: inout [PolicyEffect]) {
+    public func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         withCStrings(tabs.map(\.id)) { ids, n in
             var entries = (0..<n).map { tabd_visibility(id: ids[$0], hidden: tabs[$0].hidden ? 1 : 0) }
@@ -606,7 +621,7 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func displayOrderChanged(group: String?, order: [String], in controller: Controller, effects: inout [PolicyEffect]) {
+    public func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         withCStrings(order) { ids, n in
             withOptionalCString(group) { g in
@@ -621,7 +636,7 @@ public final class PluginHost: Policy {
 
     /// Fills the candidate struct for `candidate` (its path too, since 1.4) for the length of
     /// `body`. A tab outside any group has a path of one id: itself, with no allocation.
-    private func withCandidate(_ candidate: Candidate, in controller: Controller, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
+    private func withCandidate(_ candidate: Candidate, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
         let cand = self.candidate, slot = self.pathSlot
         candidate.id.withCString { id in
             func fill(_ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) {
@@ -630,7 +645,7 @@ public final class PluginHost: Policy {
                                               path: path, path_count: count)
                 body(cand)
             }
-            if controller.arranged, case .tab(let tab, _) = candidate, let path = controller.path(of: tab), path.count > 1 {
+            if controller.pointer.pointee.arranged, case .tab(let tab, _) = candidate, let path = controller.pointer.pointee.path(of: tab), path.count > 1 {
                 withCStrings(path) { ids, n in fill(ids, n) }
             } else {
                 slot.pointee = id
@@ -641,10 +656,11 @@ public final class PluginHost: Policy {
 
     /// Calls `body` for every running plugin with the controller set up; `body` returns
     /// whether the plugin had the hook (then it was timed).
-    private func notify(_ hook: PluginHook, _ controller: Controller, _ body: (PluginInstance, OpaquePointer) -> Bool) {
+    private func notify(_ hook: PluginHook, _ controller: LentController, _ body: (PluginInstance, OpaquePointer) -> Bool) {
         guard !running.isEmpty else { return }
         let frame = self.frame, opaque = frame.opaque
-        withUnsafePointer(to: controller) { controllerPointer in
+        do {
+            let controllerPointer = controller.pointer
             frame.controller = controllerPointer
             for plugin in running {
                 let t0 = monotonicNanoseconds()
@@ -758,7 +774,11 @@ public final class PluginHost: Policy {
     /// to `effects`), in the order they asked.
     @inline(__always)
     private func hand(_ effects: inout [PolicyEffect]) {
-        guard !pending.isEmpty else { return }
+        if hot.pointee.pending { handPending(&effects) }
+    }
+
+    private func handPending(_ effects: inout [PolicyEffect]) {
+        hot.pointee.pending = false
         effects.append(contentsOf: pending)
         pending.removeAll(keepingCapacity: true)
         pendingEvents = 0
@@ -772,6 +792,7 @@ public final class PluginHost: Policy {
         }
         pendingEvents += 1
         pending.append(.event(plugin: plugin.name, controller: controller, dataJSON: json))
+        hot.pointee.pending = true
         return true
     }
 
@@ -782,6 +803,7 @@ public final class PluginHost: Policy {
         }
         pendingSelections += 1
         pending.append(.select(controller: controller, target: target))
+        hot.pointee.pending = true
         return true
     }
 

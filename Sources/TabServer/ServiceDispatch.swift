@@ -138,20 +138,20 @@ extension TabService {
         do {
             try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
             outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
-                guard outcome.refusal == nil else { return }
+                guard !outcome.isRefused else { return }
                 ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
             }
         } catch {
             throw ProtocolError(error)
         }
-        if let refusal = outcome.refusal {
+        if outcome.isRefused, let refusal = outcome.refusal {
             stats.denials += 1
             perform(outcome.effects)
             throw ProtocolError(refusal)
         }
         journal(outcome, of: command, controller: name)
         publish(outcome, controller: name)
-        perform(outcome.effects)
+        if outcome.hasEffects { perform(outcome.effects) }
     }
 
     private func state(id: RequestID?, controller name: String) throws(ProtocolError) {

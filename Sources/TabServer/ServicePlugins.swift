@@ -48,8 +48,12 @@ extension TabService {
     /// bring effects of its own (the plugins decide its orientations): done in turn, a few
     /// levels deep at most, so that plugins answering each selection with another cannot
     /// keep tabd busy.
+    @inline(__always)
     func perform(_ effects: [PolicyEffect], depth: Int = 0) {
-        guard !effects.isEmpty else { return }
+        if !effects.isEmpty { performEffects(effects, depth: depth) }
+    }
+
+    private func performEffects(_ effects: [PolicyEffect], depth: Int) {
         for case .event(let plugin, let controller, let dataJSON) in effects {
             publishPluginEvent(plugin: plugin, controller: controller, dataJSON: dataJSON)
         }

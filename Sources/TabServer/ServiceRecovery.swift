@@ -78,7 +78,7 @@ extension TabService {
     /// Writes what `command` changed (or announced: R11.4) to the journal, in the form the
     /// outcome gives it (`Outcome.journal(of:)`).
     func journal(_ outcome: Outcome, of command: Command, controller: String) {
-        if let record = outcome.journal(of: command) { store.append(record, controller: controller) }
+        outcome.journal(of: command) { store.append($0, controller: controller) }
     }
 
     // MARK: Storage faults

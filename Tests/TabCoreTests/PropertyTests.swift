@@ -30,13 +30,13 @@ struct RandomPolicy: Policy {
     var preferred: Orientation?
     /// It restricts orientations: each change asks for them (and the controller keeps them).
     var decidesOrientations: Bool { true }
-    func shouldSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect]) -> Decision {
+    func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
         refused.contains(candidate.id) ? .deny(by: "random", reason: "\(candidate.id) is refused") : .allow
     }
-    func supportedOrientations(proposed: OrientationMask, in controller: Controller, effects: inout [PolicyEffect]) -> OrientationMask {
+    func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
         proposed.intersection(mask)
     }
-    func preferredOrientation(in controller: Controller, effects: inout [PolicyEffect]) -> Orientation? { preferred }
+    func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? { preferred }
 }
 
 /// Builds random commands, valid and invalid, leaning on ids that exist.

@@ -96,37 +96,37 @@ final class RecordingPolicy: Policy {
     /// What the delegate asks for at did-select (as a plugin's emit would).
     var effectAtDidSelect: PolicyEffect?
 
-    func shouldSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect]) -> Decision {
+    func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
         calls.append(.shouldSelect(candidate.id, index: candidate.index))
         if let r = refuse[candidate.id] { return .deny(by: r.by, reason: r.reason, message: refusalMessage) }
         return .allow
     }
-    func supportedOrientations(proposed: OrientationMask, in controller: Controller, effects: inout [PolicyEffect]) -> OrientationMask {
+    func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
         calls.append(.supportedOrientations(proposed: proposed))
         return supported.map { proposed.intersection($0) } ?? proposed
     }
-    func preferredOrientation(in controller: Controller, effects: inout [PolicyEffect]) -> Orientation? {
+    func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? {
         calls.append(.preferredOrientation)
         return preferred
     }
-    func didSelect(_ candidate: Candidate, in controller: Controller, effects: inout [PolicyEffect]) {
+    func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.didSelect(candidate.id, index: candidate.index))
         selectionAtDidSelect.append(controller.selection)
         if let effectAtDidSelect { effects.append(effectAtDidSelect) }
     }
-    func willBeginCustomizing(tabs: [String], in controller: Controller, effects: inout [PolicyEffect]) {
+    func willBeginCustomizing(tabs: [String], in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.willBeginCustomizing(tabs))
     }
-    func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller, effects: inout [PolicyEffect]) {
+    func willEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.willEndCustomizing(tabs, changed: changed))
     }
-    func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller, effects: inout [PolicyEffect]) {
+    func didEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.didEndCustomizing(tabs, changed: changed))
     }
-    func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller, effects: inout [PolicyEffect]) {
+    func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.visibilityChanged(tabs))
     }
-    func displayOrderChanged(group: String?, order: [String], in controller: Controller, effects: inout [PolicyEffect]) {
+    func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.displayOrderChanged(group: group, order: order))
     }
 }

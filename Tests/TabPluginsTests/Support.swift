@@ -184,15 +184,15 @@ extension PluginHost {
 extension Policy {
     func shouldSelect(_ candidate: Candidate, in controller: Controller) -> Decision {
         var effects: [PolicyEffect] = []
-        return shouldSelect(candidate, in: controller, effects: &effects)
+        return withUnsafePointer(to: controller) { shouldSelect(candidate, in: LentController($0), effects: &effects) }
     }
     func supportedOrientations(proposed: OrientationMask, in controller: Controller) -> OrientationMask {
         var effects: [PolicyEffect] = []
-        return supportedOrientations(proposed: proposed, in: controller, effects: &effects)
+        return withUnsafePointer(to: controller) { supportedOrientations(proposed: proposed, in: LentController($0), effects: &effects) }
     }
     func preferredOrientation(in controller: Controller) -> Orientation? {
         var effects: [PolicyEffect] = []
-        return preferredOrientation(in: controller, effects: &effects)
+        return withUnsafePointer(to: controller) { preferredOrientation(in: LentController($0), effects: &effects) }
     }
 }
 
@@ -200,7 +200,7 @@ extension Controller {
     /// R9.2's supported orientations as `policy` decides them now (its preference unasked).
     func supportedOrientations(policy: Policy) -> OrientationMask {
         var effects: [PolicyEffect] = []
-        return policy.supportedOrientations(proposed: tabsOrientations, in: self, effects: &effects)
+        return withUnsafePointer(to: self) { policy.supportedOrientations(proposed: tabsOrientations, in: LentController($0), effects: &effects) }
     }
     /// R9.2's preferred orientation as `policy` decides it now.
     func preferredOrientation(policy: Policy) -> Orientation? {
