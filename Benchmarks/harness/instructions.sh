@@ -99,7 +99,7 @@ case "${2:-}" in
     *) what="select ($2)" ;;
 esac
 echo "tabd at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'): $(( (loaded - idle) / selects )) instructions per $what ($selects ${COMMAND}s, user space, callgrind)"
-echo "most instructions (self, per select):"
+echo "most instructions (self, per $COMMAND):"
 callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk -v n="$selects" '
     /^-+$/ { dashes++; next }
     dashes >= 5 && shown < 15 && $1 ~ /^[0-9,]+$/ {
