@@ -162,6 +162,7 @@ bench-memory: deps
 bench-instructions: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/instructions.sh
+	Benchmarks/harness/instructions.sh 8 tap
 
 # tabd against the libevent floor in alternating pairs, seconds apart (the P=16 target).
 bench-isolation: deps

@@ -2,7 +2,7 @@
 # User-space instructions tabd spends per request, counted by callgrind: a measure that does
 # not move with the machine's load, for comparing two builds where ops/s is too noisy.
 #
-#   Benchmarks/harness/instructions.sh [SECONDS]      (default 8)
+#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap]      (default 8 seconds)
 #
 # Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice: once answering only a
 # set_tabs, once under loadgen (10 connections x 16 in flight, `select` a / b in turn, like
@@ -10,6 +10,10 @@
 # / selects answered (from tabd's own `stats`), and the functions with the most instructions.
 # Kernel time (syscalls) is not counted. valgrind 3.19 cannot read Swift 6's DWARF 5, so the
 # binary is run with its debug sections stripped (symbols stay).
+#
+# `nested`: the same selects of a and b, each inside a group (R13). `tap`: `tap` a / b in turn
+# through the login gate instead (LoginGate, the plugin next to the tabd binary, stripped the
+# same way), after a set_tabs and one login on the controller: instructions per tap.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +44,22 @@ if [ "${2:-}" = nested ]; then
     SETUP='{"cmd":"set_tabs","tabs":[{"id":"g1","children":[{"id":"a"},{"id":"x"}]},{"id":"g2","children":[{"id":"b"},{"id":"y"}]},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
 fi
 printf '{"cmd":"select","tab":"a"}\n{"cmd":"select","tab":"b"}\n' > "$DIR/select.req"
+COMMAND=select
+CONFIG=()
+LOGIN=""
+if [ "${2:-}" = tap ]; then
+    COMMAND=tap
+    SETUP='{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]}'
+    LOGIN='{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"bench","password":"bench"}}'
+    printf '{"cmd":"tap","tab":"a"}\n{"cmd":"tap","tab":"b"}\n' > "$DIR/select.req"
+    mkdir -m 0700 "$DIR/plugins"
+    objcopy --strip-debug "$(dirname "$TABD")/libLoginGate.so" "$DIR/plugins/libLoginGate.so"
+    printf 'bench:%s\n' "$(openssl passwd -6 bench)" > "$DIR/credentials"
+    chmod 600 "$DIR/credentials"
+    printf 'plugins:\n  directories: [%s]\n  load:\n    - path: libLoginGate.so\n      required: true\n      settings: { login_tab: login, credentials_file: %s }\n' \
+        "$DIR/plugins" "$DIR/credentials" > "$DIR/gate.yaml"
+    CONFIG=(--config "$DIR/gate.yaml")
+fi
 
 ask() { echo "$1" | socat -t 10 - "UNIX-CONNECT:$DIR/tabd.sock"; }
 
@@ -47,19 +67,24 @@ ask() { echo "$1" | socat -t 10 - "UNIX-CONNECT:$DIR/tabd.sock"; }
 run() {
     rm -rf "$DIR/state" "$DIR/tabd.sock" "$DIR/cg.out"
     valgrind --tool=callgrind --callgrind-out-file="$DIR/cg.out" "$DIR/tabd" --socket "$DIR/tabd.sock" \
-        --state-dir "$DIR/state" --fsync everysec --log-level warning 2>/dev/null &
+        --state-dir "$DIR/state" --fsync everysec --log-level warning "${CONFIG[@]}" 2>/dev/null &
     VG=$!
     for _ in $(seq 300); do
         [ -S "$DIR/tabd.sock" ] && ask '{"cmd":"ping"}' >/dev/null 2>&1 && break
         sleep 0.1
     done
-    if [ "$1" -gt 0 ]; then
+    if [ -n "$LOGIN" ]; then
+        # The login (a password hash) once, in both runs: the difference is the taps alone.
+        ask "$SETUP" >/dev/null
+        ask "$LOGIN" | grep -q '"ok":true' || { echo "the login failed" >&2; exit 1; }
+        [ "$1" -gt 0 ] && "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" -e '"ok":false' >/dev/null
+    elif [ "$1" -gt 0 ]; then
         "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" --setup "$SETUP" >/dev/null
     else
         ask "$SETUP" >/dev/null
     fi
     local n
-    n=$(ask '{"cmd":"stats"}' | grep -o '"select":{"count":[0-9]*' | grep -o '[0-9]*$' || echo 0)
+    n=$(ask '{"cmd":"stats"}' | grep -o "\"$COMMAND\":{\"count\":[0-9]*" | grep -o '[0-9]*$' || echo 0)
     kill "$VG"; wait "$VG" 2>/dev/null || true
     VG=""
     echo "$(callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }') $n"
@@ -67,9 +92,14 @@ run() {
 
 read -r idle _ < <(run 0)
 read -r loaded selects < <(run "$SECONDS_LOADED")
-[ "$selects" -gt 0 ] || { echo "no select was answered" >&2; exit 1; }
-echo "tabd at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'): $(( (loaded - idle) / selects )) instructions per select${2:+ ($2)} ($selects selects, user space, callgrind)"
-echo "most instructions (self, per select):"
+[ "$selects" -gt 0 ] || { echo "no $COMMAND was answered" >&2; exit 1; }
+case "${2:-}" in
+    tap) what="tap (login gate, logged in)" ;;
+    "") what=select ;;
+    *) what="select ($2)" ;;
+esac
+echo "tabd at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'): $(( (loaded - idle) / selects )) instructions per $what ($selects ${COMMAND}s, user space, callgrind)"
+echo "most instructions (self, per $COMMAND):"
 callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk -v n="$selects" '
     /^-+$/ { dashes++; next }
     dashes >= 5 && shown < 15 && $1 ~ /^[0-9,]+$/ {

@@ -130,11 +130,57 @@ public struct Outcome: Equatable, Sendable {
         journalsCommand || journalsNumbering ? command : rewrittenJournal
     }
 
+    /// `journal(of:)` handed to `record` instead of returned: a command written as it was
+    /// given is passed on as it is, not copied (the daemon journals every change this way).
+    @inline(__always)
+    public func journal(of command: Command, _ record: (Command) -> Void) {
+        if journalsCommand || journalsNumbering { record(command) } else if let rewritten = rewrittenJournal { record(rewritten) }
+    }
+
     /// What the bar shows changed: a `barChanged` ends the notifications.
     public internal(set) var barMoved = false
 
     /// For `rotate`: whether the controller rotated (R9.3).
     public var rotated: Bool?
+    /// The delegate's orientations (R9.2), when the command asked for them: always for
+    /// `rotate`, and after a change when the delegate `decidesOrientations`. Asked once each.
+    public internal(set) var orientations: OrientationDecision?
+    /// The delegate refused the command (a tap, R4.2): it changed nothing, and this is the
+    /// `denied` error to answer with — the plugin, its reason and its sentence for people.
+    public internal(set) var refusal: TabError? {
+        get { if case .answered(let refusal, _)? = delegate { return refusal } else { return nil } }
+        set { answered(refusal: newValue, effects: effects) }
+    }
+    /// What the delegate asked for during the command, in order: events to publish and
+    /// selections to make once the command is done (also after a refusal).
+    public internal(set) var effects: [PolicyEffect] {
+        get { if case .answered(_, let effects)? = delegate { return effects } else { return [] } }
+        set { answered(refusal: refusal, effects: newValue) }
+    }
+    /// `refusal` and `effects`, boxed: one word in every outcome (nil for the commands whose
+    /// delegate neither refused nor asked for anything) instead of an error and an array that
+    /// each command would initialise, copy and destroy.
+    @usableFromInline var delegate: DelegateAnswers?
+    @usableFromInline indirect enum DelegateAnswers: Equatable, Sendable {
+        case answered(refusal: TabError?, effects: [PolicyEffect])
+    }
+
+    private mutating func answered(refusal: TabError?, effects: [PolicyEffect]) {
+        delegate = refusal == nil && effects.isEmpty ? nil : .answered(refusal: refusal, effects: effects)
+    }
+
+    /// Whether the delegate refused the command (without unboxing the error).
+    @inlinable public var isRefused: Bool {
+        if case .answered(let refusal, _)? = delegate { return refusal != nil }
+        return false
+    }
+
+    /// Whether the delegate asked for anything.
+    @inlinable public var hasEffects: Bool {
+        if case .answered(_, let effects)? = delegate { return !effects.isEmpty }
+        return false
+    }
+
     /// How many notifications the command produced, built or not.
     public private(set) var notificationCount = 0
     /// False when nobody listens: notifications are then counted (so `seq` still advances)

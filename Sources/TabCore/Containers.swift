@@ -187,6 +187,20 @@ public struct TabContainers: Equatable, Sendable, Codable {
         return try controllers.values[i].apply(command, policy: policy, notifying: notifying, semantics: semantics, reading: read)
     }
 
+    /// Asks `policy` for the orientations of the controller `name` (nil: of every controller)
+    /// and has them keep the answers (`Controller.decideOrientations`): for a delegate that
+    /// has not seen them change. Returns what the delegate asked for meanwhile. Not a change
+    /// of state: nothing to journal or undo.
+    public mutating func decideOrientations(of name: String? = nil, policy: Policy) -> [PolicyEffect] {
+        var effects: [PolicyEffect] = []
+        if let name {
+            controllers[name]?.decideOrientations(policy: policy, effects: &effects)
+        } else {
+            for i in controllers.indices { controllers.values[i].decideOrientations(policy: policy, effects: &effects) }
+        }
+        return effects
+    }
+
     /// What makes this set impossible (see `Controller.inconsistency`), or nil.
     public var inconsistency: String? {
         for (name, c) in controllers {

@@ -1,6 +1,7 @@
 // One tab container: the state machine of SEMANTICS.md R1–R11, as a value.
-// Each mutating command either throws a TabError and changes nothing, or changes the
-// state and returns the ordered notifications it produced.
+// Each mutating command either throws a TabError and changes nothing, or returns its
+// outcome: the ordered notifications it produced, with what the delegate decided (a
+// refusal, which changed nothing; the orientations) and asked for (its effects).
 
 public struct Controller: Equatable, Sendable {
     /// The wire name of the More item (R3.2): never a tab id.
@@ -44,6 +45,15 @@ public struct Controller: Equatable, Sendable {
     public internal(set) var seq: UInt64 = 0
     /// While a command recorded under the original rules is replayed (see `Semantics`).
     private var original = false
+    /// R9.2: the orientations the delegate decided at the controller's last change (nil when
+    /// the delegate has no say: they follow from the tabs). Not state: never saved, and two
+    /// controllers are equal whatever their delegates said.
+    private var delegated = Delegated()
+
+    private struct Delegated: Equatable, Sendable {
+        var orientations: OrientationDecision?
+        static func == (_: Delegated, _: Delegated) -> Bool { true }
+    }
     /// tab id → index; derived from `tabs`, rebuilt whenever the list changes. Empty while
     /// there are at most `linearLookupLimit` tabs: those are found by comparing ids in turn.
     private var indexByID: [String: Int] = [:]
@@ -166,22 +176,53 @@ public struct Controller: Equatable, Sendable {
             .intersection(tabs.isEmpty ? .portrait : .all)
     }
 
-    /// R9.2: the supported orientations once the delegate had its say.
-    public func supportedOrientations(policy: Policy) -> OrientationMask {
-        policy.supportedOrientations(proposed: tabsOrientations, in: self)
+    /// R9.2: the supported and preferred orientations, the delegate asked once for each.
+    public func orientations(policy: Policy, effects: inout [PolicyEffect]) -> OrientationDecision {
+        var lent = self
+        return lent.decide(policy: policy, effects: &effects)
     }
 
-    /// R9.2: the delegate's preference; otherwise the current orientation if supported,
-    /// else the first supported one.
-    public func preferredOrientation(policy: Policy) -> Orientation? {
-        if let preferred = policy.preferredOrientation(in: self) { return preferred }
-        let supported = supportedOrientations(policy: policy)
-        return supported.contains(orientation.mask) ? orientation : supported.orientations.first
+    /// `orientations(policy:effects:)` with this controller lent in place.
+    private mutating func decide(policy: Policy, effects: inout [PolicyEffect]) -> OrientationDecision {
+        let proposed = tabsOrientations
+        let supported = lend { policy.supportedOrientations(proposed: proposed, in: $0, effects: &effects) }
+        let preferred = lend { policy.preferredOrientation(in: $0, effects: &effects) }
+        return OrientationDecision(supported: supported, preferred: preferred ?? self.preferred(among: supported))
+    }
+
+    /// `body` with this controller lent to the delegate as it is: in place, not copied.
+    /// `body` must not touch `self` (it is being accessed): read what it needs first.
+    @inline(__always)
+    mutating func lend<R>(_ body: (LentController) -> R) -> R {
+        withUnsafePointer(to: &self) { body(LentController($0)) }
+    }
+
+    /// R9.2 without a preference: the current orientation if supported, else the first supported one.
+    private func preferred(among supported: OrientationMask) -> Orientation? {
+        supported.contains(orientation.mask) ? orientation : supported.orientations.first
+    }
+
+    /// What `state` reports as the supported and preferred orientations: the delegate's
+    /// answers at the last change (or at `decideOrientations`), else what the tabs support.
+    /// Asks nobody.
+    public var decidedOrientations: OrientationDecision {
+        if let decided = delegated.orientations { return decided }
+        let supported = tabsOrientations
+        return OrientationDecision(supported: supported, preferred: preferred(among: supported))
+    }
+
+    /// Asks `policy` for the orientations now and keeps its answers (`decidedOrientations`):
+    /// for controllers the delegate has not seen change (it was loaded, or replaced, after
+    /// their last change).
+    public mutating func decideOrientations(policy: Policy, effects: inout [PolicyEffect]) {
+        let decided = policy.decidesOrientations ? decide(policy: policy, effects: &effects) : nil
+        delegated.orientations = decided
     }
 
     // MARK: Commands
 
-    /// Applies one command. Throws (changing nothing) when the command is refused.
+    /// Applies one command. Throws (changing nothing) when the command is invalid; a command
+    /// the delegate refuses changes nothing either and returns its refusal (`Outcome.refusal`).
     /// `notifying: false` when no one will read the notifications (see `Outcome`).
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
                                semantics: Semantics = .amended) throws(TabError) -> Outcome {
@@ -208,7 +249,20 @@ public struct Controller: Equatable, Sendable {
         if out.barMoved { out.notify(.barChanged) }
         if out.notificationCount > 0, !out.changed { out.journalsNumbering = true }
         seq &+= UInt64(truncatingIfNeeded: out.notificationCount)
+        if out.changed || out.orientations != nil { keepOrientations(policy: policy, &out) }
         return out
+    }
+
+    /// After a change (or a rotate): the delegate's orientations, asked once if it decides
+    /// them, kept for `decidedOrientations`; forgotten under a delegate that does not.
+    private mutating func keepOrientations(policy: Policy, _ out: inout Outcome) {
+        if policy.decidesOrientations {
+            // The delegate's answers may follow the change: asked once, after it.
+            if out.orientations == nil { out.orientations = decide(policy: policy, effects: &out.effects) }
+            delegated.orientations = out.orientations
+        } else if case .some = delegated.orientations {
+            delegated.orientations = nil
+        }
     }
 
     /// What the bar shows (`state`'s `bar`): a `bar_changed` is sent when it changes.
@@ -582,8 +636,8 @@ public struct Controller: Equatable, Sendable {
                 throw TabError(.notAvailable, "More is not on the bar: the controller has \(tabs.count) tab(s) and shows up to \(maxVisible)")
             }
         }
-        if case .deny(let by, let reason) = policy.shouldSelect(candidate, in: self) {
-            throw TabError(.denied, "'\(by)' refused selecting '\(candidate.id)': \(reason)", plugin: by, reason: reason)
+        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &out.effects) }) {
+            return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
         // What a tap can change: the selection (and with it a tab's content loading, which
         // happens only when the selection moves) and the tapped tab's stack. The delegate's
@@ -601,7 +655,7 @@ public struct Controller: Equatable, Sendable {
         }
         changeSelection(to: candidate, cause: .tap, &out)
         out.notify(.didSelect(tab: candidate.id, index: candidate.index))
-        policy.didSelect(candidate, in: self)
+        lend { policy.didSelect(candidate, in: $0, effects: &out.effects) }
         if selection != selectionBefore || poppedToRoot { out.journalsCommand = true }
     }
 
@@ -624,8 +678,8 @@ public struct Controller: Equatable, Sendable {
             }
             candidate = .tab(id: id, index: self.index(of: tapped[0])!)
         }
-        if case .deny(let by, let reason) = policy.shouldSelect(candidate, in: self) {
-            throw TabError(.denied, "'\(by)' refused selecting '\(candidate.id)': \(reason)", plugin: by, reason: reason)
+        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &out.effects) }) {
+            return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
         let before = current.path  // the start of the command: what the last one left
         var popped = false
@@ -637,8 +691,14 @@ public struct Controller: Equatable, Sendable {
         }
         moveSelection(to: path, leaf: leaf, cause: .tap, &out)
         out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: tapped, previous: before.last)))
-        policy.didSelect(candidate, in: self)
+        lend { policy.didSelect(candidate, in: $0, effects: &out.effects) }
         if selectedPath != before || popped { out.journalsCommand = true }
+    }
+
+    /// The delegate refused a tap: nothing changes; the outcome carries the `denied` error,
+    /// with the delegate's own sentence when it gave one.
+    private func refuse(_ candidate: Candidate, by: String, reason: String, message: String?, _ out: inout Outcome) {
+        out.refusal = TabError(.denied, message ?? "'\(by)' refused selecting '\(candidate.id)': \(reason)", plugin: by, reason: reason)
     }
 
     /// Moves the selection, sending R5.1's appearance calls and R4.6's state change.
@@ -744,7 +804,8 @@ public struct Controller: Equatable, Sendable {
         customizingStart = order
         // R7.2: the configuration screen shows the customizable tabs only, in order.
         out.notify(.willBeginCustomizing(tabs: customizable))
-        policy.willBeginCustomizing(tabs: customizable, in: self)
+        let announced = customizable
+        lend { policy.willBeginCustomizing(tabs: announced, in: $0, effects: &out.effects) }
     }
 
     private mutating func customizeMove(_ id: String, to: Int, _ out: inout Outcome) throws(TabError) {
@@ -782,7 +843,7 @@ public struct Controller: Equatable, Sendable {
         }
         let changed = order != start
         out.notify(.willEndCustomizing(tabs: order, changed: changed))
-        policy.willEndCustomizing(tabs: order, changed: changed, in: self)
+        lend { policy.willEndCustomizing(tabs: order, changed: changed, in: $0, effects: &out.effects) }
         let before = selectionSnapshot
         if changed {
             let byID = Dictionary(uniqueKeysWithValues: tabs.map { ($0.id, $0) })
@@ -792,7 +853,7 @@ public struct Controller: Equatable, Sendable {
         customizingOrder = nil
         customizingStart = nil
         out.notify(.didEndCustomizing(tabs: order, changed: changed))
-        policy.didEndCustomizing(tabs: order, changed: changed, in: self)
+        lend { policy.didEndCustomizing(tabs: order, changed: changed, in: $0, effects: &out.effects) }
         // The customizable set is kept in tab order: announced when that order moved, so that
         // a client keeps it from events without reordering it itself.
         let reordered = tabs.map(\.id).filter(Set(customizable).contains)
@@ -815,17 +876,18 @@ public struct Controller: Equatable, Sendable {
 
     // MARK: R9 — orientation
 
+    /// R9.3: the supported set decides; the preference is asked once the controller turned
+    /// (or did not): both answers go with the outcome.
     private mutating func rotate(to new: Orientation, policy: Policy, _ out: inout Outcome) {
-        let supported = supportedOrientations(policy: policy)
-        guard supported.contains(new.mask) else {
-            out.rotated = false
-            return
-        }
-        out.rotated = true
-        if new != orientation {
+        let proposed = tabsOrientations
+        let supported = lend { policy.supportedOrientations(proposed: proposed, in: $0, effects: &out.effects) }
+        out.rotated = supported.contains(new.mask)
+        if out.rotated == true, new != orientation {
             setOrientation(new, &out)
             out.rewrittenJournal = .setOrientation(new)
         }
+        let preferred = lend { policy.preferredOrientation(in: $0, effects: &out.effects) }
+        out.orientations = OrientationDecision(supported: supported, preferred: preferred ?? self.preferred(among: supported))
     }
 
     /// R9.4: the supported set is never empty. Refuses (`conflict`) tabs with no orientation

@@ -564,7 +564,7 @@ extension Controller {
         out.notify(.visibilityChanged(tabs: change))
         if onSelectedPath { moveSelection(to: fallbackPath(hiding: id), from: before, cause: .hidden, &out) }
         else { settleSelection(from: before, cause: .hidden, &out) }
-        policy.visibilityChanged(change, in: self)
+        lend { policy.visibilityChanged(change, in: $0, effects: &out.effects) }
     }
 
     /// After the bar or the tree's visibility changed without the selected tab being hidden:
@@ -647,7 +647,7 @@ extension Controller {
         }
         out.notify(.displayOrderChanged(group: group, order: order))
         settleSelection(from: before, cause: .customize, &out)  // More may have left the bar
-        policy.displayOrderChanged(group: group, order: order, in: self)
+        lend { policy.displayOrderChanged(group: group, order: order, in: $0, effects: &out.effects) }
     }
 
     // MARK: Validation

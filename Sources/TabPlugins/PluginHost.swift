@@ -19,7 +19,8 @@ import TabCore
 import TabSystem
 
 public final class PluginHost: Policy {
-    /// Most queued plugin events / selections between two drains; more are dropped (logged).
+    /// Most plugin events / selections queued during one call into the host; more are
+    /// dropped (logged).
     static let maxQueued = 10_000
     /// Largest event a plugin may emit.
     static let maxEventBytes = 64 << 10
@@ -83,8 +84,20 @@ public final class PluginHost: Policy {
     /// The path of a candidate outside any group: its own id.
     private let pathSlot = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: 1)
 
-    private var emitted: [(plugin: String, controller: String, dataJSON: String)] = [] { didSet { updateQueued() } }
-    private var requested: [(controller: String, target: SelectTarget)] = [] { didSet { updateQueued() } }
+    /// What plugins asked for (host functions `emit`, `request_select`) during the hooks of
+    /// the current call into the host; handed to its caller as it returns (`hand`).
+    private var pending: [PolicyEffect] = []
+    private var pendingEvents = 0, pendingSelections = 0
+    /// What every decision reads, kept where reading it is a load: a class's stored property
+    /// is read through an exclusivity check (~60 instructions), twice per tap.
+    private let hot = UnsafeMutablePointer<Hot>.allocate(capacity: 1)
+
+    private struct Hot {
+        /// `pending` holds something.
+        var pending = false
+        /// See `decidesOrientations`.
+        var decidesOrientations = false
+    }
 
     private var sequence: UInt64 = 0
     private var tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
@@ -122,9 +135,11 @@ public final class PluginHost: Policy {
     public init(directories: [String], logger: Logger) {
         self.directories = directories
         self.logger = logger
+        hot.initialize(to: Hot())
     }
 
     deinit {
+        hot.deallocate()
         reply.deallocate()
         candidate.deallocate()
         pathSlot.deallocate()
@@ -256,7 +271,8 @@ public final class PluginHost: Policy {
     /// Makes `prepared` the running plugins. Running instances it does not keep are stopped:
     /// first each is told, once per controller in `controllers`, that it is about to stop
     /// (`will_stop`, so it can announce what it drops — the login gate, who it logs out),
-    /// then fini. Returns the names started, stopped and kept.
+    /// then fini. Returns the names started, stopped and kept, and what the stopped plugins
+    /// asked for as they stopped.
     @discardableResult
     public func commit(_ prepared: PreparedPlugins, controllers: [Controller]) -> PluginChanges {
         precondition(prepared.isUsable, "commit of a plugin set whose required plugins do not run")
@@ -268,6 +284,7 @@ public final class PluginHost: Policy {
         rebuildChains()
         for p in old where !prepared.carried.contains(ObjectIdentifier(p)) {
             willStop(p, controllers: controllers)
+            hand(&changes.effects)
             p.stop()
             changes.stopped.append(p.name)
             if let successor = running.first(where: { $0.name == p.name }) {
@@ -328,13 +345,14 @@ public final class PluginHost: Policy {
 
     /// `prepare`, then `commit` when every required plugin runs; else `discard` and throw
     /// (nothing running changed).
-    public func reload(_ specs: [PluginSpec], directories: [String]? = nil, controllers: [Controller] = []) throws {
+    @discardableResult
+    public func reload(_ specs: [PluginSpec], directories: [String]? = nil, controllers: [Controller] = []) throws -> PluginChanges {
         let prepared = prepare(specs, directories: directories)
         guard prepared.isUsable else {
             discard(prepared)
             throw prepared.requiredError!
         }
-        commit(prepared, controllers: controllers)
+        return commit(prepared, controllers: controllers)
     }
 
     /// Runs every plugin's fini (at shutdown).
@@ -348,6 +366,7 @@ public final class PluginHost: Policy {
         selectChain = running.compactMap { p in p.code.hooks.should_select.map { (p, $0) } }
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
+        hot.pointee.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
     }
 
     /// The checks before dlopen, for `configure` and `check` alike: the configured name,
@@ -383,20 +402,22 @@ public final class PluginHost: Policy {
         return Array(all.suffix(max(0, limit)))
     }
 
-    /// The last refused tap: who, why, and the plugin's sentence for people (the
-    /// `message` of the `denied` error), or nil.
-    public private(set) var lastDenial: (plugin: String, reason: String, message: String?)?
-
     // MARK: Policy
 
-    public func shouldSelect(_ candidate: Candidate, in controller: Controller) -> Decision {
+    /// Some running plugin has an orientation hook. Set with the chains: the state machine
+    /// reads it after every command.
+    public var decidesOrientations: Bool { hot.pointee.decidesOrientations }
+
+    public func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
         let chain = selectChain
         if chain.isEmpty { return defaultDecision }
+        defer { hand(&effects) }
         var answers = takeAnswerBuffer()
         var allowed = false
         var denial: (plugin: String, reason: String, message: String?)?
         let reply = self.reply, cand = self.candidate, frame = self.frame, opaque = frame.opaque
-        withUnsafePointer(to: controller) { controllerPointer in
+        do {
+            let controllerPointer = controller.pointer
             frame.controller = controllerPointer
             withCandidate(candidate, in: controller) { cand in
                 // One clock read per boundary: a plugin's time includes the host's
@@ -430,7 +451,7 @@ public final class PluginHost: Policy {
                             : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
                         answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
                         logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
-                            "plugin.name": .string(plugin.name), "controller": .string(controller.name),
+                            "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
                             "tab": .string(candidate.id), "error": .string(why),
                         ])
                         denial = (plugin.name, "plugin failed: \(why)",
@@ -445,32 +466,32 @@ public final class PluginHost: Policy {
         let decision: Decision
         let final: DecisionRecord.Final
         if let denial {
-            lastDenial = denial
-            decision = .deny(by: denial.plugin, reason: denial.reason)
+            decision = .deny(by: denial.plugin, reason: denial.reason, message: denial.message)
             final = .deny(plugin: denial.plugin, reason: denial.reason, message: denial.message)
         } else if allowed {
             decision = .allow
             final = .allow(byDefault: false)
         } else {
             decision = defaultDecision
-            if case .deny(let by, let reason) = defaultDecision {
-                lastDenial = (by, reason, nil)
-                final = .deny(plugin: by, reason: reason, message: nil)
+            if case .deny(let by, let reason, let message) = defaultDecision {
+                final = .deny(plugin: by, reason: reason, message: message)
             } else {
                 final = .allow(byDefault: true)
             }
         }
-        record(.shouldSelect, controller.name, candidate: candidate.id, answers: answers, final: final)
+        record(.shouldSelect, controller.pointer.pointee.name, candidate: candidate.id, answers: answers, final: final)
         return decision
     }
 
-    public func supportedOrientations(proposed: OrientationMask, in controller: Controller) -> OrientationMask {
+    public func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
         let chain = supportedChain
         if chain.isEmpty { return proposed }
+        defer { hand(&effects) }
         var mask = proposed.rawValue
         var answers = takeAnswerBuffer()
         let frame = self.frame, opaque = frame.opaque
-        withUnsafePointer(to: controller) { controllerPointer in
+        do {
+            let controllerPointer = controller.pointer
             frame.controller = controllerPointer
             var t0 = monotonicNanoseconds()
             for (plugin, hook) in chain {
@@ -498,17 +519,19 @@ public final class PluginHost: Policy {
             frame.controller = nil
         }
         let result = OrientationMask(rawValue: mask)
-        record(.supportedOrientations, controller.name, proposed: proposed, answers: answers, final: .orientations(result))
+        record(.supportedOrientations, controller.pointer.pointee.name, proposed: proposed, answers: answers, final: .orientations(result))
         return result
     }
 
-    public func preferredOrientation(in controller: Controller) -> Orientation? {
+    public func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? {
         let chain = preferredChain
         if chain.isEmpty { return nil }
+        defer { hand(&effects) }
         var preferred: Orientation?
         var answers = takeAnswerBuffer()
         let frame = self.frame, opaque = frame.opaque
-        withUnsafePointer(to: controller) { controllerPointer in
+        do {
+            let controllerPointer = controller.pointer
             frame.controller = controllerPointer
             var t0 = monotonicNanoseconds()
             for (plugin, hook) in chain {
@@ -537,11 +560,12 @@ public final class PluginHost: Policy {
             }
             frame.controller = nil
         }
-        record(.preferredOrientation, controller.name, answers: answers, final: .preferred(preferred))
+        record(.preferredOrientation, controller.pointer.pointee.name, answers: answers, final: .preferred(preferred))
         return preferred
     }
 
-    public func didSelect(_ candidate: Candidate, in controller: Controller) {
+    public func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
+        defer { hand(&effects) }
         withCandidate(candidate, in: controller) { cand in
             notify(.didSelect, controller) { p, c in
                 guard let hook = p.code.hooks.did_select else { return false }
@@ -551,7 +575,8 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func willBeginCustomizing(tabs: [String], in controller: Controller) {
+    public func willBeginCustomizing(tabs: [String], in controller: LentController, effects: inout [PolicyEffect]) {
+        defer { hand(&effects) }
         withCStrings(tabs) { ids, n in
             notify(.willBeginCustomizing, controller) { p, c in
                 guard let hook = p.code.hooks.will_begin_customizing else { return false }
@@ -561,7 +586,8 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
+    public func willEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {
+        defer { hand(&effects) }
         withCStrings(tabs) { ids, n in
             notify(.willEndCustomizing, controller) { p, c in
                 guard let hook = p.code.hooks.will_end_customizing else { return false }
@@ -571,7 +597,8 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
+    public func didEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {
+        defer { hand(&effects) }
         withCStrings(tabs) { ids, n in
             notify(.didEndCustomizing, controller) { p, c in
                 guard let hook = p.code.hooks.did_end_customizing else { return false }
@@ -581,7 +608,8 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller) {
+    public func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect]) {
+        defer { hand(&effects) }
         withCStrings(tabs.map(\.id)) { ids, n in
             var entries = (0..<n).map { tabd_visibility(id: ids[$0], hidden: tabs[$0].hidden ? 1 : 0) }
             entries.withUnsafeMutableBufferPointer { buffer in
@@ -594,7 +622,8 @@ public final class PluginHost: Policy {
         }
     }
 
-    public func displayOrderChanged(group: String?, order: [String], in controller: Controller) {
+    public func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect]) {
+        defer { hand(&effects) }
         withCStrings(order) { ids, n in
             withOptionalCString(group) { g in
                 notify(.displayOrderChanged, controller) { p, c in
@@ -608,7 +637,7 @@ public final class PluginHost: Policy {
 
     /// Fills the candidate struct for `candidate` (its path too, since 1.4) for the length of
     /// `body`. A tab outside any group has a path of one id: itself, with no allocation.
-    private func withCandidate(_ candidate: Candidate, in controller: Controller, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
+    private func withCandidate(_ candidate: Candidate, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
         let cand = self.candidate, slot = self.pathSlot
         candidate.id.withCString { id in
             func fill(_ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) {
@@ -617,7 +646,7 @@ public final class PluginHost: Policy {
                                               path: path, path_count: count)
                 body(cand)
             }
-            if controller.arranged, case .tab(let tab, _) = candidate, let path = controller.path(of: tab), path.count > 1 {
+            if controller.pointer.pointee.arranged, case .tab(let tab, _) = candidate, let path = controller.pointer.pointee.path(of: tab), path.count > 1 {
                 withCStrings(path) { ids, n in fill(ids, n) }
             } else {
                 slot.pointee = id
@@ -628,10 +657,11 @@ public final class PluginHost: Policy {
 
     /// Calls `body` for every running plugin with the controller set up; `body` returns
     /// whether the plugin had the hook (then it was timed).
-    private func notify(_ hook: PluginHook, _ controller: Controller, _ body: (PluginInstance, OpaquePointer) -> Bool) {
+    private func notify(_ hook: PluginHook, _ controller: LentController, _ body: (PluginInstance, OpaquePointer) -> Bool) {
         guard !running.isEmpty else { return }
         let frame = self.frame, opaque = frame.opaque
-        withUnsafePointer(to: controller) { controllerPointer in
+        do {
+            let controllerPointer = controller.pointer
             frame.controller = controllerPointer
             for plugin in running {
                 let t0 = monotonicNanoseconds()
@@ -665,9 +695,9 @@ public final class PluginHost: Policy {
     /// `invalid_request`, an unknown plugin or method `not_found`. `caller`: the client that
     /// asked, which the plugin may read during the hook (nil: no client did).
     public func call(plugin name: String, method: String, argsJSON: String, controller: Controller,
-                     caller: PluginCaller? = nil) -> Result<String, TabError> {
+                     caller: PluginCaller? = nil) -> PluginCallReply {
         guard case .object(let args)? = try? JSONParser.parse(argsJSON, maxDepth: maxJSONDepth) else {
-            return .failure(TabError(.invalid, "args for '\(name)' must be a JSON object"))
+            return PluginCallReply(result: .failure(TabError(.invalid, "args for '\(name)' must be a JSON object")))
         }
         return call(plugin: name, method: method, args: args, controller: controller, caller: caller)
     }
@@ -675,7 +705,14 @@ public final class PluginHost: Policy {
     /// `call` with arguments the client parser already accepted (a request's `args`): they
     /// are written once, straight into the text the hook reads.
     public func call(plugin name: String, method: String, args: JSONObject, controller: Controller,
-                     caller: PluginCaller? = nil) -> Result<String, TabError> {
+                     caller: PluginCaller? = nil) -> PluginCallReply {
+        var reply = PluginCallReply(result: answer(plugin: name, method: method, args: args, controller: controller, caller: caller))
+        hand(&reply.effects)
+        return reply
+    }
+
+    private func answer(plugin name: String, method: String, args: JSONObject, controller: Controller,
+                        caller: PluginCaller?) -> Result<String, TabError> {
         frame.caller = caller
         defer { frame.caller = nil }
         guard let plugin = running.first(where: { $0.name == name }) else {
@@ -734,44 +771,40 @@ public final class PluginHost: Policy {
 
     // MARK: What plugins asked for
 
-    /// Plugins emitted events or asked for selections since the last drains (a quick check
-    /// after every command: usually they did not). A stored flag, not computed: the daemon
-    /// reads it after every command, and reading a stored property from the daemon's module
-    /// is a load (a computed one ran here, with two exclusivity checks: ~200 instructions).
-    public private(set) var hasQueued = false
-
-    private func updateQueued() { hasQueued = !emitted.isEmpty || !requested.isEmpty }
-
-    /// Events plugins emitted since the last drain: publish them as `plugin` events.
-    public func drainEmitted() -> [(plugin: String, controller: String, dataJSON: String)] {
-        guard !emitted.isEmpty else { return [] }
-        defer { emitted.removeAll(keepingCapacity: true) }
-        return emitted
+    /// Hands what plugins asked for during this call into the host to its caller (appended
+    /// to `effects`), in the order they asked.
+    @inline(__always)
+    private func hand(_ effects: inout [PolicyEffect]) {
+        if hot.pointee.pending { handPending(&effects) }
     }
 
-    /// Selections plugins asked for since the last drain: apply them (as `select`) after
-    /// the current command, in order.
-    public func drainRequestedSelections() -> [(controller: String, target: SelectTarget)] {
-        guard !requested.isEmpty else { return [] }
-        defer { requested.removeAll(keepingCapacity: true) }
-        return requested
+    private func handPending(_ effects: inout [PolicyEffect]) {
+        hot.pointee.pending = false
+        effects.append(contentsOf: pending)
+        pending.removeAll(keepingCapacity: true)
+        pendingEvents = 0
+        pendingSelections = 0
     }
 
     func enqueue(event json: String, from plugin: PluginInstance, controller: String) -> Bool {
-        guard emitted.count < Self.maxQueued else {
+        guard pendingEvents < Self.maxQueued else {
             logger.warning("too many plugin events queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
             return false
         }
-        emitted.append((plugin.name, controller, json))
+        pendingEvents += 1
+        pending.append(.event(plugin: plugin.name, controller: controller, dataJSON: json))
+        hot.pointee.pending = true
         return true
     }
 
     func enqueue(selection target: SelectTarget, from plugin: PluginInstance, controller: String) -> Bool {
-        guard requested.count < Self.maxQueued else {
+        guard pendingSelections < Self.maxQueued else {
             logger.warning("too many plugin selections queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
             return false
         }
-        requested.append((controller, target))
+        pendingSelections += 1
+        pending.append(.select(controller: controller, target: target))
+        hot.pointee.pending = true
         return true
     }
 

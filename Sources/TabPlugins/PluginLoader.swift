@@ -27,7 +27,8 @@ final class PluginCode {
     let abiMajor: UInt32
     let abiMinor: UInt32
     /// The hooks as the plugin compiled them: only the descriptor's first struct_size bytes
-    /// are read, so a hook added after the plugin's minor is nil.
+    /// are read, so a hook of a minor newer than the plugin's is nil. A descriptor smaller
+    /// than ABI 1.0's (which ends with `call`) is refused, not read.
     let hooks: tabd_policy_descriptor
     /// will_stop (since 1.2).
     var willStop: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void)? { hooks.will_stop }

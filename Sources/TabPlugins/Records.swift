@@ -96,7 +96,20 @@ public struct PluginChanges: Sendable, Equatable {
     public var started: [String] = []
     public var stopped: [String] = []
     public var kept: [String] = []
+    /// What the stopped plugins asked for as they stopped (the login gate's logout events).
+    public var effects: [PolicyEffect] = []
     public init() {}
+}
+
+/// A plugin method's answer (`PluginHost.call`), with what the plugin asked for meanwhile.
+public struct PluginCallReply: Sendable {
+    /// Compact JSON text that JSONParser accepted, or why there is none.
+    public var result: Result<String, TabError>
+    /// Events to publish and selections to make, in order, once the call is answered.
+    public var effects: [PolicyEffect] = []
+
+    /// The answer, or the error.
+    public func get() throws(TabError) -> String { try result.get() }
 }
 
 /// A plugin set prepared beside the running one (`PluginHost.prepare`): files checked and

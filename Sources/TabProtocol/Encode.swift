@@ -112,8 +112,9 @@ public enum ReplyEncoder {
         w.key(literal: "display_order"); strings(t.orderedChildren.map(\.id), &w)
     }
 
-    /// The members of `state`'s result (PROTOCOL.md).
-    public static func state(_ c: Controller, policy: Policy, _ w: inout JSONWriter) {
+    /// The members of `state`'s result (PROTOCOL.md). Asks no delegate: the orientations are
+    /// those decided at the controller's last change (`Controller.decidedOrientations`).
+    public static func state(_ c: Controller, _ w: inout JSONWriter) {
         w.key(literal: "controller"); w.string(c.name)
         w.key(literal: "idiom"); w.string(c.idiom.rawValue)
         w.key(literal: "max_visible"); w.int(c.maxVisible)
@@ -132,7 +133,7 @@ public enum ReplyEncoder {
         w.key(literal: "customizable"); strings(c.customizable, &w)
         w.key(literal: "customizing"); w.bool(c.customizingOrder != nil)
         if let order = c.customizingOrder { w.key(literal: "customizing_order"); strings(order, &w) }
-        orientationMembers(c, policy: policy, &w)
+        orientationMembers(c, &w)
         w.key(literal: "status_bar_child"); optionalString(c.statusBarChild, &w)
         w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: c.seq))
     }
@@ -171,11 +172,12 @@ public enum ReplyEncoder {
         w.key(literal: "position"); w.string(c.idiom == .tv ? "top" : "bottom")
     }
 
-    public static func orientationMembers(_ c: Controller, policy: Policy, _ w: inout JSONWriter) {
+    public static func orientationMembers(_ c: Controller, _ w: inout JSONWriter) {
+        let decided = c.decidedOrientations
         w.key(literal: "orientation"); w.beginObject()
         w.key(literal: "current"); w.string(c.orientation.rawValue)
-        w.key(literal: "supported"); orientations(c.supportedOrientations(policy: policy), &w)
-        w.key(literal: "preferred"); optionalString(c.preferredOrientation(policy: policy)?.rawValue, &w)
+        w.key(literal: "supported"); orientations(decided.supported, &w)
+        w.key(literal: "preferred"); optionalString(decided.preferred?.rawValue, &w)
         w.endObject()
     }
 

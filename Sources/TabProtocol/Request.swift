@@ -138,13 +138,11 @@ public let commandNames = [
     "plugins", "plugin.call", "explain", "reload", "stats", "metrics",
 ]
 
-/// The commands only an administrator may run (root, the daemon's own uid, or a configured
-/// admin uid/gid): they change what every client sees — the configuration, or a whole
-/// controller disappearing under its users. Creating a controller harms no one.
-public let adminCommands = ["reload", "controller.delete"]
-
 extension RequestCommand {
-    /// One of `adminCommands` (a switch: this runs for every request).
+    /// The commands only an administrator may run (root, the daemon's own uid, or a
+    /// configured admin uid/gid): they change what every client sees — the configuration, or
+    /// a whole controller disappearing under its users. Creating a controller harms no one.
+    /// The one list of them, as a switch: this runs for every request.
     public var isAdminOnly: Bool {
         switch self {
         case .reload, .controllerDelete: return true

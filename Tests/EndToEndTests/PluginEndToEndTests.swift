@@ -165,6 +165,44 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         #expect(free?.strings("supported")?.count == 4)
     }
 
+    /// Each decision leaves one explain record: a change asks the orientation chains once
+    /// each, `rotate` once each (not again for its reply), and `state` asks none — it reports
+    /// what the last change decided, the same as the plugins say.
+    @Test func orientationChainsRunOncePerChangeAndNeverForState() throws {
+        let load = """
+                - path: libOrientationRules.so
+                  settings:
+                    rules: [{tab: "video*", orientations: [portrait, landscape_left]}]
+                    preferred: landscape_left
+
+            """
+        let tabd = try TabdProcess(config: Plugins.config(load))
+        let c = try tabd.client()
+        func kinds() throws -> [String] {
+            guard case .array(let decisions)? = try c.ok(#"{"cmd":"explain","limit":64}"#)["decisions"] else { return [] }
+            return decisions.compactMap { if case .object(let d) = $0 { return d.string("kind") } else { return nil } }
+        }
+        let all = #"["portrait","landscape_left","landscape_right","portrait_upside_down"]"#
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"video-1","orientations":\#(all)},{"id":"home","orientations":\#(all)}]}"#)
+        let afterChange = try kinds()
+        #expect(afterChange.suffix(2) == ["supported_orientations", "preferred_orientation"], "\(afterChange)")
+        for _ in 0..<3 {
+            let state = try c.ok(#"{"cmd":"state"}"#).object("orientation")
+            #expect(state?.strings("supported") == ["portrait", "landscape_left"])
+            #expect(state?.string("preferred") == "landscape_left")
+        }
+        #expect(try kinds() == afterChange, "state asked the plugins")
+        let turned = try c.ok(#"{"cmd":"rotate","orientation":"landscape_left"}"#)
+        #expect(turned.strings("supported") == ["portrait", "landscape_left"] && turned.string("preferred") == "landscape_left")
+        #expect(try kinds() == afterChange + ["supported_orientations", "preferred_orientation"], "one record per chain run")
+        // A select that changes nothing asks nothing; one that changes the selection asks again.
+        try c.ok(#"{"cmd":"select","tab":"video-1"}"#)
+        #expect(try kinds().count == afterChange.count + 2)
+        try c.ok(#"{"cmd":"select","tab":"home"}"#)
+        #expect(try kinds().count == afterChange.count + 4)
+        #expect(try c.ok(#"{"cmd":"state"}"#).object("orientation")?.strings("supported")?.count == 4, "no rule for home: the tabs decide")
+    }
+
     @Test func orientationLockLimitsEveryTab() throws {
         let load = """
                 - path: libOrientationRules.so

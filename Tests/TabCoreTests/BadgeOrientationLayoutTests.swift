@@ -39,7 +39,7 @@ struct OrientationTests {
         #expect(empty.orientation == .portrait)
         let c = try controller([Tab(id: "a", orientations: .all), Tab(id: "b")])
         #expect(c.tabsOrientations == .portrait)
-        #expect(c.supportedOrientations(policy: DefaultPolicy()) == .portrait)
+        #expect(c.decided(by: DefaultPolicy()).supported == .portrait)
     }
 
     /// The controller supports only what every tab supports.
@@ -64,14 +64,14 @@ struct OrientationTests {
         let c = try controller([Tab(id: "a", orientations: .all), Tab(id: "b", orientations: .all)])
         let policy = RecordingPolicy()
         policy.supported = .landscape
-        #expect(c.supportedOrientations(policy: policy) == .landscape)
-        #expect(policy.calls == [.supportedOrientations(proposed: .all)])
+        #expect(c.decided(by: policy).supported == .landscape)
+        #expect(policy.calls == [.supportedOrientations(proposed: .all), .preferredOrientation])
         policy.preferred = .landscapeRight
-        #expect(c.preferredOrientation(policy: policy) == .landscapeRight)
+        #expect(c.decided(by: policy).preferred == .landscapeRight)
         policy.preferred = nil
         // No preference: the current orientation (portrait) is not supported → the first supported one.
-        #expect(c.preferredOrientation(policy: policy) == .landscapeLeft)
-        #expect(c.preferredOrientation(policy: DefaultPolicy()) == .portrait)
+        #expect(c.decided(by: policy).preferred == .landscapeLeft)
+        #expect(c.decided(by: DefaultPolicy()).preferred == .portrait)
     }
 
     /// A supported orientation rotates the controller; an unsupported one leaves it as it is and says so.
@@ -84,7 +84,10 @@ struct OrientationTests {
         #expect(c.orientation == .landscapeLeft)
         #expect(ok.notifications == [.orientationChanged(from: .portrait, to: .landscapeLeft)])
         #expect(ok.journal(of: .rotate(.landscapeLeft)) == .setOrientation(.landscapeLeft))
-        #expect(policy.calls == [.supportedOrientations(proposed: [.portrait, .landscapeLeft])])
+        // The delegate is asked once for each: the supported set decides, the preference is
+        // asked after the turn, and both go with the outcome (for the reply).
+        #expect(policy.calls == [.supportedOrientations(proposed: [.portrait, .landscapeLeft]), .preferredOrientation])
+        #expect(ok.orientations == OrientationDecision(supported: [.portrait, .landscapeLeft], preferred: .landscapeLeft))
 
         let before = c
         let no = try c.apply(.rotate(.landscapeRight), policy: policy)

@@ -28,9 +28,8 @@ struct PolicyTests {
         let policy = RecordingPolicy()
         policy.supported = [.portrait, .portraitUpsideDown]
         policy.preferred = .portraitUpsideDown
-        #expect(c.supportedOrientations(policy: policy) == [.portrait, .portraitUpsideDown])
-        #expect(c.preferredOrientation(policy: policy) == .portraitUpsideDown)
-        #expect(policy.calls == [.supportedOrientations(proposed: .all), .preferredOrientation])
+        #expect(c.decided(by: policy) == OrientationDecision(supported: [.portrait, .portraitUpsideDown], preferred: .portraitUpsideDown))
+        #expect(policy.calls == [.supportedOrientations(proposed: .all), .preferredOrientation], "each asked once")
         #expect(try c.apply(.rotate(.landscapeLeft), policy: policy).rotated == false)
         #expect(try c.apply(.rotate(.landscapeLeft)).rotated == true)
     }
@@ -58,8 +57,8 @@ struct PolicyTests {
         var c = try controller([Tab(id: "a", orientations: .landscape), Tab(id: "b", orientations: .all)])
         _ = try c.apply(.tap(.tab("b")))
         #expect(c.selection == .tab("b"))
-        #expect(c.supportedOrientations(policy: DefaultPolicy()) == .landscape)
-        #expect(c.preferredOrientation(policy: DefaultPolicy()) == .landscapeLeft)
+        #expect(c.decided(by: DefaultPolicy()) == OrientationDecision(supported: .landscape, preferred: .landscapeLeft))
+        #expect(c.decidedOrientations == c.decided(by: DefaultPolicy()), "what state reports, without a delegate")
     }
 }
 
@@ -150,5 +149,60 @@ struct ContainersTests {
         #expect(all == before)
         all.insert(Controller(name: "other", idiom: .tv))
         #expect(all["other"]?.idiom == .tv)
+    }
+}
+
+@Suite("Policy decisions are values")
+struct PolicyDecisionValueTests {
+    /// A refused tap returns its refusal in the outcome — the delegate's name, reason and
+    /// sentence — instead of throwing; nothing changes and nothing is journaled.
+    @Test("R4.2 a refusal is the outcome's value, with the delegate's own sentence")
+    func refusalIsAValue() throws {
+        var c = try controller([Tab(id: "a"), Tab(id: "b")])
+        let policy = RecordingPolicy()
+        policy.refuse["b"] = (by: "gate", reason: "closed")
+        policy.refusalMessage = "b is closed until noon"
+        let before = c
+        let out = try c.apply(.tap(.tab("b")), policy: policy)
+        #expect(out.refusal == TabError(.denied, "b is closed until noon", plugin: "gate", reason: "closed"))
+        #expect(c == before && !out.changed && out.journal(of: .tap(.tab("b"))) == nil)
+        policy.refusalMessage = nil
+        #expect(try c.apply(.tap(.tab("b")), policy: policy).refusal?.message == "'gate' refused selecting 'b': closed")
+    }
+
+    /// What the delegate asks for while it is told of a tap comes back with the tap.
+    @Test("R12 what the delegate asks for comes back in the outcome")
+    func effectsComeWithTheOutcome() throws {
+        var c = try controller([Tab(id: "a"), Tab(id: "b")])
+        let policy = RecordingPolicy()
+        policy.effectAtDidSelect = .select(controller: "main", target: .tab("a"))
+        #expect(try c.apply(.tap(.tab("b")), policy: policy).effects == [.select(controller: "main", target: .tab("a"))])
+        #expect(try c.apply(.select(.tab("a")), policy: policy).effects.isEmpty, "a select tells the delegate nothing")
+    }
+
+    /// A delegate that decides orientations is asked once for each after a change, and the
+    /// controller keeps the answers: reading them asks nobody; a command that changed
+    /// nothing asks nothing.
+    @Test("R9.2 the orientations are decided once per change and read without asking")
+    func orientationsDecidedOncePerChange() throws {
+        var c = try controller([Tab(id: "a", orientations: .all), Tab(id: "b", orientations: .all)])
+        let policy = RecordingPolicy()
+        policy.decidesOrientations = true
+        policy.supported = .landscape
+        policy.preferred = .landscapeRight
+        let out = try c.apply(.select(.tab("b")), policy: policy)
+        #expect(policy.calls == [.supportedOrientations(proposed: .all), .preferredOrientation])
+        #expect(out.orientations == OrientationDecision(supported: .landscape, preferred: .landscapeRight))
+        #expect(c.decidedOrientations == out.orientations)
+        #expect(c.decidedOrientations == out.orientations)
+        _ = try c.apply(.select(.tab("b")), policy: policy)
+        #expect(policy.calls.count == 2, "a command that changed nothing asks nothing")
+        // A rotation asks once for each too, the reply's values included.
+        let turned = try c.apply(.rotate(.landscapeLeft), policy: policy)
+        #expect(policy.calls.count == 4)
+        #expect(turned.orientations == OrientationDecision(supported: .landscape, preferred: .landscapeRight))
+        // Under a delegate that does not decide them, the tabs do again.
+        _ = try c.apply(.select(.tab("a")))
+        #expect(c.decidedOrientations == OrientationDecision(supported: .all, preferred: .landscapeLeft))
     }
 }

@@ -28,13 +28,15 @@ struct RandomPolicy: Policy {
     var refused: Set<String>
     var mask: OrientationMask
     var preferred: Orientation?
-    func shouldSelect(_ candidate: Candidate, in controller: Controller) -> Decision {
+    /// It restricts orientations: each change asks for them (and the controller keeps them).
+    var decidesOrientations: Bool { true }
+    func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
         refused.contains(candidate.id) ? .deny(by: "random", reason: "\(candidate.id) is refused") : .allow
     }
-    func supportedOrientations(proposed: OrientationMask, in controller: Controller) -> OrientationMask {
+    func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
         proposed.intersection(mask)
     }
-    func preferredOrientation(in controller: Controller) -> Orientation? { preferred }
+    func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? { preferred }
 }
 
 /// Builds random commands, valid and invalid, leaning on ids that exist.
@@ -361,6 +363,11 @@ struct PropertyTests {
             stats.steps += 1
             do {
                 let out = try c.apply(command, policy: policy)
+                if out.refusal != nil {
+                    // The delegate refused (a value, not a throw): nothing changed or was said.
+                    stats.refused += 1
+                    if c != before || out.changed || out.notificationCount > 0 { return fail("a refused command changed the controller or notified") }
+                }
                 // Unobserved (no subscribers): the same state, journal and notification count,
                 // with nothing built.
                 var quiet = before
@@ -381,7 +388,7 @@ struct PropertyTests {
                 if (out.rotated != nil) != { if case .rotate = command { true } else { false } }() {
                     return fail("rotated is reported exactly for rotate")
                 }
-                if let why = notificationViolation(command, before: before, after: c, out) { return fail(why) }
+                if out.refusal == nil, let why = notificationViolation(command, before: before, after: c, out) { return fail(why) }
             } catch {
                 stats.refused += 1
                 if c != before { return fail("a refused command (\(error)) changed the controller") }

@@ -51,6 +51,13 @@ func expectRefused(_ c: inout Controller, _ command: Command, policy: Policy = D
     let before = c
     do {
         let out = try c.apply(command, policy: policy)
+        if let refusal = out.refusal {
+            // The delegate refused: a value in the outcome, not a throw.
+            #expect(refusal.code == code, "\(refusal)", sourceLocation: sourceLocation)
+            #expect(out.notifications.isEmpty && !out.changed, "a refused command notified or changed", sourceLocation: sourceLocation)
+            #expect(c == before, "a refused command changed the controller", sourceLocation: sourceLocation)
+            return refusal
+        }
         Issue.record("expected \(code.rawValue) for \(command), got \(out.notifications)", sourceLocation: sourceLocation)
         return nil
     } catch {
@@ -82,42 +89,55 @@ final class RecordingPolicy: Policy {
     var preferred: Orientation?
     /// Selection as seen by the delegate at did-select time.
     var selectionAtDidSelect: [Selection] = []
+    /// Off unless a test turns it on: then each change also asks for the orientations.
+    var decidesOrientations = false
+    /// A sentence for people to refuse with (nil: the controller's own).
+    var refusalMessage: String?
+    /// What the delegate asks for at did-select (as a plugin's emit would).
+    var effectAtDidSelect: PolicyEffect?
 
-    func shouldSelect(_ candidate: Candidate, in controller: Controller) -> Decision {
+    func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
         calls.append(.shouldSelect(candidate.id, index: candidate.index))
-        if let r = refuse[candidate.id] { return .deny(by: r.by, reason: r.reason) }
+        if let r = refuse[candidate.id] { return .deny(by: r.by, reason: r.reason, message: refusalMessage) }
         return .allow
     }
-    func supportedOrientations(proposed: OrientationMask, in controller: Controller) -> OrientationMask {
+    func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
         calls.append(.supportedOrientations(proposed: proposed))
         return supported.map { proposed.intersection($0) } ?? proposed
     }
-    func preferredOrientation(in controller: Controller) -> Orientation? {
+    func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? {
         calls.append(.preferredOrientation)
         return preferred
     }
-    func didSelect(_ candidate: Candidate, in controller: Controller) {
+    func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.didSelect(candidate.id, index: candidate.index))
         selectionAtDidSelect.append(controller.selection)
+        if let effectAtDidSelect { effects.append(effectAtDidSelect) }
     }
-    func willBeginCustomizing(tabs: [String], in controller: Controller) {
+    func willBeginCustomizing(tabs: [String], in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.willBeginCustomizing(tabs))
     }
-    func willEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
+    func willEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.willEndCustomizing(tabs, changed: changed))
     }
-    func didEndCustomizing(tabs: [String], changed: Bool, in controller: Controller) {
+    func didEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.didEndCustomizing(tabs, changed: changed))
     }
-    func visibilityChanged(_ tabs: [TabVisibility], in controller: Controller) {
+    func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.visibilityChanged(tabs))
     }
-    func displayOrderChanged(group: String?, order: [String], in controller: Controller) {
+    func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect]) {
         calls.append(.displayOrderChanged(group: group, order: order))
     }
 }
 
 extension Controller {
+    /// R9.2's orientations as `policy` decides them now (what it asks for meanwhile is left out).
+    func decided(by policy: Policy) -> OrientationDecision {
+        var effects: [PolicyEffect] = []
+        return orientations(policy: policy, effects: &effects)
+    }
+
     /// The same state, whatever the event numbering (R11.4): a push then a pop leaves the
     /// controller as it was, but two events later.
     func sameState(as other: Controller) -> Bool {

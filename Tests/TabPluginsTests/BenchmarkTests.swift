@@ -47,7 +47,8 @@ extension PluginTests {
                 try host.load(specs)
                 #expect(host.plugins.allSatisfy { $0.loaded })
                 // Abstaining gates fall to the default (allow); LoginGate refuses before a login.
-                let expected: Decision = label.contains("LoginGate") ? .deny(by: "login-gate", reason: "not logged in") : .allow
+                let expected: Decision = label.contains("LoginGate")
+                    ? .deny(by: "login-gate", reason: "not logged in", message: "login required before 'settings' can be selected") : .allow
                 #expect(host.shouldSelect(candidate, in: c) == expected, "\(label)")
                 results.append((label, nanosecondsPerCall(iterations) { _ = host.shouldSelect(candidate, in: c) }))
             }

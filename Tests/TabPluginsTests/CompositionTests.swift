@@ -23,7 +23,7 @@ extension PluginTests {
             let error = try #require(tapDenial(&c, "secret-notes", policy: host))
             #expect(error.plugin == "hello")
             #expect(error.reason == "locked")
-            #expect(host.lastDenial?.message == "'secret-notes' is locked; call hello's unlock method first")
+            #expect(error.message == "'secret-notes' is locked; call hello's unlock method first", "the plugin's sentence is the refusal's message")
 
             let wrong = try #require(host.call(plugin: "hello", method: "unlock", argsJSON: #"{"code":"open"}"#, controller: c).failure)
             #expect(wrong.code == .denied)
@@ -35,19 +35,17 @@ extension PluginTests {
             #expect(c.selection == .tab("secret-notes"))
         }
 
-        /// did_select reaches the plugin after the selection changed; its emitted event is
-        /// queued for the server with the plugin and controller names.
+        /// did_select reaches the plugin after the selection changed; its emitted event comes
+        /// back in the tap's outcome with the plugin and controller names.
         @Test func didSelectAndEmit() throws {
             let (host, _) = makeHost([try buildHello()])
             try host.load([PluginSpec(path: "hello.so")])
             var c = try controller(["home", "news", "secret"])
-            #expect(tapDenial(&c, "news", policy: host) == nil)
-            #expect(tapDenial(&c, "news", policy: host) == nil)
-            let events = host.drainEmitted()
+            let events = try tap(&c, "news", policy: host).effects.events + tap(&c, "news", policy: host).effects.events
             #expect(events.map(\.plugin) == ["hello", "hello"])
             #expect(events.map(\.controller) == ["main", "main"])
             #expect(events.last?.dataJSON == #"{"event":"tapped","tab":"news","index":1,"taps":2,"tabs":3}"#)
-            #expect(host.drainEmitted().isEmpty)
+            #expect(try c.apply(.select(.tab("home")), policy: host).effects.isEmpty, "a select tells the plugin nothing")
         }
 
         /// lock, asked while a locked tab is showing, requests a selection of the first tab.
@@ -56,8 +54,9 @@ extension PluginTests {
             try host.load([PluginSpec(path: "hello.so")])
             var c = try controller(["home", "secret"])
             _ = try c.apply(.select(.tab("secret")))
-            _ = try host.call(plugin: "hello", method: "lock", argsJSON: "{}", controller: c).get()
-            let requested = host.drainRequestedSelections()
+            let locked = host.call(plugin: "hello", method: "lock", argsJSON: "{}", controller: c)
+            _ = try locked.get()
+            let requested = locked.selections
             #expect(requested.map(\.controller) == ["main"])
             #expect(requested.map(\.target) == [.tab("home")])
         }
@@ -257,8 +256,9 @@ extension PluginTests {
             let (host, _) = makeHost([dir])
             try host.load([PluginSpec(path: "sloppy.so")])
             let c = try controller(["home"])
-            #expect(try host.call(plugin: "sloppy", method: "emit", argsJSON: "{}", controller: c).get() == "true")
-            #expect(host.drainEmitted().map(\.dataJSON) == [#"{"a":[1,2]}"#])
+            let emitted = host.call(plugin: "sloppy", method: "emit", argsJSON: "{}", controller: c)
+            #expect(try emitted.get() == "true")
+            #expect(emitted.events.map(\.dataJSON) == [#"{"a":[1,2]}"#])
             let error = try #require(host.call(plugin: "sloppy", method: "other", argsJSON: "{}", controller: c).failure)
             #expect(error.message.contains("with JSON tabd does not accept"))
         }

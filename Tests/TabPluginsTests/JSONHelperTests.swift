@@ -19,7 +19,7 @@ extension PluginTests {
             return (host, log)
         }
 
-        static func call(_ host: PluginHost, _ method: String, _ args: String = "{}") throws -> Result<String, TabError> {
+        static func call(_ host: PluginHost, _ method: String, _ args: String = "{}") throws -> PluginCallReply {
             host.call(plugin: "json", method: method, argsJSON: args, controller: try controller(["home"]))
         }
 
@@ -82,9 +82,9 @@ extension PluginTests {
         /// call result and in the emitted event.
         @Test func hostileStringsAreEscapedInResultsAndEvents() throws {
             let (host, _) = try Self.loaded()
-            let result = try Self.call(host, "echo", #"{"text":"a\"b\n\\c\u0001"}"#).get()
-            #expect(result == #"{"text":"a\"b\n\\c\u0001","length":7}"#)
-            let events = host.drainEmitted()
+            let reply = try Self.call(host, "echo", #"{"text":"a\"b\n\\c\u0001"}"#)
+            #expect(try reply.get() == #"{"text":"a\"b\n\\c\u0001","length":7}"#)
+            let events = reply.events
             #expect(events.map(\.dataJSON) == [#"{"event":"echo","text":"a\"b\n\\c\u0001"}"#])
         }
 
@@ -121,12 +121,14 @@ extension PluginTests {
             #expect(log.contains("json_finish was given a builder that is not one of this hook call's"))
         }
 
-        /// A refused tap still delivers what the plugin emitted while deciding it.
-        @Test func eventsEmittedWhileRefusingATapAreQueued() throws {
+        /// A refused tap still delivers what the plugin emitted while deciding it: the
+        /// refusal and the event come back in the tap's outcome.
+        @Test func eventsEmittedWhileRefusingATapComeWithTheRefusal() throws {
             let (host, _) = try Self.loaded()
             var c = try controller(["home", "emit-me"])
-            #expect(tapDenial(&c, "emit-me", policy: host)?.plugin == "json")
-            #expect(host.drainEmitted().map(\.dataJSON) == [#"{"event":"asked","tab":"emit-me"}"#])
+            let refused = try tap(&c, "emit-me", policy: host)
+            #expect(refused.refusal?.plugin == "json")
+            #expect(refused.effects.events.map(\.dataJSON) == [#"{"event":"asked","tab":"emit-me"}"#])
         }
     }
 }

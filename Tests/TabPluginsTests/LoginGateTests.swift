@@ -25,7 +25,7 @@ func loginGateHost(maxFailures: Int = 5, lockoutSeconds: Int = 60, hashesPerSeco
 }
 
 func login(_ host: PluginHost, _ c: Controller, user: String = "demo", password: String = "demo",
-           caller: PluginCaller? = nil) -> Result<String, TabError> {
+           caller: PluginCaller? = nil) -> PluginCallReply {
     host.call(plugin: "login-gate", method: "login", argsJSON: #"{"user":"\#(user)","password":"\#(password)"}"#, controller: c, caller: caller)
 }
 
@@ -59,9 +59,7 @@ extension PluginTests {
             #expect(error.plugin == "login-gate")
             #expect(error.reason == "not logged in")
             #expect(c == before)
-            let denial = try #require(host.lastDenial)
-            #expect(denial.plugin == "login-gate")
-            #expect(denial.message == "login required before 'settings' can be selected")
+            #expect(error.message == "login required before 'settings' can be selected")
         }
 
         /// The login tab itself can be tapped while logged out.
@@ -79,21 +77,22 @@ extension PluginTests {
             #expect(c.moreShown)
             let error = try #require(tapDenial(&c, "more", policy: host))
             #expect(error.reason == "not logged in")
-            #expect(host.lastDenial?.message == "login required before 'more' can be selected")
+            #expect(error.message == "login required before 'more' can be selected")
         }
 
         /// After a login with the right password, taps are allowed; status says who.
         @Test func loginAdmits() throws {
             let (host, log, _) = try loginGateHost()
             var c = try controller(["login", "home", "settings"])
-            #expect(try login(host, c).get() == #"{"user":"demo"}"#)
+            let loggedIn = login(host, c)
+            #expect(try loggedIn.get() == #"{"user":"demo"}"#)
             #expect(tapDenial(&c, "settings", policy: host) == nil)
             #expect(c.selection == .tab("settings"))
             #expect(tapDenial(&c, "home", policy: host) == nil)
             let status = try host.call(plugin: "login-gate", method: "status", argsJSON: "{}", controller: c).get()
             #expect(status == #"{"logged_in":true,"login_tab":"login","user":"demo"}"#)
             #expect(log.contains("'demo' logged in on controller 'main'"))
-            #expect(host.drainEmitted().map(\.dataJSON) == [#"{"event":"login","user":"demo"}"#])
+            #expect(loggedIn.events.map(\.dataJSON) == [#"{"event":"login","user":"demo"}"#])
         }
 
         /// A hash made by `openssl passwd -6` (as the docs say) works.
@@ -128,14 +127,15 @@ extension PluginTests {
         @Test func wrongPasswordIsRefused() throws {
             let (host, log, _) = try loginGateHost()
             var c = try controller(["login", "home"])
-            let error = try #require(login(host, c, password: "nope").failure)
+            let failed = login(host, c, password: "nope")
+            let error = try #require(failed.failure)
             #expect(error.code == .denied)
             #expect(error.plugin == "login-gate")
             #expect(error.reason == "bad credentials")
             #expect(error.message == "wrong user name or password")
             #expect(log.contains("failed login for 'demo' on controller 'main' (1 of 5)"))
             #expect(tapDenial(&c, "home", policy: host)?.reason == "not logged in")
-            #expect(host.drainEmitted().isEmpty)
+            #expect(failed.effects.isEmpty)
         }
 
         /// Unknown users and locked hashes ("!") cannot log in, with the same answer as a wrong password.
@@ -175,14 +175,13 @@ extension PluginTests {
             var c = try controller(["login", "home", "settings"])
             _ = try login(host, c).get()
             #expect(tapDenial(&c, "settings", policy: host) == nil)
-            _ = host.drainEmitted()
-            #expect(try host.call(plugin: "login-gate", method: "logout", argsJSON: "{}", controller: c).get() == #"{"user":"demo"}"#)
-            let requested = host.drainRequestedSelections()
+            let logout = host.call(plugin: "login-gate", method: "logout", argsJSON: "{}", controller: c)
+            #expect(try logout.get() == #"{"user":"demo"}"#)
+            let requested = logout.selections
             #expect(requested.count == 1)
             #expect(requested.first?.controller == "main")
             #expect(requested.first?.target == .tab("login"))
-            #expect(host.drainRequestedSelections().isEmpty)
-            let events = host.drainEmitted()
+            let events = logout.events
             #expect(events.map(\.plugin) == ["login-gate"])
             #expect(events.map(\.controller) == ["main"])
             #expect(events.map(\.dataJSON) == [#"{"event":"logout","user":"demo"}"#])

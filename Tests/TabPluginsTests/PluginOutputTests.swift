@@ -54,8 +54,9 @@ extension PluginTests {
         /// a warning naming the plugin; the one it accepts is queued compactly.
         @Test func refusedEventsAreDroppedWithAWarning() throws {
             let (host, log, c) = try Self.host()
-            #expect(try host.call(plugin: "output", method: "emit", argsJSON: "{}", controller: c).get() == "[0,0,0,1]")
-            #expect(host.drainEmitted().map(\.dataJSON) == [#"{"a":[1,2]}"#])
+            let emitted = host.call(plugin: "output", method: "emit", argsJSON: "{}", controller: c)
+            #expect(try emitted.get() == "[0,0,0,1]")
+            #expect(emitted.events.map(\.dataJSON) == [#"{"a":[1,2]}"#])
             let warnings = log.all.filter { $0.contains("plugin emitted an event tabd does not accept; dropped") && $0.contains("plugin.name=output") }
             #expect(warnings.count == 3, "\(log.all)")
             #expect(warnings.contains { $0.contains(#"duplicate key "a""#) })

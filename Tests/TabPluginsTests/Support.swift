@@ -164,13 +164,66 @@ func tab(_ id: String, of c: Controller) -> Candidate {
 /// A tap through TabCore with `policy`; returns the denial, or nil when the tap happened.
 func tapDenial(_ c: inout Controller, _ id: String, policy: Policy) -> TabError? {
     do {
-        _ = try c.apply(.tap(id == "more" ? .more : .tab(id)), policy: policy)
-        return nil
+        return try tap(&c, id, policy: policy).refusal
     } catch {
         return error
     }
 }
 
+/// Taps `id` ("more": More); the outcome, with the refusal and the effects.
+func tap(_ c: inout Controller, _ id: String, policy: Policy) throws(TabError) -> Outcome {
+    try c.apply(.tap(id == "more" ? .more : .tab(id)), policy: policy)
+}
+
 extension PluginHost {
     func status(_ name: String) -> PluginStatus? { plugins.first { $0.name == name } }
+}
+
+/// The chains' answers alone, for tests about the decision: what the plugins asked for
+/// meanwhile is left out (tests about effects pass `effects`).
+extension Policy {
+    func shouldSelect(_ candidate: Candidate, in controller: Controller) -> Decision {
+        var effects: [PolicyEffect] = []
+        return withUnsafePointer(to: controller) { shouldSelect(candidate, in: LentController($0), effects: &effects) }
+    }
+    func supportedOrientations(proposed: OrientationMask, in controller: Controller) -> OrientationMask {
+        var effects: [PolicyEffect] = []
+        return withUnsafePointer(to: controller) { supportedOrientations(proposed: proposed, in: LentController($0), effects: &effects) }
+    }
+    func preferredOrientation(in controller: Controller) -> Orientation? {
+        var effects: [PolicyEffect] = []
+        return withUnsafePointer(to: controller) { preferredOrientation(in: LentController($0), effects: &effects) }
+    }
+}
+
+extension Controller {
+    /// R9.2's supported orientations as `policy` decides them now (its preference unasked).
+    func supportedOrientations(policy: Policy) -> OrientationMask {
+        var effects: [PolicyEffect] = []
+        return withUnsafePointer(to: self) { policy.supportedOrientations(proposed: tabsOrientations, in: LentController($0), effects: &effects) }
+    }
+    /// R9.2's preferred orientation as `policy` decides it now.
+    func preferredOrientation(policy: Policy) -> Orientation? {
+        var effects: [PolicyEffect] = []
+        return orientations(policy: policy, effects: &effects).preferred
+    }
+}
+
+extension PluginCallReply {
+    var failure: TabError? { if case .failure(let e) = result { return e } else { return nil } }
+    /// The events the plugin emitted during the call: (plugin, controller, data).
+    var events: [(plugin: String, controller: String, dataJSON: String)] {
+        effects.compactMap { if case .event(let p, let c, let d) = $0 { return (p, c, d) } else { return nil } }
+    }
+    /// The selections the plugin asked for during the call.
+    var selections: [(controller: String, target: SelectTarget)] {
+        effects.compactMap { if case .select(let c, let t) = $0 { return (c, t) } else { return nil } }
+    }
+}
+
+extension Array where Element == PolicyEffect {
+    /// The events among the effects: (plugin, controller, data).
+    var events: [(plugin: String, controller: String, dataJSON: String)] {
+        compactMap { if case .event(let p, let c, let d) = $0 { return (p, c, d) } else { return nil } }
+    }
 }

@@ -224,7 +224,7 @@ func stateBytes(_ c: TabContainers) -> [String: [UInt8]] {
     var out: [String: [UInt8]] = [:]
     for name in c.names {
         var w = JSONWriter(capacity: 1024)
-        ReplyEncoder.state(c[name]!, policy: DefaultPolicy(), &w)
+        ReplyEncoder.state(c[name]!, &w)
         out[name] = w.bytes
     }
     return out

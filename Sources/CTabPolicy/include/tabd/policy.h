@@ -502,7 +502,9 @@ typedef struct tabd_policy_descriptor {
     /**
      * Which orientations may the controller support? `proposed` is what its tabs
      * support (and what plugins earlier in the chain left). Return TABD_OK with *mask
-     * set — tabd intersects it with `proposed` — or TABD_ABSTAIN.
+     * set — tabd intersects it with `proposed` — or TABD_ABSTAIN. Asked once per
+     * rotation, once after each command that changed the controller, and for every
+     * controller when plugins are loaded; `state` reports the last answer.
      */
     tabd_result (*supported_orientations)(void *state, const tabd_controller *controller,
                                           tabd_orientation_mask proposed, tabd_orientation_mask *mask);

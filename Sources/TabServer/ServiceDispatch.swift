@@ -1,0 +1,276 @@
+// TabService's dispatch: a request → its handler → the reply in `w`.
+
+import Foundation
+import Logging
+import TabCore
+import TabPlugins
+import TabProtocol
+import TabTransport
+
+extension TabService {
+    // MARK: Dispatch
+
+    /// Handles a decoded request; its reply (or error reply) is in `w` afterwards.
+    func run(_ request: Request, from connection: Connection) {
+        do {
+            try handle(request, from: connection)
+        } catch {
+            fail(id: request.id, error)
+        }
+    }
+
+    /// `run` for what the fast path decoded: the same handling as its general form's.
+    func run(_ r: CommonRequest) {
+        do {
+            switch r.command {
+            case .select(let target): try run(.select(target), id: r.id, controller: r.controller)
+            case .tap(let target): try run(.tap(target), id: r.id, controller: r.controller)
+            case .state: try state(id: r.id, controller: r.controller)
+            case .ping: ReplyEncoder.success(id: r.id, into: &w) { _ in }
+            }
+        } catch {
+            fail(id: r.id, error)
+        }
+    }
+
+    /// A command failed: its error reply replaces whatever part of a reply was written.
+    private func fail(id: RequestID?, _ error: ProtocolError) {
+        stats.errors += 1
+        w.reset()
+        ReplyEncoder.failure(id: id, error, into: &w)
+    }
+
+    /// Handles one request of the general form: the admin check, then the command's handler.
+    private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {
+        if r.command.isAdminOnly, !isAdmin(connection) {
+            throw ProtocolError(.forbidden, "'\(r.name)' is for administrators (root or a configured admin uid/gid); you are uid \(connection.peer.uid)")
+        }
+        switch r.command {
+        case .hello: hello(r)
+        case .ping: reply(r) { _ in }
+        case .state: try state(id: r.id, controller: r.controller)
+        case .controllers: listControllers(r)
+        case .controllerCreate(let idiom, let maxVisible, let tapPops, let mode):
+            try createController(r, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+        case .controllerDelete: try deleteController(r)
+        case .core(let command): try run(command, id: r.id, controller: r.controller)
+        case .layout(let width, let height, let statusBar): try layout(r, width: width, height: height, statusBar: statusBar)
+        case .preserve:
+            let c = try controller(r.controller)
+            reply(r) { w in w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w) }
+        case .subscribe(let events, let controllers): subscribe(r, events: events, controllers: controllers, connection)
+        case .unsubscribe(let events): unsubscribe(r, events: events, connection)
+        case .plugins: listPlugins(r)
+        case .pluginCall(let plugin, let method, let args): try callPlugin(r, plugin: plugin, method: method, args: args, connection)
+        case .explain(let limit): explain(r, limit: limit)
+        case .reload: try reload(r)
+        case .stats:
+            reply(r) { w in stats.encode(&w, transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins) }
+        case .metrics:
+            let text = stats.openMetrics(transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins.stats)
+            reply(r) { w in w.key(literal: "text"); w.string(text) }
+        }
+    }
+
+    private func hello(_ r: Request) {
+        reply(r) { w in
+            w.key(literal: "name"); w.string("tabd")
+            w.key(literal: "version"); w.string(version)
+            w.key(literal: "protocol"); w.int(1)
+            w.key(literal: "instance"); w.string(String(instance, radix: 16))
+            w.key(literal: "commands"); ReplyEncoder.strings(commandNames, &w)
+            w.key(literal: "events"); ReplyEncoder.strings(Notification.eventNames + ["plugin"], &w)
+            w.key(literal: "plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
+        }
+    }
+
+    private func listControllers(_ r: Request) {
+        reply(r) { w in
+            w.key(literal: "controllers"); w.beginArray()
+            for name in containers.names {
+                let c = containers[name]!
+                w.beginObject()
+                w.key(literal: "name"); w.string(name)
+                w.key(literal: "idiom"); w.string(c.idiom.rawValue)
+                w.key(literal: "max_visible"); w.int(c.maxVisible)
+                w.key(literal: "tabs"); w.int(c.tabs.count)
+                w.endObject()
+            }
+            w.endArray()
+        }
+    }
+
+    private func createController(_ r: Request, idiom: Idiom, maxVisible: Int?, tapPops: TapPops, mode: Mode) throws(ProtocolError) {
+        try requireWritable()
+        do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode) } catch { throw ProtocolError(error) }
+        let c = containers[r.controller]!
+        reply(r) { w in
+            w.key(literal: "controller"); w.string(c.name)
+            w.key(literal: "idiom"); w.string(c.idiom.rawValue)
+            w.key(literal: "max_visible"); w.int(c.maxVisible)
+            w.key(literal: "tap_pops"); w.string(c.tapPops.rawValue)
+            if c.mode != .automatic { w.key(literal: "mode"); w.string(c.mode.rawValue) }
+        }
+    }
+
+    private func deleteController(_ r: Request) throws(ProtocolError) {
+        try requireWritable()
+        let last: UInt64
+        do { last = try containers.delete(r.controller) } catch { throw ProtocolError(error) }
+        store.append(.deleteController(name: r.controller))
+        reply(r) { w in w.key(literal: "deleted"); w.string(r.controller) }
+        controllerDeleted(r.controller, seq: last)
+    }
+
+    private func layout(_ r: Request, width: Double, height: Double, statusBar: Double?) throws(ProtocolError) {
+        let c = try controller(r.controller)
+        let frames = c.layout(width: width, height: height, statusBar: statusBar)
+        reply(r) { w in
+            w.key(literal: "bar"); ReplyEncoder.frame(frames.bar, &w)
+            w.key(literal: "content"); ReplyEncoder.frame(frames.content, &w)
+            w.key(literal: "bar_position"); w.string(c.idiom == .tv ? "top" : "bottom")
+            w.key(literal: "status_bar_child"); ReplyEncoder.optionalString(c.statusBarChild, &w)
+        }
+    }
+
+    func run(_ command: Command, id: RequestID?, controller name: String) throws(ProtocolError) {
+        try requireWritable()
+        let outcome: Outcome
+        do {
+            try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
+            outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
+                guard !outcome.isRefused else { return }
+                ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
+            }
+        } catch {
+            throw ProtocolError(error)
+        }
+        if outcome.isRefused, let refusal = outcome.refusal {
+            stats.denials += 1
+            perform(outcome.effects)
+            throw ProtocolError(refusal)
+        }
+        journal(outcome, of: command, controller: name)
+        publish(outcome, controller: name)
+        if outcome.hasEffects { perform(outcome.effects) }
+    }
+
+    private func state(id: RequestID?, controller name: String) throws(ProtocolError) {
+        let c = try controller(name)
+        ReplyEncoder.success(id: id, into: &w) { w in ReplyEncoder.state(c, &w) }
+    }
+
+    /// The result members of a state-machine command's reply.
+    private func result(of command: Command, _ c: Controller, _ outcome: Outcome, _ w: inout JSONWriter) {
+        w.key(literal: "selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
+        w.key(literal: "selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
+        w.key(literal: "changed"); w.bool(outcome.changed)
+        switch command {
+        case .rotate:
+            // PROTOCOL.md: `rotated`, `orientation` (the current one, a name) and `supported`.
+            w.key(literal: "rotated"); w.bool(outcome.rotated ?? false)
+            w.key(literal: "orientation"); w.string(c.orientation.rawValue)
+            let decided = outcome.orientations ?? c.decidedOrientations  // a rotate always has them
+            w.key(literal: "supported"); ReplyEncoder.orientations(decided.supported, &w)
+            w.key(literal: "preferred"); ReplyEncoder.optionalString(decided.preferred?.rawValue, &w)
+        case .push, .pop, .popToRoot:
+            w.key(literal: "stack"); ReplyEncoder.stack(Self.navigationTab(of: command).flatMap { c.tab($0)?.stack } ?? [], &w)
+        case .customizeEnd, .setTabs, .addTab, .removeTab:
+            w.key(literal: "tabs"); ReplyEncoder.strings(c.tabs.map(\.id), &w)
+        case .setCustomizable:
+            w.key(literal: "customizable"); ReplyEncoder.strings(c.customizable, &w)
+        case .customizeBegin, .customizeMove:
+            w.key(literal: "customizing_order"); ReplyEncoder.strings(c.customizingOrder ?? [], &w)
+        case .setHidden, .reorder:
+            // R13: what the command moved — the path (hiding may move the selection) and the bar.
+            w.key(literal: "selected_path"); ReplyEncoder.strings(c.selectedPath, &w)
+            w.key(literal: "bar"); ReplyEncoder.bar(c, &w)
+        case .sidebar:
+            w.key(literal: "sidebar"); ReplyEncoder.sidebar(c, &w)
+        default:
+            break
+        }
+        // `select` and `tap` in a controller arranged with R13: the reply names the path.
+        if c.arranged, Controller.movesSelectionOnly(command) {
+            w.key(literal: "selected_path"); selectedPath(of: c, &w)
+        }
+    }
+
+    /// Writes the reply's `selected_path` (after its key) from `paths`, which keeps it encoded
+    /// against the object that stands for it (`Controller.currentPathIdentity`): a select of a
+    /// nested tab copies its path's JSON instead of writing each id again (BENCHMARKS.md,
+    /// "The modern tab model").
+    func selectedPath(of c: Controller, _ w: inout JSONWriter) {
+        let identity = c.currentPathIdentity
+        if paths.write(identity, &w) { return }
+        var one = JSONWriter(capacity: 64)
+        ReplyEncoder.strings(c.currentPath, &one)
+        let json = one.bytes
+        json.withUnsafeBytes { w.append(bytes: $0) }
+        paths.keep(identity, json)
+    }
+
+    /// The tab a push or pop names. Apart from `result(of:)`'s switch: a case there that binds
+    /// a payload makes every command (a select too) be copied before it is switched on.
+    private static func navigationTab(of command: Command) -> String? {
+        switch command {
+        case .push(let id, _), .pop(let id), .popToRoot(let id): return id
+        default: return nil
+        }
+    }
+
+    func reply(_ r: Request, _ result: (inout JSONWriter) -> Void) {
+        ReplyEncoder.success(id: r.id, into: &w, result)
+    }
+
+    func controller(_ name: String) throws(ProtocolError) -> Controller {
+        do { return try containers.controller(name) } catch { throw ProtocolError(error) }
+    }
+
+    /// Root, tabd's own user, an admin uid, or a peer whose primary or supplementary group is
+    /// an admin gid. The supplementary groups cost a system call: asked for only when
+    /// admin_gids is set and nothing else matched (a failure to get them is not an admin).
+    func isAdmin(_ connection: Connection) -> Bool {
+        let peer = connection.peer
+        if peer.uid == 0 || peer.uid == geteuid() || config.adminUIDs.contains(peer.uid) || config.adminGIDs.contains(peer.gid) {
+            return true
+        }
+        guard !config.adminGIDs.isEmpty else { return false }
+        do {
+            return try connection.peerGroups().contains(where: config.adminGIDs.contains)
+        } catch {
+            logger.warning("cannot read a peer's supplementary groups; it is not an admin by group", metadata: [
+                "connection.id": "\(connection.id)", "error": "\(error)",
+            ])
+            return false
+        }
+    }
+}
+
+/// The JSON of a few paths, each kept against the object that stands for it: in three lists,
+/// the identities compared (no reference counting), the objects (kept alive, so that an
+/// identity is never another's), the JSON. The oldest goes first.
+struct EncodedPaths {
+    private var ids: [ObjectIdentifier] = [], kept: [AnyObject] = [], json: [[UInt8]] = []
+    private var next = 0
+    private static let size = 8
+
+    /// Appends the JSON kept for `identity`; false when none is kept.
+    func write(_ identity: AnyObject, _ w: inout JSONWriter) -> Bool {
+        let id = ObjectIdentifier(identity)
+        for i in ids.indices where ids[i] == id {
+            json[i].withUnsafeBytes { w.append(bytes: $0) }
+            return true
+        }
+        return false
+    }
+
+    mutating func keep(_ identity: AnyObject, _ bytes: [UInt8]) {
+        if ids.count < Self.size {
+            ids.append(ObjectIdentifier(identity)); kept.append(identity); json.append(bytes)
+        } else {
+            ids[next] = ObjectIdentifier(identity); kept[next] = identity; json[next] = bytes
+            next = (next + 1) % Self.size
+        }
+    }
+}

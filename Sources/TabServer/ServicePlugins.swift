@@ -1,0 +1,84 @@
+// What plugins answer and ask for: `plugins`, `plugin.call`, `explain`, and the effects
+// plugins ask for (events to publish, selections to make) done after whatever asked them.
+
+import Foundation
+import Logging
+import TabCore
+import TabPlugins
+import TabProtocol
+import TabTransport
+
+extension TabService {
+    func listPlugins(_ r: Request) {
+        reply(r) { w in
+            w.key(literal: "plugins"); w.beginArray()
+            for p in plugins.plugins { PluginsEncoding.status(p, &w) }
+            w.endArray()
+        }
+    }
+
+    func callPlugin(_ r: Request, plugin: String, method: String, args: JSONValue?, _ connection: Connection) throws(ProtocolError) {
+        let c = try controller(r.controller)
+        guard case .object(let argsObject) = args ?? .object(JSONObject([])) else {
+            throw ProtocolError.invalid("args", "'args' must be a JSON object")
+        }
+        let peer = connection.peer
+        let answer = plugins.call(plugin: plugin, method: method, args: argsObject, controller: c,
+                                  caller: PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid))
+        switch answer.result {
+        case .success(let json):
+            // Checked by the plugin host with JSONParser, and compact.
+            reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.raw(json.utf8) }
+        case .failure(let error):
+            perform(answer.effects)
+            throw ProtocolError(error)
+        }
+        perform(answer.effects)
+    }
+
+    func explain(_ r: Request, limit: Int) {
+        reply(r) { w in
+            w.key(literal: "decisions"); w.beginArray()
+            for d in plugins.explain(limit: limit) { PluginsEncoding.decision(d, &w) }
+            w.endArray()
+        }
+    }
+
+    /// Does what plugins asked for (a command's, a call's or a reload's effects): publishes
+    /// their events, then applies their selections in order. A selection applied here may
+    /// bring effects of its own (the plugins decide its orientations): done in turn, a few
+    /// levels deep at most, so that plugins answering each selection with another cannot
+    /// keep tabd busy.
+    @inline(__always)
+    func perform(_ effects: [PolicyEffect], depth: Int = 0) {
+        if !effects.isEmpty { performEffects(effects, depth: depth) }
+    }
+
+    private func performEffects(_ effects: [PolicyEffect], depth: Int) {
+        for case .event(let plugin, let controller, let dataJSON) in effects {
+            publishPluginEvent(plugin: plugin, controller: controller, dataJSON: dataJSON)
+        }
+        for case .select(let name, let target) in effects {
+            if let fault = store.fault {
+                logger.warning("a plugin asked for a selection while changes are refused", metadata: ["controller": "\(name)", "error": "\(fault)"])
+                continue
+            }
+            guard depth < Self.maxEffectDepth else {
+                logger.warning("a plugin asked for a selection while tabd applied one it asked for, too many times over; dropped", metadata: ["controller": "\(name)"])
+                continue
+            }
+            do {
+                let command = Command.select(target)
+                let outcome = try containers.apply(command, to: name, policy: policy)
+                journal(outcome, of: command, controller: name)
+                publish(outcome, controller: name)
+                perform(outcome.effects, depth: depth + 1)
+            } catch {
+                logger.warning("a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// How deep selections asked for while applying selections asked for are followed.
+    private static let maxEffectDepth = 4
+}

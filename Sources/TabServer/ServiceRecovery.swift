@@ -1,0 +1,172 @@
+// TabService at start and around the journal: recovery (snapshot, journal replay,
+// configured controllers), journaling, and storage faults with their retries.
+
+import Foundation
+import Logging
+import TabCore
+import TabPlugins
+import TabProtocol
+import TabTransport
+
+extension TabService {
+    // MARK: Recovery
+
+    /// Loads the snapshot, replays the journal and creates configured controllers. Throws
+    /// one sentence (a `StateError`) when the state directory cannot be trusted.
+    public func recover(repair: Bool) throws {
+        let report = try store.recover(repair: repair, StateStore.Replay(
+            start: { [unowned self] snapshot in containers = snapshot ?? .withDefault() },
+            apply: { [unowned self] record, semantics in
+                do throws(TabError) { try replay(record, semantics); return nil } catch { return error.message }
+            },
+            state: { [unowned self] in containers }
+        ))
+        containers.keepChanges()
+        var metadata: Logger.Metadata = [
+            "state.controllers": "\(containers.controllers.count)", "state.replayed": "\(report.applied)",
+            "state.generation": "\(report.generation)", "state.seq": "\(report.lastSeq)",
+        ]
+        if report.formatRead < JournalCodec.version { metadata["state.upgraded_from_format"] = "\(report.formatRead)" }
+        if report.tornBytes > 0 { metadata["state.torn_bytes_cut"] = "\(report.tornBytes)" }
+        if !report.setAside.isEmpty {
+            metadata["state.set_aside"] = "\(report.setAside)"
+            metadata["state.lost_records"] = "\(report.lostRecords)"
+            metadata["state.lost_controllers"] = "\(report.lostControllers)"
+        }
+        logger.info("state recovered", metadata: metadata)
+        // Replayed without plugins: their orientations are asked for now.
+        perform(containers.decideOrientations(policy: policy))
+        createConfiguredControllers()
+        commitOutsideTurn()
+    }
+
+    private func replay(_ record: JournalRecord, _ semantics: Semantics) throws(TabError) {
+        switch record {
+        case .command(let controller, let command):
+            _ = try containers.apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
+        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
+            try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+        case .deleteController(let name):
+            try containers.delete(name, replaying: true)
+        case .eventSeq(let name, let seq):
+            try containers.setSeq(name, seq)
+        }
+    }
+
+    /// The controllers the configuration names that do not exist yet (not while the journal
+    /// cannot be written: they are created once it can).
+    func createConfiguredControllers() {
+        guard store.fault == nil else { return }
+        for spec in config.controllers where containers[spec.name] == nil {
+            do {
+                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible, tapPops: spec.tapPops)
+            } catch {
+                logger.error("a configured controller cannot be created", metadata: ["controller": "\(spec.name)", "error": "\(error.message)"])
+            }
+        }
+    }
+
+    func createController(_ name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always,
+                                  mode: Mode = .automatic) throws(TabError) {
+        if containers[name] == nil, containers.controllers.count >= config.maxControllers {
+            throw TabError(.outOfRange, "tabd holds \(containers.controllers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
+        }
+        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode))
+        perform(containers.decideOrientations(of: name, policy: policy))
+    }
+
+    /// Writes what `command` changed (or announced: R11.4) to the journal, in the form the
+    /// outcome gives it (`Outcome.journal(of:)`).
+    func journal(_ outcome: Outcome, of command: Command, controller: String) {
+        outcome.journal(of: command) { store.append($0, controller: controller) }
+    }
+
+    // MARK: Storage faults
+
+    /// Every change is refused, before it is tried, while the journal cannot be written.
+    @inline(__always)
+    func requireWritable() throws(ProtocolError) {
+        guard let fault = store.fault else { return }
+        throw ProtocolError(.unavailable, "the change could not be made durable (\(fault)); nothing changed. tabd keeps retrying and takes changes again as soon as the journal can be written; reads still work")
+    }
+
+    /// Commits what was changed outside a turn (start, SIGHUP, a retry); on failure the
+    /// changes are undone.
+    func commitOutsideTurn() {
+        do {
+            try store.commit()
+            containers.keepChanges()
+        } catch {
+            let undone = containers.undoChanges()
+            storeFaulted(error.description, undone: undone)
+        }
+    }
+
+    /// The journal could not be written: say so, and try again with backoff.
+    func storeFaulted(_ fault: String, undone: [String]) {
+        stats.storageFaults += 1
+        logger.error("the journal cannot be written: changes are refused (unavailable) until it can; reads go on", metadata: [
+            "error": "\(fault)", "undone.controllers": "\(undone)", "retry.seconds": "\(retryDelay)",
+        ])
+        onStateFault(fault)
+        scheduleRetry()
+    }
+
+    /// Starts a compaction when the journal has grown to `compact_bytes` or a snapshot is owed.
+    /// Nothing is pending where it is called; should compact's own commit still fail, that is
+    /// a storage fault like any other.
+    func compactIfDue() {
+        guard store.needsCompaction else { return }
+        do { try store.compact(containers) } catch { storeFaulted(error.description, undone: []) }
+    }
+
+    private func scheduleRetry() {
+        guard !retryScheduled else { return }
+        retryScheduled = true
+        schedule(retryDelay) { [weak self] in self?.retryStore() }
+        retryDelay = min(retryDelay * 2, 5)
+    }
+
+    private func retryStore() {
+        retryScheduled = false
+        guard store.fault != nil else { return }
+        guard store.retry() else { return scheduleRetry() }
+        retryDelay = 0.05
+        logger.notice("the journal can be written again: changes are accepted", metadata: ["state.directory": "\(store.directory)"])
+        // The whole state is written anew: whatever a failed fsync may have lost is covered
+        // (now, or as soon as a compaction under way has finished).
+        store.requestSnapshot()
+        compactIfDue()
+        guard store.fault == nil else { return }
+        createConfiguredControllers()
+        commitOutsideTurn()
+        if store.fault == nil { onStateFault(nil) }
+    }
+
+    /// Once a second under `everysec`: the journal is fsynced off the loop; `onLoop` brings
+    /// the result back to the loop thread.
+    public func tick(onLoop: @escaping @Sendable (@escaping () -> Void) -> Void) {
+        if !turnOpen { compactIfDue() }
+        store.syncInBackground { [unowned self] nanos, error in
+            onLoop {
+                self.store.backgroundSyncFinished(nanos: nanos, error: error)
+                if let error {
+                    self.logger.critical("changes acknowledged since the last good fsync may not be on disk", metadata: ["error": "\(error)"])
+                    self.storeFaulted(error, undone: [])
+                }
+            }
+        }
+    }
+
+    /// At shutdown: everything written and synced.
+    public func finish() {
+        do {
+            try store.commit()
+            store.finishBackgroundWork()
+            if store.fsync != .no { try store.syncIfNeeded() }
+        } catch {
+            logger.critical("could not flush the journal at shutdown", metadata: ["error": "\(error.description)"])
+        }
+    }
+}

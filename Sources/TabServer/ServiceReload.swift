@@ -1,0 +1,136 @@
+// TabService's reload: the configuration file read again and applied as one transaction.
+
+import Foundation
+import Logging
+import TabCore
+import TabPlugins
+import TabProtocol
+import TabTransport
+
+extension TabService {
+    // MARK: Reload
+
+    /// What a reload did.
+    public struct ReloadReport {
+        /// Settings whose new values are in use.
+        public var changed: [String] = []
+        /// Settings that changed in the file but keep their running values until a restart.
+        public var restartRequired: [String] = []
+        public var plugins = PluginChanges()
+        /// Optional plugins that do not run, with why.
+        public var refused: [PluginProblem] = []
+        /// Plugins whose file changed on disk: they run the code loaded before.
+        public var stale: [PluginProblem] = []
+    }
+
+    /// Re-reads the config file and applies it as one transaction: the new configuration
+    /// and its plugins are prepared beside the running ones (files checked and loaded, new
+    /// or changed plugins initialised); only if all of that succeeds is it swapped in. On
+    /// failure nothing running changes and the error lists every problem.
+    public func reload() -> Result<ReloadReport, ConfigError> {
+        onReload(.begin)
+        let result = reloadTransaction()
+        switch result {
+        case .success(let report):
+            var metadata: Logger.Metadata = [
+                "plugins": "\(plugins.plugins.filter(\.loaded).map(\.name))",
+                "changed": "\(report.changed)",
+            ]
+            if !report.restartRequired.isEmpty { metadata["restart_required"] = "\(report.restartRequired)" }
+            if !report.refused.isEmpty { metadata["plugins.refused"] = "\(report.refused.map(\.plugin))" }
+            logger.notice("configuration reloaded", metadata: metadata)
+            if !report.restartRequired.isEmpty {
+                logger.warning("settings changed that only a restart applies; their running values stay until then",
+                               metadata: ["restart_required": .string(report.restartRequired.joined(separator: ","))])
+            }
+        case .failure(let error):
+            logger.error("reload failed; nothing changed, the running configuration stays", metadata: ["error": "\(error)"])
+        }
+        onReload(.end(ok: (try? result.get()) != nil))
+        return result
+    }
+
+    private func reloadTransaction() -> Result<ReloadReport, ConfigError> {
+        var next = config
+        if let path = config.path {
+            do {
+                next = try ServerConfig.load(path: path)
+            } catch let error as ConfigError {
+                return .failure(error)
+            } catch {
+                return .failure(ConfigError("\(path): \(error)"))
+            }
+            next.overrides = config.overrides
+        }
+        let prepared = plugins.prepare(next.plugins, directories: next.pluginDirectories)
+        guard prepared.isUsable else {
+            plugins.discard(prepared)
+            return .failure(ConfigError(next.problems(requiredFailures: prepared.failures)))
+        }
+        var report = ReloadReport()
+        (report.changed, report.restartRequired) = config.differences(to: next)
+        // What needs a restart keeps its running value.
+        var applied = config
+        applied.plugins = next.plugins
+        applied.pluginLocations = next.pluginLocations
+        applied.pluginDirectories = next.pluginDirectories
+        applied.adminUIDs = next.adminUIDs
+        applied.adminGIDs = next.adminGIDs
+        applied.controllers = next.controllers
+        applied.maxJSONDepth = next.maxJSONDepth
+        applied.controllerLimits = next.controllerLimits
+        applied.maxControllers = next.maxControllers
+        applied.slowHookMilliseconds = next.slowHookMilliseconds
+        plugins.slowHookNanoseconds = UInt64(next.slowHookMilliseconds) * 1_000_000
+        report.plugins = plugins.commit(prepared, controllers: containers.names.compactMap { containers[$0] })
+        plugins.maxJSONDepth = applied.maxJSONDepth
+        if !report.plugins.started.isEmpty || !report.plugins.stopped.isEmpty, !report.changed.contains("plugins.load") {
+            report.changed.append("plugins.load")  // the same settings, but a file changed or a refused plugin now runs
+        }
+        report.refused = prepared.refused
+        report.stale = prepared.stale
+        config = applied
+        // Events the stopped plugins emitted (a login gate's logouts), and selections they
+        // asked for; then every controller's orientations as the new plugins decide them.
+        perform(report.plugins.effects)
+        perform(containers.decideOrientations(policy: policy))
+        createConfiguredControllers()
+        if !turnOpen { commitOutsideTurn() }
+        return .success(report)
+    }
+
+    /// The `reload` command: `reload()`, answered with what it did.
+    func reload(_ r: Request) throws(ProtocolError) {
+        let report: ReloadReport
+        switch reload() {
+        case .success(let r): report = r
+        case .failure(let error):
+            let n = error.problems.count
+            throw ProtocolError(.internal, "reload refused, nothing changed and the running configuration stays: \(n == 1 ? "" : "\(n) problems: ")\(error)",
+                                lists: [("problems", error.problems.map(\.description))])
+        }
+        reply(r) { w in
+            w.key(literal: "reloaded"); w.bool(true)
+            w.key(literal: "plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
+            w.key(literal: "changed"); ReplyEncoder.strings(report.changed, &w)
+            w.key(literal: "plugins_started"); ReplyEncoder.strings(report.plugins.started, &w)
+            w.key(literal: "plugins_stopped"); ReplyEncoder.strings(report.plugins.stopped, &w)
+            w.key(literal: "refused"); Self.problems(report.refused, &w)
+            w.key(literal: "stale"); Self.problems(report.stale, &w)
+            w.key(literal: "restart_required"); ReplyEncoder.strings(report.restartRequired, &w)
+        }
+    }
+
+    /// `[{"plugin", "path", "message"}]`
+    private static func problems(_ list: [PluginProblem], _ w: inout JSONWriter) {
+        w.beginArray()
+        for p in list {
+            w.beginObject()
+            w.key(literal: "plugin"); w.string(p.plugin)
+            w.key(literal: "path"); w.string(p.path)
+            w.key(literal: "message"); w.string(p.message)
+            w.endObject()
+        }
+        w.endArray()
+    }
+}
