@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${TMPDIR:-/tmp}/tabd-jsonbench
-swiftc -O Sources/TabProtocol/JSON/*.swift Benchmarks/json/main.swift -o "$out"
+swiftc -O Sources/TabJSON/*.swift Benchmarks/json/main.swift -o "$out"
 "$out"
