@@ -94,6 +94,7 @@ let package = Package(
 
         .testTarget(name: "TabCoreTests", dependencies: ["TabCore"]),
         .testTarget(name: "TabJSONTests", dependencies: ["TabJSON"]),
+        .testTarget(name: "TabPolicyTests", dependencies: ["TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabServer"]),
