@@ -186,7 +186,7 @@ final class EncodingBox {
             for m in members {
                 if let last = unique.last, last.key == m.key { unique[unique.count - 1] = m } else { unique.append(m) }
             }
-            return .object(JSONObject(uniqueMembers: unique, index: nil))
+            return .object(JSONObject(unindexedMembers: unique))
         }
     }
 }
@@ -226,6 +226,8 @@ struct ValueEncoder: Encoder {
         if box.kind != .object {
             precondition(box.kind == .unset, "a value asked for a keyed container after encoding something else")
             box.kind = .object
+            box.keys.reserveCapacity(16)
+            box.slots.reserveCapacity(16)
         }
         return KeyedEncodingContainer(KeyedEncoder<Key>(box: box, path: path))
     }

@@ -72,6 +72,14 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         if index == nil && members.count > Self.linearLimit { buildIndex() }
     }
 
+    /// Members already known to have unique keys, without the index: for an object made to
+    /// be written (JSONValueEncoder's), where building it would cost more than the writing.
+    /// Lookups in such an object scan its members until one is added (which builds it).
+    init(unindexedMembers: [Member]) {
+        members = unindexedMembers
+        index = nil
+    }
+
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
     public var keys: [String] { members.map(\.key) }
