@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // tabd — a headless tab-container daemon. Layout and decisions: ARCHITECTURE in ../shared
-// and docs/ in this repository.
+// and docs/ in this repository; docs/architecture.md draws the modules below and their
+// dependencies.
 import PackageDescription
 
 /// The request path (codec, loop, dispatch) in release builds: no dynamic exclusivity
@@ -25,12 +26,18 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
-        // libevent through pkg-config; shim.h wraps what Swift cannot import.
+        // libevent through pkg-config; shim.h wraps the few of its macros Swift cannot import.
         .systemLibrary(
             name: "CLibevent",
             pkgConfig: "libevent",
             providers: [.apt(["libevent-dev"])]
         ),
+        // The Linux calls Swift cannot import as they are (eventfd, accept4, fallocate,
+        // SO_PEERCRED, malloc tuning, the cycle counter): static inline C, nothing to link.
+        .systemLibrary(name: "CLinux"),
+        // What every process of tabd's shares and nothing else of tabd's: the monotonic clock,
+        // Unix socket addresses, SystemError. Only Glibc below it.
+        .target(name: "TabSystem"),
         // The state machine: pure values, no I/O.
         .target(name: "TabCore"),
         // The one JSON codec: the strict parser, the value tree, the writer, Codable over them.
@@ -45,7 +52,7 @@ let package = Package(
         // JSON goes through TabJSON's parser, the one client input goes through.
         .target(
             name: "TabPlugins",
-            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabProtocol", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")]
         ),
         // What an isolated plugin's helper process applies to itself: seccomp, no new
         // privileges, its user, closed descriptors. C, for the BPF filter's macros.
@@ -55,14 +62,25 @@ let package = Package(
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
-            dependencies: ["CLibevent", "TabCore", "TabJSON", "TabProtocol", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLinux", "TabCore", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
-        // The libevent loop, connections, dispatch, config.
+        // Line-delimited requests over a Unix socket: the libevent loop, the listener,
+        // connections, turns and their group commit, the limits. Knows nothing of tabs: its
+        // one client is a LineServiceDelegate (TabServer's service; an echo delegate in its tests).
+        .target(
+            name: "TabTransport",
+            dependencies: ["CLibevent", "CLinux", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: hotPath
+        ),
+        // tabd and systemd, both ways in one file: sd_notify and socket activation. A target
+        // of its own so that the transport stays free of systemd and the service of sockets.
+        .target(name: "TabSystemd", dependencies: ["CLinux", "TabSystem", "TabTransport"]),
+        // The service on the transport: dispatch, durability, config, logging, the daemon.
         .target(
             name: "TabServer",
             dependencies: [
-                "CLibevent", "TabCore", "TabProtocol", "TabPlugins", "TabState",
+                "CLinux", "TabCore", "TabProtocol", "TabPlugins", "TabState", "TabSystem", "TabSystemd", "TabTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -79,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "tabctl",
             dependencies: [
-                "TabJSON", "TabProtocol",
+                "TabJSON", "TabProtocol", "TabSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -96,11 +114,13 @@ let package = Package(
         .testTarget(name: "TabJSONTests", dependencies: ["TabJSON"]),
         .testTarget(name: "TabPolicyTests", dependencies: ["TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TabProtocol"]),
-        .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore"]),
-        .testTarget(name: "TabServerTests", dependencies: ["TabServer"]),
+        .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem"]),
+        .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem"]),
+        // The transport against an echo delegate, and systemd's side of it.
+        .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem"]),
         .testTarget(name: "TabStateTests", dependencies: ["TabState", "TabProtocol"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
-        .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol"],
+        .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would
     ],
     // One libevent thread and C callbacks everywhere: the Swift 5 mode keeps the

@@ -288,6 +288,14 @@ else
     fi
     if start_tabd everysec; then
         run_cases "tabd state" everysec "$DIR/tabd.sock" '"ok":false' -r '{"cmd":"state"}' --setup "$SETUP"
+        # The reply's size, for Redis GET of a value as long (its line without the newline).
+        STATE_BYTES=$(printf '%s\n%s\n' "$SETUP" '{"cmd":"state"}' | socat -t 5 - "UNIX-CONNECT:$DIR/tabd.sock" | tail -n 1 | tr -d '\n' | wc -c)
+        stop_server
+    fi
+    # Redis GET of a value as long as the 6-tab state (the state case's counterpart).
+    if [ "${STATE_BYTES:-0}" -gt 0 ] && start_redis everysec; then
+        VALUE=$(head -c "$STATE_BYTES" /dev/zero | tr '\0' x)
+        run_cases "redis GET (state size)" everysec "$DIR/redis.sock" -ERR -r 'GET k' --setup "SET k $VALUE"
         stop_server
     fi
     if start_tabd everysec; then
@@ -348,7 +356,7 @@ mkdir -p "$(dirname "$OUT")"
     echo "- Load average at start: $LOAD_START (client and server share the CPUs$([ "$PIN" = 1 ] && echo "; servers pinned to CPU 0, load generator to CPU 1"))"
     echo "- Command: \`$CMD\` (per case: ${SECS} s measured after ${WARM} s warmup, $REPEAT run(s), median shown; open files limit $NOFILE)"
     echo "- Data directory filesystem: $FS_TYPE; Redis $REDIS_VERSION (appendonly yes); libevent $(pkg-config --modversion libevent); $(gcc --version | head -1); tabd at git $TABD_REV"
-    echo "- Requests: floor and tabd \`{\"cmd\":\"select\",\"tab\":\"a\"}\` / \`…\"b\"}\` in turn per connection, after one \`set_tabs\` (6 tabs) per connection; Redis \`SET k v\` (inline). \`tabd tap (login gate)\`: \`tap\` a / b in turn through the LoginGate plugin after \`set_tabs\` and a login; \`tabd state\`: \`{\"cmd\":\"state\"}\` on a 6-tab controller (read only). \`tabd select (nested)\`: the same selects of a and b, each the child of a group (R13)."
+    echo "- Requests: floor and tabd \`{\"cmd\":\"select\",\"tab\":\"a\"}\` / \`…\"b\"}\` in turn per connection, after one \`set_tabs\` (6 tabs) per connection; Redis \`SET k v\` (inline). \`tabd tap (login gate)\`: \`tap\` a / b in turn through the LoginGate plugin after \`set_tabs\` and a login; \`tabd state\`: \`{\"cmd\":\"state\"}\` on a 6-tab controller (read only), against \`redis GET (state size)\`: \`GET k\` of a value as long as that state reply (${STATE_BYTES:-?} bytes); every other tabd row is against Redis \`SET k v\`. \`tabd select (nested)\`: the same selects of a and b, each the child of a group (R13)."
     echo "- Latency: per request, from write to its reply line, log-linear histogram (<0.8% error). c = connections, P = requests in flight per connection."
     echo
     echo "## Throughput and latency"
@@ -362,7 +370,10 @@ mkdir -p "$(dirname "$OUT")"
             read -r fo fp <<<"$(lookup floor - "$c")"
             vs_floor_ops=$(ratio "$ops" "${fo:-}"); vs_floor_p99=$(ratio "$p99" "${fp:-}")
         fi
-        if [ "${s%% *}" = tabd ]; then
+        if [ "$s" = "tabd state" ]; then
+            read -r ro rp <<<"$(lookup "redis GET (state size)" "$f" "$c")"
+            vs_redis_ops=$(ratio "$ops" "${ro:-}"); vs_redis_p99=$(ratio "$p99" "${rp:-}")
+        elif [ "${s%% *}" = tabd ]; then
             read -r ro rp <<<"$(lookup redis "$f" "$c")"
             vs_redis_ops=$(ratio "$ops" "${ro:-}"); vs_redis_p99=$(ratio "$p99" "${rp:-}")
         fi

@@ -1,18 +1,18 @@
 #ifndef TABD_CLIBEVENT_SHIM_H
 #define TABD_CLIBEVENT_SHIM_H
 
+// libevent, and the few of its macros and calls Swift cannot import as they are. The Linux
+// calls that have nothing to do with libevent (eventfd, accept4, fallocate, SO_PEERCRED,
+// malloc tuning, the cycle counter) are in CLinux.
+
 // System headers first: event2/event-config.h defines _GNU_SOURCE, which must not change
 // how these headers look compared with the Glibc module Swift already imported.
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <sys/uio.h>
-#include <malloc.h>
-#include <sys/resource.h>
 
 #include <event2/event.h>
 #include <event2/buffer.h>
@@ -20,24 +20,8 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
-// Static inline wrappers for what Swift cannot import: function-like macros, and a few
-// calls whose flags or structs only exist with _GNU_SOURCE (which the Glibc module lacks).
-
-/// Blocks above `mapped` bytes are mapped on their own and unmapped when freed; free memory
-/// at the top of the heap is given back only past `keep` bytes (tabd trims itself, see
-/// tabd_malloc_trim). Fixed values also stop glibc from moving the mmap threshold up after
-/// such frees (its default), which kept later big blocks in the heap for good.
-static inline void tabd_malloc_tune(int mapped, int keep) {
-    mallopt(M_MMAP_THRESHOLD, mapped);
-    mallopt(M_TRIM_THRESHOLD, keep);
-}
-
-/// Gives free heap memory back to the system (malloc_trim(3)).
-static inline int tabd_malloc_trim(void) { return malloc_trim(0); }
-
-/// getrlimit/setrlimit of RLIMIT_NOFILE (its enum type does not import as the parameter's).
-static inline int tabd_get_nofile(struct rlimit *limit) { return getrlimit(RLIMIT_NOFILE, limit); }
-static inline int tabd_set_nofile(const struct rlimit *limit) { return setrlimit(RLIMIT_NOFILE, limit); }
+// Static inline wrappers for what Swift cannot import: function-like macros, and a call
+// whose flag only exists with _GNU_SOURCE (which the Glibc module lacks).
 
 /// evsignal_new(): a persistent signal event. Macro in event2/event.h.
 static inline struct event *tabd_evsignal_new(struct event_base *base, int signo,
@@ -58,62 +42,6 @@ static inline int tabd_event_add_seconds(struct event *ev, double seconds) {
     tv.tv_sec = (time_t)seconds;
     tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
     return event_add(ev, &tv);
-}
-
-/// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC): wakes the loop from another thread.
-static inline int tabd_eventfd(void) {
-    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-}
-
-/// socket(AF_UNIX, SOCK_STREAM or SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0). In C because
-/// the Glibc enum's constants do not import reliably next to other C modules.
-static inline int tabd_unix_socket(int datagram) {
-    return socket(AF_UNIX, (datagram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-}
-
-/// SO_TYPE's value for a stream socket.
-static inline int tabd_sock_stream(void) { return SOCK_STREAM; }
-
-/// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC): the Glibc module does not declare
-/// accept4 (a GNU extension), so through syscall(2).
-static inline int tabd_accept4(int fd) {
-    return (int)syscall(SYS_accept4, fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-}
-
-/// fallocate(fd, 0, 0, length): allocates the file's blocks up to `length` (and makes it
-/// that long) without writing them. Through syscall(2): the Glibc module does not declare
-/// fallocate (a GNU extension). -1 with errno EOPNOTSUPP where the filesystem cannot.
-static inline int tabd_fallocate(int fd, int64_t length) {
-    return (int)syscall(SYS_fallocate, fd, 0, (off_t)0, (off_t)length);
-}
-
-/// struct ucred without _GNU_SOURCE (same layout: pid_t, uid_t, gid_t).
-struct tabd_peer_credentials {
-    int32_t pid;
-    uint32_t uid;
-    uint32_t gid;
-};
-
-/// getsockopt(fd, SOL_SOCKET, SO_PEERCRED): the credentials of the peer of a Unix socket.
-static inline int tabd_get_peer_credentials(int fd, struct tabd_peer_credentials *out) {
-    socklen_t len = sizeof *out;
-    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, out, &len);
-}
-
-/// The CPU's cycle counter (x86-64 RDTSC), 0 where there is none. Only meaningful where the
-/// kernel keeps time with it (clocksource "tsc": constant rate, synchronised across CPUs);
-/// LatencyClock checks that and converts ticks to nanoseconds.
-static inline uint64_t tabd_cycle_counter(void) {
-#if defined(__x86_64__)
-    return __builtin_ia32_rdtsc();
-#else
-    return 0;
-#endif
-}
-
-/// send(fd, bytes, length, MSG_NOSIGNAL): a client that went away is EPIPE, never SIGPIPE.
-static inline ssize_t tabd_send(int fd, const void *bytes, size_t length) {
-    return send(fd, bytes, length, MSG_NOSIGNAL);
 }
 
 /// Writes the start of `buf` to `fd` with one sendmsg(MSG_NOSIGNAL) over at most 64 of

@@ -24,11 +24,10 @@ public struct Controller: Equatable, Sendable {
     public internal(set) var arranged = false
     /// What an arranged controller derives from its tree (R13): its bar and tab addresses.
     var layout = TreeLayout.none
-    /// An arranged controller's `selectedPath` as the last command left it (empty otherwise):
-    /// read between commands (the bar's selected item, replies), refreshed after each.
-    var pathCache: [String] = []
-    /// The bar item that path shows selected (`barSelected` of an arranged controller).
-    var barItemCache: String?
+    /// The node an arranged controller's `selectedPath` ends at, as the last command left it
+    /// (`TreeNode.nothing` otherwise): read between commands (the path for replies, the bar
+    /// item it shows selected), refreshed after each. One reference: a select moves it.
+    var current = TreeNode.nothing
     /// The tabs in display order (R1.2).
     public internal(set) var tabs: [Tab] = []
     public internal(set) var selection: Selection = .none
@@ -203,7 +202,7 @@ public struct Controller: Equatable, Sendable {
         let barItem = moves && arranged ? arrangedBarSelected : nil
         try perform(command, policy: policy, &out)
         // A select or tap left it in `moveSelection`; other commands may move the path anywhere.
-        if arranged { if !moves { setCurrentPath(selectedPath) } } else if !pathCache.isEmpty { pathCache = []; barItemCache = nil }
+        if arranged { if !moves { setCurrentPath(selectedPath) } } else if current !== TreeNode.nothing { current = .nothing }
         if let bar { if bar != barState { out.barMoved = true } }
         if moves, arranged, barItem != arrangedBarSelected { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
@@ -628,7 +627,7 @@ public struct Controller: Equatable, Sendable {
         if case .deny(let by, let reason) = policy.shouldSelect(candidate, in: self) {
             throw TabError(.denied, "'\(by)' refused selecting '\(candidate.id)': \(reason)", plugin: by, reason: reason)
         }
-        let before = pathCache  // the start of the command: what the last one left
+        let before = current.path  // the start of the command: what the last one left
         var popped = false
         if case .tab(let id, _) = candidate, let at = locate(id), !self[at: at].stack.isEmpty,
            tapPops == .always || before.contains(id) {

@@ -26,19 +26,33 @@ final class TreeLayout: Equatable, Sendable {
     let shown: [String], rest: [String]
     /// Every tab of the tree, by id.
     let nodes: [String: TreeNode]
-    /// The same nodes in a list while there are at most `Controller.linearLookupLimit`:
-    /// comparing a few short ids in turn costs less than hashing one (as for root tabs).
+    /// The same nodes in a list, in tree order, while there are at most
+    /// `Controller.linearLookupLimit`: comparing a few short ids in turn costs less than
+    /// hashing one (as for root tabs).
     let few: [TreeNode]?
+    /// `few`'s ids as `InlineID`s (`.none` for an id that is not one).
+    let fewIDs: [InlineID]
 
-    init(bar: ComposedBar = ComposedBar(), shown: [String] = [], rest: [String] = [], nodes: [String: TreeNode] = [:]) {
-        self.bar = bar; self.shown = shown; self.rest = rest; self.nodes = nodes
-        few = nodes.count <= Controller.linearLookupLimit ? Array(nodes.values) : nil
+    /// `ordered`: the nodes in tree order (the order `few` keeps).
+    init(bar: ComposedBar = ComposedBar(), shown: [String] = [], rest: [String] = [], ordered: [TreeNode] = []) {
+        self.bar = bar; self.shown = shown; self.rest = rest
+        nodes = Dictionary(ordered.lazy.map { ($0.id, $0) }, uniquingKeysWith: { _, later in later })
+        few = ordered.count <= Controller.linearLookupLimit ? ordered : nil
+        fewIDs = few?.map { InlineID($0.id) ?? .none } ?? []
     }
 
     /// The node of the tab with this id.
     @inline(__always)
     func node(_ id: String) -> TreeNode? {
         guard let few else { return nodes[id] }
+        if let key = InlineID(id) {
+            // Two words compared per node; an id that is not inline is compared as a string.
+            for i in few.indices {
+                let k = fewIDs[i]
+                if k == key || (k == .none && few[i].id == id) { return few[i] }
+            }
+            return nil
+        }
         for n in few where n.id == id { return n }
         return nil
     }
@@ -46,9 +60,67 @@ final class TreeLayout: Equatable, Sendable {
     /// The layout of a controller that is not arranged.
     static let none = TreeLayout()
 
+    /// The node `path` (root … leaf, `["more"]` or `[]`) ends at: for `[]` and More, nodes of
+    /// their own; for a path that is not this layout's (a command's middle), a node of its own.
+    func node(endingPath path: [String]) -> TreeNode {
+        guard let last = path.last else { return .nothing }
+        if path.count == 1, last == Controller.moreID { return .more }
+        let n = node(last)
+        if let n, n.path == path { return n }
+        return TreeNode(id: last, address: [], path: path, hidden: false, childNodes: [], defaultChild: nil, barItem: n?.barItem)
+    }
+
     static func == (a: TreeLayout, b: TreeLayout) -> Bool {
         a === b || (a.bar == b.bar && a.shown == b.shown && a.rest == b.rest && a.nodes == b.nodes)
     }
+}
+
+/// A tab id that is a small ASCII string — at most 15 bytes, kept inside the `String` itself
+/// — as its two words: two such ids are equal exactly when their words are. A nested select
+/// finds its node by comparing these (two integer comparisons per node) where `String`'s
+/// `==` calls into the standard library for every id that differs (about 40 instructions
+/// each; BENCHMARKS.md, "The modern tab model"). It reads the standard library's 64-bit
+/// string layout, which `layoutHolds` checks once: where it does not hold, every id is
+/// compared as a string.
+struct InlineID: Equatable {
+    let low: UInt64, high: UInt64
+
+    /// Not an id: a small string's high word is never 0.
+    static let none = InlineID(low: 0, high: 0)
+
+    private init(low: UInt64, high: UInt64) { self.low = low; self.high = high }
+
+    /// nil unless `s` is a small ASCII string (the high word's top nibble is 0xE: immortal,
+    /// ASCII, small; its low 4 bits of the top byte are the length).
+    @inline(__always)
+    init?(_ s: String) {
+        guard InlineID.layoutHolds else { return nil }
+        let (low, high) = unsafeBitCast(s, to: (UInt64, UInt64).self)
+        guard high >> 60 == 0xE else { return nil }
+        self.low = low; self.high = high
+    }
+
+    /// Whether two ids are equal: by their words when both are inline, else as strings.
+    @inline(__always)
+    static func same(_ a: String, _ b: String) -> Bool {
+        if let x = InlineID(a), let y = InlineID(b) { return x == y }
+        return a == b
+    }
+
+    /// Whether two paths are equal, their ids compared as `same` does.
+    static func same(_ a: [String], _ b: [String]) -> Bool {
+        guard a.count == b.count else { return false }
+        for i in a.indices where !same(a[i], b[i]) { return false }
+        return true
+    }
+
+    /// Whether `String` is laid out as `init?` reads it, checked on two known strings.
+    static let layoutHolds: Bool = {
+        guard MemoryLayout<String>.size == 16 else { return false }
+        let ab = unsafeBitCast("ab", to: (UInt64, UInt64).self)
+        let long = unsafeBitCast("abcdefghijklmnopqrstuvwxyz", to: (UInt64, UInt64).self)
+        return ab == (0x6261, 0xE2 << 56) && long.1 >> 60 != 0xE
+    }()
 }
 
 /// What the tree says of one tab (derived, `TreeLayout`): where it is and what a selection
@@ -78,8 +150,14 @@ final class TreeNode: Equatable, Sendable {
         self.defaultChild = defaultChild; self.barItem = barItem
     }
 
+    /// The end of the empty path (nothing selected).
+    static let nothing = TreeNode(id: "", address: [], path: [], hidden: false, childNodes: [], defaultChild: nil, barItem: nil)
+    /// The end of `["more"]`: More is selected and is its own bar item.
+    static let more = TreeNode(id: Controller.moreID, address: [], path: [Controller.moreID], hidden: false, childNodes: [],
+                               defaultChild: nil, barItem: Controller.moreID)
+
     static func == (a: TreeNode, b: TreeNode) -> Bool {
-        a.id == b.id && a.address == b.address && a.path == b.path && a.hidden == b.hidden && a.children == b.children
+        a === b || a.id == b.id && a.address == b.address && a.path == b.path && a.hidden == b.hidden && a.children == b.children
             && a.childNodes == b.childNodes && a.defaultChild == b.defaultChild && a.barItem == b.barItem
     }
 }
@@ -227,7 +305,12 @@ extension Controller {
     }
 
     /// `selectedPath` as the last command left it: for readers between commands (replies).
-    public var currentPath: [String] { arranged ? pathCache : selectedPath }
+    public var currentPath: [String] { arranged ? current.path : selectedPath }
+
+    /// For an arranged controller, an object that stands for `currentPath`: while it is the
+    /// same object, the path is the same (the nodes of a tree never change; a change of the
+    /// tree makes new ones). A reader may keep what it derived from the path against it.
+    public var currentPathIdentity: AnyObject { current }
 
     /// What is selected, root … leaf (R13.2): `[]` for nothing, `["more"]` for More.
     public var selectedPath: [String] {
@@ -260,13 +343,13 @@ extension Controller {
         arranged = barOrder != nil || tabs.contains { $0.arranges }
         guard arranged else {
             if layout !== TreeLayout.none { layout = .none }
-            if !pathCache.isEmpty || barItemCache != nil { pathCache = []; barItemCache = nil }
+            if current !== TreeNode.nothing { current = .nothing }
             return
         }
         let bar = composeBar()
         let (shown, rest) = bar.split(maxVisible: maxVisible, idiom: idiom)
         let tv = idiom == .tv
-        var nodes: [String: TreeNode] = [:]
+        var ordered: [TreeNode] = []
         // A long bar is looked up through sets: every node asks, and a nested scan of a bar
         // at max_tabs would be quadratic.
         let long = shown.count + rest.count > Controller.linearLookupLimit
@@ -286,11 +369,11 @@ extension Controller {
             let shownKids = t.orderedChildren.filter { !$0.hidden }.compactMap { byID[$0.id] }
             let n = TreeNode(id: t.id, address: address, path: path, hidden: hidden, childNodes: shownKids,
                              defaultChild: t.defaultChild, barItem: barItem(path))
-            nodes[t.id] = n
+            ordered.append(n)  // after its children: leaves come first, where selects go
             return n
         }
         for (i, t) in tabs.enumerated() { _ = node(t, [i], [], hiddenAbove: false) }
-        layout = TreeLayout(bar: bar, shown: shown, rest: rest, nodes: nodes)
+        layout = TreeLayout(bar: bar, shown: shown, rest: rest, ordered: ordered)
         setCurrentPath(selectedPath)
     }
 
@@ -324,14 +407,12 @@ extension Controller {
     /// The bar item shown as selected: the deepest tab of the selected path that is on the
     /// bar, else More when one is under More.
     /// Read between commands: it uses the selected path as the last command left it.
-    var arrangedBarSelected: String? { barItemCache }
+    var arrangedBarSelected: String? { current.barItem }
 
     /// Sets the selected path as the command leaves it, and the bar item it shows selected.
     /// `leaf`: the path's last node, when the caller has it.
     mutating func setCurrentPath(_ path: [String], leaf: TreeNode? = nil) {
-        pathCache = path
-        if path.count == 1, path[0] == Controller.moreID { barItemCache = Controller.moreID; return }
-        barItemCache = (leaf ?? path.last.flatMap { layout.node($0) })?.barItem
+        current = leaf ?? layout.node(endingPath: path)
     }
 
     /// While the tab list changes (before `rebuildIndex`): the user's bar order keeps the tabs that are still there
@@ -417,8 +498,15 @@ extension Controller {
     /// `old`: the selected path before the command changed anything (hiding a tab changes
     /// the path before the selection moves).
     mutating func moveSelection(to path: [String], leaf: TreeNode? = nil, from old: [String]? = nil, cause: SelectionCause, _ out: inout Outcome) {
-        let old = old ?? pathCache
-        guard path != old else { return }
+        if let leaf, old == nil {
+            // A select or tap: `leaf` is a node of the layout `current` is of (a select changes
+            // no tree, and every command leaves `current` in the layout it leaves), where each
+            // node has its own path: another node is another path.
+            guard leaf !== current else { return }
+        } else if InlineID.same(path, old ?? current.path) {
+            return
+        }
+        let old = old ?? current.path
         let previous = selection.wireValue
         if path.isEmpty { selection = .none }
         else if path.count == 1, path[0] == Controller.moreID { selection = .more }
@@ -444,7 +532,8 @@ extension Controller {
     /// R5.1/R5.2 for leaves: the new leaf's content loads first; then old will-disappear,
     /// new will-appear, old did-disappear, new did-appear. "more" has no content to load.
     mutating func appearLeaves(old: String?, new: String?, at address: [Int]? = nil, _ out: inout Outcome) {
-        guard old != new else { return }
+        if old == nil && new == nil { return }
+        if let old, let new, InlineID.same(old, new) { return }
         if let new, new != Controller.moreID, let at = address ?? locate(new), !contentLoaded(at: at) {
             modify(at: at) { $0.contentLoaded = true }
             out.notify(.contentLoaded(tab: new))
@@ -467,7 +556,7 @@ extension Controller {
             throw TabError(.conflict, "tab '\(id)' does not allow hiding; give it \"allows_hiding\": true in set_tabs or add_tab")
         }
         guard self[at: at].hidden != hidden else { return }
-        let before = pathCache  // the start of the command: what the last one left
+        let before = current.path  // the start of the command: what the last one left
         let onSelectedPath = hidden && before.contains(id)
         modify(at: at) { $0.hidden = hidden }
         refreshArranged()
@@ -512,7 +601,7 @@ extension Controller {
 
     mutating func reorder(_ group: String?, _ order: [String], policy: Policy, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("reorder")
-        let before = pathCache  // the start of the command: what the last one left
+        let before = current.path  // the start of the command: what the last one left
         var seen = Set<String>()
         for id in order where !seen.insert(id).inserted {
             throw TabError(.invalid, "'order' names '\(id)' twice")

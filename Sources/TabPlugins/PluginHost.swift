@@ -16,6 +16,7 @@ import Glibc
 import Logging
 import TabProtocol
 import TabCore
+import TabSystem
 
 public final class PluginHost: Policy {
     /// Most queued plugin events / selections between two drains; more are dropped (logged).

@@ -5,6 +5,7 @@ import CTabPolicy
 import Glibc
 import Logging
 import TabCore
+import TabSystem
 
 final class PluginInstance {
     let name: String
@@ -212,12 +213,4 @@ extension PluginHook {
         case .displayOrderChanged: return 12
         }
     }
-}
-
-/// clock_gettime(CLOCK_MONOTONIC), in nanoseconds.
-@inlinable
-public func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
 }

@@ -1,10 +1,13 @@
 // Putting tabd together: plugins, state, socket, loop, signals, timers, systemd.
 
-import CLibevent
+import CLinux
 import Foundation
 import Logging
 import TabCore
 import TabPlugins
+import TabSystem
+import TabSystemd
+import TabTransport
 
 public enum Daemon {
     public struct Options {
@@ -31,8 +34,8 @@ public enum Daemon {
         if let name = config.socketGroup, getgrnam(name) == nil {
             check.errors.append(ConfigProblem(file, "socket_group '\(name)' does not exist; create it (groupadd \(name)) or change socket_group"))
         }
-        if config.socketPath.utf8.count > 107 {
-            check.errors.append(ConfigProblem(file, "socket \(config.socketPath) is \(config.socketPath.utf8.count) bytes long; a Unix socket path has at most 107: choose a shorter one"))
+        if UnixAddress.isTooLong(config.socketPath) {
+            check.errors.append(ConfigProblem(file, "socket \(config.socketPath) is \(config.socketPath.utf8.count) bytes long; a Unix socket path has at most \(UnixAddress.capacity - 1): choose a shorter one"))
         }
         if let problem = stateDirectoryProblem(config.stateDir) { check.errors.append(ConfigProblem(file, problem)) }
         let host = PluginHost(directories: config.pluginDirectories, logger: Logger(label: "tabd.check", factory: { _ in SwiftLogNoOpLogHandler() }))
@@ -238,11 +241,5 @@ public enum Daemon {
             v /= 1024
         }
         return "\(n) B"
-    }
-
-    static func monotonicMicroseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
     }
 }

@@ -5,9 +5,9 @@
 // vDSO, which also reads it and converts — and converts tick differences to nanoseconds
 // with a rate measured against CLOCK_MONOTONIC. Anywhere else it is clock_gettime.
 
-import CLibevent
+import CLinux
 import Foundation
-import TabPlugins
+import TabSystem
 
 struct LatencyClock {
     /// The cycle counter is used (else clock_gettime: ticks are nanoseconds).

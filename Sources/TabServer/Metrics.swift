@@ -7,6 +7,7 @@
 import Foundation
 import TabPlugins
 import TabProtocol
+import TabTransport
 
 /// Writes an exposition: families one after the other, each its metadata then its samples.
 struct OpenMetricsText {

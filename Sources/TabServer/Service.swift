@@ -7,6 +7,7 @@ import Logging
 import TabCore
 import TabPlugins
 import TabProtocol
+import TabTransport
 @_exported import TabState
 
 /// What the service keeps per connection.
@@ -228,7 +229,7 @@ public final class TabService: LineServiceDelegate {
         case .lineTimeout:
             ProtocolError(.invalidRequest, "the request line was not finished within \(config.lineTimeout.formatted) s (limits.line_timeout_seconds); the connection will be closed")
         case .overBudget:
-            ProtocolError(.overloaded, "all clients together hold more than tabd allows them (three quarters of limits.memory_budget_bytes, \(config.memoryBudgetBytes) bytes) and this connection held the most of those not taking their replies; it will be closed")
+            ProtocolError(.overloaded, "all clients together hold more than tabd allows them (five eighths of limits.memory_budget_bytes, \(config.memoryBudgetBytes / 8 * 5) of \(config.memoryBudgetBytes) bytes) and this connection held the most of those not taking their replies; it will be closed")
         }
         let reply = ReplyEncoder.failure(id: nil, error)
         connection.send(reply)
@@ -592,7 +593,35 @@ public final class TabService: LineServiceDelegate {
         }
         // `select` and `tap` in a controller arranged with R13: the reply names the path.
         if c.arranged, Controller.movesSelectionOnly(command) {
-            w.key(literal: "selected_path"); ReplyEncoder.strings(c.currentPath, &w)
+            w.key(literal: "selected_path"); selectedPath(of: c, &w)
+        }
+    }
+
+    /// The paths replies named lately, encoded, each with the object that stands for it
+    /// (`Controller.currentPathIdentity`): a select of a nested tab copies its path's JSON
+    /// instead of writing each id again (BENCHMARKS.md, "The modern tab model").
+    /// Kept in three lists: the identities compared (no reference counting), the objects
+    /// (kept alive, so that an identity is never another's), the JSON.
+    private var pathMemoIDs: [ObjectIdentifier] = [], pathMemoKept: [AnyObject] = [], pathMemoJSON: [[UInt8]] = []
+    private var pathMemoNext = 0
+    private static let pathMemoSize = 8
+
+    /// Writes the path as a value after a key (no comma goes before it).
+    private func selectedPath(of c: Controller, _ w: inout JSONWriter) {
+        let identity = c.currentPathIdentity, id = ObjectIdentifier(identity)
+        for i in pathMemoIDs.indices where pathMemoIDs[i] == id {
+            return pathMemoJSON[i].withUnsafeBytes { w.append(bytes: $0) }
+        }
+        var one = JSONWriter(capacity: 64)
+        ReplyEncoder.strings(c.currentPath, &one)
+        let json = one.bytes
+        json.withUnsafeBytes { w.append(bytes: $0) }
+        if pathMemoIDs.count < Self.pathMemoSize {
+            pathMemoIDs.append(id); pathMemoKept.append(identity); pathMemoJSON.append(json)
+        } else {
+            let k = pathMemoNext
+            pathMemoIDs[k] = id; pathMemoKept[k] = identity; pathMemoJSON[k] = json
+            pathMemoNext = (k + 1) % Self.pathMemoSize
         }
     }
 
@@ -704,7 +733,7 @@ public final class TabService: LineServiceDelegate {
         }
         guard !config.adminGIDs.isEmpty else { return false }
         do {
-            return try Sys.peerGroups(connection.fd).contains(where: config.adminGIDs.contains)
+            return try connection.peerGroups().contains(where: config.adminGIDs.contains)
         } catch {
             logger.warning("cannot read a peer's supplementary groups; it is not an admin by group", metadata: [
                 "connection.id": "\(connection.id)", "error": "\(error)",

@@ -5,6 +5,7 @@
 import Foundation
 import TabPlugins
 import TabProtocol
+import TabTransport
 
 struct ServiceStats {
     let started = Date()

@@ -36,12 +36,13 @@
 // are cut off again, the caller undoes their effects, and `retry()` tells when writing works
 // again.
 
-import CLibevent
+import CLinux
 import Foundation
 import Logging
 import TabCore
 import TabJSON
 import TabProtocol
+import TabSystem
 
 /// When the journal is fsynced (Redis' appendfsync). Every acknowledged change is
 /// written before its reply whatever the policy; this decides when it reaches the disk.
@@ -761,9 +762,9 @@ public final class StateStore {
 
     private func syncNow() -> String? {
         if let injected = injectedFault(sync: true) { return injected }
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = monotonicNanoseconds()
         guard fdatasync(journalFD) == 0 else { return Self.errorText() }
-        lastFsyncNanos = DispatchTime.now().uptimeNanoseconds - start
+        lastFsyncNanos = monotonicNanoseconds() - start
         unsynced = false
         return nil
     }
@@ -866,7 +867,7 @@ public final class StateStore {
         unsynced = false
         backgroundSyncInFlight = true
         syncQueue.async {
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = monotonicNanoseconds()
             let message: String?
             if let injected {
                 message = "fsync of the journal failed: \(injected)"
@@ -874,7 +875,7 @@ public final class StateStore {
                 message = fdatasync(fd) == 0 ? nil : "fsync of the journal failed: \(Self.errorText())"
             }
             close(fd)
-            done(DispatchTime.now().uptimeNanoseconds - start, message)
+            done(monotonicNanoseconds() - start, message)
         }
     }
 

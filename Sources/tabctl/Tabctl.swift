@@ -6,6 +6,7 @@ import ArgumentParser
 import Foundation
 import TabJSON
 import TabProtocol
+import TabSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -18,18 +19,11 @@ struct Connection {
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure.unreachable("socket(): \(String(cString: strerror(errno)))") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            throw Failure.unreachable("the path is too long for a Unix socket")
+        guard let address = UnixAddress(path, abstract: false) else {
+            close(fd)
+            throw Failure.unreachable(UnixAddress.isTooLong(path) ? "the path is too long for a Unix socket" : String(cString: strerror(ENOENT)))
         }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        let ok = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let ok = address.withSockaddr { connect(fd, $0, $1) }
         guard ok == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)

@@ -10,6 +10,7 @@
 import Foundation
 import Testing
 import TabProtocol
+import TabSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -31,14 +32,7 @@ import Glibc
     /// A connected socket that is never read (a raw descriptor: thousands of them).
     static func connect(_ path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() { raw[i] = b }
-        }
-        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-        } }
+        let r = UnixAddress(path)!.withSockaddr { Glibc.connect(fd, $0, $1) }
         guard r == 0 else {
             close(fd)
             throw TestFailure("connect: \(String(cString: strerror(errno)))")

@@ -4,6 +4,7 @@
 import Foundation
 import Glibc
 import TabProtocol
+import TabSystem
 import Testing
 
 /// A datagram socket standing in for systemd's notify socket.
@@ -16,18 +17,8 @@ final class NotifySocket {
     init(abstract: Bool, dir: String) throws {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.fd = fd
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
         let name = abstract ? "tabd-notify-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : dir + "/notify.sock"
-        let length: Int
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            let offset = abstract ? 1 : 0  // abstract: a leading NUL byte
-            for (i, b) in name.utf8.enumerated() { raw[i + offset] = b }
-        }
-        length = MemoryLayout<sa_family_t>.size + name.utf8.count + (abstract ? 1 : 1)
-        let r = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }
-        }
+        let r = UnixAddress(abstract ? "@" + name : name)!.withSockaddr { bind(fd, $0, $1) }
         guard r == 0 else { throw TestFailure("bind notify socket: \(String(cString: strerror(errno)))") }
         address = abstract ? "@" + name : name
         path = abstract ? nil : name
@@ -194,12 +185,7 @@ final class NotifySocket {
 
     static func listeningSocket(_ path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = UnixAddress(path)!.withSockaddr { bind(fd, $0, $1) }
         guard bound == 0, listen(fd, 64) == 0 else { throw TestFailure("listen on \(path): \(String(cString: strerror(errno)))") }
         return fd
     }

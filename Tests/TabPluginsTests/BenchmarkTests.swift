@@ -7,16 +7,14 @@
 import Foundation
 import TabCore
 import TabPlugins
+import TabSystem
 import Testing
 
 func nanosecondsPerCall(_ iterations: Int, _ body: () -> Void) -> Double {
     for _ in 0..<1000 { body() }
-    var ts0 = timespec(), ts1 = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts0)
+    let t0 = monotonicNanoseconds()
     for _ in 0..<iterations { body() }
-    clock_gettime(CLOCK_MONOTONIC, &ts1)
-    let ns = Double(ts1.tv_sec - ts0.tv_sec) * 1e9 + Double(ts1.tv_nsec - ts0.tv_nsec)
-    return ns / Double(iterations)
+    return Double(monotonicNanoseconds() - t0) / Double(iterations)
 }
 
 extension PluginTests {

@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-import TabPlugins
+import TabSystem
 @testable import TabServer
 
 @Suite struct LatencyClockTests {

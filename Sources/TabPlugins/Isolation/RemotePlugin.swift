@@ -10,6 +10,7 @@ import CTabPolicy
 import Glibc
 import Logging
 import TabCore
+import TabSystem
 
 final class RemotePlugin {
     /// How long the helper may take to start and load the plugin, and init to run: generous,

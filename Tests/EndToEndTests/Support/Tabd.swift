@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 import TabProtocol
+import TabSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -140,14 +141,7 @@ final class LineClient {
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() { raw[i] = b }
-        }
-        let ok = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let ok = UnixAddress(path)!.withSockaddr { connect(fd, $0, $1) }
         if ok != 0 {
             let e = errno
             close(fd)

@@ -2,8 +2,10 @@
 // takes connections from it, backing off (never spinning, never dying) when descriptors run out.
 
 import CLibevent
+import CLinux
 import Glibc
 import Logging
+import TabSystem
 
 /// Why a listening socket could not be set up. The description says what to do.
 public struct SocketError: Error, Equatable, CustomStringConvertible {
@@ -35,8 +37,9 @@ public struct SocketError: Error, Equatable, CustomStringConvertible {
     static func addressInUse(_ m: String) -> Self { .init(.addressInUse, m) }
     static func notASocket(_ m: String) -> Self { .init(.notASocket, m) }
     static func directoryMissing(_ m: String) -> Self { .init(.directoryMissing, m) }
-    static func invalidSystemdSocket(_ m: String) -> Self { .init(.invalidSystemdSocket, m) }
-    static func system(_ m: String) -> Self { .init(.system, m) }
+    /// For TabSystemd, which says what is wrong with the socket systemd passed.
+    public static func invalidSystemdSocket(_ m: String) -> Self { .init(.invalidSystemdSocket, m) }
+    public static func system(_ m: String) -> Self { .init(.system, m) }
 
     /// Same kind of error (the message is not compared).
     public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
@@ -50,7 +53,7 @@ public struct ListeningSocket {
     public let fd: Int32
     /// The file path (nil for an abstract or unnamed socket).
     public let path: String?
-    /// Passed by systemd (socket activation) rather than bound by tabd.
+    /// Adopted (passed by systemd: socket activation) rather than bound by tabd.
     public let activated: Bool
     /// The socket file we created, so that we only ever remove our own.
     private let file: FileIdentity?
@@ -139,60 +142,34 @@ public struct ListeningSocket {
         }
     }
 
-    /// The socket systemd passed (socket activation), or nil when LISTEN_FDS is absent or
-    /// LISTEN_PID is not this process. Checks that descriptor 3 is one listening AF_UNIX
-    /// stream socket, makes it non-blocking and close-on-exec, and unsets LISTEN_PID,
-    /// LISTEN_FDS and LISTEN_FDNAMES so that child processes do not see them.
-    public static func fromSystemd() throws -> ListeningSocket? {
-        try fromSystemd(firstDescriptor: 3)
+    /// Why a descriptor another process passed cannot be adopted (`adopt`).
+    public enum AdoptionProblem: Error, Equatable {
+        /// It is not a socket.
+        case notASocket
+        /// It is a socket, not an AF_UNIX one.
+        case notUnix
+        /// It is not a stream socket.
+        case notStream
+        /// It is not listening.
+        case notListening
+        /// Checking it, or making it non-blocking and close-on-exec, failed.
+        case system(SystemError)
     }
 
-    static func fromSystemd(firstDescriptor fd: Int32) throws -> ListeningSocket? {
-        guard let fds = getenv("LISTEN_FDS").map({ String(cString: $0) }) else { return nil }
-        let pid = getenv("LISTEN_PID").map { String(cString: $0) }
-        defer {
-            unsetenv("LISTEN_PID")
-            unsetenv("LISTEN_FDS")
-            unsetenv("LISTEN_FDNAMES")
-        }
-        guard let pid, pid_t(pid) == getpid() else { return nil }  // meant for another process
-        guard let count = Int(fds), count >= 1 else {
-            throw SocketError.invalidSystemdSocket("LISTEN_FDS='\(fds)' is not a positive number of sockets")
-        }
-        guard count == 1 else {
-            throw SocketError.invalidSystemdSocket("systemd passed \(count) sockets; tabd listens on exactly one (one ListenStream= in tabd.socket)")
-        }
+    /// Adopts a listening socket another process opened and passed (systemd's socket
+    /// activation, see TabSystemd): checks that `fd` is one listening AF_UNIX stream socket
+    /// and makes it non-blocking and close-on-exec. Its file is never removed here.
+    public static func adopt(_ fd: Int32) throws(AdoptionProblem) -> ListeningSocket {
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else {
-            throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not a socket")
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket }
+        guard let address = UnixAddress(boundTo: fd) else { throw .notUnix }
+        func option(_ option: Int32, _ name: String) throws(AdoptionProblem) -> Int32 {
+            do { return try Sys.socketOption(fd, option, name) } catch { throw .system(error) }
         }
-        var address = sockaddr_un()
-        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0, address.sun_family == sa_family_t(AF_UNIX) else {
-            throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not a Unix socket (tabd.socket needs ListenStream=/path)")
-        }
-        do {
-            guard try Sys.socketOption(fd, SO_TYPE, "SO_TYPE") == tabd_sock_stream() else {
-                throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not a stream socket (use ListenStream=)")
-            }
-            guard try Sys.socketOption(fd, SO_ACCEPTCONN, "SO_ACCEPTCONN") != 0 else {
-                throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not listening (Accept=no is needed)")
-            }
-            try Sys.setNonBlockingCloseOnExec(fd)
-        } catch let error as SystemError {
-            throw SocketError.system("socket passed by systemd: \(error)")
-        }
-        let offset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)!
-        var path: String?
-        if Int(length) > offset + 1 {
-            path = withUnsafeBytes(of: &address.sun_path) { raw in
-                raw[0] == 0 ? nil : String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-        }
-        return ListeningSocket(fd: fd, path: path, activated: true, file: nil)
+        guard try option(SO_TYPE, "SO_TYPE") == tabd_sock_stream() else { throw .notStream }
+        guard try option(SO_ACCEPTCONN, "SO_ACCEPTCONN") != 0 else { throw .notListening }
+        do { try Sys.setNonBlockingCloseOnExec(fd) } catch { throw .system(error) }
+        return ListeningSocket(fd: fd, path: address.path, activated: true, file: nil)
     }
 
     /// Removes the socket file at clean exit: only for a socket tabd bound itself, and only

@@ -1,38 +1,11 @@
 // One thin layer over the system calls the transport makes: every call goes through
-// `syscall(_:_:)`, which retries EINTR and turns errno into a `SystemError` naming the call.
+// `syscall(_:_:)` (TabSystem), which retries EINTR and turns errno into a `SystemError`
+// naming the call.
 
 import CLibevent
+import CLinux
 import Glibc
-
-/// A failed system call: which call, and errno (printed with strerror).
-public struct SystemError: Error, Equatable, CustomStringConvertible {
-    /// The C call, sometimes with its subject: "bind(/run/tabd/tabd.sock)".
-    public let call: String
-    public let errno: Int32
-
-    public init(_ call: String, errno: Int32) {
-        self.call = call
-        self.errno = errno
-    }
-
-    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
-
-    /// EAGAIN/EWOULDBLOCK: a non-blocking call found nothing to do.
-    var wouldBlock: Bool { errno == EAGAIN || errno == EWOULDBLOCK }
-}
-
-/// Runs `body` (a system call returning -1 and setting errno on failure) until it does not
-/// fail with EINTR; returns its result or throws its errno as a `SystemError`.
-@inline(__always)
-func syscall<T: FixedWidthInteger>(_ call: @autoclosure () -> String, _ body: () -> T) throws(SystemError) -> T {
-    while true {
-        let result = body()
-        if result != -1 { return result }
-        let code = Glibc.errno
-        if code == EINTR { continue }
-        throw SystemError(call(), errno: code)
-    }
-}
+import TabSystem
 
 enum Sys {
     /// close(2). EINTR is not retried: on Linux the descriptor is gone either way.
@@ -107,46 +80,6 @@ enum Sys {
                 throw SystemError("getsockopt(SO_PEERGROUPS)", errno: code)
             }
             groups = [gid_t](repeating: 0, count: Int(length) / MemoryLayout<gid_t>.stride)
-        }
-    }
-
-    /// clock_gettime(CLOCK_MONOTONIC) in seconds.
-    static func monotonicSeconds() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
-/// A sockaddr_un for `path` (a file path, or the abstract namespace when it starts with "@"),
-/// with the length to pass to bind/connect/sendto. Nil when the path does not fit sun_path.
-struct UnixAddress {
-    var storage = sockaddr_un()
-    var length: socklen_t
-
-    /// sun_path's size (108 on Linux), including the terminating NUL of a file path.
-    static let capacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
-
-    init?(_ path: String) {
-        storage.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        let abstract = bytes.first == UInt8(ascii: "@")
-        if abstract {
-            bytes[0] = 0  // abstract namespace: a leading NUL, no terminator
-            guard bytes.count <= Self.capacity else { return nil }
-        } else {
-            guard !bytes.isEmpty, bytes.count < Self.capacity, !bytes.contains(0) else { return nil }
-        }
-        withUnsafeMutableBytes(of: &storage.sun_path) { dst in
-            dst.copyBytes(from: bytes)
-        }
-        let offset = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)!
-        length = socklen_t(offset + bytes.count + (abstract ? 0 : 1))
-    }
-
-    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        withUnsafePointer(to: storage) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
         }
     }
 }

@@ -2,8 +2,9 @@
 
 import Foundation
 import Glibc
+import TabSystem
 import Testing
-@testable import TabServer
+@testable import TabTransport
 
 extension TransportTests {
     @Suite struct Connections {

@@ -4,7 +4,7 @@
 import Foundation
 import Glibc
 import Testing
-@testable import TabServer
+@testable import TabTransport
 
 extension TransportTests {
     @Suite struct Framing {

@@ -4,8 +4,10 @@
 import Foundation
 import Glibc
 import Logging
+import TabSystem
 import Testing
-@testable import TabServer
+@testable import TabSystemd
+@testable import TabTransport
 
 extension TransportTests {
     @Suite struct Systemd {

@@ -4,8 +4,9 @@
 import Foundation
 import Glibc
 import Logging
+import TabSystem
 import Testing
-@testable import TabServer
+@testable import TabTransport
 
 /// All transport tests, one at a time: several count descriptors or memory of the process,
 /// or fork, which other tests running at the same time would disturb.

@@ -7,8 +7,10 @@
 // and the commit is shared by every request of the turn (group commit).
 
 import CLibevent
+import CLinux
 import Glibc
 import Logging
+import TabSystem
 
 /// Why the transport refuses a client's input and closes the connection. The delegate
 /// answers with one error line, which is written before the connection closes.
@@ -76,7 +78,7 @@ public struct TransportLimits: Sendable {
     /// about this much, not one reply per request.
     public var pauseInputBytes = 1 << 20
     /// Bytes all connections together may hold: unfinished lines, input waiting, output not
-    /// written. From three quarters of it, the connections holding the most are refused and closed.
+    /// written. From five eighths of it, the connections holding the most are refused and closed.
     public var memoryBudget = 256 << 20
     /// Seconds a request line may take from its first byte to its newline.
     public var lineTimeout = 10.0
@@ -176,7 +178,7 @@ public final class LineServer {
         self.limits = limits
         self.delegate = delegate
         self.logger = logger
-        budgetMark = limits.memoryBudget - limits.memoryBudget / 4
+        budgetMark = limits.memoryBudget / 8 * 5
         turnOutput = .allocate(byteCount: LineServer.turnOutputKeep, alignment: 16)
         acceptor = Acceptor(loop: loop, fd: listener.fd, backoff: limits.acceptBackoff, logger: logger)
         endOfTurnEvent = tabd_evtimer_new(loop.base, Int16(EV_PERSIST), { _, _, ctx in
@@ -337,14 +339,14 @@ public final class LineServer {
     private func wakeEndOfTurn() {
         guard !endOfTurnPending else { return }
         endOfTurnPending = true
-        turnOpenedAt = Sys.monotonicSeconds()
+        turnOpenedAt = monotonicSeconds()
         event_active(endOfTurnEvent, EV_TIMEOUT, 0)
     }
 
     /// A safety net: should a turn stay open longer than `maxTurnDelay` (one poll's callbacks
     /// taking that long), it ends here and now. Called at the start of every I/O callback.
     func closeTurnIfOverdue() {
-        guard endOfTurnPending, Sys.monotonicSeconds() - turnOpenedAt > limits.maxTurnDelay else { return }
+        guard endOfTurnPending, monotonicSeconds() - turnOpenedAt > limits.maxTurnDelay else { return }
         event_del(endOfTurnEvent)  // also removes it from the active queue
         endTurn()
     }
@@ -409,18 +411,18 @@ public final class LineServer {
 
     // MARK: The memory budget
 
-    /// A connection holds `bytes` more. Past three quarters of the budget, the biggest
-    /// holders are refused: the last quarter is left for what the bytes cost besides
+    /// A connection holds `bytes` more. Past five eighths of the budget, the biggest
+    /// holders are refused: the last three eighths are left for what the bytes cost besides
     /// themselves (the allocator's overhead, buffers freed but not yet reused) and for the
     /// working memory of a turn, so that the process stays within its baseline plus the
-    /// budget (BENCHMARKS.md, "Hostile clients").
+    /// budget (BENCHMARKS.md, "Hostile clients": a quarter was not always enough).
     @inline(__always)
     func hold(_ bytes: Int) {
         heldBytes += bytes
         if heldBytes > budgetMark { enforceBudget() }
     }
 
-    /// Where enforcing starts: three quarters of the budget.
+    /// Where enforcing starts: five eighths of the budget.
     private let budgetMark: Int
 
     /// A connection holds `bytes` less. Once a lot was freed, the sweep gives it back to the
@@ -436,7 +438,7 @@ public final class LineServer {
     static let trimAfterBytes = 16 << 20
     static let sweepTrimAfterBytes = 1 << 20
 
-    /// Brings what connections hold down to 5/8 of the budget: the connection holding the
+    /// Brings what connections hold down to half the budget: the connection holding the
     /// most goes first. One holding mostly output is dropped at once (its output discarded:
     /// it is not reading it); one holding mostly input is answered `overloaded` at the end
     /// of the turn and closed, its input discarded now.
@@ -444,8 +446,8 @@ public final class LineServer {
         guard !enforcingBudget else { return }
         enforcingBudget = true
         defer { enforcingBudget = false }
-        let target = limits.memoryBudget / 8 * 5
-        let now = Sys.monotonicSeconds()
+        let target = limits.memoryBudget / 2
+        let now = monotonicSeconds()
         while heldBytes > target {
             // The biggest holder among clients that have taken none of their output for a
             // second (or hold only input); only if there is none, the biggest of all: a client
@@ -502,7 +504,7 @@ public final class LineServer {
     /// Closes lines that stalled and clients that leave too much unread for too long, and
     /// gives freed memory back to the system.
     private func sweep() {
-        let now = Sys.monotonicSeconds()
+        let now = monotonicSeconds()
         for c in Array(watching.values) {
             if c.state == .open, c.lineStalled(now: now, after: limits.lineTimeout) {
                 logger.warning("request line not finished in time: answering with an error and closing", metadata: [

@@ -4,8 +4,9 @@
 import Foundation
 import Glibc
 import Logging
+import TabSystem
 import Testing
-@testable import TabServer
+@testable import TabTransport
 
 extension TransportTests {
     @Suite struct Listening {

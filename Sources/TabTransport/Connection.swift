@@ -15,6 +15,7 @@
 
 import CLibevent
 import Glibc
+import TabSystem
 
 /// Who is on the other end of a connection (SO_PEERCRED, taken when it was accepted).
 public struct PeerCredentials: Equatable, Sendable {
@@ -182,7 +183,7 @@ public final class Connection {
     }
 
     /// Output this big skips the turn buffer.
-    static let bigOutput = 64 << 10
+    public static let bigOutput = 64 << 10
 
     /// Queues output many connections send alike (an event to every subscriber) without a
     /// copy each: the connection's buffer refers to `shared`'s one copy, kept alive until the
@@ -246,6 +247,11 @@ public final class Connection {
         if held == nil { held = evbuffer_new() }
         evbuffer_add(held, run.baseAddress, run.count)
         runStart = -1
+    }
+
+    /// The supplementary groups the peer had when it connected (SO_PEERGROUPS).
+    public func peerGroups() throws(SystemError) -> [gid_t] {
+        try Sys.peerGroups(fd)
     }
 
     /// Stops reading; what is queued is written, then the connection is closed.
@@ -349,7 +355,7 @@ public final class Connection {
         }
         guard state == .open, !rest.isEmpty else { return }
         guard rest.count <= limit else { return lineTooLong() }
-        partialSince = Sys.monotonicSeconds()
+        partialSince = monotonicSeconds()
         keep(rest)
         account()
         server.watch(self)
@@ -508,7 +514,7 @@ public final class Connection {
     /// for `outputTimeout`, or whose requests wait for it to read while it has taken nothing
     /// for `outputTimeout`; the budget closes stalled clients before ones that read.
     private func checkUnread(progressed: Bool) {
-        let now = Sys.monotonicSeconds()
+        let now = monotonicSeconds()
         if progressed || stalledSince == nil { stalledSince = now }
         if overOutputLimitSince == nil, unreadBytes > server.limits.maxOutputBytes { overOutputLimitSince = now }
         if overOutputLimitSince != nil || inputPaused { server.watch(self) }

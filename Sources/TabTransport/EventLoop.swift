@@ -6,8 +6,10 @@
 // found ready — once per poll, however busy the sockets stay.
 
 import CLibevent
+import CLinux
 import Foundation
 import Glibc
+import TabSystem
 
 public final class EventLoop {
     /// The event_base. Valid for the loop's lifetime.
@@ -92,7 +94,7 @@ public final class EventLoop {
 
     /// Like `after`, with a handle to cancel it.
     @discardableResult
-    func once(after seconds: Double, _ body: @escaping () -> Void) -> TimerHandle {
+    public func once(after seconds: Double, _ body: @escaping () -> Void) -> TimerHandle {
         schedule(seconds, repeating: false, body)
     }
 

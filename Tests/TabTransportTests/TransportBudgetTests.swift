@@ -5,7 +5,7 @@
 import Foundation
 import Glibc
 import Testing
-@testable import TabServer
+@testable import TabTransport
 
 extension TransportTests {
     @Suite struct Budget {

@@ -1,0 +1,33 @@
+// A failed system call, and `syscall(_:_:)`, which retries EINTR and turns errno into one.
+
+import Glibc
+
+/// A failed system call: which call, and errno (printed with strerror).
+public struct SystemError: Error, Equatable, CustomStringConvertible {
+    /// The C call, sometimes with its subject: "bind(/run/tabd/tabd.sock)".
+    public let call: String
+    public let errno: Int32
+
+    public init(_ call: String, errno: Int32) {
+        self.call = call
+        self.errno = errno
+    }
+
+    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+
+    /// EAGAIN/EWOULDBLOCK: a non-blocking call found nothing to do.
+    public var wouldBlock: Bool { errno == EAGAIN || errno == EWOULDBLOCK }
+}
+
+/// Runs `body` (a system call returning -1 and setting errno on failure) until it does not
+/// fail with EINTR; returns its result or throws its errno as a `SystemError`.
+@inlinable @inline(__always)
+public func syscall<T: FixedWidthInteger>(_ call: @autoclosure () -> String, _ body: () -> T) throws(SystemError) -> T {
+    while true {
+        let result = body()
+        if result != -1 { return result }
+        let code = Glibc.errno
+        if code == EINTR { continue }
+        throw SystemError(call(), errno: code)
+    }
+}
