@@ -1028,8 +1028,8 @@ public final class StateStore {
     // MARK: Snapshot format
 
     /// The state as compact JSON, objects' keys sorted (the controllers are a dictionary), by
-    /// TabJSON's Codable encoder and writer. Snapshots up to format 3 were written by
-    /// Foundation's JSONEncoder (sorted keys, "/" escaped): the same JSON values, read the same.
+    /// TabJSON's Codable encoder and writer. tabd wrote snapshots with Foundation's JSONEncoder
+    /// (sorted keys, "/" escaped) before: the same JSON values, read the same.
     static func encodeSnapshotBody(_ state: TabContainers) throws(StateError) -> [UInt8] {
         let value: JSONValue
         do { value = try JSONValueEncoder(sortedKeys: true).encode(state) } catch { throw StateError("cannot encode the state: \(error)") }
