@@ -40,25 +40,29 @@ let package = Package(
         .target(name: "TabSystem"),
         // The state machine: pure values, no I/O.
         .target(name: "TabCore"),
+        // The one JSON codec: the strict parser, the value tree, the writer, Codable over them.
+        // No dependencies: the server, the plugin host, the state files and the Swift SDK
+        // (linked into each plugin) all use it.
+        .target(name: "TabJSON", swiftSettings: hotPath),
         // The plugin C ABI: include/tabd/policy.h is the one header plugin authors read.
         .target(name: "CTabPolicy"),
         // Swift SDK for plugin authors.
-        .target(name: "TabPolicy", dependencies: ["CTabPolicy"]),
+        .target(name: "TabPolicy", dependencies: ["CTabPolicy", "TabJSON"]),
         // The host side of plugins: checks, dlopen, composition. What plugins hand over as
-        // JSON goes through TabProtocol's parser, the one client input goes through.
+        // JSON goes through TabJSON's parser, the one client input goes through.
         .target(
             name: "TabPlugins",
-            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")]
         ),
         // What an isolated plugin's helper process applies to itself: seccomp, no new
         // privileges, its user, closed descriptors. C, for the BPF filter's macros.
         .target(name: "CPluginSandbox"),
-        // Wire types and the JSON line codec. No sockets.
-        .target(name: "TabProtocol", dependencies: ["TabCore"], swiftSettings: hotPath),
+        // Wire types: requests decoded from and replies encoded to JSON lines. No sockets.
+        .target(name: "TabProtocol", dependencies: ["TabCore", "TabJSON"], swiftSettings: hotPath),
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
-            dependencies: ["CLinux", "TabCore", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLinux", "TabCore", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // Line-delimited requests over a Unix socket: the libevent loop, the listener,
@@ -93,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "tabctl",
             dependencies: [
-                "TabProtocol", "TabSystem",
+                "TabJSON", "TabProtocol", "TabSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -107,12 +111,15 @@ let package = Package(
         .target(name: "OrientationRules", dependencies: ["TabPolicy"], path: "Plugins/OrientationRules"),
 
         .testTarget(name: "TabCoreTests", dependencies: ["TabCore"]),
+        .testTarget(name: "TabJSONTests", dependencies: ["TabJSON"]),
+        .testTarget(name: "TabPolicyTests", dependencies: ["TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem"]),
         // The transport against an echo delegate, and systemd's side of it.
         .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem"]),
-        .testTarget(name: "TabStateTests", dependencies: ["TabState", "TabProtocol"]),
+        .testTarget(name: "TabStateTests", dependencies: ["TabState", "TabProtocol"],
+                    exclude: ["Fixtures"]),  // snapshots written by earlier versions
         .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would
     ],

@@ -1,6 +1,11 @@
-// Parse + write ns/op of the hand-written codec against Foundation's JSONSerialization,
-// on one tiny request line (the daemon's common case) and one larger reply-like line.
-// Build and run: Benchmarks/json/run.sh (swiftc -O with the codec's sources, no SwiftPM).
+// TabJSON, the one JSON codec, against Foundation:
+// - parse + write ns/op against JSONSerialization, on one tiny request line (the daemon's
+//   common case) and one larger reply-like line;
+// - snapshot bodies, encode and decode per tab: what StateStore writes and reads (Codable
+//   over JSONValue with sorted keys and JSONWriter; JSONParser and JSONValueDecoder) against
+//   JSONEncoder and JSONDecoder (what it used before), on the same state.
+// Build and run: Benchmarks/json/run.sh (swiftc -O of TabJSON and TabCore with this file,
+// one module, no SwiftPM).
 
 import Foundation
 
@@ -54,4 +59,55 @@ for (name, line) in lines {
     print("  \(pad("JSONParser.parse", 30)) \(ns(parse))   JSONSerialization.jsonObject \(ns(fParse))")
     print("  \(pad("JSONWriter.write", 30)) \(ns(write))   JSONSerialization.data       \(ns(fWrite))")
     print("  \(pad("parse + write", 30)) \(ns(both))   parse + write                \(ns(fBoth))   (\(String(format: "%.0f", fBoth / both))x)")
+}
+
+// MARK: Snapshot bodies
+
+/// The tabs of Benchmarks/core: titles, an item on every third, restoration ids, all
+/// orientations, a navigation stack on every fourth.
+func tabList(_ count: Int) -> [Tab] {
+    (0..<count).map { i in
+        Tab(id: "t\(i)", title: "Tab \(i)", item: i % 3 == 0 ? TabItem(title: "Item \(i)", image: "i\(i).png", badge: "\(i)") : nil,
+            restorationID: i % 2 == 0 ? "r\(i)" : nil, orientations: .all, navigation: i % 4 == 0)
+    }
+}
+
+func state(_ tabs: Int) -> TabContainers {
+    var c = TabContainers.withDefault()
+    _ = try! c.apply(.setTabs(tabList(tabs), animated: false), to: TabContainers.defaultName, policy: DefaultPolicy(), notifying: false)
+    _ = try! c.apply(.select(.tab("t1")), to: TabContainers.defaultName, policy: DefaultPolicy(), notifying: false)
+    _ = try! c.apply(.push(tab: "t0", screen: Screen(id: "detail")), to: TabContainers.defaultName, policy: DefaultPolicy(), notifying: false)
+    return c
+}
+
+func tabJSONEncode(_ s: TabContainers) -> [UInt8] {
+    var w = JSONWriter(capacity: 4096)
+    w.write(try! JSONValueEncoder(sortedKeys: true).encode(s))
+    return w.bytes
+}
+
+func tabJSONDecode(_ bytes: [UInt8]) -> TabContainers {
+    let value = try! bytes.withUnsafeBytes { try JSONParser.parse($0, maxDepth: 512) }
+    return try! JSONValueDecoder().decode(TabContainers.self, from: value)
+}
+
+let foundationEncoder = JSONEncoder()
+foundationEncoder.outputFormatting = [.sortedKeys]
+let foundationDecoder = JSONDecoder()
+
+print("snapshot body, per tab (best of 5)     encode        decode     bytes")
+for n in [6, 50, 1000] {
+    let s = state(n)
+    let ours = tabJSONEncode(s)
+    let theirs = Data(try! foundationEncoder.encode(s))
+    precondition(tabJSONDecode(ours) == s && tabJSONDecode(Array(theirs)) == s, "the codecs disagree")
+    precondition(try! foundationDecoder.decode(TabContainers.self, from: Data(ours)) == s, "JSONDecoder cannot read TabJSON's text")
+    let iterations = max(20, 20_000 / n)
+    let perTab = { (ns: Double) in String(format: "%9.2f µs", ns / Double(n) / 1000) }
+    let e = measure(iterations) { consume(tabJSONEncode(s)) }
+    let d = measure(iterations) { consume(tabJSONDecode(ours)) }
+    let fe = measure(iterations) { consume(try! foundationEncoder.encode(s)) }
+    let fd = measure(iterations) { consume(try! foundationDecoder.decode(TabContainers.self, from: theirs)) }
+    print("  \(n) tabs, TabJSON             \(perTab(e))  \(perTab(d))  \(ours.count)")
+    print("  \(n) tabs, JSONEncoder/Decoder \(perTab(fe))  \(perTab(fd))  \(theirs.count)   (\(String(format: "%.1f", fe / e))x, \(String(format: "%.1f", fd / d))x)")
 }

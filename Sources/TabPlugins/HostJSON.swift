@@ -1,10 +1,10 @@
 // The JSON helpers of the host table (ABI 1.3): getters that read a member of a JSON object
-// text with TabProtocol's strict parser, and builders that write JSON with its writer. What
+// text with TabJSON's strict parser, and builders that write JSON with its writer. What
 // they hand a plugin (strings, builders) lives in the CallFrame until the hook returns.
 
 import CTabPolicy
 import Glibc
-import TabProtocol
+import TabJSON
 
 /// One JSON text a plugin is writing through the json_* builder functions: the writer, what
 /// is open, and the first mistake (after which it writes nothing more).
@@ -119,7 +119,7 @@ final class JSONBuild {
         finished = true
         if !open.isEmpty { _ = fail("json_finish before json_end closed every object and array (\(open.count) still open)"); return nil }
         guard complete else { _ = fail("json_finish with nothing added"); return nil }
-        return writer.withBytes { String(decoding: $0, as: UTF8.self) }
+        return writer.text
     }
 }
 

@@ -1,73 +1,30 @@
 // The little JSON the host needs: check what plugins hand over (results, events, settings)
-// and write its own records. Plugin JSON is read by the parser client requests go through
-// (TabProtocol's JSONParser) and written again compactly: what reaches a client is JSON
-// tabd itself would accept, and a raw newline can never reach the line-framed wire.
+// and write its own records, both with TabJSON, the codec client requests go through. Plugin
+// JSON is read by the strict parser and written again compactly: what reaches a client is
+// JSON tabd itself would accept, and a raw newline can never reach the line-framed wire.
 
 import Glibc
-import TabProtocol
+import TabJSON
 
-/// Writes compact JSON text.
-struct JSONText {
-    private(set) var bytes: [UInt8] = []
-    private var needsComma = false
+/// What the host's records (`plugins`, `explain`, `stats`) are written with: TabJSON's writer
+/// and the member helpers below.
+typealias JSONText = JSONWriter
 
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+extension JSONWriter {
+    /// What was written, as a String.
+    var text: String { withBytes { String(decoding: $0, as: UTF8.self) } }
 
-    mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{")); needsComma = false
-    }
-
-    mutating func endObject() {
-        bytes.append(UInt8(ascii: "}")); needsComma = true
-    }
-
-    mutating func array<S: Sequence>(_ items: S, _ each: (inout JSONText, S.Element) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "[")); needsComma = false
+    mutating func array<S: Sequence>(_ items: S, _ each: (inout JSONWriter, S.Element) -> Void) {
+        beginArray()
         for item in items { each(&self, item) }
-        bytes.append(UInt8(ascii: "]")); needsComma = true
+        endArray()
     }
 
     mutating func strings(_ items: [String]) { array(items) { w, s in w.string(s) } }
 
-    mutating func key(_ k: String) {
-        string(k)
-        bytes.append(UInt8(ascii: ":")); needsComma = false
-    }
-
-    mutating func field(_ k: String, _ v: String?) { key(k); if let v { string(v) } else { raw("null") } }
-    mutating func field(_ k: String, _ v: Bool) { key(k); raw(v ? "true" : "false") }
-    mutating func field(_ k: String, _ v: Int) { key(k); raw(String(v)) }
-
-    mutating func raw(_ s: String) {
-        separate()
-        bytes.append(contentsOf: s.utf8); needsComma = true
-    }
-
-    mutating func string(_ s: String) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
-            case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: bytes.append(b)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-        needsComma = true
-    }
-
-    private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-    }
+    mutating func field(_ k: String, _ v: String?) { key(k); if let v { string(v) } else { null() } }
+    mutating func field(_ k: String, _ v: Bool) { key(k); bool(v) }
+    mutating func field(_ k: String, _ v: Int) { key(k); int(v) }
 }
 
 /// JSON a plugin handed over, checked and written again.
@@ -101,7 +58,7 @@ struct CheckedJSON {
         }
         var w = JSONWriter(capacity: 256)
         w.write(value)
-        text = w.withBytes { String(decoding: $0, as: UTF8.self) }
+        text = w.text
         if case .object = value { isObject = true } else { isObject = false }
     }
 }

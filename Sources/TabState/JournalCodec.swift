@@ -15,6 +15,7 @@
 // rotation as `_set_orientation`); it is read here too, and nowhere else.
 
 import TabCore
+import TabJSON
 import TabProtocol
 
 /// One change, as the journal records it.

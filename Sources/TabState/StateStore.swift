@@ -40,6 +40,7 @@ import CLinux
 import Foundation
 import Logging
 import TabCore
+import TabJSON
 import TabProtocol
 import TabSystem
 
@@ -1026,11 +1027,20 @@ public final class StateStore {
 
     // MARK: Snapshot format
 
+    /// The state as compact JSON, objects' keys sorted (the controllers are a dictionary), by
+    /// TabJSON's Codable encoder and writer. tabd wrote snapshots with Foundation's JSONEncoder
+    /// (sorted keys, "/" escaped) before: the same JSON values, read the same.
     static func encodeSnapshotBody(_ state: TabContainers) throws(StateError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        do { return [UInt8](try encoder.encode(state)) } catch { throw StateError("cannot encode the state: \(error)") }
+        let value: JSONValue
+        do { value = try JSONValueEncoder(sortedKeys: true).encode(state) } catch { throw StateError("cannot encode the state: \(error)") }
+        var w = JSONWriter(capacity: 4096)
+        w.write(value)
+        return w.bytes
     }
+
+    /// The snapshot body's JSON may nest deeper than a request (groups of tabs inside
+    /// controllers); the parser is iterative, so depth costs no stack.
+    static let snapshotMaxDepth = 512
 
     enum SnapshotFormatError: Error, CustomStringConvertible {
         case newer(Int)
@@ -1064,7 +1074,8 @@ public final class StateStore {
         guard CRC32.checksum(body) == crc else { throw .damaged("checksum mismatch") }
         let state: TabContainers
         do {
-            state = try JSONDecoder().decode(TabContainers.self, from: Data(body))
+            let value = try body.withUnsafeBytes { try JSONParser.parse($0, maxDepth: snapshotMaxDepth) }
+            state = try JSONValueDecoder().decode(TabContainers.self, from: value)
         } catch {
             throw .damaged("its state cannot be read")
         }

@@ -7,6 +7,7 @@
 
 import ArgumentParser
 import Foundation
+import TabJSON
 import TabProtocol
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@
 // them as the last `state` reported them and remembers that reply's seq (`readAt`), so the
 // drawing can say how old they are.
 
+import TabJSON
 import TabProtocol
 
 struct ScreenView: Equatable {

@@ -4,6 +4,7 @@
 
 import ArgumentParser
 import Foundation
+import TabJSON
 import TabProtocol
 import TabSystem
 

@@ -11,7 +11,7 @@ seconds=${1:-60}
 out=${TMPDIR:-/tmp}/tabd-jsonfuzz
 mkdir -p "$out/corpus" fuzz/json/crashes
 swiftc -O -g -sanitize=fuzzer,address -parse-as-library \
-    Sources/TabProtocol/JSON/*.swift fuzz/json/fuzz.swift -o "$out/fuzz-json"
+    Sources/TabJSON/*.swift fuzz/json/fuzz.swift -o "$out/fuzz-json"
 "$out/fuzz-json" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -dict=fuzz/json/json.dict -artifact_prefix=fuzz/json/crashes/ -print_final_stats=1 \
     "$out/corpus" fuzz/json/corpus

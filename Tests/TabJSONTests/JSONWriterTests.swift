@@ -1,7 +1,7 @@
 // JSONWriter: compact output, escaping, numbers that round-trip, commas placed for the caller.
 
 import Testing
-import TabProtocol
+import TabJSON
 
 @Suite("JSON writer")
 struct JSONWriterTests {

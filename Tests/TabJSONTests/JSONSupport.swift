@@ -1,7 +1,7 @@
 // Helpers for the JSON codec tests.
 
 import Testing
-import TabProtocol
+import TabJSON
 
 /// Parses bytes, returning the value or the parse error.
 func jsonParseResult(_ bytes: [UInt8], maxDepth: Int = 64) -> Result<JSONValue, JSONParseError> {

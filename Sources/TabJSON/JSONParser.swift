@@ -345,14 +345,7 @@ public struct JSONParser {
     /// True when one of the 8 bytes is '"', '\', a control character or non-ASCII.
     @inline(__always)
     private func needsAttention(_ w: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = w ^ (ones &* 0x22)
-        let backslash = w ^ (ones &* 0x5C)
-        let zeroInQuote = (quote &- ones) & ~quote
-        let zeroInBackslash = (backslash &- ones) & ~backslash
-        let control = (w &- ones &* 0x20) & ~w
-        return (w | zeroInQuote | zeroInBackslash | control) & high != 0
+        (w | quoteBackslashOrControl(w)) & 0x8080_8080_8080_8080 != 0
     }
 
     private mutating func escapedString(start: Int, firstEscape: Int) throws(JSONParseError) -> String {

@@ -1,7 +1,7 @@
 // JSONObject behaviour and write/parse round trips.
 
 import Testing
-import TabProtocol
+import TabJSON
 
 @Suite("JSON values")
 struct JSONValueTests {

@@ -386,14 +386,7 @@ public struct JSONWriter: ~Copyable {
     /// True when one of the 8 bytes is '"', '\' or a control character.
     @inline(__always)
     private func needsEscape(_ w: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = w ^ (ones &* 0x22)
-        let backslash = w ^ (ones &* 0x5C)
-        let zeroInQuote = (quote &- ones) & ~quote
-        let zeroInBackslash = (backslash &- ones) & ~backslash
-        let control = (w &- ones &* 0x20) & ~w
-        return (zeroInQuote | zeroInBackslash | control) & high != 0
+        quoteBackslashOrControl(w) & 0x8080_8080_8080_8080 != 0
     }
 
     /// Writes the escape for `b` (a quote, backslash or control character) at `p`; returns
@@ -419,4 +412,19 @@ public struct JSONWriter: ~Copyable {
         }
         return 2
     }
+}
+
+/// Eight bytes at once (the has-zero-byte test on `w` xor '"', `w` xor '\', and `w` - 0x20):
+/// some high bit is set when one of the bytes is '"', '\' or a control character, and none is
+/// when all 8 are other ASCII. Bytes at or above 0x80 may set bits too, so the result only
+/// says where to look closer: the writer then checks byte by byte, the parser stops anyway.
+@inline(__always)
+func quoteBackslashOrControl(_ w: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let quote = w ^ (ones &* 0x22)
+    let backslash = w ^ (ones &* 0x5C)
+    let zeroInQuote = (quote &- ones) & ~quote
+    let zeroInBackslash = (backslash &- ones) & ~backslash
+    let control = (w &- ones &* 0x20) & ~w
+    return zeroInQuote | zeroInBackslash | control
 }

@@ -1,7 +1,7 @@
 // JSONParser: RFC 8259 exactly, errors with byte offsets, no crash on any input.
 
 import Testing
-import TabProtocol
+import TabJSON
 
 @Suite("JSON parser: grammar")
 struct JSONParserGrammarTests {

@@ -35,13 +35,21 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     static let linearLimit = 8
 
     /// One member; a struct rather than the Element tuple so that copies are specialized.
-    struct Member {
-        var key: String
-        var value: JSONValue
+    @usableFromInline
+    struct Member: Sendable {
+        @usableFromInline var key: String
+        @usableFromInline var value: JSONValue
+
+        @usableFromInline
+        init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
     }
 
-    private(set) var members: [Member]
-    private var index: [String: Int]?
+    // Visible to the lookups below, which are inlined into the request decoder (TabProtocol).
+    @usableFromInline var members: [Member]
+    @usableFromInline var index: [String: Int]?
 
     public init() {
         members = []
@@ -64,12 +72,22 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         if index == nil && members.count > Self.linearLimit { buildIndex() }
     }
 
+    /// Members already known to have unique keys, without the index: for an object made to
+    /// be written (JSONValueEncoder's), where building it would cost more than the writing.
+    /// Lookups in such an object scan its members until one is added (which builds it).
+    init(unindexedMembers: [Member]) {
+        members = unindexedMembers
+        index = nil
+    }
+
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
     public var keys: [String] { members.map(\.key) }
     /// The key of the member at `position` (0 ..< count).
+    @inlinable
     public func key(at position: Int) -> String { members[position].key }
     /// The value of the member at `position` (0 ..< count).
+    @inlinable
     public func value(at position: Int) -> JSONValue { members[position].value }
     public var values: [JSONValue] { members.map(\.value) }
 
@@ -132,8 +150,8 @@ public struct JSONObject: Equatable, Sendable, Sequence {
         return true
     }
 
-    @inline(__always)
     /// Where `key` is among the members (their order), or nil.
+    @inlinable @inline(__always)
     public func position(of key: String) -> Int? {
         if let index { return index[key] }
         for i in 0..<members.count where members[i].key == key { return i }
@@ -144,8 +162,8 @@ public struct JSONObject: Equatable, Sendable, Sequence {
     /// field names. No string of another length is canonically equivalent to such a key
     /// (only K, ` and ; have non-ASCII equivalents), so members whose UTF-8 length differs
     /// are skipped without a full string comparison.
-    @inline(__always)
-    func position(ofIdentifier key: String) -> Int? {
+    @inlinable @inline(__always)
+    public func position(ofIdentifier key: String) -> Int? {
         if let index { return index[key] }
         let n = key.utf8.count
         for i in 0..<members.count where members[i].key.utf8.count == n && members[i].key == key { return i }
