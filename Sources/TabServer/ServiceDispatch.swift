@@ -255,8 +255,10 @@ struct EncodedPaths {
     private var next = 0
     private static let size = 8
 
-    /// Appends the JSON kept for `identity`; false when none is kept.
-    func write(_ identity: AnyObject, _ w: inout JSONWriter) -> Bool {
+    /// Appends the JSON kept for `identity`; false when none is kept. Mutating although it
+    /// changes nothing: the service's `paths` is then used in place, where a copy retained
+    /// and released its three arrays on every select.
+    mutating func write(_ identity: AnyObject, _ w: inout JSONWriter) -> Bool {
         let id = ObjectIdentifier(identity)
         for i in ids.indices where ids[i] == id {
             json[i].withUnsafeBytes { w.append(bytes: $0) }
