@@ -36,11 +36,14 @@ final class CallFrame {
     /// decisions, and one controller has one name), replaced when another is asked for.
     private var cachedName: (name: String, c: UnsafeMutablePointer<CChar>)?
 
-    func name(of controller: Controller) -> UnsafePointer<CChar>? {
-        if let cached = cachedName, cached.name == controller.name { return UnsafePointer(cached.c) }
-        guard let c = strdup(controller.name) else { return nil }
+    /// Takes the controller's name, not the controller: passing `ctl.pointee` copied the
+    /// whole controller (each of its arrays and strings retained, then released) on every
+    /// call, about 490 instructions of a tap through the login gate.
+    func name(_ name: String) -> UnsafePointer<CChar>? {
+        if let cached = cachedName, cached.name == name { return UnsafePointer(cached.c) }
+        guard let c = strdup(name) else { return nil }
         if let old = cachedName { free(old.c) }
-        cachedName = (controller.name, c)
+        cachedName = (name, c)
         return UnsafePointer(c)
     }
 
@@ -95,7 +98,7 @@ struct HostSlot {
         },
         controller_name: { c in
             guard let f = CallFrame.from(c), let ctl = f.controller else { return nil }
-            return f.name(of: ctl.pointee)
+            return f.name(ctl.pointee.name)
         },
         controller_idiom: { c in
             guard let ctl = CallFrame.from(c)?.controller else { return TABD_IDIOM_PHONE }
