@@ -35,6 +35,8 @@ public final class TabService: LineServiceDelegate {
     var subscribers: [UInt64: Connection] = [:]
     /// The selected paths replies named lately, encoded (`selectedPath(of:_:)`).
     var paths = EncodedPaths()
+    /// The `state` replies given lately, encoded (`state(id:controller:)`).
+    var states = EncodedStates()
     var w = JSONWriter(capacity: 4096)
     var ew = JSONWriter(capacity: 1024)
     /// The lines of the current turn, kept until it is committed: when its records cannot be

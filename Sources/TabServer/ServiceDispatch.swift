@@ -157,7 +157,12 @@ extension TabService {
 
     private func state(id: RequestID?, controller name: String) throws(ProtocolError) {
         let c = try controller(name)
-        ReplyEncoder.success(id: id, into: &w) { w in ReplyEncoder.state(c, &w) }
+        ReplyEncoder.success(id: id, into: &w) { w in
+            if states.write(c, &w) { return }
+            let start = w.count
+            ReplyEncoder.state(c, &w)
+            states.keep(c, w, from: start)
+        }
     }
 
     /// The result members of a state-machine command's reply.
@@ -272,6 +277,43 @@ struct EncodedPaths {
             ids.append(ObjectIdentifier(identity)); kept.append(identity); json.append(bytes)
         } else {
             ids[next] = ObjectIdentifier(identity); kept[next] = identity; json[next] = bytes
+            next = (next + 1) % Self.size
+        }
+    }
+}
+
+/// `state` replies (their result's members), encoded, each with the controller value it was
+/// encoded from. A `state` of a controller equal to one of them — nothing changed it since —
+/// copies the bytes instead of encoding every tab again. Equality is the whole test, so no
+/// change can be missed; it is cheap for an unchanged controller, whose arrays are the same
+/// buffers (compared by identity first) and whose strings the same bits. A few controllers,
+/// replies up to 64 KiB each (BENCHMARKS.md, "state from a memo").
+struct EncodedStates {
+    private var controllers: [Controller] = [], json: [[UInt8]] = []
+    private var next = 0
+    private static let size = 4, largest = 64 << 10
+
+    /// Appends the members kept for a controller equal to `c`; false when none is kept.
+    /// Mutating (it changes nothing) so that the service's memo is used in place.
+    mutating func write(_ c: Controller, _ w: inout JSONWriter) -> Bool {
+        for i in controllers.indices where controllers[i] == c {
+            json[i].withUnsafeBytes { w.append(bytes: $0) }
+            return true
+        }
+        return false
+    }
+
+    /// Keeps what `w` holds from `start` on as `c`'s members, in place of the controller's
+    /// earlier reply or else of the oldest kept.
+    mutating func keep(_ c: Controller, _ w: borrowing JSONWriter, from start: Int) {
+        guard w.count - start <= Self.largest else { return }
+        let bytes = w.withBytes { Array($0[start...]) }
+        if let i = controllers.firstIndex(where: { $0.name == c.name }) {
+            controllers[i] = c; json[i] = bytes
+        } else if controllers.count < Self.size {
+            controllers.append(c); json.append(bytes)
+        } else {
+            controllers[next] = c; json[next] = bytes
             next = (next + 1) % Self.size
         }
     }

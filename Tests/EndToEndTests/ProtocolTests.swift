@@ -53,6 +53,40 @@ struct ProtocolTests {
     }
 
     /// The whole command set works through the socket, and state reflects each step.
+    /// `state` is answered from a memo while its controller is unchanged: every change shows
+    /// in the next `state` (which differs from the one before), a `state` with no change
+    /// between gives the same bytes, and after a restart (an empty memo) the same bytes again.
+    @Test func stateFollowsEveryChangeThroughItsMemo() throws {
+        let tabd = try TabdProcess()
+        let c = try tabd.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":\#(sixTabs)}"#)
+        func state() throws -> String {
+            try c.write(#"{"cmd":"state"}"# + "\n")
+            return try #require(try c.readLine())
+        }
+        let changes = [
+            #"{"cmd":"select","tab":"music"}"#, #"{"cmd":"badge","tab":"video","value":"3"}"#,
+            #"{"cmd":"push","tab":"settings","screen":{"id":"wifi"}}"#, #"{"cmd":"select","tab":"video"}"#,
+            #"{"cmd":"update_tab","tab":"about","title":"About us"}"#, #"{"cmd":"select","tab":"settings"}"#,
+            #"{"cmd":"pop","tab":"settings"}"#, #"{"cmd":"badge","tab":"video","value":null}"#,
+            #"{"cmd":"remove_tab","tab":"login"}"#, #"{"cmd":"add_tab","tab":{"id":"news"}}"#,
+            #"{"cmd":"select","tab":"home"}"#, #"{"cmd":"customizable","tabs":["music","video"]}"#,
+        ]
+        var before = try state()
+        for change in changes {
+            #expect(try state() == before, "a state with no change between")
+            try c.ok(change)
+            let after = try state()
+            #expect(after != before, "\(change) shows in the next state")
+            before = after
+        }
+        _ = tabd.stop()
+        try tabd.restart()
+        let fresh = try tabd.client()
+        try fresh.write(#"{"cmd":"state"}"# + "\n")
+        #expect(try fresh.readLine() == before, "the state after a restart")
+    }
+
     @Test func everyCommand() throws {
         let tabd = try TabdProcess()
         let c = try tabd.client()
