@@ -97,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "tabctl",
             dependencies: [
-                "TabJSON", "TabProtocol", "TabSystem",
+                "CLinux", "TabJSON", "TabProtocol", "TabSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -116,8 +116,12 @@ let package = Package(
         .testTarget(name: "TabProtocolTests", dependencies: ["TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem"]),
-        // The transport against an echo delegate, and systemd's side of it.
-        .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem"]),
+        // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
+        // tests run the loop on a thread of its own and reach its loop-bound objects from the
+        // test's thread, waiting for each closure they send (`TestServer.sync`); Swift 6 would
+        // want every such closure rebuilt around LoopBound values for no gain in what is tested.
+        .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "TabStateTests", dependencies: ["TabState", "TabProtocol"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
         .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol", "TabSystem"],
@@ -125,5 +129,5 @@ let package = Package(
     ],
     // One libevent thread and C callbacks everywhere: the Swift 5 mode keeps the
     // concurrency checker from fighting the single-threaded design.
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )
