@@ -127,7 +127,10 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would
     ],
-    // One libevent thread and C callbacks everywhere: the Swift 5 mode keeps the
-    // concurrency checker from fighting the single-threaded design.
+    // Swift 6: the loop-bound types (the event loop, the server and its connections, the
+    // service, the store, the plugin host) are explicitly not Sendable, so the compiler checks
+    // that nothing of theirs reaches another thread except through the loop's door
+    // (`LoopDoor`, Sendable closures) and `LoopBound` (opened only on the loop's thread); the
+    // store's helper thread gets Sendable values and answers through a Mutex.
     swiftLanguageModes: [.v6]
 )

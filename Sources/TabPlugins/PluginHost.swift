@@ -863,3 +863,6 @@ struct Ring<Element> {
         storage.count < capacity ? storage : Array(storage[next...] + storage[..<next])
     }
 }
+
+@available(*, unavailable, message: "plugins are called only from the loop thread")
+extension PluginHost: Sendable {}

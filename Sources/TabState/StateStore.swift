@@ -1100,3 +1100,6 @@ final class Mailbox<Value: Sendable>: Sendable {
         }
     }
 }
+
+@available(*, unavailable, message: "the store is used on the loop thread; its helper thread gets Sendable values only")
+extension StateStore: Sendable {}
