@@ -3,11 +3,12 @@
 
 // The Linux calls tabd makes that Swift cannot import as they are: GNU extensions the Glibc
 // module does not declare (accept4, fallocate, struct ucred), constants whose enum types do
-// not import as the parameters' (RLIMIT_NOFILE, SOCK_*), malloc tuning, and the CPU's cycle
-// counter. Static inline wrappers only: nothing to link. No libevent here (CLibevent).
+// not import as the parameters' (RLIMIT_NOFILE, SOCK_*), malloc tuning, the CPU's cycle
+// counter, and stdio's stdout (a C global Swift 6 will not read without isolation). Static inline wrappers only: nothing to link. No libevent here (CLibevent).
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -23,6 +24,10 @@ static inline void tabd_malloc_tune(int mapped, int keep) {
     mallopt(M_MMAP_THRESHOLD, mapped);
     mallopt(M_TRIM_THRESHOLD, keep);
 }
+
+/// stdio's `stdout`: glibc never reassigns it, so reading it from any thread is safe; Swift 6
+/// refuses the imported global variable (tabctl's output buffering and flushes).
+static inline FILE *tabd_stdout(void) { return stdout; }
 
 /// Gives free heap memory back to the system (malloc_trim(3)).
 static inline int tabd_malloc_trim(void) { return malloc_trim(0); }

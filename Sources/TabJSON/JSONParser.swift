@@ -597,5 +597,6 @@ private func _strtod(_ s: UnsafePointer<CChar>, _ end: UnsafeMutablePointer<Unsa
     strtod(s, end)
 }
 
-/// The C locale's number rules, made once.
+/// The C locale's number rules, made once. nonisolated(unsafe) only because locale_t is a
+/// plain C pointer: the locale is never changed, and uselocale reads it on any thread.
 nonisolated(unsafe) private let cNumericLocale = newlocale(1 << LC_NUMERIC, "C", nil)

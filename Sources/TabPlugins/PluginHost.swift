@@ -44,11 +44,13 @@ public final class PluginHost: Policy {
     /// Marks which plugin hook runs, for the next start to name a plugin that crashed tabd.
     /// Set it before `load`; its quarantines apply to every load and reload.
     public var watch: PluginWatch? {
-        didSet { marker = watch?.marker ?? PluginHost.unwatched }
+        didSet { marker = watch?.marker ?? unwatched }
     }
-    private static let unwatched = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+    /// Scratch for `marker` while there is no watch: this host's own word, written only on
+    /// its loop (a shared static one would be global mutable memory).
+    private let unwatched = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
     /// The word written before and after each hook (the watch's page, or scratch).
-    private var marker = PluginHost.unwatched
+    private var marker: UnsafeMutablePointer<UInt64>
 
     /// A hook slower than this is logged at warning (plugins.slow_hook_ms).
     public var slowHookNanoseconds: UInt64 = 10_000_000 {
@@ -135,10 +137,12 @@ public final class PluginHost: Policy {
     public init(directories: [String], logger: Logger) {
         self.directories = directories
         self.logger = logger
+        marker = unwatched
         hot.initialize(to: Hot())
     }
 
     deinit {
+        unwatched.deallocate()
         hot.deallocate()
         reply.deallocate()
         candidate.deallocate()
@@ -859,3 +863,6 @@ struct Ring<Element> {
         storage.count < capacity ? storage : Array(storage[next...] + storage[..<next])
     }
 }
+
+@available(*, unavailable, message: "plugins are called only from the loop thread")
+extension PluginHost: Sendable {}

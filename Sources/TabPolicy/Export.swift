@@ -38,6 +38,8 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
 }
 
 /// What this shared object exports. Set once, by the first tabd_policy_entry call.
+/// nonisolated(unsafe): tabd calls a plugin only from its loop thread (docs/plugins.md, "One
+/// thread"), entry and hooks alike, so these are never read while being written.
 enum Exported {
     nonisolated(unsafe) static var type: (any PolicyPlugin.Type)?
     nonisolated(unsafe) static var descriptor: UnsafeMutablePointer<tabd_policy_descriptor>?

@@ -109,7 +109,7 @@ public struct ServerConfig: Sendable {
     }
 
     /// Settings a reload applies, by key, each with its value as text for comparison.
-    static let reloadable: [(key: String, value: (ServerConfig) -> String)] = [
+    static let reloadable: [(key: String, value: @Sendable (ServerConfig) -> String)] = [
         ("access.admin_uids", { "\($0.adminUIDs)" }), ("access.admin_gids", { "\($0.adminGIDs)" }),
         ("controllers", { "\($0.controllers)" }),
         ("limits.max_json_depth", { "\($0.maxJSONDepth)" }), ("limits.max_tabs", { "\($0.controllerLimits.maxTabs)" }),
@@ -121,7 +121,7 @@ public struct ServerConfig: Sendable {
 
     /// Settings only a restart applies (the socket, the state directory, the transport's
     /// limits, logging): a reload keeps their running values and says so.
-    static let restartOnly: [(key: String, value: (ServerConfig) -> String)] = [
+    static let restartOnly: [(key: String, value: @Sendable (ServerConfig) -> String)] = [
         ("socket", { $0.socketPath }), ("socket_mode", { String($0.socketMode, radix: 8) }), ("socket_group", { $0.socketGroup ?? "" }),
         ("state_dir", { $0.stateDir }), ("fsync", { $0.fsync.rawValue }), ("log_level", { $0.logLevel }),
         ("limits.compact_bytes", { "\($0.compactBytes)" }), ("limits.max_line_bytes", { "\($0.maxLineBytes)" }),

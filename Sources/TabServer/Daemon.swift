@@ -184,7 +184,8 @@ public enum Daemon {
         loop.onSignal(SIGINT, stop)
         loop.onSignal(SIGHUP) { _ = service.reload() }
         if config.fsync == .everysec {
-            loop.addTimer(every: 1.0) { service.tick { body in loop.async(body) } }
+            let door = loop.door
+            loop.addTimer(every: 1.0) { service.tick { body in door.async(body) } }
         }
         if let interval = notifier.watchdogInterval {
             loop.addTimer(every: interval) { notifier.notify("WATCHDOG=1") }

@@ -75,3 +75,6 @@ public final class TabService: LineServiceDelegate {
         self.containers = .withDefault()
     }
 }
+
+@available(*, unavailable, message: "the service runs on the loop thread; other threads carry it as a LoopBound")
+extension TabService: Sendable {}

@@ -145,15 +145,18 @@ extension TabService {
     }
 
     /// Once a second under `everysec`: the journal is fsynced off the loop; `onLoop` brings
-    /// the result back to the loop thread.
-    public func tick(onLoop: @escaping @Sendable (@escaping () -> Void) -> Void) {
+    /// the result back to the loop thread (the loop's door). The service goes along as a
+    /// `LoopBound`: the helper thread only carries it.
+    public func tick(onLoop: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         if !turnOpen { compactIfDue() }
-        store.syncInBackground { [unowned self] nanos, error in
+        let service = LoopBound(self)
+        store.syncInBackground { nanos, error in
             onLoop {
-                self.store.backgroundSyncFinished(nanos: nanos, error: error)
+                let service = service.value
+                service.store.backgroundSyncFinished(nanos: nanos, error: error)
                 if let error {
-                    self.logger.critical("changes acknowledged since the last good fsync may not be on disk", metadata: ["error": "\(error)"])
-                    self.storeFaulted(error, undone: [])
+                    service.logger.critical("changes acknowledged since the last good fsync may not be on disk", metadata: ["error": "\(error)"])
+                    service.storeFaulted(error, undone: [])
                 }
             }
         }

@@ -39,6 +39,7 @@
 import CLinux
 import Foundation
 import Logging
+import Synchronization
 import TabCore
 import TabJSON
 import TabProtocol
@@ -1085,21 +1086,20 @@ public final class StateStore {
 }
 
 /// One value handed from a helper thread to the loop, which looks for it when it likes.
-final class Mailbox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value?
+final class Mailbox<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
 
     func put(_ v: Value) {
-        lock.lock()
-        value = v
-        lock.unlock()
+        value.withLock { $0 = v }
     }
 
     func take() -> Value? {
-        lock.lock()
-        defer { lock.unlock() }
-        let v = value
-        value = nil
-        return v
+        value.withLock { v in
+            defer { v = nil }
+            return v
+        }
     }
 }
+
+@available(*, unavailable, message: "the store is used on the loop thread; its helper thread gets Sendable values only")
+extension StateStore: Sendable {}

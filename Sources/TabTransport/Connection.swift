@@ -641,3 +641,6 @@ public final class SharedOutput {
 
     deinit { bytes.deallocate() }
 }
+
+@available(*, unavailable, message: "a connection is used only on its loop thread")
+extension Connection: Sendable {}

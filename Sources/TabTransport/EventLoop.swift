@@ -9,8 +9,11 @@ import CLibevent
 import CLinux
 import Foundation
 import Glibc
+import Synchronization
 import TabSystem
 
+/// Loop-bound: every method but `door`'s runs on the loop's thread. Not Sendable (see below),
+/// so the compiler refuses to let it, or a closure holding it, reach another thread.
 public final class EventLoop {
     /// The event_base. Valid for the loop's lifetime.
     let base: OpaquePointer
@@ -25,11 +28,9 @@ public final class EventLoop {
     private var timers: [ObjectIdentifier: TimerHandle] = [:]
     private var signalHandlers: [SignalHandler] = []
 
-    // `async` from other threads: closures queued under a lock, an eventfd to wake the loop.
-    private let wakeFD: Int32
+    /// What other threads may hold of the loop: `door.async` runs a closure on the loop thread.
+    public let door: LoopDoor
     private var wakeEvent: OpaquePointer?
-    private let queueLock = NSLock()
-    private var queued: [() -> Void] = []
 
     /// Creates the event_base (libevent is given two priority levels, but every event uses
     /// level 0: `ioPriority` and `endOfTurnPriority` are the same, see above) and ignores
@@ -49,9 +50,9 @@ public final class EventLoop {
             throw SystemError("eventfd", errno: code)
         }
         self.base = base
-        self.wakeFD = fd
+        self.door = LoopDoor(wakeFD: fd)
         let ev = event_new(base, fd, Int16(EV_READ | EV_PERSIST), { _, _, ctx in
-            Unmanaged<EventLoop>.fromOpaque(ctx!).takeUnretainedValue().runQueued()
+            for body in Unmanaged<EventLoop>.fromOpaque(ctx!).takeUnretainedValue().door.take() { body() }
         }, Unmanaged.passUnretained(self).toOpaque())
         event_priority_set(ev, Self.ioPriority)
         event_add(ev, nil)
@@ -62,7 +63,7 @@ public final class EventLoop {
         for t in timers.values { t.free() }
         for s in signalHandlers { event_free(s.event) }
         if let wakeEvent { event_free(wakeEvent) }
-        Sys.close(wakeFD)
+        Sys.close(door.wakeFD)
         event_base_free(base)
     }
 
@@ -74,7 +75,8 @@ public final class EventLoop {
     }
 
     /// Ends `run()` once the callbacks already due have run (event_base_loopexit). Safe from
-    /// within callbacks; from another thread use `async { loop.stop() }`.
+    /// within callbacks; from another thread, through `door` to a closure that holds the loop
+    /// as a `LoopBound`.
     public func stop() {
         event_base_loopexit(base, nil)
     }
@@ -134,34 +136,71 @@ public final class EventLoop {
         event_add(handler.event, nil)
         signalHandlers.append(handler)
     }
+}
 
-    // MARK: Other threads
+@available(*, unavailable, message: "the event loop is used only on its own thread; other threads have its `door`")
+extension EventLoop: Sendable {}
 
-    /// Runs `body` on the loop thread, soon. The only method that may be called from any
-    /// thread (tests use it to reach the loop they run on a background thread).
-    public func async(_ body: @escaping () -> Void) {
-        queueLock.lock()
-        queued.append(body)
-        let wasEmpty = queued.count == 1
-        queueLock.unlock()
+/// The one part of an `EventLoop` other threads may hold: `async` queues a closure under a
+/// lock and wakes the loop through an eventfd; the loop runs the queue on its thread.
+public final class LoopDoor: Sendable {
+    /// The eventfd: written here, read and closed by the loop.
+    let wakeFD: Int32
+    private let queued = Mutex<[@Sendable () -> Void]>([])
+
+    init(wakeFD: Int32) { self.wakeFD = wakeFD }
+
+    /// Runs `body` on the loop thread, soon. May be called from any thread (tests use it to
+    /// reach the loop they run on a background thread). What `body` needs of the loop's own
+    /// objects it carries as `LoopBound` values.
+    public func async(_ body: @escaping @Sendable () -> Void) {
+        let wasEmpty = queued.withLock { queue in
+            queue.append(body)
+            return queue.count == 1
+        }
         if wasEmpty {
             var one: UInt64 = 1
             _ = write(wakeFD, &one, 8)
         }
     }
 
-    private func runQueued() {
+    /// On the loop, when the eventfd is readable: everything queued so far.
+    func take() -> [@Sendable () -> Void] {
         var counter: UInt64 = 0
         _ = read(wakeFD, &counter, 8)
-        queueLock.lock()
-        let work = queued
-        queued.removeAll()
-        queueLock.unlock()
-        for body in work { body() }
+        return queued.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
     }
 }
 
-/// A timer registered with `EventLoop.addTimer`; `cancel()` stops it.
+/// A loop-bound value (a service, a connection: anything not Sendable) carried through
+/// another thread and back to the thread that made it, as with SwiftNIO's `NIOLoopBound`.
+/// `@unchecked Sendable` because of what `value` checks: the value is opened only on the
+/// thread that wrapped it (a precondition, in release builds too), so it is never used on
+/// two threads; the other thread only retains and releases it, which is atomic. Should the
+/// other thread drop the last reference, the value's deinit would run there: wrap only what
+/// outlives the trip (tabd wraps the service, which the daemon keeps until the loop has
+/// stopped and `finish` has waited for the store's helper).
+public struct LoopBound<Value>: @unchecked Sendable {
+    private let wrapped: Value
+    private let thread: pthread_t
+
+    /// Wraps `value` on its loop's thread (the current one).
+    public init(_ value: Value) {
+        wrapped = value
+        thread = pthread_self()
+    }
+
+    /// The value, on the thread that wrapped it; anywhere else, a crash.
+    public var value: Value {
+        precondition(pthread_equal(thread, pthread_self()) != 0, "a loop-bound value was opened off its loop's thread")
+        return wrapped
+    }
+}
+
+/// A timer registered with `EventLoop.addTimer`; `cancel()` stops it. Loop-bound.
 public final class TimerHandle {
     fileprivate var event: OpaquePointer?
     fileprivate var repeating = false
@@ -200,3 +239,6 @@ private final class SignalHandler {
     let body: () -> Void
     init(body: @escaping () -> Void) { self.body = body }
 }
+
+@available(*, unavailable, message: "timers are used only on their loop's thread")
+extension TimerHandle: Sendable {}

@@ -623,3 +623,6 @@ public final class LineServer {
         Sys.close(listener.fd)
     }
 }
+
+@available(*, unavailable, message: "the server, its connections and turns are used only on the loop thread")
+extension LineServer: Sendable {}

@@ -23,6 +23,8 @@ enum Password {
     }
 
     /// The terminal's settings while echo is off, for the signal handler to put back.
+    /// nonisolated(unsafe): written before the handler is installed and read by it alone (a
+    /// lock is not async-signal-safe); tabctl has one thread.
     nonisolated(unsafe) private static var saved = termios()
     nonisolated(unsafe) private static var ttyFD: Int32 = -1
     private static let stopSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP]

@@ -6,6 +6,7 @@
 // something (see ControllerView.rereadAfter) or when the mirror is in doubt.
 
 import ArgumentParser
+import CLinux
 import Foundation
 import TabJSON
 import TabProtocol
@@ -133,7 +134,7 @@ final class Watcher {
     }
 
     func run() throws {
-        setvbuf(stdout, nil, _IOFBF, 1 << 16)
+        setvbuf(tabd_stdout(), nil, _IOFBF, 1 << 16)
         // It runs until stopped: whatever mask it was started with, SIGINT, SIGTERM and
         // SIGHUP stop it.
         var stop = sigset_t()
@@ -172,7 +173,7 @@ final class Watcher {
 
     private func finish(_ d: Deleted) {
         say("controller '\(Drawing.clean(name, limit: 64))' was deleted" + (d.seq.map { " (seq \($0))" } ?? ""))
-        fflush(stdout)
+        fflush(tabd_stdout())
     }
 
     // MARK: reading
@@ -327,13 +328,13 @@ final class Watcher {
             print("--- seq \(mirror.seq) ---")
             print(picture, terminator: "")
         }
-        fflush(stdout)
+        fflush(tabd_stdout())
     }
 
     /// A line about the connection or the controller itself, between drawings.
     private func say(_ text: String) {
         lastNotice = text
         print(terminal ? drawing.render([Drawing.Span(text: text, sgr: [Drawing.bold])]) : "--- \(text) ---")
-        fflush(stdout)
+        fflush(tabd_stdout())
     }
 }

@@ -3,6 +3,7 @@
 // 64 usage error (swift-argument-parser's).
 
 import ArgumentParser
+import CLinux
 import Foundation
 import TabJSON
 import TabProtocol
@@ -337,7 +338,7 @@ struct Tabctl: ParsableCommand {
             try conn.send(String(decoding: w.bytes, as: UTF8.self))
             guard let first = try conn.readLine() else { throw ExitCode(3) }
             if first.contains("\"ok\":false") { try Common.report(first) }
-            setvbuf(stdout, nil, _IOLBF, 0)
+            setvbuf(tabd_stdout(), nil, _IOLBF, 0)
             var printed = 0
             while count.map({ printed < $0 }) ?? true, let line = try conn.readLine() {
                 print(line)

@@ -221,8 +221,9 @@ import Glibc
         let writer = try t.client()
         final class Count: @unchecked Sendable { var events = 0; var sawTheEnd = false }
         let done = DispatchSemaphore(value: 0), count = Count()
+        nonisolated(unsafe) let reader = subscriber  // the thread's alone until `done`
         Thread {
-            while let line = try? subscriber.readLine() {
+            while let line = try? reader.readLine() {
                 count.events += 1
                 if line.contains(#""event":"badge_changed""#) { count.sawTheEnd = true; break }
             }

@@ -48,12 +48,13 @@ private func failedLogin(_ user: String) -> String {
             var failure: String?
         }
         let outcome = Outcome()
+        nonisolated(unsafe) let flooder = attacker  // the thread's alone from here on
         let flood = Thread {
             defer { outcome.lock.lock(); outcome.done = true; outcome.lock.unlock() }
             do {
                 for i in 0..<100 {
-                    let long = try attacker.request(failedLogin("mallory-\(i)-" + padding))
-                    let short = try attacker.request(failedLogin("mallory-\(i)"))
+                    let long = try flooder.request(failedLogin("mallory-\(i)-" + padding))
+                    let short = try flooder.request(failedLogin("mallory-\(i)"))
                     outcome.lock.lock()
                     outcome.codes.append(long.object("error")?.string("code") ?? "none")
                     outcome.reasons.append(short.object("error")?.string("reason") ?? "none")

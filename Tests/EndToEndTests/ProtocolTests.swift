@@ -323,7 +323,10 @@ struct ProtocolTests {
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"t"}]}"#)
         // A writer thread pipelines badge updates; we kill tabd while it streams.
         let batch = (1...20_000).map { #"{"cmd":"badge","tab":"t","value":"\#($0)","id":\#($0)}"# + "\n" }.joined()
-        let writer = Thread { try? c.write(batch) }
+        // The thread only writes while this one only reads: LineClient's two sides share
+        // nothing but the descriptor.
+        nonisolated(unsafe) let writingSide = c
+        let writer = Thread { try? writingSide.write(batch) }
         writer.start()
         var acknowledged = 0
         while acknowledged < acknowledgedBeforeKill, let line = try c.readLine() {

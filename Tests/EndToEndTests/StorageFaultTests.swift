@@ -41,6 +41,9 @@ import Glibc
         let c = try t.client()
         let progress = NSCondition()
         nonisolated(unsafe) var replies = 0
+        // The thread only writes while this one only reads: LineClient's two sides share
+        // nothing but the descriptor.
+        nonisolated(unsafe) let writingSide = c
         let writer = Thread {
             var sent = 0
             while sent < count {
@@ -51,7 +54,7 @@ import Glibc
                 for i in sent..<min(count, sent + 25) {
                     lines += #"{"id":\#(i),"cmd":"push","tab":"\#(tab)","screen":{"id":"\#(tab)\#(i)"}}"# + "\n"
                 }
-                guard (try? c.write(lines)) != nil else { return }
+                guard (try? writingSide.write(lines)) != nil else { return }
                 sent = min(count, sent + 25)
             }
         }
@@ -97,8 +100,9 @@ import Glibc
         // Written by the other thread, read after it finished.
         nonisolated(unsafe) var second: (acked: [String], refused: Int) = ([], 0)
         nonisolated(unsafe) var secondError: Error?
+        nonisolated(unsafe) let tabd = t  // burst only makes a client of it, as this thread does
         let other = Thread {
-            do { second = try Self.burst(t, tab: "b", count: count) } catch { secondError = error }
+            do { second = try Self.burst(tabd, tab: "b", count: count) } catch { secondError = error }
         }
         other.start()
         let first = try Self.burst(t, tab: "a", count: count) { n in

@@ -60,7 +60,7 @@ import Testing
     // MARK: limits
 
     /// Each limit: its key, its range, and values just inside and just outside it.
-    static let limits: [(key: String, range: ClosedRange<Int>, read: (ServerConfig) -> Int)] = [
+    static let limits: [(key: String, range: ClosedRange<Int>, read: @Sendable (ServerConfig) -> Int)] = [
         ("max_line_bytes", 1024...1_073_741_824, \.maxLineBytes),
         ("max_output_bytes", 4096...4_294_967_296, \.maxOutputBytes),
         ("max_connections", 1...1_048_576, { $0.maxConnections ?? 1 }),

@@ -106,7 +106,7 @@ extension TransportTests {
             client.write("last words\n")
             #expect(client.readLine() == "echo:last words")
             let done = DispatchSemaphore(value: 0)
-            server.loop.async {
+            server.loop.door.async {
                 server.delegate.opened[0].send(Array("goodbye\n".utf8))
                 server.server.beginShutdown { done.signal() }
             }
@@ -145,7 +145,7 @@ extension TransportTests {
             try server.wait("the reply is queued") { server.delegate.lines.count == 1 }
             let done = DispatchSemaphore(value: 0)
             let started = Date()
-            server.loop.async { server.server.beginShutdown { done.signal() } }
+            server.loop.door.async { server.server.beginShutdown { done.signal() } }
             #expect(done.wait(timeout: .now() + 5) == .success)
             #expect(Date().timeIntervalSince(started) < 2)
             #expect(server.sync { Array(server.delegate.closed.values) } == [.serverShutdown])

@@ -65,7 +65,7 @@ extension TransportTests {
             for _ in 0..<8 {
                 group.enter()
                 Thread {
-                    for _ in 0..<1_000 { server.loop.async { counter.value += 1 } }
+                    for _ in 0..<1_000 { server.loop.door.async { counter.value += 1 } }
                     group.leave()
                 }.start()
             }

@@ -123,7 +123,7 @@ final class TestServer {
     func sync<T>(_ body: @escaping () -> T) -> T {
         let done = DispatchSemaphore(value: 0)
         var result: T?
-        loop.async {
+        loop.door.async {
             result = body()
             done.signal()
         }
@@ -149,7 +149,7 @@ final class TestServer {
             unlink(path)
             return
         }
-        loop.async { [server, loop] in server.beginShutdown { loop.stop() } }
+        loop.door.async { [server, loop] in server.beginShutdown { loop.stop() } }
         if finished.wait(timeout: .now() + 10) == .timedOut {
             Issue.record("the loop did not stop within 10 s")
         }

@@ -32,7 +32,7 @@ extension TransportTests {
             let b = try Client(path: server.path)
             try server.wait("both connections are open") { server.server.connectionCount == 2 }
             // Hold the loop while both clients write, so both are readable in the next turn.
-            server.loop.async { usleep(500_000) }
+            server.loop.door.async { usleep(500_000) }
             a.write("from a\n")
             b.write("from b\n")
             #expect(a.readLine() == "echo:from a")
@@ -55,7 +55,7 @@ extension TransportTests {
                     for other in server.delegate.opened where other !== c { other.send(Array("event:\(line)\n".utf8)) }
                 }
             }
-            server.loop.async { usleep(300_000) }  // both clients' lines are ready in one turn
+            server.loop.door.async { usleep(300_000) }  // both clients' lines are ready in one turn
             a.write("a1\na2\na3\n")
             b.write("b1\nb2\n")
             var fromA: [String] = [], fromB: [String] = []

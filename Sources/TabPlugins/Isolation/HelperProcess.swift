@@ -71,6 +71,9 @@ public enum PluginHelperProcess {
 
 /// The helper's one plugin, its host table and the request being answered.
 final class HelperSession {
+    /// Set once, at the start of `main`; read by the host functions the plugin calls (C
+    /// callbacks with no context of their own). nonisolated(unsafe) because the helper
+    /// process has one thread: nothing reads it concurrently with that one write.
     nonisolated(unsafe) static var current: HelperSession!
 
     var code: PluginCode?

@@ -9,6 +9,7 @@
 import CTabPolicy
 import Glibc
 import Logging
+import Synchronization
 import TabCore
 import TabSystem
 
@@ -52,8 +53,9 @@ final class RemotePlugin {
     private(set) var crashes: UInt64 = 0
     private(set) var timeouts: UInt64 = 0
     private(set) var restarts: UInt64 = 0
-    /// Helpers gone from the socket but maybe not reaped yet.
-    nonisolated(unsafe) static var unreaped: Set<pid_t> = []
+    /// Helpers gone from the socket but maybe not reaped yet. Process-wide (any host's
+    /// helpers), so behind a lock, though only the loop thread takes it.
+    static let unreaped = Mutex<Set<pid_t>>([])
 
     var deadlineNanoseconds: UInt64 { UInt64(spec.deadlineMilliseconds) * 1_000_000 }
     var displayName: String { owner?.name ?? code?.name ?? spec.name ?? path }
@@ -128,7 +130,7 @@ final class RemotePlugin {
     private func kill() {
         if pid > 0 {
             Glibc.kill(-pid, SIGKILL)
-            Self.unreaped.insert(pid)
+            Self.unreaped.withLock { _ = $0.insert(pid) }
             Self.reap()
         }
         if fd >= 0 { close(fd) }
@@ -138,10 +140,12 @@ final class RemotePlugin {
 
     /// Reaps helpers that exited (SIGCHLD), without waiting.
     static func reap() {
-        for p in unreaped {
-            var status: Int32 = 0
-            let r = waitpid(p, &status, WNOHANG)
-            if r == p || (r < 0 && errno == ECHILD) { unreaped.remove(p) }
+        unreaped.withLock { unreaped in
+            for p in unreaped {
+                var status: Int32 = 0
+                let r = waitpid(p, &status, WNOHANG)
+                if r == p || (r < 0 && errno == ECHILD) { unreaped.remove(p) }
+            }
         }
     }
 

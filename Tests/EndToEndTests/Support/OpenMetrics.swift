@@ -30,9 +30,10 @@ struct OpenMetricsExposition {
 
     func samples(named name: String) -> [Sample] { samples.filter { $0.name == name } }
 
-    static let metricName = #/[a-zA-Z_:][a-zA-Z0-9_:]*/#
-    static let labelName = #/[a-zA-Z_][a-zA-Z0-9_]*/#
-    static let realNumber = #/[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/#
+    // Regex is not Sendable (it may hold closures); these hold none and are only matched.
+    nonisolated(unsafe) static let metricName = #/[a-zA-Z_:][a-zA-Z0-9_:]*/#
+    nonisolated(unsafe) static let labelName = #/[a-zA-Z_][a-zA-Z0-9_]*/#
+    nonisolated(unsafe) static let realNumber = #/[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?/#
 
     static func number(_ text: Substring) -> Double? {
         switch text.lowercased() {
