@@ -4,9 +4,10 @@
 // dependencies.
 import PackageDescription
 
-/// The request path (codec, loop, dispatch) in release builds: no dynamic exclusivity
-/// checks. They cost about 3% of a request (swift_beginAccess on every class property
-/// access, measured with perf under `make bench`); debug builds and the tests keep them.
+/// The request path (codec, loop, dispatch, plugin host, journal) in release builds: no
+/// dynamic exclusivity checks. They cost about 2,150 instructions per request, a third of a
+/// select (BENCHMARKS.md, "Unsafe flags and unchecked references"); debug builds and the
+/// tests keep them.
 let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
