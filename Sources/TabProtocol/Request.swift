@@ -65,7 +65,13 @@ public struct ProtocolError: Error, Equatable, Sendable {
     }
 }
 
-/// Everything a client may ask, once decoded.
+/// Everything a client may ask, once decoded: the one form of a request, whichever decoder
+/// read it (the fast path's `select`, `tap`, `state` and `ping` too).
+///
+/// A case whose payload is bigger than a `Command`'s (`plugin.call`'s) is `indirect`, so that
+/// the enum is no bigger than the state machine's command it wraps (FastRequestTests checks):
+/// a `select` is copied and destroyed on every request, and a small value does that with
+/// less work.
 public enum RequestCommand: Equatable, Sendable {
     case hello
     case ping
@@ -80,7 +86,7 @@ public enum RequestCommand: Equatable, Sendable {
     case subscribe(events: [String], controllers: [String]?)
     case unsubscribe(events: [String])
     case plugins
-    case pluginCall(plugin: String, method: String, args: JSONValue?)
+    indirect case pluginCall(plugin: String, method: String, args: JSONValue?)
     case explain(limit: Int)
     case reload
     case stats
@@ -158,13 +164,14 @@ public enum RequestDecoder {
     /// Decodes one line. A `ProtocolError` says what is wrong; `id` is filled in when it
     /// could be read, so the error reply can echo it.
     public static func decode(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: RequestID?, result: Result<Request, ProtocolError>) {
-        if let common = FastRequest.decode(line) { return (common.id, .success(common.request)) }
+        if let request = FastRequest.decode(line) { return (request.id, .success(request)) }
         return decodeInGeneral(line, maxDepth: maxDepth)
     }
 
     /// The fast path alone: the requests clients send most (flat `select`, `tap`, `state`,
     /// `ping`), or nil for anything else — then `decodeInGeneral` decides, with its errors.
-    public static func decodeCommon(_ line: UnsafeRawBufferPointer) -> CommonRequest? {
+    /// The same `Request` the general decoder gives, without the (id, Result) around it.
+    public static func decodeCommon(_ line: UnsafeRawBufferPointer) -> Request? {
         FastRequest.decode(line)
     }
 

@@ -19,20 +19,6 @@ extension TabService {
         }
     }
 
-    /// `run` for what the fast path decoded: the same handling as its general form's.
-    func run(_ r: CommonRequest) {
-        do {
-            switch r.command {
-            case .select(let target): try run(.select(target), id: r.id, controller: r.controller)
-            case .tap(let target): try run(.tap(target), id: r.id, controller: r.controller)
-            case .state: try state(id: r.id, controller: r.controller)
-            case .ping: ReplyEncoder.success(id: r.id, into: &w) { _ in }
-            }
-        } catch {
-            fail(id: r.id, error)
-        }
-    }
-
     /// A command failed: its error reply replaces whatever part of a reply was written.
     private func fail(id: RequestID?, _ error: ProtocolError) {
         stats.errors += 1

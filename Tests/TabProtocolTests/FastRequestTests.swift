@@ -13,7 +13,7 @@ import TabCore
 struct FastRequestTests {
     private func fast(_ line: String) -> Request? {
         var copy = line
-        return copy.withUTF8 { FastRequest.decode(UnsafeRawBufferPointer($0))?.request }
+        return copy.withUTF8 { FastRequest.decode(UnsafeRawBufferPointer($0)) }
     }
 
     private func general(_ line: String) -> Result<Request, ProtocolError> {
@@ -33,6 +33,12 @@ struct FastRequestTests {
     func commonRequestsTakeTheFastPath(_ line: String) throws {
         let f = try #require(fast(line))
         #expect(f == (try general(line).get()))
+    }
+
+    /// The fast path's requests are the general form: a request of a state-machine command
+    /// (a select) is no bigger than the command, so copying one costs no more than it must.
+    @Test func aRequestCommandIsNoBiggerThanACommand() {
+        #expect(MemoryLayout<RequestCommand>.size <= MemoryLayout<Command>.size)
     }
 
     /// Shapes it leaves to the general decoder (which accepts some and explains the rest).
