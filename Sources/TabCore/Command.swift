@@ -101,6 +101,35 @@ public enum Command: Equatable, Sendable {
     case sidebar(visible: Bool)
 }
 
+extension Command {
+    /// The command's name, on the wire and in the journal (`set_orientation` is the
+    /// journal's alone).
+    public var name: String {
+        switch self {
+        case .setTabs: "set_tabs"
+        case .addTab: "add_tab"
+        case .removeTab: "remove_tab"
+        case .updateTab: "update_tab"
+        case .badge: "badge"
+        case .select: "select"
+        case .tap: "tap"
+        case .push: "push"
+        case .pop: "pop"
+        case .popToRoot: "pop_to_root"
+        case .setCustomizable: "customizable"
+        case .customizeBegin: "customize.begin"
+        case .customizeMove: "customize.move"
+        case .customizeEnd: "customize.end"
+        case .rotate: "rotate"
+        case .setOrientation: "set_orientation"
+        case .restore: "restore"
+        case .setHidden: "set_hidden"
+        case .reorder: "reorder"
+        case .sidebar: "sidebar"
+        }
+    }
+}
+
 /// What a command did, besides the new state.
 public struct Outcome: Equatable, Sendable {
     /// In order: what the controller told the world.

@@ -16,46 +16,6 @@ import Darwin
 #endif
 import TabCore
 
-/// A request the fast path decoded: one of the four commonest commands, in a form smaller
-/// than `Request` (whose copies and destroys cost a select ~400 instructions). The daemon
-/// runs it as is; `request` is the same request in the general form.
-public struct CommonRequest: Sendable {
-    public enum Command: Sendable {
-        case select(SelectTarget)
-        case tap(TapTarget)
-        case state
-        case ping
-    }
-
-    /// The client's `id`, echoed in the reply.
-    public var id: RequestID?
-    /// The controller the request addresses (default `main`).
-    public var controller: String
-    public var command: Command
-
-    /// The wire name of the command, for statistics.
-    public var name: String {
-        switch command {
-        case .select: "select"
-        case .tap: "tap"
-        case .state: "state"
-        case .ping: "ping"
-        }
-    }
-
-    /// The same request as the general decoder gives it.
-    public var request: Request {
-        let general: RequestCommand
-        switch command {
-        case .select(let target): general = .core(.select(target))
-        case .tap(let target): general = .core(.tap(target))
-        case .state: general = .state
-        case .ping: general = .ping
-        }
-        return Request(id: id, controller: controller, command: general, name: name)
-    }
-}
-
 enum FastRequest {
     private enum Key { case cmd, controller, tab, id, index }
 
@@ -68,7 +28,7 @@ enum FastRequest {
     private enum Name { case select, tap, state, ping }
 
     /// The request, or nil: let the general decoder handle the line.
-    static func decode(_ line: UnsafeRawBufferPointer) -> CommonRequest? {
+    static func decode(_ line: UnsafeRawBufferPointer) -> Request? {
         guard let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         var p = Scanner(base: base, count: line.count)
         var cmd: Name?, controller: String?, tab: String?, id: Range<Int>?, index: Int?
@@ -109,28 +69,28 @@ enum FastRequest {
         p.skipWhitespace()
         guard p.atEnd, let cmd else { return nil }
 
-        let command: CommonRequest.Command
+        // Each case returns its request as it builds it: one built first and returned after
+        // the switch was copied into the result and destroyed (~130 instructions a select).
+        let requestID = id.map { RequestID(token: UnsafeRawBufferPointer(start: base + $0.lowerBound, count: $0.count)) }
+        let controllerName = controller ?? TabContainers.defaultName
         switch cmd {
         case .select:
             if let tab, index == nil {
-                command = .select(.tab(tab))
+                return Request(id: requestID, controller: controllerName, command: .core(.select(.tab(tab))))
             } else if let index, tab == nil {
-                command = .select(.index(index))
-            } else {
-                return nil
+                return Request(id: requestID, controller: controllerName, command: .core(.select(.index(index))))
             }
+            return nil
         case .tap:
             guard let tab, index == nil else { return nil }
-            command = .tap(.tab(tab))
+            return Request(id: requestID, controller: controllerName, command: .core(.tap(.tab(tab))))
         case .state:
             guard tab == nil, index == nil else { return nil }
-            command = .state
+            return Request(id: requestID, controller: controllerName, command: .state)
         case .ping:
             guard tab == nil, index == nil else { return nil }
-            command = .ping
+            return Request(id: requestID, controller: controllerName, command: .ping)
         }
-        let requestID = id.map { RequestID(token: UnsafeRawBufferPointer(start: base + $0.lowerBound, count: $0.count)) }
-        return CommonRequest(id: requestID, controller: controller ?? TabContainers.defaultName, command: command)
     }
 
     private struct Scanner {

@@ -65,7 +65,13 @@ public struct ProtocolError: Error, Equatable, Sendable {
     }
 }
 
-/// Everything a client may ask, once decoded.
+/// Everything a client may ask, once decoded: the one form of a request, whichever decoder
+/// read it (the fast path's `select`, `tap`, `state` and `ping` too).
+///
+/// A case whose payload is bigger than a `Command`'s (`plugin.call`'s) is `indirect`, so that
+/// the enum is no bigger than the state machine's command it wraps (FastRequestTests checks):
+/// a `select` is copied and destroyed on every request, and a small value does that with
+/// less work.
 public enum RequestCommand: Equatable, Sendable {
     case hello
     case ping
@@ -80,7 +86,7 @@ public enum RequestCommand: Equatable, Sendable {
     case subscribe(events: [String], controllers: [String]?)
     case unsubscribe(events: [String])
     case plugins
-    case pluginCall(plugin: String, method: String, args: JSONValue?)
+    indirect case pluginCall(plugin: String, method: String, args: JSONValue?)
     case explain(limit: Int)
     case reload
     case stats
@@ -118,18 +124,21 @@ public struct RequestID: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A decoded request: what `RequestDecoder` gives, from the fast path or the general one.
+///
+/// Made with the memberwise initialiser, which the decoders alone use: an initialiser written
+/// out (`self.id = id; …`) built the request in a variable of its own and copied it out,
+/// which cost a select ~350 instructions (a copy and a destroy of the whole request).
 public struct Request: Equatable, Sendable {
     /// The client's `id`, echoed in the reply.
     public var id: RequestID?
     /// The controller the request addresses (default `main`).
     public var controller: String
     public var command: RequestCommand
-    /// The wire name of the command, for statistics and logs.
-    public var name: String
 
-    public init(id: RequestID? = nil, controller: String = TabContainers.defaultName, command: RequestCommand, name: String) {
-        self.id = id; self.controller = controller; self.command = command; self.name = name
-    }
+    /// The wire name of the command, for statistics and logs. Computed, not kept: a string
+    /// in every request was retained and released on every select.
+    public var name: String { command.name }
 }
 
 /// The wire names of every command, in the order `hello` lists them.
@@ -142,6 +151,29 @@ public let commandNames = [
 ]
 
 extension RequestCommand {
+    /// The command's wire name (as `commandNames` lists it).
+    public var name: String {
+        switch self {
+        case .hello: "hello"
+        case .ping: "ping"
+        case .state: "state"
+        case .controllers: "controllers"
+        case .controllerCreate: "controller.create"
+        case .controllerDelete: "controller.delete"
+        case .core(let command): command.name
+        case .layout: "layout"
+        case .preserve: "preserve"
+        case .subscribe: "subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .plugins: "plugins"
+        case .pluginCall: "plugin.call"
+        case .explain: "explain"
+        case .reload: "reload"
+        case .stats: "stats"
+        case .metrics: "metrics"
+        }
+    }
+
     /// The commands only an administrator may run (root, the daemon's own uid, or a
     /// configured admin uid/gid): they change what every client sees — the configuration, or
     /// a whole controller disappearing under its users. Creating a controller harms no one.
@@ -158,13 +190,14 @@ public enum RequestDecoder {
     /// Decodes one line. A `ProtocolError` says what is wrong; `id` is filled in when it
     /// could be read, so the error reply can echo it.
     public static func decode(_ line: UnsafeRawBufferPointer, maxDepth: Int = 64) -> (id: RequestID?, result: Result<Request, ProtocolError>) {
-        if let common = FastRequest.decode(line) { return (common.id, .success(common.request)) }
+        if let request = FastRequest.decode(line) { return (request.id, .success(request)) }
         return decodeInGeneral(line, maxDepth: maxDepth)
     }
 
     /// The fast path alone: the requests clients send most (flat `select`, `tap`, `state`,
     /// `ping`), or nil for anything else — then `decodeInGeneral` decides, with its errors.
-    public static func decodeCommon(_ line: UnsafeRawBufferPointer) -> CommonRequest? {
+    /// The same `Request` the general decoder gives, without the (id, Result) around it.
+    public static func decodeCommon(_ line: UnsafeRawBufferPointer) -> Request? {
         FastRequest.decode(line)
     }
 
@@ -338,7 +371,7 @@ public enum RequestDecoder {
             throw ProtocolError(.unknownCommand, "unknown command '\(name)'; send {\"cmd\":\"hello\"} for the list",
                                 details: [("cmd", name)])
         }
-        return Request(id: id, controller: controller, command: command, name: name)
+        return Request(id: id, controller: controller, command: command)
     }
 
     private static func selectTarget(_ f: inout Fields, allowIndex: Bool) throws(ProtocolError) -> SelectTarget {

@@ -64,10 +64,11 @@ extension TabService {
     private func handle(_ line: UnsafeRawBufferPointer, from connection: Connection) -> String {
         w.reset()
         var name = "invalid"
-        if let common = RequestDecoder.decodeCommon(line) {
-            // The requests clients send most, without the (id, Result) wrapping or a Request.
-            name = common.name
-            run(common)
+        if let request = RequestDecoder.decodeCommon(line) {
+            // The requests clients send most, without the (id, Result) wrapping; none of
+            // them acts outside the state.
+            name = request.name
+            run(request, from: connection)
         } else {
             let (id, result) = RequestDecoder.decodeInGeneral(line, maxDepth: config.maxJSONDepth)
             switch result {

@@ -40,7 +40,7 @@ public enum JournalRecord: Equatable, Sendable {
     /// The operation's name in the journal (`select`, `controller.create`, …).
     public var operation: String {
         switch self {
-        case .command(_, let command): return JournalCodec.operationName(command)
+        case .command(_, let command): return command.name
         case .createController: return "controller.create"
         case .deleteController: return "controller.delete"
         case .eventSeq: return "seq"
@@ -134,31 +134,6 @@ public enum JournalCodec {
             i += 1
         }
         return nil
-    }
-
-    static func operationName(_ command: Command) -> String {
-        switch command {
-        case .setTabs: return "set_tabs"
-        case .addTab: return "add_tab"
-        case .removeTab: return "remove_tab"
-        case .updateTab: return "update_tab"
-        case .badge: return "badge"
-        case .select: return "select"
-        case .tap: return "tap"
-        case .push: return "push"
-        case .pop: return "pop"
-        case .popToRoot: return "pop_to_root"
-        case .setCustomizable: return "customizable"
-        case .customizeBegin: return "customize.begin"
-        case .customizeMove: return "customize.move"
-        case .customizeEnd: return "customize.end"
-        case .rotate: return "rotate"
-        case .setOrientation: return "set_orientation"
-        case .restore: return "restore"
-        case .setHidden: return "set_hidden"
-        case .reorder: return "reorder"
-        case .sidebar: return "sidebar"
-        }
     }
 
     private static func body(_ command: Command, controller: String, into w: inout JSONWriter) {

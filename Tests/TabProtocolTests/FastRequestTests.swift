@@ -13,7 +13,7 @@ import TabCore
 struct FastRequestTests {
     private func fast(_ line: String) -> Request? {
         var copy = line
-        return copy.withUTF8 { FastRequest.decode(UnsafeRawBufferPointer($0))?.request }
+        return copy.withUTF8 { FastRequest.decode(UnsafeRawBufferPointer($0)) }
     }
 
     private func general(_ line: String) -> Result<Request, ProtocolError> {
@@ -33,6 +33,41 @@ struct FastRequestTests {
     func commonRequestsTakeTheFastPath(_ line: String) throws {
         let f = try #require(fast(line))
         #expect(f == (try general(line).get()))
+    }
+
+    /// The fast path's requests are the general form: a request of a state-machine command
+    /// (a select) is no bigger than the command, so copying one costs no more than it must.
+    @Test func aRequestCommandIsNoBiggerThanACommand() {
+        #expect(MemoryLayout<RequestCommand>.size <= MemoryLayout<Command>.size)
+    }
+
+    /// A request's name is computed from its command: for every command `hello` lists, a
+    /// request of it is named as the client wrote `cmd`.
+    @Test func everyCommandIsNamedAsSent() throws {
+        let lines = [
+            #"{"cmd":"hello"}"#, #"{"cmd":"ping"}"#, #"{"cmd":"state"}"#, #"{"cmd":"controllers"}"#,
+            #"{"cmd":"controller.create","controller":"x"}"#, #"{"cmd":"controller.delete","controller":"x"}"#,
+            #"{"cmd":"set_tabs","tabs":[]}"#, #"{"cmd":"add_tab","tab":{"id":"a"}}"#,
+            #"{"cmd":"remove_tab","tab":"a"}"#, #"{"cmd":"update_tab","tab":"a"}"#,
+            #"{"cmd":"badge","tab":"a","value":null}"#, #"{"cmd":"select","more":true}"#,
+            #"{"cmd":"tap","more":true}"#, #"{"cmd":"push","tab":"a","screen":{"id":"s"}}"#,
+            #"{"cmd":"pop","tab":"a"}"#, #"{"cmd":"pop_to_root","tab":"a"}"#,
+            #"{"cmd":"customizable","tabs":null}"#, #"{"cmd":"customize.begin"}"#,
+            #"{"cmd":"customize.move","tab":"a","to":0}"#, #"{"cmd":"customize.end"}"#,
+            #"{"cmd":"rotate","orientation":"portrait"}"#, #"{"cmd":"layout","width":1,"height":2}"#,
+            #"{"cmd":"preserve"}"#, #"{"cmd":"restore","archive":{}}"#,
+            #"{"cmd":"set_hidden","tab":"a","hidden":true}"#, #"{"cmd":"reorder","order":[]}"#,
+            #"{"cmd":"sidebar","visible":true}"#, #"{"cmd":"subscribe"}"#, #"{"cmd":"unsubscribe"}"#,
+            #"{"cmd":"plugins"}"#, #"{"cmd":"plugin.call","plugin":"p","method":"m"}"#,
+            #"{"cmd":"explain"}"#, #"{"cmd":"reload"}"#, #"{"cmd":"stats"}"#, #"{"cmd":"metrics"}"#,
+        ]
+        var named: [String] = []
+        for line in lines {
+            let request = try general(line).get()
+            named.append(request.name)
+            #expect(line.hasPrefix(#"{"cmd":"\#(request.name)""#), "\(line) is named \(request.name)")
+        }
+        #expect(named == commandNames)
     }
 
     /// Shapes it leaves to the general decoder (which accepts some and explains the rest).
