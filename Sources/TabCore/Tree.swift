@@ -312,6 +312,9 @@ extension Controller {
     /// tree makes new ones). A reader may keep what it derived from the path against it.
     public var currentPathIdentity: AnyObject { current }
 
+    /// `currentPathIdentity`'s identity, read without holding the object.
+    public var currentPathID: ObjectIdentifier { ObjectIdentifier(current) }
+
     /// What is selected, root … leaf (R13.2): `[]` for nothing, `["more"]` for More.
     public var selectedPath: [String] {
         switch selection {
@@ -506,13 +509,15 @@ extension Controller {
         } else if InlineID.same(path, old ?? current.path) {
             return
         }
-        let old = old ?? current.path
-        let previous = selection.wireValue
+        // The leaves, not the paths: `current`'s id is its path's last id (none for nothing).
+        let oldLeaf = old.map { $0.last } ?? (current === TreeNode.nothing ? nil : current.id)
+        // Read only for the event (a select without subscribers builds none).
+        let previous = out.recordsNotifications ? selection.wireValue : nil
         if path.isEmpty { selection = .none }
         else if path.count == 1, path[0] == Controller.moreID { selection = .more }
         else { selection = .tab(path[0]); remember(path, leaf: leaf) }
         setCurrentPath(path, leaf: leaf)  // a select or tap: the command's end reads it (`applyOnce`)
-        appearLeaves(old: old.last, new: path.last, at: leaf?.address, &out)
+        appearLeaves(old: oldLeaf, new: leaf?.id ?? path.last, at: leaf?.address, &out)
         guard out.recordsNotifications else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.map { $0.address[0] } ?? selectedIndex,
                                      previous: previous, cause: cause, path: path))

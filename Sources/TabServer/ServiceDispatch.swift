@@ -205,8 +205,8 @@ extension TabService {
     /// nested tab copies its path's JSON instead of writing each id again (BENCHMARKS.md,
     /// "The modern tab model").
     func selectedPath(of c: Controller, _ w: inout JSONWriter) {
+        if paths.write(c.currentPathID, &w) { return }
         let identity = c.currentPathIdentity
-        if paths.write(identity, &w) { return }
         var one = JSONWriter(capacity: 64)
         ReplyEncoder.strings(c.currentPath, &one)
         let json = one.bytes
@@ -259,11 +259,10 @@ struct EncodedPaths {
     private var next = 0
     private static let size = 8
 
-    /// Appends the JSON kept for `identity`; false when none is kept. Mutating although it
+    /// Appends the JSON kept for `id`; false when none is kept. Mutating although it
     /// changes nothing: the service's `paths` is then used in place, where a copy retained
     /// and released its three arrays on every select.
-    mutating func write(_ identity: AnyObject, _ w: inout JSONWriter) -> Bool {
-        let id = ObjectIdentifier(identity)
+    mutating func write(_ id: ObjectIdentifier, _ w: inout JSONWriter) -> Bool {
         for i in ids.indices where ids[i] == id {
             json[i].withUnsafeBytes { w.append(bytes: $0) }
             return true
