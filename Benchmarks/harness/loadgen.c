@@ -186,6 +186,7 @@ static struct {
     payload_t *setup; int nsetup;
     const char *errsub;
     payload_t subline; int have_subline;
+    unsigned reply_lines;       /* lines per reply (Redis bulk replies: 2) */
     long pid;
 } opt = { .nconn = 1, .depth = 1, .dur = 5, .warm = 1, .pid = -1 };
 
@@ -260,7 +261,7 @@ static void conn_top_up(conn_t *c, int depth) {
         const payload_t *p = &opt.reqs[c->sent % (uint64_t)opt.nreqs];
         out_append(c, p->s, p->len);
         unsigned slot = (c->fifo_head + c->fifo_n) % c->fifo_cap;
-        c->fifo_left[slot] = p->lines;
+        c->fifo_left[slot] = p->lines * opt.reply_lines;
         c->fifo_t[slot] = 0;      /* filled below */
         c->fifo_n++;
         c->sent++;
@@ -483,7 +484,8 @@ static void usage(void) {
         "  --idle N         open N connections, one -r request each, then hold them -d seconds\n"
         "  --pid PID        with --idle: report VmRSS of PID before and after\n"
         "  --subscribe N    N extra connections send --sub-line once, then only read\n"
-        "  --sub-line LINE  the subscription request\n");
+        "  --sub-line LINE  the subscription request\n"
+        "  --reply-lines N  each reply is N lines (default 1; 2 for a Redis bulk reply such as GET's)\n");
     exit(1);
 }
 
@@ -499,9 +501,11 @@ int main(int argc, char **argv) {
         { "pid", required_argument, 0, 3 },
         { "subscribe", required_argument, 0, 4 },
         { "sub-line", required_argument, 0, 5 },
+        { "reply-lines", required_argument, 0, 6 },
         { "help", no_argument, 0, 'h' },
         { 0, 0, 0, 0 },
     };
+    opt.reply_lines = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "s:c:P:d:w:r:R:e:h", longopts, NULL)) != -1) {
         switch (ch) {
@@ -532,6 +536,7 @@ int main(int argc, char **argv) {
         case 3: opt.pid = atol(optarg); break;
         case 4: opt.nsub = atoi(optarg); break;
         case 5: opt.subline = make_payload(optarg); opt.have_subline = 1; break;
+        case 6: opt.reply_lines = (unsigned)atoi(optarg); break;
         default: usage();
         }
     }
