@@ -112,10 +112,13 @@ let package = Package(
         .systemLibrary(name: "CCrypt", path: "Plugins/CCrypt"),
         .target(name: "OrientationRules", dependencies: ["TabPolicy"], path: "Plugins/OrientationRules"),
 
-        .testTarget(name: "TabCoreTests", dependencies: ["TabCore"]),
-        .testTarget(name: "TabJSONTests", dependencies: ["TabJSON"]),
+        // The test targets' one seeded generator (a library only the tests use).
+        .target(name: "TestRandom", path: "Tests/TestRandom"),
+
+        .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
+        .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON"]),
         .testTarget(name: "TabPolicyTests", dependencies: ["TabPolicy", "TabJSON"]),
-        .testTarget(name: "TabProtocolTests", dependencies: ["TabProtocol"]),
+        .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem"]),
         // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
@@ -124,9 +127,9 @@ let package = Package(
         // want every such closure rebuilt around LoopBound values for no gain in what is tested.
         .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "TabStateTests", dependencies: ["TabState", "TabProtocol"],
+        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabState", "TabProtocol"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
-        .testTarget(name: "EndToEndTests", dependencies: ["TabProtocol", "TabSystem"],
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would
     ],
     // Swift 6: the loop-bound types (the event loop, the server and its connections, the

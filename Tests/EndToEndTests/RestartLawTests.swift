@@ -28,6 +28,7 @@
 //   TABD_SOAK_TRACE=1  print every request and its reply
 // Every failure names its seed: TABD_SOAK_SEEDS=<seed> swift test --filter RestartLaw runs it again.
 
+import TestRandom
 import Foundation
 import Glibc
 import TabProtocol
@@ -35,19 +36,8 @@ import Testing
 
 // MARK: - Randomness
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, and the same sequence on every machine.
-struct SplitMix64 {
-    private(set) var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// What the restart law draws with (TestRandom's generator).
+extension SplitMix64 {
     /// 0 ..< n.
     mutating func below(_ n: Int) -> Int {
         precondition(n > 0)

@@ -1,5 +1,6 @@
 // JSONParser: RFC 8259 exactly, errors with byte offsets, no crash on any input.
 
+import TestRandom
 import Testing
 import TabJSON
 
@@ -329,7 +330,7 @@ struct JSONParserNumberTests {
 
     /// Random decimals convert exactly like Swift's Double(String) (the fast path is exact).
     @Test func convertsRandomDecimalsExactly() throws {
-        var rng = JSONTestRandom(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<20_000 {
             let digits = Int.random(in: 1...19, using: &rng)
             var mantissa = String(UInt64.random(in: 1...UInt64.max, using: &rng))
@@ -451,7 +452,7 @@ struct JSONParserStructureTests {
 struct JSONParserRobustnessTests {
     /// Binary garbage gives an error with an offset inside the input, never a crash.
     @Test func rejectsBinaryGarbage() {
-        var rng = JSONTestRandom(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for _ in 0..<20_000 {
             let bytes = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             if case .failure(let e) = jsonParseResult(bytes) {
@@ -478,7 +479,7 @@ struct JSONParserRobustnessTests {
     /// writes back to text that parses to the same value.
     @Test func survivesByteMutations() throws {
         let seeds = [#"{"cmd":"select","tab":"music","id":12}"#, #"[1,-2.5e3,"a\nb",{"k":[null,true]},"é😀"]"#]
-        var rng = JSONTestRandom(seed: 99)
+        var rng = SplitMix64(seed: 99)
         for seed in seeds {
             let original = Array(seed.utf8)
             for _ in 0..<5_000 {

@@ -1,5 +1,6 @@
 // JSONObject behaviour and write/parse round trips.
 
+import TestRandom
 import Testing
 import TabJSON
 
@@ -96,7 +97,7 @@ struct JSONValueTests {
 
     /// Randomly generated value trees round-trip through text.
     @Test func randomTreesRoundTrip() throws {
-        var rng = JSONTestRandom(seed: 11)
+        var rng = SplitMix64(seed: 11)
         func tree(_ depth: Int) -> JSONValue {
             switch Int.random(in: 0...(depth > 4 ? 5 : 7), using: &rng) {
             case 0: return .null

@@ -1,5 +1,6 @@
 // JSONWriter: compact output, escaping, numbers that round-trip, commas placed for the caller.
 
+import TestRandom
 import Testing
 import TabJSON
 
@@ -101,7 +102,7 @@ struct JSONWriterTests {
 
     /// Random doubles all round-trip exactly.
     @Test func randomDoublesRoundTrip() throws {
-        var rng = JSONTestRandom(seed: 3)
+        var rng = SplitMix64(seed: 3)
         for _ in 0..<20_000 {
             let d = Double(bitPattern: rng.next())
             guard d.isFinite else { continue }

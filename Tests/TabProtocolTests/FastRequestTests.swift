@@ -4,6 +4,7 @@
 //
 // Reproduce a failure: FASTREQUEST_SEED=<seed printed> swift test --filter FastRequestTests
 
+import TestRandom
 import Foundation
 import Testing
 import TabCore
@@ -99,7 +100,7 @@ struct FastRequestTests {
     /// fast path never answers differently from the general decoder, and answers often.
     @Test func agreesWithTheGeneralDecoder() throws {
         let seed = ProcessInfo.processInfo.environment["FASTREQUEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
-        var rng = SeededRandom(state: seed)
+        var rng = SplitMix64(seed: seed)
         let keys = [#""cmd""#, #""tab""#, #""index""#, #""id""#, #""controller""#, #""more""#, #""value""#,
                     #""Cmd""#, #""ta\u0062""#, #""""#, #""cmd ""#]
         let values = [#""select""#, #""tap""#, #""state""#, #""ping""#, #""badge""#, #""a""#, #""main""#,
@@ -142,12 +143,3 @@ struct FastRequestTests {
     }
 }
 
-/// Numbers that repeat for a seed (an LCG, its high bits mixed down), so that a failure's
-/// printed seed reproduces it.
-private struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return state ^ (state >> 29)
-    }
-}

@@ -10,6 +10,7 @@
 //    TABD_ROUNDTRIP_SEED=<n> replays one stream (the seed a failure prints);
 //    TABD_ROUNDTRIP_STREAMS=<n> runs more (or fewer) than 200.
 
+import TestRandom
 import Foundation
 import Logging
 import TabCore
@@ -401,19 +402,6 @@ import Testing
             return "the containers differ"
         }
         return nil
-    }
-}
-
-/// SplitMix64: small, fast, and the same sequence on every platform for a seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
