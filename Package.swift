@@ -40,11 +40,14 @@ let package = Package(
         // Unix socket addresses, SystemError. Only Glibc below it.
         .target(name: "TabSystem"),
         // The state machine: pure values, no I/O.
-        .target(name: "TabCore"),
+        // Short ASCII strings as the two words a String keeps them in: the ids and names on
+        // the hot paths (SmallASCII; its layout is checked once at start).
+        .target(name: "TabStrings", swiftSettings: hotPath),
+        .target(name: "TabCore", dependencies: ["TabStrings"]),
         // The one JSON codec: the strict parser, the value tree, the writer, Codable over them.
         // No dependencies: the server, the plugin host, the state files and the Swift SDK
         // (linked into each plugin) all use it.
-        .target(name: "TabJSON", swiftSettings: hotPath),
+        .target(name: "TabJSON", dependencies: ["TabStrings"], swiftSettings: hotPath),
         // The plugin C ABI: include/tabd/policy.h is the one header plugin authors read.
         .target(name: "CTabPolicy"),
         // Swift SDK for plugin authors.
@@ -60,7 +63,7 @@ let package = Package(
         // privileges, its user, closed descriptors. C, for the BPF filter's macros.
         .target(name: "CPluginSandbox"),
         // Wire types: requests decoded from and replies encoded to JSON lines. No sockets.
-        .target(name: "TabProtocol", dependencies: ["TabCore", "TabJSON"], swiftSettings: hotPath),
+        .target(name: "TabProtocol", dependencies: ["TabCore", "TabJSON", "TabStrings"], swiftSettings: hotPath),
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
@@ -116,7 +119,7 @@ let package = Package(
         .target(name: "TestRandom", path: "Tests/TestRandom"),
 
         .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
-        .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON"]),
+        .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON", "TabStrings"]),
         .testTarget(name: "TabPolicyTests", dependencies: ["TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem"]),

@@ -2,10 +2,14 @@
 # Builds the JSON codec benchmark standalone (release, no SwiftPM) and runs it: TabJSON and
 # TabCore (for the snapshot's state) compiled as one module with Benchmarks/json/main.swift,
 # whole-module and with TabJSON's release flag (no dynamic exclusivity checks), as SwiftPM
-# builds it with -c release.
+# builds it with -c release; TabStrings, which both import, as a module of its own first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${TMPDIR:-/tmp}/tabd-jsonbench
-swiftc -O -wmo -enforce-exclusivity=unchecked -module-name JSONBench Sources/TabJSON/*.swift Sources/TabCore/*.swift \
-    Benchmarks/json/main.swift -o "$out"
+mods=$out.modules
+mkdir -p "$mods"
+swiftc -O -wmo -enforce-exclusivity=unchecked -parse-as-library -module-name TabStrings Sources/TabStrings/*.swift \
+    -emit-module -emit-module-path "$mods/TabStrings.swiftmodule" -c -o "$mods/TabStrings.o"
+swiftc -O -wmo -enforce-exclusivity=unchecked -module-name JSONBench -I "$mods" Sources/TabJSON/*.swift Sources/TabCore/*.swift \
+    Benchmarks/json/main.swift "$mods/TabStrings.o" -o "$out"
 "$out"

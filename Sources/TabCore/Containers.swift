@@ -1,8 +1,11 @@
 // Any number of controllers, by name. The daemon keeps one of these.
 
 public struct TabContainers: Equatable, Sendable, Codable {
-    /// The controller every request addresses unless it names another.
-    public static let defaultName = "main"
+    /// The controller every request addresses unless it names another. Computed: a literal
+    /// is made in place, where a stored global is a lazy-initialisation check and a retain
+    /// on every request that names no controller.
+    @inlinable
+    public static var defaultName: String { "main" }
     /// Names are short, printable and safe in logs and file names.
     public static let maxNameLength = 64
 

@@ -2,6 +2,8 @@
 // order and the sidebar. A controller whose tabs use none of it (`arranged` false) never
 // reaches this file's rules: its bar, More and selection are R1–R12's, on the same code path.
 
+import TabStrings
+
 extension Tab {
     /// Whether the tab changes how the bar is composed or what can be selected (R13.1–R13.5).
     /// A subtitle alone does not: it is only shown.
@@ -79,9 +81,9 @@ final class TreeLayout: Equatable, Sendable {
 /// — as its two words: two such ids are equal exactly when their words are. A nested select
 /// finds its node by comparing these (two integer comparisons per node) where `String`'s
 /// `==` calls into the standard library for every id that differs (about 40 instructions
-/// each; BENCHMARKS.md, "The modern tab model"). It reads the standard library's 64-bit
-/// string layout, which `layoutHolds` checks once: where it does not hold, every id is
-/// compared as a string.
+/// each; BENCHMARKS.md, "The modern tab model"). The words are read by `SmallASCII`, which
+/// checks the standard library's layout once: where it does not hold, every id is compared
+/// as a string.
 struct InlineID: Equatable {
     let low: UInt64, high: UInt64
 
@@ -90,13 +92,10 @@ struct InlineID: Equatable {
 
     private init(low: UInt64, high: UInt64) { self.low = low; self.high = high }
 
-    /// nil unless `s` is a small ASCII string (the high word's top nibble is 0xE: immortal,
-    /// ASCII, small; its low 4 bits of the top byte are the length).
+    /// nil unless `s` is a small ASCII string.
     @inline(__always)
     init?(_ s: String) {
-        guard InlineID.layoutHolds else { return nil }
-        let (low, high) = unsafeBitCast(s, to: (UInt64, UInt64).self)
-        guard high >> 60 == 0xE else { return nil }
+        guard let (low, high) = SmallASCII.words(s) else { return nil }
         self.low = low; self.high = high
     }
 
@@ -113,14 +112,6 @@ struct InlineID: Equatable {
         for i in a.indices where !same(a[i], b[i]) { return false }
         return true
     }
-
-    /// Whether `String` is laid out as `init?` reads it, checked on two known strings.
-    static let layoutHolds: Bool = {
-        guard MemoryLayout<String>.size == 16 else { return false }
-        let ab = unsafeBitCast("ab", to: (UInt64, UInt64).self)
-        let long = unsafeBitCast("abcdefghijklmnopqrstuvwxyz", to: (UInt64, UInt64).self)
-        return ab == (0x6261, 0xE2 << 56) && long.1 >> 60 != 0xE
-    }()
 }
 
 /// What the tree says of one tab (derived, `TreeLayout`): where it is and what a selection

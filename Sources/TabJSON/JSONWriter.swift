@@ -1,6 +1,8 @@
 // Compact JSON straight into a byte buffer. Replies are built with the low-level appenders
 // (no intermediate JSONValue tree); `write(_:)` encodes a whole tree.
 
+import TabStrings
+
 /// Appends compact JSON (no spaces) to its buffer.
 ///
 /// Commas are placed automatically: a value or key written after a complete value gets a
@@ -122,7 +124,9 @@ public struct JSONWriter: ~Copyable {
 
     /// A member's key and its ':'; the value follows with any appender.
     public mutating func key(_ k: String) {
-        quoted(k, comma: needsComma, colon: true)
+        let comma = needsComma
+        if let (low, high) = SmallASCII.words(k), smallQuoted(low, high, comma: comma, colon: true) { return }
+        quoted(k, comma: comma, colon: true)
     }
 
     /// A key written as is: for the fixed names of the protocol on hot paths. It must need no
@@ -180,7 +184,9 @@ public struct JSONWriter: ~Copyable {
     // MARK: Scalars
 
     public mutating func string(_ s: String) {
-        quoted(s, comma: needsComma, colon: false)
+        let comma = needsComma
+        if let (low, high) = SmallASCII.words(s), smallQuoted(low, high, comma: comma, colon: false) { return }
+        quoted(s, comma: comma, colon: false)
     }
 
     public mutating func int(_ i: Int) {
@@ -313,6 +319,38 @@ public struct JSONWriter: ~Copyable {
         // ("0.1", "1e-05", "1.7976931348623157e+308"), always valid JSON for finite values.
         var text = d.description
         text.withUTF8 { append($0.baseAddress!, $0.count) }
+    }
+
+    /// A small ASCII string (`SmallASCII`: at most 15 bytes, in the String's two words) that
+    /// needs no escape, quoted straight from its words: two 8-byte stores where the general
+    /// path finds the bytes, checks them one by one and copies them (a tab id in a select's
+    /// reply and its journal record, ~70 instructions each). False, having written nothing,
+    /// when a byte needs escaping.
+    @inline(__always)
+    private mutating func smallQuoted(_ low: UInt64, _ high: UInt64, comma: Bool, colon: Bool) -> Bool {
+        let n = SmallASCII.count(high)
+        // Byte by byte: ids are short, and eight bytes at once cost more below eight.
+        var w = low, i = 0
+        while i < n {
+            if i == 8 { w = high }
+            let b = UInt8(truncatingIfNeeded: w)
+            if b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
+            w &>>= 8
+            i &+= 1
+        }
+        let p = reserve(n &+ 20)
+        var k = 0
+        if comma { p[0] = UInt8(ascii: ","); k = 1 }
+        p[k] = UInt8(ascii: "\""); k &+= 1
+        // The words as they are (their bytes past `n` are zero, the count byte is past 15).
+        let q = UnsafeMutableRawPointer(p + k)
+        q.storeBytes(of: low, as: UInt64.self)
+        q.storeBytes(of: high, toByteOffset: 8, as: UInt64.self)
+        k &+= n
+        p[k] = UInt8(ascii: "\""); k &+= 1
+        if colon { p[k] = UInt8(ascii: ":"); k &+= 1 }
+        used &+= k
+        return true
     }
 
     /// `,"s":` with the comma and colon as asked. Short strings (nearly all keys and values)

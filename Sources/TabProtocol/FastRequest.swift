@@ -9,12 +9,8 @@
 // over generated near-miss lines, that whenever it answers, the general decoder gives the
 // same request. Under `make bench` it takes about a fifth of a request's CPU time off.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TabCore
+import TabStrings
 
 enum FastRequest {
     private enum Key { case cmd, controller, tab, id, index }
@@ -117,6 +113,7 @@ enum FastRequest {
         }
 
         /// A quoted run of printable ASCII without `"` or `\`: its bounds, after the quotes.
+        @inline(__always)
         mutating func plainString() -> (start: Int, end: Int)? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = i
@@ -133,34 +130,46 @@ enum FastRequest {
             return nil
         }
 
+        /// The first `n` (≤ 8) bytes from `s` as a little-endian word, the rest zero: a key
+        /// or command name compared as one integer (no memcmp call per candidate).
+        @inline(__always)
+        func word(_ s: Int, _ n: Int) -> UInt64 {
+            if s &+ 8 <= count {
+                let w = UInt64(littleEndian: UnsafeRawPointer(base + s).loadUnaligned(as: UInt64.self))
+                return n == 8 ? w : w & ((1 &<< UInt64(n &* 8)) &- 1)
+            }
+            var w: UInt64 = 0
+            for k in 0..<n { w |= UInt64(base[s &+ k]) &<< UInt64(k &* 8) }
+            return w
+        }
+
+        @inline(__always)
         mutating func key() -> Key? {
             guard let (s, e) = plainString() else { return nil }
-            let k = UnsafeBufferPointer(start: base + s, count: e - s)
-            switch k.count {
-            case 2 where k[0] == UInt8(ascii: "i") && k[1] == UInt8(ascii: "d"): return .id
-            case 3 where equal(k, "cmd"): return .cmd
-            case 3 where equal(k, "tab"): return .tab
-            case 5 where equal(k, "index"): return .index
-            case 10 where equal(k, "controller"): return .controller
+            switch e &- s {
+            case 2 where word(s, 2) == 0x6469 /* "id" */: return .id
+            case 3:
+                let w = word(s, 3)
+                if w == 0x646d63 /* "cmd" */ { return .cmd }
+                if w == 0x626174 /* "tab" */ { return .tab }
+                return nil
+            case 5 where word(s, 5) == 0x7865646e69 /* "index" */: return .index
+            case 10 where word(s, 8) == 0x6c6c6f72746e6f63 /* "controll" */ && word(s &+ 8, 2) == 0x7265 /* "er" */: return .controller
             default: return nil
             }
         }
 
         /// A `cmd` value this path takes.
+        @inline(__always)
         mutating func name() -> Name? {
             guard let (s, e) = plainString() else { return nil }
-            let k = UnsafeBufferPointer(start: base + s, count: e - s)
-            switch k.count {
-            case 3 where equal(k, "tap"): return .tap
-            case 4 where equal(k, "ping"): return .ping
-            case 5 where equal(k, "state"): return .state
-            case 6 where equal(k, "select"): return .select
+            switch e &- s {
+            case 3 where word(s, 3) == 0x706174 /* "tap" */: return .tap
+            case 4 where word(s, 4) == 0x676e6970 /* "ping" */: return .ping
+            case 5 where word(s, 5) == 0x6574617473 /* "state" */: return .state
+            case 6 where word(s, 6) == 0x7463656c6573 /* "select" */: return .select
             default: return nil
             }
-        }
-
-        private func equal(_ k: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-            k.count == name.utf8CodeUnitCount && memcmp(k.baseAddress!, name.utf8Start, k.count) == 0
         }
 
         /// A plain string, or an integer `integer()` reads.
@@ -168,7 +177,8 @@ enum FastRequest {
             guard i < count else { return nil }
             if base[i] == UInt8(ascii: "\"") {
                 guard let (s, e) = plainString() else { return nil }
-                return .string(String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self))
+                // Printable ASCII (`plainString` checked): made as a small string's words.
+                return .string(SmallASCII.string(base + s, count: e - s))
             }
             return integer().map(Value.int)
         }

@@ -137,7 +137,7 @@ public enum JournalCodec {
     }
 
     private static func body(_ command: Command, controller: String, into w: inout JSONWriter) {
-        func op(_ name: StaticString) {
+        @inline(__always) func op(_ name: StaticString) {
             w.key(literal: "op"); w.string(literal: name)
             // The default controller goes without saying: a shorter record for the common case.
             if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }

@@ -128,8 +128,9 @@ import Testing
     }
 }
 
-/// A Swift plugin against the built TabPolicy module (and TabJSON, its codec), compiled with
-/// swiftc as an author's build would: a hook is one the SDK calls or a compile error.
+/// A Swift plugin against the built TabPolicy module (and TabJSON, its codec, with TabStrings
+/// under it), compiled with swiftc as an author's build would: a hook is one the SDK calls or
+/// a compile error.
 @Suite struct SwiftSDKTests {
     static let source = #"""
         import TabPolicy
@@ -154,7 +155,7 @@ import Testing
         let bin = Build.binDirectory.path
         return try shell("""
             cd \(dir) && swiftc -emit-library -o libLandscape.so -I \(bin)/Modules \
-              -Xcc -fmodule-map-file=\(bin)/CTabPolicy.build/module.modulemap Landscape.swift \(bin)/TabPolicy.build/*.o \(bin)/TabJSON.build/*.o
+              -Xcc -fmodule-map-file=\(bin)/CTabPolicy.build/module.modulemap Landscape.swift \(bin)/TabPolicy.build/*.o \(bin)/TabJSON.build/*.o \(bin)/TabStrings.build/*.o
             """)
     }
 
