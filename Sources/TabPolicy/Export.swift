@@ -65,7 +65,9 @@ final class Instance {
     let visibilityChanged: (any VisibilityChangedHook)?
     let displayOrderChanged: (any DisplayOrderChangedHook)?
     /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
-    private var kept: [UnsafeMutablePointer<CChar>] = []
+    /// Unchecked: read by every hook, and no hook reaches it while another access is open
+    /// (the dynamic check cost ~75 instructions per decision).
+    @exclusivity(unchecked) private var kept: [UnsafeMutablePointer<CChar>] = []
     /// The last controller name the plugin read (`ControllerView.name`).
     private let names: UnsafeMutablePointer<NameMemo> = {
         let p = UnsafeMutablePointer<NameMemo>.allocate(capacity: 1)
