@@ -52,7 +52,12 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     let hashesPerSecond: Int
 
     /// Who is logged in, by controller name.
-    private var sessions: [String: String] = [:]
+    private var sessions: [String: String] = [:] {
+        didSet { lastAsked = nil }
+    }
+    /// The controller a tap last asked about and whether someone is logged in on it, while
+    /// `sessions` has not changed since: a tap compares one name instead of hashing it.
+    private var lastAsked: (controller: String, loggedIn: Bool)?
     /// Failed logins by user name (also for unknown names, so they cannot be told apart).
     private var failures: ExpiringTable<String, Failures>
     /// Failed logins by client uid (nil: calls no client made, or a tabd without callers).
@@ -124,9 +129,16 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     // MARK: The gate
 
     func shouldSelect(_ candidate: Candidate, in controller: ControllerView) -> Verdict {
-        if sessions[controller.name] != nil { return .allow }
+        if isLoggedIn(controller.name) { return .allow }
         if !candidate.isMore, candidate.id == loginTab { return .allow }
         return .deny(reason: "not logged in", message: "login required before '\(candidate.id)' can be selected")
+    }
+
+    private func isLoggedIn(_ controller: String) -> Bool {
+        if let last = lastAsked, last.controller == controller { return last.loggedIn }
+        let loggedIn = sessions[controller] != nil
+        lastAsked = (controller, loggedIn)
+        return loggedIn
     }
 
     // MARK: Methods

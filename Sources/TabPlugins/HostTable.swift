@@ -34,16 +34,19 @@ final class CallFrame {
 
     /// The controller's name as a C string: kept across hooks (it is asked for on most
     /// decisions, and one controller has one name), replaced when another is asked for.
-    private var cachedName: (name: String, c: UnsafeMutablePointer<CChar>)?
+    /// Two fields, not an optional pair: comparing then copies nothing out.
+    private var cachedName = ""
+    private var cachedC: UnsafeMutablePointer<CChar>?
 
     /// Takes the controller's name, not the controller: passing `ctl.pointee` copied the
     /// whole controller (each of its arrays and strings retained, then released) on every
     /// call, about 490 instructions of a tap through the login gate.
     func name(_ name: String) -> UnsafePointer<CChar>? {
-        if let cached = cachedName, cached.name == name { return UnsafePointer(cached.c) }
+        if let c = cachedC, cachedName == name { return UnsafePointer(c) }
         guard let c = strdup(name) else { return nil }
-        if let old = cachedName { free(old.c) }
-        cachedName = (name, c)
+        free(cachedC)
+        cachedC = c
+        cachedName = name
         return UnsafePointer(c)
     }
 

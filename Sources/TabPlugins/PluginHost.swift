@@ -99,6 +99,9 @@ public final class PluginHost: Policy {
         var pending = false
         /// See `decidesOrientations`.
         var decidesOrientations = false
+        /// Some running plugin has did_select: else a tap's did-select is skipped whole (no
+        /// candidate filled, no plugin walked), as it would call nothing.
+        var hasDidSelect = false
     }
 
     private var sequence: UInt64 = 0
@@ -371,6 +374,7 @@ public final class PluginHost: Policy {
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
         hot.pointee.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
+        hot.pointee.hasDidSelect = running.contains { $0.code.hooks.did_select != nil }
     }
 
     /// The checks before dlopen, for `configure` and `check` alike: the configured name,
@@ -419,11 +423,12 @@ public final class PluginHost: Policy {
         var answers = takeAnswerBuffer()
         var allowed = false
         var denial: (plugin: String, reason: String, message: String?)?
-        let reply = self.reply, cand = self.candidate, frame = self.frame, opaque = frame.opaque
+        let reply = self.reply, frame = self.frame, opaque = frame.opaque
+        let id = candidate.id
         do {
             let controllerPointer = controller.pointer
             frame.controller = controllerPointer
-            withCandidate(candidate, in: controller) { cand in
+            withCandidate(candidate, id: id, in: controller) { cand in
                 // One clock read per boundary: a plugin's time includes the host's
                 // bookkeeping of the call before it (a few ns).
                 var t0 = monotonicNanoseconds()
@@ -456,10 +461,10 @@ public final class PluginHost: Policy {
                         answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
                         logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
                             "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
-                            "tab": .string(candidate.id), "error": .string(why),
+                            "tab": .string(id), "error": .string(why),
                         ])
                         denial = (plugin.name, "plugin failed: \(why)",
-                                  "'\(plugin.name)' failed deciding whether '\(candidate.id)' can be selected, so it is not: \(why)")
+                                  "'\(plugin.name)' failed deciding whether '\(id)' can be selected, so it is not: \(why)")
                     }
                     frame.endHook()
                     if denial != nil { break }
@@ -483,7 +488,7 @@ public final class PluginHost: Policy {
                 final = .allow(byDefault: true)
             }
         }
-        record(.shouldSelect, controller.pointer.pointee.name, candidate: candidate.id, answers: answers, final: final)
+        record(.shouldSelect, controller.pointer.pointee.name, candidate: id, answers: answers, final: final)
         return decision
     }
 
@@ -570,7 +575,8 @@ public final class PluginHost: Policy {
 
     public func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
-        withCandidate(candidate, in: controller) { cand in
+        guard hot.pointee.hasDidSelect else { return }
+        withCandidate(candidate, id: candidate.id, in: controller) { cand in
             notify(.didSelect, controller) { p, c in
                 guard let hook = p.code.hooks.did_select else { return false }
                 hook(p.state, c, cand)
@@ -641,12 +647,18 @@ public final class PluginHost: Policy {
 
     /// Fills the candidate struct for `candidate` (its path too, since 1.4) for the length of
     /// `body`. A tab outside any group has a path of one id: itself, with no allocation.
-    private func withCandidate(_ candidate: Candidate, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
+    /// `id`: the candidate's id (`candidate.id`, which the caller has at hand).
+    private func withCandidate(_ candidate: Candidate, id: String, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
         let cand = self.candidate, slot = self.pathSlot
-        candidate.id.withCString { id in
+        let index: Int, isMore: Int32
+        switch candidate {
+        case .tab(_, let i): index = i; isMore = 0
+        case .more: index = -1; isMore = 1
+        }
+        id.withCString { id in
             func fill(_ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) {
                 cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
-                                              index: candidate.index ?? -1, is_more: candidate == .more ? 1 : 0,
+                                              index: index, is_more: isMore,
                                               path: path, path_count: count)
                 body(cand)
             }
@@ -815,20 +827,24 @@ public final class PluginHost: Policy {
     // MARK: explain
 
     private func record(_ kind: DecisionRecord.Kind, _ controller: String, candidate: String? = nil,
-                        proposed: OrientationMask? = nil, answers: [PluginAnswer], final: DecisionRecord.Final) {
+                        proposed: OrientationMask? = nil, answers: consuming [PluginAnswer], final: consuming DecisionRecord.Final) {
         sequence += 1
-        let r = DecisionRecord(sequence: sequence, controller: controller, kind: kind, candidate: candidate,
+        var r = DecisionRecord(sequence: sequence, controller: controller, kind: kind, candidate: candidate,
                                proposed: proposed, answers: answers, final: final)
-        let evicted = kind == .shouldSelect ? tapRecords.append(r) : orientationRecords.append(r)
+        // Moved into the ring, the record pushed out moved back into `r` (no copy, and no
+        // `DecisionRecord?`, which was destroyed through its metadata).
+        let evicted = kind == .shouldSelect ? tapRecords.exchange(&r) : orientationRecords.exchange(&r)
         // Recycle the evicted record's answer buffer: a decision then allocates nothing.
-        if let evicted { spareAnswers = evicted.answers }
+        if evicted { swap(&spareAnswers, &r.answers) }
     }
 
     /// An empty answer buffer, reusing an evicted record's storage when there is one.
     private func takeAnswerBuffer() -> [PluginAnswer] {
-        var answers = spareAnswers
-        spareAnswers = []
-        answers.removeAll(keepingCapacity: true)
+        var answers: [PluginAnswer] = []
+        swap(&answers, &spareAnswers)
+        // One by one: a chain has a plugin or two, and removeAll(keepingCapacity:) costs a
+        // replaceSubrange (~170 instructions).
+        while !answers.isEmpty { answers.removeLast() }
         return answers
     }
 }
@@ -842,6 +858,19 @@ struct Ring<Element> {
     init(capacity: Int) {
         self.capacity = capacity
         storage.reserveCapacity(capacity)
+    }
+
+    /// Appends `e`: moved in, and when the ring was full the element it pushed out is moved
+    /// into `e` (then it returns true). Nothing is copied.
+    mutating func exchange(_ e: inout Element) -> Bool {
+        if storage.count < capacity {
+            storage.append(e)
+            next = (next + 1) % capacity
+            return false
+        }
+        swap(&e, &storage[next])
+        next = (next + 1) % capacity
+        return true
     }
 
     /// Appends `e`; returns the element it pushed out, if any.

@@ -65,7 +65,15 @@ final class Instance {
     let visibilityChanged: (any VisibilityChangedHook)?
     let displayOrderChanged: (any DisplayOrderChangedHook)?
     /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
-    private var kept: [UnsafeMutablePointer<CChar>] = []
+    /// Unchecked: read by every hook, and no hook reaches it while another access is open
+    /// (the dynamic check cost ~75 instructions per decision).
+    @exclusivity(unchecked) private var kept: [UnsafeMutablePointer<CChar>] = []
+    /// The last controller name the plugin read (`ControllerView.name`).
+    private let names: UnsafeMutablePointer<NameMemo> = {
+        let p = UnsafeMutablePointer<NameMemo>.allocate(capacity: 1)
+        p.initialize(to: NameMemo())
+        return p
+    }()
 
     init(plugin: any PolicyPlugin, host: PolicyHost) {
         self.plugin = plugin; self.host = host
@@ -83,14 +91,25 @@ final class Instance {
         displayOrderChanged = plugin as? any DisplayOrderChangedHook
     }
 
+    deinit {
+        names.pointee.clear()
+        names.deinitialize(count: 1)
+        names.deallocate()
+    }
+
     static func from(_ state: UnsafeMutableRawPointer?) -> Instance? {
         state.map { Unmanaged<Instance>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    func view(_ c: OpaquePointer?) -> ControllerView { ControllerView(host.table, c) }
+    func view(_ c: OpaquePointer?) -> ControllerView { ControllerView(host.table, c, names: names) }
 
     /// Frees the previous reply's strings (tabd has copied them by now).
+    @inline(__always)
     func beginHook() {
+        if !kept.isEmpty { freeKept() }
+    }
+
+    private func freeKept() {
         for p in kept { free(p) }
         kept.removeAll(keepingCapacity: true)
     }
@@ -119,10 +138,21 @@ final class Instance {
 
 private func candidate(_ c: UnsafePointer<tabd_candidate>?) -> Candidate {
     guard let c, c.pointee.is_more == 0, let id = c.pointee.id else { return .more }
-    // The path, since 1.4: only when tabd's struct has it.
+    // The path, since 1.4: only when tabd's struct has it. A path of the tab alone (tabd
+    // passes the id's own pointer, or an equal string) is left to `Candidate.path` to make
+    // when read: no array per decision about a tab outside any group.
     let hasPath = c.pointee.struct_size >= MemoryLayout<tabd_candidate>.offset(of: \tabd_candidate.path_count)! + MemoryLayout<Int>.size
-    let path = hasPath && c.pointee.path != nil ? strings(c.pointee.path, c.pointee.path_count) : []
-    return .tab(id: String(cString: id), index: c.pointee.index, path: path.isEmpty ? nil : path)
+    var deeper: [String]?
+    if hasPath, let p = c.pointee.path {
+        let n = c.pointee.path_count
+        if n == 1, let first = p[0], first == id || strcmp(first, id) == 0 {
+            deeper = nil
+        } else {
+            let path = strings(p, n)
+            deeper = path.isEmpty ? nil : path
+        }
+    }
+    return Candidate(id: String(cString: id), index: c.pointee.index, deeperPath: deeper)
 }
 
 private func strings(_ p: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int) -> [String] {

@@ -2,6 +2,7 @@
 // view of the controller a hook is about. Both wrap the C host table of tabd/policy.h.
 
 import CTabPolicy
+import Glibc
 
 /// Severity of a log line.
 public enum LogLevel: Sendable {
@@ -81,15 +82,21 @@ public struct Caller: Equatable, Hashable, Sendable {
 public struct ControllerView {
     let table: UnsafePointer<tabd_host>
     let pointer: OpaquePointer?
+    /// The plugin instance's memo of the last name read (nil: none, every read makes one).
+    let names: UnsafeMutablePointer<NameMemo>?
 
-    init(_ table: UnsafePointer<tabd_host>, _ pointer: OpaquePointer?) {
-        self.table = table; self.pointer = pointer
+    init(_ table: UnsafePointer<tabd_host>, _ pointer: OpaquePointer?, names: UnsafeMutablePointer<NameMemo>? = nil) {
+        self.table = table; self.pointer = pointer; self.names = names
     }
 
     private func string(_ p: UnsafePointer<CChar>?) -> String? { p.map { String(cString: $0) } }
 
     /// The controller's name: keep per-controller state under it.
-    public var name: String { string(table.pointee.controller_name?(pointer)) ?? "" }
+    public var name: String {
+        guard let p = table.pointee.controller_name?(pointer) else { return "" }
+        guard let names else { return String(cString: p) }
+        return names.pointee.name(of: p)
+    }
     public var idiom: Idiom {
         switch table.pointee.controller_idiom?(pointer) {
         case TABD_IDIOM_PAD: return .pad
@@ -132,5 +139,28 @@ public struct ControllerView {
     public var selectedIndex: Int? {
         let i = table.pointee.selected_index?(pointer) ?? -1
         return i < 0 ? nil : i
+    }
+}
+
+/// The last controller name a plugin instance read, as tabd gave it and as a String: most
+/// decisions read the name of the controller the last one read, and comparing the bytes
+/// costs less than making the String again (and hands out the same String, which compares
+/// and hashes as fast as a String can).
+struct NameMemo {
+    private var c: UnsafeMutablePointer<CChar>?
+    private var string = ""
+
+    mutating func name(of p: UnsafePointer<CChar>) -> String {
+        if let c, strcmp(c, p) == 0 { return string }
+        free(c)
+        c = strdup(p)
+        string = String(cString: p)
+        return string
+    }
+
+    mutating func clear() {
+        free(c)
+        c = nil
+        string = ""
     }
 }

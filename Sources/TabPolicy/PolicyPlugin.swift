@@ -127,18 +127,33 @@ public struct Candidate: Equatable, Sendable {
     public let index: Int?
     /// The ids from the root tab down to this one (R13.2): `[id]` for a tab outside any
     /// group, and for More (since ABI 1.4; a tabd before it gives `[id]` too).
-    public let path: [String]
+    public var path: [String] { deeperPath ?? [id] }
+    /// The path as given; nil for `[id]`, which is then made only when `path` is read: a
+    /// decision about a tab outside any group allocates no array.
+    private let deeperPath: [String]?
+
+    init(id: String, index: Int?, deeperPath: [String]?) {
+        self.id = id; self.index = index; self.deeperPath = deeperPath
+    }
 
     /// A tab: `path` defaults to the tab alone (a tab outside any group).
     public static func tab(id: String, index: Int, path: [String]? = nil) -> Candidate {
-        Candidate(id: id, index: index, path: path ?? [id])
+        Candidate(id: id, index: index, deeperPath: path)
     }
     /// The More item.
-    public static let more = Candidate(id: "more", index: nil, path: ["more"])
+    public static let more = Candidate(id: "more", index: nil, deeperPath: nil)
 
     public var isMore: Bool { index == nil }
     /// The group the tab is in (its parent), or nil for a root tab and More.
-    public var group: String? { path.count > 1 ? path[path.count - 2] : nil }
+    public var group: String? {
+        guard let path = deeperPath, path.count > 1 else { return nil }
+        return path[path.count - 2]
+    }
+
+    /// Equal when id, index and path are (a path given as `[id]` is the path left out).
+    public static func == (a: Candidate, b: Candidate) -> Bool {
+        a.id == b.id && a.index == b.index && a.path == b.path
+    }
 }
 
 /// The kind of device a controller behaves like.

@@ -1,0 +1,48 @@
+// The SDK's Candidate keeps a path of the tab alone implicit (made when read) and the
+// controller's name memoised per instance: both must read exactly as before.
+
+import Glibc
+import Testing
+@testable import TabPolicy
+
+@Suite("Swift SDK candidate and names")
+struct CandidateTests {
+    @Test func pathOfATabAloneIsItsId() {
+        let c = Candidate.tab(id: "a", index: 2)
+        #expect(c.path == ["a"])
+        #expect(c.group == nil)
+        #expect(!c.isMore)
+        #expect(c == Candidate.tab(id: "a", index: 2, path: ["a"]))
+        #expect(c != Candidate.tab(id: "a", index: 3))
+        #expect(c != Candidate.tab(id: "a", index: 2, path: ["g", "a"]))
+    }
+
+    @Test func deeperPathIsKept() {
+        let c = Candidate.tab(id: "a", index: 0, path: ["g", "a"])
+        #expect(c.path == ["g", "a"])
+        #expect(c.group == "g")
+        // A path given as it is, even empty (as before: `path` returns what was given).
+        #expect(Candidate.tab(id: "a", index: 0, path: []).path == [])
+        #expect(Candidate.tab(id: "a", index: 0, path: []).group == nil)
+    }
+
+    @Test func more() {
+        #expect(Candidate.more.path == ["more"])
+        #expect(Candidate.more.id == "more")
+        #expect(Candidate.more.isMore)
+        #expect(Candidate.more.group == nil)
+    }
+
+    @Test func nameMemoFollowsTheBytes() {
+        var memo = NameMemo()
+        let a = strdup("main")!, b = strdup("other")!, a2 = strdup("main")!
+        defer { free(a); free(b); free(a2); memo.clear() }
+        #expect(memo.name(of: a) == "main")
+        #expect(memo.name(of: a2) == "main")
+        #expect(memo.name(of: b) == "other")
+        // Same address, new contents: the bytes decide, not the pointer.
+        strcpy(b, "x")
+        #expect(memo.name(of: b) == "x")
+        #expect(memo.name(of: a) == "main")
+    }
+}
