@@ -161,7 +161,7 @@ final class TreeNode: Equatable, Sendable {
     /// Whether the two nodes' ids are equal (`InlineID.same`, from the kept keys).
     @inline(__always)
     func sameID(_ other: TreeNode) -> Bool {
-        if key != .none, other.key != .none { return key == other.key }
+        if key.high != 0, other.key.high != 0 { return key == other.key }  // neither `.none`
         return id == other.id
     }
 
@@ -563,8 +563,16 @@ extension Controller {
         rememberInPlace(leaf)
         current = leaf  // `setCurrentPath(leaf.path, leaf: leaf)`
         if !sameLeaf {
-            // `appearLeaves(old:new:at:)`: the leaf is not More (`landsOnItself`).
-            if !contentLoaded(at: leaf.address) {
+            // `appearLeaves(old:new:at:)`: the leaf is not More (`landsOnItself`). Its content
+            // flag read here, in place (a call to `contentLoaded(at:)` copied the controller).
+            let a = leaf.address
+            let loaded: Bool
+            switch a.count {
+            case 1: loaded = tabs[a[0]].contentLoaded
+            case 2: loaded = tabs[a[0]].children![a[1]].contentLoaded
+            default: loaded = contentLoaded(at: a)
+            }
+            if !loaded {
                 modify(at: leaf.address) { $0.contentLoaded = true }
                 out.notify(.contentLoaded(tab: leaf.id))
             }
@@ -591,13 +599,11 @@ extension Controller {
         case 1:
             return
         case 2:
-            let child = leaf.path[1]
-            if !Self.holds(tabs[a[0]].selectedChild, child) { tabs[a[0]].selectedChild = child }
+            if !Self.holds(tabs[a[0]].selectedChild, leaf.path[1]) { tabs[a[0]].selectedChild = leaf.path[1] }
         case 3:
-            let child = leaf.path[1], grandchild = leaf.path[2]
-            if !Self.holds(tabs[a[0]].selectedChild, child) { tabs[a[0]].selectedChild = child }
-            if !Self.holds(tabs[a[0]].children![a[1]].selectedChild, grandchild) {
-                tabs[a[0]].children![a[1]].selectedChild = grandchild
+            if !Self.holds(tabs[a[0]].selectedChild, leaf.path[1]) { tabs[a[0]].selectedChild = leaf.path[1] }
+            if !Self.holds(tabs[a[0]].children![a[1]].selectedChild, leaf.path[2]) {
+                tabs[a[0]].children![a[1]].selectedChild = leaf.path[2]
             }
         default:
             remember(leaf.path, leaf: leaf)
@@ -606,9 +612,19 @@ extension Controller {
 
     /// Whether a group's remembered child `s` is `child` (`s == child`, as `InlineID.same`).
     @inline(__always)
-    private static func holds(_ s: String?, _ child: String) -> Bool {
-        guard let s else { return false }
-        return InlineID.same(s, child)
+    /// First by their bits, read in place: the same bits are the same string (an optional's
+    /// nil is a pattern no string has), without copying either (two retains and releases);
+    /// else as strings.
+    private static func holds(_ s: borrowing String?, _ child: borrowing String) -> Bool {
+        if MemoryLayout<String?>.size == MemoryLayout<String>.size {
+            let a = withUnsafeBytes(of: s) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+            let b = withUnsafeBytes(of: child) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+            if a == b { return true }
+        }
+        switch s {
+        case .some(let s): return InlineID.same(copy s, copy child)
+        case .none: return false
+        }
     }
 
     /// Each group on the selected path remembers the child it shows (R13.1), so that showing
