@@ -611,10 +611,10 @@ extension Controller {
     }
 
     /// Whether a group's remembered child `s` is `child` (`s == child`, as `InlineID.same`).
-    @inline(__always)
     /// First by their bits, read in place: the same bits are the same string (an optional's
     /// nil is a pattern no string has), without copying either (two retains and releases);
     /// else as strings.
+    @inline(__always)
     private static func holds(_ s: borrowing String?, _ child: borrowing String) -> Bool {
         if MemoryLayout<String?>.size == MemoryLayout<String>.size {
             let a = withUnsafeBytes(of: s) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
