@@ -611,6 +611,13 @@ public struct Controller: Equatable, Sendable {
     /// R4.1: programmatic selection; the delegate is not consulted.
     private mutating func select(_ target: SelectTarget, _ out: inout Outcome) throws(TabError) {
         if arranged {
+            if case .tab(let id) = target {
+                // The common case, a tab that is not a group: the same move, in one pass.
+                guard let node = layout.node(id) else { throw .noTab(id) }
+                if node.landsOnItself { return moveSelection(toLeaf: node, cause: .select, &out) }
+                let (path, leaf) = try landing(at: node)
+                return moveSelection(to: path, leaf: leaf, cause: .select, &out)
+            }
             let (path, leaf) = try landing(for: target)
             return moveSelection(to: path, leaf: leaf, cause: .select, &out)
         }

@@ -134,11 +134,26 @@ final class TreeNode: Equatable, Sendable {
     /// The bar item shown as selected while this tab is the selected leaf: the deepest tab
     /// of its path on the bar, else More when one is under More, else nil.
     let barItem: String?
+    /// `id` as an `InlineID` (`.none` when it is not one): derived, compared by `sameID`.
+    let key: InlineID
+    /// Whether a select of this tab lands on it (R13.2, R13.3): a visible tab that is not a
+    /// group, nor More's id. Derived from the fields above (`moveSelection(toLeaf:)`).
+    let landsOnItself: Bool
 
     init(id: String, address: [Int], path: [String], hidden: Bool, childNodes: [TreeNode], defaultChild: String?, barItem: String?) {
         self.id = id; self.address = address; self.path = path; self.hidden = hidden
         self.childNodes = childNodes; self.children = childNodes.map(\.id)
         self.defaultChild = defaultChild; self.barItem = barItem
+        key = InlineID(id) ?? .none
+        landsOnItself = childNodes.isEmpty && !hidden && !address.isEmpty && path.count == address.count
+            && id != Controller.moreID
+    }
+
+    /// Whether the two nodes' ids are equal (`InlineID.same`, from the kept keys).
+    @inline(__always)
+    func sameID(_ other: TreeNode) -> Bool {
+        if key.high != 0, other.key.high != 0 { return key == other.key }  // neither `.none`
+        return id == other.id
     }
 
     /// The end of the empty path (nothing selected).
@@ -468,6 +483,11 @@ extension Controller {
             guard let n = layout.node(id) else { throw .noTab(id) }
             node = n
         }
+        return try landing(at: node)
+    }
+
+    /// `landing(for:)` of the tab whose node is `node`.
+    func landing(at node: TreeNode) throws(TabError) -> (path: [String], leaf: TreeNode?) {
         if node.hidden, let id = node.path.first(where: { tab($0)!.hidden }) {
             throw TabError(.notAvailable, id == node.id
                 ? "tab '\(id)' is hidden; show it with set_hidden before selecting it"
@@ -512,6 +532,90 @@ extension Controller {
         guard out.recordsNotifications else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.map { $0.address[0] } ?? selectedIndex,
                                      previous: previous, cause: cause, path: path))
+    }
+
+    /// `moveSelection(to: leaf.path, leaf: leaf, cause: cause, &out)` for a select of a tab
+    /// that lands on itself (`TreeNode.landsOnItself`: `landing` returns its own path and
+    /// node), with the same effects, notifications and counts, in one pass that reads the
+    /// node's fields in place: no path array passed along, the groups' remembered children
+    /// compared where they are stored, the appearance counted without building the ids.
+    mutating func moveSelection(toLeaf leaf: TreeNode, cause: SelectionCause, _ out: inout Outcome) {
+        // As in `moveSelection`: `leaf` is a node of the layout `current` is of.
+        guard leaf !== current else { return }
+        let records = out.recordsNotifications
+        // Read only for the event (a select without subscribers builds none).
+        let previous = records ? selection.wireValue : nil
+        // The old leaf is `current`'s id; `TreeNode.nothing` (no leaf) is the one node whose
+        // path is empty. Same id: `appearLeaves` does nothing.
+        let hadLeaf = !current.path.isEmpty
+        let sameLeaf = hadLeaf && current.sameID(leaf)
+        let oldLeaf: String? = records && hadLeaf && !sameLeaf ? current.id : nil
+        selection = .tab(leaf.path[0])
+        rememberInPlace(leaf)
+        current = leaf  // `setCurrentPath(leaf.path, leaf: leaf)`
+        if !sameLeaf {
+            // `appearLeaves(old:new:at:)`: the leaf is not More (`landsOnItself`). Its content
+            // flag read here, in place (a call to `contentLoaded(at:)` copied the controller).
+            let a = leaf.address
+            let loaded: Bool
+            switch a.count {
+            case 1: loaded = tabs[a[0]].contentLoaded
+            case 2: loaded = tabs[a[0]].children![a[1]].contentLoaded
+            default: loaded = contentLoaded(at: a)
+            }
+            if !loaded {
+                modify(at: leaf.address) { $0.contentLoaded = true }
+                out.notify(.contentLoaded(tab: leaf.id))
+            }
+            if records {
+                if let oldLeaf { out.notify(.appearance(tab: oldLeaf, phase: .willDisappear)) }
+                out.notify(.appearance(tab: leaf.id, phase: .willAppear))
+                if let oldLeaf { out.notify(.appearance(tab: oldLeaf, phase: .didDisappear)) }
+                out.notify(.appearance(tab: leaf.id, phase: .didAppear))
+            } else {
+                out.skip(hadLeaf ? 4 : 2)
+            }
+        }
+        guard records else { return out.skip(1) }
+        out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.address[0],
+                                     previous: previous, cause: cause, path: leaf.path))
+    }
+
+    /// `remember(leaf.path, leaf: leaf)`, the groups of a path up to 3 deep read and written
+    /// in place (a group's child is written only when it changes, as there).
+    @inline(__always)
+    private mutating func rememberInPlace(_ leaf: TreeNode) {
+        let a = leaf.address
+        switch a.count {
+        case 1:
+            return
+        case 2:
+            if !Self.holds(tabs[a[0]].selectedChild, leaf.path[1]) { tabs[a[0]].selectedChild = leaf.path[1] }
+        case 3:
+            if !Self.holds(tabs[a[0]].selectedChild, leaf.path[1]) { tabs[a[0]].selectedChild = leaf.path[1] }
+            if !Self.holds(tabs[a[0]].children![a[1]].selectedChild, leaf.path[2]) {
+                tabs[a[0]].children![a[1]].selectedChild = leaf.path[2]
+            }
+        default:
+            remember(leaf.path, leaf: leaf)
+        }
+    }
+
+    /// Whether a group's remembered child `s` is `child` (`s == child`, as `InlineID.same`).
+    /// First by their bits, read in place: the same bits are the same string (an optional's
+    /// nil is a pattern no string has), without copying either (two retains and releases);
+    /// else as strings.
+    @inline(__always)
+    private static func holds(_ s: borrowing String?, _ child: borrowing String) -> Bool {
+        if MemoryLayout<String?>.size == MemoryLayout<String>.size {
+            let a = withUnsafeBytes(of: s) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+            let b = withUnsafeBytes(of: child) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+            if a == b { return true }
+        }
+        switch s {
+        case .some(let s): return InlineID.same(copy s, copy child)
+        case .none: return false
+        }
     }
 
     /// Each group on the selected path remembers the child it shows (R13.1), so that showing
