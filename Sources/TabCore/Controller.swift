@@ -154,7 +154,15 @@ public struct Controller: Equatable, Sendable {
 
     public func index(of id: String) -> Int? {
         guard tabs.count > Self.linearLookupLimit else {
-            for i in tabs.indices where tabs[i].id == id { return i }
+            // A few ids compared in turn; a short ASCII id by its two words (InlineID), where
+            // `==` calls into the standard library for each id that differs.
+            guard let key = InlineID(id) else {
+                for i in tabs.indices where tabs[i].id == id { return i }
+                return nil
+            }
+            for i in tabs.indices {
+                if let k = InlineID(tabs[i].id) { if k == key { return i } } else if tabs[i].id == id { return i }
+            }
             return nil
         }
         return indexByID[id]
