@@ -124,9 +124,7 @@ public struct JSONWriter: ~Copyable {
 
     /// A member's key and its ':'; the value follows with any appender.
     public mutating func key(_ k: String) {
-        let comma = needsComma
-        if let (low, high) = SmallASCII.words(k), smallQuoted(low, high, comma: comma, colon: true) { return }
-        quoted(k, comma: comma, colon: true)
+        quoted(k, comma: needsComma, colon: true)
     }
 
     /// A key written as is: for the fixed names of the protocol on hot paths. It must need no
@@ -184,9 +182,7 @@ public struct JSONWriter: ~Copyable {
     // MARK: Scalars
 
     public mutating func string(_ s: String) {
-        let comma = needsComma
-        if let (low, high) = SmallASCII.words(s), smallQuoted(low, high, comma: comma, colon: false) { return }
-        quoted(s, comma: comma, colon: false)
+        quoted(s, comma: needsComma, colon: false)
     }
 
     public mutating func int(_ i: Int) {
@@ -353,9 +349,18 @@ public struct JSONWriter: ~Copyable {
         return true
     }
 
-    /// `,"s":` with the comma and colon as asked. Short strings (nearly all keys and values)
-    /// are assembled on the stack, escapes included, and appended at once.
+    /// `,"s":` with the comma and colon as asked: a small ASCII string from its words
+    /// (`smallQuoted`), any other from its bytes. Inlined into `key` and `string`, so that
+    /// the short ids of the hot paths never reach the general path's call.
+    @inline(__always)
     private mutating func quoted(_ s: String, comma: Bool, colon: Bool) {
+        if let (low, high) = SmallASCII.words(s), smallQuoted(low, high, comma: comma, colon: colon) { return }
+        quotedBytes(s, comma: comma, colon: colon)
+    }
+
+    /// Short strings (nearly all keys and values) are assembled on the stack, escapes
+    /// included, and appended at once.
+    private mutating func quotedBytes(_ s: String, comma: Bool, colon: Bool) {
         // The bytes in place (a small string's from a stack copy): `withUTF8` would need a
         // mutable copy of `s`, a retain and a release per string written.
         if let done: Void = s.utf8.withContiguousStorageIfAvailable({ quoted($0, comma: comma, colon: colon) }) { return done }
