@@ -64,10 +64,13 @@ let package = Package(
         .target(name: "CPluginSandbox"),
         // Wire types: requests decoded from and replies encoded to JSON lines. No sockets.
         .target(name: "TabProtocol", dependencies: ["TabCore", "TabJSON", "TabStrings"], swiftSettings: hotPath),
+        // CRC-32 with x86-64's carry-less multiply where the CPU has it (C: Swift cannot
+        // reach the instruction), tables elsewhere: every journal record is checksummed.
+        .target(name: "CCRC32"),
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
-            dependencies: ["CLinux", "TabCore", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCRC32", "CLinux", "TabCore", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // Line-delimited requests over a Unix socket: the libevent loop, the listener,
@@ -130,7 +133,7 @@ let package = Package(
         // want every such closure rebuilt around LoopBound values for no gain in what is tested.
         .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabState", "TabProtocol"],
+        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabState", "TabProtocol", "CCRC32"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would

@@ -64,7 +64,9 @@ extension TabService {
     private func handle(_ line: UnsafeRawBufferPointer, from connection: Connection) -> String {
         w.reset()
         var name = "invalid"
-        if let request = RequestDecoder.decodeCommon(line) {
+        var common = false
+        let request = RequestDecoder.decodeCommon(line, found: &common)
+        if common {
             // The requests clients send most, without the (id, Result) wrapping; none of
             // them acts outside the state.
             name = request.name

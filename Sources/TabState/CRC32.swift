@@ -1,49 +1,20 @@
-// CRC-32 (IEEE 802.3, the zlib/gzip polynomial), table driven (slicing-by-8). Used to detect torn or
-// corrupt journal records and snapshots; 20 lines do not justify a dependency.
+import CCRC32
+
+// CRC-32 (IEEE 802.3, the zlib/gzip polynomial). Used to detect torn or corrupt journal
+// records and snapshots. Computed in CCRC32: a carry-less multiply per eight bytes where the
+// CPU has one, slicing-by-8 tables elsewhere; ~70 lines of C do not justify a dependency.
 
 enum CRC32 {
-    /// Slicing-by-8 tables: `tables[k * 256 + b]` is the CRC of byte b followed by k zero
-    /// bytes. Eight bytes per step instead of one: the journal checksums every record.
-    private static let tables: [UInt32] = {
-        var t = [UInt32](repeating: 0, count: 8 * 256)
-        for i in 0..<256 {
-            var c = UInt32(i)
-            for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-            t[i] = c
-        }
-        for i in 0..<256 {
-            for k in 1..<8 { t[k * 256 + i] = (t[(k - 1) * 256 + i] >> 8) ^ t[Int(t[(k - 1) * 256 + i] & 0xFF)] }
-        }
-        return t
-    }()
-
     static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
         if let crc = bytes.withContiguousStorageIfAvailable({ checksum(UnsafeRawBufferPointer($0)) }) { return crc }
         return Array(bytes).withUnsafeBytes { checksum($0) }
     }
 
+    /// The carry-less multiply where the CPU has it, slicing-by-8 tables elsewhere
+    /// (CCRC32: the same checksum either way, tested against the bit-at-a-time definition).
+    @inline(__always)
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        // `crc` lives inside the closure: captured from outside, it went through memory on
-        // every step (a store and a reload in the loop's dependency chain).
-        tables.withUnsafeBufferPointer { t in
-            var crc: UInt32 = 0xFFFF_FFFF
-            var i = 0
-            let n = bytes.count
-            while i + 8 <= n {
-                let lo = bytes.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian ^ crc
-                let hi = bytes.loadUnaligned(fromByteOffset: i + 4, as: UInt32.self).littleEndian
-                crc = t[7 * 256 + Int(lo & 0xFF)] ^ t[6 * 256 + Int((lo >> 8) & 0xFF)]
-                    ^ t[5 * 256 + Int((lo >> 16) & 0xFF)] ^ t[4 * 256 + Int(lo >> 24)]
-                    ^ t[3 * 256 + Int(hi & 0xFF)] ^ t[2 * 256 + Int((hi >> 8) & 0xFF)]
-                    ^ t[1 * 256 + Int((hi >> 16) & 0xFF)] ^ t[Int(hi >> 24)]
-                i += 8
-            }
-            while i < n {
-                crc = t[Int((crc ^ UInt32(bytes[i])) & 0xFF)] ^ (crc >> 8)
-                i += 1
-            }
-            return crc ^ 0xFFFF_FFFF
-        }
+        tabd_crc32(bytes.baseAddress, bytes.count)
     }
 
     /// Eight lowercase hex digits.
