@@ -48,7 +48,7 @@ public struct JSONWriter: ~Copyable {
 
     /// Replaces bytes already written, from `offset` on (framing whose content is known only
     /// after what follows it, such as a checksum before a record).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
         precondition(offset >= 0 && offset + bytes.count <= used)
         (base + offset).update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count)
@@ -102,22 +102,24 @@ public struct JSONWriter: ~Copyable {
 
     // MARK: Structure
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func beginObject() {
         separate()
         byte(UInt8(ascii: "{"))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func endObject() {
         byte(UInt8(ascii: "}"))
     }
 
+    @inlinable @inline(__always)
     public mutating func beginArray() {
         separate()
         byte(UInt8(ascii: "["))
     }
 
+    @inlinable @inline(__always)
     public mutating func endArray() {
         byte(UInt8(ascii: "]"))
     }
@@ -175,6 +177,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Ends a line (one reply or event per line); the next value starts without a comma.
+    @inlinable @inline(__always)
     public mutating func newline() {
         byte(UInt8(ascii: "\n"))
     }
@@ -190,14 +193,15 @@ public struct JSONWriter: ~Copyable {
         integer(Int64(i))
     }
 
-    @inlinable
+    /// `true` or `false` with one eight-byte store (room for it reserved; `used` counts the
+    /// four or five that are the value).
+    @inlinable @inline(__always)
     public mutating func bool(_ b: Bool) {
         separate()
-        if b {
-            append("true")
-        } else {
-            append("false")
-        }
+        let p = reserve(8)
+        let word: UInt64 = b ? 0x6575_7274 : 0x65_736C_6166  // "true", "false", little-endian
+        UnsafeMutableRawPointer(p).storeBytes(of: word.littleEndian, as: UInt64.self)
+        used &+= b ? 4 : 5
     }
 
     public mutating func null() {
