@@ -188,9 +188,11 @@ public struct JSONWriter: ~Copyable {
         quoted(s, comma: needsComma, colon: false)
     }
 
+    /// A one-digit value (an index among a few tabs, most often) is one byte, inline.
+    @inlinable @inline(__always)
     public mutating func int(_ i: Int) {
         separate()
-        integer(Int64(i))
+        if UInt(bitPattern: i) < 10 { byte(UInt8(truncatingIfNeeded: i) &+ UInt8(ascii: "0")) } else { integer(Int64(i)) }
     }
 
     /// `true` or `false` with one eight-byte store (room for it reserved; `used` counts the
@@ -280,7 +282,8 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Digits written backwards into a stack buffer, then appended: no String made.
-    private mutating func integer(_ value: Int64) {
+    @usableFromInline
+    mutating func integer(_ value: Int64) {
         var magnitude = value.magnitude
         if value < 0 { byte(UInt8(ascii: "-")) }
         if magnitude < 10 {
