@@ -56,7 +56,7 @@ let package = Package(
         // JSON goes through TabJSON's parser, the one client input goes through.
         .target(
             name: "TabPlugins",
-            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // What an isolated plugin's helper process applies to itself: seccomp, no new

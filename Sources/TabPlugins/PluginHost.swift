@@ -16,6 +16,7 @@ import Glibc
 import Logging
 import TabProtocol
 import TabCore
+import TabStrings
 import TabSystem
 
 public final class PluginHost: Policy {
@@ -54,7 +55,10 @@ public final class PluginHost: Policy {
 
     /// A hook slower than this is logged at warning (plugins.slow_hook_ms).
     public var slowHookNanoseconds: UInt64 = 10_000_000 {
-        didSet { for p in everMade { p.slowNanoseconds = slowHookNanoseconds } }
+        didSet {
+            for p in everMade { p.slowNanoseconds = slowHookNanoseconds }
+            hot.pointee.slowNanoseconds = slowHookNanoseconds
+        }
     }
 
     @inline(__always)
@@ -85,6 +89,8 @@ public final class PluginHost: Policy {
     private let candidate = UnsafeMutablePointer<tabd_candidate>.allocate(capacity: 1)
     /// The path of a candidate outside any group: its own id.
     private let pathSlot = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: 1)
+    /// A small ASCII candidate id as a C string (`smallCString`): 15 bytes and the NUL.
+    private let idScratch = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
 
     /// What plugins asked for (host functions `emit`, `request_select`) during the hooks of
     /// the current call into the host; handed to its caller as it returns (`hand`).
@@ -102,6 +108,21 @@ public final class PluginHost: Policy {
         /// Some running plugin has did_select: else a tap's did-select is skipped whole (no
         /// candidate filled, no plugin walked), as it would call nothing.
         var hasDidSelect = false
+        /// `selectChain` as the tap's loop reads it, link i for plugin i.
+        var links = UnsafeMutableBufferPointer<SelectLink>(start: nil, count: 0)
+        /// `slowHookNanoseconds` (every instance's `slowNanoseconds`).
+        var slowNanoseconds: UInt64 = 10_000_000
+    }
+
+    /// One plugin of the should_select chain as a tap's loop reads it: its hook, state,
+    /// counters and watch mark as plain values in raw memory, so that no instance is loaded
+    /// (and retained, then released) around the hook; its name for the decision's answer.
+    struct SelectLink {
+        let hook: PluginCode.ShouldSelect
+        let state: UnsafeMutableRawPointer?
+        let counters: UnsafeMutablePointer<UInt64>
+        let mark: UInt64
+        let name: String
     }
 
     private var sequence: UInt64 = 0
@@ -146,10 +167,12 @@ public final class PluginHost: Policy {
 
     deinit {
         unwatched.deallocate()
+        freeLinks()
         hot.deallocate()
         reply.deallocate()
         candidate.deallocate()
         pathSlot.deallocate()
+        idScratch.deallocate()
     }
 
     // MARK: Loading
@@ -371,10 +394,24 @@ public final class PluginHost: Policy {
 
     private func rebuildChains() {
         selectChain = running.compactMap { p in p.code.hooks.should_select.map { (p, $0) } }
+        freeLinks()
+        let links = UnsafeMutableBufferPointer<SelectLink>.allocate(capacity: selectChain.count)
+        for (i, (p, hook)) in selectChain.enumerated() {
+            (links.baseAddress! + i).initialize(to: SelectLink(hook: hook, state: p.state, counters: p.counters(of: .shouldSelect), mark: p.mark, name: p.name))
+        }
+        hot.pointee.links = links
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
         hot.pointee.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
         hot.pointee.hasDidSelect = running.contains { $0.code.hooks.did_select != nil }
+    }
+
+    private func freeLinks() {
+        let links = hot.pointee.links
+        guard let base = links.baseAddress else { return }
+        base.deinitialize(count: links.count)
+        links.deallocate()
+        hot.pointee.links = UnsafeMutableBufferPointer(start: nil, count: 0)
     }
 
     /// The checks before dlopen, for `configure` and `check` alike: the configured name,
@@ -417,61 +454,17 @@ public final class PluginHost: Policy {
     public var decidesOrientations: Bool { hot.pointee.decidesOrientations }
 
     public func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
-        let chain = selectChain
-        if chain.isEmpty { return defaultDecision }
+        let links = hot.pointee.links
+        if links.isEmpty { return defaultDecision }
         defer { hand(&effects) }
         var answers = takeAnswerBuffer()
         var allowed = false
-        var denial: (plugin: String, reason: String, message: String?)?
-        let reply = self.reply, frame = self.frame, opaque = frame.opaque
-        let id = candidate.id
-        do {
-            let controllerPointer = controller.pointer
-            frame.controller = controllerPointer
-            withCandidate(candidate, id: id, in: controller) { cand in
-                // One clock read per boundary: a plugin's time includes the host's
-                // bookkeeping of the call before it (a few ns).
-                var t0 = monotonicNanoseconds()
-                for (plugin, hook) in chain {
-                    reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
-                    enter(plugin, .shouldSelect)
-                    let result = hook(plugin.state, opaque, cand, reply)
-                    leave()
-                    let t1 = monotonicNanoseconds()
-                    let dt = t1 &- t0
-                    t0 = t1
-                    plugin.count(.shouldSelect, nanoseconds: dt)
-                    switch result {
-                    case TABD_ALLOW:
-                        allowed = true
-                        answers.append(PluginAnswer(plugin: plugin.name, answer: .allow, nanoseconds: dt))
-                    case TABD_ABSTAIN:
-                        answers.append(PluginAnswer(plugin: plugin.name, answer: .abstain, nanoseconds: dt))
-                    case TABD_DENY:
-                        plugin.denials += 1
-                        let reason = reply.pointee.reason.map { String(cString: $0) } ?? "denied"
-                        let message = reply.pointee.message.map { String(cString: $0) }
-                        answers.append(PluginAnswer(plugin: plugin.name, answer: .deny(reason: reason, message: message), nanoseconds: dt))
-                        denial = (plugin.name, reason, message)
-                    default:
-                        plugin.failures += 1
-                        let why = result == TABD_ERROR
-                            ? (reply.pointee.message.map { String(cString: $0) } ?? "it returned TABD_ERROR")
-                            : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
-                        answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
-                        logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
-                            "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
-                            "tab": .string(id), "error": .string(why),
-                        ])
-                        denial = (plugin.name, "plugin failed: \(why)",
-                                  "'\(plugin.name)' failed deciding whether '\(id)' can be selected, so it is not: \(why)")
-                    }
-                    frame.endHook()
-                    if denial != nil { break }
-                }
-            }
-            frame.controller = nil
+        let id = candidate.wireID
+        frame.controller = controller.pointer
+        let denial = withCandidate(candidate, id: id, in: controller) { cand in
+            askChain(links, cand, id: id, controller: controller, allowed: &allowed, answers: &answers)
         }
+        frame.controller = nil
         let decision: Decision
         let final: DecisionRecord.Final
         if let denial {
@@ -490,6 +483,79 @@ public final class PluginHost: Policy {
         }
         record(.shouldSelect, controller.pointer.pointee.name, candidate: id, answers: answers, final: final)
         return decision
+    }
+
+    private typealias Denial = (plugin: String, reason: String, message: String?)
+
+    /// `s` as a C string in the host's scratch when it is a small ASCII string (its two words,
+    /// the discriminator cleared: the bytes past its length are zero), else nil.
+    @inline(__always)
+    private func smallCString(_ s: String) -> UnsafePointer<CChar>? {
+        guard let (low, high) = SmallASCII.words(s) else { return nil }
+        let scratch = idScratch
+        scratch[0] = low
+        scratch[1] = high & 0x00FF_FFFF_FFFF_FFFF
+        return UnsafeRawPointer(scratch).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// Asks the should_select chain about `cand` in load order until one refuses; appends
+    /// each answer. Returns the refusal (a deny, or a failure counted as one).
+    @inline(__always)
+    private func askChain(_ links: UnsafeMutableBufferPointer<SelectLink>, _ cand: UnsafeMutablePointer<tabd_candidate>,
+                          id: String, controller: LentController, allowed: inout Bool, answers: inout [PluginAnswer]) -> Denial? {
+        let reply = self.reply, frame = self.frame, opaque = frame.opaque, marker = self.marker
+        let slowNanoseconds = hot.pointee.slowNanoseconds, hookMark = UInt64(PluginHook.shouldSelect.index + 1)
+        var denial: Denial?
+        // One clock read per boundary: a plugin's time includes the host's bookkeeping of the
+        // call before it (a few ns).
+        var t0 = monotonicNanoseconds()
+        for i in 0..<links.count {
+            let link = links.baseAddress! + i
+            reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
+            marker.pointee = link.pointee.mark | hookMark
+            let result = link.pointee.hook(link.pointee.state, opaque, cand, reply)
+            marker.pointee = 0
+            let t1 = monotonicNanoseconds()
+            let dt = t1 &- t0
+            t0 = t1
+            PluginInstance.add(dt, to: link.pointee.counters)
+            if dt > slowNanoseconds { selectChain[i].0.slow(.shouldSelect, dt) }
+            if result == TABD_ALLOW {
+                allowed = true
+                answers.append(PluginAnswer(plugin: link.pointee.name, answer: .allow, nanoseconds: dt))
+            } else if result == TABD_ABSTAIN {
+                answers.append(PluginAnswer(plugin: link.pointee.name, answer: .abstain, nanoseconds: dt))
+            } else {
+                denial = refusal(result, by: selectChain[i].0, nanoseconds: dt, id: id, controller: controller, answers: &answers)
+            }
+            frame.endHook()
+            if denial != nil { break }
+        }
+        return denial
+    }
+
+    /// A plugin's deny or failure of a tap: counted, its answer appended.
+    @inline(never)
+    private func refusal(_ result: tabd_result, by plugin: PluginInstance, nanoseconds dt: UInt64, id: String,
+                         controller: LentController, answers: inout [PluginAnswer]) -> Denial {
+        if result == TABD_DENY {
+            plugin.denials += 1
+            let reason = reply.pointee.reason.map { String(cString: $0) } ?? "denied"
+            let message = reply.pointee.message.map { String(cString: $0) }
+            answers.append(PluginAnswer(plugin: plugin.name, answer: .deny(reason: reason, message: message), nanoseconds: dt))
+            return (plugin.name, reason, message)
+        }
+        plugin.failures += 1
+        let why = result == TABD_ERROR
+            ? (reply.pointee.message.map { String(cString: $0) } ?? "it returned TABD_ERROR")
+            : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
+        answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
+        logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
+            "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
+            "tab": .string(id), "error": .string(why),
+        ])
+        return (plugin.name, "plugin failed: \(why)",
+                "'\(plugin.name)' failed deciding whether '\(id)' can be selected, so it is not: \(why)")
     }
 
     public func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
@@ -576,7 +642,7 @@ public final class PluginHost: Policy {
     public func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         guard hot.pointee.hasDidSelect else { return }
-        withCandidate(candidate, id: candidate.id, in: controller) { cand in
+        withCandidate(candidate, id: candidate.wireID, in: controller) { cand in
             notify(.didSelect, controller) { p, c in
                 guard let hook = p.code.hooks.did_select else { return false }
                 hook(p.state, c, cand)
@@ -646,28 +712,34 @@ public final class PluginHost: Policy {
     }
 
     /// Fills the candidate struct for `candidate` (its path too, since 1.4) for the length of
-    /// `body`. A tab outside any group has a path of one id: itself, with no allocation.
-    /// `id`: the candidate's id (`candidate.id`, which the caller has at hand).
-    private func withCandidate(_ candidate: Candidate, id: String, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
+    /// `body`. A tab outside any group has a path of one id: itself, with no allocation, and a
+    /// small ASCII id is written into scratch as its two words (inlined: what a closure
+    /// around the hook captured was retained and released around it, ~250 instructions a tap).
+    /// `id`: the candidate's id (`candidate.wireID`, which the caller has at hand).
+    @inline(__always)
+    private func withCandidate<R>(_ candidate: Candidate, id: String, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> R) -> R {
         let cand = self.candidate, slot = self.pathSlot
         let index: Int, isMore: Int32
         switch candidate {
         case .tab(_, let i): index = i; isMore = 0
         case .more: index = -1; isMore = 1
         }
-        id.withCString { id in
-            func fill(_ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) {
-                cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
-                                              index: index, is_more: isMore,
-                                              path: path, path_count: count)
-                body(cand)
-            }
-            if controller.pointer.pointee.arranged, case .tab(let tab, _) = candidate, let path = controller.pointer.pointee.path(of: tab), path.count > 1 {
-                withCStrings(path) { ids, n in fill(ids, n) }
-            } else {
-                slot.pointee = id
-                fill(UnsafePointer(slot), 1)
-            }
+        func fill(_ id: UnsafePointer<CChar>, _ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) -> R {
+            cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
+                                          index: index, is_more: isMore,
+                                          path: path, path_count: count)
+            return body(cand)
+        }
+        if controller.pointer.pointee.arranged, case .tab(let tab, _) = candidate, let path = controller.pointer.pointee.path(of: tab), path.count > 1 {
+            return id.withCString { id in withCStrings(path) { ids, n in fill(id, ids, n) } }
+        }
+        if let small = smallCString(id) {
+            slot.pointee = small
+            return fill(small, UnsafePointer(slot), 1)
+        }
+        return id.withCString { id in
+            slot.pointee = id
+            return fill(id, UnsafePointer(slot), 1)
         }
     }
 
@@ -691,11 +763,11 @@ public final class PluginHost: Policy {
         }
     }
 
-    private func withCStrings(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>, Int) -> Void) {
+    private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>, Int) -> R) -> R {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         defer { for p in copies { free(p) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
-        pointers.withUnsafeBufferPointer { body($0.baseAddress!, strings.count) }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!, strings.count) }
     }
 
     private func withOptionalCString(_ s: String?, _ body: (UnsafePointer<CChar>?) -> Void) {
@@ -895,3 +967,14 @@ struct Ring<Element> {
 
 @available(*, unavailable, message: "plugins are called only from the loop thread")
 extension PluginHost: Sendable {}
+
+extension Candidate {
+    /// `id`, without the call its getter is (the wire name: the tab id or "more").
+    @inline(__always)
+    var wireID: String {
+        switch self {
+        case .tab(let id, _): return id
+        case .more: return Controller.moreID
+        }
+    }
+}
