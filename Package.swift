@@ -51,7 +51,7 @@ let package = Package(
         // The plugin C ABI: include/tabd/policy.h is the one header plugin authors read.
         .target(name: "CTabPolicy"),
         // Swift SDK for plugin authors.
-        .target(name: "TabPolicy", dependencies: ["CTabPolicy", "TabJSON"]),
+        .target(name: "TabPolicy", dependencies: ["CTabPolicy", "TabJSON", "TabStrings"]),
         // The host side of plugins: checks, dlopen, composition. What plugins hand over as
         // JSON goes through TabJSON's parser, the one client input goes through.
         .target(
