@@ -126,8 +126,8 @@ public final class PluginHost: Policy {
     }
 
     private var sequence: UInt64 = 0
-    private var tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
-    private var orientationRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    private let tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    private let orientationRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
     private var spareAnswers: [PluginAnswer] = []
 
     struct Entry {
@@ -481,7 +481,7 @@ public final class PluginHost: Policy {
                 final = .allow(byDefault: true)
             }
         }
-        record(.shouldSelect, controller.pointer.pointee.name, candidate: id, answers: answers, final: final)
+        record(.shouldSelect, controller.pointer.pointee.name, candidate: id, answers: &answers, final: final)
         return decision
     }
 
@@ -594,7 +594,7 @@ public final class PluginHost: Policy {
             frame.controller = nil
         }
         let result = OrientationMask(rawValue: mask)
-        record(.supportedOrientations, controller.pointer.pointee.name, proposed: proposed, answers: answers, final: .orientations(result))
+        record(.supportedOrientations, controller.pointer.pointee.name, proposed: proposed, answers: &answers, final: .orientations(result))
         return result
     }
 
@@ -635,7 +635,7 @@ public final class PluginHost: Policy {
             }
             frame.controller = nil
         }
-        record(.preferredOrientation, controller.pointer.pointee.name, answers: answers, final: .preferred(preferred))
+        record(.preferredOrientation, controller.pointer.pointee.name, answers: &answers, final: .preferred(preferred))
         return preferred
     }
 
@@ -899,15 +899,27 @@ public final class PluginHost: Policy {
     // MARK: explain
 
     private func record(_ kind: DecisionRecord.Kind, _ controller: String, candidate: String? = nil,
-                        proposed: OrientationMask? = nil, answers: consuming [PluginAnswer], final: consuming DecisionRecord.Final) {
+                        proposed: OrientationMask? = nil, answers: inout [PluginAnswer], final: DecisionRecord.Final) {
         sequence += 1
-        var r = DecisionRecord(sequence: sequence, controller: controller, kind: kind, candidate: candidate,
-                               proposed: proposed, answers: answers, final: final)
-        // Moved into the ring, the record pushed out moved back into `r` (no copy, and no
-        // `DecisionRecord?`, which was destroyed through its metadata).
-        let evicted = kind == .shouldSelect ? tapRecords.exchange(&r) : orientationRecords.exchange(&r)
-        // Recycle the evicted record's answer buffer: a decision then allocates nothing.
-        if evicted { swap(&spareAnswers, &r.answers) }
+        let sequence = self.sequence
+        // Once the ring is full, the oldest record is overwritten field by field where it lies
+        // (no record moved, none destroyed whole: that went through its metadata), its answer
+        // buffer kept for the next decision: a decision then allocates nothing.
+        (kind == .shouldSelect ? tapRecords : orientationRecords).push {
+            var first: [PluginAnswer] = []
+            swap(&first, &answers)
+            return DecisionRecord(sequence: sequence, controller: controller, kind: kind, candidate: candidate,
+                                  proposed: proposed, answers: first, final: final)
+        } reuse: { r in
+            r.sequence = sequence
+            r.controller = controller
+            r.kind = kind
+            r.candidate = candidate
+            r.proposed = proposed
+            swap(&r.answers, &answers)
+            r.final = final
+            swap(&spareAnswers, &answers)
+        }
     }
 
     /// An empty answer buffer, reusing an evicted record's storage when there is one.
@@ -921,47 +933,42 @@ public final class PluginHost: Policy {
     }
 }
 
-/// A fixed-size buffer keeping the last `capacity` elements.
-struct Ring<Element> {
-    private var storage: [Element] = []
+/// A fixed-size buffer keeping the last `capacity` elements, in memory of its own (no array:
+/// no uniqueness check per decision).
+final class Ring<Element> {
+    private let storage: UnsafeMutablePointer<Element>
+    private var count = 0
     private var next = 0
     let capacity: Int
 
     init(capacity: Int) {
+        precondition(capacity > 0)
         self.capacity = capacity
-        storage.reserveCapacity(capacity)
+        storage = .allocate(capacity: capacity)
     }
 
-    /// Appends `e`: moved in, and when the ring was full the element it pushed out is moved
-    /// into `e` (then it returns true). Nothing is copied.
-    mutating func exchange(_ e: inout Element) -> Bool {
-        if storage.count < capacity {
-            storage.append(e)
-            next = (next + 1) % capacity
-            return false
-        }
-        swap(&e, &storage[next])
-        next = (next + 1) % capacity
-        return true
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
     }
 
-    /// Appends `e`; returns the element it pushed out, if any.
-    @discardableResult
-    mutating func append(_ e: Element) -> Element? {
-        var evicted: Element?
-        if storage.count < capacity {
-            storage.append(e)
+    /// Appends `make()` while the ring is not full; then `reuse` turns the oldest element,
+    /// in place, into the one appended.
+    @inline(__always)
+    func push(_ make: () -> Element, reuse: (inout Element) -> Void) {
+        if count < capacity {
+            (storage + count).initialize(to: make())
+            count += 1
         } else {
-            evicted = storage[next]
-            storage[next] = e
+            reuse(&storage[next])
         }
-        next = (next + 1) % capacity
-        return evicted
+        next = next + 1 == capacity ? 0 : next + 1
     }
 
     /// Oldest first.
     var elements: [Element] {
-        storage.count < capacity ? storage : Array(storage[next...] + storage[..<next])
+        let all = UnsafeBufferPointer(start: storage, count: count)
+        return count < capacity ? Array(all) : Array(all[next...]) + Array(all[..<next])
     }
 }
 
