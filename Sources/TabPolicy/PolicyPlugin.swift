@@ -124,7 +124,12 @@ public struct Candidate: Equatable, Sendable {
     /// The tab id, or "more".
     public let id: String
     /// The index of the tab's root tab in the controller; nil for More.
-    public let index: Int?
+    public var index: Int? { rawIndex == Self.noIndex ? nil : rawIndex }
+    /// `index`, More's as `noIndex`: with it, a candidate is four words, passed and destroyed
+    /// in registers (five were destroyed from memory through the metadata of each field's
+    /// type, ~100 instructions a decision).
+    private let rawIndex: Int
+    private static var noIndex: Int { Int.min }
     /// The ids from the root tab down to this one (R13.2): `[id]` for a tab outside any
     /// group, and for More (since ABI 1.4; a tabd before it gives `[id]` too).
     public var path: [String] { given?.path ?? [id] }
@@ -139,7 +144,7 @@ public struct Candidate: Equatable, Sendable {
     }
 
     init(id: String, index: Int?, deeperPath: [String]?) {
-        self.id = id; self.index = index
+        self.id = id; rawIndex = index ?? Self.noIndex
         given = deeperPath.map(GivenPath.init)
     }
 
