@@ -912,9 +912,10 @@ public final class PluginHost: Policy {
                                   proposed: proposed, answers: first, final: final)
         } reuse: { r in
             r.sequence = sequence
-            r.controller = controller
+            // Most decisions are about the controller the record they replace was about.
+            assignIfChanged(&r.controller, controller)
             r.kind = kind
-            r.candidate = candidate
+            assignIfChanged(&r.candidate, candidate)
             r.proposed = proposed
             swap(&r.answers, &answers)
             r.final = final
@@ -970,6 +971,21 @@ final class Ring<Element> {
         let all = UnsafeBufferPointer(start: storage, count: count)
         return count < capacity ? Array(all) : Array(all[next...]) + Array(all[..<next])
     }
+}
+
+/// `field = value` unless they are already the same string (the same bits: the same storage
+/// or the same small string), when the assignment would only retain one and release the other.
+@inline(__always)
+func assignIfChanged(_ field: inout String, _ value: String) { assignIfChangedWords(&field, value) }
+
+@inline(__always)
+func assignIfChanged(_ field: inout String?, _ value: String?) { assignIfChangedWords(&field, value) }
+
+/// For a value of two words whose bits say which value it is (String, String?).
+@inline(__always)
+private func assignIfChangedWords<S>(_ field: inout S, _ value: S) {
+    typealias Words = (UInt64, UInt64)
+    if unsafeBitCast(field, to: Words.self) != unsafeBitCast(value, to: Words.self) { field = value }
 }
 
 @available(*, unavailable, message: "plugins are called only from the loop thread")
