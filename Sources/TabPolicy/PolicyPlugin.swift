@@ -123,7 +123,8 @@ public enum Verdict: Equatable, Sendable {
 public struct Candidate: Equatable, Sendable {
     /// The tab id, or "more".
     public let id: String
-    /// The index of the tab's root tab in the controller; nil for More.
+    /// The index of the tab's root tab in the controller; nil for More (a tab's index is
+    /// never Int.min, which stands for More's).
     public var index: Int? { rawIndex == Self.noIndex ? nil : rawIndex }
     /// `index`, More's as `noIndex`: with it, a candidate is four words, passed and destroyed
     /// in registers (five were destroyed from memory through the metadata of each field's
