@@ -457,7 +457,9 @@ public final class PluginHost: Policy {
         let links = hot.pointee.links
         if links.isEmpty { return defaultDecision }
         defer { hand(&effects) }
-        var answers = takeAnswerBuffer()
+        // The answers of the record the last decision evicted, overwritten in place (`put`).
+        var answers: [PluginAnswer] = []
+        swap(&answers, &spareAnswers)
         var allowed = false
         let id = candidate.wireID
         frame.controller = controller.pointer
@@ -498,8 +500,9 @@ public final class PluginHost: Policy {
         return UnsafeRawPointer(scratch).assumingMemoryBound(to: CChar.self)
     }
 
-    /// Asks the should_select chain about `cand` in load order until one refuses; appends
-    /// each answer. Returns the refusal (a deny, or a failure counted as one).
+    /// Asks the should_select chain about `cand` in load order until one refuses; puts
+    /// answer i, plugin i's, at i of `answers` (dropping what follows from an earlier
+    /// decision). Returns the refusal (a deny, or a failure counted as one).
     @inline(__always)
     private func askChain(_ links: UnsafeMutableBufferPointer<SelectLink>, _ cand: UnsafeMutablePointer<tabd_candidate>,
                           id: String, controller: LentController, allowed: inout Bool, answers: inout [PluginAnswer]) -> Denial? {
@@ -522,15 +525,17 @@ public final class PluginHost: Policy {
             if dt > slowNanoseconds { selectChain[i].0.slow(.shouldSelect, dt) }
             if result == TABD_ALLOW {
                 allowed = true
-                answers.append(PluginAnswer(plugin: link.pointee.name, answer: .allow, nanoseconds: dt))
+                answers.put(i, plugin: link.pointee.name, .allow, nanoseconds: dt)
             } else if result == TABD_ABSTAIN {
-                answers.append(PluginAnswer(plugin: link.pointee.name, answer: .abstain, nanoseconds: dt))
+                answers.put(i, plugin: link.pointee.name, .abstain, nanoseconds: dt)
             } else {
+                answers.keep(first: i)
                 denial = refusal(result, by: selectChain[i].0, nanoseconds: dt, id: id, controller: controller, answers: &answers)
             }
             frame.endHook()
             if denial != nil { break }
         }
+        if denial == nil { answers.keep(first: links.count) }
         return denial
     }
 
@@ -929,7 +934,7 @@ public final class PluginHost: Policy {
         swap(&answers, &spareAnswers)
         // One by one: a chain has a plugin or two, and removeAll(keepingCapacity:) costs a
         // replaceSubrange (~170 instructions).
-        while !answers.isEmpty { answers.removeLast() }
+        answers.keep(first: 0)
         return answers
     }
 }
@@ -986,6 +991,31 @@ func assignIfChanged(_ field: inout String?, _ value: String?) { assignIfChanged
 private func assignIfChangedWords<S>(_ field: inout S, _ value: S) {
     typealias Words = (UInt64, UInt64)
     if unsafeBitCast(field, to: Words.self) != unsafeBitCast(value, to: Words.self) { field = value }
+}
+
+extension [PluginAnswer] {
+    /// Answer `k` of a buffer holding an earlier decision's answers: the one there overwritten
+    /// in place (its plugin name kept when it is the same string), else appended.
+    @inline(__always)
+    mutating func put(_ k: Int, plugin: String, _ answer: PluginAnswer.Answer, nanoseconds: UInt64) {
+        guard k < count else { return append(PluginAnswer(plugin: plugin, answer: answer, nanoseconds: nanoseconds)) }
+        self[k].overwrite(plugin: plugin, answer, nanoseconds: nanoseconds)
+    }
+
+    /// Drops the answers from `n` on (an earlier decision's).
+    @inline(__always)
+    mutating func keep(first n: Int) {
+        while count > n { removeLast() }
+    }
+}
+
+extension PluginAnswer {
+    @inline(__always)
+    mutating func overwrite(plugin: String, _ answer: Answer, nanoseconds: UInt64) {
+        assignIfChanged(&self.plugin, plugin)
+        self.answer = answer
+        self.nanoseconds = nanoseconds
+    }
 }
 
 @available(*, unavailable, message: "plugins are called only from the loop thread")

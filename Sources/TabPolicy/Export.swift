@@ -124,8 +124,9 @@ final class Instance {
     /// should_select: the plugin's verdict on the candidate.
     func shouldSelect(_ c: OpaquePointer?, _ cand: UnsafePointer<tabd_candidate>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
         beginHook()
-        guard let hook = shouldSelect else { return TABD_ABSTAIN }
-        switch hook.shouldSelect(candidate(cand), in: view(c)) {
+        // Called through the optional: the existential is not copied (retained) around it.
+        guard let verdict = shouldSelect?.shouldSelect(candidate(cand), in: view(c)) else { return TABD_ABSTAIN }
+        switch verdict {
         case .allow: return TABD_ALLOW
         case .abstain: return TABD_ABSTAIN
         case .deny(let reason, let message):
