@@ -112,6 +112,8 @@ public final class PluginHost: Policy {
         var links = UnsafeMutableBufferPointer<SelectLink>(start: nil, count: 0)
         /// `slowHookNanoseconds` (every instance's `slowNanoseconds`).
         var slowNanoseconds: UInt64 = 10_000_000
+        /// Where a Controller keeps its name: a decision's record compares it there.
+        var nameOffset = MemoryLayout<Controller>.offset(of: \Controller.name)!
     }
 
     /// One plugin of the should_select chain as a tap's loop reads it: its hook, state,
@@ -123,6 +125,13 @@ public final class PluginHost: Policy {
         let counters: UnsafeMutablePointer<UInt64>
         let mark: UInt64
         let name: String
+
+        /// Where `link` keeps its name (read there, not copied out).
+        @inline(__always)
+        static func name(of link: UnsafeMutablePointer<SelectLink>) -> UnsafePointer<String> {
+            UnsafeRawPointer(link).advanced(by: nameOffset).assumingMemoryBound(to: String.self)
+        }
+        private static var nameOffset: Int { MemoryLayout<SelectLink>.offset(of: \SelectLink.name)! }
     }
 
     private var sequence: UInt64 = 0
@@ -483,7 +492,7 @@ public final class PluginHost: Policy {
                 final = .allow(byDefault: true)
             }
         }
-        record(.shouldSelect, controller.pointer.pointee.name, candidate: id, answers: &answers, final: final)
+        record(.shouldSelect, controller, candidate: id, answers: &answers, final: final)
         return decision
     }
 
@@ -525,9 +534,9 @@ public final class PluginHost: Policy {
             if dt > slowNanoseconds { selectChain[i].0.slow(.shouldSelect, dt) }
             if result == TABD_ALLOW {
                 allowed = true
-                answers.put(i, plugin: link.pointee.name, .allow, nanoseconds: dt)
+                answers.put(i, plugin: SelectLink.name(of: link), .allow, nanoseconds: dt)
             } else if result == TABD_ABSTAIN {
-                answers.put(i, plugin: link.pointee.name, .abstain, nanoseconds: dt)
+                answers.put(i, plugin: SelectLink.name(of: link), .abstain, nanoseconds: dt)
             } else {
                 answers.keep(first: i)
                 denial = refusal(result, by: selectChain[i].0, nanoseconds: dt, id: id, controller: controller, answers: &answers)
@@ -599,7 +608,7 @@ public final class PluginHost: Policy {
             frame.controller = nil
         }
         let result = OrientationMask(rawValue: mask)
-        record(.supportedOrientations, controller.pointer.pointee.name, proposed: proposed, answers: &answers, final: .orientations(result))
+        record(.supportedOrientations, controller, proposed: proposed, answers: &answers, final: .orientations(result))
         return result
     }
 
@@ -640,7 +649,7 @@ public final class PluginHost: Policy {
             }
             frame.controller = nil
         }
-        record(.preferredOrientation, controller.pointer.pointee.name, answers: &answers, final: .preferred(preferred))
+        record(.preferredOrientation, controller, answers: &answers, final: .preferred(preferred))
         return preferred
     }
 
@@ -903,22 +912,24 @@ public final class PluginHost: Policy {
 
     // MARK: explain
 
-    private func record(_ kind: DecisionRecord.Kind, _ controller: String, candidate: String? = nil,
+    private func record(_ kind: DecisionRecord.Kind, _ controller: LentController, candidate: String? = nil,
                         proposed: OrientationMask? = nil, answers: inout [PluginAnswer], final: DecisionRecord.Final) {
         sequence += 1
         let sequence = self.sequence
+        let name = UnsafeRawPointer(controller.pointer).advanced(by: hot.pointee.nameOffset).assumingMemoryBound(to: String.self)
         // Once the ring is full, the oldest record is overwritten field by field where it lies
         // (no record moved, none destroyed whole: that went through its metadata), its answer
         // buffer kept for the next decision: a decision then allocates nothing.
         (kind == .shouldSelect ? tapRecords : orientationRecords).push {
             var first: [PluginAnswer] = []
             swap(&first, &answers)
-            return DecisionRecord(sequence: sequence, controller: controller, kind: kind, candidate: candidate,
+            return DecisionRecord(sequence: sequence, controller: name.pointee, kind: kind, candidate: candidate,
                                   proposed: proposed, answers: first, final: final)
         } reuse: { r in
             r.sequence = sequence
-            // Most decisions are about the controller the record they replace was about.
-            assignIfChanged(&r.controller, controller)
+            // Most decisions are about the controller the record they replace was about: its
+            // name is compared where the controller keeps it, and copied only when it differs.
+            assignIfChanged(&r.controller, to: name)
             r.kind = kind
             assignIfChanged(&r.candidate, candidate)
             r.proposed = proposed
@@ -981,24 +992,27 @@ final class Ring<Element> {
 /// `field = value` unless they are already the same string (the same bits: the same storage
 /// or the same small string), when the assignment would only retain one and release the other.
 @inline(__always)
-func assignIfChanged(_ field: inout String, _ value: String) { assignIfChangedWords(&field, value) }
+func assignIfChanged(_ field: inout String?, _ value: String?) {
+    withUnsafePointer(to: value) { assignIfChanged(&field, to: $0) }
+}
 
+/// `field = value.pointee` unless they are the same string, compared where `value` lies: it
+/// is not even loaded (retained) then. For values of two words whose bits say which value it
+/// is (String, String?).
 @inline(__always)
-func assignIfChanged(_ field: inout String?, _ value: String?) { assignIfChangedWords(&field, value) }
-
-/// For a value of two words whose bits say which value it is (String, String?).
-@inline(__always)
-private func assignIfChangedWords<S>(_ field: inout S, _ value: S) {
+func assignIfChanged<S>(_ field: inout S, to value: UnsafePointer<S>) {
     typealias Words = (UInt64, UInt64)
-    if unsafeBitCast(field, to: Words.self) != unsafeBitCast(value, to: Words.self) { field = value }
+    let new = UnsafeRawPointer(value).load(as: Words.self)
+    let old = withUnsafeBytes(of: &field) { $0.load(as: Words.self) }
+    if old != new { field = value.pointee }
 }
 
 extension [PluginAnswer] {
     /// Answer `k` of a buffer holding an earlier decision's answers: the one there overwritten
     /// in place (its plugin name kept when it is the same string), else appended.
     @inline(__always)
-    mutating func put(_ k: Int, plugin: String, _ answer: PluginAnswer.Answer, nanoseconds: UInt64) {
-        guard k < count else { return append(PluginAnswer(plugin: plugin, answer: answer, nanoseconds: nanoseconds)) }
+    mutating func put(_ k: Int, plugin: UnsafePointer<String>, _ answer: PluginAnswer.Answer, nanoseconds: UInt64) {
+        guard k < count else { return append(PluginAnswer(plugin: plugin.pointee, answer: answer, nanoseconds: nanoseconds)) }
         self[k].overwrite(plugin: plugin, answer, nanoseconds: nanoseconds)
     }
 
@@ -1011,8 +1025,8 @@ extension [PluginAnswer] {
 
 extension PluginAnswer {
     @inline(__always)
-    mutating func overwrite(plugin: String, _ answer: Answer, nanoseconds: UInt64) {
-        assignIfChanged(&self.plugin, plugin)
+    mutating func overwrite(plugin: UnsafePointer<String>, _ answer: Answer, nanoseconds: UInt64) {
+        assignIfChanged(&self.plugin, to: plugin)
         self.answer = answer
         self.nanoseconds = nanoseconds
     }
