@@ -51,12 +51,12 @@ let package = Package(
         // The plugin C ABI: include/tabd/policy.h is the one header plugin authors read.
         .target(name: "CTabPolicy"),
         // Swift SDK for plugin authors.
-        .target(name: "TabPolicy", dependencies: ["CTabPolicy", "TabJSON"]),
+        .target(name: "TabPolicy", dependencies: ["CTabPolicy", "TabJSON", "TabStrings"]),
         // The host side of plugins: checks, dlopen, composition. What plugins hand over as
         // JSON goes through TabJSON's parser, the one client input goes through.
         .target(
             name: "TabPlugins",
-            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // What an isolated plugin's helper process applies to itself: seccomp, no new

@@ -41,8 +41,9 @@ final class CallFrame {
     /// Takes the controller's name, not the controller: passing `ctl.pointee` copied the
     /// whole controller (each of its arrays and strings retained, then released) on every
     /// call, about 490 instructions of a tap through the login gate.
-    func name(_ name: String) -> UnsafePointer<CChar>? {
-        if let c = cachedC, cachedName == name { return UnsafePointer(c) }
+    func name(of controller: UnsafePointer<Controller>) -> UnsafePointer<CChar>? {
+        if let c = cachedC, cachedName == controller.pointee.name { return UnsafePointer(c) }
+        let name = controller.pointee.name
         guard let c = strdup(name) else { return nil }
         free(cachedC)
         cachedC = c
@@ -103,8 +104,12 @@ struct HostSlot {
             plugin.log(level, String(cString: message))
         },
         controller_name: { c in
-            guard let f = CallFrame.from(c), let ctl = f.controller else { return nil }
-            return f.name(ctl.pointee.name)
+            // Borrowed (asked on most decisions): the host holds its frame for its life.
+            guard let c else { return nil }
+            return Unmanaged<CallFrame>.fromOpaque(UnsafeRawPointer(c))._withUnsafeGuaranteedRef { f in
+                guard let ctl = f.controller else { return nil }
+                return f.name(of: ctl)
+            }
         },
         controller_idiom: { c in
             guard let ctl = CallFrame.from(c)?.controller else { return TABD_IDIOM_PHONE }

@@ -16,6 +16,7 @@ import Glibc
 import Logging
 import TabProtocol
 import TabCore
+import TabStrings
 import TabSystem
 
 public final class PluginHost: Policy {
@@ -54,7 +55,10 @@ public final class PluginHost: Policy {
 
     /// A hook slower than this is logged at warning (plugins.slow_hook_ms).
     public var slowHookNanoseconds: UInt64 = 10_000_000 {
-        didSet { for p in everMade { p.slowNanoseconds = slowHookNanoseconds } }
+        didSet {
+            for p in everMade { p.slowNanoseconds = slowHookNanoseconds }
+            hot.pointee.slowNanoseconds = slowHookNanoseconds
+        }
     }
 
     @inline(__always)
@@ -85,6 +89,8 @@ public final class PluginHost: Policy {
     private let candidate = UnsafeMutablePointer<tabd_candidate>.allocate(capacity: 1)
     /// The path of a candidate outside any group: its own id.
     private let pathSlot = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: 1)
+    /// A small ASCII candidate id as a C string (`smallCString`): 15 bytes and the NUL.
+    private let idScratch = UnsafeMutablePointer<UInt64>.allocate(capacity: 2)
 
     /// What plugins asked for (host functions `emit`, `request_select`) during the hooks of
     /// the current call into the host; handed to its caller as it returns (`hand`).
@@ -102,11 +108,35 @@ public final class PluginHost: Policy {
         /// Some running plugin has did_select: else a tap's did-select is skipped whole (no
         /// candidate filled, no plugin walked), as it would call nothing.
         var hasDidSelect = false
+        /// `selectChain` as the tap's loop reads it, link i for plugin i.
+        var links = UnsafeMutableBufferPointer<SelectLink>(start: nil, count: 0)
+        /// `slowHookNanoseconds` (every instance's `slowNanoseconds`).
+        var slowNanoseconds: UInt64 = 10_000_000
+        /// Where a Controller keeps its name: a decision's record compares it there.
+        var nameOffset = MemoryLayout<Controller>.offset(of: \Controller.name)!
+    }
+
+    /// One plugin of the should_select chain as a tap's loop reads it: its hook, state,
+    /// counters and watch mark as plain values in raw memory, so that no instance is loaded
+    /// (and retained, then released) around the hook; its name for the decision's answer.
+    struct SelectLink {
+        let hook: PluginCode.ShouldSelect
+        let state: UnsafeMutableRawPointer?
+        let counters: UnsafeMutablePointer<UInt64>
+        let mark: UInt64
+        let name: String
+
+        /// Where `link` keeps its name (read there, not copied out).
+        @inline(__always)
+        static func name(of link: UnsafeMutablePointer<SelectLink>) -> UnsafePointer<String> {
+            UnsafeRawPointer(link).advanced(by: nameOffset).assumingMemoryBound(to: String.self)
+        }
+        private static var nameOffset: Int { MemoryLayout<SelectLink>.offset(of: \SelectLink.name)! }
     }
 
     private var sequence: UInt64 = 0
-    private var tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
-    private var orientationRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    private let tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    private let orientationRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
     private var spareAnswers: [PluginAnswer] = []
 
     struct Entry {
@@ -146,10 +176,12 @@ public final class PluginHost: Policy {
 
     deinit {
         unwatched.deallocate()
+        freeLinks()
         hot.deallocate()
         reply.deallocate()
         candidate.deallocate()
         pathSlot.deallocate()
+        idScratch.deallocate()
     }
 
     // MARK: Loading
@@ -371,10 +403,24 @@ public final class PluginHost: Policy {
 
     private func rebuildChains() {
         selectChain = running.compactMap { p in p.code.hooks.should_select.map { (p, $0) } }
+        freeLinks()
+        let links = UnsafeMutableBufferPointer<SelectLink>.allocate(capacity: selectChain.count)
+        for (i, (p, hook)) in selectChain.enumerated() {
+            (links.baseAddress! + i).initialize(to: SelectLink(hook: hook, state: p.state, counters: p.counters(of: .shouldSelect), mark: p.mark, name: p.name))
+        }
+        hot.pointee.links = links
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
         hot.pointee.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
         hot.pointee.hasDidSelect = running.contains { $0.code.hooks.did_select != nil }
+    }
+
+    private func freeLinks() {
+        let links = hot.pointee.links
+        guard let base = links.baseAddress else { return }
+        base.deinitialize(count: links.count)
+        links.deallocate()
+        hot.pointee.links = UnsafeMutableBufferPointer(start: nil, count: 0)
     }
 
     /// The checks before dlopen, for `configure` and `check` alike: the configured name,
@@ -417,61 +463,19 @@ public final class PluginHost: Policy {
     public var decidesOrientations: Bool { hot.pointee.decidesOrientations }
 
     public func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
-        let chain = selectChain
-        if chain.isEmpty { return defaultDecision }
+        let links = hot.pointee.links
+        if links.isEmpty { return defaultDecision }
         defer { hand(&effects) }
-        var answers = takeAnswerBuffer()
+        // The answers of the record the last decision evicted, overwritten in place (`put`).
+        var answers: [PluginAnswer] = []
+        swap(&answers, &spareAnswers)
         var allowed = false
-        var denial: (plugin: String, reason: String, message: String?)?
-        let reply = self.reply, frame = self.frame, opaque = frame.opaque
-        let id = candidate.id
-        do {
-            let controllerPointer = controller.pointer
-            frame.controller = controllerPointer
-            withCandidate(candidate, id: id, in: controller) { cand in
-                // One clock read per boundary: a plugin's time includes the host's
-                // bookkeeping of the call before it (a few ns).
-                var t0 = monotonicNanoseconds()
-                for (plugin, hook) in chain {
-                    reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
-                    enter(plugin, .shouldSelect)
-                    let result = hook(plugin.state, opaque, cand, reply)
-                    leave()
-                    let t1 = monotonicNanoseconds()
-                    let dt = t1 &- t0
-                    t0 = t1
-                    plugin.count(.shouldSelect, nanoseconds: dt)
-                    switch result {
-                    case TABD_ALLOW:
-                        allowed = true
-                        answers.append(PluginAnswer(plugin: plugin.name, answer: .allow, nanoseconds: dt))
-                    case TABD_ABSTAIN:
-                        answers.append(PluginAnswer(plugin: plugin.name, answer: .abstain, nanoseconds: dt))
-                    case TABD_DENY:
-                        plugin.denials += 1
-                        let reason = reply.pointee.reason.map { String(cString: $0) } ?? "denied"
-                        let message = reply.pointee.message.map { String(cString: $0) }
-                        answers.append(PluginAnswer(plugin: plugin.name, answer: .deny(reason: reason, message: message), nanoseconds: dt))
-                        denial = (plugin.name, reason, message)
-                    default:
-                        plugin.failures += 1
-                        let why = result == TABD_ERROR
-                            ? (reply.pointee.message.map { String(cString: $0) } ?? "it returned TABD_ERROR")
-                            : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
-                        answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
-                        logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
-                            "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
-                            "tab": .string(id), "error": .string(why),
-                        ])
-                        denial = (plugin.name, "plugin failed: \(why)",
-                                  "'\(plugin.name)' failed deciding whether '\(id)' can be selected, so it is not: \(why)")
-                    }
-                    frame.endHook()
-                    if denial != nil { break }
-                }
-            }
-            frame.controller = nil
+        let id = candidate.wireID
+        frame.controller = controller.pointer
+        let denial = withCandidate(candidate, id: id, in: controller) { cand in
+            askChain(links, cand, id: id, controller: controller, allowed: &allowed, answers: &answers)
         }
+        frame.controller = nil
         let decision: Decision
         let final: DecisionRecord.Final
         if let denial {
@@ -488,8 +492,84 @@ public final class PluginHost: Policy {
                 final = .allow(byDefault: true)
             }
         }
-        record(.shouldSelect, controller.pointer.pointee.name, candidate: id, answers: answers, final: final)
+        record(.shouldSelect, controller, candidate: id, answers: &answers, final: final)
         return decision
+    }
+
+    private typealias Denial = (plugin: String, reason: String, message: String?)
+
+    /// `s` as a C string in the host's scratch when it is a small ASCII string (its two words,
+    /// the discriminator cleared: the bytes past its length are zero), else nil.
+    @inline(__always)
+    private func smallCString(_ s: String) -> UnsafePointer<CChar>? {
+        guard let (low, high) = SmallASCII.words(s) else { return nil }
+        let scratch = idScratch
+        scratch[0] = low
+        scratch[1] = high & 0x00FF_FFFF_FFFF_FFFF
+        return UnsafeRawPointer(scratch).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// Asks the should_select chain about `cand` in load order until one refuses; puts
+    /// answer i, plugin i's, at i of `answers` (dropping what follows from an earlier
+    /// decision). Returns the refusal (a deny, or a failure counted as one).
+    @inline(__always)
+    private func askChain(_ links: UnsafeMutableBufferPointer<SelectLink>, _ cand: UnsafeMutablePointer<tabd_candidate>,
+                          id: String, controller: LentController, allowed: inout Bool, answers: inout [PluginAnswer]) -> Denial? {
+        let reply = self.reply, frame = self.frame, opaque = frame.opaque, marker = self.marker
+        let slowNanoseconds = hot.pointee.slowNanoseconds, hookMark = UInt64(PluginHook.shouldSelect.index + 1)
+        var denial: Denial?
+        // One clock read per boundary: a plugin's time includes the host's bookkeeping of the
+        // call before it (a few ns).
+        var t0 = monotonicNanoseconds()
+        for i in 0..<links.count {
+            let link = links.baseAddress! + i
+            reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
+            marker.pointee = link.pointee.mark | hookMark
+            let result = link.pointee.hook(link.pointee.state, opaque, cand, reply)
+            marker.pointee = 0
+            let t1 = monotonicNanoseconds()
+            let dt = t1 &- t0
+            t0 = t1
+            PluginInstance.add(dt, to: link.pointee.counters)
+            if dt > slowNanoseconds { selectChain[i].0.slow(.shouldSelect, dt) }
+            if result == TABD_ALLOW {
+                allowed = true
+                answers.put(i, plugin: SelectLink.name(of: link), .allow, nanoseconds: dt)
+            } else if result == TABD_ABSTAIN {
+                answers.put(i, plugin: SelectLink.name(of: link), .abstain, nanoseconds: dt)
+            } else {
+                answers.keep(first: i)
+                denial = refusal(result, by: selectChain[i].0, nanoseconds: dt, id: id, controller: controller, answers: &answers)
+            }
+            frame.endHook()
+            if denial != nil { break }
+        }
+        if denial == nil { answers.keep(first: links.count) }
+        return denial
+    }
+
+    /// A plugin's deny or failure of a tap: counted, its answer appended.
+    @inline(never)
+    private func refusal(_ result: tabd_result, by plugin: PluginInstance, nanoseconds dt: UInt64, id: String,
+                         controller: LentController, answers: inout [PluginAnswer]) -> Denial {
+        if result == TABD_DENY {
+            plugin.denials += 1
+            let reason = reply.pointee.reason.map { String(cString: $0) } ?? "denied"
+            let message = reply.pointee.message.map { String(cString: $0) }
+            answers.append(PluginAnswer(plugin: plugin.name, answer: .deny(reason: reason, message: message), nanoseconds: dt))
+            return (plugin.name, reason, message)
+        }
+        plugin.failures += 1
+        let why = result == TABD_ERROR
+            ? (reply.pointee.message.map { String(cString: $0) } ?? "it returned TABD_ERROR")
+            : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
+        answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
+        logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
+            "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
+            "tab": .string(id), "error": .string(why),
+        ])
+        return (plugin.name, "plugin failed: \(why)",
+                "'\(plugin.name)' failed deciding whether '\(id)' can be selected, so it is not: \(why)")
     }
 
     public func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
@@ -528,7 +608,7 @@ public final class PluginHost: Policy {
             frame.controller = nil
         }
         let result = OrientationMask(rawValue: mask)
-        record(.supportedOrientations, controller.pointer.pointee.name, proposed: proposed, answers: answers, final: .orientations(result))
+        record(.supportedOrientations, controller, proposed: proposed, answers: &answers, final: .orientations(result))
         return result
     }
 
@@ -569,14 +649,14 @@ public final class PluginHost: Policy {
             }
             frame.controller = nil
         }
-        record(.preferredOrientation, controller.pointer.pointee.name, answers: answers, final: .preferred(preferred))
+        record(.preferredOrientation, controller, answers: &answers, final: .preferred(preferred))
         return preferred
     }
 
     public func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         guard hot.pointee.hasDidSelect else { return }
-        withCandidate(candidate, id: candidate.id, in: controller) { cand in
+        withCandidate(candidate, id: candidate.wireID, in: controller) { cand in
             notify(.didSelect, controller) { p, c in
                 guard let hook = p.code.hooks.did_select else { return false }
                 hook(p.state, c, cand)
@@ -646,28 +726,34 @@ public final class PluginHost: Policy {
     }
 
     /// Fills the candidate struct for `candidate` (its path too, since 1.4) for the length of
-    /// `body`. A tab outside any group has a path of one id: itself, with no allocation.
-    /// `id`: the candidate's id (`candidate.id`, which the caller has at hand).
-    private func withCandidate(_ candidate: Candidate, id: String, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> Void) {
+    /// `body`. A tab outside any group has a path of one id: itself, with no allocation, and a
+    /// small ASCII id is written into scratch as its two words (inlined: what a closure
+    /// around the hook captured was retained and released around it, ~250 instructions a tap).
+    /// `id`: the candidate's id (`candidate.wireID`, which the caller has at hand).
+    @inline(__always)
+    private func withCandidate<R>(_ candidate: Candidate, id: String, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> R) -> R {
         let cand = self.candidate, slot = self.pathSlot
         let index: Int, isMore: Int32
         switch candidate {
         case .tab(_, let i): index = i; isMore = 0
         case .more: index = -1; isMore = 1
         }
-        id.withCString { id in
-            func fill(_ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) {
-                cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
-                                              index: index, is_more: isMore,
-                                              path: path, path_count: count)
-                body(cand)
-            }
-            if controller.pointer.pointee.arranged, case .tab(let tab, _) = candidate, let path = controller.pointer.pointee.path(of: tab), path.count > 1 {
-                withCStrings(path) { ids, n in fill(ids, n) }
-            } else {
-                slot.pointee = id
-                fill(UnsafePointer(slot), 1)
-            }
+        func fill(_ id: UnsafePointer<CChar>, _ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) -> R {
+            cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
+                                          index: index, is_more: isMore,
+                                          path: path, path_count: count)
+            return body(cand)
+        }
+        if controller.pointer.pointee.arranged, case .tab(let tab, _) = candidate, let path = controller.pointer.pointee.path(of: tab), path.count > 1 {
+            return id.withCString { id in withCStrings(path) { ids, n in fill(id, ids, n) } }
+        }
+        if let small = smallCString(id) {
+            slot.pointee = small
+            return fill(small, UnsafePointer(slot), 1)
+        }
+        return id.withCString { id in
+            slot.pointee = id
+            return fill(id, UnsafePointer(slot), 1)
         }
     }
 
@@ -691,11 +777,11 @@ public final class PluginHost: Policy {
         }
     }
 
-    private func withCStrings(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>, Int) -> Void) {
+    private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>, Int) -> R) -> R {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         defer { for p in copies { free(p) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
-        pointers.withUnsafeBufferPointer { body($0.baseAddress!, strings.count) }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!, strings.count) }
     }
 
     private func withOptionalCString(_ s: String?, _ body: (UnsafePointer<CChar>?) -> Void) {
@@ -826,16 +912,31 @@ public final class PluginHost: Policy {
 
     // MARK: explain
 
-    private func record(_ kind: DecisionRecord.Kind, _ controller: String, candidate: String? = nil,
-                        proposed: OrientationMask? = nil, answers: consuming [PluginAnswer], final: consuming DecisionRecord.Final) {
+    private func record(_ kind: DecisionRecord.Kind, _ controller: LentController, candidate: String? = nil,
+                        proposed: OrientationMask? = nil, answers: inout [PluginAnswer], final: DecisionRecord.Final) {
         sequence += 1
-        var r = DecisionRecord(sequence: sequence, controller: controller, kind: kind, candidate: candidate,
-                               proposed: proposed, answers: answers, final: final)
-        // Moved into the ring, the record pushed out moved back into `r` (no copy, and no
-        // `DecisionRecord?`, which was destroyed through its metadata).
-        let evicted = kind == .shouldSelect ? tapRecords.exchange(&r) : orientationRecords.exchange(&r)
-        // Recycle the evicted record's answer buffer: a decision then allocates nothing.
-        if evicted { swap(&spareAnswers, &r.answers) }
+        let sequence = self.sequence
+        let name = UnsafeRawPointer(controller.pointer).advanced(by: hot.pointee.nameOffset).assumingMemoryBound(to: String.self)
+        // Once the ring is full, the oldest record is overwritten field by field where it lies
+        // (no record moved, none destroyed whole: that went through its metadata), its answer
+        // buffer kept for the next decision: a decision then allocates nothing.
+        (kind == .shouldSelect ? tapRecords : orientationRecords).push {
+            var first: [PluginAnswer] = []
+            swap(&first, &answers)
+            return DecisionRecord(sequence: sequence, controller: name.pointee, kind: kind, candidate: candidate,
+                                  proposed: proposed, answers: first, final: final)
+        } reuse: { r in
+            r.sequence = sequence
+            // Most decisions are about the controller the record they replace was about: its
+            // name is compared where the controller keeps it, and copied only when it differs.
+            assignIfChanged(&r.controller, to: name)
+            r.kind = kind
+            assignIfChanged(&r.candidate, candidate)
+            r.proposed = proposed
+            swap(&r.answers, &answers)
+            r.final = final
+            swap(&spareAnswers, &answers)
+        }
     }
 
     /// An empty answer buffer, reusing an evicted record's storage when there is one.
@@ -844,54 +945,103 @@ public final class PluginHost: Policy {
         swap(&answers, &spareAnswers)
         // One by one: a chain has a plugin or two, and removeAll(keepingCapacity:) costs a
         // replaceSubrange (~170 instructions).
-        while !answers.isEmpty { answers.removeLast() }
+        answers.keep(first: 0)
         return answers
     }
 }
 
-/// A fixed-size buffer keeping the last `capacity` elements.
-struct Ring<Element> {
-    private var storage: [Element] = []
+/// A fixed-size buffer keeping the last `capacity` elements, in memory of its own (no array:
+/// no uniqueness check per decision).
+final class Ring<Element> {
+    private let storage: UnsafeMutablePointer<Element>
+    private var count = 0
     private var next = 0
     let capacity: Int
 
     init(capacity: Int) {
+        precondition(capacity > 0)
         self.capacity = capacity
-        storage.reserveCapacity(capacity)
+        storage = .allocate(capacity: capacity)
     }
 
-    /// Appends `e`: moved in, and when the ring was full the element it pushed out is moved
-    /// into `e` (then it returns true). Nothing is copied.
-    mutating func exchange(_ e: inout Element) -> Bool {
-        if storage.count < capacity {
-            storage.append(e)
-            next = (next + 1) % capacity
-            return false
-        }
-        swap(&e, &storage[next])
-        next = (next + 1) % capacity
-        return true
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
     }
 
-    /// Appends `e`; returns the element it pushed out, if any.
-    @discardableResult
-    mutating func append(_ e: Element) -> Element? {
-        var evicted: Element?
-        if storage.count < capacity {
-            storage.append(e)
+    /// Appends `make()` while the ring is not full; then `reuse` turns the oldest element,
+    /// in place, into the one appended.
+    @inline(__always)
+    func push(_ make: () -> Element, reuse: (inout Element) -> Void) {
+        if count < capacity {
+            (storage + count).initialize(to: make())
+            count += 1
         } else {
-            evicted = storage[next]
-            storage[next] = e
+            reuse(&storage[next])
         }
-        next = (next + 1) % capacity
-        return evicted
+        next = next + 1 == capacity ? 0 : next + 1
     }
 
     /// Oldest first.
     var elements: [Element] {
-        storage.count < capacity ? storage : Array(storage[next...] + storage[..<next])
+        let all = UnsafeBufferPointer(start: storage, count: count)
+        return count < capacity ? Array(all) : Array(all[next...]) + Array(all[..<next])
+    }
+}
+
+/// `field = value` unless they are already the same string (the same bits: the same storage
+/// or the same small string), when the assignment would only retain one and release the other.
+@inline(__always)
+func assignIfChanged(_ field: inout String?, _ value: String?) {
+    withUnsafePointer(to: value) { assignIfChanged(&field, to: $0) }
+}
+
+/// `field = value.pointee` unless they are the same string, compared where `value` lies: it
+/// is not even loaded (retained) then. For values of two words whose bits say which value it
+/// is (String, String?).
+@inline(__always)
+func assignIfChanged<S>(_ field: inout S, to value: UnsafePointer<S>) {
+    typealias Words = (UInt64, UInt64)
+    let new = UnsafeRawPointer(value).load(as: Words.self)
+    let old = withUnsafeBytes(of: &field) { $0.load(as: Words.self) }
+    if old != new { field = value.pointee }
+}
+
+extension [PluginAnswer] {
+    /// Answer `k` of a buffer holding an earlier decision's answers: the one there overwritten
+    /// in place (its plugin name kept when it is the same string), else appended.
+    @inline(__always)
+    mutating func put(_ k: Int, plugin: UnsafePointer<String>, _ answer: PluginAnswer.Answer, nanoseconds: UInt64) {
+        guard k < count else { return append(PluginAnswer(plugin: plugin.pointee, answer: answer, nanoseconds: nanoseconds)) }
+        self[k].overwrite(plugin: plugin, answer, nanoseconds: nanoseconds)
+    }
+
+    /// Drops the answers from `n` on (an earlier decision's).
+    @inline(__always)
+    mutating func keep(first n: Int) {
+        while count > n { removeLast() }
+    }
+}
+
+extension PluginAnswer {
+    @inline(__always)
+    mutating func overwrite(plugin: UnsafePointer<String>, _ answer: Answer, nanoseconds: UInt64) {
+        assignIfChanged(&self.plugin, to: plugin)
+        self.answer = answer
+        self.nanoseconds = nanoseconds
     }
 }
 
 @available(*, unavailable, message: "plugins are called only from the loop thread")
 extension PluginHost: Sendable {}
+
+extension Candidate {
+    /// `id`, without the call its getter is (the wire name: the tab id or "more").
+    @inline(__always)
+    var wireID: String {
+        switch self {
+        case .tab(let id, _): return id
+        case .more: return Controller.moreID
+        }
+    }
+}

@@ -40,6 +40,9 @@ final class PluginInstance {
         slot = HostSlot.make(for: self)
     }
 
+    /// The counters of `hook`: calls, total ns, max ns (what `count` adds to).
+    func counters(of hook: PluginHook) -> UnsafeMutablePointer<UInt64> { counters + 3 * hook.index }
+
     var hostTable: UnsafePointer<tabd_host> { UnsafeRawPointer(slot).assumingMemoryBound(to: tabd_host.self) }
 
     /// Runs init with `configJSON`. Returns nil, or why it failed.
@@ -111,11 +114,16 @@ final class PluginInstance {
 
     @inline(__always)
     func count(_ hook: PluginHook, nanoseconds dt: UInt64) {
-        let c = counters + 3 * hook.index
+        Self.add(dt, to: counters + 3 * hook.index)
+        if dt > slowNanoseconds { slow(hook, dt) }
+    }
+
+    /// Counts one call of `dt` ns into a hook's counters (calls, total ns, max ns).
+    @inline(__always)
+    static func add(_ dt: UInt64, to c: UnsafeMutablePointer<UInt64>) {
         c[0] &+= 1
         c[1] &+= dt
         if dt > c[2] { c[2] = dt }
-        if dt > slowNanoseconds { slow(hook, dt) }
     }
 
     /// Which slot of the crash watch's page this plugin is, shifted into place (0: unwatched).
@@ -127,7 +135,7 @@ final class PluginInstance {
 
     /// Logs a slow hook: at most one line a second per plugin, saying how many were not logged.
     @inline(never)
-    private func slow(_ hook: PluginHook, _ dt: UInt64) {
+    func slow(_ hook: PluginHook, _ dt: UInt64) {
         guard remote == nil else { return }  // an isolated plugin has its deadline instead
         let now = monotonicNanoseconds()
         guard lastSlowLog == 0 || now &- lastSlowLog >= 1_000_000_000 else { slowUnlogged += 1; return }

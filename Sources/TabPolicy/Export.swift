@@ -3,6 +3,7 @@
 
 import CTabPolicy
 import Glibc
+import TabStrings
 
 /// The descriptor of `type`, for the plugin's `tabd_policy_entry`:
 ///
@@ -120,6 +121,21 @@ final class Instance {
         return UnsafePointer(p)
     }
 
+    /// should_select: the plugin's verdict on the candidate.
+    func shouldSelect(_ c: OpaquePointer?, _ cand: UnsafePointer<tabd_candidate>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
+        beginHook()
+        // Called through the optional: the existential is not copied (retained) around it.
+        guard let verdict = shouldSelect?.shouldSelect(candidate(cand), in: view(c)) else { return TABD_ABSTAIN }
+        switch verdict {
+        case .allow: return TABD_ALLOW
+        case .abstain: return TABD_ABSTAIN
+        case .deny(let reason, let message):
+            reply?.pointee.reason = keep(reason)
+            reply?.pointee.message = keep(message)
+            return TABD_DENY
+        }
+    }
+
     func fail(_ error: Error, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
         guard let e = error as? PolicyError else {
             reply?.pointee.message = keep(String(describing: error))
@@ -152,7 +168,15 @@ private func candidate(_ c: UnsafePointer<tabd_candidate>?) -> Candidate {
             deeper = path.isEmpty ? nil : path
         }
     }
-    return Candidate(id: String(cString: id), index: c.pointee.index, deeperPath: deeper)
+    return Candidate(id: string(id), index: c.pointee.index, deeperPath: deeper)
+}
+
+/// The String of a C string tabd handed over: a tab id is nearly always short ASCII, made
+/// from its bytes without the standard library's validation (SmallASCII); anything else as
+/// `String(cString:)` makes it.
+@inline(__always)
+func string(_ p: UnsafePointer<CChar>) -> String {
+    SmallASCII.string(cString: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)) ?? String(cString: p)
 }
 
 private func strings(_ p: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int) -> [String] {
@@ -210,17 +234,10 @@ enum Thunks {
     }
 
     static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in
-        guard let i = Instance.from(state) else { return TABD_ERROR }
-        i.beginHook()
-        guard let hook = i.shouldSelect else { return TABD_ABSTAIN }
-        switch hook.shouldSelect(candidate(cand), in: i.view(c)) {
-        case .allow: return TABD_ALLOW
-        case .abstain: return TABD_ABSTAIN
-        case .deny(let reason, let message):
-            reply?.pointee.reason = i.keep(reason)
-            reply?.pointee.message = i.keep(message)
-            return TABD_DENY
-        }
+        guard let state else { return TABD_ERROR }
+        // Borrowed, not retained and released: tabd holds the instance (init's reference)
+        // until fini, which no hook can reach.
+        return Unmanaged<Instance>.fromOpaque(state)._withUnsafeGuaranteedRef { $0.shouldSelect(c, cand, reply) }
     }
 
     static let supportedOrientations: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, tabd_orientation_mask, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result = { state, c, proposed, mask in

@@ -123,17 +123,30 @@ public enum Verdict: Equatable, Sendable {
 public struct Candidate: Equatable, Sendable {
     /// The tab id, or "more".
     public let id: String
-    /// The index of the tab's root tab in the controller; nil for More.
-    public let index: Int?
+    /// The index of the tab's root tab in the controller; nil for More (a tab's index is
+    /// never Int.min, which stands for More's).
+    public var index: Int? { rawIndex == Self.noIndex ? nil : rawIndex }
+    /// `index`, More's as `noIndex`: with it, a candidate is four words, passed and destroyed
+    /// in registers (five were destroyed from memory through the metadata of each field's
+    /// type, ~100 instructions a decision).
+    private let rawIndex: Int
+    private static var noIndex: Int { Int.min }
     /// The ids from the root tab down to this one (R13.2): `[id]` for a tab outside any
     /// group, and for More (since ABI 1.4; a tabd before it gives `[id]` too).
-    public var path: [String] { deeperPath ?? [id] }
+    public var path: [String] { given?.path ?? [id] }
     /// The path as given; nil for `[id]`, which is then made only when `path` is read: a
-    /// decision about a tab outside any group allocates no array.
-    private let deeperPath: [String]?
+    /// decision about a tab outside any group allocates no array. In a box, not an optional
+    /// array: that was destroyed through its type's metadata (~60 instructions a decision).
+    private let given: GivenPath?
+
+    private final class GivenPath: Sendable {
+        let path: [String]
+        init(_ path: [String]) { self.path = path }
+    }
 
     init(id: String, index: Int?, deeperPath: [String]?) {
-        self.id = id; self.index = index; self.deeperPath = deeperPath
+        self.id = id; rawIndex = index ?? Self.noIndex
+        given = deeperPath.map(GivenPath.init)
     }
 
     /// A tab: `path` defaults to the tab alone (a tab outside any group).
@@ -146,7 +159,7 @@ public struct Candidate: Equatable, Sendable {
     public var isMore: Bool { index == nil }
     /// The group the tab is in (its parent), or nil for a root tab and More.
     public var group: String? {
-        guard let path = deeperPath, path.count > 1 else { return nil }
+        guard let path = given?.path, path.count > 1 else { return nil }
         return path[path.count - 2]
     }
 

@@ -53,6 +53,22 @@ public enum SmallASCII {
         Int(truncatingIfNeeded: (high >> 56) & 0x0F)
     }
 
+    /// The `String` of the NUL-terminated bytes at `p` when they are at most 15, all ASCII
+    /// (and the layout holds), made as `string(_:count:)` makes it; else nil.
+    @inlinable @inline(__always)
+    public static func string(cString p: UnsafePointer<UInt8>) -> String? {
+        guard enabled else { return nil }
+        var words: (low: UInt64, high: UInt64) = (0, 0)
+        var i = 0
+        while case let b = p[i], b != 0 {
+            guard b < 0x80, i < 15 else { return nil }
+            if i < 8 { words.low |= UInt64(b) &<< UInt64(i &* 8) } else { words.high |= UInt64(b) &<< UInt64((i &- 8) &* 8) }
+            i &+= 1
+        }
+        words.high |= (0xE0 | UInt64(truncatingIfNeeded: i)) &<< 56
+        return unsafeBitCast(words, to: String.self)
+    }
+
     /// The `String` of the `count` bytes at `p`, which must all be ASCII (below 0x80), made
     /// without the standard library's validation when `count` ≤ 15 and the layout holds.
     @inlinable @inline(__always)

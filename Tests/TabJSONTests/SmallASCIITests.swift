@@ -36,6 +36,25 @@ import TestRandom
         #expect(SmallASCII.words("é") == nil)  // small, but not ASCII
     }
 
+    /// From a C string: the strings `string(_:count:)` makes (the standard library's) for
+    /// ASCII of up to 15 bytes; nil for longer ones and for any byte past ASCII.
+    @Test func madeFromCStrings() {
+        var random = SplitMix64(seed: 0xC57A_1D5)
+        for _ in 0..<5_000 {
+            let n = Int(random.next() % 20)
+            // Bytes 1...0xFF: no NUL inside; some past ASCII.
+            let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: 1 + random.next() % (random.next() % 8 == 0 ? 0xFF : 0x7F)) }
+            let made = (bytes + [0]).withUnsafeBufferPointer { SmallASCII.string(cString: $0.baseAddress!) }
+            guard SmallASCII.enabled, n <= 15, bytes.allSatisfy({ $0 < 0x80 }) else {
+                #expect(made == nil)
+                continue
+            }
+            let expected = String(decoding: bytes, as: UTF8.self)
+            #expect(made == expected)
+            #expect(made.map { SmallASCII.words($0)! == SmallASCII.words(expected)! } == true, "the very words")
+        }
+    }
+
     /// A small ASCII string is written straight from its words: the same text as the general
     /// path writes for the same characters held in a large string, escapes included (those
     /// go the general way), as a key and as a value, after a value and first in an object.

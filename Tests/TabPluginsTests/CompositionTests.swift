@@ -184,6 +184,59 @@ extension PluginTests {
             #expect(json.hasSuffix(#""result":"deny","plugin":"hello","reason":"locked","message":"'secret' is locked; call hello's unlock method first"}"#))
         }
 
+        /// Every tap reaches the plugins with its id (short or long, ASCII or not) and its
+        /// controller's name, and explain keeps exactly the decisions made, in order, also
+        /// once its history is full and records are overwritten (with other controllers and
+        /// candidates than they held).
+        @Test func decisionsReachPluginsAndExplainAsMade() throws {
+            let dir = try temporaryDirectory()
+            try compilePlugin(gatePlugin(name: "yes", result: "TABD_ALLOW"), named: "yes.so", in: dir)
+            // Denies every tab but "allow-me", with the id as its reason and the controller's
+            // name as its message.
+            try compilePlugin(cPlugin(name: "echo", hooks: """
+                static const tabd_host *host;
+                static tabd_result start(const tabd_host *h, const char *config, void **state, tabd_reply *reply) {
+                    (void)config; (void)reply; host = h; *state = NULL; return TABD_OK;
+                }
+                static tabd_result gate(void *state, const tabd_controller *c, const tabd_candidate *cand, tabd_reply *reply) {
+                    (void)state;
+                    if (strcmp(cand->id, "allow-me") == 0) return TABD_ALLOW;
+                    if (cand->path_count != 1 || strcmp(cand->path[0], cand->id) != 0) return TABD_ERROR;
+                    reply->reason = cand->id;
+                    reply->message = host->controller_name(c);
+                    return TABD_DENY;
+                }
+                """, fields: ".init = start, .should_select = gate,"), named: "echo.so", in: dir)
+            let (host, _) = makeHost([dir])
+            try host.load([PluginSpec(path: "yes.so"), PluginSpec(path: "echo.so")])
+            let ids = ["a", "abcdefghijklmno", "abcdefghijklmnop", "a-much-longer-tab-identifier", "onglet-é", "設定", "allow-me"]
+            let controllers = [try controller(ids), try controller(ids, name: "a-controller-with-a-long-name"), try controller(ids, name: "b")]
+            var made: [(controller: String, id: String)] = []
+            for round in 0..<(2 * PluginHost.explainCapacity + 5) {
+                let c = controllers[round % 5 == 0 ? 0 : (round / 3) % 3]
+                let id = ids[round % ids.count]
+                let decision = host.shouldSelect(tab(id, of: c), in: c)
+                #expect(decision == (id == "allow-me" ? .allow : .deny(by: "echo", reason: id, message: c.name)))
+                made.append((c.name, id))
+            }
+            let records = host.explain(limit: 1000)
+            #expect(records.count == PluginHost.explainCapacity)
+            for (r, m) in zip(records, made.suffix(PluginHost.explainCapacity)) {
+                #expect(r.kind == .shouldSelect)
+                #expect(r.controller == m.controller)
+                #expect(r.candidate == m.id)
+                #expect(r.proposed == nil)
+                #expect(r.answers.map(\.plugin) == ["yes", "echo"])
+                #expect(r.answers.map(\.kind) == (m.id == "allow-me" ? ["allow", "allow"] : ["allow", "deny"]))
+                #expect(r.final == (m.id == "allow-me" ? .allow(byDefault: false) : .deny(plugin: "echo", reason: m.id, message: m.controller)))
+            }
+            #expect(zip(records, records.dropFirst()).allSatisfy { $0.sequence + 1 == $1.sequence })
+            let echo = try #require(host.stats.first { $0.name == "echo" })
+            #expect(echo.denials == UInt64(made.filter { $0.id != "allow-me" }.count))
+            #expect(echo.failures == 0)
+            #expect(echo.hooks.first { $0.hook == .shouldSelect }?.calls == UInt64(made.count))
+        }
+
         /// explain keeps a bounded history.
         @Test func explainIsBounded() throws {
             let (host, _) = makeHost([try buildHello()])

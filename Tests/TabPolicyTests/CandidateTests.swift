@@ -33,6 +33,29 @@ struct CandidateTests {
         #expect(Candidate.more.group == nil)
     }
 
+    /// The index as given; More has none (and a tab's index is never More's).
+    @Test func index() {
+        #expect(Candidate.tab(id: "a", index: 0).index == 0)
+        #expect(Candidate.tab(id: "a", index: 7, path: ["g", "a"]).index == 7)
+        #expect(Candidate.more.index == nil)
+        #expect(Candidate(id: "x", index: nil, deeperPath: nil).isMore)
+        #expect(!Candidate(id: "x", index: -1, deeperPath: nil).isMore)
+    }
+
+    /// Ids from tabd's C strings read as String(cString:) reads them: short ASCII ones made
+    /// from their bytes, long and non-ASCII ones the general way.
+    @Test func idsFromCStrings() {
+        for id in ["", "a", "home", "abcdefghijklmno", "abcdefghijklmnop", "a-much-longer-tab-identifier", "onglet-é", "設定", "tab\u{7F}"] {
+            let p = strdup(id)!
+            defer { free(p) }
+            #expect(string(p) == id)
+            #expect(Array(string(p).utf8) == Array(id.utf8))
+        }
+        // Bytes that are not UTF-8 are repaired as String(cString:) repairs them.
+        let bad: [CChar] = [0x61, CChar(bitPattern: 0xFF), 0x62, 0]
+        #expect(bad.withUnsafeBufferPointer { string($0.baseAddress!) } == bad.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+
     @Test func nameMemoFollowsTheBytes() {
         var memo = NameMemo()
         let a = strdup("main")!, b = strdup("other")!, a2 = strdup("main")!
