@@ -236,7 +236,8 @@ public enum Candidate: Equatable, Sendable {
     case tab(id: String, index: Int)
     case more
 
-    /// The wire name: the tab id or "more".
+    /// The wire name: the tab id or "more". Inlinable: the plugin host reads it on every tap.
+    @inlinable
     public var id: String {
         switch self {
         case .tab(let id, _): return id

@@ -110,8 +110,8 @@ public final class PluginHost: Policy {
         var hasDidSelect = false
         /// `selectChain` as the tap's loop reads it, link i for plugin i.
         var links = UnsafeMutableBufferPointer<SelectLink>(start: nil, count: 0)
-        /// `slowHookNanoseconds` (every instance's `slowNanoseconds`).
-        var slowNanoseconds: UInt64 = 10_000_000
+        /// `slowHookNanoseconds` (every instance's `slowNanoseconds`), set from it in `init`.
+        var slowNanoseconds: UInt64 = 0
         /// Where a Controller keeps its name: a decision's record compares it there.
         var nameOffset = MemoryLayout<Controller>.offset(of: \Controller.name)!
     }
@@ -172,6 +172,7 @@ public final class PluginHost: Policy {
         self.logger = logger
         marker = unwatched
         hot.initialize(to: Hot())
+        hot.pointee.slowNanoseconds = slowHookNanoseconds
     }
 
     deinit {
@@ -470,7 +471,7 @@ public final class PluginHost: Policy {
         var answers: [PluginAnswer] = []
         swap(&answers, &spareAnswers)
         var allowed = false
-        let id = candidate.wireID
+        let id = candidate.id
         frame.controller = controller.pointer
         let denial = withCandidate(candidate, id: id, in: controller) { cand in
             askChain(links, cand, id: id, controller: controller, allowed: &allowed, answers: &answers)
@@ -656,7 +657,7 @@ public final class PluginHost: Policy {
     public func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         guard hot.pointee.hasDidSelect else { return }
-        withCandidate(candidate, id: candidate.wireID, in: controller) { cand in
+        withCandidate(candidate, id: candidate.id, in: controller) { cand in
             notify(.didSelect, controller) { p, c in
                 guard let hook = p.code.hooks.did_select else { return false }
                 hook(p.state, c, cand)
@@ -729,7 +730,7 @@ public final class PluginHost: Policy {
     /// `body`. A tab outside any group has a path of one id: itself, with no allocation, and a
     /// small ASCII id is written into scratch as its two words (inlined: what a closure
     /// around the hook captured was retained and released around it, ~250 instructions a tap).
-    /// `id`: the candidate's id (`candidate.wireID`, which the caller has at hand).
+    /// `id`: the candidate's id (`candidate.id`, which the caller has at hand).
     @inline(__always)
     private func withCandidate<R>(_ candidate: Candidate, id: String, in controller: LentController, _ body: (UnsafeMutablePointer<tabd_candidate>) -> R) -> R {
         let cand = self.candidate, slot = self.pathSlot
@@ -1034,14 +1035,3 @@ extension PluginAnswer {
 
 @available(*, unavailable, message: "plugins are called only from the loop thread")
 extension PluginHost: Sendable {}
-
-extension Candidate {
-    /// `id`, without the call its getter is (the wire name: the tab id or "more").
-    @inline(__always)
-    var wireID: String {
-        switch self {
-        case .tab(let id, _): return id
-        case .more: return Controller.moreID
-        }
-    }
-}
