@@ -42,8 +42,8 @@ import CCRC32
                 tabd_crc32(raw.baseAddress, raw.count) == expected && tabd_crc32_tables(raw.baseAddress, raw.count) == expected
             }
         }
-        for start in 0..<8 {
-            for length in 0...80 where !check(data[start..<start + length]) {
+        for start in 0..<16 {  // every alignment, every partial block (16 + r, r < 16), a few blocks
+            for length in 0...100 where !check(data[start..<start + length]) {
                 Issue.record("bytes \(start)..<\(start + length)"); return
             }
         }

@@ -1,10 +1,10 @@
 // CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320: zlib's, gzip's, PNG's) for the
 // journal's records and the snapshot. In C for one reason: x86-64's carry-less multiply
-// (PCLMULQDQ), which Swift cannot reach, computes eight bytes' step with two multiplies
-// (a Barrett reduction) where a table lookup per byte costs far more. Used only when the CPU
-// has it (CPUID, checked once); elsewhere, and for a buffer shorter than eight bytes, the
-// slicing-by-8 tables. Both give the same checksum: tested on random buffers against a
-// bit-at-a-time reference (TabStateTests.CRC32Tests).
+// (PCLMULQDQ), which Swift cannot reach, folds sixteen bytes forward with two multiplies
+// and reduces the remainder with four, where a table lookup per byte costs far more. Used
+// only when the CPU has it (CPUID, checked once); elsewhere, and for a buffer shorter than
+// eight bytes, the slicing-by-8 tables. Both give the same checksum: tested on random
+// buffers against a bit-at-a-time reference (TabStateTests.CRC32Tests).
 #ifndef TABD_CCRC32_H
 #define TABD_CCRC32_H
 
