@@ -136,7 +136,7 @@ public struct Request: Equatable, Sendable {
     public var controller: String
     public var command: RequestCommand
 
-    /// The wire name of the command, for statistics and logs. Computed, not kept: a string
+    /// The wire name of the command, for logs and errors. Computed, not kept: a string
     /// in every request was retained and released on every select.
     public var name: String { command.name }
 
@@ -156,25 +156,49 @@ public let commandNames = [
 
 extension RequestCommand {
     /// The command's wire name (as `commandNames` lists it).
-    public var name: String {
+    public var name: String { commandNames[nameIndex] }
+
+    /// The command's place in `commandNames`: the one map from a command to its name, and
+    /// what statistics count by (an integer from a switch, where the name was a string made,
+    /// compared and released on every request). `set_orientation`, the journal's form of a
+    /// rotate, is never a request: counted as `rotate`.
+    public var nameIndex: Int {
         switch self {
-        case .hello: "hello"
-        case .ping: "ping"
-        case .state: "state"
-        case .controllers: "controllers"
-        case .controllerCreate: "controller.create"
-        case .controllerDelete: "controller.delete"
-        case .core(let command): command.name
-        case .layout: "layout"
-        case .preserve: "preserve"
-        case .subscribe: "subscribe"
-        case .unsubscribe: "unsubscribe"
-        case .plugins: "plugins"
-        case .pluginCall: "plugin.call"
-        case .explain: "explain"
-        case .reload: "reload"
-        case .stats: "stats"
-        case .metrics: "metrics"
+        case .hello: 0
+        case .ping: 1
+        case .state: 2
+        case .controllers: 3
+        case .controllerCreate: 4
+        case .controllerDelete: 5
+        case .core(.setTabs): 6
+        case .core(.addTab): 7
+        case .core(.removeTab): 8
+        case .core(.updateTab): 9
+        case .core(.badge): 10
+        case .core(.select): 11
+        case .core(.tap): 12
+        case .core(.push): 13
+        case .core(.pop): 14
+        case .core(.popToRoot): 15
+        case .core(.setCustomizable): 16
+        case .core(.customizeBegin): 17
+        case .core(.customizeMove): 18
+        case .core(.customizeEnd): 19
+        case .core(.rotate), .core(.setOrientation): 20
+        case .layout: 21
+        case .preserve: 22
+        case .core(.restore): 23
+        case .core(.setHidden): 24
+        case .core(.reorder): 25
+        case .core(.sidebar): 26
+        case .subscribe: 27
+        case .unsubscribe: 28
+        case .plugins: 29
+        case .pluginCall: 30
+        case .explain: 31
+        case .reload: 32
+        case .stats: 33
+        case .metrics: 34
         }
     }
 

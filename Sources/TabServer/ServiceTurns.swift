@@ -60,25 +60,27 @@ extension TabService {
         lineStart = end
     }
 
-    /// Handles one line; its reply is sent. Returns the command's name (for statistics).
-    private func handle(_ line: UnsafeRawBufferPointer, from connection: Connection) -> String {
+    /// Handles one line; its reply is sent. Returns the command's `nameIndex` (for
+    /// statistics), or `ServiceStats.invalid`.
+    private func handle(_ line: UnsafeRawBufferPointer, from connection: Connection) -> Int {
         w.reset()
-        var name = "invalid"
+        let name: Int
         var common = false
         let request = RequestDecoder.decodeCommon(line, found: &common)
         if common {
             // The requests clients send most, without the (id, Result) wrapping; none of
             // them acts outside the state.
-            name = request.name
+            name = request.command.nameIndex
             run(request, from: connection)
         } else {
             let (id, result) = RequestDecoder.decodeInGeneral(line, maxDepth: config.maxJSONDepth)
             switch result {
             case .failure(let error):
+                name = ServiceStats.invalid
                 stats.errors += 1
                 ReplyEncoder.failure(id: id, error, into: &w)
             case .success(let request):
-                name = request.name
+                name = request.command.nameIndex
                 if Self.actsOutsideState(request.command) { capture = [] }
                 run(request, from: connection)
             }

@@ -9,12 +9,11 @@ import TabTransport
 
 struct ServiceStats {
     let started = Date()
-    /// Per command name (one of `commandNames`, or "invalid"), its histogram.
-    private(set) var histograms: [String: LatencyHistogram] = [:]
-    /// The last command recorded and its histogram: clients mostly send runs of one command,
-    /// and comparing a short string costs less than hashing it.
-    private var lastName = ""
-    private var last: LatencyHistogram?
+    /// By command (its `RequestCommand.nameIndex`; `invalid` past them), its histogram
+    /// once one was recorded: an array read per request, where a name was compared.
+    private var byCommand = [LatencyHistogram?](repeating: nil, count: commandNames.count + 1)
+    /// Where lines that were no request are counted (as "invalid").
+    static let invalid = commandNames.count
     var errors: UInt64 = 0
     var denials: UInt64 = 0
     var eventsSent: UInt64 = 0
@@ -22,13 +21,25 @@ struct ServiceStats {
     /// Turns (or changes outside a turn) whose records could not be written: undone and refused.
     var storageFaults: UInt64 = 0
 
-    mutating func record(_ command: String, nanos: UInt64) {
-        if let h = last, command == lastName { return h.record(nanos) }
-        let h = histograms[command] ?? LatencyHistogram()
-        histograms[command] = h
-        last = h
-        lastName = command
+    @inline(__always)
+    mutating func record(_ command: Int, nanos: UInt64) {
+        if let h = byCommand[command] { return h.record(nanos) }
+        recordFirst(command, nanos: nanos)
+    }
+
+    private mutating func recordFirst(_ command: Int, nanos: UInt64) {
+        let h = LatencyHistogram()
+        byCommand[command] = h
         h.record(nanos)
+    }
+
+    /// Per command name (one of `commandNames`, or "invalid"), its histogram.
+    var histograms: [String: LatencyHistogram] {
+        var byName: [String: LatencyHistogram] = [:]
+        for (i, h) in byCommand.enumerated() {
+            if let h { byName[i < commandNames.count ? commandNames[i] : "invalid"] = h }
+        }
+        return byName
     }
 
     func encode(_ w: inout JSONWriter, transport: LineServer.Status, subscribers: Int, store: StateStore, plugins: PluginHost) {
