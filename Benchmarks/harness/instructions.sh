@@ -2,7 +2,7 @@
 # User-space instructions tabd spends per request, counted by callgrind: a measure that does
 # not move with the machine's load, for comparing two builds where ops/s is too noisy.
 #
-#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap]      (default 8 seconds)
+#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|state]      (default 8 seconds)
 #
 # Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice: once answering only a
 # set_tabs, once under loadgen (10 connections x 16 in flight, `select` a / b in turn, like
@@ -14,6 +14,7 @@
 # `nested`: the same selects of a and b, each inside a group (R13). `tap`: `tap` a / b in turn
 # through the login gate instead (LoginGate, the plugin next to the tabd binary, stripped the
 # same way), after a set_tabs and one login on the controller: instructions per tap.
+# `state`: `{"cmd":"state"}` of the 6-tab controller (read only, its reply from the memo).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -47,6 +48,10 @@ printf '{"cmd":"select","tab":"a"}\n{"cmd":"select","tab":"b"}\n' > "$DIR/select
 COMMAND=select
 CONFIG=()
 LOGIN=""
+if [ "${2:-}" = state ]; then
+    COMMAND=state
+    printf '{"cmd":"state"}\n' > "$DIR/select.req"
+fi
 if [ "${2:-}" = tap ]; then
     COMMAND=tap
     SETUP='{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]}'
@@ -95,6 +100,7 @@ read -r loaded selects < <(run "$SECONDS_LOADED")
 [ "$selects" -gt 0 ] || { echo "no $COMMAND was answered" >&2; exit 1; }
 case "${2:-}" in
     tap) what="tap (login gate, logged in)" ;;
+    state) what="state (6 tabs)" ;;
     "") what=select ;;
     *) what="select ($2)" ;;
 esac

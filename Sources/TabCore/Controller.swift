@@ -351,6 +351,10 @@ public struct Controller: Equatable, Sendable {
         return outcome
     }
 
+    /// `read(self)`, reached through the caller's in-place access to where this controller is
+    /// stored (a getter would copy it out): `TabContainers.reading`.
+    mutating func lend<R>(_ read: (Controller) -> R) -> R { read(self) }
+
     // MARK: R2 — replacing the tabs
 
     private mutating func setTabs(_ new: [Tab], animated: Bool, selected: SelectTarget?, _ out: inout Outcome) throws(TabError) {
