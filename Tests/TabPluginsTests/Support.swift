@@ -2,6 +2,7 @@
 // log that can be read back, and controllers to decide about.
 
 import Foundation
+import InMemoryLogging
 import Logging
 import TabCore
 import TabPlugins
@@ -115,31 +116,29 @@ func gatePlugin(name: String, result: String, reason: String = "no") -> String {
         """, fields: ".should_select = gate,")
 }
 
-/// Everything logged, for checking that refusals are explained.
-final class LogRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
+/// Everything logged, for checking that refusals are explained: swift-log's in-memory
+/// handler, each entry read as "level message key=value …" (metadata sorted by key).
+final class LogRecorder: Sendable {
+    private let handler: InMemoryLogHandler
 
-    func append(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    init() {
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        self.handler = handler
+    }
+
+    var all: [String] {
+        handler.entries.map { entry in
+            let data = entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            return "\(entry.level) \(entry.message) \(data)"
+        }
+    }
+
     func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
 
     var logger: Logger {
-        Logger(label: "tabd.plugins.test") { _ in RecordingHandler(recorder: self) }
-    }
-
-    struct RecordingHandler: LogHandler {
-        let recorder: LogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let data = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            recorder.append("\(event.level) \(event.message) \(data)")
-        }
+        let handler = handler
+        return Logger(label: "tabd.plugins.test") { _ in handler }
     }
 }
 

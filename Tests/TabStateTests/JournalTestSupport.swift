@@ -3,6 +3,7 @@
 // does, and a session (a store with the state it keeps) that writes through a real StateStore.
 
 import Foundation
+import InMemoryLogging
 import Logging
 import TabCore
 import TabProtocol
@@ -92,37 +93,27 @@ final class Replayed {
     }
 }
 
-/// Log lines, kept for the tests to read.
-final class LogCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [(Logger.Level, String)] = []
+/// Log lines, kept for the tests to read: swift-log's in-memory handler, each entry read as
+/// "message key=value …" (metadata sorted by key).
+final class LogCapture: Sendable {
+    private let handler: InMemoryLogHandler
 
-    func add(_ level: Logger.Level, _ line: String) {
-        lock.lock(); lines.append((level, line)); lock.unlock()
+    init() {
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        self.handler = handler
     }
 
     var entries: [(level: Logger.Level, line: String)] {
-        lock.lock(); defer { lock.unlock() }
-        return lines.map { ($0.0, $0.1) }
+        handler.entries.map { entry in
+            let meta = entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            return (entry.level, "\(entry.message) \(meta)")
+        }
     }
 
     var logger: Logger {
-        Logger(label: "tabd.test") { _ in CapturingHandler(capture: self) }
-    }
-
-    struct CapturingHandler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
-            let meta = (metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            capture.add(level, "\(message) \(meta)")
-        }
+        let handler = handler
+        return Logger(label: "tabd.test") { _ in handler }
     }
 }
 

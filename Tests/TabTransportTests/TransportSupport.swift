@@ -3,6 +3,7 @@
 
 import Foundation
 import Glibc
+import InMemoryLogging
 import Logging
 import TabSystem
 import Testing
@@ -17,28 +18,21 @@ func temporarySocketPath(_ tag: String = "s") -> String {
     "/tmp/tabd-t\(getpid())-\(tag)-\(UInt32.random(in: 0...UInt32.max)).sock"
 }
 
-/// Captures log messages (for "logs once per episode").
-final class LogRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _messages: [(Logger.Level, String)] = []
-    var messages: [(Logger.Level, String)] { lock.withLock { _messages } }
-    func append(_ level: Logger.Level, _ message: String) { lock.withLock { _messages.append((level, message)) } }
+/// Captures log messages (for "logs once per episode"): swift-log's in-memory handler.
+final class LogRecorder: Sendable {
+    private let handler: InMemoryLogHandler
 
-    var logger: Logger {
-        Logger(label: "tabd.transport.test") { _ in RecordingHandler(recorder: self) }
+    init() {
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .debug
+        self.handler = handler
     }
 
-    struct RecordingHandler: LogHandler {
-        let recorder: LogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .debug
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            recorder.append(event.level, event.message.description)
-        }
+    var messages: [(Logger.Level, String)] { handler.entries.map { ($0.level, $0.message.description) } }
+
+    var logger: Logger {
+        let handler = handler
+        return Logger(label: "tabd.transport.test") { _ in handler }
     }
 }
 
