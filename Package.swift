@@ -120,21 +120,23 @@ let package = Package(
 
         // The test targets' one seeded generator (a library only the tests use).
         .target(name: "TestRandom", path: "Tests/TestRandom"),
+        // Their one log recorder, over swift-log's in-memory handler.
+        .target(name: "TestLogging", dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")],
+                path: "Tests/TestLogging"),
 
         .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
         .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON", "TabStrings"]),
         .testTarget(name: "TabPolicyTests", dependencies: ["TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabProtocol"]),
-        // The tests read what was logged through swift-log's in-memory handler.
-        .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem", .product(name: "InMemoryLogging", package: "swift-log")]),
+        .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem", "TestLogging"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem"]),
         // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
         // tests run the loop on a thread of its own and reach its loop-bound objects from the
         // test's thread, waiting for each closure they send (`TestServer.sync`); Swift 6 would
         // want every such closure rebuilt around LoopBound values for no gain in what is tested.
-        .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem", .product(name: "InMemoryLogging", package: "swift-log")],
+        .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem", "TestLogging"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabState", "TabProtocol", "CCRC32", .product(name: "InMemoryLogging", package: "swift-log")],
+        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would

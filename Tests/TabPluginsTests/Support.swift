@@ -2,8 +2,8 @@
 // log that can be read back, and controllers to decide about.
 
 import Foundation
-import InMemoryLogging
 import Logging
+import TestLogging
 import TabCore
 import TabPlugins
 import Testing
@@ -116,31 +116,6 @@ func gatePlugin(name: String, result: String, reason: String = "no") -> String {
         """, fields: ".should_select = gate,")
 }
 
-/// Everything logged, for checking that refusals are explained: swift-log's in-memory
-/// handler, each entry read as "level message key=value …" (metadata sorted by key).
-final class LogRecorder: Sendable {
-    private let handler: InMemoryLogHandler
-
-    init() {
-        var handler = InMemoryLogHandler()
-        handler.logLevel = .trace
-        self.handler = handler
-    }
-
-    var all: [String] {
-        handler.entries.map { entry in
-            let data = entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            return "\(entry.level) \(entry.message) \(data)"
-        }
-    }
-
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
-
-    var logger: Logger {
-        let handler = handler
-        return Logger(label: "tabd.plugins.test") { _ in handler }
-    }
-}
 
 /// A host over `directories`, logging into a recorder.
 func makeHost(_ directories: [String]) -> (PluginHost, LogRecorder) {

@@ -3,8 +3,8 @@
 // does, and a session (a store with the state it keeps) that writes through a real StateStore.
 
 import Foundation
-import InMemoryLogging
 import Logging
+import TestLogging
 import TabCore
 import TabProtocol
 @testable import TabState
@@ -93,29 +93,6 @@ final class Replayed {
     }
 }
 
-/// Log lines, kept for the tests to read: swift-log's in-memory handler, each entry read as
-/// "message key=value …" (metadata sorted by key).
-final class LogCapture: Sendable {
-    private let handler: InMemoryLogHandler
-
-    init() {
-        var handler = InMemoryLogHandler()
-        handler.logLevel = .trace
-        self.handler = handler
-    }
-
-    var entries: [(level: Logger.Level, line: String)] {
-        handler.entries.map { entry in
-            let meta = entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            return (entry.level, "\(entry.message) \(meta)")
-        }
-    }
-
-    var logger: Logger {
-        let handler = handler
-        return Logger(label: "tabd.test") { _ in handler }
-    }
-}
 
 /// Journal bytes written by hand, exactly as tabd writes them.
 enum Journal {
@@ -164,7 +141,7 @@ final class Session {
     let dir: StateDir
     let store: StateStore
     let replayed = Replayed()
-    let logs = LogCapture()
+    let logs = LogRecorder()
 
     init(_ dir: StateDir, _ fsync: FsyncPolicy = .no, compactBytes: Int = 64 << 20) {
         self.dir = dir

@@ -3,8 +3,8 @@
 
 import Foundation
 import Glibc
-import InMemoryLogging
 import Logging
+import TestLogging
 import TabSystem
 import Testing
 @testable import TabTransport
@@ -18,23 +18,6 @@ func temporarySocketPath(_ tag: String = "s") -> String {
     "/tmp/tabd-t\(getpid())-\(tag)-\(UInt32.random(in: 0...UInt32.max)).sock"
 }
 
-/// Captures log messages (for "logs once per episode"): swift-log's in-memory handler.
-final class LogRecorder: Sendable {
-    private let handler: InMemoryLogHandler
-
-    init() {
-        var handler = InMemoryLogHandler()
-        handler.logLevel = .debug
-        self.handler = handler
-    }
-
-    var messages: [(Logger.Level, String)] { handler.entries.map { ($0.level, $0.message.description) } }
-
-    var logger: Logger {
-        let handler = handler
-        return Logger(label: "tabd.transport.test") { _ in handler }
-    }
-}
 
 /// Echoes every line as "echo:<line>\n" unless `reply` says otherwise; records what happened.
 /// Runs on the loop thread: read its records through `TestServer.sync`.
