@@ -33,9 +33,12 @@ struct LatencyClock {
         scale = Self.scale(nanos: now.nanos &- origin.nanos, ticks: now.ticks &- origin.ticks)
     }
 
-    /// `nanos / ticks` in 32.32 fixed point.
-    private static func scale(nanos: UInt64, ticks: UInt64) -> UInt64 {
-        UInt64(Double(nanos) / Double(ticks) * 4_294_967_296)
+    /// `nanos / ticks` in 32.32 fixed point; 1 (ticks as nanoseconds) for a rate no cycle
+    /// counter has (none measured, or a tick over a second), rather than a trap converting it.
+    static func scale(nanos: UInt64, ticks: UInt64) -> UInt64 {
+        let rate = Double(nanos) / Double(ticks) * 4_294_967_296
+        guard rate >= 1, rate < 4_294_967_296 * 1e9 else { return 1 << 32 }
+        return UInt64(rate)
     }
 
     /// Now, in ticks.

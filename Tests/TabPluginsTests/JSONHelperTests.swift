@@ -7,6 +7,7 @@ import TabCore
 import TabPlugins
 import TabProtocol
 import Testing
+import TestLogging
 
 /// json.c built into a fresh directory, plus that directory.
 func buildJSONFixture() throws -> String { try buildFixture("json") }

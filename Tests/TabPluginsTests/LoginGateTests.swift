@@ -4,6 +4,7 @@ import Foundation
 import TabCore
 import TabPlugins
 import Testing
+import TestLogging
 
 /// `openssl passwd -6 -salt tabdtestsalt demo`
 let demoHash = "$6$tabdtestsalt$bZaucwgXfnZj/uddAj.0cj9Yl3D1ubtNEF/UDwiY73zibMM3mqhaDiptCoT83CLKCY7.K2jcbO34aoGDR4tiR/"

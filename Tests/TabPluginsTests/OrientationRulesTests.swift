@@ -4,6 +4,7 @@
 import TabCore
 import TabPlugins
 import Testing
+import TestLogging
 
 func orientationHost(_ settings: String) throws -> (PluginHost, LogRecorder) {
     _ = try referencePlugin("libOrientationRules.so")

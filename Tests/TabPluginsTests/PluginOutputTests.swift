@@ -5,6 +5,7 @@
 import TabCore
 import TabPlugins
 import Testing
+import TestLogging
 
 /// Tests/EndToEndTests/Fixtures/output.c, built into a fresh directory: a plugin named
 /// "output" whose methods answer with the JSON their names say.

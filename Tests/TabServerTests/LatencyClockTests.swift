@@ -17,6 +17,15 @@ import TabSystem
         #expect(b >= a)
     }
 
+    /// A rate the counter cannot have (no ticks, none measured, a tick over a second) falls
+    /// back to ticks as nanoseconds instead of trapping; a plausible one is kept.
+    @Test func implausibleRatesFallBack() {
+        for (nanos, ticks): (UInt64, UInt64) in [(1_000_000, 0), (0, 1_000_000), (UInt64.max, 1)] {
+            #expect(LatencyClock.scale(nanos: nanos, ticks: ticks) == 1 << 32, "\(nanos) ns over \(ticks) ticks")
+        }
+        #expect(LatencyClock.scale(nanos: 1_000_000, ticks: 2_500_000) == UInt64(0.4 * 4_294_967_296))
+    }
+
     /// Whichever clock the machine gives, an interval it measures is the interval
     /// CLOCK_MONOTONIC measures (within 5%, and 20 ms is long against the readings' cost).
     @Test(arguments: ["tsc", "kvm-clock"])

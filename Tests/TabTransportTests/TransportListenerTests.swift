@@ -4,6 +4,7 @@
 import Foundation
 import Glibc
 import Logging
+import TestLogging
 import TabSystem
 import Testing
 @testable import TabTransport
