@@ -186,7 +186,9 @@ public struct TabContainers: Equatable, Sendable, Codable {
     /// Hands the controller `name` to `read` where it lies (one lookup, no copy): a copy
     /// retains and releases each of its arrays and strings, about a thousand instructions
     /// for a `state` that only reads it. Mutating only to reach it in place; it changes
-    /// nothing.
+    /// nothing. As in `apply(_:to:…reading:)`, `read` must not touch this set of controllers:
+    /// while it runs the dictionary's in-place access has taken their storage away (a debug
+    /// build stops on such an access; a release build, exclusivity unchecked, would see none).
     public mutating func reading<R>(_ name: String, _ read: (Controller) -> R) throws(TabError) -> R {
         let i = try lookUp(name)
         return controllers.values[i].lend(read)
