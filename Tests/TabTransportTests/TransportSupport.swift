@@ -108,6 +108,18 @@ final class TestServer {
         return result!
     }
 
+    /// Holds the loop thread for `seconds`, returning once it is held: what clients write
+    /// next is all readable in the loop's next turn (a fixed sleep after sending the hold
+    /// left the loop free to read a first line before the hold began).
+    func holdLoop(seconds: Double) {
+        let held = DispatchSemaphore(value: 0)
+        loop.door.async {
+            held.signal()
+            usleep(useconds_t(seconds * 1_000_000))
+        }
+        held.wait()
+    }
+
     /// Waits (polling the loop) until `condition` holds on the loop thread.
     func wait(_ what: String, timeout: Double = 10, _ condition: @escaping () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)

@@ -31,8 +31,9 @@ extension TransportTests {
             let a = try Client(path: server.path)
             let b = try Client(path: server.path)
             try server.wait("both connections are open") { server.server.connectionCount == 2 }
-            // Hold the loop while both clients write, so both are readable in the next turn.
-            server.loop.door.async { usleep(500_000) }
+            // Hold the loop while both clients write, so both are readable in the next turn:
+            // the writes wait until the loop is held (else it could read one line first).
+            server.holdLoop(seconds: 0.5)
             a.write("from a\n")
             b.write("from b\n")
             #expect(a.readLine() == "echo:from a")
@@ -55,7 +56,7 @@ extension TransportTests {
                     for other in server.delegate.opened where other !== c { other.send(Array("event:\(line)\n".utf8)) }
                 }
             }
-            server.loop.door.async { usleep(300_000) }  // both clients' lines are ready in one turn
+            server.holdLoop(seconds: 0.3)  // both clients' lines are ready in one turn
             a.write("a1\na2\na3\n")
             b.write("b1\nb2\n")
             var fromA: [String] = [], fromB: [String] = []
