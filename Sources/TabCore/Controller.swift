@@ -219,6 +219,13 @@ public struct Controller: Equatable, Sendable {
         return OrientationDecision(supported: supported, preferred: preferred(among: supported))
     }
 
+    /// Whether `other` kept the same answers from the delegate (`==` leaves them out: they
+    /// are not state). With `self == other`, the same `decidedOrientations`, found without
+    /// working them out from the tabs.
+    public func decidedAlike(_ other: Controller) -> Bool {
+        delegated.orientations == other.delegated.orientations
+    }
+
     /// Asks `policy` for the orientations now and keeps its answers (`decidedOrientations`):
     /// for controllers the delegate has not seen change (it was loaded, or replaced, after
     /// their last change).

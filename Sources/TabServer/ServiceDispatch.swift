@@ -292,10 +292,14 @@ struct EncodedPaths {
 /// buffers (compared by identity first) and whose strings the same bits. A few controllers,
 /// replies up to 64 KiB each (BENCHMARKS.md, "state from a memo").
 private extension Controller {
-    /// `self == other`, `self` reached in place (an array's `_modify`): `kept[i] == c` copied
-    /// the kept controller out first, a retain and a release of each of its arrays and
-    /// strings (~290 instructions a `state`).
-    mutating func isEqual(to other: Controller) -> Bool { self == other }
+    /// Whether a `state` of `other` is the one kept for `self`: `self == other` and the same
+    /// orientations decided (which `==` leaves out: what plugins answered is not state, but
+    /// a `state` shows it, and a reload changes it with nothing else). `self` is reached in
+    /// place (an array's `_modify`): `kept[i] == c` copied the kept controller out first, a
+    /// retain and a release of each of its arrays and strings (~290 instructions a `state`).
+    mutating func isEqual(to other: Controller) -> Bool {
+        self == other && decidedAlike(other)
+    }
 }
 
 struct EncodedStates {

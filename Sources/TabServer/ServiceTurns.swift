@@ -131,6 +131,11 @@ extension TabService {
                 _ = handle(UnsafeRawBufferPointer(rebasing: all[e.start..<(e.start + e.count)]), from: e.connection)
             }
         }
+        // Lines replayed from their output (a reload, a plugin call) changed the plugins or
+        // what they know, and are not run again; the undo put back the controllers the turn
+        // changed with the orientations the plugins decided before those lines. Asked again
+        // (not a change of state: nothing to journal, so it is not refused now).
+        if !turnReplays.isEmpty { perform(containers.decideOrientations(policy: policy)) }
         containers.keepChanges()
         forgetTurn()
     }

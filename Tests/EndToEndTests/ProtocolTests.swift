@@ -87,6 +87,30 @@ struct ProtocolTests {
         #expect(try fresh.readLine() == before, "the state after a restart")
     }
 
+    /// What the plugins decide is not state (a restart asks them again) but a `state` shows
+    /// it: a reload to other orientation rules changes nothing else, and the next `state`
+    /// must show the new supported orientations, not the memo's.
+    @Test func stateShowsOrientationsAReloadDecided() throws {
+        func config(_ orientations: String) -> String {
+            Plugins.config("""
+                    - path: libOrientationRules.so
+                      settings:
+                        rules: [{tab: "*", orientations: \(orientations)}]
+
+                """)
+        }
+        let tabd = try TabdProcess(config: config("[portrait]"))
+        let c = try tabd.client()
+        let all = #"["portrait","landscape_left","landscape_right"]"#
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home","orientations":"# + all + "}]}")
+        func supported() throws -> [String]? { try c.ok(#"{"cmd":"state"}"#).object("orientation")?.strings("supported") }
+        #expect(try supported() == ["portrait"])
+        #expect(try supported() == ["portrait"])  // the second from the memo
+        try config("[portrait, landscape_left]").write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        try c.ok(#"{"cmd":"reload"}"#)
+        #expect(try supported() == ["portrait", "landscape_left"])
+    }
+
     @Test func everyCommand() throws {
         let tabd = try TabdProcess()
         let c = try tabd.client()

@@ -140,4 +140,41 @@ import Glibc
         let right = try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
         #expect(right.bool("ok") == true, "locked out after two wrong passwords (max_failures 3): \(JSONValue.object(right).jsonString)")
     }
+
+    /// A reload in a turn whose commit fails is not run again in the redo (its reply is sent
+    /// as it was), but the undo puts back each controller the turn changed as it was before
+    /// — with the orientations the plugins loaded then decided for it. The redo asks the
+    /// plugins loaded now: `state` shows what they decide, not what the old ones did.
+    @Test func aReloadInAFailedTurnLeavesOrientationsAsTheNewPluginsDecide() throws {
+        let (dir, faultFile, env) = faultInjection("hostile")
+        func config(_ orientations: String) -> String {
+            Plugins.config("""
+                    - path: libOrientationRules.so
+                      settings:
+                        rules: [{tab: "*", orientations: \(orientations)}]
+
+                """)
+        }
+        func supported(_ c: LineClient) throws -> [String]? {
+            try c.ok(#"{"cmd":"state"}"#).object("orientation")?.strings("supported")
+        }
+        let t = try TabdProcess(config: config("[portrait]"), dir: dir, environment: env)
+        let c = try t.client()
+        let all = #"["portrait","landscape_left","landscape_right"]"#
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home","orientations":"# + all + #"},{"id":"video","orientations":"# + all + "}]}")
+        #expect(try supported(c) == ["portrait"])
+
+        try config("[portrait, landscape_left]").write(toFile: t.configPath, atomically: true, encoding: .utf8)
+        try "ENOSPC".write(toFile: faultFile, atomically: true, encoding: .utf8)
+        try c.write(#"{"cmd":"badge","tab":"home","value":"1"}"# + "\n" + #"{"cmd":"reload"}"# + "\n")
+        #expect(try object(try #require(try c.readLine())).object("error")?.string("code") == "unavailable")
+        let reload = try object(try #require(try c.readLine()))
+        #expect(reload.bool("ok") == true, "reload answered \(JSONValue.object(reload).jsonString)")
+        // Reads answer while the journal cannot be written: the new rules already.
+        #expect(try supported(c) == ["portrait", "landscape_left"])
+        unlink(faultFile)
+        try StorageFaultTests.waitUntilHealthy(c)
+        #expect(try supported(c) == ["portrait", "landscape_left"])
+    }
+
 }
