@@ -285,12 +285,6 @@ struct EncodedPaths {
     }
 }
 
-/// `state` replies (their result's members), encoded, each with the controller value it was
-/// encoded from. A `state` of a controller equal to one of them — nothing changed it since —
-/// copies the bytes instead of encoding every tab again. Equality is the whole test, so no
-/// change can be missed; it is cheap for an unchanged controller, whose arrays are the same
-/// buffers (compared by identity first) and whose strings the same bits. A few controllers,
-/// replies up to 64 KiB each (BENCHMARKS.md, "state from a memo").
 private extension Controller {
     /// Whether a `state` of `other` is the one kept for `self`: `self == other` and the same
     /// orientations decided (which `==` leaves out: what plugins answered is not state, but
@@ -302,6 +296,13 @@ private extension Controller {
     }
 }
 
+/// `state` replies (their result's members), encoded, each with the controller value it was
+/// encoded from. A `state` of a controller equal to one of them, with the same orientations
+/// the plugins decided (`isEqual(to:)`) — nothing changed it since — copies the bytes instead
+/// of encoding every tab again. That comparison is the whole test, so no change can be
+/// missed; it is cheap for an unchanged controller, whose arrays are the same buffers
+/// (compared by identity first) and whose strings the same bits. A few controllers, replies
+/// up to 64 KiB each (BENCHMARKS.md, "state from a memo").
 struct EncodedStates {
     private var controllers: [Controller] = [], json: [[UInt8]] = []
     private var next = 0

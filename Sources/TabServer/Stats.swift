@@ -57,7 +57,8 @@ struct ServiceStats {
         for (reason, count) in transport.limitHits.sorted(by: { $0.key < $1.key }) { w.key(reason); w.int(count) }
         w.endObject()
         w.key(literal: "subscribers"); w.int(subscribers)
-        w.key(literal: "commands_total"); w.int(Int(histograms.values.reduce(0) { $0 + $1.count }))
+        let byName = histograms.sorted(by: { $0.key < $1.key })
+        w.key(literal: "commands_total"); w.int(Int(byName.reduce(0) { $0 + $1.value.count }))
         w.key(literal: "errors"); w.int(Int(errors))
         w.key(literal: "denials"); w.int(Int(denials))
         w.key(literal: "events_sent"); w.int(Int(eventsSent))
@@ -73,7 +74,7 @@ struct ServiceStats {
         w.key(literal: "faults"); w.int(Int(storageFaults))
         w.endObject()
         w.key(literal: "commands"); w.beginObject()
-        for (name, h) in histograms.sorted(by: { $0.key < $1.key }) {
+        for (name, h) in byName {
             w.key(name); w.beginObject()
             w.key(literal: "count"); w.int(Int(h.count))
             w.key(literal: "mean_us"); w.double((Double(h.totalNanos) / Double(max(h.count, 1)) / 10).rounded() / 100)

@@ -1,8 +1,9 @@
 import CCRC32
 
 // CRC-32 (IEEE 802.3, the zlib/gzip polynomial). Used to detect torn or corrupt journal
-// records and snapshots. Computed in CCRC32: a carry-less multiply per eight bytes where the
-// CPU has one, slicing-by-8 tables elsewhere; ~70 lines of C do not justify a dependency.
+// records and snapshots. Computed in CCRC32: sixteen bytes folded per two carry-less
+// multiplies where the CPU has them, slicing-by-8 tables elsewhere; ~170 lines of C do not
+// justify a dependency.
 
 enum CRC32 {
     static func checksum<C: Collection>(_ bytes: C) -> UInt32 where C.Element == UInt8 {
@@ -10,7 +11,7 @@ enum CRC32 {
         return Array(bytes).withUnsafeBytes { checksum($0) }
     }
 
-    /// The carry-less multiply where the CPU has it, slicing-by-8 tables elsewhere
+    /// The carry-less multiplies where the CPU has them, slicing-by-8 tables elsewhere
     /// (CCRC32: the same checksum either way, tested against the bit-at-a-time definition).
     @inline(__always)
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
