@@ -41,6 +41,19 @@ build: deps
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	@# Every fuzz target builds and runs a few seconds over its corpus (fuzz/README.md).
+	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/run.sh
+
+# The fuzz targets (fuzz/README.md): each built from this package's module graph with
+# libFuzzer and ASan, then run FUZZ_SECONDS (default 60) after the other. FUZZ_TARGETS picks
+# some (json journal request config helper-wire json-helpers); FUZZ_JOBS runs several at once.
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 3
+FUZZ_TARGETS ?=
+.PHONY: fuzz
+fuzz: deps
+	$(SWIFT) build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_TARGETS)
 
 # The restart law for longer (Tests/EndToEndTests/RestartLawTests.swift): fresh random seeds
 # for SOAK_SECONDS (default 600), each driving a real tabd with both reference plugins through

@@ -17,6 +17,10 @@ let package = Package(
         .executable(name: "tabctl", targets: ["tabctl"]),
         .library(name: "TabCore", targets: ["TabCore"]),
         .library(name: "TabPolicy", targets: ["TabPolicy"]),
+        // Not an API: the door fuzz/Package.swift's targets reach tabd's modules through (a
+        // package can depend only on products), so the fuzzers build from this module graph.
+        .library(name: "TabdInternalsForFuzzing",
+                 targets: ["TabJSON", "TabCore", "TabProtocol", "TabState", "TabPlugins", "TabServer"]),
         // Reference policy plugins: ordinary shared objects that tabd dlopens.
         .library(name: "LoginGate", type: .dynamic, targets: ["LoginGate"]),
         .library(name: "OrientationRules", type: .dynamic, targets: ["OrientationRules"]),

@@ -17,7 +17,7 @@ extension TabService {
         let report = try store.recover(repair: repair, StateStore.Replay(
             start: { [unowned self] snapshot in containers = snapshot ?? .withDefault() },
             apply: { [unowned self] record, semantics in
-                do throws(TabError) { try replay(record, semantics); return nil } catch { return error.message }
+                do throws(TabError) { try containers.replay(record, semantics: semantics); return nil } catch { return error.message }
             },
             state: { [unowned self] in containers }
         ))
@@ -38,19 +38,6 @@ extension TabService {
         perform(containers.decideOrientations(policy: policy))
         createConfiguredControllers()
         commitOutsideTurn()
-    }
-
-    private func replay(_ record: JournalRecord, _ semantics: Semantics) throws(TabError) {
-        switch record {
-        case .command(let controller, let command):
-            _ = try containers.apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
-        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
-            try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
-        case .deleteController(let name):
-            try containers.delete(name, replaying: true)
-        case .eventSeq(let name, let seq):
-            try containers.setSeq(name, seq)
-        }
     }
 
     /// The controllers the configuration names that do not exist yet (not while the journal

@@ -41,17 +41,9 @@ final class StateDir {
 /// Records applied to a TabContainers the way tabd's Service replays them (DefaultPolicy,
 /// no notifications): a refused record throws, changing nothing.
 enum Replayer {
+    /// tabd's replay of one record (TabContainers.replay), under the amended rules unless told.
     static func apply(_ record: JournalRecord, to c: inout TabContainers, semantics: Semantics = .amended) throws(TabError) {
-        switch record {
-        case .command(let controller, let command):
-            _ = try c.apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
-        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
-            try c.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
-        case .deleteController(let name):
-            try c.delete(name, replaying: true)
-        case .eventSeq(let name, let seq):
-            try c.setSeq(name, seq)
-        }
+        try c.replay(record, semantics: semantics)
     }
 
     /// The state `records` make from `start`.

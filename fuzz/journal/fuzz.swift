@@ -6,7 +6,7 @@
 //   - whatever loaded reloads (without --repair) to the same state, with nothing left to
 //     cut off or set aside; a directory that loads without --repair loads the same with it;
 //   - after a load, a record written goes where the records end and reads back.
-// Build and run: fuzz/journal/run.sh.
+// Build and run: make fuzz (fuzz/run.sh journal).
 //
 // The input: sections, each starting with a line "=== <file>\n" (file: "snapshot" or
 // "journal-<n>.log", n < 1000) at the start of the input or after a newline; what comes
@@ -36,8 +36,7 @@ private let scratch: String = {
 /// TABD_FUZZ_VERBOSE=1: say what became of each input (to check a seed corpus).
 private let verbose = ProcessInfo.processInfo.environment["TABD_FUZZ_VERBOSE"] == "1"
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJournal(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+func fuzzJournal(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let files = sections(Array(UnsafeBufferPointer(start: data, count: size)))
     let dir = "\(scratch)/d"
 
@@ -78,25 +77,14 @@ private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition { fatalError(message()) }
 }
 
-/// Applies records to a TabContainers as tabd's Service does.
+/// Applies records to a TabContainers with tabd's own replay (TabContainers.replay).
 private final class Replayed {
     var containers = TabContainers.withDefault()
     var replay: StateStore.Replay {
         StateStore.Replay(
             start: { [unowned self] in containers = $0 ?? .withDefault() },
-            apply: { [unowned self] record in
-                do throws(TabError) {
-                    switch record {
-                    case .command(let controller, let command):
-                        _ = try containers.apply(command, to: controller, policy: DefaultPolicy(), notifying: false)
-                    case .createController(let name, let idiom, let maxVisible):
-                        try containers.create(name, idiom: idiom, maxVisible: maxVisible)
-                    case .deleteController(let name):
-                        try containers.delete(name)
-                    }
-                } catch {
-                    return error.message
-                }
+            apply: { [unowned self] record, semantics in
+                do throws(TabError) { try containers.replay(record, semantics: semantics) } catch { return error.message }
                 return nil
             },
             state: { [unowned self] in containers }

@@ -9,13 +9,14 @@
 // 3. Round trip: what parses writes to text that parses back to the same value and writes
 //    to the same text again; an error's offset lies inside the input.
 
+import FuzzDriver
 import Foundation
+import TabJSON
 
 /// The nesting JSONSerialization allows (513 levels are refused, 512 are not).
 let referenceDepth = 512
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     let ours = parseResult(input, maxDepth: referenceDepth)
     let reference = Result { try JSONSerialization.jsonObject(with: Data(input), options: [.fragmentsAllowed]) }
@@ -38,8 +39,8 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     checkDepthLimit(input, deep: ours)
     switch ours {
     case .failure(let error):
-        precondition(error.offset >= 0 && error.offset <= size, "error offset \(error.offset) outside input of \(size) bytes")
-        precondition(!error.reason.isEmpty, "error without a reason")
+        require(error.offset >= 0 && error.offset <= size, "error offset \(error.offset) outside input of \(size) bytes")
+        require(!error.reason.isEmpty, "error without a reason")
     case .success(let value):
         checkRoundTrip(value, input)
     }
@@ -68,12 +69,12 @@ func deliberate(_ error: JSONParseError, _ input: UnsafeRawBufferPointer) -> Str
 func checkDepthLimit(_ input: UnsafeRawBufferPointer, deep: Result<JSONValue, JSONParseError>) {
     let shallow = parseResult(input, maxDepth: 64)
     if case .failure(let e) = shallow, e.reason == "nesting deeper than 64" {
-        if case .failure(let d) = deep { precondition(e.offset <= d.offset, "the depth error comes after the error at 512 deep: \(e) vs \(d)") }
+        if case .failure(let d) = deep { require(e.offset <= d.offset, "the depth error comes after the error at 512 deep: \(e) vs \(d)") }
         return
     }
     switch (shallow, deep) {
-    case (.success(let a), .success(let b)): precondition(a == b, "the depth limit changed the value")
-    case (.failure(let a), .failure(let b)): precondition(a == b, "the depth limit changed the error: \(a) vs \(b)")
+    case (.success(let a), .success(let b)): require(a == b, "the depth limit changed the value")
+    case (.failure(let a), .failure(let b)): require(a == b, "the depth limit changed the error: \(a) vs \(b)")
     default: fatalError("the depth limit changed the outcome without a nesting error: \(shallow) vs \(deep)")
     }
 }
@@ -86,13 +87,13 @@ func checkRoundTrip(_ value: JSONValue, _ input: UnsafeRawBufferPointer) {
     case .success(let v): reparsed = v
     case .failure(let error): fatalError("written JSON does not parse: \(error) in \(String(decoding: w.bytes, as: UTF8.self))")
     }
-    precondition(reparsed == value, "round trip changed the value: \(String(decoding: w.bytes, as: UTF8.self))")
+    require(reparsed == value, "round trip changed the value: \(String(decoding: w.bytes, as: UTF8.self))")
     var w2 = JSONWriter()
     w2.write(reparsed)
-    precondition(w2.bytes == w.bytes, "writing is not stable: \(String(decoding: w.bytes, as: UTF8.self))")
+    require(w2.bytes == w.bytes, "writing is not stable: \(String(decoding: w.bytes, as: UTF8.self))")
     // The String entry point agrees with the bytes entry point on valid UTF-8.
     if let text = String(validating: input, as: UTF8.self) {
-        precondition((try? JSONParser.parse(text, maxDepth: referenceDepth)) == value, "String and bytes disagree")
+        require((try? JSONParser.parse(text, maxDepth: referenceDepth)) == value, "String and bytes disagree")
     }
 }
 

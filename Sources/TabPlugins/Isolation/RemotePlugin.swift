@@ -150,23 +150,21 @@ final class RemotePlugin {
     }
 
     private func readHello(_ n: Int) -> String? {
-        var r = WireReader(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)), count: n)
-        do throws(WireReader.Short) {
-            guard try r.u8() == HelperOp.hello.rawValue else { return "its helper answered out of turn" }
-            guard try r.u8() == 1 else { return try r.string() ?? "its helper could not load it" }
-            let name = try r.string() ?? "", version = try r.string() ?? "", summary = try r.string() ?? ""
-            let major = try r.u32(), minor = try r.u32(), bits = try r.u32()
-            if let note = try r.string() {
-                logger.warning("isolated plugin's sandbox is weaker than planned: \(note)", metadata: ["plugin.name": .string(name)])
+        switch HelperHello.read(buffer, n) {
+        case .failure(let why): return why.sentence
+        case .success(let hello):
+            if let note = hello.note {
+                logger.warning("isolated plugin's sandbox is weaker than planned: \(note)", metadata: ["plugin.name": .string(hello.name)])
             }
             if code == nil {
-                do throws(Refusal) { code = try makeCode(name: name, version: version, summary: summary, major: major, minor: minor, hooks: bits) } catch {
+                do throws(Refusal) {
+                    code = try makeCode(name: hello.name, version: hello.version, summary: hello.summary,
+                                        major: hello.major, minor: hello.minor, hooks: hello.hooks)
+                } catch {
                     return error.description
                 }
             }
             return nil
-        } catch {
-            return "its helper sent a hello tabd cannot read"
         }
     }
 
@@ -411,6 +409,33 @@ struct Answer {
             }
         } catch {
             return nil
+        }
+    }
+}
+
+/// The helper's first message: its plugin's descriptor, or why it could not load the plugin.
+struct HelperHello {
+    var name = "", version = "", summary = ""
+    var major: UInt32 = 0, minor: UInt32 = 0, hooks: UInt32 = 0
+    /// Set when the helper's sandbox is weaker than planned (said in tabd's log).
+    var note: String?
+
+    /// Why a hello does not describe a plugin, as the sentence tabd logs.
+    struct Refusal: Error, Equatable { var sentence: String }
+
+    /// Reads the first `n` bytes of `buffer` as a hello.
+    static func read(_ buffer: UnsafeMutableRawBufferPointer, _ n: Int) -> Result<HelperHello, Refusal> {
+        var r = WireReader(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)), count: n)
+        do throws(WireReader.Short) {
+            guard try r.u8() == HelperOp.hello.rawValue else { return .failure(Refusal(sentence: "its helper answered out of turn")) }
+            guard try r.u8() == 1 else { return .failure(Refusal(sentence: try r.string() ?? "its helper could not load it")) }
+            var h = HelperHello()
+            h.name = try r.string() ?? ""; h.version = try r.string() ?? ""; h.summary = try r.string() ?? ""
+            h.major = try r.u32(); h.minor = try r.u32(); h.hooks = try r.u32()
+            h.note = try r.string()
+            return .success(h)
+        } catch {
+            return .failure(Refusal(sentence: "its helper sent a hello tabd cannot read"))
         }
     }
 }

@@ -1,0 +1,22 @@
+// Replay: what one journal record does to the containers. The one definition, used by tabd's
+// recovery (TabServer's ServiceRecovery), the state tests and the journal fuzz target.
+
+import TabCore
+
+extension TabContainers {
+    /// Applies `record` as recovery does: no plugins (DefaultPolicy; their orientation answers
+    /// are asked for once recovery ends), no notifications, the rules the record's journal was
+    /// written under. Throws the reason a record cannot apply (recovery then treats it as damage).
+    public mutating func replay(_ record: JournalRecord, semantics: Semantics) throws(TabError) {
+        switch record {
+        case .command(let controller, let command):
+            _ = try apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
+        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
+            try create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+        case .deleteController(let name):
+            try delete(name, replaying: true)
+        case .eventSeq(let name, let seq):
+            try setSeq(name, seq)
+        }
+    }
+}

@@ -1,0 +1,4 @@
+import Foundation
+import FuzzDriver
+
+exit(Fuzz.run(fuzzConfig))
