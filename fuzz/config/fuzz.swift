@@ -1,8 +1,8 @@
 // libFuzzer harness for the configuration loader (TabServer's ServerConfig.parse): YAML text
-// to a configuration or a config error, as at start, `--check-config` and `reload`. The
-// file may be written by someone tabd should not trust with its memory (an operator's typo,
-// a generated file, an attacker with write access to a drop-in): Build and run: make fuzz
-// (fuzz/run.sh config). What must hold:
+// to a configuration or a config error, as at start, `--check-config` and `reload`. The text
+// may come from anything short of root (a typo, a generator, a file swapped under reload),
+// and reload runs on the loop every client waits on. Build and run: make fuzz (fuzz/run.sh
+// config). What must hold:
 //   - never a crash, and time and memory bounded (libFuzzer's -timeout and -rss_limit_mb in
 //     fuzz/run.sh; YAML aliases expanding to millions of nodes are a config error);
 //   - a refusal lists at least one problem, each one line naming the file, and a line

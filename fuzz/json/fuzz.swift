@@ -1,4 +1,4 @@
-// libFuzzer harness for TabJSON, the one JSON codec. Build and run: fuzz/json/run.sh.
+// libFuzzer harness for TabJSON, the one JSON codec. Build and run: make fuzz (fuzz/run.sh json).
 //
 // 1. Differential: JSONParser accepts exactly the inputs a reference parser accepts
 //    (Foundation's JSONSerialization, top-level scalars allowed, nesting to 512 as JSONParser
