@@ -17,7 +17,7 @@
  *       directories: [/usr/local/lib/tabd/plugins]
  *       load:
  *         - path: hello.so
- *           settings: {prefix: secret, code: open-sesame, events: {tapped: true}}
+ *           settings: {prefix: secret, code: open-sesame, exempt: [secret-help], events: {tapped: true}}
  *
  * Try it:
  *
@@ -45,6 +45,8 @@ typedef struct hello_state {
     const tabd_host *host;  /* kept from init: log, emit, read controllers, JSON */
     char prefix[64];        /* tabs starting with this are locked */
     char code[64];          /* what "unlock" wants */
+    char exempt[8][64];     /* settings exempt: tabs never locked, though they start with the prefix */
+    size_t exempt_count;
     int announce_taps;      /* settings events.tapped: emit an event per tap */
     int unlocked;           /* one switch for all controllers, to keep the example short */
     unsigned long taps;     /* taps seen by did_select */
@@ -72,10 +74,50 @@ static const char *setting_string(const tabd_host *host, const char *json, const
 }
 
 /*
+ * Reads the list setting `exempt` (["secret-help", ...]) — demonstrates the list readers
+ * (since 1.5): json_get_array hands back the list's text, json_array_length and
+ * json_array_string read it by index. Returns NULL or the sentence saying what is wrong.
+ */
+static const char *setting_list(const tabd_host *host, const char *json, hello_state *s) {
+    const char *list;
+    size_t n;
+    switch (host->json_get_array(host, json, "exempt", &list)) {
+    case TABD_JSON_OK: break;
+    case TABD_JSON_MISSING: return NULL;
+    default: return "must be a list of tab ids, such as [secret-help]";
+    }
+    if (host->json_array_length(host, list, &n) != TABD_JSON_OK || n > 8) return "must list at most 8 tab ids";
+    for (size_t i = 0; i < n; i++) {
+        const char *id;
+        if (host->json_array_string(host, list, i, &id) != TABD_JSON_OK || id[0] == '\0' || strlen(id) >= 64)
+            return "must list tab ids: non-empty strings of fewer than 64 bytes";
+        strcpy(s->exempt[s->exempt_count++], id);
+    }
+    return NULL;
+}
+
+/*
+ * The settings this plugin knows; any other key is refused — demonstrates iterating an
+ * object's keys with json_object_key (since 1.5), so a typo ("prefx") is an error at start
+ * rather than a setting silently ignored. Returns the unknown key, or NULL.
+ */
+static const char *unknown_setting(const tabd_host *host, const char *json) {
+    static const char *known[] = {"prefix", "code", "exempt", "events"};
+    const char *key;
+    for (size_t i = 0; host->json_object_key(host, json, i, &key) == TABD_JSON_OK; i++) {
+        size_t k = 0;
+        while (k < sizeof known / sizeof known[0] && strcmp(key, known[k]) != 0) k++;
+        if (k == sizeof known / sizeof known[0]) return key;
+    }
+    return NULL;
+}
+
+/*
  * init — demonstrates: checking the host's ABI version and that it has the functions we
- * use (the JSON helpers are since 1.3), reading settings with them (a nested object
- * included: events.tapped), keeping the host table, per-instance state through *state,
- * and refusing to load with a message (try settings {"prefix": ""} or {"events": 3}:
+ * use (the JSON helpers are since 1.3, the list readers since 1.5), reading settings with
+ * them (a nested object and a list included: events.tapped, exempt), refusing settings it
+ * does not know, keeping the host table, per-instance state through *state, and refusing
+ * to load with a message (try settings {"prefix": ""}, {"events": 3} or {"prefx": "a"}:
  * tabd lists the plugin as refused, and `tabd --check-plugin` prints the message).
  */
 static tabd_result hello_init(const tabd_host *host, const char *config_json, void **state, tabd_reply *reply) {
@@ -83,8 +125,15 @@ static tabd_result hello_init(const tabd_host *host, const char *config_json, vo
         reply->message = "hello needs plugin ABI 1";
         return TABD_ERROR;
     }
-    if (!TABD_HOST_HAS(host, json_finish)) {
-        reply->message = "hello needs tabd with plugin ABI 1.3 or later (the JSON helpers)";
+    if (!TABD_HOST_HAS(host, json_object_key)) {
+        reply->message = "hello needs tabd with plugin ABI 1.5 or later (the JSON helpers with lists)";
+        return TABD_ERROR;
+    }
+    const char *unknown = unknown_setting(host, config_json);
+    if (unknown != NULL) {
+        static char refusal[160];
+        snprintf(refusal, sizeof refusal, "settings: unknown key '%.64s' (hello knows prefix, code, exempt and events)", unknown);
+        reply->message = refusal;
         return TABD_ERROR;
     }
     hello_state *s = calloc(1, sizeof *s);
@@ -100,6 +149,7 @@ static tabd_result hello_init(const tabd_host *host, const char *config_json, vo
     const char *problem = NULL, *key = NULL;
     if ((problem = setting_string(host, config_json, key = "prefix", s->prefix, sizeof s->prefix)) == NULL)
         problem = setting_string(host, config_json, key = "code", s->code, sizeof s->code);
+    if (problem == NULL && (problem = setting_list(host, config_json, s)) != NULL) key = "exempt";
     /* A nested object: {"events": {"tapped": false}}. json_get_object hands back its text;
      * the getters read that text as they read the settings themselves. */
     const char *events;
@@ -146,6 +196,8 @@ static tabd_result hello_should_select(void *state, const tabd_controller *contr
     (void)controller;
     if (candidate->is_more || s->unlocked) return TABD_ABSTAIN;
     if (strncmp(candidate->id, s->prefix, strlen(s->prefix)) != 0) return TABD_ABSTAIN;
+    for (size_t i = 0; i < s->exempt_count; i++)
+        if (strcmp(candidate->id, s->exempt[i]) == 0) return TABD_ABSTAIN;
     snprintf(s->message, sizeof s->message, "'%s' is locked; call hello's unlock method first", candidate->id);
     reply->reason = "locked";
     reply->message = s->message;

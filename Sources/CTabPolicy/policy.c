@@ -22,5 +22,7 @@ _Static_assert(offsetof(tabd_host, json_get_string) > offsetof(tabd_host, caller
                "the 1.3 JSON helpers come after the 1.1 caller function: the host table only grows at its end");
 _Static_assert(offsetof(tabd_host, selected_path) > offsetof(tabd_host, json_finish),
                "the 1.4 selected_path comes after the 1.3 JSON helpers");
-_Static_assert(offsetof(tabd_host, selected_path) + sizeof(void *) == sizeof(tabd_host),
-               "the 1.4 host table ends with selected_path; append new functions after it and bump the minor");
+_Static_assert(offsetof(tabd_host, json_get_array) > offsetof(tabd_host, selected_path),
+               "the 1.5 list readers come after the 1.4 selected_path");
+_Static_assert(offsetof(tabd_host, json_object_key) + sizeof(void *) == sizeof(tabd_host),
+               "the 1.5 host table ends with json_object_key; append new functions after it and bump the minor");

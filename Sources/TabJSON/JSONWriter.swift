@@ -478,3 +478,32 @@ func quoteBackslashOrControl(_ w: UInt64) -> UInt64 {
     let control = (w &- ones &* 0x20) & ~w
     return zeroInQuote | zeroInBackslash | control
 }
+
+extension String {
+    /// The text as one line: line breaks and other control characters (C0, DEL, NEL, LS,
+    /// PS) written as JSON escapes (\n, \r, \t, \u0008 …), the rest as it is. For messages
+    /// that quote what someone else wrote (a client's field name, a config file's key), so
+    /// that a reply's message, tabctl's output and a log line stay one line. No copy is
+    /// made when there is nothing to escape.
+    public var oneLine: String {
+        func breaks(_ u: Unicode.Scalar) -> Bool {
+            u.value < 0x20 || u.value == 0x7F || u.value == 0x85 || u.value == 0x2028 || u.value == 0x2029
+        }
+        guard unicodeScalars.contains(where: breaks) else { return self }
+        var out = String.UnicodeScalarView()
+        for u in unicodeScalars {
+            guard breaks(u) else { out.append(u); continue }
+            let escape: String
+            switch u {
+            case "\n": escape = "\\n"
+            case "\r": escape = "\\r"
+            case "\t": escape = "\\t"
+            default:
+                let hex = String(u.value, radix: 16)
+                escape = "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            }
+            out.append(contentsOf: escape.unicodeScalars)
+        }
+        return String(out)
+    }
+}

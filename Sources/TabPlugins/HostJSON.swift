@@ -123,18 +123,44 @@ final class JSONBuild {
     }
 }
 
-/// What a json_get_* function found.
+/// What a json_get_*, json_array_* or json_object_key function found.
 enum JSONMember {
     case found(JSONValue)
     case status(tabd_json_status)
 
+    /// `json` (a plugin's C string) read by the strict parser, or nil.
+    private static func parse(_ json: UnsafePointer<CChar>?, maxDepth: Int) -> JSONValue? {
+        guard let json else { return nil }
+        return try? JSONParser.parse(UnsafeRawBufferPointer(start: json, count: strlen(json)), maxDepth: maxDepth)
+    }
+
     /// Member `key` of the object `json` (a plugin's C strings), read by the strict parser.
     init(_ json: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?, maxDepth: Int) {
-        guard let json, let key,
-              case .object(let object)? = try? JSONParser.parse(UnsafeRawBufferPointer(start: json, count: strlen(json)), maxDepth: maxDepth)
-        else { self = .status(TABD_JSON_INVALID); return }
+        guard let key, case .object(let object)? = Self.parse(json, maxDepth: maxDepth) else { self = .status(TABD_JSON_INVALID); return }
         guard let value = object[String(cString: key)], value != .null else { self = .status(TABD_JSON_MISSING); return }
         self = .found(value)
+    }
+
+    /// Element `index` of the array `json` (since 1.5): missing past the end, or when null.
+    init(_ json: UnsafePointer<CChar>?, element index: Int, maxDepth: Int) {
+        guard case .array(let array)? = Self.parse(json, maxDepth: maxDepth) else { self = .status(TABD_JSON_INVALID); return }
+        guard index >= 0, index < array.count, array[index] != .null else { self = .status(TABD_JSON_MISSING); return }
+        self = .found(array[index])
+    }
+
+    /// How many elements the array `json` has (since 1.5), as an integer value.
+    init(_ json: UnsafePointer<CChar>?, lengthOfArray: Void, maxDepth: Int) {
+        guard case .array(let array)? = Self.parse(json, maxDepth: maxDepth) else { self = .status(TABD_JSON_INVALID); return }
+        self = .found(.int(Int64(array.count)))
+    }
+
+    /// The key at `index` of the object `json`, in the text's order (since 1.5), as a string
+    /// value: missing past the last key.
+    init(_ json: UnsafePointer<CChar>?, keyAt index: Int, maxDepth: Int) {
+        guard case .object(let object)? = Self.parse(json, maxDepth: maxDepth) else { self = .status(TABD_JSON_INVALID); return }
+        let keys = object.keys
+        guard index >= 0, index < keys.count else { self = .status(TABD_JSON_MISSING); return }
+        self = .found(.string(keys[index]))
     }
 }
 
@@ -166,8 +192,19 @@ enum HostJSON {
 
     static func get<T>(_ host: UnsafePointer<tabd_host>?, _ json: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?,
                        _ out: UnsafeMutablePointer<T>?, _ convert: (JSONValue) -> T?) -> tabd_json_status {
+        answer(JSONMember(json, key, maxDepth: maxDepth(host)), out, convert)
+    }
+
+    /// Element `index` of an array text, through `convert` (the json_array_* functions).
+    static func at<T>(_ host: UnsafePointer<tabd_host>?, _ json: UnsafePointer<CChar>?, _ index: Int,
+                      _ out: UnsafeMutablePointer<T>?, _ convert: (JSONValue) -> T?) -> tabd_json_status {
+        answer(JSONMember(json, element: index, maxDepth: maxDepth(host)), out, convert)
+    }
+
+    /// What every reader answers: the status, and *out set only on TABD_JSON_OK.
+    private static func answer<T>(_ found: JSONMember, _ out: UnsafeMutablePointer<T>?, _ convert: (JSONValue) -> T?) -> tabd_json_status {
         guard let out else { return TABD_JSON_INVALID }
-        switch JSONMember(json, key, maxDepth: maxDepth(host)) {
+        switch found {
         case .status(let s): return s
         case .found(let value):
             guard let v = convert(value) else { return TABD_JSON_WRONG_TYPE }
@@ -181,46 +218,95 @@ enum HostJSON {
         HostSlot.owner(of: host)?.host.frame.keep(s)
     }
 
-    static let getString: @convention(c) (UnsafePointer<tabd_host>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_json_status = { host, json, key, out in
-        get(host, json, key, out) { v in
+    // The conversions, one per C type: the same for a member and for an element.
+
+    /// A string without U+0000 (which a C string cannot hold), kept for the plugin.
+    static func string(_ host: UnsafePointer<tabd_host>?) -> (JSONValue) -> UnsafePointer<CChar>? {
+        { v in
             guard case .string(let s) = v, !s.utf8.contains(0) else { return nil }
             return keep(host, s)
         }
     }
 
-    static let getInt: @convention(c) (UnsafePointer<tabd_host>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<Int64>?) -> tabd_json_status = { host, json, key, out in
-        get(host, json, key, out) { v in
-            switch v {
-            case .int(let i): return i
-            // 1e3 and 2.0 are whole: within ±2^63 they are integers too.
-            case .double(let d) where d.rounded() == d && d >= -9.223372036854775808e18 && d < 9.223372036854775808e18: return Int64(d)
+    static func int(_ v: JSONValue) -> Int64? {
+        switch v {
+        case .int(let i): return i
+        // 1e3 and 2.0 are whole: within ±2^63 they are integers too.
+        case .double(let d) where d.rounded() == d && d >= -9.223372036854775808e18 && d < 9.223372036854775808e18: return Int64(d)
+        default: return nil
+        }
+    }
+
+    static func number(_ v: JSONValue) -> Double? {
+        switch v {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    static func bool(_ v: JSONValue) -> Int32? {
+        guard case .bool(let b) = v else { return nil }
+        return b ? 1 : 0
+    }
+
+    /// An object (or, with `array`, an array) as compact JSON text, kept for the plugin.
+    static func text(_ host: UnsafePointer<tabd_host>?, array: Bool) -> (JSONValue) -> UnsafePointer<CChar>? {
+        { v in
+            switch (v, array) {
+            case (.object, false), (.array, true): return keep(host, v.jsonString)
             default: return nil
             }
         }
     }
 
-    static let getNumber: @convention(c) (UnsafePointer<tabd_host>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<Double>?) -> tabd_json_status = { host, json, key, out in
-        get(host, json, key, out) { v in
-            switch v {
-            case .int(let i): return Double(i)
-            case .double(let d): return d
-            default: return nil
-            }
-        }
+    typealias CString = UnsafePointer<CChar>
+    typealias Host = UnsafePointer<tabd_host>
+
+    static let getString: @convention(c) (Host?, CString?, CString?, UnsafeMutablePointer<CString?>?) -> tabd_json_status = { host, json, key, out in
+        get(host, json, key, out, string(host))
+    }
+    static let getInt: @convention(c) (Host?, CString?, CString?, UnsafeMutablePointer<Int64>?) -> tabd_json_status = { host, json, key, out in
+        get(host, json, key, out, int)
+    }
+    static let getNumber: @convention(c) (Host?, CString?, CString?, UnsafeMutablePointer<Double>?) -> tabd_json_status = { host, json, key, out in
+        get(host, json, key, out, number)
+    }
+    static let getBool: @convention(c) (Host?, CString?, CString?, UnsafeMutablePointer<Int32>?) -> tabd_json_status = { host, json, key, out in
+        get(host, json, key, out, bool)
+    }
+    static let getObject: @convention(c) (Host?, CString?, CString?, UnsafeMutablePointer<CString?>?) -> tabd_json_status = { host, json, key, out in
+        get(host, json, key, out, text(host, array: false))
     }
 
-    static let getBool: @convention(c) (UnsafePointer<tabd_host>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<Int32>?) -> tabd_json_status = { host, json, key, out in
-        get(host, json, key, out) { v in
-            guard case .bool(let b) = v else { return nil }
-            return b ? 1 : 0
-        }
-    }
+    // since 1.5: lists, and the keys of an object
 
-    static let getObject: @convention(c) (UnsafePointer<tabd_host>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_json_status = { host, json, key, out in
-        get(host, json, key, out) { v in
-            guard case .object = v else { return nil }
-            return keep(host, v.jsonString)
-        }
+    static let getArray: @convention(c) (Host?, CString?, CString?, UnsafeMutablePointer<CString?>?) -> tabd_json_status = { host, json, key, out in
+        get(host, json, key, out, text(host, array: true))
+    }
+    static let arrayLength: @convention(c) (Host?, CString?, UnsafeMutablePointer<Int>?) -> tabd_json_status = { host, json, out in
+        answer(JSONMember(json, lengthOfArray: (), maxDepth: maxDepth(host)), out) { v in int(v).map { Int($0) } }
+    }
+    static let arrayString: @convention(c) (Host?, CString?, Int, UnsafeMutablePointer<CString?>?) -> tabd_json_status = { host, json, i, out in
+        at(host, json, i, out, string(host))
+    }
+    static let arrayInt: @convention(c) (Host?, CString?, Int, UnsafeMutablePointer<Int64>?) -> tabd_json_status = { host, json, i, out in
+        at(host, json, i, out, int)
+    }
+    static let arrayNumber: @convention(c) (Host?, CString?, Int, UnsafeMutablePointer<Double>?) -> tabd_json_status = { host, json, i, out in
+        at(host, json, i, out, number)
+    }
+    static let arrayBool: @convention(c) (Host?, CString?, Int, UnsafeMutablePointer<Int32>?) -> tabd_json_status = { host, json, i, out in
+        at(host, json, i, out, bool)
+    }
+    static let arrayObject: @convention(c) (Host?, CString?, Int, UnsafeMutablePointer<CString?>?) -> tabd_json_status = { host, json, i, out in
+        at(host, json, i, out, text(host, array: false))
+    }
+    static let arrayArray: @convention(c) (Host?, CString?, Int, UnsafeMutablePointer<CString?>?) -> tabd_json_status = { host, json, i, out in
+        at(host, json, i, out, text(host, array: true))
+    }
+    static let objectKey: @convention(c) (Host?, CString?, Int, UnsafeMutablePointer<CString?>?) -> tabd_json_status = { host, json, i, out in
+        answer(JSONMember(json, keyAt: i, maxDepth: maxDepth(host)), out, string(host))
     }
 
     /// The builder behind `handle`, if it is one of this plugin's builders of this hook call.

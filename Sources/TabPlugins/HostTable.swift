@@ -203,7 +203,17 @@ struct HostSlot {
             guard ctl.pointee.arranged else { return depth == 0 ? f.keep(ctl.pointee.selection.wireValue) : nil }
             let path = ctl.pointee.selectedPath
             return depth < path.count ? f.keep(path[depth]) : nil
-        }
+        },
+        // since 1.5
+        json_get_array: HostJSON.getArray,
+        json_array_length: HostJSON.arrayLength,
+        json_array_string: HostJSON.arrayString,
+        json_array_int: HostJSON.arrayInt,
+        json_array_number: HostJSON.arrayNumber,
+        json_array_bool: HostJSON.arrayBool,
+        json_array_object: HostJSON.arrayObject,
+        json_array_array: HostJSON.arrayArray,
+        json_object_key: HostJSON.objectKey
     )
 }
 

@@ -37,31 +37,9 @@ public struct ProtocolError: Error, Equatable, Sendable {
         self.code = code; self.message = Self.oneLine(message); self.details = details; self.lists = lists
     }
 
-    /// `text` as one line: a message quotes what the client sent (a command or field name,
-    /// an id), which may hold any character, so line breaks and other control characters
-    /// are written as JSON escapes (\n, \r, \t, \u0008 …): a reply's message, tabctl's
-    /// output and a log line stay one line. Found by fuzz/request.
-    public static func oneLine(_ text: String) -> String {
-        func breaks(_ u: Unicode.Scalar) -> Bool {
-            u.value < 0x20 || u.value == 0x7F || u.value == 0x85 || u.value == 0x2028 || u.value == 0x2029
-        }
-        guard text.unicodeScalars.contains(where: breaks) else { return text }
-        var out = String.UnicodeScalarView()
-        for u in text.unicodeScalars {
-            guard breaks(u) else { out.append(u); continue }
-            let escape: String
-            switch u {
-            case "\n": escape = "\\n"
-            case "\r": escape = "\\r"
-            case "\t": escape = "\\t"
-            default:
-                let hex = String(u.value, radix: 16)
-                escape = "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            }
-            out.append(contentsOf: escape.unicodeScalars)
-        }
-        return String(out)
-    }
+    /// `text` as one line (String.oneLine): a message quotes what the client sent (a
+    /// command or field name, an id), which may hold any character. Found by fuzz/request.
+    public static func oneLine(_ text: String) -> String { text.oneLine }
 
     public static func invalid(_ field: String, _ message: String) -> ProtocolError {
         ProtocolError(.invalidRequest, message, details: [("field", field)])

@@ -369,7 +369,9 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     public var location: ConfigLocation
     public var message: String
 
-    public init(_ location: ConfigLocation, _ message: String) { self.location = location; self.message = message }
+    /// A problem's message is one line: it may quote a key or value of the file, which may
+    /// hold any character (found by fuzz/config).
+    public init(_ location: ConfigLocation, _ message: String) { self.location = location; self.message = message.oneLine }
 
     public var description: String {
         let at = location.description

@@ -271,6 +271,28 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         #expect(plugins.contains("\"name\":\"hello\"") && plugins.contains("\"loaded\":true"), "\(plugins)")
     }
 
+    /// hello.c reads a list setting with the 1.5 readers (`exempt`: tabs never locked) and
+    /// refuses a key it does not know, or a list of the wrong shape, with a sentence naming it.
+    @Test func helloExampleReadsAListAndRefusesUnknownSettings() throws {
+        let dir = temporaryDirectory("hlist")
+        let src = Build.packageRoot.appendingPathComponent("Plugins/examples/hello.c").path
+        let build = try shell("cp \(src) \(dir)/ && cd \(dir) && cc -shared -fPIC -Wall -Werror -I \(Plugins.include) hello.c -o hello.so")
+        #expect(build.status == 0, "\(build.output)")
+        let load = "    - path: hello.so\n      settings: {prefix: secret, exempt: [secret-help, secret-faq]}\n"
+        let tabd = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+        let c = try tabd.client()
+        _ = result(try c.request(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"secret-notes"},{"id":"secret-faq"}]}"#))
+        #expect(errorOf(try c.request(#"{"cmd":"tap","tab":"secret-notes"}"#))?.string("plugin") == "hello")
+        #expect(result(try c.request(#"{"cmd":"tap","tab":"secret-faq"}"#))?.string("selected") == "secret-faq", "an exempt tab is not locked")
+        for (settings, sentence) in [(#"{"prefx": "a"}"#, "settings: unknown key 'prefx' (hello knows prefix, code, exempt and events)"),
+                                     (#"{"exempt": "secret-faq"}"#, "settings: exempt must be a list of tab ids, such as [secret-help]"),
+                                     (#"{"exempt": ["ok", 3]}"#, "settings: exempt must list tab ids: non-empty strings of fewer than 64 bytes")] {
+            let bad = try shell("\(Build.tabd) --check-plugin \(dir)/hello.so --settings '\(settings)' 2>&1 >/dev/null")
+            #expect(bad.status == 78)
+            #expect(bad.output == "\(dir)/hello.so: error: tabd would not load this plugin: init failed: \(sentence)\n", "\(bad.output)")
+        }
+    }
+
     /// A plugin learns who calls it (the caller host function, ABI 1.1): hello.c's whoami
     /// answers the uid, gid and pid of the client's connection — root's (this test process)
     /// and, through setpriv, uid 65534's.

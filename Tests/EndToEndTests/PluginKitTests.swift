@@ -102,7 +102,7 @@ import Testing
         let ok = try shell("\(Build.tabd) --check-plugin \(dir)/hello.so --settings '{\"prefix\": \"vault\"}'")
         #expect(ok.status == 0, "\(ok.output)")
         for line in ["plugin OK: \(dir)/hello.so: loaded, init ran with settings {\"prefix\": \"vault\"} and fini ran",
-                     "  name         hello", "  version      1.0.0", "  abi          1.4",
+                     "  name         hello", "  version      1.0.0", "  abi          \(Build.headerABI)",
                      "  description  Locks tabs whose id starts with a prefix until its unlock method is called.",
                      "  hooks        init, fini, should_select, did_select, will_begin_customizing, did_end_customizing, call"] {
             #expect(ok.output.contains(line + "\n"), "\(line) in \(ok.output)")

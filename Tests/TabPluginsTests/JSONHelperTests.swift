@@ -79,6 +79,54 @@ extension PluginTests {
             #expect(try get(doc, nil, "int") == #"{"status":3}"#)
         }
 
+        /// ABI 1.5: an array member as text, its length, each element by type (found,
+        /// missing past the end or null, wrong type, invalid text), and nested arrays.
+        @Test func arraysAreReadByIndexWithTheSameStatusesAsMembers() throws {
+            let (host, _) = try Self.loaded()
+            func call(_ method: String, _ fields: [(String, JSONValue)]) throws -> String {
+                try Self.call(host, method, JSONValue.object(JSONObject(fields)).jsonString).get()
+            }
+            func at(_ json: String, _ index: Int, _ type: String) throws -> String {
+                try call("at", [("json", .string(json)), ("index", .int(Int64(index))), ("type", .string(type))])
+            }
+            let doc = #"{"limited":["games","video"],"n":[1,2.5,1e3,true,null,{"a":[]},[[1]],"\u0000"]}"#
+            #expect(try call("get", [("json", .string(doc)), ("key", .string("limited")), ("type", .string("array"))]) == #"{"value":["games","video"],"status":0}"#)
+            #expect(try call("get", [("json", .string(doc)), ("key", .string("n")), ("type", .string("object"))]) == #"{"status":2}"#, "an array is not an object")
+            let list = #"["games","video"]"#, mixed = #"[1,2.5,1e3,true,null,{"a":[]},[[1]],"\u0000"]"#
+            #expect(try call("length", [("json", .string(list))]) == #"{"value":2,"status":0}"#)
+            #expect(try call("length", [("json", .string(mixed))]) == #"{"value":8,"status":0}"#, "null counts")
+            #expect(try call("length", [("json", .string(#"{"a":1}"#))]) == #"{"status":3}"#)
+            #expect(try call("length", [("json", .string("[1,"))]) == #"{"status":3}"#)
+            #expect(try call("length", [("json", .string("[]"))]) == #"{"value":0,"status":0}"#)
+            #expect(try at(list, 0, "string") == #"{"value":"games","status":0}"#)
+            #expect(try at(list, 1, "string") == #"{"value":"video","status":0}"#)
+            #expect(try at(list, 2, "string") == #"{"status":1}"#, "past the end")
+            #expect(try at(mixed, 0, "int") == #"{"value":1,"status":0}"#)
+            #expect(try at(mixed, 1, "int") == #"{"status":2}"#)
+            #expect(try at(mixed, 1, "number") == #"{"value":2.5,"status":0}"#)
+            #expect(try at(mixed, 2, "int") == #"{"value":1000,"status":0}"#)
+            #expect(try at(mixed, 3, "bool") == #"{"value":true,"status":0}"#)
+            #expect(try at(mixed, 4, "string") == #"{"status":1}"#, "null counts as missing")
+            #expect(try at(mixed, 5, "object") == #"{"value":{"a":[]},"status":0}"#)
+            #expect(try at(mixed, 6, "array") == #"{"value":[[1]],"status":0}"#)
+            #expect(try at(mixed, 6, "object") == #"{"status":2}"#)
+            #expect(try at(mixed, 7, "string") == #"{"status":2}"#, "U+0000 cannot be a C string")
+            #expect(try at(#"{"a":1}"#, 0, "int") == #"{"status":3}"#, "an object is not an array")
+        }
+
+        /// ABI 1.5: an object's keys in the text's order, then MISSING; INVALID for what is
+        /// not an object: what a plugin needs to refuse settings it does not know.
+        @Test func objectKeysComeInTheTextsOrder() throws {
+            let (host, _) = try Self.loaded()
+            func keys(_ json: String) throws -> String {
+                try Self.call(host, "keys", JSONValue.object(JSONObject([("json", .string(json))])).jsonString).get()
+            }
+            #expect(try keys(#"{"zeta":1,"alpha":{"x":2},"mid":null}"#) == #"{"keys":["zeta","alpha","mid"],"status":1}"#)
+            #expect(try keys("{}") == #"{"keys":[],"status":1}"#)
+            #expect(try keys("[1]") == #"{"keys":[],"status":3}"#)
+            #expect(try keys(#"{"a\u0000b":1}"#) == #"{"keys":[],"status":2}"#, "a key holding U+0000 cannot be a C string")
+        }
+
         /// A string with quotes, backslashes and control characters comes out escaped, in the
         /// call result and in the emitted event.
         @Test func hostileStringsAreEscapedInResultsAndEvents() throws {

@@ -3,6 +3,7 @@
 
 import Foundation
 import TabCore
+import CTabPolicy
 import TabPlugins
 import Testing
 
@@ -23,7 +24,7 @@ extension PluginTests {
             #expect(status.loaded)
             #expect(status.error == nil)
             #expect(status.version == "1.0.0")
-            #expect(status.abi == "1.4")
+            #expect(status.abi == headerABI)
             #expect(status.path == dir + "/hello.so")
             #expect(status.hooks == ["init", "fini", "should_select", "did_select", "will_begin_customizing", "did_end_customizing", "call"])
             #expect(log.contains("hello ready: tabs starting with 'secret' are locked"))
@@ -164,7 +165,7 @@ extension PluginTests {
             let (host, _) = makeHost([dir])
             try host.load([PluginSpec(path: "future.so")])
             let error = try #require(host.status("future.so")?.error)
-            #expect(error.contains("built for plugin ABI 2.4 but this tabd speaks ABI 1.4"))
+            #expect(error.contains("built for plugin ABI 2.\(TABD_POLICY_ABI_MINOR) but this tabd speaks ABI \(headerABI)"))
         }
 
         /// A newer minor of the same major loads (minors only append).

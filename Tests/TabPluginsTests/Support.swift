@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import TestLogging
 import TabCore
+import CTabPolicy
 import TabPlugins
 import Testing
 
@@ -201,3 +202,6 @@ extension Array where Element == PolicyEffect {
         compactMap { if case .event(let p, let c, let d) = $0 { return (p, c, d) } else { return nil } }
     }
 }
+
+/// The plugin ABI of the header these tests build plugins against ("1.5").
+let headerABI = "\(TABD_POLICY_ABI_MAJOR).\(TABD_POLICY_ABI_MINOR)"

@@ -35,6 +35,15 @@ import Testing
         #expect(!message.contains("Error("), "a Swift error value: \(message)", sourceLocation: sourceLocation)
     }
 
+    // MARK: what the file itself says
+
+    /// A key or value holding line breaks (quoted YAML can hold any character) is quoted
+    /// back escaped: the problem stays one line (found by fuzz/config).
+    @Test func keysWithLineBreaksAreQuotedOnOneLine() {
+        Self.expectRefused("limits:\n  \"max\\nconnections\": 3\n", #"unknown setting 'limits.max\nconnections'"#)
+        Self.expectRefused("fsync: \"every\\r\\nsec\"\n", #"every\r\nsec"#)
+    }
+
     // MARK: uids and gids
 
     @Test(arguments: ["-1", "4294967295", "4294967296", "-4294967296", "99999999999999999999999", "1.5", "root", "0x10", "\"\""])

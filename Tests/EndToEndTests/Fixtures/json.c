@@ -10,7 +10,11 @@
  *   settings            → what init read, written back with a builder
  *   echo {text}         → {"text": text, "length": bytes}, and emits {"event":"echo","text":text}
  *   get {json,key,type} → {"status": n, "value": …}: one getter (type string, int, number,
- *                         bool or object) on `json`
+ *                         bool, object or array) on `json`
+ *   at {json,index,type} → {"status": n, "value": …}: one json_array_* reader (1.5)
+ *   length {json}       → {"status": n, "value": count}: json_array_length (1.5)
+ *   keys {json}         → {"keys": [...], "status": n}: json_object_key from 0 until it
+ *                         answers something else, and what it answered then (1.5)
  *   misuse {case}       → a builder used wrongly in one way; TABD_ERROR when json_finish
  *                         returns NULL (as it must)
  *   keep                → makes a builder and keeps its handle past the hook (see "stale")
@@ -195,11 +199,65 @@ static tabd_result json_call(void *state, const tabd_controller *c, const char *
             int v = 0;
             status = h->json_get_bool(h, json, key, &v);
             if (status == TABD_JSON_OK) h->json_add_bool(h, b, "value", v);
+        } else if (strcmp(type, "array") == 0) {
+            const char *v = NULL;
+            status = h->json_get_array(h, json, key, &v);
+            if (status == TABD_JSON_OK) h->json_add_json(h, b, "value", v);
         } else {
             const char *v = NULL;
             status = h->json_get_object(h, json, key, &v);
             if (status == TABD_JSON_OK) h->json_add_json(h, b, "value", v);
         }
+        h->json_add_int(h, b, "status", status);
+        h->json_end(h, b);
+    } else if (strcmp(method, "at") == 0) {
+        const char *json = NULL, *type = NULL;
+        int64_t index = 0;
+        if (h->json_get_string(h, args, "json", &json) != TABD_JSON_OK) json = NULL;
+        h->json_get_int(h, args, "index", &index);
+        h->json_get_string(h, args, "type", &type);
+        if (type == NULL || index < 0) return TABD_ERROR;
+        size_t i = (size_t)index;
+        h->json_begin_object(h, b, NULL);
+        tabd_json_status status;
+        if (strcmp(type, "string") == 0) {
+            const char *v = NULL;
+            if ((status = h->json_array_string(h, json, i, &v)) == TABD_JSON_OK) h->json_add_string(h, b, "value", v);
+        } else if (strcmp(type, "int") == 0) {
+            int64_t v = 0;
+            if ((status = h->json_array_int(h, json, i, &v)) == TABD_JSON_OK) h->json_add_int(h, b, "value", v);
+        } else if (strcmp(type, "number") == 0) {
+            double v = 0;
+            if ((status = h->json_array_number(h, json, i, &v)) == TABD_JSON_OK) h->json_add_number(h, b, "value", v);
+        } else if (strcmp(type, "bool") == 0) {
+            int v = 0;
+            if ((status = h->json_array_bool(h, json, i, &v)) == TABD_JSON_OK) h->json_add_bool(h, b, "value", v);
+        } else if (strcmp(type, "array") == 0) {
+            const char *v = NULL;
+            if ((status = h->json_array_array(h, json, i, &v)) == TABD_JSON_OK) h->json_add_json(h, b, "value", v);
+        } else {
+            const char *v = NULL;
+            if ((status = h->json_array_object(h, json, i, &v)) == TABD_JSON_OK) h->json_add_json(h, b, "value", v);
+        }
+        h->json_add_int(h, b, "status", status);
+        h->json_end(h, b);
+    } else if (strcmp(method, "length") == 0) {
+        const char *json = NULL;
+        if (h->json_get_string(h, args, "json", &json) != TABD_JSON_OK) json = NULL;
+        size_t n = 0;
+        tabd_json_status status = h->json_array_length(h, json, &n);
+        h->json_begin_object(h, b, NULL);
+        if (status == TABD_JSON_OK) h->json_add_int(h, b, "value", (int64_t)n);
+        h->json_add_int(h, b, "status", status);
+        h->json_end(h, b);
+    } else if (strcmp(method, "keys") == 0) {
+        const char *json = NULL, *key = NULL;
+        if (h->json_get_string(h, args, "json", &json) != TABD_JSON_OK) json = NULL;
+        tabd_json_status status;
+        h->json_begin_object(h, b, NULL);
+        h->json_begin_array(h, b, "keys");
+        for (size_t i = 0; (status = h->json_object_key(h, json, i, &key)) == TABD_JSON_OK; i++) h->json_add_string(h, b, NULL, key);
+        h->json_end(h, b);
         h->json_add_int(h, b, "status", status);
         h->json_end(h, b);
     } else if (strcmp(method, "misuse") == 0) {

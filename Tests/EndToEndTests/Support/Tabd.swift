@@ -284,3 +284,15 @@ func shell(_ command: String, input: String? = nil) throws -> (status: Int32, ou
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+extension Build {
+    /// The plugin ABI the header describes ("1.5"): what a plugin built against it reports,
+    /// read from policy.h itself, so that tests and docs follow the header.
+    static let headerABI: String = {
+        let header = (try? String(contentsOf: packageRoot.appendingPathComponent("Sources/CTabPolicy/include/tabd/policy.h"), encoding: .utf8)) ?? ""
+        func define(_ name: String) -> String {
+            header.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }.map { String($0.split(separator: " ")[2]) } ?? "?"
+        }
+        return define("TABD_POLICY_ABI_MAJOR") + "." + define("TABD_POLICY_ABI_MINOR")
+    }()
+}

@@ -73,7 +73,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 4
+#define TABD_POLICY_ABI_MINOR 5
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -438,6 +438,53 @@ struct tabd_host {
      *     for (size_t d = 0; (id = host->selected_path(c, d)) != NULL; d++) leaf = id;
      */
     const char *(*selected_path)(const tabd_controller *controller, size_t depth);
+
+    /* ---- since 1.5: reading lists, and the keys of an object -------------------- */
+    /*
+     * Lists in settings and arguments ({"limited": ["games", "video"]}) and objects whose
+     * keys the plugin must check ("refuses what it does not know", tabd.yaml(5)). They
+     * answer a tabd_json_status as the 1.3 getters do, and read an array's text the way
+     * those read an object's: json_get_array (or json_array_array) gives the text, the
+     * json_array_* functions read its elements by index (0 first). Each call parses the
+     * text again: read a list once, in init, not per hook call. Check
+     * TABD_HOST_HAS(host, json_object_key) (or host->abi_minor >= 5) first.
+     *
+     *     const char *list; size_t n;
+     *     if (host->json_get_array(host, config_json, "limited", &list) == TABD_JSON_OK
+     *         && host->json_array_length(host, list, &n) == TABD_JSON_OK)
+     *         for (size_t i = 0; i < n; i++) {
+     *             const char *tab;
+     *             if (host->json_array_string(host, list, i, &tab) != TABD_JSON_OK) ... refuse ...;
+     *         }
+     *     const char *key;
+     *     for (size_t i = 0; host->json_object_key(host, config_json, i, &key) == TABD_JSON_OK; i++)
+     *         if (strcmp(key, "limited") != 0) ... refuse: "settings: unknown key <key>" ...;
+     *
+     * For every function below: TABD_JSON_INVALID when the text is NULL, is not JSON tabd
+     * accepts, or is not an array (an object for json_object_key); TABD_JSON_MISSING when
+     * `index` is past the end (or the element is null); TABD_JSON_WRONG_TYPE when the
+     * element is of another type (as the 1.3 getter of that type would say).
+     */
+
+    /** The array member `key` of the object text `json`, as compact JSON text (*array_json). */
+    tabd_json_status (*json_get_array)(const tabd_host *host, const char *json, const char *key, const char **array_json);
+    /** How many elements the array text `array_json` holds (nulls included). */
+    tabd_json_status (*json_array_length)(const tabd_host *host, const char *array_json, size_t *count);
+    /** Element `index` of the array text, as json_get_string reads a member. */
+    tabd_json_status (*json_array_string)(const tabd_host *host, const char *array_json, size_t index, const char **value);
+    /** Element `index`, as json_get_int reads a member (a whole number within int64_t). */
+    tabd_json_status (*json_array_int)(const tabd_host *host, const char *array_json, size_t index, int64_t *value);
+    /** Element `index`, as json_get_number reads a member. */
+    tabd_json_status (*json_array_number)(const tabd_host *host, const char *array_json, size_t index, double *value);
+    /** Element `index`, as json_get_bool reads a member (1 or 0). */
+    tabd_json_status (*json_array_bool)(const tabd_host *host, const char *array_json, size_t index, int *value);
+    /** Element `index`, an object, as compact JSON text (for the 1.3 getters). */
+    tabd_json_status (*json_array_object)(const tabd_host *host, const char *array_json, size_t index, const char **object_json);
+    /** Element `index`, an array, as compact JSON text (for the functions above). */
+    tabd_json_status (*json_array_array)(const tabd_host *host, const char *array_json, size_t index, const char **array_json_out);
+    /** The key at `index` of the object text `json`, in the text's order: iterate from 0
+     *  until TABD_JSON_MISSING. A key holding U+0000 answers TABD_JSON_WRONG_TYPE. */
+    tabd_json_status (*json_object_key)(const tabd_host *host, const char *json, size_t index, const char **key);
 
     /* Functions added in later minors go here, each marked "since 1.N". */
 };
