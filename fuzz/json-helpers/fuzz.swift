@@ -1,16 +1,21 @@
-// libFuzzer harness for the JSON getters of the plugin host table (json_get_string, _int,
-// _number, _bool, _object; TabPlugins' HostJSON): what a C plugin reads its settings and a
-// call's arguments with. The plugin is Tests/EndToEndTests/Fixtures/json.c, built by
+// libFuzzer harness for the JSON readers of the plugin host table (TabPlugins' HostJSON):
+// json_get_string/int/number/bool/object/array (a member by key), json_array_length and
+// json_array_string/int/number/bool/object/array (an element by index, ABI 1.5) and
+// json_object_key (keys in order, 1.5): what a C plugin reads its settings and a call's
+// arguments with. The plugin is Tests/EndToEndTests/Fixtures/json.c, built by
 // fuzz/run.sh and loaded into a real PluginHost; each input becomes one `get` call, so the
 // getters run exactly as a plugin calls them. Build and run: make fuzz (fuzz/run.sh
 // json-helpers).
 //
-// The input: a byte choosing the getter, then the key up to the first newline, then the JSON
-// text the getter reads. The answer must be what docs/plugins.md and policy.h promise,
-// worked out here from TabJSON's parse of the same text:
-//   TABD_JSON_INVALID (3) for text that is not a JSON object within the depth limit (or a
-//   text or key a C string cannot carry), MISSING (1) for an absent or null member,
-//   WRONG_TYPE (2) for a member of another type, OK (0) with the member's value otherwise.
+// The input: a byte choosing the reader (its remainder by 14: six getters, six element
+// readers, length, keys; its quotient: the element's index), then the key up to the first
+// newline, then the JSON text read. The answer must be what docs/plugins.md and policy.h
+// promise, worked out here from TabJSON's parse of the same text:
+//   TABD_JSON_INVALID (3) for text that is not a JSON object (an array for the element
+//   readers and the length) within the depth limit, or a text or key a C string cannot
+//   carry; MISSING (1) for an absent or null member or element, or an index past the end;
+//   WRONG_TYPE (2) for another type; OK (0) with the value otherwise. json_object_key gives
+//   every key in order, then MISSING (WRONG_TYPE at a key holding U+0000).
 
 @testable import TabPlugins
 import FuzzDriver
@@ -19,7 +24,7 @@ import Logging
 import TabCore
 import TabJSON
 
-private let getters = ["string", "int", "number", "bool", "object"]
+private let types = ["string", "int", "number", "bool", "object", "array"]
 
 private let fixture: (PluginHost, Controller) = {
     guard let dir = ProcessInfo.processInfo.environment["TABD_FUZZ_PLUGINS"] else {
@@ -34,37 +39,62 @@ private let fixture: (PluginHost, Controller) = {
 
 func fuzzJSONHelpers(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
-    let type = getters[Int(data[0]) % getters.count]
+    let op = Int(data[0]) % 14, index = Int(data[0]) / 14
     let rest = UnsafeBufferPointer(start: data + 1, count: size - 1)
     let cut = rest.firstIndex(of: UInt8(ascii: "\n")) ?? rest.count
     let key = String(decoding: rest[..<cut], as: UTF8.self)
     let text = String(decoding: rest[min(cut + 1, rest.count)...], as: UTF8.self)
 
-    let args = JSONValue.object(JSONObject([("type", .string(type)), ("json", .string(text)), ("key", .string(key))]))
+    let (method, fields): (String, [(String, JSONValue)])
+    switch op {
+    case 0..<6: (method, fields) = ("get", [("type", .string(types[op])), ("key", .string(key))])
+    case 6..<12: (method, fields) = ("at", [("type", .string(types[op - 6])), ("index", .int(Int64(index)))])
+    case 12: (method, fields) = ("length", [])
+    default: (method, fields) = ("keys", [])
+    }
+    let args = JSONValue.object(JSONObject(fields + [("json", .string(text))]))
     let (host, controller) = fixture
     let reply: String
-    switch host.call(plugin: "json", method: "get", argsJSON: args.jsonString, controller: controller).result {
+    switch host.call(plugin: "json", method: method, argsJSON: args.jsonString, controller: controller).result {
     case .success(let r): reply = r
-    case .failure(let e): fatalError("the get call failed: \(e)")
+    case .failure(let e): fatalError("the \(method) call failed: \(e)")
     }
-    guard case .object(let answer)? = try? JSONParser.parse(reply), case .int(let status)? = answer["status"] else {
+    guard case .object(let answer)? = try? JSONParser.parse(reply, maxDepth: 512), case .int(let status)? = answer["status"] else {
         fatalError("the plugin's answer is not {\"status\":n,…}: \(reply)")
     }
-    let (expected, value) = expectation(type, text, key, maxDepth: host.maxJSONDepth)
-    require(status == expected, "json_get_\(type)(\(text.debugDescription), \(key.debugDescription)) answers \(status), not \(expected)")
-    if let value {
-        require(answer["value"] == value, "json_get_\(type)(\(text.debugDescription), \(key.debugDescription)) reads \(answer["value"]?.jsonString ?? "nothing"), not \(value.jsonString)")
+    let what = "\(method) \(fields.map { "\($0.0)=\($0.1.jsonString)" }.joined(separator: " ")) on \(text.debugDescription)"
+    let depth = host.maxJSONDepth
+    // A C string ends at its first NUL: json.c gets NULL for such an argument.
+    let parsed = text.utf8.contains(0) ? nil : try? JSONParser.parse(text, maxDepth: depth)
+    let expected: (Int64, JSONValue?)
+    switch op {
+    case 0..<6:
+        guard !key.utf8.contains(0), case .object(let object)? = parsed else { expected = (3, nil); break }
+        guard let member = object[key], member != .null else { expected = (1, nil); break }
+        expected = converted(types[op], member)
+    case 6..<12:
+        guard case .array(let array)? = parsed else { expected = (3, nil); break }
+        guard index < array.count, array[index] != .null else { expected = (1, nil); break }
+        expected = converted(types[op - 6], array[index])
+    case 12:
+        guard case .array(let array)? = parsed else { expected = (3, nil); break }
+        expected = (0, .int(Int64(array.count)))
+    default:
+        guard case .object(let object)? = parsed else { expected = (3, nil); require(answer["keys"] == .array([]), "\(what): keys of no object"); break }
+        let keys = object.keys.prefix { !$0.utf8.contains(0) }
+        expected = (keys.count < object.count ? 2 : 1, nil)
+        require(answer["keys"] == .array(keys.map { .string($0) }), "\(what) lists \(answer["keys"]?.jsonString ?? "nothing"), not \(keys)")
+    }
+    require(status == expected.0, "\(what) answers \(status), not \(expected.0)")
+    if let value = expected.1 {
+        require(answer["value"] == value, "\(what) reads \(answer["value"]?.jsonString ?? "nothing"), not \(value.jsonString)")
     }
     return 0
 }
 
-/// The status the getter must answer, and the value the plugin must have read (as json.c
-/// writes it back), from the documented rules.
-private func expectation(_ type: String, _ text: String, _ key: String, maxDepth: Int) -> (Int64, JSONValue?) {
-    // A C string ends at its first NUL: json.c gets NULL for such an argument.
-    guard !text.utf8.contains(0), !key.utf8.contains(0),
-          case .object(let object)? = try? JSONParser.parse(text, maxDepth: maxDepth) else { return (3, nil) }
-    guard let member = object[key], member != .null else { return (1, nil) }
+/// What a reader of `type` answers for a value that is there (not null), and the value the
+/// plugin must have read (as json.c writes it back), from the documented rules.
+private func converted(_ type: String, _ member: JSONValue) -> (Int64, JSONValue?) {
     switch (type, member) {
     case ("string", .string(let s)) where !s.utf8.contains(0): return (0, member)
     case ("int", .int): return (0, member)
@@ -73,7 +103,7 @@ private func expectation(_ type: String, _ text: String, _ key: String, maxDepth
     case ("number", .int(let i)): return (0, .double(Double(i)))
     case ("number", .double): return (0, member)
     case ("bool", .bool): return (0, member)
-    case ("object", .object): return (0, member)
+    case ("object", .object), ("array", .array): return (0, member)
     default: return (2, nil)
     }
 }
