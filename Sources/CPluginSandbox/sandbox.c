@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <linux/audit.h>
+#include <linux/sched.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -57,6 +58,21 @@ int tabd_sandbox_restrict(void) {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EAFNOSUPPORT & SECCOMP_RET_DATA)),
+        /* New processes: a plugin's helper runs the plugin and nothing else, and a process it
+         * started (say double-forked, in a session of its own) could outlive it and tabd.
+         * Threads are allowed: clone with CLONE_THREAD. clone3's flags are in memory a filter
+         * cannot read, so it answers ENOSYS, and the C library falls back to clone. */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef SYS_clone3
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+#endif
+        DENY(SYS_fork), DENY(SYS_vfork),
         /* Running other programs, and reaching into other processes. */
         DENY(SYS_execve), DENY(SYS_execveat), DENY(SYS_ptrace),
         DENY(SYS_process_vm_readv), DENY(SYS_process_vm_writev),

@@ -319,7 +319,7 @@ enum HostJSON {
         guard let plugin = HostSlot.owner(of: host) else { return nil }
         let frame = plugin.host.frame
         guard let handle = frame.makeBuilder() else {
-            plugin.log(TABD_LOG_WARNING, "json_builder refused: this hook call already made \(CallFrame.maxBuilders) builders")
+            if plugin.admitLog() { plugin.log(TABD_LOG_WARNING, "json_builder refused: this hook call already made \(CallFrame.maxBuilders) builders") }
             return nil
         }
         frame.builder(handle)?.owner = plugin
@@ -365,11 +365,11 @@ enum HostJSON {
     static let finish: @convention(c) (UnsafePointer<tabd_host>?, OpaquePointer?) -> UnsafePointer<CChar>? = { host, b in
         guard let plugin = HostSlot.owner(of: host) else { return nil }
         guard let build = build(host, b) else {
-            plugin.log(TABD_LOG_WARNING, "json_finish was given a builder that is not one of this hook call's; make builders with json_builder in the hook that uses them")
+            if plugin.admitLog() { plugin.log(TABD_LOG_WARNING, "json_finish was given a builder that is not one of this hook call's; make builders with json_builder in the hook that uses them") }
             return nil
         }
         guard let text = build.finish() else {
-            plugin.log(TABD_LOG_WARNING, "json_finish returned NULL: the builder was used wrongly (\(build.mistake ?? "unknown")); fix the plugin's json_* calls")
+            if plugin.admitLog() { plugin.log(TABD_LOG_WARNING, "json_finish returned NULL: the builder was used wrongly (\(build.mistake ?? "unknown")); fix the plugin's json_* calls") }
             return nil
         }
         return plugin.host.frame.keep(text)

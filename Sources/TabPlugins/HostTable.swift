@@ -23,6 +23,10 @@ final class CallFrame {
     /// hook call they belong to: a handle of an earlier call names nothing.
     var builders: [JSONBuild] = []
     private(set) var builderEpoch: UInt = 1
+    /// What the current hook call did through the host, for HookCaps (reset by endHook):
+    /// log lines, events, selections asked for; `counted` once any of them is non-zero.
+    var logs = 0, events = 0, selections = 0
+    var counted = false
 
     /// The opaque pointer plugins receive.
     var opaque: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
@@ -58,10 +62,17 @@ final class CallFrame {
         return UnsafePointer(p)
     }
 
+    /// A new hook call's HookCaps budget.
+    @inline(__always)
+    func resetCounts() {
+        if counted { logs = 0; events = 0; selections = 0; counted = false }
+    }
+
     /// Frees what the hook was handed. Cheap when nothing was.
     @inline(__always)
     func endHook() {
-        guard !strings.isEmpty || !builders.isEmpty else { return }
+        guard !strings.isEmpty || !builders.isEmpty || counted else { return }
+        resetCounts()
         for p in strings { free(p) }
         strings.removeAll(keepingCapacity: true)
         if !builders.isEmpty {
@@ -101,7 +112,8 @@ struct HostSlot {
         abi_minor: UInt32(TABD_POLICY_ABI_MINOR),
         log: { host, level, message in
             guard let plugin = HostSlot.owner(of: host), let message else { return }
-            plugin.log(level, String(cString: message))
+            guard plugin.admitLog() else { return }
+            plugin.log(level, HookCaps.text(message, limit: HookCaps.logBytes))
         },
         controller_name: { c in
             // Borrowed (asked on most decisions): the host holds its frame for its life.

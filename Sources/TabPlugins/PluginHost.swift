@@ -555,14 +555,14 @@ public final class PluginHost: Policy {
                          controller: LentController, answers: inout [PluginAnswer]) -> Denial {
         if result == TABD_DENY {
             plugin.denials += 1
-            let reason = reply.pointee.reason.map { String(cString: $0) } ?? "denied"
-            let message = reply.pointee.message.map { String(cString: $0) }
+            let reason = reply.pointee.reason.map { HookCaps.text($0) } ?? "denied"
+            let message = reply.pointee.message.map { HookCaps.text($0) }
             answers.append(PluginAnswer(plugin: plugin.name, answer: .deny(reason: reason, message: message), nanoseconds: dt))
             return (plugin.name, reason, message)
         }
         plugin.failures += 1
         let why = result == TABD_ERROR
-            ? (reply.pointee.message.map { String(cString: $0) } ?? "it returned TABD_ERROR")
+            ? (reply.pointee.message.map { HookCaps.text($0) } ?? "it returned TABD_ERROR")
             : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
         answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
         logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
@@ -839,7 +839,7 @@ public final class PluginHost: Policy {
             let result = method.withCString { m in argsText.withCString { a in hook(plugin.state, opaque, m, a, reply) } }
             leave()
             plugin.count(.call, since: t0)
-            let message = reply.pointee.message.map { String(cString: $0) }
+            let message = reply.pointee.message.map { HookCaps.text($0) }
             switch result {
             case TABD_OK:
                 if let json = reply.pointee.json {
@@ -856,7 +856,7 @@ public final class PluginHost: Policy {
                 }
             case TABD_DENY:
                 plugin.denials += 1
-                let reason = reply.pointee.reason.map { String(cString: $0) } ?? message ?? "denied"
+                let reason = reply.pointee.reason.map { HookCaps.text($0) } ?? message ?? "denied"
                 outcome = .failure(TabError(.denied, message ?? "'\(name)' refused '\(method)'", plugin: name, reason: reason))
             case TABD_UNKNOWN_METHOD:
                 outcome = .failure(TabError(.notFound, message ?? "plugin '\(name)' has no method '\(method)'", plugin: name))

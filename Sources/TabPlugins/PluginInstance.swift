@@ -83,7 +83,7 @@ final class PluginInstance {
             return nil
         }
         failures += 1
-        if let m = reply.pointee.message { return String(cString: m) }
+        if let m = reply.pointee.message { return HookCaps.text(m) }
         return result == TABD_ERROR ? "init failed without saying why" : "init returned \(result.rawValue), which is not TABD_OK or TABD_ERROR"
     }
 
@@ -182,7 +182,25 @@ final class PluginInstance {
         host.logger.log(level: Logger.Level(level), "\(message)", metadata: ["plugin.name": .string(name)])
     }
 
+    /// Whether one more of what `count` counts fits this hook call's cap (HookCaps); the
+    /// first one past it is logged once, naming the plugin.
+    private func admit(_ count: ReferenceWritableKeyPath<CallFrame, Int>, cap: Int, _ what: String) -> Bool {
+        let frame = host.frame
+        frame.counted = true
+        frame[keyPath: count] += 1
+        let n = frame[keyPath: count]
+        if n <= cap { return true }
+        if n == cap + 1 {
+            host.logger.warning("plugin \(what) more than \(cap) times in one hook call; the rest of this call's are dropped", metadata: ["plugin.name": .string(name)])
+        }
+        return false
+    }
+
+    /// A log line fits this hook call's cap.
+    func admitLog() -> Bool { admit(\.logs, cap: HookCaps.logLines, "logged") }
+
     func emit(_ json: UnsafePointer<CChar>, controller: String) -> Bool {
+        guard admit(\.events, cap: HookCaps.events, "emitted an event") else { return false }
         let event: CheckedJSON
         do throws(Refusal) {
             event = try CheckedJSON(json, maxBytes: PluginHost.maxEventBytes, maxDepth: host.maxJSONDepth)
@@ -198,7 +216,7 @@ final class PluginInstance {
     }
 
     func requestSelect(_ tab: String, controller: String) -> Bool {
-        guard !tab.isEmpty else { return false }
+        guard !tab.isEmpty, admit(\.selections, cap: HookCaps.selections, "asked for a selection") else { return false }
         return host.enqueue(selection: tab == Controller.moreID ? .more : .tab(tab), from: self, controller: controller)
     }
 }

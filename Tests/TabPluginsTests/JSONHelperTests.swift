@@ -181,3 +181,15 @@ extension PluginTests {
         }
     }
 }
+
+/// docs/plugins.md's "Limits of one hook call" states HookCaps' numbers.
+@Test func theHookCapsTableIsTheCodes() throws {
+    let doc = try String(contentsOfFile: packageRoot + "/docs/plugins.md", encoding: .utf8)
+    for (row, value) in [("| `log` lines |", HookCaps.logLines), ("| events (`emit`) |", HookCaps.events),
+                         ("| selections asked for (`request_select`) |", HookCaps.selections),
+                         ("| bytes of a log line |", HookCaps.logBytes),
+                         ("| bytes of a refusal's `reason` or `message`, an error's message |", HookCaps.textBytes)] {
+        #expect(doc.contains("\(row) \(value) |"), "plugins.md's row \(row) states \(value)")
+    }
+    #expect(doc.contains("logged more than \(HookCaps.logLines) times in one hook call"))
+}

@@ -114,12 +114,16 @@ final class HelperSession {
     /// The hook's effects, encoded, and how many.
     var effects = WireWriter(.answer)
     var effectCount: UInt32 = 0
+    /// Effects of each kind (1 log, 2 emit, 3 select) this hook made: one past HookCaps' cap
+    /// is sent, so that tabd, which enforces the caps, sees the excess and says so once; the
+    /// rest are not sent at all.
+    var effectsOfKind = [0, 0, 0, 0]
 
     init() {
         var t = HostSlot.table
         t.log = { _, level, message in
             guard let s = HelperSession.current, let message else { return }
-            s.effect(1) { $0.u32(level.rawValue); $0.string(message) }
+            s.effect(1) { $0.u32(level.rawValue); $0.string(message, max: HookCaps.logBytes + 1) }
         }
         t.controller_name = { c in HelperSession.reading(c)?.name }
         t.controller_idiom = { c in tabd_idiom(rawValue: UInt32(HelperSession.reading(c)?.idiom ?? 0)) }
@@ -188,6 +192,9 @@ final class HelperSession {
     }
 
     private func effect(_ kind: UInt8, _ body: (inout WireWriter) -> Void) {
+        let cap = kind == 1 ? HookCaps.logLines : kind == 2 ? HookCaps.events : HookCaps.selections
+        effectsOfKind[Int(kind)] += 1
+        guard effectsOfKind[Int(kind)] <= cap + 1 else { return }
         effects.u8(kind)
         body(&effects)
         effectCount += 1
@@ -283,6 +290,7 @@ final class HelperSession {
         let hooks = code.hooks
         effects = WireWriter(.answer)
         effectCount = 0
+        effectsOfKind = [0, 0, 0, 0]
         caller = nil
         reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
         var result = TABD_OK
@@ -361,7 +369,8 @@ final class HelperSession {
         var w = WireWriter(.answer, capacity: 64 + effects.bytes.count)
         w.u32(result.rawValue)
         w.u32(mask)
-        w.string(reply.pointee.reason); w.string(reply.pointee.message); w.string(reply.pointee.json)
+        w.string(reply.pointee.reason, max: HookCaps.textBytes + 1); w.string(reply.pointee.message, max: HookCaps.textBytes + 1)
+        w.string(reply.pointee.json, max: PluginHost.maxResultBytes + 1)
         w.u32(effectCount)
         w.bytes.append(contentsOf: effects.bytes.dropFirst())
         endHook()

@@ -50,9 +50,11 @@ struct WireWriter {
         }
         bytes.append(0)
     }
-    mutating func string(_ p: UnsafePointer<CChar>?) {
+    /// A C string, or its first `max` bytes (a plugin's text is read no further: tabd caps
+    /// what it keeps of it anyway, HookCaps).
+    mutating func string(_ p: UnsafePointer<CChar>?, max: Int = .max) {
         guard let p else { u32(.max); return }
-        let n = strlen(p)
+        let n = max == .max ? strlen(p) : strnlen(p, max)
         u32(UInt32(n))
         p.withMemoryRebound(to: UInt8.self, capacity: n) { bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
         bytes.append(0)
@@ -103,6 +105,10 @@ struct WireReader {
 enum Packets {
     /// Bytes of a message per packet (with the flag byte in front).
     static let chunk = 32 << 10
+    /// The most a helper's answer may hold: a call's JSON result (1 MiB), its texts and a
+    /// hook call's capped effects (HookCaps: 100 events of up to 64 KiB are the bulk), with
+    /// room to spare. A helper that sends more is treated as crashed.
+    static let maxAnswerBytes = 16 << 20
 
     /// Sends `message`. `wait(events)` is asked to wait when the socket is full (tabd's side
     /// is non-blocking, with a deadline); it returns false to give up.
@@ -134,9 +140,12 @@ enum Packets {
     enum Received { case message(Int), end, failed(Int32), gaveUp }
 
     /// Receives one message into `buffer` (grown as needed); `.message(n)`: its n bytes.
-    static func receive(_ fd: Int32, into buffer: inout UnsafeMutableRawBufferPointer, wait: (Int16) -> Bool) -> Received {
+    static func receive(_ fd: Int32, into buffer: inout UnsafeMutableRawBufferPointer, maxBytes: Int = .max,
+                        wait: (Int16) -> Bool) -> Received {
         var used = 0
         while true {
+            // A message past maxBytes is refused, not collected: the sender is broken or hostile.
+            if used > maxBytes { return .failed(EMSGSIZE) }
             if buffer.count - used < chunk + 1 {
                 let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(buffer.count * 2, used + chunk + 1), alignment: 16)
                 if used > 0 { bigger.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: used) }

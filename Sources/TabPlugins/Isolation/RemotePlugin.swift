@@ -115,8 +115,19 @@ final class RemotePlugin {
         let argv = ["tabd", PluginHelperProcess.flag, "\(getpid())", spec.user ?? "", spec.name ?? (path as String).split(separator: "/").last.map(String.init) ?? path]
         let cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
+        // tabd's environment, but the Swift runtime's backtracer off: on a crash it would spend
+        // seconds symbolicating before the helper dies, so the crash would read as a timeout.
+        var environment: [UnsafeMutablePointer<CChar>?] = []
+        var e = environ
+        while let entry = e.pointee {
+            if strncmp(entry, "SWIFT_BACKTRACE=", 16) != 0 { environment.append(strdup(entry)) }
+            e += 1
+        }
+        environment.append(strdup("SWIFT_BACKTRACE=enable=no"))
+        environment.append(nil)
+        defer { for v in environment { free(v) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, cArgs, environ)
+        let rc = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, cArgs, environment)
         guard rc == 0 else {
             close(pair[0])
             throw Refusal("cannot start its helper process (/proc/self/exe): \(String(cString: strerror(rc)))")
@@ -190,7 +201,7 @@ final class RemotePlugin {
 
     private func receive(until deadline: UInt64) -> Result<Int, Failure> {
         var timedOut = false
-        switch Packets.receive(fd, into: &buffer, wait: { events in
+        switch Packets.receive(fd, into: &buffer, maxBytes: Packets.maxAnswerBytes, wait: { events in
             let ok = self.wait(events, until: deadline)
             if !ok { timedOut = true }
             return ok
@@ -369,10 +380,13 @@ final class RemotePlugin {
     /// Applies a hook's effects in order, as the host functions would have in process.
     func apply(_ effects: [HelperEffect], controller: String?) {
         guard let owner, !effects.isEmpty else { return }
+        // init's effects (no controller) are a hook call of their own: what the hook call
+        // that restarted the helper may still do is not spent on them.
+        defer { if controller == nil { owner.host.frame.resetCounts() } }
         for e in effects {
             switch e {
             case .log(let level, let message):
-                owner.log(tabd_log_level(rawValue: level), message)
+                if owner.admitLog() { owner.log(tabd_log_level(rawValue: level), HookCaps.text(message, limit: HookCaps.logBytes)) }
             case .emit(let json):
                 if let controller { _ = json.withCString { owner.emit($0, controller: controller) } }
             case .select(let tab):

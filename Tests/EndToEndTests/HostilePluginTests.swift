@@ -1,0 +1,79 @@
+// A plugin that attacks tabd through the host functions (issue 29): floods of log lines,
+// events and selection requests in one hook call, a 10 MiB refusal, a process it starts to
+// outlive tabd, a crash inside `call`. Each is bounded, said once in the log, and other
+// clients are served. The fixture is Tests/EndToEndTests/Fixtures/hostile.c.
+
+import Foundation
+import Glibc
+import TabProtocol
+import Testing
+
+@Suite(.serialized) struct HostilePluginTests {
+    private static func config(_ file: String, in dir: String, _ defines: [String], isolated: Bool, deadline: Int = 2000) throws -> String {
+        try Plugins.build(Plugins.fixture("hostile.c"), file, in: dir, defines)
+        return Plugins.config("    - path: \(file)\n" + (isolated ? "      isolation: process\n      deadline_ms: \(deadline)\n" : ""), extraDirectory: dir)
+    }
+
+    /// 100,000 request_select, emit and log calls in one should_select, then a deny whose
+    /// reason and message are 10 MiB: isolated or not, the subscriber gets at most 100 of the
+    /// events, the log at most 100 of the lines and one warning per kind naming the plugin,
+    /// the reply carries at most 1 KiB of each text, marked as cut, and tabd serves on.
+    @Test(arguments: [true, false]) func floodsInOneHookCallAreCapped(isolated: Bool) throws {
+        let dir = temporaryDirectory(isolated ? "hfi" : "hfp")
+        let tabd = try TabdProcess(config: try Self.config("flood.so", in: dir, [#"NAME="flood""#, #"FLOOD="flood""#], isolated: isolated), dir: dir)
+        let c = try tabd.client(), watcher = try tabd.client(), other = try tabd.client()
+        try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"flood"}]}"#)
+        try c.write(#"{"cmd":"tap","tab":"flood"}"# + "\n")
+        let raw = try #require(try c.readLine())
+        #expect(raw.utf8.count < 4096, "the reply is bounded: \(raw.utf8.count) bytes")
+        let reply = try JSONParser.parse(raw)
+        guard case .object(let r) = reply, case .object(let e)? = r["error"] else { Issue.record("not an error: \(raw.prefix(300))"); return }
+        #expect(e.string("code") == "denied" && e.string("plugin") == "flood")
+        let mark = " … (cut: longer than 1024 bytes)"
+        #expect(e.string("reason") == String(repeating: "x", count: 1024) + mark)
+        #expect(e.string("message") == String(repeating: "x", count: 1024) + mark)
+        try other.ok(#"{"cmd":"ping"}"#)
+
+        // The events: the flood's first 100, then nothing more of it.
+        try c.ok(#"{"cmd":"tap","tab":"b"}"#)  // its event {"tapped":"b"…} comes after the flood's
+        var floods = 0
+        while let line = try watcher.readLine(), line.contains(#""flood":true"#) { floods += 1 }
+        #expect(floods == 100, "events of the flood delivered: \(floods)")
+        let log = tabd.log
+        let lines = log.split(separator: "\n")
+        #expect(lines.filter { $0.contains("flooding") }.count == 100, "log lines kept")
+        for what in ["logged more than 100 times", "emitted an event more than 100 times", "asked for a selection more than 16 times"] {
+            #expect(lines.filter { $0.contains("plugin \(what) in one hook call; the rest of this call's are dropped") && $0.contains("flood") }.count == 1,
+                    "one warning: \(what)\n\(log.suffix(2000))")
+        }
+        #expect(try c.ok(#"{"cmd":"state"}"#).string("selected") == "b")
+    }
+
+    /// An isolated plugin cannot start a process: fork answers EPERM in its helper, so nothing
+    /// it starts (double-forked, in a session of its own) outlives the helper or tabd.
+    @Test func anIsolatedPluginCannotLeaveAProcessBehind() throws {
+        let dir = temporaryDirectory("hfk")
+        let tabd = try TabdProcess(config: try Self.config("forky.so", in: dir, [#"NAME="forky""#, #"FORK="fork""#], isolated: true), dir: dir)
+        let c = try tabd.client(), watcher = try tabd.client()
+        try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"fork"}]}"#)
+        try c.ok(#"{"cmd":"tap","tab":"fork"}"#)
+        let event = try #require(try watcher.readLine())
+        #expect(event.contains(#""fork":\#(EPERM)"#), "fork refused in the helper: \(event)")
+        #expect(try c.ok(#"{"cmd":"tap","tab":"a"}"#).string("selected") == "a", "the helper still answers (threads still work)")
+        _ = tabd.stop()
+        #expect(try shell("pgrep -x tabd-orphan").output.isEmpty, "a process the plugin started is still running")
+    }
+
+    /// A crash inside an isolated plugin's `call` is reported as a crash, not a timeout (the
+    /// helper's Swift backtracer, which spent longer than the deadline on its report, is off).
+    @Test func aCrashInAnIsolatedCallIsReportedAsACrash() throws {
+        let dir = temporaryDirectory("hcc")
+        let tabd = try TabdProcess(config: try Self.config("callcrash.so", in: dir, [#"NAME="callcrash""#, "CALL_CRASH"], isolated: true, deadline: 100), dir: dir)
+        let c = try tabd.client()
+        let e = try c.error(#"{"cmd":"plugin.call","plugin":"callcrash","method":"go"}"#)
+        #expect(e.string("message") == "plugin 'callcrash' crashed while running 'go'; its helper is restarted", "\(e)")
+        #expect(tabd.log.contains("isolated plugin callcrash crashed in call"), "\(tabd.log.suffix(1500))")
+    }
+}
