@@ -170,6 +170,10 @@ public struct ServerConfig: Sendable {
     /// names the text in messages.
     public static func parse(_ text: String, baseDirectory: String = FileManager.default.currentDirectoryPath, file: String? = nil) throws -> ServerConfig {
         let root: Node?
+        if let (line, column) = YAMLDepth.tooDeep(text) {
+            throw ConfigError([ConfigProblem(ConfigLocation(file: file, line: line, column: column),
+                                             "the configuration nests deeper than \(YAMLDepth.maxDepth) levels; nothing tabd reads is that deep")])
+        }
         do {
             root = try Yams.compose(yaml: text)
         } catch {

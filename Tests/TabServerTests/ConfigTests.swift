@@ -44,6 +44,18 @@ import Testing
         Self.expectRefused("fsync: \"every\\r\\nsec\"\n", #"every\r\nsec"#)
     }
 
+    /// Nesting deeper than any configuration needs is refused at its line before Yams
+    /// builds a tree (its parser recurses per level: 2.4 KB of `{` overflowed a stack; found
+    /// by fuzz/config); the deepest settings a plugin may have still load.
+    @Test func nestingDeeperThanAnyConfigurationIsRefusedAtItsLine() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        Self.expectRefused("socket: /tmp/x.sock\nplugins:\n  load:\n    - path: a.so\n      settings: {a: \(deep)}\n",
+                           "line 5, column", "nests deeper than \(YAMLDepth.maxDepth) levels")
+        Self.expectRefused(String(repeating: "- ", count: 50_000) + "x\n", "nests deeper than")
+        let deepest = String(repeating: "[", count: 1024) + String(repeating: "]", count: 1024)
+        #expect(Self.refusal("plugins:\n  load:\n    - path: a.so\n      settings: {a: \(deepest)}\n") == nil)
+    }
+
     // MARK: uids and gids
 
     @Test(arguments: ["-1", "4294967295", "4294967296", "-4294967296", "99999999999999999999999", "1.5", "root", "0x10", "\"\""])
