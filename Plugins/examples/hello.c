@@ -24,7 +24,7 @@
  *     {"cmd":"tap","tab":"secret-notes"}                 → denied by "hello"
  *     {"cmd":"plugin.call","plugin":"hello","method":"unlock","args":{"code":"open-sesame"}}
  *     {"cmd":"tap","tab":"secret-notes"}                 → ok
- *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242}
+ *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242,"admin":false,"groups":[27,1000]}
  *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"prefix":"secret"}
  *
  * Each hook below has a comment saying what it demonstrates. Hooks this plugin does
@@ -303,7 +303,9 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
     if (strcmp(method, "whoami") == 0) {
         /* A host function added after 1.0 (since 1.1): check that this tabd has it. The
          * caller is the client's connection as the kernel saw it (uid, gid, pid) — what
-         * to key per-client limits or permissions on. */
+         * to key per-client limits or permissions on — and, since 1.5, whether tabd's
+         * access rules make it an admin, and its supplementary groups (a tabd before 1.5
+         * leaves them 0 and NULL: is_admin then says "not an admin"). */
         const tabd_host *h = s->host;
         tabd_caller who = { .struct_size = sizeof who };
         tabd_json_builder *b = h->json_builder(h);
@@ -312,6 +314,10 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
             h->json_add_int(h, b, "uid", who.uid);
             h->json_add_int(h, b, "gid", who.gid);
             h->json_add_int(h, b, "pid", who.pid);
+            h->json_add_bool(h, b, "admin", who.is_admin);
+            h->json_begin_array(h, b, "groups");
+            for (size_t i = 0; i < who.group_count && who.groups != NULL; i++) h->json_add_int(h, b, NULL, who.groups[i]);
+            h->json_end(h, b);
         } else {
             h->json_add_null(h, b, "uid");
         }

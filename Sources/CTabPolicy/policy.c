@@ -22,6 +22,8 @@ _Static_assert(offsetof(tabd_host, json_get_string) > offsetof(tabd_host, caller
                "the 1.3 JSON helpers come after the 1.1 caller function: the host table only grows at its end");
 _Static_assert(offsetof(tabd_host, selected_path) > offsetof(tabd_host, json_finish),
                "the 1.4 selected_path comes after the 1.3 JSON helpers");
+_Static_assert(offsetof(tabd_caller, is_admin) > offsetof(tabd_caller, pid),
+               "the 1.5 fields of tabd_caller come after the 1.1 ones");
 _Static_assert(offsetof(tabd_host, json_get_array) > offsetof(tabd_host, selected_path),
                "the 1.5 list readers come after the 1.4 selected_path");
 _Static_assert(offsetof(tabd_host, json_object_key) + sizeof(void *) == sizeof(tabd_host),

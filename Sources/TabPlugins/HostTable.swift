@@ -55,6 +55,15 @@ final class CallFrame {
         return UnsafePointer(c)
     }
 
+    /// A C copy of `ids` (the caller's groups), valid until `endHook()`; nil when empty.
+    func keep(_ ids: [UInt32]) -> UnsafePointer<UInt32>? {
+        guard !ids.isEmpty, let p = malloc(ids.count * MemoryLayout<UInt32>.stride) else { return nil }
+        let groups = p.bindMemory(to: UInt32.self, capacity: ids.count)
+        groups.initialize(from: ids, count: ids.count)
+        strings.append(p.assumingMemoryBound(to: CChar.self))  // freed with the strings
+        return UnsafePointer(groups)
+    }
+
     /// A C copy of `s`, valid until `endHook()`.
     func keep(_ s: String?) -> UnsafePointer<CChar>? {
         guard let s, let p = strdup(s) else { return nil }
@@ -190,7 +199,7 @@ struct HostSlot {
         // since 1.1
         caller: { host, out in
             guard let plugin = HostSlot.owner(of: host), let out, let caller = plugin.host.frame.caller else { return 0 }
-            caller.write(to: out)
+            caller.write(to: out, frame: plugin.host.frame)
             return 1
         },
         // since 1.3
@@ -230,8 +239,9 @@ struct HostSlot {
 }
 
 extension PluginCaller {
-    /// Fills the fields the plugin's tabd_caller has (its struct_size says how many).
-    func write(to out: UnsafeMutablePointer<tabd_caller>) {
+    /// Fills the fields the plugin's tabd_caller has (its struct_size says how many); the
+    /// groups live in `frame` until the hook returns.
+    func write(to out: UnsafeMutablePointer<tabd_caller>, frame: CallFrame) {
         let size = out.pointee.struct_size
         func put<T>(_ field: KeyPath<tabd_caller, T>, _ value: T) {
             guard let offset = MemoryLayout<tabd_caller>.offset(of: field), offset + MemoryLayout<T>.size <= size else { return }
@@ -240,6 +250,9 @@ extension PluginCaller {
         put(\.uid, uid)
         put(\.gid, gid)
         put(\.pid, pid)
+        put(\.is_admin, isAdmin ? 1 : 0)
+        put(\.group_count, groups.count)
+        put(\.groups, frame.keep(groups))
     }
 }
 

@@ -46,8 +46,14 @@ public struct PluginCaller: Sendable, Equatable {
     public var uid: UInt32
     public var gid: UInt32
     public var pid: Int32
+    /// Whether tabd's access rules count the caller as an administrator (ABI 1.5).
+    public var isAdmin: Bool
+    /// The caller's supplementary groups, as the kernel gave them at connect (ABI 1.5).
+    public var groups: [UInt32]
 
-    public init(uid: UInt32, gid: UInt32, pid: Int32) { self.uid = uid; self.gid = gid; self.pid = pid }
+    public init(uid: UInt32, gid: UInt32, pid: Int32, isAdmin: Bool = false, groups: [UInt32] = []) {
+        self.uid = uid; self.gid = gid; self.pid = pid; self.isAdmin = isAdmin; self.groups = groups
+    }
 }
 
 /// What `tabd --check-config` found for one configured plugin: the checks made before

@@ -53,7 +53,9 @@ public final class PolicyHost {
         var c = tabd_caller()
         c.struct_size = MemoryLayout<tabd_caller>.size
         guard function(table, &c) != 0 else { return nil }
-        return Caller(uid: c.uid, gid: c.gid, pid: c.pid)
+        // The 1.5 fields stay zero in an older tabd: not an admin, no groups known.
+        let groups = c.groups.map { Array(UnsafeBufferPointer(start: $0, count: c.group_count)) } ?? []
+        return Caller(uid: c.uid, gid: c.gid, pid: c.pid, isAdmin: c.is_admin != 0, groups: groups)
     }
 
     /// Asks tabd to select `tab` (an id, or "more") in the controller after the current
@@ -74,8 +76,16 @@ public struct Caller: Equatable, Hashable, Sendable {
     public let gid: UInt32
     /// The process that connected (it may have exited since): for log lines.
     public let pid: Int32
+    /// Whether tabd counts the caller as an administrator, by the rules of its admin
+    /// commands (root, tabd's user, access.admin_uids, a group in access.admin_gids,
+    /// supplementary groups included). Since ABI 1.5; false in an older tabd.
+    public let isAdmin: Bool
+    /// The caller's supplementary groups when it connected. Since ABI 1.5; empty before.
+    public let groups: [UInt32]
 
-    public init(uid: UInt32, gid: UInt32, pid: Int32) { self.uid = uid; self.gid = gid; self.pid = pid }
+    public init(uid: UInt32, gid: UInt32, pid: Int32, isAdmin: Bool = false, groups: [UInt32] = []) {
+        self.uid = uid; self.gid = gid; self.pid = pid; self.isAdmin = isAdmin; self.groups = groups
+    }
 }
 
 /// The controller a hook is about, read through tabd. Valid only during that hook.

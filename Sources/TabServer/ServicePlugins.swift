@@ -23,8 +23,10 @@ extension TabService {
             throw ProtocolError.invalid("args", "'args' must be a JSON object")
         }
         let peer = connection.peer
-        let answer = plugins.call(plugin: plugin, method: method, args: argsObject, controller: c,
-                                  caller: PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid))
+        // The groups cost a system call: made for plugin.call only, never on a tap.
+        let caller = PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid, isAdmin: isAdmin(connection),
+                                  groups: (try? connection.peerGroups()) ?? [])
+        let answer = plugins.call(plugin: plugin, method: method, args: argsObject, controller: c, caller: caller)
         switch answer.result {
         case .success(let json):
             // Checked by the plugin host with JSONParser, and compact.

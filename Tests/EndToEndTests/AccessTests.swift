@@ -10,9 +10,10 @@ import Testing
     static let otherUID: uid_t = 65534
 
     /// Sends `lines` as uid 65534 (setpriv drops root for socat) and returns the replies.
-    static func asOtherUser(_ socket: String, _ lines: [String]) throws -> [JSONObject] {
+    static func asOtherUser(_ socket: String, _ lines: [String], groups: [UInt32] = []) throws -> [JSONObject] {
+        let groupsOption = groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
         let (status, output) = try shell(
-            "setpriv --reuid=\(otherUID) --regid=\(otherUID) --clear-groups socat -t 5 - UNIX-CONNECT:\(socket)",
+            "setpriv --reuid=\(otherUID) --regid=\(otherUID) \(groupsOption) socat -t 5 - UNIX-CONNECT:\(socket)",
             input: lines.map { $0 + "\n" }.joined())
         guard status == 0 else { throw TestFailure("socat as uid \(otherUID) failed (\(status)): \(output)") }
         return try output.split(separator: "\n").map { try object(String($0)) }

@@ -295,24 +295,34 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
 
     /// A plugin learns who calls it (the caller host function, ABI 1.1): hello.c's whoami
     /// answers the uid, gid and pid of the client's connection — root's (this test process)
-    /// and, through setpriv, uid 65534's.
-    @Test func pluginSeesItsCaller() throws {
+    /// and, through setpriv, uid 65534's — and (ABI 1.5) whether tabd counts it as an admin,
+    /// by the access rules of admin commands, and its supplementary groups: root is one,
+    /// 65534 is not, until a supplementary group of its is in access.admin_gids. The same
+    /// for the plugin isolated in a helper.
+    @Test(arguments: [false, true]) func pluginSeesItsCaller(isolated: Bool) throws {
         let dir = temporaryDirectory("who")
         chmod(dir, 0o755)
         let src = Build.packageRoot.appendingPathComponent("Plugins/examples/hello.c").path
         let build = try shell("cc -shared -fPIC -I \(Plugins.include) \(src) -o \(dir)/hello.so")
         #expect(build.status == 0, "\(build.output)")
-        let config = "socket_mode: \"0666\"\n" + Plugins.config("    - path: hello.so\n", extraDirectory: dir)
+        let load = "    - path: hello.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 2000\n" : "")
+        let config = "socket_mode: \"0666\"\naccess:\n  admin_gids: [4242]\n" + Plugins.config(load, extraDirectory: dir)
         let tabd = try TabdProcess(config: config, dir: dir)
         let whoami = #"{"cmd":"plugin.call","plugin":"hello","method":"whoami"}"#
         let mine = result(try tabd.client().request(whoami))?.object("value")
         #expect(mine?.int("uid") == 0)
         #expect(mine?.int("gid") == 0)
         #expect(mine?.int("pid") == Int(getpid()))
+        #expect(mine?["admin"] == .bool(true), "root is an admin")
         let theirs = try AccessTests.asOtherUser(tabd.socket, [whoami]).first?.object("result")?.object("value")
         #expect(theirs?.int("uid") == 65534)
         #expect(theirs?.int("gid") == 65534)
         #expect((theirs?.int("pid") ?? 0) > 0 && theirs?.int("pid") != Int(getpid()))
+        #expect(theirs?["admin"] == .bool(false), "\(String(describing: theirs))")
+        #expect(theirs?["groups"] == .array([]))
+        let grouped = try AccessTests.asOtherUser(tabd.socket, [whoami], groups: [4242, 77]).first?.object("result")?.object("value")
+        #expect(grouped?["admin"] == .bool(true), "a supplementary group in admin_gids: \(String(describing: grouped))")
+        #expect(grouped?["groups"] == .array([.int(77), .int(4242)]) || grouped?["groups"] == .array([.int(4242), .int(77)]))
     }
 
     /// Every refusal is explained in `plugins` and the log, and tabd keeps serving with the

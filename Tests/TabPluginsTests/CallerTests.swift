@@ -10,8 +10,9 @@ extension PluginTests {
     @Suite struct Caller {
         static let client = PluginCaller(uid: 1000, gid: 100, pid: 4242)
 
-        /// hello.c's whoami answers the caller's uid, gid and pid during a call that has one,
-        /// and "no caller" for a call without (and after one with: nothing stays behind).
+        /// hello.c's whoami answers the caller's uid, gid and pid during a call that has one
+        /// (and since ABI 1.5 whether tabd counts it as an admin, and its groups), and "no
+        /// caller" for a call without (and after one with: nothing stays behind).
         @Test func callHookSeesItsCaller() throws {
             let (host, _) = makeHost([try buildHello()])
             try host.load([PluginSpec(path: "hello.so")])
@@ -19,8 +20,8 @@ extension PluginTests {
             let whoami = { (caller: PluginCaller?) in
                 try host.call(plugin: "hello", method: "whoami", argsJSON: "{}", controller: c, caller: caller).get()
             }
-            #expect(try whoami(Self.client) == #"{"uid":1000,"gid":100,"pid":4242}"#)
-            #expect(try whoami(PluginCaller(uid: 0, gid: 0, pid: 1)) == #"{"uid":0,"gid":0,"pid":1}"#)
+            #expect(try whoami(Self.client) == #"{"uid":1000,"gid":100,"pid":4242,"admin":false,"groups":[]}"#)
+            #expect(try whoami(PluginCaller(uid: 0, gid: 0, pid: 1, isAdmin: true, groups: [10, 27])) == #"{"uid":0,"gid":0,"pid":1,"admin":true,"groups":[10,27]}"#)
             #expect(try whoami(nil) == #"{"uid":null}"#)
         }
 

@@ -88,7 +88,7 @@ final class HelperSession {
     private var functions: tabd_host
     /// What owns the table, and whose frame keeps what the host hands out during a hook.
     private var instance: PluginInstance?
-    private var host: PluginHost?
+    private(set) var host: PluginHost?
     let reply = UnsafeMutablePointer<tabd_reply>.allocate(capacity: 1)
     let candidate = UnsafeMutablePointer<tabd_candidate>.allocate(capacity: 1)
     /// What plugins receive as their controller: any pointer that is not NULL.
@@ -160,7 +160,8 @@ final class HelperSession {
         }
         t.caller = { _, out in
             guard let s = HelperSession.current, s.inHook, let out, let caller = s.caller else { return 0 }
-            caller.write(to: out)
+            guard let frame = s.host?.frame else { return 0 }
+            caller.write(to: out, frame: frame)
             return 1
         }
         functions = t
@@ -340,7 +341,10 @@ final class HelperSession {
             try readSnapshot(&r)
             let method = try r.cString(), args = try r.cString()
             if try r.u8() == 1 {
-                caller = PluginCaller(uid: try r.u32(), gid: try r.u32(), pid: Int32(bitPattern: try r.u32()))
+                var c = PluginCaller(uid: try r.u32(), gid: try r.u32(), pid: Int32(bitPattern: try r.u32()))
+                c.isAdmin = try r.u8() == 1
+                for _ in 0..<min(try r.u32(), 65536) { c.groups.append(try r.u32()) }
+                caller = c
             }
             inHook = true
             result = hooks.call?(state, token, method, args, reply) ?? TABD_UNKNOWN_METHOD

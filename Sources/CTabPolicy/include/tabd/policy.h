@@ -219,6 +219,17 @@ typedef struct tabd_caller {
     /** The process id that connected. It may have exited (and the number been reused)
      *  since: good for log lines, not for signals. */
     int32_t pid;
+    /* ---- since 1.5 (tabd fills them when struct_size covers them) ---- */
+    /** 1 when tabd counts the caller as an administrator by the same rules as for its
+     *  admin commands (root, tabd's own user, access.admin_uids, or a primary or
+     *  supplementary group in access.admin_gids), else 0: a plugin needs no admin list
+     *  of its own. */
+    int32_t is_admin;
+    /** How many supplementary groups the caller's process had when it connected, and
+     *  the groups (SO_PEERGROUPS), valid until the hook returns; 0 and NULL when the
+     *  kernel could not say. */
+    size_t group_count;
+    const uint32_t *groups;
 } tabd_caller;
 
 /**
