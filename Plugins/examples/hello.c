@@ -38,8 +38,9 @@
 
 /*
  * Per-instance state. init allocates it and hands it to tabd through *state; tabd
- * passes it back to every hook. (tabd makes a new instance on every reload, after
- * calling fini on the old one.)
+ * passes it back to every hook. (A reload that changes this plugin's settings or file
+ * makes a new instance, then stops the old one with fini; a reload that changes neither
+ * keeps this instance: docs/plugins.md, "Reloads and will_stop".)
  */
 typedef struct hello_state {
     const tabd_host *host;  /* kept from init: log, emit, read controllers, JSON */
