@@ -48,7 +48,7 @@ extension Tabctl {
         var watch = false
         @Option(help: "Colour: auto (a terminal without NO_COLOR), always or never.")
         var color: ColorMode = .auto
-        @Option(help: "With --watch: how long to try to reconnect (once a second) after tabd went away.")
+        @Option(help: "With --watch: how long to try to reconnect (backing off to once a second) after tabd went away.")
         var reconnectSeconds = 30
 
         func validate() throws {
