@@ -218,3 +218,25 @@ def test_safe_by_default(tabd: Tabd) -> None:
 class NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):
         return None
+
+
+def test_on_a_unix_socket(tabd: Tabd, tmp_path: Path) -> None:
+    """--unix-socket: the same token rule, on a Unix socket instead of 127.0.0.1."""
+    path = str(tmp_path / "web.sock")
+    process = subprocess.Popen([str(WEB), "--socket", tabd.socket, "--unix-socket", path], stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        found = re.search(r"unix:(\S+) ?/\?token=([0-9a-f]+)", line)
+        assert found and found.group(1) == path, line
+
+        def get(target: str) -> str:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(path)
+                s.sendall(("GET %s HTTP/1.1\r\nHost: console\r\nConnection: close\r\n\r\n" % target).encode())
+                return s.recv(4096).decode(errors="replace")
+        assert get("/").startswith("HTTP/1.1 403")
+        answer = get("/?token=" + found.group(2))
+        assert answer.startswith("HTTP/1.1 303") and "tabd_web_token=" + found.group(2) in answer
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(10)

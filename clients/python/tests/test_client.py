@@ -248,3 +248,21 @@ def test_a_script_outside_the_repository_with_the_installed_package(tabd: Tabd, 
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_core_reads_state_again_after_a_gap() -> None:
+    """The recipe without I/O: a skipped seq puts the controller in doubt, its
+    state is read again, and the update says why."""
+    core = tabd_client.MirrorCore(["main"])
+    sent = core.connected()
+    assert [json.loads(l)["cmd"] for l in sent] == ["hello", "subscribe", "state"]
+    state = {"controller": "main", "seq": 5, "tabs": [], "selected": None, "bar": {}}
+    core.feed(b'{"ok":true,"result":{"instance":"a"}}')
+    core.feed(b'{"ok":true,"result":{"seqs":{"main":5}}}')
+    _, updates = core.feed(json.dumps({"ok": True, "result": state}).encode())
+    assert isinstance(updates[0], Synced) and updates[0].initial
+    out, updates = core.feed(b'{"event":"did_select","controller":"main","seq":7,"data":{}}')
+    assert [json.loads(l)["cmd"] for l in out] == ["state"] and updates == []
+    _, updates = core.feed(json.dumps({"ok": True, "result": dict(state, seq=9)}).encode())
+    assert isinstance(updates[0], Resynced) and updates[0].reason == "seq 5 was followed by 7"
+    assert core.mirrors["main"].seq == 9
