@@ -219,23 +219,35 @@ public final class TabClient: Sendable {
     }
 
     /// Every event received and not yet taken, waiting for one when there is none; empty
-    /// when the connection has ended. (A command's events come together: one batch.)
+    /// when the connection has ended or the task was cancelled. (A command's events come
+    /// together: one batch.)
     public func nextEvents() async -> [TabEvent] {
-        while true {
+        while !Task.isCancelled {
             let taken = inbox.state.withLock { s -> [TabEvent]? in
                 if !s.events.isEmpty { defer { s.events = [] }; return s.events }
                 return s.closed ? [] : nil
             }
             if let taken { return taken }
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let ready = inbox.state.withLock { s -> Bool in
-                    if !s.events.isEmpty || s.closed { return true }
-                    s.eventWaiter = c
-                    return false
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    let ready = inbox.state.withLock { s -> Bool in
+                        // Checked under the lock the handler takes: a cancellation is seen
+                        // here or finds the waiter there.
+                        if !s.events.isEmpty || s.closed || Task.isCancelled { return true }
+                        s.eventWaiter = c
+                        return false
+                    }
+                    if ready { c.resume() }
                 }
-                if ready { c.resume() }
+            } onCancel: {
+                let waiter = inbox.state.withLock { s in
+                    defer { s.eventWaiter = nil }
+                    return s.eventWaiter
+                }
+                waiter?.resume()
             }
         }
+        return []
     }
 
     // MARK: reading

@@ -45,6 +45,14 @@ final class MirrorLog: Sendable {
     var resyncs: [String] { seen.withLock { $0.resyncs } }
     var disconnects: Int { seen.withLock { $0.disconnects } }
 
+    /// Ends the mirror and waits until it has: no connection or retry outlives the test
+    /// (other suites count the process's descriptors).
+    func stop() async {
+        let t = task.withLock { $0 }
+        t?.cancel()
+        await t?.value
+    }
+
     deinit { task.withLock { $0?.cancel() } }
 }
 
@@ -161,16 +169,18 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
                 tabd.stop(signal: SIGKILL)
                 try tabd.start()
                 driver = try tabd.client()
-                #expect(await eventually(30) { log.syncs.count == 2 }, "no resync after the restart")
+                #expect(await eventually(30) { log.syncs.count >= 2 }, "no resync after the restart")
                 let sync = try #require(log.syncs.last)
                 #expect(!sync.initial && sync.instanceChanged && sync.nothingMissed, "\(sync)")
                 #expect(sync.controllers["main"]?.seq == before)
-                #expect(log.disconnects == 1)
+                // At least one: a connection made while tabd starts may end once more.
+                #expect(log.disconnects >= 1)
                 try await check("after the restart")
                 try driver.request(loginLine(controller: "main"))
             }
         }
         #expect(log.resyncs.isEmpty, "in doubt: \(log.resyncs)")
+        await log.stop()
     }
 
     /// A mirror of every controller sees one created later (and says it read its state),
@@ -188,6 +198,7 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
         #expect(log.resyncs.contains { $0.contains("'tv' appeared") }, "\(log.resyncs)")
         try driver.ok(#"{"cmd":"controller.delete","controller":"tv"}"#)
         #expect(await eventually { log.views["tv"] == nil })
+        await log.stop()
     }
 
     /// The library used as a package dependency is: a package in a temporary directory that
@@ -215,10 +226,10 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
         let client = try LinesProcess(dir + "/pkg/.build/debug/outside", [tabd.socket, "main"], dir: dir)
         #expect(try client.readLine().string("sync") == "initial")
         try driver.ok(#"{"cmd":"select","tab":"c"}"#)
-        var line = try client.readLine()
-        while line.string("selected") != "c" { line = try client.readLine() }
         let seq = try driver.ok(#"{"cmd":"state"}"#).int("seq")
-        #expect(line.int("seq") == seq)
+        var line = try client.readLine()
+        while line.int("seq") != seq { line = try client.readLine() }
+        #expect(line.string("selected") == "c")
 
         tabd.stop(signal: SIGKILL)
         try tabd.start()
@@ -227,9 +238,10 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
         #expect(line.string("sync") == "resync" && line.bool("instance_changed") == true && line.bool("nothing_missed") == true,
                 "\(JSONValue.object(line).jsonString)")
         try tabd.client().ok(#"{"cmd":"select","tab":"b"}"#)
+        let last = try tabd.client().ok(#"{"cmd":"state"}"#).int("seq")
         line = try client.readLine()
-        while line.string("selected") != "b" { line = try client.readLine() }
-        #expect(line.int("seq") == (try tabd.client().ok(#"{"cmd":"state"}"#).int("seq")))
+        while line.int("seq") != last { line = try client.readLine() }
+        #expect(line.string("selected") == "b")
     }
 }
 
