@@ -41,9 +41,14 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
+# TabClientTests run in a test process of their own: their tests are async, so their tabd
+# and the mirrors they start need Swift's task pool (two threads here), which the other
+# suites' synchronous tests may hold while they wait for their own tabd to be reaped
+# (Foundation reaps children on one thread): together they could wait for each other.
 test: deps
 	$(SWIFT) build
-	$(SWIFT) test
+	$(SWIFT) test --skip TabClientTests
+	$(SWIFT) test --skip-build --filter TabClientTests
 	TABD_BIN_DIR=$(CURDIR)/.build/debug python3 -m pytest -q -p no:cacheprovider clients/python/tests
 	$(MAKE) test-web
 

@@ -2,6 +2,11 @@
 // pipelined requests and typed errors, typed events, and the Mirror kept from events alone
 // through a seeded random stream of commands and a kill -9 and restart of tabd; then the
 // same from a Swift package outside this repository that depends on the library's product.
+//
+// `make test` runs this suite in a test process of its own (see the Makefile): its tests are
+// async and need Swift's task pool while a tabd of theirs runs, and other suites' synchronous
+// tests can hold every thread of that pool while Foundation's one reaping thread waits on
+// this suite's tabd.
 
 import Foundation
 import Glibc

@@ -136,6 +136,13 @@ def test_the_console_in_a_browser(tabd: Tabd, browser: webdriver.Chrome) -> None
         wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, main).get_attribute("data-selected") == "music", what="music")
         assert drawn_bar(browser, "main")[2] == "music"
 
+        # More: the list of the tabs the bar has no room for, as `state` says.
+        browser.find_element(By.CSS_SELECTOR, '[data-controller="main"] [data-tab="more"]').click()
+        wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, main).get_attribute("data-selected") == "more", what="more")
+        rows = browser.find_elements(By.CSS_SELECTOR, '[data-more="main"] [data-tab]')
+        with tabd_client.Client(tabd.socket) as c:
+            assert [r.get_attribute("data-tab") for r in rows] == c.state()["bar"]["more"]
+
         # Another client selects: the page shows it within a second.
         with tabd_client.Client(tabd.socket) as c:
             c.select("home")
