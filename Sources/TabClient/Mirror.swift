@@ -188,6 +188,7 @@ private struct Runner {
                 if doubt[name] != nil { continue }  // its state is read again anyway
                 if event.seq != view.seq + 1 {
                     doubt[name] = "seq \(view.seq) was followed by \(event.seq)"
+                    order.append(name)
                     continue
                 }
                 switch view.apply(event: event.name, seq: event.seq, data: event.data) {

@@ -206,6 +206,26 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
         await log.stop()
     }
 
+    /// A seq that skips one puts the controller in doubt: the mirror reads `state` again and
+    /// says why (against a stand-in for tabd that skips seq 6: Fixtures/gap-server).
+    @Test func mirrorReadsStateAgainAfterAGapAndSaysWhy() async throws {
+        let dir = temporaryDirectory("gap")
+        let socket = dir + "/gap.sock"
+        let script = Build.packageRoot.appendingPathComponent("Tests/EndToEndTests/Fixtures/gap-server/gap_server.py").path
+        let server = try LinesProcess("/usr/bin/env", ["python3", script, socket], dir: dir)
+        defer { kill(server.process.processIdentifier, SIGKILL) }
+        var ready = [UInt8]()
+        let fd = (server.process.standardOutput as! Pipe).fileHandleForReading.fileDescriptor
+        var byte: UInt8 = 0
+        while ready.count < 6, read(fd, &byte, 1) == 1 { ready.append(byte) }
+        #expect(String(decoding: ready, as: UTF8.self) == "ready\n")
+        let log = MirrorLog(Mirror(path: socket, controllers: ["main"]))
+        #expect(await eventually { log.resyncs.count == 1 }, "\(log.resyncs)")
+        #expect(log.resyncs == ["seq 5 was followed by 7"])
+        #expect(log.views["main"]?.seq == 9)
+        await log.stop()
+    }
+
     /// The library used as a package dependency is: a package in a temporary directory that
     /// names this one by path and links the TabClient product keeps a mirror across a
     /// kill -9 and restart of tabd (Tests/EndToEndTests/Fixtures/outside-client).
