@@ -9,7 +9,7 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 
 # Debian packages the build, the tests and `make run` need (command or header -> package).
-PIP_PACKAGES := pytest wheel
+PIP_PACKAGES := pytest wheel mypy
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
 .PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay bench-isolation bench-nested clean install install-files uninstall
@@ -35,8 +35,8 @@ deps:
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
-	@# The Python client's tests: pytest, and wheel for pip to install the package offline.
-	@python3 -c 'import pytest, wheel' 2>/dev/null || python3 -m pip install -q $(PIP_PACKAGES)
+	@# The Python client's tests: pytest, wheel for pip to install the package offline, mypy.
+	@python3 -c 'import pytest, wheel, mypy' 2>/dev/null || python3 -m pip install -q $(PIP_PACKAGES)
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)

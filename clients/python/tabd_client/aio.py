@@ -22,8 +22,8 @@ class AsyncClient(Commands[Awaitable[JSON]]):
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader, self._writer = reader, writer
-        self._waiting: Deque[asyncio.Future] = collections.deque()
-        self._events: asyncio.Queue = asyncio.Queue()
+        self._waiting: "Deque[asyncio.Future[JSON]]" = collections.deque()
+        self._events: "asyncio.Queue[Optional[JSON]]" = asyncio.Queue()
         self._task = asyncio.ensure_future(self._read())
         self.closed = False
 
@@ -73,7 +73,7 @@ class AsyncClient(Commands[Awaitable[JSON]]):
 
     def exchange(self, line: bytes) -> "asyncio.Future[JSON]":
         """Writes one request line; the future is its whole reply."""
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        future: "asyncio.Future[JSON]" = asyncio.get_running_loop().create_future()
         if self.closed:
             future.set_exception(ConnectionLost("the connection to tabd ended"))
             return future
@@ -95,7 +95,8 @@ class AsyncClient(Commands[Awaitable[JSON]]):
         """The next event; None once the connection has ended."""
         if self.closed and self._events.empty():
             return None
-        return await self._events.get()
+        event: Optional[JSON] = await self._events.get()
+        return event
 
     async def events(self) -> AsyncIterator[JSON]:
         while True:

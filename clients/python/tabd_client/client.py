@@ -76,7 +76,7 @@ class Client(Commands[JSON]):
 
     def _reply(self) -> JSON:
         while True:
-            msg = json.loads(self._lines.read())
+            msg: JSON = json.loads(self._lines.read())
             if "event" in msg:
                 self._events.append(msg)
             else:

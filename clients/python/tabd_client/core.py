@@ -194,16 +194,16 @@ class MirrorCore:
         if not self._waiting:
             raise ValueError("a reply nobody asked for: %r" % msg)
         kind, name = self._waiting.pop(0)
-        result = msg.get("result") if msg.get("ok") else None
+        result: Optional[JSON] = (msg.get("result") or {}) if msg.get("ok") else None
         error = None if msg.get("ok") else TabdError.from_reply(msg)
         if kind == "hello":
-            if error:
-                raise error
+            if error or result is None:
+                raise error or TabdError({})
             assert self._sync is not None
-            self._sync.instance = result["instance"]
+            self._sync.instance = str(result["instance"])
         elif kind == "subscribe":
-            if error:
-                raise error
+            if error or result is None:
+                raise error or TabdError({})
             if self.names is None:
                 for controller in sorted(result.get("seqs", {})):
                     self._read_state(controller)

@@ -266,3 +266,10 @@ def test_core_reads_state_again_after_a_gap() -> None:
     _, updates = core.feed(json.dumps({"ok": True, "result": dict(state, seq=9)}).encode())
     assert isinstance(updates[0], Resynced) and updates[0].reason == "seq 5 was followed by 7"
     assert core.mirrors["main"].seq == 9
+
+
+def test_the_package_type_checks(tmp_path: Path) -> None:
+    """Typed: mypy --strict finds nothing (py.typed ships the hints)."""
+    r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path),
+                        str(ROOT / "clients" / "python" / "tabd_client")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
