@@ -9,6 +9,7 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 
 # Debian packages the build, the tests and `make run` need (command or header -> package).
+PIP_PACKAGES := pytest wheel mypy
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
 .PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay bench-isolation bench-nested clean install install-files uninstall
@@ -34,13 +35,22 @@ deps:
 		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+	@# The Python client's tests: pytest, wheel for pip to install the package offline, mypy.
+	@python3 -c 'import pytest, wheel, mypy' 2>/dev/null || python3 -m pip install -q $(PIP_PACKAGES)
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
+# TabClientTests run in a test process of their own: their tests are async, so their tabd
+# and the mirrors they start need Swift's task pool (two threads here), which the other
+# suites' synchronous tests may hold while they wait for their own tabd to be reaped
+# (Foundation reaps children on one thread): together they could wait for each other.
 test: deps
 	$(SWIFT) build
-	$(SWIFT) test
+	$(SWIFT) test --skip TabClientTests
+	$(SWIFT) test --skip-build --filter TabClientTests
+	TABD_BIN_DIR=$(CURDIR)/.build/debug python3 -m pytest -q -p no:cacheprovider clients/python/tests
+	$(MAKE) test-web
 	@# Every fuzz target builds and runs a few seconds over its corpus (fuzz/README.md).
 	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/run.sh
 
@@ -54,6 +64,32 @@ FUZZ_TARGETS ?=
 fuzz: deps
 	$(SWIFT) build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh $(FUZZ_TARGETS)
+
+# tabd-web (web/: a package of its own, so tabd never builds or links NIO) and its test in
+# headless Chromium driven by selenium. Screenshots go to web/artifacts/.
+WEB_BIN := web/.build/$(CONFIG)/tabd-web
+.PHONY: web test-web deps-web install-web
+web: deps
+	$(SWIFT) build -c $(CONFIG) --package-path web
+
+# Debian's chromium and chromium-driver, selenium from PyPI: installed only when missing.
+deps-web: deps
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	[ -x /usr/bin/chromedriver ] || missing="$$missing chromium-driver"; \
+	command -v ss >/dev/null || missing="$$missing iproute2"; \
+	if [ -n "$$missing" ]; then \
+		echo "make: installing$$missing"; \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium
+
+test-web: deps-web
+	$(SWIFT) build
+	$(SWIFT) build --package-path web
+	TABD_BIN_DIR=$(CURDIR)/.build/debug TABD_WEB_BIN=$(CURDIR)/web/.build/debug/tabd-web \
+		python3 -m pytest -q -s -p no:cacheprovider web/tests
 
 # The restart law for longer (Tests/EndToEndTests/RestartLawTests.swift): fresh random seeds
 # for SOAK_SECONDS (default 600), each driving a real tabd with both reference plugins through
@@ -71,13 +107,19 @@ soak: deps
 # Starts tabd in the foreground: socket ./run/tabd.sock, state ./run/state, the reference
 # plugins loaded (login gate with user demo / password demo, orientation rules). tabctl does
 # not look in the current directory for a socket: it prints the line that points it there.
-run: build
+run: build web
 	@mkdir -p $(RUN_DIR)/state
 	@[ -f $(RUN_DIR)/credentials ] || { printf 'demo:%s\n' "$$(openssl passwd -6 demo)" > $(RUN_DIR)/credentials; chmod 600 $(RUN_DIR)/credentials; }
-	@echo "tabd: socket $(RUN_DIR)/tabd.sock, state $(RUN_DIR)/state; Ctrl-C stops it"
-	@echo "for tabctl, in another terminal:"
-	@echo "export TABD_SOCKET=$(RUN_DIR)/tabd.sock"
-	exec $(BUILD_DIR)/tabd --config config/run.yaml
+	@# tabd-web in the background (Ctrl-C stops it with tabd): it prints its address with a
+	@# fresh token, shown below next to the tabctl line.
+	@$(WEB_BIN) --socket $(RUN_DIR)/tabd.sock > $(RUN_DIR)/tabd-web.log 2>&1 & \
+		for i in $$(seq 50); do grep -q token= $(RUN_DIR)/tabd-web.log 2>/dev/null && break; sleep 0.1; done; \
+		echo "tabd: socket $(RUN_DIR)/tabd.sock, state $(RUN_DIR)/state; Ctrl-C stops it"; \
+		echo "for tabctl, in another terminal:"; \
+		echo "export TABD_SOCKET=$(RUN_DIR)/tabd.sock"; \
+		echo "the console in a browser on this machine:"; \
+		grep -m1 token= $(RUN_DIR)/tabd-web.log || cat $(RUN_DIR)/tabd-web.log; \
+		exec $(BUILD_DIR)/tabd --config config/run.yaml
 
 # The one version: Sources/TabProtocol/Version.swift (TabdVersion.string).
 VERSION     := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/TabProtocol/Version.swift)
@@ -136,6 +178,14 @@ install-files:
 	@# The login gate's credentials: none yet, so a fresh install starts and serves with every
 	@# tab but the login tab refused until an operator adds a user (docs/operations.md).
 	[ -f $(DESTDIR)$(CONFDIR)/credentials ] || install -m 0640 /dev/null $(DESTDIR)$(CONFDIR)/credentials
+
+# tabd-web and its unit (installed, not enabled: docs/operations.md, "The web console").
+install-web:
+	$(SWIFT) build -c release --package-path web
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 web/.build/release/tabd-web $(DESTDIR)$(BINDIR)/
+	cp -r web/.build/release/tabd-web_tabd-web.resources $(DESTDIR)$(BINDIR)/
+	$(SUBST) systemd/tabd-web.service > $(DESTDIR)$(UNITDIR)/tabd-web.service
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tabd $(DESTDIR)$(BINDIR)/tabctl

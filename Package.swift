@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "tabctl", targets: ["tabctl"]),
         .library(name: "TabCore", targets: ["TabCore"]),
         .library(name: "TabPolicy", targets: ["TabPolicy"]),
+        // The client library for front ends (docs/clients.md): requests, events, the mirror.
+        .library(name: "TabClient", targets: ["TabClient"]),
         // Not an API: the door fuzz/Package.swift's targets reach tabd's modules through (a
         // package can depend only on products), so the fuzzers build from this module graph.
         .library(name: "TabdInternalsForFuzzing",
@@ -106,10 +108,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Front ends' side of the socket: async requests, events, the seq mirror. The
+        // Unix socket and a reading thread; no networking framework (tabd-web, in web/, puts
+        // Hummingbird on top of it, in a package of its own).
+        .target(name: "TabClient", dependencies: ["TabProtocol", "TabSystem"]),
         .executableTarget(
             name: "tabctl",
             dependencies: [
-                "CLinux", "TabJSON", "TabProtocol", "TabSystem",
+                "CLinux", "TabClient", "TabJSON", "TabProtocol", "TabSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -142,7 +148,7 @@ let package = Package(
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TabProtocol", "TabSystem"],
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TabClient", "TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would
     ],
     // Swift 6: the loop-bound types (the event loop, the server and its connections, the

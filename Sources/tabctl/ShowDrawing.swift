@@ -5,6 +5,8 @@
 // colour, plain text: `>Name<` for the highlighted item, `(3)` for a badge, `[id]` for an
 // id shown because the title is null.
 
+import TabClient
+
 struct Drawing {
     let colour: Bool
 

@@ -328,27 +328,7 @@ struct Tabctl: ParsableCommand {
         @Argument(help: "Event names, e.g. selection_changed did_select.") var events: [String] = []
         @Option(name: [.customShort("n"), .long], help: "Exit 0 after printing this many events (default: follow until tabd closes).")
         var count: Int?
-        func run() throws {
-            var conn = try common.connect()
-            defer { close(conn.fd) }
-            var fields: [(String, JSONValue)] = [("cmd", "subscribe"), ("events", .array((events.isEmpty ? ["*"] : events).map(JSONValue.string)))]
-            if let c = common.controller { fields.append(("controllers", .array([.string(c)]))) }
-            var w = JSONWriter()
-            w.write(.object(JSONObject(fields)))
-            try conn.send(String(decoding: w.bytes, as: UTF8.self))
-            guard let first = try conn.readLine() else { throw ExitCode(3) }
-            if first.contains("\"ok\":false") { try Common.report(first) }
-            setvbuf(tabd_stdout(), nil, _IOLBF, 0)
-            var printed = 0
-            while count.map({ printed < $0 }) ?? true, let line = try conn.readLine() {
-                print(line)
-                printed += 1
-            }
-            if let count, printed < count {
-                FileHandle.standardError.write(Data("tabctl: tabd closed the connection after \(printed) of \(count) events\n".utf8))
-                throw ExitCode(3)
-            }
-        }
+        func run() throws { try follow() }  // WatchEvents.swift
     }
 
     struct Reload: ParsableCommand {

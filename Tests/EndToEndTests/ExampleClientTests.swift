@@ -13,57 +13,20 @@ import Testing
 
 /// `python3 examples/mirror.py …` with its stdin and stdout as pipes.
 final class MirrorClient {
-    let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    let stderrPath: String
-    private var buffer: [UInt8] = []
+    let lines: LinesProcess
+    var process: Process { lines.process }
+    var stderr: String { lines.stderr }
 
     init(socket: String, dir: String, controller: String = "main") throws {
-        signal(SIGPIPE, SIG_IGN)  // a client that died must fail the test, not kill it
         let script = Build.packageRoot.appendingPathComponent("examples/mirror.py").path
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--socket", socket, "--controller", controller, "--reconnect-seconds", "30"]
-        process.standardInput = input
-        process.standardOutput = output
-        stderrPath = dir + "/mirror.stderr"
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: stderrPath)!
-        try process.run()
+        lines = try LinesProcess("/usr/bin/env", ["python3", script, "--socket", socket, "--controller", controller, "--reconnect-seconds", "30"],
+                                 dir: dir, input: true)
     }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-    }
-
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-    func send(_ line: String) throws {
-        let bytes = Array((line + "\n").utf8)
-        let n = bytes.withUnsafeBytes { Glibc.write(input.fileHandleForWriting.fileDescriptor, $0.baseAddress, $0.count) }
-        if n != bytes.count { throw TestFailure("the client does not take input (exited?): \(stderr)") }
-    }
+    func send(_ line: String) throws { try lines.send(line) }
 
     /// The next line it prints, as an object; fails after `timeout` seconds or at its exit.
-    func readLine(timeout: Double = 30) throws -> JSONObject {
-        let fd = output.fileHandleForReading.fileDescriptor
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
-                buffer.removeSubrange(...nl)
-                return try object(line)
-            }
-            let left = deadline.timeIntervalSinceNow
-            if left <= 0 { throw TestFailure("the client printed nothing within \(timeout) s: \(stderr)") }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&p, 1, Int32(left * 1000) + 1) <= 0 { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { throw TestFailure("the client's output ended: \(stderr)") }
-            buffer.append(contentsOf: chunk[..<n])
-        }
-    }
+    func readLine(timeout: Double = 30) throws -> JSONObject { try lines.readLine(timeout: timeout) }
 
     /// Sends `check` and returns the seq its mirror had, failing on a mismatch.
     @discardableResult

@@ -6,11 +6,10 @@
 // drawing can say how old they are.
 
 import TabJSON
-import TabProtocol
 
-struct ScreenView: Equatable {
-    var id: String
-    var title: String?
+public struct ScreenView: Equatable, Sendable {
+    public var id: String
+    public var title: String?
 
     /// A `stack` array (of `state` or `navigation_changed`): the pushed screens.
     static func stack(_ values: [JSONValue]) -> [ScreenView] {
@@ -21,30 +20,30 @@ struct ScreenView: Equatable {
     }
 }
 
-struct TabView: Equatable {
-    var id: String
-    var title: String?
-    var itemTitle: String?
-    var badge: String?
-    var navigation: Bool
-    var stack: [ScreenView]
-    var contentLoaded: Bool
+public struct TabView: Equatable, Sendable {
+    public var id: String
+    public var title: String?
+    public var itemTitle: String?
+    public var badge: String?
+    public var navigation: Bool
+    public var stack: [ScreenView]
+    public var contentLoaded: Bool
     // R13 (nil/false when the tab object has none of its members).
-    var placement: String?
-    var hidden = false
-    var children: [TabView]?
-    var defaultChild: String?
+    public var placement: String?
+    public var hidden = false
+    public var children: [TabView]?
+    public var defaultChild: String?
     /// The children's ids in the user's order.
-    var displayOrder: [String] = []
+    public var displayOrder: [String] = []
     /// The child the group remembers: known from a selection's path, or from `state` when
     /// its `selected_child` is not what the group would show without one (nil: none known).
-    var remembered: String?
+    public var remembered: String?
     /// Whether `remembered` is known for sure (else the group may remember a child `state`
     /// does not name: a change of what the group would show is a reason to read `state`).
-    var rememberedKnown = false
+    public var rememberedKnown = false
 
     /// A tab object as `state` reports it (also in `tabs_changed.objects` and `tab_updated`).
-    init?(_ value: JSONValue) {
+    public init?(_ value: JSONValue) {
         guard case .object(let o) = value, let id = o.text("id") else { return nil }
         self.id = id
         title = o.text("title")
@@ -67,24 +66,24 @@ struct TabView: Equatable {
     }
 
     /// The visible children in display order.
-    var visibleChildren: [TabView] {
+    public var visibleChildren: [TabView] {
         displayOrder.compactMap { id in children?.first { $0.id == id } }.filter { !$0.hidden }
     }
 
     /// What the group shows when it remembers no visible child: its default child, else its
     /// first visible one (R13.1).
-    var fallbackChild: String? {
+    public var fallbackChild: String? {
         let visible = visibleChildren
         return visible.first { $0.id == defaultChild }?.id ?? visible.first?.id
     }
 
     /// The child the group shows (`state`'s `selected_child`).
-    var shownChild: String? {
+    public var shownChild: String? {
         visibleChildren.first { $0.id == remembered }?.id ?? fallbackChild
     }
 
     /// Applies `body` to the tab `id` of this subtree; false when it is not there.
-    mutating func modify(_ id: String, _ body: (inout TabView) -> Void) -> Bool {
+    public mutating func modify(_ id: String, _ body: (inout TabView) -> Void) -> Bool {
         if self.id == id { body(&self); return true }
         guard children != nil else { return false }
         for i in children!.indices where children![i].modify(id, body) { return true }
@@ -92,7 +91,7 @@ struct TabView: Equatable {
     }
 
     /// The group whose child is `id` in this subtree, as a path of ids, or nil.
-    func parent(of id: String) -> String? {
+    public func parent(of id: String) -> String? {
         guard let kids = children else { return nil }
         if kids.contains(where: { $0.id == id }) { return self.id }
         return kids.lazy.compactMap { $0.parent(of: id) }.first
@@ -100,20 +99,20 @@ struct TabView: Equatable {
 }
 
 
-struct BarView: Equatable {
+public struct BarView: Equatable, Sendable {
     /// Tab ids, plus "more" when the More item is shown.
-    var visible: [String] = []
-    var more: [String] = []
+    public var visible: [String] = []
+    public var more: [String] = []
     /// The highlighted item: a tab id, "more", or nil (nothing highlighted).
-    var selected: String?
+    public var selected: String?
     /// tv only: tabs the bar has no room for.
-    var unreachable: [String] = []
-    var position = "bottom"
+    public var unreachable: [String] = []
+    public var position = "bottom"
 
-    init() {}
+    public init() {}
 
     /// `state`'s `bar` object, or a `bar_changed` event's data (the same members).
-    init(_ o: JSONObject) {
+    public init(_ o: JSONObject) {
         visible = o.strings("visible") ?? []
         more = o.strings("more") ?? []
         selected = o.text("selected")
@@ -122,37 +121,37 @@ struct BarView: Equatable {
     }
 }
 
-struct ControllerView: Equatable {
-    var name: String
-    var idiom = "phone"
-    var maxVisible = 5
-    var tapPops: String?
+public struct ControllerView: Equatable, Sendable {
+    public var name: String
+    public var idiom = "phone"
+    public var maxVisible = 5
+    public var tapPops: String?
     /// The seq of the last event this picture includes (0: none yet).
-    var seq = 0
-    var tabs: [TabView] = []
-    var selected: String?
-    var selectedIndex: Int?
-    var bar = BarView()
+    public var seq = 0
+    public var tabs: [TabView] = []
+    public var selected: String?
+    public var selectedIndex: Int?
+    public var bar = BarView()
     /// nil: nothing may be rearranged.
-    var customizable: [String]?
-    var customizing = false
-    var orientation = "portrait"
+    public var customizable: [String]?
+    public var customizing = false
+    public var orientation = "portrait"
     // Not announced by events: as the `state` reply of seq `readAt` reported them.
-    var supported: [String] = []
-    var preferred: String?
-    var readAt = 0
-    var customizingOrder: [String]?
+    public var supported: [String] = []
+    public var preferred: String?
+    public var readAt = 0
+    public var customizingOrder: [String]?
     /// When customizingOrder was last known: a `state` reply or the session's start.
-    var orderReadAt = 0
+    public var orderReadAt = 0
     // R13: reported only by a controller that uses it (`mode` nil: automatic, or not reported).
-    var mode: String?
+    public var mode: String?
     /// Whether the sidebar is to be shown where it exists (it is at first, R13.6).
-    var sidebarWanted = true
+    public var sidebarWanted = true
 
-    init(name: String) { self.name = name }
+    public init(name: String) { self.name = name }
 
     /// A `state` result. A tabd older than issue 17 reports no seq: 0.
-    init(state o: JSONObject, name: String) {
+    public init(state o: JSONObject, name: String) {
         self.name = o.text("controller") ?? name
         idiom = o.text("idiom") ?? "phone"
         maxVisible = o.integer("max_visible") ?? 5
@@ -171,13 +170,13 @@ struct ControllerView: Equatable {
     }
 
     /// Applies `body` to the tab `id` anywhere in the tree; false when there is none.
-    mutating func modifyTab(_ id: String, _ body: (inout TabView) -> Void) -> Bool {
+    public mutating func modifyTab(_ id: String, _ body: (inout TabView) -> Void) -> Bool {
         for i in tabs.indices where tabs[i].modify(id, body) { return true }
         return false
     }
 
     /// Any tab of the tree.
-    func anyTab(_ id: String) -> TabView? {
+    public func anyTab(_ id: String) -> TabView? {
         func find(_ list: [TabView]) -> TabView? {
             for t in list {
                 if t.id == id { return t }
@@ -189,10 +188,10 @@ struct ControllerView: Equatable {
     }
 
     /// Whether the controller reports R13's members: a mode, or a tab object with them.
-    var usesModernModel: Bool { (mode ?? "automatic") != "automatic" || tabs.contains { $0.placement != nil } }
+    public var usesModernModel: Bool { (mode ?? "automatic") != "automatic" || tabs.contains { $0.placement != nil } }
 
     /// What is selected, root … leaf (R13.2): the selected root, then each group's shown child.
-    var selectedPath: [String] {
+    public var selectedPath: [String] {
         guard let sel = selected else { return [] }
         var path = [sel], t = tab(sel)
         while let g = t, let next = g.shownChild { path.append(next); t = g.children?.first { $0.id == next } }
@@ -200,12 +199,12 @@ struct ControllerView: Equatable {
     }
 
     /// Whether the sidebar exists (R13.6): a pad in tab_sidebar mode, or automatic with a group.
-    var sidebarAvailable: Bool {
+    public var sidebarAvailable: Bool {
         idiom == "pad" && (mode == "tab_sidebar" || (mode ?? "automatic") == "automatic" && tabs.contains { $0.children != nil })
     }
 
     /// The sidebar's tree as `state` reports it: visible tabs in display order, with depth.
-    var sidebarRows: [(depth: Int, tab: TabView)] {
+    public var sidebarRows: [(depth: Int, tab: TabView)] {
         var rows: [(Int, TabView)] = []
         func visit(_ t: TabView, _ depth: Int) {
             rows.append((depth, t))
@@ -216,7 +215,7 @@ struct ControllerView: Equatable {
     }
 
     /// Each group on `path` remembers the child the path goes through (R13.1).
-    mutating func remember(_ path: [String]) {
+    public mutating func remember(_ path: [String]) {
         for (group, child) in zip(path, path.dropFirst()) {
             _ = modifyTab(group) { $0.remembered = child; $0.rememberedKnown = true }
         }
@@ -224,13 +223,13 @@ struct ControllerView: Equatable {
 
     /// After a group's visible children or their order changed: fine when the group knows
     /// what it remembers, else what it shows may have changed in a way events do not say.
-    func groupIsSure(_ id: String?) -> Bool {
+    public func groupIsSure(_ id: String?) -> Bool {
         guard let id, let g = anyTab(id) else { return true }
         return g.rememberedKnown || g.children == nil
     }
 
     /// Takes from a `state` result what events do not announce.
-    mutating func readUnannounced(from o: JSONObject) {
+    public mutating func readUnannounced(from o: JSONObject) {
         supported = o.object("orientation")?.strings("supported") ?? []
         preferred = o.object("orientation")?.text("preferred")
         customizingOrder = o.strings("customizing_order")
@@ -238,9 +237,9 @@ struct ControllerView: Equatable {
         orderReadAt = readAt
     }
 
-    func tab(_ id: String) -> TabView? { tabs.first { $0.id == id } }
+    public func tab(_ id: String) -> TabView? { tabs.first { $0.id == id } }
 
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         case applied
         /// The controller was deleted: its last event.
         case deleted
@@ -250,7 +249,7 @@ struct ControllerView: Equatable {
     }
 
     /// Applies one event (already known to be for this controller, with seq > self.seq).
-    mutating func apply(event: String, seq: Int, data: JSONObject) -> Outcome {
+    public mutating func apply(event: String, seq: Int, data: JSONObject) -> Outcome {
         self.seq = seq
         switch event {
         case "tabs_changed":
@@ -330,10 +329,10 @@ struct ControllerView: Equatable {
     /// Events after which what events do not announce (supported, preferred orientation)
     /// may have changed because the tabs' own declarations or the orientation did (R9.1,
     /// R9.4). `show --watch` reads `state` again after them for those fields only.
-    static let rereadAfter: Set<String> = ["tabs_changed", "tab_updated", "orientation_changed"]
+    public static let rereadAfter: Set<String> = ["tabs_changed", "tab_updated", "orientation_changed"]
 }
 
-extension JSONObject {
+extension JSONObject {  // internal: the tests have accessors of their own
     func text(_ key: String) -> String? {
         if case .string(let s)? = self[key] { return s }
         return nil

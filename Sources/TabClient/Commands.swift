@@ -1,0 +1,255 @@
+// One function per command of docs/protocol.md, "Commands". Each sends the command with the
+// fields it names and returns the reply's `result` (typed where a front end reads it: hello,
+// state, controllers, subscribe); an error reply throws TabdError. `controller` defaults to
+// tabd's default (`main`) when nil.
+
+import TabProtocol
+
+/// `hello`'s answer.
+public struct Hello: Sendable, Equatable {
+    public var name: String
+    public var version: String
+    public var protocolVersion: Int
+    /// Changes at every start of tabd (docs/protocol.md, "Staying in sync").
+    public var instance: String
+    public var result: JSONObject
+
+    public init(_ o: JSONObject) {
+        name = o.text("name") ?? ""
+        version = o.text("version") ?? ""
+        protocolVersion = o.integer("protocol") ?? 0
+        instance = o.text("instance") ?? ""
+        result = o
+    }
+}
+
+/// One entry of `controllers`.
+public struct ControllerSummary: Sendable, Equatable {
+    public var name: String
+    public var idiom: String
+    public var maxVisible: Int
+    public var tabs: Int
+}
+
+/// Where a selection or a tap goes.
+public enum Target: Sendable, Equatable {
+    case tab(String)
+    case index(Int)
+    case more
+
+    var fields: [(String, JSONValue)] {
+        switch self {
+        case .tab(let id): return [("tab", .string(id))]
+        case .index(let i): return [("index", .int(Int64(i)))]
+        case .more: return [("more", .bool(true))]
+        }
+    }
+}
+
+extension TabClient {
+    private func on(_ controller: String?, _ fields: [(String, JSONValue)]) -> [(String, JSONValue)] {
+        (controller.map { [("controller", JSONValue.string($0))] } ?? []) + fields
+    }
+
+    private static func strings(_ list: [String]) -> JSONValue { .array(list.map(JSONValue.string)) }
+
+    public func hello() async throws -> Hello { Hello(try await request("hello")) }
+
+    public func ping() async throws { try await request("ping") }
+
+    /// `state` as the typed picture a front end draws (TabClient's model).
+    public func state(_ controller: String? = nil) async throws -> ControllerView {
+        ControllerView(state: try await stateObject(controller), name: controller ?? "main")
+    }
+
+    /// `state`'s result as tabd sent it.
+    public func stateObject(_ controller: String? = nil) async throws -> JSONObject {
+        try await request("state", on(controller, []))
+    }
+
+    @discardableResult
+    public func select(_ target: Target, controller: String? = nil) async throws -> JSONObject {
+        try await request("select", on(controller, target.fields))
+    }
+
+    /// What a user's tap does: the policy plugins decide (a refusal throws TabdError with
+    /// code `denied` and the refusing `plugin`). `.index` is not a tap's.
+    @discardableResult
+    public func tap(_ target: Target, controller: String? = nil) async throws -> JSONObject {
+        try await request("tap", on(controller, target.fields))
+    }
+
+    /// `tabs`: tab objects as docs/protocol.md describes them (only `id` is required).
+    @discardableResult
+    public func setTabs(_ tabs: [JSONValue], selected: Target? = nil, animated: Bool? = nil, controller: String? = nil) async throws -> JSONObject {
+        var fields: [(String, JSONValue)] = [("tabs", .array(tabs))]
+        switch selected {
+        case .tab(let id)?: fields.append(("selected", .string(id)))
+        case .index(let i)?: fields.append(("selected", .int(Int64(i))))
+        case .more?, nil: break
+        }
+        if let animated { fields.append(("animated", .bool(animated))) }
+        return try await request("set_tabs", on(controller, fields))
+    }
+
+    @discardableResult
+    public func addTab(_ tab: JSONValue, at index: Int? = nil, controller: String? = nil) async throws -> JSONObject {
+        try await request("add_tab", on(controller, [("tab", tab)] + (index.map { [("index", .int(Int64($0)))] } ?? [])))
+    }
+
+    @discardableResult
+    public func removeTab(_ id: String, controller: String? = nil) async throws -> JSONObject {
+        try await request("remove_tab", on(controller, [("tab", .string(id))]))
+    }
+
+    /// `fields`: the members to change (`title`, `item`, …), as update_tab takes them.
+    @discardableResult
+    public func updateTab(_ id: String, _ fields: [(String, JSONValue)], controller: String? = nil) async throws -> JSONObject {
+        try await request("update_tab", on(controller, [("tab", .string(id))] + fields))
+    }
+
+    @discardableResult
+    public func badge(_ id: String, _ value: String?, controller: String? = nil) async throws -> JSONObject {
+        try await request("badge", on(controller, [("tab", .string(id)), ("value", value.map(JSONValue.string) ?? .null)]))
+    }
+
+    @discardableResult
+    public func push(_ id: String, screen: String, title: String? = nil, controller: String? = nil) async throws -> JSONObject {
+        var s: [(String, JSONValue)] = [("id", .string(screen))]
+        if let title { s.append(("title", .string(title))) }
+        return try await request("push", on(controller, [("tab", .string(id)), ("screen", .object(JSONObject(s)))]))
+    }
+
+    @discardableResult
+    public func pop(_ id: String, controller: String? = nil) async throws -> JSONObject {
+        try await request("pop", on(controller, [("tab", .string(id))]))
+    }
+
+    @discardableResult
+    public func popToRoot(_ id: String, controller: String? = nil) async throws -> JSONObject {
+        try await request("pop_to_root", on(controller, [("tab", .string(id))]))
+    }
+
+    /// nil: nothing may be rearranged.
+    @discardableResult
+    public func customizable(_ ids: [String]?, controller: String? = nil) async throws -> JSONObject {
+        try await request("customizable", on(controller, [("tabs", ids.map(Self.strings) ?? .null)]))
+    }
+
+    @discardableResult
+    public func customizeBegin(controller: String? = nil) async throws -> JSONObject {
+        try await request("customize.begin", on(controller, []))
+    }
+
+    @discardableResult
+    public func customizeMove(_ id: String, to: Int, controller: String? = nil) async throws -> JSONObject {
+        try await request("customize.move", on(controller, [("tab", .string(id)), ("to", .int(Int64(to)))]))
+    }
+
+    @discardableResult
+    public func customizeEnd(controller: String? = nil) async throws -> JSONObject {
+        try await request("customize.end", on(controller, []))
+    }
+
+    @discardableResult
+    public func rotate(_ orientation: String, controller: String? = nil) async throws -> JSONObject {
+        try await request("rotate", on(controller, [("orientation", .string(orientation))]))
+    }
+
+    @discardableResult
+    public func layout(width: Double, height: Double, statusBar: Double? = nil, controller: String? = nil) async throws -> JSONObject {
+        var fields: [(String, JSONValue)] = [("width", .double(width)), ("height", .double(height))]
+        if let statusBar { fields.append(("status_bar", .double(statusBar))) }
+        return try await request("layout", on(controller, fields))
+    }
+
+    @discardableResult
+    public func setHidden(_ id: String, _ hidden: Bool, controller: String? = nil) async throws -> JSONObject {
+        try await request("set_hidden", on(controller, [("tab", .string(id)), ("hidden", .bool(hidden))]))
+    }
+
+    /// `group` nil: the bar's order.
+    @discardableResult
+    public func reorder(group: String?, _ order: [String], controller: String? = nil) async throws -> JSONObject {
+        try await request("reorder", on(controller, [("group", group.map(JSONValue.string) ?? .null), ("order", Self.strings(order))]))
+    }
+
+    @discardableResult
+    public func sidebar(visible: Bool, controller: String? = nil) async throws -> JSONObject {
+        try await request("sidebar", on(controller, [("visible", .bool(visible))]))
+    }
+
+    /// The archive to hand to `restore`.
+    public func preserve(controller: String? = nil) async throws -> JSONObject {
+        try await request("preserve", on(controller, []))
+    }
+
+    @discardableResult
+    public func restore(_ archive: JSONValue, controller: String? = nil) async throws -> JSONObject {
+        try await request("restore", on(controller, [("archive", archive)]))
+    }
+
+    public func controllers() async throws -> [ControllerSummary] {
+        (try await request("controllers").array("controllers") ?? []).compactMap {
+            guard case .object(let o) = $0, let name = o.text("name") else { return nil }
+            return ControllerSummary(name: name, idiom: o.text("idiom") ?? "phone", maxVisible: o.integer("max_visible") ?? 0, tabs: o.integer("tabs") ?? 0)
+        }
+    }
+
+    @discardableResult
+    public func controllerCreate(_ name: String, idiom: String? = nil, maxVisible: Int? = nil, fields: [(String, JSONValue)] = []) async throws -> JSONObject {
+        var f: [(String, JSONValue)] = [("controller", .string(name))]
+        if let idiom { f.append(("idiom", .string(idiom))) }
+        if let maxVisible { f.append(("max_visible", .int(Int64(maxVisible)))) }
+        return try await request("controller.create", f + fields)
+    }
+
+    /// For administrators (`forbidden` otherwise).
+    @discardableResult
+    public func controllerDelete(_ name: String) async throws -> JSONObject {
+        try await request("controller.delete", [("controller", .string(name))])
+    }
+
+    /// `events` nil: all (`["*"]`); `controllers` nil: all controllers. Returns the reply's
+    /// `seqs`: where each controller's numbering stands. The events come on `events`.
+    @discardableResult
+    public func subscribe(events: [String]? = nil, controllers: [String]? = nil) async throws -> [String: Int] {
+        let result = try await request("subscribe", [("events", Self.strings(events ?? ["*"])), ("controllers", controllers.map(Self.strings) ?? .null)])
+        var seqs: [String: Int] = [:]
+        for (name, value) in result.object("seqs") ?? JSONObject() { if case .int(let n) = value { seqs[name] = Int(n) } }
+        return seqs
+    }
+
+    @discardableResult
+    public func unsubscribe(events: [String]? = nil) async throws -> JSONObject {
+        try await request("unsubscribe", [("events", Self.strings(events ?? ["*"]))])
+    }
+
+    public func plugins() async throws -> JSONObject { try await request("plugins") }
+
+    /// A plugin's method; returns its `value`.
+    public func pluginCall(_ plugin: String, _ method: String, args: JSONValue? = nil, controller: String? = nil) async throws -> JSONValue {
+        var fields: [(String, JSONValue)] = [("plugin", .string(plugin)), ("method", .string(method))]
+        if let args { fields.append(("args", args)) }
+        return try await request("plugin.call", on(controller, fields))["value"] ?? .null
+    }
+
+    /// The login gate's login (the reference plugin `login-gate`).
+    @discardableResult
+    public func login(user: String, password: String, controller: String? = nil) async throws -> JSONValue {
+        try await pluginCall("login-gate", "login", args: .object(JSONObject([("user", .string(user)), ("password", .string(password))])), controller: controller)
+    }
+
+    public func explain(limit: Int? = nil, controller: String? = nil) async throws -> JSONObject {
+        try await request("explain", on(controller, limit.map { [("limit", .int(Int64($0)))] } ?? []))
+    }
+
+    /// For administrators (`forbidden` otherwise).
+    @discardableResult
+    public func reload() async throws -> JSONObject { try await request("reload") }
+
+    public func stats() async throws -> JSONObject { try await request("stats") }
+
+    /// The OpenMetrics text.
+    public func metrics() async throws -> String { try await request("metrics").text("text") ?? "" }
+}

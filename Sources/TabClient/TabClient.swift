@@ -1,0 +1,293 @@
+// TabClient: one connection to tabd, with async/await (docs/clients.md).
+//
+// Requests are pipelined: each call writes its line at once and waits for its reply; tabd
+// answers in order, so the replies are matched to the calls first in, first out. Events
+// come on the same connection, between replies, and go to `events` (an AsyncSequence) in
+// the order they came: an event sent before a reply is in `events` before that reply's
+// call returns. One thread per connection reads (blocking reads on the socket); no
+// networking framework is involved, only the Unix socket.
+
+import Foundation
+import Glibc
+import Synchronization
+import TabProtocol
+// Requests and results are JSON values of the one codec: a user of the client gets its types.
+@_exported import TabJSON
+import TabSystem
+
+/// An error reply from tabd: its code (ProtocolError.Code, the protocol's one list), its
+/// message, and the error object's other members (`plugin`, `reason`, `field`, …).
+public struct TabdError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The wire code as sent (a newer tabd may send one this library does not know).
+    public var codeName: String
+    public var message: String
+    /// The whole error object.
+    public var object: JSONObject
+
+    /// The code, when it is one of the protocol's (ProtocolError.Code).
+    public var code: ProtocolError.Code? { ProtocolError.Code(rawValue: codeName) }
+    /// For `denied`: the plugin that refused, and its reason.
+    public var plugin: String? { object.text("plugin") }
+    public var reason: String? { object.text("reason") }
+    /// For `invalid_request`: the field.
+    public var field: String? { object.text("field") }
+
+    public init(object: JSONObject) {
+        self.object = object
+        codeName = object.text("code") ?? "internal"
+        message = object.text("message") ?? "tabd sent an error without a message"
+    }
+
+    public var description: String {
+        "\(codeName): \(message)" + (plugin.map { " (plugin \($0))" } ?? "")
+    }
+}
+
+/// What went wrong with the connection itself (not an answer of tabd's).
+public enum TabClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// connect() failed: the path and the reason.
+    case unreachable(path: String, reason: String)
+    /// The connection ended (tabd stopped or restarted, or closed it) before the reply came.
+    case disconnected
+    /// A line from tabd that is not what the protocol says.
+    case badReply(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let path, let reason): return "cannot reach tabd at \(path): \(reason)"
+        case .disconnected: return "the connection to tabd ended"
+        case .badReply(let line): return "tabd sent a line this client cannot read: \(line.prefix(200))"
+        }
+    }
+}
+
+/// One event as tabd sends it: `{"event":…,"controller":…,"seq":…,"data":{…}}`.
+public struct TabEvent: Sendable, Equatable {
+    /// The event's name (`Kind` when it is one this library knows).
+    public var name: String
+    public var controller: String
+    public var seq: Int
+    public var data: JSONObject
+
+    public var kind: Kind? { Kind(rawValue: name) }
+
+    /// The events of docs/protocol.md, "Events".
+    public enum Kind: String, Sendable, CaseIterable {
+        case tabsChanged = "tabs_changed", tabUpdated = "tab_updated", badgeChanged = "badge_changed"
+        case navigationChanged = "navigation_changed", contentLoaded = "content_loaded"
+        case selectionChanged = "selection_changed", didSelect = "did_select", appearance, containment
+        case barChanged = "bar_changed", customizableChanged = "customizable_changed"
+        case willBeginCustomizing = "will_begin_customizing", willEndCustomizing = "will_end_customizing"
+        case didEndCustomizing = "did_end_customizing", orientationChanged = "orientation_changed"
+        case visibilityChanged = "visibility_changed", displayOrderChanged = "display_order_changed"
+        case sidebarChanged = "sidebar_changed", controllerDeleted = "controller_deleted", plugin
+    }
+
+    public init(name: String, controller: String, seq: Int, data: JSONObject) {
+        self.name = name; self.controller = controller; self.seq = seq; self.data = data
+    }
+
+    /// An event line's object; nil when it is not an event.
+    public init?(_ o: JSONObject) {
+        guard let name = o.text("event") else { return nil }
+        self.init(name: name, controller: o.text("controller") ?? "", seq: o.integer("seq") ?? 0, data: o.object("data") ?? JSONObject())
+    }
+}
+
+/// A connection to tabd. Every method may be called from any task; calls made one after the
+/// other from one task are answered in that order.
+public final class TabClient: Sendable {
+    public let path: String
+    private let fd: Int32
+    /// What the reading thread shares with the callers (the thread holds it, not the client:
+    /// a client nobody holds any more shuts its connection down in deinit).
+    private let inbox: Inbox
+    /// Held while a line is written, so that lines are never interleaved and the order of
+    /// `pending` is the order of the lines on the wire.
+    private let writing = Mutex<Void>(())
+
+    private final class Inbox: Sendable {
+        let state = Mutex(Shared())
+    }
+
+    private struct Shared: ~Copyable {
+        var pending: [CheckedContinuation<JSONObject, any Error>] = []
+        var events: [TabEvent] = []
+        var eventWaiter: CheckedContinuation<Void, Never>?
+        var closed = false
+    }
+
+    /// Connects to the socket at `path` (TABD_SOCKET's default is the caller's to choose).
+    public init(path: String) throws(TabClientError) {
+        self.path = path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .unreachable(path: path, reason: String(cString: strerror(errno))) }
+        guard let address = UnixAddress(path, abstract: false) else {
+            Glibc.close(fd)
+            throw .unreachable(path: path, reason: UnixAddress.isTooLong(path) ? "the path is too long for a Unix socket" : String(cString: strerror(ENOENT)))
+        }
+        guard address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw .unreachable(path: path, reason: reason)
+        }
+        self.fd = fd
+        let inbox = Inbox()
+        self.inbox = inbox
+        let reader = Thread { Self.readLoop(fd: fd, inbox: inbox) }
+        reader.name = "tabclient-reader"
+        reader.start()
+    }
+
+    deinit { shutdown(fd, Int32(SHUT_RDWR)) }  // the reading thread closes it
+
+    /// Ends the connection: calls waiting for replies throw `disconnected`, `events` ends.
+    public func close() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Whether the connection has ended.
+    public var isClosed: Bool { inbox.state.withLock { $0.closed } }
+
+    // MARK: requests
+
+    /// Sends one request (`cmd` and its fields) and returns the reply's `result`; an error
+    /// reply throws `TabdError`, a connection that ends first `TabClientError.disconnected`.
+    @discardableResult
+    public func request(_ cmd: String, _ fields: [(String, JSONValue)] = []) async throws -> JSONObject {
+        try await send(line: JSONValue.object(JSONObject([("cmd", .string(cmd))] + fields)).jsonString)
+    }
+
+    /// Sends a request line as it is (one JSON object, no newline) and returns its result.
+    @discardableResult
+    public func send(line: String) async throws -> JSONObject {
+        let reply = try await exchange(line)
+        guard case .bool(let ok)? = reply["ok"] else { throw TabClientError.badReply(JSONValue.object(reply).jsonString) }
+        if ok { return reply.object("result") ?? JSONObject() }
+        throw TabdError(object: reply.object("error") ?? JSONObject())
+    }
+
+    /// Sends a request line and returns the whole reply object (`ok`, `result` or `error`,
+    /// an echoed `id`): for a bridge that passes replies on as they are.
+    public func exchange(_ line: String) async throws -> JSONObject {
+        var bytes = Array(line.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        return try await withCheckedThrowingContinuation { (c: CheckedContinuation<JSONObject, any Error>) in
+            writing.withLock { _ in
+                let open = inbox.state.withLock { s -> Bool in
+                    if s.closed { return false }
+                    s.pending.append(c)
+                    return true
+                }
+                guard open else { return c.resume(throwing: TabClientError.disconnected) }
+                if !writeAll(bytes) {
+                    // The reader sees the end too and fails what is pending, this call included.
+                    shutdown(fd, Int32(SHUT_RDWR))
+                }
+            }
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            done += n
+        }
+        return true
+    }
+
+    // MARK: events
+
+    /// The events this connection receives (after `subscribe`), in order; it ends when the
+    /// connection does. Iterate it from one task: each event is handed out once.
+    public var events: Events { Events(client: self) }
+
+    public struct Events: AsyncSequence, Sendable {
+        public typealias Element = TabEvent
+        let client: TabClient
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let client: TabClient
+            var batch: [TabEvent] = []
+            public mutating func next() async -> TabEvent? {
+                if batch.isEmpty { batch = await client.nextEvents().reversed() }
+                return batch.popLast()
+            }
+        }
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(client: client) }
+    }
+
+    /// Every event received and not yet taken, waiting for one when there is none; empty
+    /// when the connection has ended or the task was cancelled. (A command's events come
+    /// together: one batch.)
+    public func nextEvents() async -> [TabEvent] {
+        while !Task.isCancelled {
+            let taken = inbox.state.withLock { s -> [TabEvent]? in
+                if !s.events.isEmpty { defer { s.events = [] }; return s.events }
+                return s.closed ? [] : nil
+            }
+            if let taken { return taken }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    let ready = inbox.state.withLock { s -> Bool in
+                        // Checked under the lock the handler takes: a cancellation is seen
+                        // here or finds the waiter there.
+                        if !s.events.isEmpty || s.closed || Task.isCancelled { return true }
+                        s.eventWaiter = c
+                        return false
+                    }
+                    if ready { c.resume() }
+                }
+            } onCancel: {
+                let waiter = inbox.state.withLock { s in
+                    defer { s.eventWaiter = nil }
+                    return s.eventWaiter
+                }
+                waiter?.resume()
+            }
+        }
+        return []
+    }
+
+    // MARK: reading
+
+    private static func readLoop(fd: Int32, inbox: Inbox) {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        reading: while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            buffer.append(contentsOf: chunk[..<n])
+            var start = 0
+            while let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[start..<nl]
+                start = nl + 1
+                guard case .object(let o)? = try? line.withUnsafeBytes({ try JSONParser.parse($0) }) else { break reading }
+                if o["event"] != nil {
+                    guard let event = TabEvent(o) else { break reading }
+                    let waiter = inbox.state.withLock { s -> CheckedContinuation<Void, Never>? in
+                        s.events.append(event)
+                        defer { s.eventWaiter = nil }
+                        return s.eventWaiter
+                    }
+                    waiter?.resume()
+                } else {
+                    let c = inbox.state.withLock { s in s.pending.isEmpty ? nil : s.pending.removeFirst() }
+                    guard let c else { break reading }  // a reply nobody asked for
+                    c.resume(returning: o)
+                }
+            }
+            buffer.removeSubrange(..<start)
+        }
+        let (pending, waiter) = inbox.state.withLock { s in
+            s.closed = true
+            defer { s.pending = []; s.eventWaiter = nil }
+            return (s.pending, s.eventWaiter)
+        }
+        for c in pending { c.resume(throwing: TabClientError.disconnected) }
+        waiter?.resume()
+        Glibc.close(fd)
+    }
+}

@@ -1,0 +1,57 @@
+// `tabctl watch`'s loop on TabClient: subscribe, then print each event as the line tabd sent
+// (an event's members in tabd's order: event, controller, seq, data).
+
+import ArgumentParser
+import CLinux
+import Foundation
+import Synchronization
+import TabClient
+import TabJSON
+
+extension Tabctl.Watch {
+    /// Prints events until `count` were printed (exit 0) or tabd closes (exit 3 when fewer).
+    func follow() throws {
+        let probe = try common.connect()  // the message and exit 3 of every command
+        close(probe.fd)
+        setvbuf(tabd_stdout(), nil, _IOLBF, 0)
+        let (path, names, controller, count) = (common.socketPath, events, common.controller, count)
+        let outcome = Mutex<Int32>(0)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            defer { done.signal() }
+            let code: Int32
+            do {
+                let client = try TabClient(path: path)
+                defer { client.close() }
+                try await client.subscribe(events: names.isEmpty ? nil : names, controllers: controller.map { [$0] })
+                var printed = 0
+                for await e in client.events {
+                    if let count, printed >= count { break }
+                    let line = JSONObject([("event", .string(e.name)), ("controller", .string(e.controller)),
+                                           ("seq", .int(Int64(e.seq))), ("data", .object(e.data))])
+                    print(JSONValue.object(line).jsonString)
+                    printed += 1
+                    if let count, printed >= count { break }
+                }
+                if let count, printed < count {
+                    FileHandle.standardError.write(Data("tabctl: tabd closed the connection after \(printed) of \(count) events\n".utf8))
+                    code = 3
+                } else {
+                    code = 0
+                }
+            } catch let e as TabdError {
+                var text = "tabctl: \(e.codeName): \(e.message)"
+                for (k, v) in e.object where k != "code" && k != "message" { text += "\n  \(k): \(Common.stringValue(v))" }
+                FileHandle.standardError.write(Data((text + "\n").utf8))
+                code = 1
+            } catch {
+                FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
+                code = 3
+            }
+            outcome.withLock { $0 = code }
+        }
+        done.wait()
+        let code = outcome.withLock { $0 }
+        if code != 0 { throw ExitCode(code) }
+    }
+}

@@ -1,0 +1,275 @@
+"""tabd_client against a real tabd (conftest.py): requests and typed errors,
+pipelining, events, the mirror through random commands and a kill -9, the
+asyncio API, and a script outside the repository using the pip-installed
+package."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from conftest import ROOT, Tabd, phone_tabs
+import tabd_client
+from tabd_client import AsyncClient, Checked, Client, Follower, Resynced, Synced, TabdError
+
+
+def test_requests_errors_and_pipelining(tabd: Tabd) -> None:
+    with Client(tabd.socket) as c:
+        c.set_tabs(phone_tabs(["login", "home", "music", "news", "video", "settings"]))
+        with pytest.raises(TabdError) as refused:
+            c.tap("music")
+        assert refused.value.code == "denied" and refused.value.plugin == "login-gate"
+        with pytest.raises(TabdError) as missing:
+            c.select("nowhere")
+        assert missing.value.code == "not_found" and "nowhere" in missing.value.message
+        c.login("demo", "demo")
+        assert c.tap("music")["selected"] == "music"
+        # 100 requests written at once, answered in order.
+        ids = ["home", "news", "video", "nowhere"]
+        results = c.pipeline([("select", {"tab": ids[i % 4]}) for i in range(100)])
+        for i, r in enumerate(results):
+            if ids[i % 4] == "nowhere":
+                assert isinstance(r, TabdError) and r.code == "not_found"
+            else:
+                assert r["selected"] == ids[i % 4]
+        assert c.state()["selected"] == "video"
+        assert c.hello()["instance"]
+
+
+def test_events_in_order(tabd: Tabd) -> None:
+    with Client(tabd.socket) as watcher, Client(tabd.socket) as driver:
+        start = watcher.subscribe(["selection_changed", "badge_changed"], ["main"])["seqs"]["main"]
+        driver.set_tabs(phone_tabs(["a", "b"]))
+        driver.badge("b", "7")
+        driver.select("b")
+        got = [watcher.next_event(10) for _ in range(3)]
+        assert [e["event"] for e in got] == ["selection_changed", "badge_changed", "selection_changed"]
+        assert all(e["seq"] > start for e in got)
+        assert [e["seq"] for e in got] == sorted(e["seq"] for e in got)
+        assert watcher.next_event(0.05) is None
+
+
+POOL = ["login", "home", "music", "video", "news", "settings", "radio", "maps", "mail"]
+
+
+def random_request(rng: random.Random, tabs: List[str]):
+    tab = rng.choice(tabs or POOL)
+    kind = rng.choice(["set_tabs", "select", "tap", "badge", "push", "pop", "update_tab", "add_tab",
+                       "remove_tab", "rotate", "customize"] if tabs else ["set_tabs"])
+    if kind == "set_tabs":
+        ids = rng.sample(POOL, rng.randint(3, 8))
+        return "set_tabs", {"tabs": [{"id": i, "navigation": rng.random() < 0.5, "title": i.capitalize()} for i in ids]}
+    if kind in ("select", "tap"):
+        return kind, {"more": True} if rng.random() < 0.15 else {"tab": tab}
+    if kind == "badge":
+        return "badge", {"tab": tab, "value": str(rng.randint(1, 99)) if rng.random() < 0.7 else None}
+    if kind == "push":
+        return "push", {"tab": tab, "screen": {"id": rng.choice(["detail", "list"])}}
+    if kind == "pop":
+        return "pop", {"tab": tab}
+    if kind == "update_tab":
+        return "update_tab", {"tab": tab, "title": "T%d" % rng.randint(0, 99)}
+    if kind == "add_tab":
+        return "add_tab", {"tab": {"id": rng.choice(POOL)}, "index": rng.randint(0, len(tabs))}
+    if kind == "remove_tab":
+        return "remove_tab", {"tab": tab}
+    if kind == "rotate":
+        return "rotate", {"orientation": rng.choice(["portrait", "landscape_left", "landscape_right"])}
+    return rng.choice(["customize.begin", "customize.end"]), {}
+
+
+def drain_until_checked(f: Follower, timeout: float = 20) -> Checked:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for u in f.poll(0.2):
+            assert not isinstance(u, Resynced), "in doubt: %s" % u.reason
+            if isinstance(u, Checked):
+                return u
+    raise AssertionError("no check answer within %s s" % timeout)
+
+
+def drain_until_synced(f: Follower, timeout: float = 20) -> Synced:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for u in f.poll(0.2):
+            if isinstance(u, Synced):
+                return u
+    raise AssertionError("no sync within %s s" % timeout)
+
+
+@pytest.mark.parametrize("seed", [34, 0xBEEF])
+def test_follower_keeps_the_mirror_across_kill_9(tabd: Tabd, seed: int) -> None:
+    rng = random.Random(seed)
+    driver = Client(tabd.socket)
+    f = Follower(tabd.socket, ["main"])
+    assert drain_until_synced(f).initial
+    driver.login("demo", "demo")
+    tabs: List[str] = []
+    for step in range(1, 201):
+        cmd, fields = random_request(rng, tabs)
+        try:
+            result = driver.request(cmd, **fields)
+            tabs = result.get("tabs", tabs)
+        except TabdError:
+            pass
+        if step % 20 == 0:
+            f.check("main")
+            answer = drain_until_checked(f)
+            assert answer.differences == [], "seed %d, step %d: %s" % (seed, step, answer.differences)
+        if step == 100:
+            before = f.mirrors["main"]["seq"]
+            driver.close()
+            tabd.restart(signal.SIGKILL)
+            driver = Client(tabd.socket)
+            sync = drain_until_synced(f)
+            assert not sync.initial and sync.instance_changed and sync.nothing_missed, sync
+            assert sync.controllers["main"]["seq"] == before
+            driver.login("demo", "demo")
+    f.check("main")
+    assert drain_until_checked(f).seq == driver.state()["seq"]
+    f.close()
+    driver.close()
+
+
+def test_follower_of_a_pad_with_groups(tabd: Tabd) -> None:
+    """R13's events: the mirror equals state, reading it again where events
+    leave what a group shows to state."""
+    with Client(tabd.socket) as c:
+        c.controller_create("pad", idiom="pad", max_visible=4)
+        c.set_tabs([{"id": "home"}, {"id": "library", "children": [{"id": "albums"}, {"id": "songs"}], "allows_reordering": True},
+                    {"id": "radio", "allows_hiding": True, "hidden_by_default": True}, {"id": "news", "allows_hiding": True}],
+                   controller="pad")
+        f = Follower(tabd.socket, ["pad"])
+        drain_until_synced(f)
+        c.login("demo", "demo", controller="pad")
+        c.tap("songs", controller="pad")
+        c.set_hidden("radio", False, controller="pad")
+        c.reorder(["songs", "albums"], group="library", controller="pad")
+        c.sidebar(False, controller="pad")
+        c.select("news", controller="pad")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            f.poll(0.1)
+            f.check("pad")
+            answers = []
+            end = time.monotonic() + 5
+            while not answers and time.monotonic() < end:
+                answers = [u for u in f.poll(0.1) if isinstance(u, Checked)]
+            if answers and not answers[-1].differences:
+                break
+        assert answers and answers[-1].differences == [], answers
+        f.close()
+
+
+def test_asyncio_client_and_follower(tabd: Tabd) -> None:
+    async def run() -> None:
+        c = await AsyncClient.connect(tabd.socket)
+        await c.set_tabs(phone_tabs(["a", "b", "c", "d"]))
+        results = await asyncio.gather(*[c.select(["a", "b", "c"][i % 3]) for i in range(60)])
+        assert [r["selected"] for r in results] == [["a", "b", "c"][i % 3] for i in range(60)]
+        with pytest.raises(TabdError):
+            await c.select("nowhere")
+        core = tabd_client.MirrorCore(["main"])
+        updates = tabd_client.follow_async(tabd.socket, ["main"], core=core)
+        first = await asyncio.wait_for(updates.__anext__(), 10)
+        assert isinstance(first, Synced) and first.initial
+        await c.select("d")
+        before = (await c.state())["seq"]
+        while core.mirrors["main"].seq != before:
+            await asyncio.wait_for(updates.__anext__(), 10)
+        assert core.mirrors["main"].state["selected"] == "d"
+        await c.close()
+        tabd.restart(signal.SIGKILL)
+        u = await asyncio.wait_for(updates.__anext__(), 20)
+        while not isinstance(u, Synced):
+            u = await asyncio.wait_for(updates.__anext__(), 20)
+        assert u.instance_changed and u.nothing_missed and u.controllers["main"]["seq"] == before
+        await updates.aclose()
+    asyncio.run(run())
+
+
+def test_a_script_outside_the_repository_with_the_installed_package(tabd: Tabd, tmp_path: Path) -> None:
+    """pip installs the package from the checkout (no network: the build
+    backend is the installed setuptools); a script in another directory,
+    with only that on its path, keeps a mirror across kill -9."""
+    site, source = tmp_path / "site", tmp_path / "source"
+    # A copy, so that the build leaves nothing in the checkout.
+    shutil.copytree(ROOT / "clients" / "python", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "tests"))
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",
+                          "--target", str(site), str(source)], capture_output=True, text=True)
+    assert pip.returncode == 0, pip.stdout + pip.stderr
+    script = tmp_path / "follow.py"
+    script.write_text(textwrap.dedent("""
+        import json, sys
+        import tabd_client
+        for u in tabd_client.Follower(sys.argv[1], ["main"], reconnect_seconds=30):
+            if isinstance(u, tabd_client.Synced):
+                print(json.dumps({"sync": "initial" if u.initial else "resync", "nothing_missed": u.nothing_missed,
+                                  "changed": u.instance_changed, "seq": u.controllers["main"]["seq"]}), flush=True)
+            elif isinstance(u, tabd_client.Changed):
+                print(json.dumps({"seq": u.state["seq"], "selected": u.state["selected"]}), flush=True)
+    """))
+    # -S -s: no site-packages; the standard library and the installed package only.
+    proc = subprocess.Popen([sys.executable, "-S", "-s", str(script), tabd.socket], cwd=str(tmp_path),
+                            env={"PYTHONPATH": str(site)}, stdout=subprocess.PIPE, text=True)
+    try:
+        def line() -> dict:
+            return json.loads(proc.stdout.readline())
+        assert line()["sync"] == "initial"
+        with Client(tabd.socket) as c:
+            c.set_tabs(phone_tabs(["a", "b", "c"]))
+            c.select("c")
+            seq = c.state()["seq"]
+        got = line()
+        while got.get("seq") != seq:
+            got = line()
+        assert got["selected"] == "c"
+        tabd.restart(signal.SIGKILL)
+        got = line()
+        assert got == {"sync": "resync", "nothing_missed": True, "changed": True, "seq": seq}
+        with Client(tabd.socket) as c:
+            c.select("a")
+            seq = c.state()["seq"]
+        got = line()
+        while got.get("seq") != seq:
+            got = line()
+        assert got["selected"] == "a"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_core_reads_state_again_after_a_gap() -> None:
+    """The recipe without I/O: a skipped seq puts the controller in doubt, its
+    state is read again, and the update says why."""
+    core = tabd_client.MirrorCore(["main"])
+    sent = core.connected()
+    assert [json.loads(l)["cmd"] for l in sent] == ["hello", "subscribe", "state"]
+    state = {"controller": "main", "seq": 5, "tabs": [], "selected": None, "bar": {}}
+    core.feed(b'{"ok":true,"result":{"instance":"a"}}')
+    core.feed(b'{"ok":true,"result":{"seqs":{"main":5}}}')
+    _, updates = core.feed(json.dumps({"ok": True, "result": state}).encode())
+    assert isinstance(updates[0], Synced) and updates[0].initial
+    out, updates = core.feed(b'{"event":"did_select","controller":"main","seq":7,"data":{}}')
+    assert [json.loads(l)["cmd"] for l in out] == ["state"] and updates == []
+    _, updates = core.feed(json.dumps({"ok": True, "result": dict(state, seq=9)}).encode())
+    assert isinstance(updates[0], Resynced) and updates[0].reason == "seq 5 was followed by 7"
+    assert core.mirrors["main"].seq == 9
+
+
+def test_the_package_type_checks(tmp_path: Path) -> None:
+    """Typed: mypy --strict finds nothing (py.typed ships the hints)."""
+    r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path),
+                        str(ROOT / "clients" / "python" / "tabd_client")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

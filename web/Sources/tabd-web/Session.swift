@@ -1,0 +1,147 @@
+// One browser page's WebSocket: TabClient's Mirror of every controller goes to the page as
+// JSON messages, and the page's requests go to tabd on a connection of their own.
+//
+// To the page: {"type":"sync", "initial", "instance", "instance_changed", "nothing_missed",
+// "controllers": {name: view}}, {"type":"controller", "view", "events": [...]},
+// {"type":"resynced", "view", "reason"}, {"type":"deleted", "controller"},
+// {"type":"disconnected", "reason"}, {"type":"reply", "id", "reply": tabd's reply}.
+// From the page: {"id": n, "request": {"cmd": …}}.
+
+import Foundation
+import HummingbirdWebSocket
+import Synchronization
+import TabClient
+import TabProtocol
+
+struct Session: Sendable {
+    let settings: Settings
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let bridge = Bridge(settings: settings)
+        defer { bridge.close() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let mirror = Mirror(path: settings.tabdSocket, reconnect: .init(retryFirstConnect: true))
+                for try await update in mirror.updates() {
+                    try await outbound.writeTextMessage(Self.message(update).jsonString)
+                }
+            }
+            group.addTask {
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message else { continue }
+                    try await outbound.writeTextMessage(await bridge.answer(text).jsonString)
+                }
+            }
+            // The page went away (or the mirror ended): stop both.
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    static func message(_ update: Mirror.Update) -> JSONValue {
+        switch update {
+        case .synced(let s):
+            return .object(JSONObject([
+                ("type", .string("sync")), ("initial", .bool(s.initial)), ("instance", .string(s.instance)),
+                ("instance_changed", .bool(s.instanceChanged)), ("nothing_missed", .bool(s.nothingMissed)),
+                ("controllers", .object(JSONObject(s.controllers.sorted { $0.key < $1.key }.map { ($0.key, view($0.value)) }))),
+            ]))
+        case .changed(let v, let events):
+            return .object(JSONObject([("type", .string("controller")), ("view", view(v)), ("events", .array(events.map(event)))]))
+        case .resynced(let v, let reason):
+            return .object(JSONObject([("type", .string("resynced")), ("view", view(v)), ("reason", .string(reason))]))
+        case .deleted(let name, let seq):
+            return .object(JSONObject([("type", .string("deleted")), ("controller", .string(name)), ("seq", seq.map { .int(Int64($0)) } ?? .null)]))
+        case .disconnected(let reason):
+            return .object(JSONObject([("type", .string("disconnected")), ("reason", .string(reason))]))
+        }
+    }
+
+    static func event(_ e: TabEvent) -> JSONValue {
+        .object(JSONObject([("event", .string(e.name)), ("controller", .string(e.controller)), ("seq", .int(Int64(e.seq))), ("data", .object(e.data))]))
+    }
+
+    private static func text(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
+    private static func texts(_ list: [String]) -> JSONValue { .array(list.map(JSONValue.string)) }
+
+    /// What the page draws of a controller (TabClient's picture, as JSON).
+    static func view(_ v: ControllerView) -> JSONValue {
+        func tab(_ t: TabView) -> JSONValue {
+            var o: [(String, JSONValue)] = [
+                ("id", .string(t.id)), ("title", text(t.title)), ("item_title", text(t.itemTitle)), ("badge", text(t.badge)),
+                ("navigation", .bool(t.navigation)), ("content_loaded", .bool(t.contentLoaded)), ("hidden", .bool(t.hidden)),
+                ("placement", text(t.placement)),
+                ("stack", .array(t.stack.map { .object(JSONObject([("id", .string($0.id)), ("title", text($0.title))])) })),
+            ]
+            if let kids = t.children {
+                o.append(("children", .array(kids.map(tab))))
+                o.append(("shown_child", text(t.shownChild)))
+                o.append(("display_order", texts(t.displayOrder)))
+            }
+            return .object(JSONObject(o))
+        }
+        let sidebar: JSONValue = v.sidebarAvailable
+            ? .object(JSONObject([("visible", .bool(v.sidebarWanted)),
+                                  ("rows", .array(v.sidebarRows.map { .object(JSONObject([("depth", .int(Int64($0.depth))), ("id", .string($0.tab.id))])) }))]))
+            : .null
+        return .object(JSONObject([
+            ("name", .string(v.name)), ("idiom", .string(v.idiom)), ("max_visible", .int(Int64(v.maxVisible))), ("seq", .int(Int64(v.seq))),
+            ("orientation", .string(v.orientation)), ("supported", texts(v.supported)), ("mode", text(v.mode)),
+            ("selected", text(v.selected)), ("selected_path", texts(v.selectedPath)),
+            ("bar", .object(JSONObject([("visible", texts(v.bar.visible)), ("more", texts(v.bar.more)), ("selected", text(v.bar.selected)),
+                                        ("unreachable", texts(v.bar.unreachable)), ("position", .string(v.bar.position))]))),
+            ("tabs", .array(v.tabs.map(tab))), ("sidebar", sidebar),
+            ("customizing", .bool(v.customizing)), ("customizable", v.customizable.map(texts) ?? .null),
+        ]))
+    }
+}
+
+/// The page's requests, on a TabClient connection of the session's own (opened again when
+/// tabd restarted).
+final class Bridge: Sendable {
+    let settings: Settings
+    private let client = Mutex<TabClient?>(nil)
+
+    init(settings: Settings) { self.settings = settings }
+
+    func close() { client.withLock { $0?.close() } }
+
+    private func connection() throws -> TabClient {
+        try client.withLock { c in
+            if let open = c, !open.isClosed { return open }
+            let fresh = try TabClient(path: settings.tabdSocket)
+            c = fresh
+            return fresh
+        }
+    }
+
+    /// The reply message to one message of the page.
+    func answer(_ text: String) async -> JSONValue {
+        guard case .object(let message)? = try? JSONParser.parse(text), case .object(let request)? = message["request"] else {
+            return reply(nil, error("invalid_request", "tabd-web takes {\"id\": n, \"request\": {\"cmd\": …}}"))
+        }
+        let id = message["id"]
+        let line = JSONValue.object(request).jsonString
+        if case .success(let decoded) = RequestDecoder.decode(line).result {
+            if decoded.command.isAdminOnly && !settings.allowAdmin {
+                return reply(id, error("forbidden", "tabd-web passes on '\(decoded.name)' only when started with --allow-admin"))
+            }
+            if decoded.name == "subscribe" || decoded.name == "unsubscribe" {
+                return reply(id, error("invalid_request", "tabd-web sends the page every event itself; '\(decoded.name)' is not passed on"))
+            }
+        }
+        do {
+            return reply(id, .object(try await connection().exchange(line)))
+        } catch {
+            return reply(id, self.error("unavailable", "tabd at \(settings.tabdSocket) cannot be reached: \(error)"))
+        }
+    }
+
+    private func reply(_ id: JSONValue?, _ body: JSONValue) -> JSONValue {
+        .object(JSONObject([("type", .string("reply")), ("id", id ?? .null), ("reply", body)]))
+    }
+
+    private func error(_ code: String, _ message: String) -> JSONValue {
+        .object(JSONObject([("ok", .bool(false)), ("error", .object(JSONObject([("code", .string(code)), ("message", .string(message))])))]))
+    }
+}
