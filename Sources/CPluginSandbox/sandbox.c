@@ -95,3 +95,76 @@ int tabd_sandbox_restrict(void) {
 #endif
     return 0;
 }
+
+/* ---- One line when an in-process plugin crashes tabd (tabd_crash_line_install) ---- */
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const volatile unsigned char *crash_page;
+static char *crash_hooks[32];
+static int crash_hook_count;
+static char *crash_prefix, *crash_suffix;
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct sigaction crash_previous[sizeof crash_signals / sizeof crash_signals[0]];
+
+/* Appends the C string `s` (at most `max` bytes of it) to buf at *n; async-signal-safe. */
+static void crash_append(char *buf, size_t *n, size_t room, const volatile char *s, size_t max) {
+    for (size_t i = 0; s != NULL && i < max && s[i] != 0 && *n < room; i++) buf[(*n)++] = s[i];
+}
+
+static void crash_handler(int sig, siginfo_t *info, void *context) {
+    size_t which = 0;
+    while (which < sizeof crash_signals / sizeof crash_signals[0] && crash_signals[which] != sig) which++;
+    uint64_t word = crash_page ? ((const volatile uint64_t *)crash_page)[1] : 0;
+    unsigned slot = (unsigned)(word >> 32), hook = (unsigned)(word & 0xFFFFFFFFu);
+    if (word != 0 && slot >= 1 && slot <= 15) {
+        char line[512];
+        size_t n = 0;
+        crash_append(line, &n, sizeof line, crash_prefix, 64);
+        crash_append(line, &n, sizeof line, "plugin ", 16);
+        crash_append(line, &n, sizeof line, (const volatile char *)crash_page + 64 + (slot - 1) * 256, 63);
+        crash_append(line, &n, sizeof line, " crashed tabd in hook ", 32);
+        crash_append(line, &n, sizeof line, hook >= 1 && (int)hook <= crash_hook_count ? crash_hooks[hook - 1] : "unknown", 64);
+        crash_append(line, &n, sizeof line, " (signal ", 16);
+        char digits[4] = { (char)('0' + sig / 10 % 10), (char)('0' + sig % 10), ')', 0 };
+        crash_append(line, &n, sizeof line, sig >= 10 ? digits : digits + 1, 3);
+        crash_append(line, &n, sizeof line, crash_suffix, 400);
+        if (n < sizeof line) line[n++] = '\n';
+        ssize_t ignored = write(2, line, n);
+        (void)ignored;
+        /* Die of the signal: the default action, raised again on return (or now, for abort). */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    /* Not a plugin's: whoever handled it before. */
+    struct sigaction *before = which < sizeof crash_signals / sizeof crash_signals[0] ? &crash_previous[which] : NULL;
+    if (before != NULL && (before->sa_flags & SA_SIGINFO) && before->sa_sigaction != NULL) {
+        before->sa_sigaction(sig, info, context);
+    } else if (before != NULL && before->sa_handler != SIG_DFL && before->sa_handler != SIG_IGN) {
+        before->sa_handler(sig);
+    } else {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+
+int tabd_crash_line_install(const void *page, const char *const *hooks, int hook_count, const char *prefix, const char *suffix) {
+    crash_hook_count = hook_count < 32 ? hook_count : 32;
+    for (int i = 0; i < crash_hook_count; i++) crash_hooks[i] = strdup(hooks[i]);
+    crash_prefix = strdup(prefix ? prefix : "");
+    crash_suffix = strdup(suffix ? suffix : "");
+    crash_page = page;
+    for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = crash_handler;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        if (sigaction(crash_signals[i], &action, &crash_previous[i]) != 0) return -1;
+    }
+    return 0;
+}

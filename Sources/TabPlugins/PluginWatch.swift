@@ -6,6 +6,7 @@
 // again (unless required) until its file changes or the operator deletes that file. A clean
 // stop forgets the counts that did not reach it.
 
+import CPluginSandbox
 import Glibc
 import Logging
 
@@ -54,6 +55,23 @@ public final class PluginWatch {
         if words[0] == Self.magic, marker.pointee != 0 { blame(marker.pointee) }
         words[0] = Self.magic
         marker.pointee = 0
+    }
+
+    /// From now on a fatal signal inside a plugin's hook writes one line to stderr naming
+    /// the plugin and the hook (`linePrefix` first: "<2>" for the journal), then tabd dies of
+    /// the signal; outside hooks the signal is handled as before (the Swift runtime's
+    /// backtracer, tabd's own faults keeping their report). Without this, a plugin's
+    /// segfault printed the runtime's multi-line report, registers and all.
+    public func writeOneLineOnCrash(linePrefix: String) {
+        let hooks = PluginHook.allCases.map { strdup($0.rawValue) }
+        defer { for h in hooks { free(h) } }
+        let suffix = "; tabd stops, and its next start names the plugin and counts the crash (docs/operations.md, \"When a plugin crashes tabd\")"
+        let installed = hooks.map { UnsafePointer($0) }.withUnsafeBufferPointer { list in
+            tabd_crash_line_install(UnsafeRawPointer(page), list.baseAddress, Int32(list.count), linePrefix, suffix)
+        }
+        if installed != 0 {
+            logger.warning("cannot install the plugin crash handler; a plugin's crash prints the runtime's report: \(String(cString: strerror(errno)))")
+        }
     }
 
     deinit { munmap(page, Self.pageSize) }

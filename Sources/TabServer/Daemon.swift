@@ -103,6 +103,8 @@ public enum Daemon {
         // Names a plugin that was in a hook when the last run died, and quarantines repeat offenders.
         let watch = PluginWatch(directory: config.stateDir, quarantineAfter: config.quarantineAfter, logger: logger)
         plugins.watch = watch
+        // A plugin that crashes tabd: one line naming it (priority crit for the journal).
+        watch?.writeOneLineOnCrash(linePrefix: JournaldLogHandler.stderrIsJournal ? "<2>" : "tabd: ")
         // Isolated plugins' helpers that exit are reaped here (and restarted by the host).
         loop.onSignal(SIGCHLD) { plugins.reapHelpers() }
         let prepared = plugins.prepare(config.plugins)

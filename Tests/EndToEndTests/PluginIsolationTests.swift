@@ -208,6 +208,12 @@ private func plugin(_ c: LineClient, _ name: String) throws -> JSONObject? {
             _ = try? c.request(#"{"cmd":"tap","tab":"boom"}"#)
             let status = tabd.stop(timeout: 5)
             #expect(status == SIGSEGV || status != 0, "round \(round): tabd died (\(status))")
+            // One line names the plugin and the hook; the runtime's multi-line report
+            // (registers, threads) is not printed for a plugin's crash.
+            let crashLines = tabd.log.split(separator: "\n").filter { $0.contains("crashed tabd in hook") }
+            #expect(crashLines.count == 1, "round \(round): \(tabd.log)")
+            #expect(crashLines.last?.hasPrefix("tabd: plugin crasher crashed tabd in hook should_select (signal 11); tabd stops") == true, "\(crashLines)")
+            #expect(!tabd.log.contains("Program crashed") && !tabd.log.contains("Registers"), "\(tabd.log)")
             try tabd.start()
             #expect(tabd.log.contains("tabd stopped while plugin crasher was in hook should_select"), "\(tabd.log)")
         }
