@@ -20,6 +20,9 @@ import TabStrings
 import TabSystem
 
 public final class PluginHost: Policy {
+    /// The plugin ABI tabd implements, "major.minor" (tabd/policy.h).
+    public static let abiVersion = "\(TABD_POLICY_ABI_MAJOR).\(TABD_POLICY_ABI_MINOR)"
+
     /// Most plugin events / selections queued during one call into the host; more are
     /// dropped (logged).
     static let maxQueued = 10_000

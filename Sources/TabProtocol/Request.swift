@@ -8,8 +8,17 @@ import TabCore
 @_exported import TabJSON
 
 /// An error reply before or instead of running a command.
+/// The text formats `metrics` writes.
+public enum MetricsFormat: String, Sendable, CaseIterable {
+    /// OpenMetrics 1.0.0 (`application/openmetrics-text; version=1.0.0`).
+    case openmetrics
+    /// The Prometheus text format 0.0.4 (`text/plain; version=0.0.4`): what node_exporter's
+    /// textfile collector reads.
+    case prometheus
+}
+
 public struct ProtocolError: Error, Equatable, Sendable {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         case parseError = "parse_error"
         case invalidRequest = "invalid_request"
         case unknownCommand = "unknown_command"
@@ -23,6 +32,8 @@ public struct ProtocolError: Error, Equatable, Sendable {
         case overloaded
         /// The change could not be made durable (disk full, I/O error); nothing changed.
         case unavailable
+        /// A `reload` whose configuration file tabd refuses; the running configuration stays.
+        case configInvalid = "config_invalid"
         case `internal`
     }
 
@@ -91,7 +102,7 @@ public enum RequestCommand: Equatable, Sendable {
     case reload
     case stats
     /// The counters and latency histograms in the OpenMetrics text format.
-    case metrics
+    case metrics(format: MetricsFormat)
 }
 
 /// A request's `id` as the client wrote it: the bytes of its JSON token (a string with its
@@ -405,7 +416,12 @@ public enum RequestDecoder {
             command = .explain(limit: limit)
         case "reload": command = .reload
         case "stats": command = .stats
-        case "metrics": command = .metrics
+        case "metrics":
+            let name = try f.string("format") ?? MetricsFormat.openmetrics.rawValue
+            guard let format = MetricsFormat(rawValue: name) else {
+                throw .invalid("format", "'format' must be openmetrics (OpenMetrics 1.0.0, the default) or prometheus (the Prometheus text format 0.0.4)")
+            }
+            command = .metrics(format: format)
         default:
             throw ProtocolError(.unknownCommand, "unknown command '\(name)'; send {\"cmd\":\"hello\"} for the list",
                                 details: [("cmd", name)])

@@ -21,7 +21,7 @@ extension TabService {
 
     /// A command failed: its error reply replaces whatever part of a reply was written.
     private func fail(id: RequestID?, _ error: ProtocolError) {
-        stats.errors += 1
+        stats.countError(error.code)
         w.reset()
         ReplyEncoder.failure(id: id, error, into: &w)
     }
@@ -65,8 +65,9 @@ extension TabService {
         case .reload: try reload(r)
         case .stats:
             reply(r) { w in stats.encode(&w, transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins) }
-        case .metrics:
-            let text = stats.openMetrics(transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins.stats)
+        case .metrics(let format):
+            let text = stats.metricsText(format, transport: transportStatus(), subscribers: subscribers.count, controllers: containers.controllers.count,
+                                         store: store, plugins: plugins.stats)
             reply(r) { w in w.key(literal: "text"); w.string(text) }
         }
     }

@@ -1,6 +1,5 @@
 // tabctl: talk to tabd from a shell. Prints the result JSON; errors go to stderr.
-// Exit codes: 0 ok, 1 tabd answered with an error, 3 tabd could not be reached,
-// 64 usage error (swift-argument-parser's).
+// Exit statuses: TabctlExit (TabProtocol/ExitStatus.swift), the one table of them.
 
 import ArgumentParser
 import CLinux
@@ -150,7 +149,15 @@ struct Common: ParsableArguments {
         }
         if case .object(let e)? = o["error"] {
             var text = "tabctl: \(e["code"].map(stringValue) ?? "error"): \(e["message"].map(stringValue) ?? reply)"
-            for (k, v) in e where k != "code" && k != "message" { text += "\n  \(k): \(stringValue(v))" }
+            for (k, v) in e where k != "code" && k != "message" {
+                // A list (a refused reload's problems): one item a line, each once.
+                if case .array(let items) = v {
+                    text += "\n  \(k):"
+                    for item in items { text += "\n    \(stringValue(item))" }
+                } else {
+                    text += "\n  \(k): \(stringValue(v))"
+                }
+            }
             FileHandle.standardError.write(Data((text + "\n").utf8))
             throw ExitCode(1)
         }
@@ -197,12 +204,11 @@ struct Tabctl: ParsableCommand {
         discussion: """
             The options --socket and --controller may come before or after the subcommand. \
             The socket is --socket, else $TABD_SOCKET, else \(Common.systemSocket); tabctl never \
-            looks for one in the current directory (make run prints the export TABD_SOCKET=... \
-            line for the socket it starts).
+            looks for one in the current directory.
 
             Arguments of call: \(argumentRule)
 
-            Exit codes: 0 ok, 1 tabd answered with an error, 3 tabd could not be reached, 64 usage error.
+            \(ExitStatus.summary(TabctlExit.all))
             """,
         version: TabdVersion.string,
         subcommands: [Call.self, Send.self, State.self, Show.self, Select.self, Tap.self, Badge.self, Login.self, Logout.self,
@@ -374,10 +380,19 @@ struct Tabctl: ParsableCommand {
 
     struct Metrics: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print tabd's metrics in the OpenMetrics text format (for a scraper or a look).")
+            abstract: "Print tabd's metrics: OpenMetrics 1.0.0, or with --format prometheus the Prometheus text format 0.0.4 (node_exporter's textfile collector).")
         @OptionGroup var common: Common
+        @Option(help: ArgumentHelp("openmetrics (default) or prometheus.", valueName: "format"))
+        var format: String = MetricsFormat.openmetrics.rawValue
+        func validate() throws {
+            guard MetricsFormat(rawValue: format) != nil else {
+                throw ValidationError("--format must be \(MetricsFormat.allCases.map(\.rawValue).joined(separator: " or ")), not '\(format)'")
+            }
+        }
         func run() throws {
-            let result = try common.result(Watcher.request("metrics"))
+            var w = JSONWriter()
+            w.write(.object(JSONObject([("cmd", "metrics"), ("format", .string(format))])))
+            let result = try common.result(String(decoding: w.bytes, as: UTF8.self))
             guard let text = result.text("text") else {
                 FileHandle.standardError.write(Data("tabctl: tabd's metrics result has no text: \(JSONValue.object(result).jsonString)\n".utf8))
                 throw ExitCode(1)

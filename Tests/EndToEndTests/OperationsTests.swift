@@ -96,6 +96,45 @@ final class NotifySocket {
         }
     }
 
+    /// A refused reload stays visible until a reload succeeds: in the STATUS= line after the
+    /// reload and in the periodic one 10 s later (the file on disk is still the refused one),
+    /// in `stats` and in the metrics; the reply is `config_invalid` and tabctl prints each
+    /// problem once. A good reload clears it.
+    @Test func aRefusedReloadStaysInTheStatusUntilAReloadSucceeds() throws {
+        let dir = temporaryDirectory("rst")
+        let notify = try NotifySocket(abstract: false, dir: dir)
+        var env = Self.environment
+        env["NOTIFY_SOCKET"] = notify.address
+        let tabd = try TabdProcess(dir: dir, environment: env)
+        _ = notify.wait(for: "READY=1")
+        try "limits:\n  max_tabz: 5\n  max_tabs: 0\n".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        let reload = try shell("\(Build.tabctl) reload --socket \(tabd.socket)")
+        #expect(reload.status == TabctlExit.errorReply.code, "\(reload.output)")
+        #expect(reload.output.hasPrefix("tabctl: config_invalid: reload refused: \(tabd.configPath) has 2 problems; "), "\(reload.output)")
+        for problem in ["\(tabd.configPath):2:3: unknown setting 'limits.max_tabz'", "\(tabd.configPath):3:13: limits.max_tabs must be"] {
+            #expect(reload.output.components(separatedBy: problem).count == 2, "each problem once: \(reload.output)")
+        }
+        let after = notify.wait(for: "READY=1").last ?? ""
+        #expect(after.contains("was refused (2 problems"), "\(after)")
+        // The periodic STATUS= line (every 10 s) still says so.
+        let periodic = notify.wait(for: "STATUS=serving", timeout: 15).last ?? ""
+        #expect(periodic.contains("STATUS=serving with the previous configuration: the reload at ") && periodic.contains("was refused (2 problems"), "\(periodic)")
+        let c = try tabd.client()
+        let stats = try #require(try c.ok(#"{"cmd":"stats"}"#).object("reload"))
+        #expect(stats.string("last") == "failed" && stats.int("failures") == 1 && stats.int("successes") == 0, "\(stats)")
+        #expect(stats.strings("problems")?.count == 2 && stats.string("failed_at")?.hasSuffix("Z") == true, "\(stats)")
+        let metrics = try #require(try c.ok(#"{"cmd":"metrics"}"#).string("text"))
+        #expect(metrics.contains("tabd_last_reload_successful 0\n") && metrics.contains("tabd_reload_total{result=\"failure\"} 1\n"), "\(metrics)")
+        // Fixed: the next reload clears it.
+        try "".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        try c.ok(#"{"cmd":"reload"}"#)
+        let fixed = notify.wait(for: "READY=1").last ?? ""
+        #expect(fixed.contains("STATUS=serving ") && !fixed.contains("refused"), "\(fixed)")
+        let cleared = try #require(try c.ok(#"{"cmd":"stats"}"#).object("reload"))
+        #expect(cleared.string("last") == "ok" && cleared.int("successes") == 1 && cleared.isNull("failed_at"), "\(cleared)")
+        #expect(tabd.stop() == 0)
+    }
+
     @Test func watchdogPingsAtHalfTheInterval() throws {
         let dir = temporaryDirectory("wd")
         let notify = try NotifySocket(abstract: false, dir: dir)

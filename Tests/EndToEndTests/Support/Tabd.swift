@@ -284,3 +284,13 @@ func shell(_ command: String, input: String? = nil) throws -> (status: Int32, ou
     p.waitUntilExit()
     return (p.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// A log line without the RFC 3339 timestamp tabd writes when stderr is not the journal.
+func withoutTimestamp<S: StringProtocol>(_ line: S) -> String {
+    String(line).replacing(#/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /#, with: "")
+}
+
+/// Log text with each line's timestamp taken away.
+func withoutTimestamps(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map(withoutTimestamp).joined(separator: "\n")
+}
