@@ -109,9 +109,14 @@ install-files:
 	$(SUBST) systemd/tabd.socket > $(DESTDIR)$(UNITDIR)/tabd.socket
 	install -m 0644 systemd/tabd.sysusers $(DESTDIR)$(SYSUSERSDIR)/tabd.conf
 	install -m 0644 systemd/tabd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/tabd.conf
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
-	@# The plugin guide links to hello.c and policy.h beside it (docs/ has links to both).
-	install -m 0644 Plugins/examples/hello.c Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(DOCDIR)/
+	@# The docs as the source tree has them, so that their links work where they are installed:
+	@# README.md links to docs/…, examples/… and BENCHMARKS.md; the plugin guide to hello.c
+	@# and policy.h beside it (docs/ has links to both). The example configuration too.
+	install -d $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 README.md BENCHMARKS.md tabd.example.yaml $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md Plugins/examples/hello.c Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(DOCDIR)/docs/
+	install -m 0644 examples/README.md $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0755 examples/mirror.py $(DESTDIR)$(DOCDIR)/examples/
 	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabctl 1 man/tabctl.1.roff > $(DESTDIR)$(MANDIR)/man1/tabctl.1
 	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabd 8 man/tabd.8.roff > $(DESTDIR)$(MANDIR)/man8/tabd.8
 	$(SUBST) -i $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man8/tabd.8

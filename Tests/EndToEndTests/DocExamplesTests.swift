@@ -101,7 +101,7 @@ enum DocExamples {
             ln -s \(Build.binDirectory.path) .build/debug
             ln -s \(root)/Sources Sources
             ln -s \(root)/Plugins Plugins
-            for f in Makefile README.md tabd.example.yaml systemd docs man; do ln -s \(root)/$f $f; done
+            for f in Makefile README.md BENCHMARKS.md tabd.example.yaml systemd docs man examples; do ln -s \(root)/$f $f; done
             printf 'demo:%s\\n' "$(openssl passwd -6 demo)" > run/credentials
             chmod 600 run/credentials
             """)

@@ -292,7 +292,7 @@ final class NotifySocket {
                      "usr/lib/tabd/plugins/libOrientationRules.so", "usr/include/tabd/policy.h",
                      "usr/lib/pkgconfig/tabd-policy.pc", "usr/lib/systemd/system/tabd.service",
                      "usr/lib/systemd/system/tabd.socket", "usr/lib/sysusers.d/tabd.conf",
-                     "usr/lib/tmpfiles.d/tabd.conf", "etc/tabd/tabd.yaml", "usr/share/doc/tabd/README.md",
+                     "usr/lib/tmpfiles.d/tabd.conf", "etc/tabd/tabd.yaml", "usr/share/doc/tabd/README.md", "usr/share/doc/tabd/tabd.example.yaml",
                      "usr/share/man/man1/tabctl.1", "usr/share/man/man5/tabd.yaml.5", "usr/share/man/man8/tabd.8",
                      "usr/share/bash-completion/completions/tabctl", "usr/share/zsh/site-functions/_tabctl",
                      "usr/share/fish/vendor_completions.d/tabctl.fish"] {
@@ -305,7 +305,7 @@ final class NotifySocket {
         #expect(plugindir.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("/usr/lib/tabd/plugins"), "\(plugindir.output)")
         let work = temporaryDirectory("author")
         let build = try shell("""
-            cp \(destdir)/usr/share/doc/tabd/hello.c \(work)/ && cd \(work) && \
+            cp \(destdir)/usr/share/doc/tabd/docs/hello.c \(work)/ && cd \(work) && \
             cc -shared -fPIC $(\(pc) pkg-config --cflags tabd-policy) hello.c -o hello.so
             """)
         #expect(build.status == 0, "\(build.output)")
@@ -326,6 +326,29 @@ final class NotifySocket {
         #expect(un.status == 0, "\(un.output)")
         let left = try shell("cd \(destdir) && find . -type f | sort").output.split(separator: "\n")
         #expect(left == ["./etc/tabd/credentials", "./etc/tabd/tabd.yaml"], "left behind: \(left)")
+    }
+
+    /// The installed docs keep the source tree's layout: every relative link of every
+    /// installed Markdown file leads to an installed file (and an anchor to its heading).
+    @Test func installedDocsLinksWork() throws {
+        let destdir = try Self.install()
+        let doc = destdir + "/usr/share/doc/tabd"
+        let files = try shell("cd \(doc) && find . -name '*.md' | sort").output.split(separator: "\n").map { String($0.dropFirst(2)) }
+        #expect(files.contains("README.md") && files.contains("docs/operations.md") && files.contains("examples/README.md"), "\(files)")
+        var links = 0
+        for file in files {
+            let text = try String(contentsOfFile: doc + "/" + file, encoding: .utf8)
+            let base = (file as NSString).deletingLastPathComponent
+            for m in text.matches(of: #/\]\(([^)\s]+)\)/#) {
+                let target = String(m.output.1)
+                if target.hasPrefix("http") || target.hasPrefix("#") || target.hasPrefix("mailto:") { continue }
+                links += 1
+                let path = String(target.split(separator: "#", maxSplits: 1)[0])
+                let resolved = ((doc + "/" + base) as NSString).appendingPathComponent(path)
+                #expect(FileManager.default.fileExists(atPath: resolved), "\(file) links to \(target), not installed")
+            }
+        }
+        #expect(links > 5)
     }
 
     /// `make install` writes tabd(8) and tabctl(1) from the parsers of the binaries it
@@ -361,6 +384,16 @@ final class NotifySocket {
         for text in ["--socket path", "--controller name", "TABD_SOCKET", "key:=json", "EXIT STATUS", "tabd " + TabdVersion.string] {
             #expect(tabctl.contains(text), "tabctl(1) lacks \(text)")
         }
+        // EXIT STATUS from the table --help prints too: every status with its meaning, once.
+        for (page, table) in [(tabd, TabdExit.all), (tabctl, TabctlExit.all)] {
+            let flat = page.replacing(#/\s+/#, with: " ")
+            #expect(flat.components(separatedBy: " EXIT STATUS ").count == 2, "one EXIT STATUS section")
+            for status in table {
+                let words = status.meaning.split(separator: " ").prefix(8).joined(separator: " ")
+                #expect(flat.contains(" \(status.code) ") && flat.contains(words.prefix(1).uppercased() + words.dropFirst()), "\(status.code): \(words)")
+            }
+        }
+        #expect(!tabd.contains("tabd.example.yaml in the current") && !tabctl.contains("make run"), "no make run in tabctl(1)")
         for option in ["--config", "--socket", "--state-dir", "--fsync", "--log-level", "--repair", "--check-config", "--version"] {
             #expect(tabd.contains(option), "tabd(8) lacks \(option)")
         }
@@ -374,7 +407,7 @@ final class NotifySocket {
         })
         #expect(keys.count > 30 && keys.contains("memory_budget_bytes") && keys.contains("tap_pops"), "\(keys.sorted())")
         for key in keys.sorted() { #expect(yaml.contains(key), "tabd.yaml(5) does not describe \(key)") }
-        #expect(!yaml.contains("/usr/local") && yaml.contains("/usr/share/doc/tabd/plugins.md"), "PREFIX=/usr is filled in")
+        #expect(!yaml.contains("/usr/local") && yaml.contains("/usr/share/doc/tabd/docs/plugins.md"), "PREFIX=/usr is filled in")
         // man:tabd(8) and man:tabd.yaml(5) are the unit's documentation.
         let service = try String(contentsOfFile: destdir + "/usr/lib/systemd/system/tabd.service", encoding: .utf8)
         #expect(service.contains("Documentation=man:tabd(8) man:tabd.yaml(5)\n"), "\(service)")
