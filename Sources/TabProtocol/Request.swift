@@ -102,7 +102,12 @@ public enum RequestCommand: Equatable, Sendable {
     case reload
     case stats
     /// The counters and latency histograms in the OpenMetrics text format.
-    case metrics(format: MetricsFormat)
+    case metrics
+    /// `metrics` with `"format":"prometheus"`: a case of its own, not a payload, so that a
+    /// request command stays the size of a state-machine command.
+    case metricsPrometheus
+    /// The configuration in use, as YAML keys, secrets masked (admin only).
+    case config
 }
 
 /// A request's `id` as the client wrote it: the bytes of its JSON token (a string with its
@@ -162,7 +167,7 @@ public let commandNames = [
     "set_tabs", "add_tab", "remove_tab", "update_tab", "badge", "select", "tap",
     "push", "pop", "pop_to_root", "customizable", "customize.begin", "customize.move", "customize.end",
     "rotate", "layout", "preserve", "restore", "set_hidden", "reorder", "sidebar", "subscribe", "unsubscribe",
-    "plugins", "plugin.call", "explain", "reload", "stats", "metrics",
+    "plugins", "plugin.call", "explain", "reload", "stats", "metrics", "config",
 ]
 
 extension RequestCommand {
@@ -209,7 +214,8 @@ extension RequestCommand {
         case .explain: 31
         case .reload: 32
         case .stats: 33
-        case .metrics: 34
+        case .metrics, .metricsPrometheus: 34
+        case .config: 35
         }
     }
 
@@ -219,7 +225,7 @@ extension RequestCommand {
     /// The one list of them, as a switch: this runs for every request.
     public var isAdminOnly: Bool {
         switch self {
-        case .reload, .controllerDelete: return true
+        case .reload, .controllerDelete, .config: return true
         default: return false
         }
     }
@@ -415,13 +421,14 @@ public enum RequestDecoder {
             guard limit > 0, limit <= 1000 else { throw .invalid("limit", "'limit' must be between 1 and 1000") }
             command = .explain(limit: limit)
         case "reload": command = .reload
+        case "config": command = .config
         case "stats": command = .stats
         case "metrics":
             let name = try f.string("format") ?? MetricsFormat.openmetrics.rawValue
             guard let format = MetricsFormat(rawValue: name) else {
                 throw .invalid("format", "'format' must be openmetrics (OpenMetrics 1.0.0, the default) or prometheus (the Prometheus text format 0.0.4)")
             }
-            command = .metrics(format: format)
+            command = format == .prometheus ? .metricsPrometheus : .metrics
         default:
             throw ProtocolError(.unknownCommand, "unknown command '\(name)'; send {\"cmd\":\"hello\"} for the list",
                                 details: [("cmd", name)])

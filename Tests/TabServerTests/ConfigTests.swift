@@ -6,6 +6,7 @@
 import Foundation
 import Logging
 import TabPlugins
+import TabJSON
 import Testing
 @testable import TabServer
 
@@ -312,5 +313,26 @@ import Testing
         for word in all where word.allSatisfy({ $0.isLowercase || $0 == "_" || $0 == "." }) {
             #expect(leaves.contains(word), "tabd.yaml(5) describes \(word), which the parser does not read")
         }
+    }
+}
+
+/// `config`'s answer masks what plugin settings name as secrets, at any depth, and keeps the
+/// rest (a credentials file's name is not a secret).
+@Suite struct EffectiveConfigTests {
+    @Test func secretsAreMasked() throws {
+        let c = try ServerConfig.parse("""
+            plugins:
+              load:
+                - path: x.so
+                  settings: {credentials_file: /etc/tabd/credentials, password: hunter2, nested: {api_key: k, list: [{token: t}]}, keyboard: qwerty}
+            """, baseDirectory: "/")
+        var w = JSONWriter()
+        w.beginObject()
+        c.encodeEffective(&w)
+        w.endObject()
+        let text = String(decoding: w.bytes, as: UTF8.self)
+        for secret in ["hunter2", "\"k\"", "\"t\""] { #expect(!text.contains(secret), "\(secret) shown: \(text)") }
+        #expect(text.contains(#""settings":{"credentials_file":"/etc/tabd/credentials","password":"********","nested":{"api_key":"********","list":[{"token":"********"}]},"keyboard":"qwerty"}"#), "\(text)")
+        #expect(text.contains(#""socket_mode":"0660""#) && text.contains(#""file":null"#), "\(text)")
     }
 }
