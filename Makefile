@@ -58,13 +58,17 @@ soak: deps
 # Starts tabd in the foreground: socket ./run/tabd.sock, state ./run/state, the reference
 # plugins loaded (login gate with user demo / password demo, orientation rules). tabctl does
 # not look in the current directory for a socket: it prints the line that points it there.
-run: build
+# Built into a directory of its own (.build/run: SwiftPM's lock is per build directory), so
+# that a `make test` or `swift build` running meanwhile does not hold up a restart.
+RUN_BUILD := $(CURDIR)/.build/run
+run: deps
+	$(SWIFT) build --scratch-path $(RUN_BUILD)
 	@mkdir -p $(RUN_DIR)/state
 	@[ -f $(RUN_DIR)/credentials ] || { printf 'demo:%s\n' "$$(openssl passwd -6 demo)" > $(RUN_DIR)/credentials; chmod 600 $(RUN_DIR)/credentials; }
 	@echo "tabd: socket $(RUN_DIR)/tabd.sock, state $(RUN_DIR)/state; Ctrl-C stops it"
 	@echo "for tabctl, in another terminal:"
 	@echo "export TABD_SOCKET=$(RUN_DIR)/tabd.sock"
-	exec $(BUILD_DIR)/tabd --config config/run.yaml
+	exec $(RUN_BUILD)/debug/tabd --config config/run.yaml
 
 # The one version: Sources/TabProtocol/Version.swift (TabdVersion.string).
 VERSION     := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/TabProtocol/Version.swift)

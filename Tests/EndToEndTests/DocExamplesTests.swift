@@ -89,7 +89,8 @@ enum DocExamples {
     }
 
     /// A directory laid out like the checkout while `make run` runs: config/run.yaml,
-    /// run/credentials (demo:demo), .build/debug → the built binaries; tabd started on it.
+    /// run/credentials (demo:demo), .build/debug and .build/run/debug (make run's) → the built
+    /// binaries; tabd started on it.
     static func checkout() throws -> (dir: String, tabd: Process) {
         let dir = temporaryDirectory("doc")
         let root = Build.packageRoot.path
@@ -99,6 +100,7 @@ enum DocExamples {
             mkdir -p config run/state .build
             cp \(root)/config/run.yaml config/
             ln -s \(Build.binDirectory.path) .build/debug
+            mkdir .build/run && ln -s \(Build.binDirectory.path) .build/run/debug
             ln -s \(root)/Sources Sources
             ln -s \(root)/Plugins Plugins
             for f in Makefile README.md BENCHMARKS.md tabd.example.yaml systemd docs man examples; do ln -s \(root)/$f $f; done
@@ -172,4 +174,5 @@ enum DocExamples {
     @Test func protocolReference() throws { try DocExamples.check("docs/protocol.md") }
     @Test func operations() throws { try DocExamples.check("docs/operations.md") }
     @Test func plugins() throws { try DocExamples.check("docs/plugins.md") }
+    @Test func examples() throws { try DocExamples.check("examples/README.md") }
 }
