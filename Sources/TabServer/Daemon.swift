@@ -35,6 +35,13 @@ public enum Daemon {
         }
         if let problem = socketProblem(config.socketPath) { check.errors.append(ConfigProblem(config.location(of: "socket"), problem)) }
         if let problem = stateDirectoryProblem(config.stateDir) { check.errors.append(ConfigProblem(config.location(of: "state_dir"), problem)) }
+        // What the start would lower, with the warning it would log.
+        var limit = rlimit()
+        if let configured = config.maxConnections, tabd_get_nofile(&limit) == 0,
+           configured > max(1, Int(clamping: limit.rlim_max) - reservedDescriptors) {
+            check.warnings.append(ConfigProblem(config.location(of: "limits.max_connections"),
+                "limits.max_connections (\(configured)) is more than the open file limit allows (\(limit.rlim_max) descriptors, \(reservedDescriptors) kept for tabd); tabd would serve \(max(1, Int(clamping: limit.rlim_max) - reservedDescriptors)): raise LimitNOFILE (or ulimit -n)"))
+        }
         // What the plugins log at warning or above while they start (a login gate's empty
         // credentials file) is what a start would log: a warning here.
         let said = PluginSayings()

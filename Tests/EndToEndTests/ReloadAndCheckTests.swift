@@ -97,6 +97,10 @@ import TabProtocol
         #expect(check.status == 0, "\(check.stderr)")
         #expect(check.stderr.contains("warning: plugin 'login-gate' warns: \(empty) lists no user: nobody can log in"), "\(check.stderr)")
         #expect(check.stderr.contains("configuration OK with 1 warning"), "\(check.stderr)")
+        // A connection limit the open file limit cannot serve: the start's warning, here too.
+        try ("socket: \(dir)/run/tabd.sock\nstate_dir: \(dir)/state\nlimits:\n  max_connections: 1048576\n").write(toFile: path, atomically: true, encoding: .utf8)
+        check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+        #expect(check.status == 0 && check.stderr.contains("\(path):4:20: warning: limits.max_connections (1048576) is more than the open file limit allows"), "\(check.stderr)")
 
         // A required plugin refused: exit 78, and no state directory, lock or plugin page left.
         try? FileManager.default.removeItem(atPath: dir + "/state")
