@@ -7,6 +7,10 @@
 //   no `# UNIT`, no `# EOF`.
 // Only the types both know (counter, gauge, histogram); no timestamps. docs/operations.md,
 // "Metrics", lists every family.
+// swift-prometheus (2.4) was considered: it writes the 0.0.4 text only (no OpenMetrics),
+// and would keep its own counters and fixed-bucket histograms, updated under its locks on
+// every request, where tabd counts in plain loop-owned fields and its log-linear histogram
+// (Stats.swift). This writer reads those fields only when `metrics` is asked.
 
 import Foundation
 import TabPlugins
