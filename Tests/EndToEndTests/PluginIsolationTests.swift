@@ -129,7 +129,7 @@ private func plugin(_ c: LineClient, _ name: String) throws -> JSONObject? {
             }
             var events: [String] = []
             while events.count < 5, let line = try watcher.readLine() { events.append(line) }
-            let log = tabd.log.split(separator: "\n").map(String.init).filter { $0.contains("polite saw a tap") }
+            let log = tabd.log.split(separator: "\n").map(withoutTimestamp).filter { $0.contains("polite saw a tap") }
             return (replies, events, log)
         }
         let inProcess = try run(isolated: false), isolated = try run(isolated: true)
