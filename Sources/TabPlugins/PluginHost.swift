@@ -339,7 +339,7 @@ public final class PluginHost: Policy {
             }
         }
         if !prepared.missingDirectories.isEmpty {
-            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": .string(prepared.missingDirectories.joined(separator: ","))])
+            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": .array(prepared.missingDirectories.map { .string($0) })])
         }
         for e in entries {
             if let error = e.error {
@@ -355,7 +355,7 @@ public final class PluginHost: Policy {
                 changes.started.append(i.name)
                 logger.notice("plugin loaded", metadata: [
                     "plugin.name": .string(i.name), "plugin.version": .string(i.code.version),
-                    "plugin.path": .string(i.code.path), "plugin.hooks": .string(i.code.hookNames.joined(separator: ",")),
+                    "plugin.path": .string(i.code.path), "plugin.hooks": .array(i.code.hookNames.map { .string($0) }),
                     "plugin.abi": .string("\(i.code.abiMajor).\(i.code.abiMinor)"),
                 ])
             }
