@@ -12,7 +12,7 @@ import Testing
     /// Runs `tabctl ARGS` on a pseudo-terminal, typing `keys` (each entry after a pause, or
     /// once `after` text has appeared); returns what the terminal showed and the exit status.
     static func onTerminal(_ arguments: [String], keys: [(after: String?, text: String)] = [], environment: [String: String] = [:],
-                           in dir: String) throws -> (status: Int32, screen: String) {
+                           program: String = Build.tabctl, in dir: String) throws -> (status: Int32, screen: String) {
         let script = #"""
             import json, os, pty, select, sys, time
             args, keys, env = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
@@ -51,7 +51,7 @@ import Testing
             return "'" + String(decoding: data, as: UTF8.self).replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
         let keyList = keys.map { [$0.after as Any? ?? NSNull(), $0.text] }
-        let r = try shell("python3 \(path) \(try json([Build.tabctl] + arguments)) \(try json(keyList)) \(try json(environment))")
+        let r = try shell("python3 \(path) \(try json([program] + arguments)) \(try json(keyList)) \(try json(environment))")
         let o = try object(r.output)
         return (Int32(o.int("status") ?? -1), o.string("screen") ?? "")
     }
@@ -155,6 +155,23 @@ import Testing
         // --socket completes file names.
         let files = try complete(["tabctl", "ping", "--socket", tabd.dir + "/tabd.s"])
         #expect(files == [tabd.socket], "\(files)")
+    }
+
+    /// The same in an interactive bash on a terminal, as a person types: Tab after `tap mu`
+    /// completes the tab id tabd has, and the completed command runs.
+    @Test func bashCompletesATabIdOnATerminal() throws {
+        let tabd = try Self.tabd()
+        let script = tabd.dir + "/tabctl.bash"
+        #expect(try shell("\(Build.tabctl) --generate-completion-script bash > \(script)").status == 0)
+        let r = try Self.onTerminal(["--norc", "--noprofile", "-i"], keys: [
+            ("$ ", "source \(script); export PATH=\(Build.binDirectory.path):$PATH NO_COLOR=1\r"),
+            ("$ ", "tabctl --socket \(tabd.socket) tap mu\t"),
+            ("music ", "\r"),
+            ("$ ", "exit\r"),
+        ], environment: ["PS1": "$ ", "TERM": "dumb"], program: "/bin/bash", in: tabd.dir)
+        #expect(r.screen.contains("tap music "), "\(r.screen)")
+        #expect(r.screen.contains("\"selected\": \"music\""), "\(r.screen)")
+        #expect(try tabd.client().ok(#"{"cmd":"state"}"#).string("selected") == "music")
     }
 
     /// `tabctl config` prints the configuration in use as a file tabd reads back.
