@@ -115,9 +115,9 @@ struct Page {
     /// The tools' exit statuses (TabProtocol's table, which --help also prints).
     static let exitStatuses: [String: [ExitStatus]] = ["tabd": TabdExit.all, "tabctl": TabctlExit.all]
 
-    /// A meaning as a sentence: capitalised, with a full stop.
+    /// A meaning as a sentence, with a full stop (not capitalised: most begin with tabd).
     static func sentence(_ meaning: String) -> String {
-        meaning.prefix(1).uppercased() + meaning.dropFirst() + (meaning.hasSuffix(".") ? "" : ".")
+        meaning + (meaning.hasSuffix(".") ? "" : ".")
     }
 
     static func visible(_ arguments: [ArgumentInfo]?) -> [ArgumentInfo] {
