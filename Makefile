@@ -107,7 +107,11 @@ soak: deps
 # Starts tabd in the foreground: socket ./run/tabd.sock, state ./run/state, the reference
 # plugins loaded (login gate with user demo / password demo, orientation rules). tabctl does
 # not look in the current directory for a socket: it prints the line that points it there.
-run: build web
+# Built into a directory of its own (.build/run: SwiftPM's lock is per build directory), so
+# that a `make test` or `swift build` running meanwhile does not hold up a restart.
+RUN_BUILD := $(CURDIR)/.build/run
+run: deps web
+	$(SWIFT) build --scratch-path $(RUN_BUILD)
 	@mkdir -p $(RUN_DIR)/state
 	@[ -f $(RUN_DIR)/credentials ] || { printf 'demo:%s\n' "$$(openssl passwd -6 demo)" > $(RUN_DIR)/credentials; chmod 600 $(RUN_DIR)/credentials; }
 	@# tabd-web in the background (Ctrl-C stops it with tabd): it prints its address with a
@@ -119,7 +123,7 @@ run: build web
 		echo "export TABD_SOCKET=$(RUN_DIR)/tabd.sock"; \
 		echo "the console in a browser on this machine:"; \
 		grep -m1 token= $(RUN_DIR)/tabd-web.log || cat $(RUN_DIR)/tabd-web.log; \
-		exec $(BUILD_DIR)/tabd --config config/run.yaml
+		exec $(RUN_BUILD)/debug/tabd --config config/run.yaml
 
 # The one version: Sources/TabProtocol/Version.swift (TabdVersion.string).
 VERSION     := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/TabProtocol/Version.swift)
@@ -164,9 +168,15 @@ install-files:
 	$(SUBST) systemd/tabd.socket > $(DESTDIR)$(UNITDIR)/tabd.socket
 	install -m 0644 systemd/tabd.sysusers $(DESTDIR)$(SYSUSERSDIR)/tabd.conf
 	install -m 0644 systemd/tabd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/tabd.conf
-	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
-	@# The plugin guide links to hello.c and policy.h beside it (docs/ has links to both).
-	install -m 0644 Plugins/examples/hello.c Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(DOCDIR)/
+	@# The docs as the source tree has them, so that their links work where they are installed:
+	@# README.md links to docs/…, examples/… and BENCHMARKS.md; the plugin guide to hello.c
+	@# and policy.h beside it (docs/ has links to both). The example configuration too.
+	install -d $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/docs/images $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 README.md BENCHMARKS.md tabd.example.yaml $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md Plugins/examples/hello.c Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(DOCDIR)/docs/
+	install -m 0644 docs/images/*.png $(DESTDIR)$(DOCDIR)/docs/images/
+	install -m 0644 examples/README.md $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0755 examples/mirror.py $(DESTDIR)$(DOCDIR)/examples/
 	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabctl 1 man/tabctl.1.roff > $(DESTDIR)$(MANDIR)/man1/tabctl.1
 	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabd 8 man/tabd.8.roff > $(DESTDIR)$(MANDIR)/man8/tabd.8
 	$(SUBST) -i $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man8/tabd.8

@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(name: "TabPolicyTests", dependencies: ["TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem", "TestLogging"]),
-        .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem"]),
+        .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem", "TabJSON"]),
         // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
         // tests run the loop on a thread of its own and reach its loop-bound objects from the
         // test's thread, waiting for each closure they send (`TestServer.sync`); Swift 6 would

@@ -38,7 +38,10 @@ def say(obj):
 
 def main():
     p = argparse.ArgumentParser(description="Mirror a tabd controller from its events.")
-    p.add_argument("--socket", default=os.environ.get("TABD_SOCKET", "./run/tabd.sock"))
+    # As tabctl: --socket, else $TABD_SOCKET, else the installed service's socket; never one
+    # found in the current directory (`make run` prints the export TABD_SOCKET=... line).
+    p.add_argument("--socket", default=os.environ.get("TABD_SOCKET") or "/run/tabd/tabd.sock",
+                   help="tabd's socket (default: $TABD_SOCKET, else /run/tabd/tabd.sock)")
     p.add_argument("--controller", default="main")
     p.add_argument("--reconnect-seconds", type=float, default=30.0)
     p.add_argument("--once", action="store_true", help="print the mirror as JSON and exit")

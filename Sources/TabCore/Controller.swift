@@ -385,7 +385,7 @@ public struct Controller: Equatable, Sendable {
             guard i >= 0, i < new.count else {
                 throw TabError(.outOfRange, new.isEmpty
                     ? "'selected' index \(i) is out of range: the new tab list is empty"
-                    : "'selected' index \(i) is out of range: 0...\(new.count - 1) for the new tabs")
+                    : "'selected' index \(i) is out of range: \(TabError.allowed(upTo: new.count - 1)) (\(new.count) new tab\(new.count == 1 ? "" : "s"))")
             }
             named = .tab(new[i].id)
         case .more?:
@@ -438,7 +438,7 @@ public struct Controller: Equatable, Sendable {
         if arranged || tab.arranges { try Controller.validateTree([tab], taken: previousIDs) }
         let at = index ?? tabs.count
         guard at >= 0, at <= tabs.count else {
-            throw TabError(.outOfRange, "index \(at) is out of range: 0...\(tabs.count) for \(tabs.count) tab(s)")
+            throw TabError(.outOfRange, "index \(at) is out of range: \(TabError.allowed(upTo: tabs.count)) (\(tabs.count) tab\(tabs.count == 1 ? "" : "s"))")
         }
         if !original { try Controller.requireCommonOrientation(tabs + [tab], naming: tab.id) }
         let before = selectionSnapshot
@@ -618,7 +618,7 @@ public struct Controller: Equatable, Sendable {
             guard index >= 0, index < tabs.count else {
                 throw TabError(.outOfRange, tabs.isEmpty
                     ? "index \(index) is out of range: the controller has no tabs"
-                    : "index \(index) is out of range: 0...\(tabs.count - 1)")
+                    : "index \(index) is out of range: \(TabError.allowed(upTo: tabs.count - 1)) (\(tabs.count) tab\(tabs.count == 1 ? "" : "s"))")
             }
             return .tab(id: tabs[index].id, index: index)
         case .more:
@@ -846,7 +846,7 @@ public struct Controller: Equatable, Sendable {
         }
         guard let from = order.firstIndex(of: id) else { throw .noTab(id) }
         guard to >= 0, to < order.count else {
-            throw TabError(.outOfRange, "position \(to) is out of range: 0...\(order.count - 1)")
+            throw TabError(.outOfRange, "position \(to) is out of range: \(TabError.allowed(upTo: order.count - 1))")
         }
         guard customizable.contains(id) else {
             throw TabError(.conflict, "tab '\(id)' is not customizable")

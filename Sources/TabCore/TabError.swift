@@ -30,5 +30,10 @@ public struct TabError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code.rawValue): \(message)" }
 
+    /// What an index may be, as people write it: "it must be 0", "it must be from 0 to 5".
+    static func allowed(upTo last: Int) -> String {
+        last == 0 ? "it must be 0" : "it must be from 0 to \(last)"
+    }
+
     static func noTab(_ id: String) -> TabError { TabError(.notFound, "no tab '\(id)' in this controller") }
 }

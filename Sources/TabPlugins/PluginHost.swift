@@ -20,6 +20,9 @@ import TabStrings
 import TabSystem
 
 public final class PluginHost: Policy {
+    /// The plugin ABI tabd implements, "major.minor" (tabd/policy.h).
+    public static let abiVersion = "\(TABD_POLICY_ABI_MAJOR).\(TABD_POLICY_ABI_MINOR)"
+
     /// Most plugin events / selections queued during one call into the host; more are
     /// dropped (logged).
     static let maxQueued = 10_000
@@ -336,7 +339,7 @@ public final class PluginHost: Policy {
             }
         }
         if !prepared.missingDirectories.isEmpty {
-            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": .string(prepared.missingDirectories.joined(separator: ","))])
+            logger.warning("plugin directories that do not exist are ignored", metadata: ["plugin.directories": .array(prepared.missingDirectories.map { .string($0) })])
         }
         for e in entries {
             if let error = e.error {
@@ -352,7 +355,7 @@ public final class PluginHost: Policy {
                 changes.started.append(i.name)
                 logger.notice("plugin loaded", metadata: [
                     "plugin.name": .string(i.name), "plugin.version": .string(i.code.version),
-                    "plugin.path": .string(i.code.path), "plugin.hooks": .string(i.code.hookNames.joined(separator: ",")),
+                    "plugin.path": .string(i.code.path), "plugin.hooks": .array(i.code.hookNames.map { .string($0) }),
                     "plugin.abi": .string("\(i.code.abiMajor).\(i.code.abiMinor)"),
                 ])
             }

@@ -8,8 +8,17 @@ import TabCore
 @_exported import TabJSON
 
 /// An error reply before or instead of running a command.
+/// The text formats `metrics` writes.
+public enum MetricsFormat: String, Sendable, CaseIterable {
+    /// OpenMetrics 1.0.0 (`application/openmetrics-text; version=1.0.0`).
+    case openmetrics
+    /// The Prometheus text format 0.0.4 (`text/plain; version=0.0.4`): what node_exporter's
+    /// textfile collector reads.
+    case prometheus
+}
+
 public struct ProtocolError: Error, Equatable, Sendable {
-    public enum Code: String, Sendable {
+    public enum Code: String, Sendable, CaseIterable {
         case parseError = "parse_error"
         case invalidRequest = "invalid_request"
         case unknownCommand = "unknown_command"
@@ -23,6 +32,8 @@ public struct ProtocolError: Error, Equatable, Sendable {
         case overloaded
         /// The change could not be made durable (disk full, I/O error); nothing changed.
         case unavailable
+        /// A `reload` whose configuration file tabd refuses; the running configuration stays.
+        case configInvalid = "config_invalid"
         case `internal`
     }
 
@@ -96,6 +107,11 @@ public enum RequestCommand: Equatable, Sendable {
     case stats
     /// The counters and latency histograms in the OpenMetrics text format.
     case metrics
+    /// `metrics` with `"format":"prometheus"`: a case of its own, not a payload, so that a
+    /// request command stays the size of a state-machine command.
+    case metricsPrometheus
+    /// The configuration in use, as YAML keys, secrets masked (admin only).
+    case config
 }
 
 /// A request's `id` as the client wrote it: the bytes of its JSON token (a string with its
@@ -155,7 +171,7 @@ public let commandNames = [
     "set_tabs", "add_tab", "remove_tab", "update_tab", "badge", "select", "tap",
     "push", "pop", "pop_to_root", "customizable", "customize.begin", "customize.move", "customize.end",
     "rotate", "layout", "preserve", "restore", "set_hidden", "reorder", "sidebar", "subscribe", "unsubscribe",
-    "plugins", "plugin.call", "explain", "reload", "stats", "metrics",
+    "plugins", "plugin.call", "explain", "reload", "stats", "metrics", "config",
 ]
 
 extension RequestCommand {
@@ -202,7 +218,8 @@ extension RequestCommand {
         case .explain: 31
         case .reload: 32
         case .stats: 33
-        case .metrics: 34
+        case .metrics, .metricsPrometheus: 34
+        case .config: 35
         }
     }
 
@@ -212,7 +229,7 @@ extension RequestCommand {
     /// The one list of them, as a switch: this runs for every request.
     public var isAdminOnly: Bool {
         switch self {
-        case .reload, .controllerDelete: return true
+        case .reload, .controllerDelete, .config: return true
         default: return false
         }
     }
@@ -408,8 +425,14 @@ public enum RequestDecoder {
             guard limit > 0, limit <= 1000 else { throw .invalid("limit", "'limit' must be between 1 and 1000") }
             command = .explain(limit: limit)
         case "reload": command = .reload
+        case "config": command = .config
         case "stats": command = .stats
-        case "metrics": command = .metrics
+        case "metrics":
+            let name = try f.string("format") ?? MetricsFormat.openmetrics.rawValue
+            guard let format = MetricsFormat(rawValue: name) else {
+                throw .invalid("format", "'format' must be openmetrics (OpenMetrics 1.0.0, the default) or prometheus (the Prometheus text format 0.0.4)")
+            }
+            command = format == .prometheus ? .metricsPrometheus : .metrics
         default:
             throw ProtocolError(.unknownCommand, "unknown command '\(name)'; send {\"cmd\":\"hello\"} for the list",
                                 details: [("cmd", name)])

@@ -87,6 +87,22 @@ public struct ServerConfig: Sendable {
 
     /// Where each plugin spec was configured (`plugins.load[i]`), for messages about it.
     public var pluginLocations: [ConfigLocation] = []
+    /// Where each setting given in the file is (`state_dir`, `limits.max_tabs`, …): what is
+    /// checked after reading (the state directory, the socket's) names its line too.
+    public var keyLocations: [String: ConfigLocation] = [:]
+
+    /// Where `key` is in the file; the file alone when the key is not in it (a default or a flag).
+    public func location(of key: String) -> ConfigLocation {
+        keyLocations[key] ?? ConfigLocation(file: path)
+    }
+
+    /// Every key the parser reads, as tabd.yaml(5) names them (`plugins.load[].path`): read
+    /// from the parser itself, by parsing a file with every section present.
+    public static let keys: [String] = {
+        let problems = ConfigProblems(file: nil)
+        _ = try? parse("limits: {}\naccess: {}\ncontrollers: [{}]\nplugins: {load: [{}]}\n", recording: problems)
+        return problems.keys.sorted()
+    }()
 
     /// What the command line set (`--socket`, `--state-dir`, `--fsync`, `--log-level`): it
     /// wins over the file, at start and at every reload.
@@ -169,6 +185,11 @@ public struct ServerConfig: Sendable {
     /// Parses YAML text. Relative paths in it are taken relative to `baseDirectory`; `file`
     /// names the text in messages.
     public static func parse(_ text: String, baseDirectory: String = FileManager.default.currentDirectoryPath, file: String? = nil) throws -> ServerConfig {
+        try parse(text, baseDirectory: baseDirectory, recording: ConfigProblems(file: file))
+    }
+
+    static func parse(_ text: String, baseDirectory: String = FileManager.default.currentDirectoryPath, recording problems: ConfigProblems) throws -> ServerConfig {
+        let file = problems.file
         let root: Node?
         if let (line, column) = YAMLDepth.tooDeep(text) {
             throw ConfigError([ConfigProblem(ConfigLocation(file: file, line: line, column: column),
@@ -182,7 +203,6 @@ public struct ServerConfig: Sendable {
         }
         var c = ServerConfig()
         guard let root else { return c }
-        let problems = ConfigProblems(file: file)
         defer { withExtendedLifetime(problems) {} }
         guard var r = Section(root, path: "", problems: problems) else { throw ConfigError(problems.list) }
         func resolve(_ p: String) -> String {
@@ -285,6 +305,7 @@ public struct ServerConfig: Sendable {
             p.finish()
         }
         r.finish()
+        c.keyLocations = problems.locations
         if !problems.list.isEmpty {
             // In file order, as the file is read.
             let ordered = problems.list.enumerated().sorted { a, b in
@@ -399,6 +420,10 @@ public struct ConfigError: Error, CustomStringConvertible {
 final class ConfigProblems {
     let file: String?
     var list: [ConfigProblem] = []
+    /// Every key asked for, a list's index written `[]` (`plugins.load[].path`).
+    var keys: Set<String> = []
+    /// Where each key given in the file is, by its full name (`plugins.load[0].path`).
+    var locations: [String: ConfigLocation] = [:]
     init(file: String?) { self.file = file }
 
     func add(_ node: Node?, _ message: String) {
@@ -436,7 +461,9 @@ private struct Section {
 
     mutating func node(_ key: String) -> Node? {
         used.insert(key)
+        problems.keys.insert((path + key).replacing(#/\[[0-9]+\]/#, with: "[]"))
         guard let n = map[key] else { return nil }
+        problems.locations[path + key] = ConfigLocation(file: problems.file, mark: n.mark)
         if case .scalar(let s) = n, s.style == .plain, s.string == "null" || s.string == "~" || s.string.isEmpty { return nil }
         return n
     }

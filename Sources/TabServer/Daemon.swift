@@ -30,27 +30,57 @@ public enum Daemon {
     /// initialised with its settings (then stopped) by the code a start runs.
     public static func check(_ config: ServerConfig) -> Check {
         var check = Check()
-        let file = ConfigLocation(file: config.path)
         if let name = config.socketGroup, getgrnam(name) == nil {
-            check.errors.append(ConfigProblem(file, "socket_group '\(name)' does not exist; create it (groupadd \(name)) or change socket_group"))
+            check.errors.append(ConfigProblem(config.location(of: "socket_group"), "socket_group '\(name)' does not exist; create it (groupadd \(name)) or change socket_group"))
         }
-        if UnixAddress.isTooLong(config.socketPath) {
-            check.errors.append(ConfigProblem(file, "socket \(config.socketPath) is \(config.socketPath.utf8.count) bytes long; a Unix socket path has at most \(UnixAddress.capacity - 1): choose a shorter one"))
+        if let problem = socketProblem(config.socketPath) { check.errors.append(ConfigProblem(config.location(of: "socket"), problem)) }
+        if let problem = stateDirectoryProblem(config.stateDir) { check.errors.append(ConfigProblem(config.location(of: "state_dir"), problem)) }
+        // What the start would lower, with the warning it would log.
+        var limit = rlimit()
+        if let configured = config.maxConnections, tabd_get_nofile(&limit) == 0,
+           configured > max(1, Int(clamping: limit.rlim_max) - reservedDescriptors) {
+            check.warnings.append(ConfigProblem(config.location(of: "limits.max_connections"),
+                "limits.max_connections (\(configured)) is more than the open file limit allows (\(limit.rlim_max) descriptors, \(reservedDescriptors) kept for tabd); tabd would serve \(max(1, Int(clamping: limit.rlim_max) - reservedDescriptors)): raise LimitNOFILE (or ulimit -n)"))
         }
-        if let problem = stateDirectoryProblem(config.stateDir) { check.errors.append(ConfigProblem(file, problem)) }
-        let host = PluginHost(directories: config.pluginDirectories, logger: Logger(label: "tabd.check", factory: { _ in SwiftLogNoOpLogHandler() }))
+        // What the plugins log at warning or above while they start (a login gate's empty
+        // credentials file) is what a start would log: a warning here.
+        let said = PluginSayings()
+        let host = PluginHost(directories: config.pluginDirectories, logger: Logger(label: "tabd.check", factory: { _ in said }))
         host.maxJSONDepth = config.maxJSONDepth
         let prepared = host.prepare(config.plugins)
         host.discard(prepared)
         for d in prepared.missingDirectories {
-            check.warnings.append(ConfigProblem(file, "plugin directory \(d) does not exist; it is ignored"))
+            check.warnings.append(ConfigProblem(config.location(of: "plugins.directories"), "plugin directory \(d) does not exist; it is ignored"))
         }
         check.errors += config.problems(requiredFailures: prepared.failures)
         for r in prepared.refused {
             check.warnings.append(ConfigProblem(config.pluginLocation(r.index), "plugin '\(r.plugin)' (\(r.path)) would not run: \(r.message)"))
         }
+        for (plugin, message) in said.box.lines {
+            let index = prepared.plugins.firstIndex { $0.name == plugin } ?? -1
+            check.warnings.append(ConfigProblem(config.pluginLocation(index), "plugin '\(plugin)' warns: \(message)"))
+        }
         check.plugins = prepared.plugins.filter(\.loaded)
         return check
+    }
+
+    /// Why tabd could not bind `path` (nil: it can, as far as can be known before binding).
+    /// Not asked when systemd passes the socket (LISTEN_FDS): then systemd made it.
+    static func socketProblem(_ path: String) -> String? {
+        if UnixAddress.isTooLong(path) {
+            return "socket \(path) is \(path.utf8.count) bytes long; a Unix socket path has at most \(UnixAddress.capacity - 1): choose a shorter one"
+        }
+        if ProcessInfo.processInfo.environment["LISTEN_FDS"] != nil { return nil }
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        var st = stat()
+        guard stat(directory, &st) == 0 else {
+            return "the directory of socket \(path), \(directory), does not exist; create it (under systemd, tabd.socket or RuntimeDirectory=tabd does) or choose another socket"
+        }
+        guard st.st_mode & S_IFMT == S_IFDIR else { return "the directory of socket \(path), \(directory), is not a directory; choose another socket" }
+        guard access(directory, W_OK | X_OK) == 0 else {
+            return "uid \(geteuid()) cannot create socket \(path) in \(directory); chown the directory to tabd's user or choose another socket"
+        }
+        return nil
     }
 
     /// `tabd --check-plugin FILE`: the plugin file checked, loaded and initialised with
@@ -86,12 +116,68 @@ public enum Daemon {
         return nil
     }
 
+    /// The state directory's files a start creates before it may still be refused (the lock,
+    /// the plugin watch's page), and the directories up to it, as they were before: `remove`
+    /// takes away those that were not there.
+    final class Created {
+        private let missing: [String]
+        init(stateDir: String) {
+            var paths = [stateDir + "/" + StateDirectoryLock.fileName, stateDir + "/plugin-in-hook"]
+            var dir = stateDir
+            while !dir.isEmpty, dir != "/", !FileManager.default.fileExists(atPath: dir) {
+                paths.append(dir)
+                dir = (dir as NSString).deletingLastPathComponent
+            }
+            missing = paths.filter { !FileManager.default.fileExists(atPath: $0) }
+        }
+        /// Files first, then the directories, deepest first (each only when empty).
+        func remove() {
+            for path in missing {
+                if unlink(path) != 0 { rmdir(path) }
+            }
+        }
+    }
+
+    /// What plugins log at warning or above, by plugin (what `check` reports).
+    final class SaidLines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [(String, String)] = []
+        func append(_ plugin: String, _ message: String) { lock.withLock { list.append((plugin, message)) } }
+        var lines: [(String, String)] { lock.withLock { list } }
+    }
+
+    struct PluginSayings: LogHandler {
+        let box = SaidLines()
+        var logLevel: Logger.Level = .warning
+        var metadata: Logger.Metadata = [:]
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            guard event.level >= .warning, case .string(let plugin)? = event.metadata?["plugin.name"] else { return }
+            box.append(plugin, "\(event.message)")
+        }
+    }
+
     /// Runs tabd until SIGTERM/SIGINT. Throws when it cannot start (the message says why).
     public static func run(_ options: Options, logger: Logger) throws {
         let config = options.config
+        // A socket group that does not exist is a configuration problem found before
+        // anything is created.
+        if let name = config.socketGroup, getgrnam(name) == nil {
+            throw ConfigError([ConfigProblem(config.location(of: "socket_group"), "socket_group '\(name)' does not exist; create it (groupadd \(name)) or change socket_group")])
+        }
+        // What a start refused for its configuration must not leave behind: the files (and
+        // directories) of the state directory that are not there yet.
+        let created = Created(stateDir: config.stateDir)
         // First of all: one tabd per state directory. Before a plugin is loaded, a state file
         // read or the socket bound, so a second tabd touches nothing of the first one's.
-        let lock = try StateDirectoryLock(directory: config.stateDir)
+        let lock: StateDirectoryLock
+        do { lock = try StateDirectoryLock(directory: config.stateDir) } catch {
+            created.remove()
+            throw error
+        }
         defer { withExtendedLifetime(lock) {} }  // held until run returns (and then by the process)
         let notifier = SystemdNotifier()
         let loop = try EventLoop()
@@ -110,6 +196,8 @@ public enum Daemon {
         let prepared = plugins.prepare(config.plugins)
         guard prepared.isUsable else {
             plugins.discard(prepared)
+            watch?.cleanStop()
+            created.remove()
             // A configuration problem: restarting will not help (exit 78).
             throw ConfigError(config.problems(requiredFailures: prepared.failures))
         }
@@ -127,7 +215,7 @@ public enum Daemon {
         } else {
             var group: gid_t?
             if let name = config.socketGroup {
-                guard let g = getgrnam(name) else { throw ConfigError("socket_group '\(name)' does not exist") }
+                guard let g = getgrnam(name) else { throw ConfigError([ConfigProblem(config.location(of: "socket_group"), "socket_group '\(name)' does not exist")]) }
                 group = g.pointee.gr_gid
             }
             listener = try ListeningSocket.bind(path: config.socketPath, mode: config.socketMode, group: group)
@@ -155,6 +243,11 @@ public enum Daemon {
                 return "STATUS=degraded: the journal cannot be written (\(fault)); changes are refused, reads served; \(server.connectionCount) connection(s)"
             }
             let loaded = plugins.plugins.filter(\.loaded).map(\.name)
+            if let failed = service.stats.reloads.failed {
+                // Until a reload succeeds: the file on disk is the refused one, and a restart would refuse it too.
+                let n = failed.problems.count
+                return "STATUS=serving with the previous configuration: the reload at \(RFC3339.string(failed.at)) was refused (\(n) problem\(n == 1 ? "" : "s"), see tabctl stats or the log); fix \(config.path ?? "the configuration") before a restart; \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), plugins: \(loaded.isEmpty ? "none" : loaded.joined(separator: ", "))"
+            }
             return "STATUS=serving \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), journal \(byteCount(store.journalBytes)) (\(store.records) records), plugins: \(loaded.isEmpty ? "none" : loaded.joined(separator: ", "))"
         }
         service.onStateFault = { reason in
@@ -166,7 +259,8 @@ public enum Daemon {
             case .begin:
                 notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicroseconds())\nSTATUS=reloading")
             case .end(let ok):
-                notifier.notify("READY=1\n\(status())\(ok ? "" : " (last reload failed)")")
+                _ = ok  // status() says whether the last reload failed, until one succeeds
+                notifier.notify("READY=1\n\(status())")
             }
         }
 

@@ -1,11 +1,14 @@
 // Logs to stderr, one line per message. When stderr is the journal (systemd sets
 // JOURNAL_STREAM to its device and inode, systemd.exec(5)), each line starts with the
-// `<N>` priority prefix journald reads (sd-daemon(3)); anywhere else (a terminal, a file,
-// a pipe) with the level's name. A newline in a message or a value is written as `\n`, so
-// one message is always one line (and one journal entry with its priority).
+// `<N>` priority prefix journald reads (sd-daemon(3)) and journald adds the time; anywhere
+// else (a terminal, a file, a pipe) with an RFC 3339 timestamp (UTC) and the level's name.
+// A newline in a message or a value is written as `\n`, so one message is always one line
+// (and one journal entry with its priority). A list value is written as a JSON array:
+// `plugins=["login-gate","orientation-rules"]`.
 
 import Foundation
 import Logging
+import TabJSON
 
 public struct JournaldLogHandler: LogHandler {
     public var logLevel: Logger.Level
@@ -62,14 +65,27 @@ public struct JournaldLogHandler: LogHandler {
     }
 
     /// One log line, ending in "\n".
-    public func line(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata?) -> String {
-        var line = prefixes ? "<\(Self.priority(level))>" : "\(Self.name(level)): "
+    public func line(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata?, at date: Date = Date()) -> String {
+        var line = prefixes ? "<\(Self.priority(level))>" : "\(RFC3339.string(date)) \(Self.name(level)): "
         line += Self.escaped(message)
         let merged = metadata.merging(extra ?? [:]) { _, new in new }
         for key in merged.keys.sorted() {
-            line += " \(key)=\(Self.value("\(merged[key]!)"))"
+            line += " \(key)=\(Self.value(merged[key]!))"
         }
         return line + "\n"
+    }
+
+    /// A metadata value: a list as a JSON array (each element a JSON string), anything else
+    /// as `value(_: String)` writes it.
+    static func value(_ v: Logger.Metadata.Value) -> String {
+        guard case .array(let list) = v else { return value("\(v)") }
+        var w = JSONWriter()
+        w.beginArray()
+        for element in list {
+            if case .string(let s) = element { w.string(s) } else { w.string("\(element)") }
+        }
+        w.endArray()
+        return escaped(String(decoding: w.bytes, as: UTF8.self))
     }
 
     /// Control characters as escapes: a message stays one line.

@@ -1,8 +1,16 @@
-// `metrics`: the counters of `stats` and the per-command latency histograms in the
-// OpenMetrics text format 1.0.0, for node_exporter's textfile collector (tabd itself stays
-// on its Unix socket). The text is also Prometheus text format 0.0.4, which that collector
-// parses: only the types both know (counter, gauge, histogram); `# UNIT` and `# EOF` are
-// comments there; no timestamps. docs/operations.md, "Metrics", lists every family.
+// `metrics`: the counters of `stats` and the per-command latency histograms, in either of
+// the two text formats scrapers read (tabd itself stays on its Unix socket):
+// - OpenMetrics 1.0.0 (the default): a counter family is named without `_total`, its
+//   samples with it; `# UNIT`; `# EOF` at the end.
+// - the Prometheus text format 0.0.4 (`format: prometheus`), what node_exporter's textfile
+//   collector reads: a counter's `# TYPE` and `# HELP` name the sample itself (`…_total`);
+//   no `# UNIT`, no `# EOF`.
+// Only the types both know (counter, gauge, histogram); no timestamps. docs/operations.md,
+// "Metrics", lists every family.
+// swift-prometheus (2.4) was considered: it writes the 0.0.4 text only (no OpenMetrics),
+// and would keep its own counters and fixed-bucket histograms, updated under its locks on
+// every request, where tabd counts in plain loop-owned fields and its log-linear histogram
+// (Stats.swift). This writer reads those fields only when `metrics` is asked.
 
 import Foundation
 import TabPlugins
@@ -13,15 +21,21 @@ import TabTransport
 struct OpenMetricsText {
     enum Kind: String { case counter, gauge, histogram }
 
+    let format: MetricsFormat
     private(set) var text = ""
 
+    init(format: MetricsFormat = .openmetrics) { self.format = format }
+
     /// A family's metadata, in the order the specification recommends: TYPE, UNIT, HELP.
-    /// `unit` must end `name` (after an underscore). `help` is plain text without newlines,
-    /// backslashes or quotes: the two formats escape those differently in HELP.
+    /// `name` is the OpenMetrics family name (a counter's without `_total`). `unit` must end
+    /// `name` (after an underscore). `help` is plain text without newlines, backslashes or
+    /// quotes: the two formats escape those differently in HELP.
     mutating func family(_ name: String, _ kind: Kind, unit: String? = nil, help: String) {
-        text += "# TYPE \(name) \(kind.rawValue)\n"
-        if let unit { text += "# UNIT \(name) \(unit)\n" }
-        text += "# HELP \(name) \(help)\n"
+        // In 0.0.4 a counter's metadata names its sample: tabd_commands_total.
+        let named = format == .prometheus && kind == .counter ? name + "_total" : name
+        text += "# TYPE \(named) \(kind.rawValue)\n"
+        if let unit, format == .openmetrics { text += "# UNIT \(name) \(unit)\n" }
+        text += "# HELP \(named) \(help)\n"
     }
 
     /// One sample line: `name{label="value",…} value`.
@@ -52,8 +66,8 @@ struct OpenMetricsText {
         sample(name, labels: labels, value.description)
     }
 
-    /// The end of the exposition.
-    mutating func finish() { text += "# EOF\n" }
+    /// The end of the exposition (OpenMetrics marks it; 0.0.4 just ends).
+    mutating func finish() { if format == .openmetrics { text += "# EOF\n" } }
 
     /// A label value with `\`, `"` and line feeds escaped (the same in both formats).
     static func escaped(_ value: String) -> String {
@@ -91,13 +105,41 @@ extension ServiceStats {
     /// at 0 until a connection is closed for it.
     static let limitKeys = ["line_timeout_seconds", "max_line_bytes", "max_output_bytes", "memory_budget_bytes"]
 
-    func openMetrics(transport: LineServer.Status, subscribers: Int, store: StateStore, plugins: [PluginStats]) -> String {
-        var m = OpenMetricsText()
-        let uptime = Date().timeIntervalSince(started)
-        m.family("tabd_start_time_seconds", .gauge, unit: "seconds", help: "When tabd started, in seconds since the Unix epoch.")
+    /// What `tabd_build_info` says: tabd's version, the plugin ABI, the Swift it was built with.
+    static let buildInfo: [(String, String)] = [("version", TabdVersion.string), ("abi", PluginHost.abiVersion), ("swift", swiftVersion)]
+
+    static let swiftVersion: String = {
+        #if compiler(>=6.5)
+        return "6.5+"
+        #elseif compiler(>=6.4)
+        return "6.4"
+        #elseif compiler(>=6.3)
+        return "6.3"
+        #elseif compiler(>=6.2)
+        return "6.2"
+        #elseif compiler(>=6.1)
+        return "6.1"
+        #else
+        return "6.0"
+        #endif
+    }()
+
+    func metricsText(_ format: MetricsFormat, transport: LineServer.Status, subscribers: Int, controllers: Int, store: StateStore, plugins: [PluginStats]) -> String {
+        var m = OpenMetricsText(format: format)
+        m.family("tabd_build_info", .gauge, help: "Always 1; the labels say which tabd this is: its version, its plugin ABI (major.minor) and the Swift it was built with.")
+        m.sample("tabd_build_info", labels: Self.buildInfo, 1)
+        m.family("tabd_start_time_seconds", .gauge, unit: "seconds", help: "When tabd started, in seconds since the Unix epoch (time() - this is the uptime).")
         m.sample("tabd_start_time_seconds", seconds: (started.timeIntervalSince1970 * 1000).rounded() / 1000)
-        m.family("tabd_uptime_seconds", .gauge, unit: "seconds", help: "Seconds since tabd started.")
-        m.sample("tabd_uptime_seconds", seconds: (uptime * 1000).rounded() / 1000)
+
+        m.family("tabd_reload", .counter, help: "Reloads (tabctl reload, SIGHUP), by result: success or failure (refused, the running configuration kept).")
+        m.sample("tabd_reload_total", labels: [("result", "success")], reloads.successes)
+        m.sample("tabd_reload_total", labels: [("result", "failure")], reloads.failures)
+        m.family("tabd_last_reload_successful", .gauge, help: "0 while the last reload was refused (the file on disk would refuse a restart too), else 1.")
+        m.sample("tabd_last_reload_successful", reloads.failed == nil ? 1 : 0)
+        m.family("tabd_last_reload_success_timestamp_seconds", .gauge, unit: "seconds", help: "When the configuration in use was read: the last successful reload, or the start.")
+        m.sample("tabd_last_reload_success_timestamp_seconds", seconds: (reloads.lastSuccess.timeIntervalSince1970 * 1000).rounded() / 1000)
+        m.family("tabd_controllers", .gauge, help: "Tab controllers tabd holds now.")
+        m.sample("tabd_controllers", controllers)
 
         m.family("tabd_connections", .gauge, help: "Client connections open now.")
         m.sample("tabd_connections", transport.connections)
@@ -119,8 +161,8 @@ extension ServiceStats {
         let byName = histograms.sorted(by: { $0.key < $1.key })
         m.family("tabd_commands", .counter, help: "Request lines handled, by command (invalid: lines that did not decode to a command).")
         for (name, h) in byName { m.sample("tabd_commands_total", labels: [("command", name)], h.count) }
-        m.family("tabd_errors", .counter, help: "Error replies.")
-        m.sample("tabd_errors_total", errors)
+        m.family("tabd_errors", .counter, help: "Error replies, by error code (docs/protocol.md, Errors).")
+        for (code, n) in errorCounts { m.sample("tabd_errors_total", labels: [("code", code)], n) }
         m.family("tabd_denials", .counter, help: "Commands a policy plugin refused (denied).")
         m.sample("tabd_denials_total", denials)
         m.family("tabd_events_sent", .counter, help: "Events sent to subscribers (one per subscriber that got it).")
@@ -151,6 +193,13 @@ extension ServiceStats {
         for p in plugins { m.sample("tabd_plugin_failures_total", labels: [("plugin", p.name)], p.failures) }
         m.family("tabd_plugin_denials", .counter, help: "Selections a plugin refused, and calls it refused.")
         for p in plugins { m.sample("tabd_plugin_denials_total", labels: [("plugin", p.name)], p.denials) }
+        // Isolated plugins' helpers (0 for a plugin in tabd's own process).
+        m.family("tabd_plugin_crashes", .counter, help: "Times an isolated plugin's helper process died in a hook.")
+        for p in plugins { m.sample("tabd_plugin_crashes_total", labels: [("plugin", p.name)], p.crashes) }
+        m.family("tabd_plugin_timeouts", .counter, help: "Hooks an isolated plugin did not answer within its deadline_ms.")
+        for p in plugins { m.sample("tabd_plugin_timeouts_total", labels: [("plugin", p.name)], p.timeouts) }
+        m.family("tabd_plugin_restarts", .counter, help: "Times an isolated plugin's helper process was restarted.")
+        for p in plugins { m.sample("tabd_plugin_restarts_total", labels: [("plugin", p.name)], p.restarts) }
 
         m.family("tabd_command_duration_seconds", .histogram, unit: "seconds",
                  help: "Time from reading a request line to its reply being queued, by command.")

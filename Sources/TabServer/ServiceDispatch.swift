@@ -21,7 +21,7 @@ extension TabService {
 
     /// A command failed: its error reply replaces whatever part of a reply was written.
     private func fail(id: RequestID?, _ error: ProtocolError) {
-        stats.errors += 1
+        stats.countError(error.code)
         w.reset()
         ReplyEncoder.failure(id: id, error, into: &w)
     }
@@ -65,8 +65,11 @@ extension TabService {
         case .reload: try reload(r)
         case .stats:
             reply(r) { w in stats.encode(&w, transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins) }
-        case .metrics:
-            let text = stats.openMetrics(transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins.stats)
+        case .config:
+            reply(r) { w in config.encodeEffective(&w) }
+        case .metrics, .metricsPrometheus:
+            let text = stats.metricsText(r.command == .metrics ? .openmetrics : .prometheus, transport: transportStatus(), subscribers: subscribers.count, controllers: containers.controllers.count,
+                                         store: store, plugins: plugins.stats)
             reply(r) { w in w.key(literal: "text"); w.string(text) }
         }
     }
@@ -196,6 +199,10 @@ extension TabService {
             w.key(literal: "bar"); ReplyEncoder.bar(c, &w)
         case .sidebar:
             w.key(literal: "sidebar"); ReplyEncoder.sidebar(c, &w)
+        case .updateTab(let id, _), .badge(let id, _):
+            // What changed is the tab (`changed` beside the selection reads as a new selection):
+            // its id when the command changed it, null when it was already so.
+            w.key(literal: "tab_changed"); ReplyEncoder.optionalString(outcome.changed ? id : nil, &w)
         default:
             break
         }

@@ -24,12 +24,12 @@ extension TabService {
         containers.keepChanges()
         var metadata: Logger.Metadata = [
             "state.controllers": "\(containers.controllers.count)", "state.replayed": "\(report.applied)",
-            "state.generation": "\(report.generation)", "state.seq": "\(report.lastSeq)",
+            "state.generation": "\(report.generation)", "journal.seq": "\(report.lastSeq)",
         ]
         if report.formatRead < JournalCodec.version { metadata["state.upgraded_from_format"] = "\(report.formatRead)" }
         if report.tornBytes > 0 { metadata["state.torn_bytes_cut"] = "\(report.tornBytes)" }
         if !report.setAside.isEmpty {
-            metadata["state.set_aside"] = "\(report.setAside)"
+            metadata["state.set_aside"] = .array(report.setAside.map { .string("\($0)") })
             metadata["state.lost_records"] = "\(report.lostRecords)"
             metadata["state.lost_controllers"] = "\(report.lostControllers)"
         }

@@ -33,18 +33,22 @@ extension TabService {
         switch result {
         case .success(let report):
             var metadata: Logger.Metadata = [
-                "plugins": "\(plugins.plugins.filter(\.loaded).map(\.name))",
-                "changed": "\(report.changed)",
+                "plugins": .array(plugins.plugins.filter(\.loaded).map { .string($0.name) }),
+                "changed": .array(report.changed.map { .string($0) }),
             ]
-            if !report.restartRequired.isEmpty { metadata["restart_required"] = "\(report.restartRequired)" }
-            if !report.refused.isEmpty { metadata["plugins.refused"] = "\(report.refused.map(\.plugin))" }
+            if !report.restartRequired.isEmpty { metadata["restart_required"] = .array(report.restartRequired.map { .string($0) }) }
+            if !report.refused.isEmpty { metadata["plugins.refused"] = .array(report.refused.map { .string($0.plugin) }) }
             logger.notice("configuration reloaded", metadata: metadata)
             if !report.restartRequired.isEmpty {
                 logger.warning("settings changed that only a restart applies; their running values stay until then",
-                               metadata: ["restart_required": .string(report.restartRequired.joined(separator: ","))])
+                               metadata: ["restart_required": .array(report.restartRequired.map { .string($0) })])
             }
         case .failure(let error):
-            logger.error("reload failed; nothing changed, the running configuration stays", metadata: ["error": "\(error)"])
+            logger.error("reload failed; nothing changed, the running configuration stays", metadata: ["problems": .array(error.problems.map { .string($0.description) })])
+        }
+        switch result {
+        case .success: stats.reloads.record(nil)
+        case .failure(let error): stats.reloads.record(error.problems.map(\.description))
         }
         onReload(.end(ok: (try? result.get()) != nil))
         return result
@@ -105,8 +109,9 @@ extension TabService {
         switch reload() {
         case .success(let r): report = r
         case .failure(let error):
+            // One sentence; the problems, each once, in `problems`.
             let n = error.problems.count
-            throw ProtocolError(.internal, "reload refused, nothing changed and the running configuration stays: \(n == 1 ? "" : "\(n) problems: ")\(error)",
+            throw ProtocolError(.configInvalid, "reload refused: \(config.path ?? "the configuration") has \(n) problem\(n == 1 ? "" : "s"); nothing changed and the running configuration stays until it is fixed and reloaded",
                                 lists: [("problems", error.problems.map(\.description))])
         }
         reply(r) { w in

@@ -22,7 +22,6 @@ extension TabService {
     }
 
     public func connection(_ connection: Connection, refused reason: InputRefusal) {
-        stats.errors += 1
         let error = switch reason {
         case .lineTooLong:
             ProtocolError(.tooLarge, "the request line is longer than \(config.maxLineBytes) bytes (limits.max_line_bytes); the connection will be closed")
@@ -31,6 +30,7 @@ extension TabService {
         case .overBudget:
             ProtocolError(.overloaded, "all clients together hold more than tabd allows them (five eighths of limits.memory_budget_bytes, \(config.memoryBudgetBytes / 8 * 5) of \(config.memoryBudgetBytes) bytes) and this connection held the most of those not taking their replies; it will be closed")
         }
+        stats.countError(error.code)
         let reply = ReplyEncoder.failure(id: nil, error)
         connection.send(reply)
         if turnOpen {
@@ -77,7 +77,7 @@ extension TabService {
             switch result {
             case .failure(let error):
                 name = ServiceStats.invalid
-                stats.errors += 1
+                stats.countError(error.code)
                 ReplyEncoder.failure(id: id, error, into: &w)
             case .success(let request):
                 name = request.command.nameIndex

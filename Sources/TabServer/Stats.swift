@@ -15,11 +15,24 @@ struct ServiceStats {
     /// Where lines that were no request are counted (as "invalid").
     static let invalid = commandNames.count
     var errors: UInt64 = 0
+    /// Error replies by code (`ProtocolError.Code.allCases`' order).
+    private(set) var errorsByCode = [UInt64](repeating: 0, count: ProtocolError.Code.allCases.count)
+    var reloads = ReloadStatus()
     var denials: UInt64 = 0
     var eventsSent: UInt64 = 0
     var connectionsAccepted: UInt64 = 0
     /// Turns (or changes outside a turn) whose records could not be written: undone and refused.
     var storageFaults: UInt64 = 0
+
+    mutating func countError(_ code: ProtocolError.Code) {
+        errors += 1
+        errorsByCode[ProtocolError.Code.allCases.firstIndex(of: code)!] += 1
+    }
+
+    /// Error replies by code, every code (0 for those not sent).
+    var errorCounts: [(code: String, count: UInt64)] {
+        zip(ProtocolError.Code.allCases, errorsByCode).map { ($0.rawValue, $1) }
+    }
 
     @inline(__always)
     mutating func record(_ command: Int, nanos: UInt64) {
@@ -60,6 +73,10 @@ struct ServiceStats {
         let byName = histograms.sorted(by: { $0.key < $1.key })
         w.key(literal: "commands_total"); w.int(Int(byName.reduce(0) { $0 + $1.value.count }))
         w.key(literal: "errors"); w.int(Int(errors))
+        w.key(literal: "errors_by_code"); w.beginObject()
+        for (code, n) in errorCounts where n > 0 { w.key(code); w.int(Int(n)) }
+        w.endObject()
+        w.key(literal: "reload"); reloads.encode(&w)
         w.key(literal: "denials"); w.int(Int(denials))
         w.key(literal: "events_sent"); w.int(Int(eventsSent))
         w.key(literal: "journal"); w.beginObject()
@@ -88,4 +105,40 @@ struct ServiceStats {
         for p in plugins.stats { PluginsEncoding.stats(p, &w) }
         w.endArray()
     }
+}
+
+/// How reloads went since start: what `stats`, `metrics` and systemd's STATUS= line say. A
+/// failed reload stays "failed" until a reload succeeds (or tabd restarts): the file on disk
+/// is still the one refused, and the next start would refuse it too.
+struct ReloadStatus {
+    var successes: UInt64 = 0
+    var failures: UInt64 = 0
+    /// The start, then each successful reload.
+    var lastSuccess = Date()
+    /// The last reload, when it failed and none succeeded since: when, and its problems.
+    var failed: (at: Date, problems: [String])?
+
+    mutating func record(_ problems: [String]?) {
+        if let problems {
+            failures += 1
+            failed = (Date(), problems)
+        } else {
+            successes += 1
+            lastSuccess = Date()
+            failed = nil
+        }
+    }
+
+    /// `{"last":"ok"|"failed","successes","failures","last_success_time","failed_at","problems"}`
+    func encode(_ w: inout JSONWriter) {
+        w.beginObject()
+        w.key(literal: "last"); w.string(failed == nil ? "ok" : "failed")
+        w.key(literal: "successes"); w.int(Int(successes))
+        w.key(literal: "failures"); w.int(Int(failures))
+        w.key(literal: "last_success_time"); w.string(RFC3339.string(lastSuccess))
+        w.key(literal: "failed_at"); ReplyEncoder.optionalString(failed.map { RFC3339.string($0.at) }, &w)
+        w.key(literal: "problems"); ReplyEncoder.strings(failed?.problems ?? [], &w)
+        w.endObject()
+    }
+
 }

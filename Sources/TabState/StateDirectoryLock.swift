@@ -14,9 +14,12 @@ public final class StateDirectoryLock {
     /// Creates `directory` (mode 0750) when it is missing and takes its lock. Throws a
     /// `StateError` whose sentence names the directory and the pid holding it when another
     /// process has it.
+    /// The lock file's name in the state directory.
+    public static let fileName = "lock"
+
     public init(directory: String) throws {
         self.directory = directory
-        path = (directory as NSString).appendingPathComponent("lock")
+        path = (directory as NSString).appendingPathComponent(Self.fileName)
         try Self.makeDirectory(directory)
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
         guard fd >= 0 else {

@@ -1,6 +1,5 @@
 // tabctl: talk to tabd from a shell. Prints the result JSON; errors go to stderr.
-// Exit codes: 0 ok, 1 tabd answered with an error, 3 tabd could not be reached,
-// 64 usage error (swift-argument-parser's).
+// Exit statuses: TabctlExit (TabProtocol/ExitStatus.swift), the one table of them.
 
 import ArgumentParser
 import CLinux
@@ -26,9 +25,10 @@ struct Connection {
         }
         let ok = address.withSockaddr { connect(fd, $0, $1) }
         guard ok == 0 else {
-            let reason = String(cString: strerror(errno))
+            let code = errno
+            let reason = String(cString: strerror(code))
             close(fd)
-            throw Failure.unreachable(reason)
+            throw code == EACCES || code == EPERM ? Failure.denied(reason) : Failure.unreachable(reason)
         }
     }
 
@@ -62,8 +62,10 @@ struct Connection {
 
 enum Failure: Error, CustomStringConvertible {
     case unreachable(String)
+    /// connect(2) refused for the socket's permissions (EACCES).
+    case denied(String)
     var description: String {
-        switch self { case .unreachable(let s): return s }
+        switch self { case .unreachable(let s), .denied(let s): return s }
     }
 }
 
@@ -73,11 +75,15 @@ enum Failure: Error, CustomStringConvertible {
 struct Common: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "tabd's socket (default: $TABD_SOCKET, else /run/tabd/tabd.sock; never one in the current directory).",
-        valueName: "path"))
+        valueName: "path"), completion: .file())
     var socket: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("The controller to address (default main).", valueName: "name"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("The controller to address (default main; watch: only this controller's events, default every controller's).", valueName: "name"),
+            completion: .custom { words, _, prefix in Completion.controllers(words, prefix) })
     var controller: String?
+
+    @Flag(help: "Print a result as one line of JSON, also on a terminal (where it is indented and coloured otherwise).")
+    var json = false
 
     /// The socket tabd listens on when installed (systemd's tabd.socket).
     static let systemSocket = "/run/tabd/tabd.sock"
@@ -104,17 +110,26 @@ struct Common: ParsableArguments {
     }
 
     func roundTrip(_ line: String) throws {
-        try Common.report(exchange(line))
+        try Common.report(exchange(line), oneLine: json)
     }
 
     /// A connection to tabd; exit 3 when it cannot be reached.
     func connect() throws -> Connection {
         let (path, origin) = socketChoice
-        do { return try Connection(path: path) } catch {
+        do { return try Connection(path: path) } catch Failure.denied(let reason) {
+            // The socket is there, its mode keeps this user out: say which group lets one in.
+            var st = stat()
+            let group = stat(path, &st) == 0 ? getgrgid(st.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
+            let text = "tabctl: cannot connect to \(path) (\(origin)): \(reason): "
+                + (group.map { "the socket is for the members of group \($0); join it (sudo usermod -aG \($0) $USER, then log in again) or ask an administrator" }
+                    ?? "this user may not use the socket")
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+            throw ExitCode(TabctlExit.unreachable.code)
+        } catch {
             var text = "tabctl: cannot connect to \(path) (\(origin)): \(error); is tabd running?"
             if origin == Self.defaultOrigin { text += " Set --socket or TABD_SOCKET to use another socket." }
             FileHandle.standardError.write(Data((text + "\n").utf8))
-            throw ExitCode(3)
+            throw ExitCode(TabctlExit.unreachable.code)
         }
     }
 
@@ -138,21 +153,30 @@ struct Common: ParsableArguments {
         return reply
     }
 
-    /// Prints a reply's result (stdout) or error (stderr, exit 1).
-    static func report(_ reply: String) throws {
+    /// Prints a reply's result (stdout: indented and coloured on a terminal, unless
+    /// `oneLine`) or error (stderr, exit 1).
+    static func report(_ reply: String, oneLine: Bool = false) throws {
         guard case .object(let o)? = try? JSONParser.parse(reply) else {
             print(reply)
             return
         }
         if case .bool(true)? = o["ok"] {
-            print((o["result"] ?? .object(JSONObject([]))).jsonString)
+            print(Output.text(o["result"] ?? .object(JSONObject([])), oneLine: oneLine))
             return
         }
         if case .object(let e)? = o["error"] {
             var text = "tabctl: \(e["code"].map(stringValue) ?? "error"): \(e["message"].map(stringValue) ?? reply)"
-            for (k, v) in e where k != "code" && k != "message" { text += "\n  \(k): \(stringValue(v))" }
+            for (k, v) in e where k != "code" && k != "message" {
+                // A list (a refused reload's problems): one item a line, each once.
+                if case .array(let items) = v {
+                    text += "\n  \(k):"
+                    for item in items { text += "\n    \(stringValue(item))" }
+                } else {
+                    text += "\n  \(k): \(stringValue(v))"
+                }
+            }
             FileHandle.standardError.write(Data((text + "\n").utf8))
-            throw ExitCode(1)
+            throw ExitCode(TabctlExit.errorReply.code)
         }
         print(reply)
     }
@@ -197,19 +221,25 @@ struct Tabctl: ParsableCommand {
         discussion: """
             The options --socket and --controller may come before or after the subcommand. \
             The socket is --socket, else $TABD_SOCKET, else \(Common.systemSocket); tabctl never \
-            looks for one in the current directory (make run prints the export TABD_SOCKET=... \
-            line for the socket it starts).
+            looks for one in the current directory.
 
             Arguments of call: \(argumentRule)
 
-            Exit codes: 0 ok, 1 tabd answered with an error, 3 tabd could not be reached, 64 usage error.
+            \(ExitStatus.summary(TabctlExit.all))
             """,
         version: TabdVersion.string,
         subcommands: [Call.self, Send.self, State.self, Show.self, Select.self, Tap.self, Badge.self, Login.self, Logout.self,
-                      Watch.self, Reload.self, Ping.self, Stats.self, Metrics.self, Plugins.self]
+                      Watch.self, Reload.self, Ping.self, Stats.self, Metrics.self, Plugins.self, Config.self]
     )
 
     @OptionGroup var common: Common
+
+    @Flag(name: .shortAndLong, help: "Interactive mode (also tabctl with no command on a terminal): type commands, JSON requests, help or quit, with history and Tab completion.")
+    var interactive = false
+
+    /// Options without a command (tabctl --json): a usage error. (-i never gets here: main
+    /// runs the interactive mode first.)
+    func run() throws { throw ValidationError("no command given") }
 
     struct Call: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -220,7 +250,8 @@ struct Tabctl: ParsableCommand {
                 Example: tabctl call set_tabs 'tabs:=[{"id":"home"},{"id":"login","title":"Log in"}]'
                 """)
         @OptionGroup var common: Common
-        @Argument(help: "The command name, e.g. state, add_tab, badge.") var cmd: String
+        @Argument(help: "The command name, e.g. state, add_tab, badge.", completion: .custom { w, _, p in Completion.commands(w, p) })
+        var cmd: String
         @Argument(help: ArgumentHelp("Arguments: key=value (a string) or key:=json (a JSON value).", valueName: "key=value|key:=json"))
         var arguments: [String] = []
         func validate() throws { _ = try arguments.map(field) }
@@ -257,7 +288,8 @@ struct Tabctl: ParsableCommand {
     struct Select: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Select a tab programmatically (no delegate): a tab id, a number (index) or 'more'.")
         @OptionGroup var common: Common
-        @Argument(help: "A tab id, an index (0 is the first tab) or more.") var target: String
+        @Argument(help: "A tab id, an index (0 is the first tab) or more.", completion: .custom { w, _, p in Completion.tabs(w, p, more: true) })
+        var target: String
         func run() throws {
             if target == "more" { return try common.request([("cmd", "select"), ("more", .bool(true))]) }
             if let i = Int(target) { return try common.request([("cmd", "select"), ("index", .int(Int64(i)))]) }
@@ -268,7 +300,8 @@ struct Tabctl: ParsableCommand {
     struct Tap: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Tap a tab as a user would (the policy plugins decide): a tab id or 'more'.")
         @OptionGroup var common: Common
-        @Argument(help: "A tab id, or more for the More item.") var target: String
+        @Argument(help: "A tab id, or more for the More item.", completion: .custom { w, _, p in Completion.tabs(w, p, more: true) })
+        var target: String
         func run() throws {
             if target == "more" { return try common.request([("cmd", "tap"), ("more", .bool(true))]) }
             try common.request([("cmd", "tap"), ("tab", .string(target))])
@@ -278,7 +311,7 @@ struct Tabctl: ParsableCommand {
     struct Badge: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Set a tab's badge; omit the value to remove it.")
         @OptionGroup var common: Common
-        @Argument(help: "The tab id.") var tab: String
+        @Argument(help: "The tab id.", completion: .custom { w, _, p in Completion.tabs(w, p, more: false) }) var tab: String
         @Argument(help: "The badge, a string (omitted: no badge).") var value: String?
         func run() throws {
             try common.request([("cmd", "badge"), ("tab", .string(tab)), ("value", value.map(JSONValue.string) ?? .null)])
@@ -323,10 +356,19 @@ struct Tabctl: ParsableCommand {
     }
 
     struct Watch: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Subscribe and print events as they come (all events when none are named).")
+        static let configuration = CommandConfiguration(
+            abstract: "Subscribe and print events as they come (all events when none are named).",
+            discussion: """
+                Without --controller, the events of every controller (and of those created later); \
+                with it, that controller's only. Without --count, watch follows until tabd goes away: \
+                it then says so and exits 3, as for a tabd it cannot reach, so that a script or a \
+                supervisor notices.
+                """)
         @OptionGroup var common: Common
-        @Argument(help: "Event names, e.g. selection_changed did_select.") var events: [String] = []
-        @Option(name: [.customShort("n"), .long], help: "Exit 0 after printing this many events (default: follow until tabd closes).")
+        @Argument(help: "Event names, e.g. selection_changed did_select (default: every event).",
+                  completion: .custom { words, _, prefix in Completion.events(words, prefix) })
+        var events: [String] = []
+        @Option(name: [.customShort("n"), .long], help: "Exit 0 after printing this many events (default: follow until tabd goes away, then exit 3).")
         var count: Int?
         func run() throws { try follow() }  // WatchEvents.swift
     }
@@ -354,10 +396,19 @@ struct Tabctl: ParsableCommand {
 
     struct Metrics: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print tabd's metrics in the OpenMetrics text format (for a scraper or a look).")
+            abstract: "Print tabd's metrics: OpenMetrics 1.0.0, or with --format prometheus the Prometheus text format 0.0.4 (node_exporter's textfile collector).")
         @OptionGroup var common: Common
+        @Option(help: ArgumentHelp("openmetrics (default) or prometheus.", valueName: "format"))
+        var format: String = MetricsFormat.openmetrics.rawValue
+        func validate() throws {
+            guard MetricsFormat(rawValue: format) != nil else {
+                throw ValidationError("--format must be \(MetricsFormat.allCases.map(\.rawValue).joined(separator: " or ")), not '\(format)'")
+            }
+        }
         func run() throws {
-            let result = try common.result(Watcher.request("metrics"))
+            // The default as `{"cmd":"metrics"}`, which every tabd answers.
+            let request = format == MetricsFormat.openmetrics.rawValue ? #"{"cmd":"metrics"}"# : #"{"cmd":"metrics","format":"\#(format)"}"#
+            let result = try common.result(request)
             guard let text = result.text("text") else {
                 FileHandle.standardError.write(Data("tabctl: tabd's metrics result has no text: \(JSONValue.object(result).jsonString)\n".utf8))
                 throw ExitCode(1)

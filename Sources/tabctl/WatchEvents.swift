@@ -7,9 +7,12 @@ import Foundation
 import Synchronization
 import TabClient
 import TabJSON
+import TabProtocol
 
 extension Tabctl.Watch {
-    /// Prints events until `count` were printed (exit 0) or tabd closes (exit 3 when fewer).
+    /// Prints events until `count` were printed (exit 0) or tabd closes the connection (exit 3,
+    /// TabctlExit.unreachable: with or without a count, a watch that tabd ended did not get
+    /// what it asked for).
     func follow() throws {
         let probe = try common.connect()  // the message and exit 3 of every command
         close(probe.fd)
@@ -35,7 +38,10 @@ extension Tabctl.Watch {
                 }
                 if let count, printed < count {
                     FileHandle.standardError.write(Data("tabctl: tabd closed the connection after \(printed) of \(count) events\n".utf8))
-                    code = 3
+                    code = TabctlExit.unreachable.code
+                } else if count == nil {
+                    FileHandle.standardError.write(Data("tabctl: tabd closed the connection (it stopped or restarted) after \(printed) event\(printed == 1 ? "" : "s")\n".utf8))
+                    code = TabctlExit.unreachable.code
                 } else {
                     code = 0
                 }
@@ -46,7 +52,7 @@ extension Tabctl.Watch {
                 code = 1
             } catch {
                 FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
-                code = 3
+                code = TabctlExit.unreachable.code
             }
             outcome.withLock { $0 = code }
         }

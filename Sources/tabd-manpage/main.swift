@@ -112,6 +112,14 @@ struct Page {
         self.section = section
     }
 
+    /// The tools' exit statuses (TabProtocol's table, which --help also prints).
+    static let exitStatuses: [String: [ExitStatus]] = ["tabd": TabdExit.all, "tabctl": TabctlExit.all]
+
+    /// A meaning as a sentence, with a full stop (not capitalised: most begin with tabd).
+    static func sentence(_ meaning: String) -> String {
+        meaning + (meaning.hasSuffix(".") ? "" : ".")
+    }
+
     static func visible(_ arguments: [ArgumentInfo]?) -> [ArgumentInfo] {
         (arguments ?? []).filter { $0.shouldDisplay && !$0.isBuiltIn }
     }
@@ -125,6 +133,8 @@ struct Page {
     }
 
     mutating func paragraphs(_ text: String?) {
+        // The exit statuses get their own section, from the same table.
+        let text = text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("Exit status: ") }.joined(separator: "\n") }
         for (i, p) in Roff.paragraphs(text).enumerated() {
             if i > 0 { lines.append(".PP") }
             lines.append(p)
@@ -168,6 +178,13 @@ struct Page {
                     paragraphs(discussion)
                 }
                 list(own)
+            }
+        }
+        if let statuses = Self.exitStatuses[name] {
+            lines.append(".SH EXIT STATUS")
+            for status in statuses {
+                lines += [".TP", "\\fB\(status.code)\\fR"]
+                lines += Roff.paragraphs(Self.sentence(status.meaning))
             }
         }
         var page = lines.joined(separator: "\n") + "\n"

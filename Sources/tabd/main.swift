@@ -4,6 +4,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TabPlugins
+import TabProtocol
 import TabServer
 
 @main
@@ -14,10 +15,13 @@ struct Tabd: ParsableCommand {
         commandName: "tabd",
         abstract: "Keeps the state of headless tab containers and answers line-delimited JSON on a Unix socket.",
         discussion: """
-            Settings come from --config (YAML, see tabd.example.yaml); flags given here override it.
+            Settings come from --config (YAML, described in tabd.yaml(5); tabd.example.yaml in \
+            tabd's documentation directory is a commented example); flags given here override it.
             Under systemd, tabd uses the socket systemd passes (LISTEN_FDS) and reports READY, \
             RELOADING, STOPPING and WATCHDOG through NOTIFY_SOCKET.
             Signals: SIGTERM/SIGINT answer what was received, then exit 0; SIGHUP reloads the config.
+
+            \(ExitStatus.summary(TabdExit.all))
             """,
         version: version
     )
@@ -50,7 +54,7 @@ struct Tabd: ParsableCommand {
     var settings: String?
 
     /// EX_CONFIG (sysexits.h): the configuration is what is wrong; the unit does not restart on it.
-    static let configExit: Int32 = 78
+    static let configExit = TabdExit.config.code
 
     /// `tabd --plugin-host …` is an isolated plugin's helper process, started by tabd itself
     /// (never by people: it is not among the options above); anything else is tabd.
@@ -123,7 +127,7 @@ struct Tabd: ParsableCommand {
             throw ExitCode(Self.configExit)
         } catch {
             logger.critical("tabd cannot start: \(error)")
-            throw ExitCode(1)
+            throw ExitCode(TabdExit.failed.code)
         }
     }
 

@@ -57,7 +57,7 @@ import Testing
         try "access:\n  admin_uids: [-1]\n".write(toFile: dir + "/tabd.yaml", atomically: true, encoding: .utf8)
         let (status, stderr) = try Self.runTabd(["--config", dir + "/tabd.yaml", "--socket", dir + "/tabd.sock", "--state-dir", dir + "/state"])
         #expect(status == 78, "EX_CONFIG: \(status): \(stderr)")
-        #expect(stderr == "critical: tabd cannot start: \(dir)/tabd.yaml:2:16: \(Self.uidSentence)\n", "\(stderr)")
+        #expect(withoutTimestamps(stderr) == "critical: tabd cannot start: \(dir)/tabd.yaml:2:16: \(Self.uidSentence)\n", "\(stderr)")
         // Refused before anything was made: no socket, no state directory.
         #expect(!FileManager.default.fileExists(atPath: dir + "/tabd.sock"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/state"))
@@ -111,9 +111,9 @@ import Testing
         try "socket_mode: \"0666\"\naccess:\n  admin_uids: [-1]\n".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
         let error = try c.error(#"{"cmd":"reload","id":7}"#)
         let message = error.string("message") ?? ""
-        #expect(message.contains(Self.uidSentence), "\(message)")
+        #expect(error.string("code") == "config_invalid")
         #expect(message.contains("nothing changed and the running configuration stays"), "\(message)")
-        #expect(error.strings("problems")?.count == 1, "\(JSONValue.object(error).jsonString)")
+        #expect(error.strings("problems")?.count == 1 && error.strings("problems")?.first?.hasSuffix(Self.uidSentence) == true, "\(JSONValue.object(error).jsonString)")
         #expect(!message.contains("\n"))
         // Still serving, on this connection and new ones, with the same state and the old config.
         #expect(tabd.process?.isRunning == true)
@@ -168,7 +168,7 @@ import Testing
         let secondSocket = first.dir + "/second.sock"
         let (status, stderr) = try Self.runTabd(["--config", first.configPath, "--socket", secondSocket, "--state-dir", first.stateDir])
         #expect(status == 1, "\(status): \(stderr)")
-        #expect(stderr == "critical: tabd cannot start: the state directory \(first.stateDir) is in use by tabd (pid \(first.pid), lock file \(first.stateDir)/lock); stop that tabd or start this one with another --state-dir\n", "\(stderr)")
+        #expect(withoutTimestamps(stderr) == "critical: tabd cannot start: the state directory \(first.stateDir) is in use by tabd (pid \(first.pid), lock file \(first.stateDir)/lock); stop that tabd or start this one with another --state-dir\n", "\(stderr)")
         #expect(!FileManager.default.fileExists(atPath: secondSocket))
         // The first is untouched: it answers, with the same state, and its files are the same bytes.
         #expect(try c.request(#"{"cmd":"state"}"#) == state)

@@ -89,7 +89,8 @@ enum DocExamples {
     }
 
     /// A directory laid out like the checkout while `make run` runs: config/run.yaml,
-    /// run/credentials (demo:demo), .build/debug → the built binaries; tabd started on it.
+    /// run/credentials (demo:demo), .build/debug and .build/run/debug (make run's) → the built
+    /// binaries; tabd started on it.
     static func checkout() throws -> (dir: String, tabd: Process) {
         let dir = temporaryDirectory("doc")
         let root = Build.packageRoot.path
@@ -99,9 +100,10 @@ enum DocExamples {
             mkdir -p config run/state .build
             cp \(root)/config/run.yaml config/
             ln -s \(Build.binDirectory.path) .build/debug
+            mkdir .build/run && ln -s \(Build.binDirectory.path) .build/run/debug
             ln -s \(root)/Sources Sources
             ln -s \(root)/Plugins Plugins
-            for f in Makefile README.md tabd.example.yaml systemd docs man clients; do ln -s \(root)/$f $f; done
+            for f in Makefile README.md BENCHMARKS.md tabd.example.yaml systemd docs man clients examples; do ln -s \(root)/$f $f; done
             printf 'demo:%s\\n' "$(openssl passwd -6 demo)" > run/credentials
             chmod 600 run/credentials
             """)
@@ -173,4 +175,5 @@ enum DocExamples {
     @Test func operations() throws { try DocExamples.check("docs/operations.md") }
     @Test func plugins() throws { try DocExamples.check("docs/plugins.md") }
     @Test func clients() throws { try DocExamples.check("docs/clients.md") }
+    @Test func examples() throws { try DocExamples.check("examples/README.md") }
 }

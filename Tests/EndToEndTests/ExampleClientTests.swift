@@ -233,4 +233,20 @@ struct MirrorStream {
         let state = try c.ok(#"{"cmd":"state"}"#)
         #expect(printed == state)
     }
+
+    /// The socket is --socket, else $TABD_SOCKET (the line `make run` prints), else the
+    /// installed service's — as for tabctl, never ./run/tabd.sock in the current directory.
+    @Test func theSocketComesFromTABDSocketNeverTheCurrentDirectory() throws {
+        let checkout = temporaryDirectory("mir")
+        defer { try? FileManager.default.removeItem(atPath: checkout) }
+        try FileManager.default.createDirectory(atPath: checkout + "/run", withIntermediateDirectories: false)
+        let tabd = try TabdProcess(dir: checkout + "/run")  // listens on ./run/tabd.sock of `checkout`
+        let script = Build.packageRoot.appendingPathComponent("examples/mirror.py").path
+        let env = try shell("cd \(checkout) && TABD_SOCKET=\(tabd.socket) python3 \(script) --once")
+        #expect(env.status == 0 && (try? object(env.output))?.string("controller") == "main", "\(env.output)")
+        if !FileManager.default.fileExists(atPath: "/run/tabd/tabd.sock") {
+            let none = try shell("cd \(checkout) && env -u TABD_SOCKET python3 \(script) --once --reconnect-seconds 0.2")
+            #expect(none.status == 1 && none.output.contains("cannot reach tabd at /run/tabd/tabd.sock"), "\(none.output)")
+        }
+    }
 }

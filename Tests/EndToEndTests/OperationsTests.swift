@@ -96,6 +96,45 @@ final class NotifySocket {
         }
     }
 
+    /// A refused reload stays visible until a reload succeeds: in the STATUS= line after the
+    /// reload and in the periodic one 10 s later (the file on disk is still the refused one),
+    /// in `stats` and in the metrics; the reply is `config_invalid` and tabctl prints each
+    /// problem once. A good reload clears it.
+    @Test func aRefusedReloadStaysInTheStatusUntilAReloadSucceeds() throws {
+        let dir = temporaryDirectory("rst")
+        let notify = try NotifySocket(abstract: false, dir: dir)
+        var env = Self.environment
+        env["NOTIFY_SOCKET"] = notify.address
+        let tabd = try TabdProcess(dir: dir, environment: env)
+        _ = notify.wait(for: "READY=1")
+        try "limits:\n  max_tabz: 5\n  max_tabs: 0\n".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        let reload = try shell("\(Build.tabctl) reload --socket \(tabd.socket)")
+        #expect(reload.status == TabctlExit.errorReply.code, "\(reload.output)")
+        #expect(reload.output.hasPrefix("tabctl: config_invalid: reload refused: \(tabd.configPath) has 2 problems; "), "\(reload.output)")
+        for problem in ["\(tabd.configPath):2:3: unknown setting 'limits.max_tabz'", "\(tabd.configPath):3:13: limits.max_tabs must be"] {
+            #expect(reload.output.components(separatedBy: problem).count == 2, "each problem once: \(reload.output)")
+        }
+        let after = notify.wait(for: "READY=1").last ?? ""
+        #expect(after.contains("was refused (2 problems"), "\(after)")
+        // The periodic STATUS= line (every 10 s) still says so.
+        let periodic = notify.wait(for: "STATUS=serving", timeout: 15).last ?? ""
+        #expect(periodic.contains("STATUS=serving with the previous configuration: the reload at ") && periodic.contains("was refused (2 problems"), "\(periodic)")
+        let c = try tabd.client()
+        let stats = try #require(try c.ok(#"{"cmd":"stats"}"#).object("reload"))
+        #expect(stats.string("last") == "failed" && stats.int("failures") == 1 && stats.int("successes") == 0, "\(stats)")
+        #expect(stats.strings("problems")?.count == 2 && stats.string("failed_at")?.hasSuffix("Z") == true, "\(stats)")
+        let metrics = try #require(try c.ok(#"{"cmd":"metrics"}"#).string("text"))
+        #expect(metrics.contains("tabd_last_reload_successful 0\n") && metrics.contains("tabd_reload_total{result=\"failure\"} 1\n"), "\(metrics)")
+        // Fixed: the next reload clears it.
+        try "".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        try c.ok(#"{"cmd":"reload"}"#)
+        let fixed = notify.wait(for: "READY=1").last ?? ""
+        #expect(fixed.contains("STATUS=serving ") && !fixed.contains("refused"), "\(fixed)")
+        let cleared = try #require(try c.ok(#"{"cmd":"stats"}"#).object("reload"))
+        #expect(cleared.string("last") == "ok" && cleared.int("successes") == 1 && cleared.isNull("failed_at"), "\(cleared)")
+        #expect(tabd.stop() == 0)
+    }
+
     @Test func watchdogPingsAtHalfTheInterval() throws {
         let dir = temporaryDirectory("wd")
         let notify = try NotifySocket(abstract: false, dir: dir)
@@ -253,7 +292,7 @@ final class NotifySocket {
                      "usr/lib/tabd/plugins/libOrientationRules.so", "usr/include/tabd/policy.h",
                      "usr/lib/pkgconfig/tabd-policy.pc", "usr/lib/systemd/system/tabd.service",
                      "usr/lib/systemd/system/tabd.socket", "usr/lib/sysusers.d/tabd.conf",
-                     "usr/lib/tmpfiles.d/tabd.conf", "etc/tabd/tabd.yaml", "usr/share/doc/tabd/README.md",
+                     "usr/lib/tmpfiles.d/tabd.conf", "etc/tabd/tabd.yaml", "usr/share/doc/tabd/README.md", "usr/share/doc/tabd/tabd.example.yaml",
                      "usr/share/man/man1/tabctl.1", "usr/share/man/man5/tabd.yaml.5", "usr/share/man/man8/tabd.8",
                      "usr/share/bash-completion/completions/tabctl", "usr/share/zsh/site-functions/_tabctl",
                      "usr/share/fish/vendor_completions.d/tabctl.fish"] {
@@ -266,7 +305,7 @@ final class NotifySocket {
         #expect(plugindir.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("/usr/lib/tabd/plugins"), "\(plugindir.output)")
         let work = temporaryDirectory("author")
         let build = try shell("""
-            cp \(destdir)/usr/share/doc/tabd/hello.c \(work)/ && cd \(work) && \
+            cp \(destdir)/usr/share/doc/tabd/docs/hello.c \(work)/ && cd \(work) && \
             cc -shared -fPIC $(\(pc) pkg-config --cflags tabd-policy) hello.c -o hello.so
             """)
         #expect(build.status == 0, "\(build.output)")
@@ -287,6 +326,29 @@ final class NotifySocket {
         #expect(un.status == 0, "\(un.output)")
         let left = try shell("cd \(destdir) && find . -type f | sort").output.split(separator: "\n")
         #expect(left == ["./etc/tabd/credentials", "./etc/tabd/tabd.yaml"], "left behind: \(left)")
+    }
+
+    /// The installed docs keep the source tree's layout: every relative link of every
+    /// installed Markdown file leads to an installed file (and an anchor to its heading).
+    @Test func installedDocsLinksWork() throws {
+        let destdir = try Self.install()
+        let doc = destdir + "/usr/share/doc/tabd"
+        let files = try shell("cd \(doc) && find . -name '*.md' | sort").output.split(separator: "\n").map { String($0.dropFirst(2)) }
+        #expect(files.contains("README.md") && files.contains("docs/operations.md") && files.contains("examples/README.md"), "\(files)")
+        var links = 0
+        for file in files {
+            let text = try String(contentsOfFile: doc + "/" + file, encoding: .utf8)
+            let base = (file as NSString).deletingLastPathComponent
+            for m in text.matches(of: #/\]\(([^)\s]+)\)/#) {
+                let target = String(m.output.1)
+                if target.hasPrefix("http") || target.hasPrefix("#") || target.hasPrefix("mailto:") { continue }
+                links += 1
+                let path = String(target.split(separator: "#", maxSplits: 1)[0])
+                let resolved = ((doc + "/" + base) as NSString).appendingPathComponent(path)
+                #expect(FileManager.default.fileExists(atPath: resolved), "\(file) links to \(target), not installed")
+            }
+        }
+        #expect(links > 5)
     }
 
     /// `make install` writes tabd(8) and tabctl(1) from the parsers of the binaries it
@@ -322,6 +384,16 @@ final class NotifySocket {
         for text in ["--socket path", "--controller name", "TABD_SOCKET", "key:=json", "EXIT STATUS", "tabd " + TabdVersion.string] {
             #expect(tabctl.contains(text), "tabctl(1) lacks \(text)")
         }
+        // EXIT STATUS from the table --help prints too: every status with its meaning, once.
+        for (page, table) in [(tabd, TabdExit.all), (tabctl, TabctlExit.all)] {
+            let flat = page.replacing(#/\s+/#, with: " ")
+            #expect(flat.components(separatedBy: " EXIT STATUS ").count == 2, "one EXIT STATUS section")
+            for status in table {
+                let words = status.meaning.split(separator: " ").prefix(8).joined(separator: " ")
+                #expect(flat.contains(" \(status.code) \(words)"), "\(status.code): \(words)")
+            }
+        }
+        #expect(!tabd.contains("tabd.example.yaml in the current") && !tabctl.contains("make run"), "no make run in tabctl(1)")
         for option in ["--config", "--socket", "--state-dir", "--fsync", "--log-level", "--repair", "--check-config", "--version"] {
             #expect(tabd.contains(option), "tabd(8) lacks \(option)")
         }
@@ -335,7 +407,7 @@ final class NotifySocket {
         })
         #expect(keys.count > 30 && keys.contains("memory_budget_bytes") && keys.contains("tap_pops"), "\(keys.sorted())")
         for key in keys.sorted() { #expect(yaml.contains(key), "tabd.yaml(5) does not describe \(key)") }
-        #expect(!yaml.contains("/usr/local") && yaml.contains("/usr/share/doc/tabd/plugins.md"), "PREFIX=/usr is filled in")
+        #expect(!yaml.contains("/usr/local") && yaml.contains("/usr/share/doc/tabd/docs/plugins.md"), "PREFIX=/usr is filled in")
         // man:tabd(8) and man:tabd.yaml(5) are the unit's documentation.
         let service = try String(contentsOfFile: destdir + "/usr/lib/systemd/system/tabd.service", encoding: .utf8)
         #expect(service.contains("Documentation=man:tabd(8) man:tabd.yaml(5)\n"), "\(service)")

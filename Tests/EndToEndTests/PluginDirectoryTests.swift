@@ -62,7 +62,7 @@ extension PluginEndToEndTests {
         #expect(try c.error(#"{"cmd":"tap","tab":"b"}"#).string("plugin") == "kept", "the plugin that loaded is consulted")
         tabd.stop()
 
-        let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", tabd.configPath])
+        let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", tabd.configPath, "--socket", tabd.socket])
         #expect(check.status == 0, "\(check.stderr)")
         for (file, sentence) in expected {
             #expect(check.stderr.contains(": warning: plugin '\(file)' (\(file)) would not run: \(sentence)\n"), "\(check.stderr)")
@@ -83,7 +83,7 @@ extension PluginEndToEndTests {
         let start = try ConfigAndLockTests.runTabd(["--config", base + "/tabd.yaml", "--socket", base + "/s", "--state-dir", base + "/state"])
         #expect(start.status == 78, "\(start.stderr)")
         #expect(start.stderr.contains(sentence), "\(start.stderr)")
-        let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", base + "/tabd.yaml"])
+        let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", base + "/tabd.yaml", "--socket", base + "/s"])
         #expect(check.status == 78)
         #expect(check.stderr == "\(base)/tabd.yaml:4:7: error: required plugin 'gate.so' (gate.so) cannot run: \(sentence)\ntabd: \(base)/tabd.yaml cannot start: 1 error\n", "\(check.stderr)")
     }
@@ -111,7 +111,7 @@ extension PluginEndToEndTests {
         #expect(errors.count == 5, "good.so loads: \(errors)")
         tabd.stop()
 
-        let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", tabd.configPath])
+        let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", tabd.configPath, "--socket", tabd.socket])
         #expect(check.status == 0, "\(check.stderr)")
         let reported = check.stderr.split(separator: "\n").compactMap { line in line.range(of: ": warning: ").map { String(line[$0.upperBound...]) } }
         #expect(reported.sorted() == errors.map { "plugin '\($0.key)' (\($0.key)) would not run: \($0.value)" }.sorted(), "\(check.stderr)")

@@ -35,7 +35,7 @@ import TabProtocol
         for (load, sentence) in cases {
             let path = dir + "/tabd.yaml"
             try "state_dir: \(dir)/state\nplugins:\n  directories: \(dirs)\n  load:\n\(load)".write(toFile: path, atomically: true, encoding: .utf8)
-            let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+            let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path, "--socket", dir + "/s"])
             #expect(check.status == 78, "\(load): \(check.stderr)")
             #expect(check.stderr.hasPrefix("\(path):5:7: error: "), "\(check.stderr)")
             #expect(check.stderr.contains(sentence), "\(check.stderr)")
@@ -66,10 +66,54 @@ import TabProtocol
 
             """, "\(check.stderr)")
         // Fixed values; what remains is what only the start environment shows: the group.
-        try "socket_group: no-such-group-here\nstate_dir: \(dir)/state\n".write(toFile: path, atomically: true, encoding: .utf8)
+        // Each at its line too.
+        try "socket_group: no-such-group-here\nstate_dir: \(path)/state\nsocket: \(dir)/none/tabd.sock\n".write(toFile: path, atomically: true, encoding: .utf8)
         let again = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
         #expect(again.status == 78)
-        #expect(again.stderr.contains("\(path): error: socket_group 'no-such-group-here' does not exist"), "\(again.stderr)")
+        #expect(again.stderr.contains("\(path):1:15: error: socket_group 'no-such-group-here' does not exist"), "\(again.stderr)")
+        #expect(again.stderr.contains("\(path):2:12: error: state_dir \(path)/state does not exist"), "\(again.stderr)")
+        #expect(again.stderr.contains("\(path):3:9: error: the directory of socket \(dir)/none/tabd.sock, \(dir)/none, does not exist"), "\(again.stderr)")
+    }
+
+    /// --check-config finds what a start finds: a socket directory that is not there (the
+    /// start would fail to bind) is an error, an empty credentials file (the start warns
+    /// that nobody can log in) a warning; and a refused start leaves nothing it created.
+    @Test func checkConfigFindsTheSocketDirectoryAndEmptyCredentialsAndARefusedStartLeavesNothing() throws {
+        let dir = temporaryDirectory("chk2")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/tabd.yaml"
+        let empty = dir + "/credentials"
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        chmod(empty, 0o600)
+        try "socket: \(dir)/run/tabd.sock\nstate_dir: \(dir)/state\n".write(toFile: path, atomically: true, encoding: .utf8)
+        var check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+        #expect(check.status == 78 && check.stderr.contains("\(path):1:9: error: the directory of socket \(dir)/run/tabd.sock, \(dir)/run, does not exist"), "\(check.stderr)")
+        let start = try ConfigAndLockTests.runTabd(["--config", path])
+        #expect(start.status != 0, "the start fails as the check said: \(start.stderr)")
+        try FileManager.default.createDirectory(atPath: dir + "/run", withIntermediateDirectories: false)
+        try ("socket: \(dir)/run/tabd.sock\nstate_dir: \(dir)/state\n" + Plugins.config(Plugins.loginGate(credentials: empty)))
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stderr.contains("warning: plugin 'login-gate' warns: \(empty) lists no user: nobody can log in"), "\(check.stderr)")
+        #expect(check.stderr.contains("configuration OK with 1 warning"), "\(check.stderr)")
+        // A connection limit the open file limit cannot serve: the start's warning, here too.
+        try ("socket: \(dir)/run/tabd.sock\nstate_dir: \(dir)/state\nlimits:\n  max_connections: 1048576\n").write(toFile: path, atomically: true, encoding: .utf8)
+        check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+        #expect(check.status == 0 && check.stderr.contains("\(path):4:20: warning: limits.max_connections (1048576) is more than the open file limit allows"), "\(check.stderr)")
+
+        // A required plugin refused: exit 78, and no state directory, lock or plugin page left.
+        try? FileManager.default.removeItem(atPath: dir + "/state")
+        try ("socket: \(dir)/run/tabd.sock\nstate_dir: \(dir)/state/deeper\nplugins:\n  load:\n    - path: libAbsent.so\n      required: true\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let refused = try ConfigAndLockTests.runTabd(["--config", path])
+        #expect(refused.status == 78, "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state"), "the refused start left \(dir)/state")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/run/tabd.sock"))
+        // Into a state directory that exists: its lock and plugin page go, the directory stays.
+        try FileManager.default.createDirectory(atPath: dir + "/state/deeper", withIntermediateDirectories: true)
+        #expect(try ConfigAndLockTests.runTabd(["--config", path]).status == 78)
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/deeper")) == [], "left behind")
     }
 
     // MARK: reload
@@ -95,8 +139,9 @@ import TabProtocol
 
         try Self.gateConfig(dir + "/gone").write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
         let error = try c.error(#"{"cmd":"reload"}"#)
-        #expect(error.string("code") == "internal")
-        #expect(error.string("message")?.hasPrefix("reload refused, nothing changed and the running configuration stays: \(tabd.configPath):4:7: required plugin 'login-gate'") == true, "\(JSONValue.object(error).jsonString)")
+        #expect(error.string("code") == "config_invalid")
+        #expect(error.string("message") == "reload refused: \(tabd.configPath) has 1 problem; nothing changed and the running configuration stays until it is fixed and reloaded", "\(JSONValue.object(error).jsonString)")
+        #expect(error.strings("problems")?.first?.hasPrefix("\(tabd.configPath):4:7: required plugin 'login-gate'") == true, "\(JSONValue.object(error).jsonString)")
         #expect(error.strings("problems")?.first?.contains("init failed: cannot read credentials_file \(dir)/gone") == true, "\(JSONValue.object(error).jsonString)")
 
         try c.ok(#"{"cmd":"tap","tab":"mail"}"#)
@@ -171,7 +216,7 @@ import TabProtocol
         // The old code runs: it allows.
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
         try c.ok(#"{"cmd":"tap","tab":"b"}"#)
-        #expect(tabd.log.contains("restart_required=fsync"), "\(tabd.log)")
+        #expect(tabd.log.contains(#"restart_required=["fsync"]"#), "\(tabd.log)")
         #expect(tabd.stop() == 0)
     }
 
@@ -188,7 +233,11 @@ import TabProtocol
         let journal = "JOURNAL_STREAM=\(st.st_dev):\(st.st_ino)"
         for (env, prefix) in [(journal, "<5>tabd ready"), ("JOURNAL_STREAM=1:2", "notice: tabd ready"), ("", "notice: tabd ready")] {
             let r = try shell("\(env) timeout -s TERM 1 \(Build.tabd) --socket \(dir)/s --state-dir \(dir)/st 2>>\(log); tail -n 4 \(log); : > \(log)")
-            #expect(r.output.contains("\n" + prefix) || r.output.hasPrefix(prefix), "\(env): \(r.output)")
+            let output = withoutTimestamps(r.output)
+            #expect(output.contains("\n" + prefix) || output.hasPrefix(prefix), "\(env): \(r.output)")
+            // On the journal journald adds the time; elsewhere each line starts with it (RFC 3339, UTC).
+            let stamped = r.output.split(separator: "\n").allSatisfy { $0.wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z [a-z]+: .*/#) != nil }
+            #expect(stamped == !env.hasPrefix("JOURNAL_STREAM=\(st.st_dev)"), "\(env): \(r.output)")
         }
         // A plugin's log line with a newline in it (the login gate logs the user name of a
         // failed login).
@@ -199,6 +248,17 @@ import TabProtocol
         let lines = tabd.log.split(separator: "\n")
         #expect(lines.contains { $0.contains(#"eve\nforged line"#) }, "\(tabd.log)")
         #expect(!lines.contains { $0.hasPrefix("forged line") }, "\(tabd.log)")
+    }
+
+    /// A list value is a JSON array in the log: `plugins=["login-gate"]`.
+    @Test func listValuesAreJSONArraysInTheLog() throws {
+        let dir = temporaryDirectory("jla")
+        let credentials = try Plugins.credentials(in: dir)
+        let tabd = try TabdProcess(config: Self.gateConfig(credentials), dir: dir)
+        try tabd.client().ok(#"{"cmd":"reload"}"#)
+        #expect(tabd.stop() == 0)
+        #expect(tabd.log.contains(#"configuration reloaded changed=[] plugins=["login-gate"]"#), "\(tabd.log)")
+        #expect(tabd.log.contains("journal.seq=") && !tabd.log.contains("state.seq="), "\(tabd.log)")
     }
 
     // MARK: first start

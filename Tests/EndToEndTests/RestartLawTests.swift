@@ -600,7 +600,7 @@ struct RequestGenerator {
         return Set(Kind.allCases.map { g.draft($0, "main").cmd }).union(additionCommands)
     }
 
-    static let additionCommands: Set<String> = ["set_hidden", "reorder", "sidebar", "metrics"]
+    static let additionCommands: Set<String> = ["set_hidden", "reorder", "sidebar", "metrics", "config"]
 
     /// Commands and fields PROTOCOL.md adds beyond docs/protocol.md (R13 and the rest): sent
     /// too, answered however tabd answers them — whatever they do must survive as well.
@@ -625,7 +625,12 @@ struct RequestGenerator {
             d.cmd = "sidebar"
             d.fields = [("visible", .bool(rng.chance(0.5)))]
         case 5:
-            d.cmd = "metrics"
+            // Read only, whatever they answer: metrics in either format, the configuration.
+            switch rng.below(3) {
+            case 0: d.cmd = "metrics"
+            case 1: d.cmd = "metrics"; d.fields = [("format", jstring("prometheus"))]
+            default: d.cmd = "config"
+            }
         default:
             d = draft(.addTab, c)
             if case .object(var t)? = d.fields.first?.1 {

@@ -172,37 +172,13 @@ import Testing
     /// echoing it (a pseudo-terminal stands in for the user's).
     @Test func loginOnATerminalAsksAndDoesNotEcho() throws {
         let tabd = try Self.gated()
-        let typist = #"""
-            import os, pty, select, sys, time
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.execv(sys.argv[1], [sys.argv[1], "login", "demo", "--socket", sys.argv[2]])
-            out = b""
-            def read(until, seconds=20):
-                global out
-                end = time.time() + seconds
-                while until not in out and time.time() < end:
-                    if select.select([fd], [], [], 0.1)[0]:
-                        try:
-                            chunk = os.read(fd, 4096)
-                        except OSError:
-                            return
-                        if not chunk:
-                            return
-                        out += chunk
-            read(b"Password for demo: ")
-            time.sleep(0.2)  # echo goes off just after the prompt
-            os.write(fd, b"demo\n")
-            read(b"\x00")  # to the end
-            status = os.waitpid(pid, 0)[1]
-            sys.stdout.write(out.decode(errors="replace") + "\nexit %d\n" % os.waitstatus_to_exitcode(status))
-            """#
-        let script = tabd.dir + "/typist.py"
-        try typist.write(toFile: script, atomically: true, encoding: .utf8)
-        let r = try shell("python3 \(script) \(Build.tabctl) \(tabd.socket)")
+        let typed = try TabctlOperatorTests.onTerminal(["login", "demo", "--socket", tabd.socket], keys: [("Password for demo: ", "demo\n")], in: tabd.dir)
+        let r = (status: typed.status, output: typed.screen + "\nexit \(typed.status)\n")
         #expect(r.output.hasSuffix("exit 0\n"), "\(r.output)")
         #expect(r.output.contains("Password for demo: "), "\(r.output)")
-        #expect(r.output.contains(#"{"plugin":"login-gate","value":{"user":"demo"}}"#), "\(r.output)")
+        // A terminal: the result indented (and coloured unless NO_COLOR).
+        let plain = r.output.replacing(#/\x1B\[[0-9;]*m/#, with: "")
+        #expect(plain.contains("\"plugin\": \"login-gate\",\r\n  \"value\": {\r\n    \"user\": \"demo\""), "\(r.output)")
         // "demo" appears in the prompt and the result only: the typed password was not echoed.
         let afterPrompt = r.output.components(separatedBy: "Password for demo: ").last ?? ""
         #expect(!afterPrompt.hasPrefix("demo"), "the password was echoed: \(r.output)")

@@ -61,6 +61,7 @@ struct FastRequestTests {
             #"{"cmd":"sidebar","visible":true}"#, #"{"cmd":"subscribe"}"#, #"{"cmd":"unsubscribe"}"#,
             #"{"cmd":"plugins"}"#, #"{"cmd":"plugin.call","plugin":"p","method":"m"}"#,
             #"{"cmd":"explain"}"#, #"{"cmd":"reload"}"#, #"{"cmd":"stats"}"#, #"{"cmd":"metrics"}"#,
+            #"{"cmd":"config"}"#,
         ]
         var named: [String] = []
         for line in lines {

@@ -6,6 +6,7 @@
 import Foundation
 import Logging
 import TabPlugins
+import TabJSON
 import Testing
 @testable import TabServer
 
@@ -274,5 +275,85 @@ import Testing
         refused("plugins:\n  load:\n    - {path: a.so, user: nobody}\n", "user applies only to isolated plugins")
         refused("plugins:\n  slow_hook_ms: 0\n", "plugins.slow_hook_ms must be an integer from 1 to 60000")
         refused("plugins:\n  quarantine_after: -1\n", "plugins.quarantine_after must be an integer from 1 to 1000")
+    }
+}
+
+/// tabd.yaml(5) describes every key the parser reads, by its name in bold, in the section of
+/// its parent (limits, access, controllers, plugins, plugins.load's items); and names no
+/// bold key the parser does not read.
+@Suite struct ConfigManPageTests {
+    static let page: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return (try? String(contentsOf: root.appendingPathComponent("man/tabd.yaml.5"), encoding: .utf8)) ?? ""
+    }()
+
+    @Test func theParserReadsTheKeysThisTestKnows() {
+        let keys = ServerConfig.keys
+        #expect(keys.count > 35, "\(keys)")
+        for key in ["socket", "state_dir", "limits.max_tabs", "controllers[].tap_pops", "plugins.load[].name", "plugins.load[].settings", "access.admin_gids"] {
+            #expect(keys.contains(key), "\(key) in \(keys)")
+        }
+    }
+
+    /// The entries (`.TP` then `.B key` or `.BR key ", " other`) between `from` and `to`.
+    static func described(from: String, to: String) -> Set<String> {
+        guard let start = page.range(of: from) else { return [] }
+        let rest = page[start.upperBound...]
+        let region = rest[..<(rest.range(of: to)?.lowerBound ?? rest.endIndex)]
+        let lines = region.split(separator: "\n", omittingEmptySubsequences: false)
+        var described: Set<String> = []
+        for (i, line) in lines.enumerated() where i > 0 && lines[i - 1] == ".TP" {
+            guard line.hasPrefix(".B ") || line.hasPrefix(".BR ") else { continue }
+            for word in line.split(separator: " ").dropFirst() where !word.contains("\"") {
+                described.insert(word.replacingOccurrences(of: "\\-", with: "-"))
+            }
+        }
+        return described
+    }
+
+    @Test func everyKeyIsDescribed() {
+        #expect(!Self.page.isEmpty)
+        // Where each kind of key is described: an item's keys in its list's part of the page.
+        let regions: [(prefix: String, described: Set<String>)] = [
+            ("plugins.load[].", Self.described(from: ".B plugins.load\n", to: ".RE")),
+            ("controllers[].", Self.described(from: ".SH CONTROLLERS", to: ".SH ")),
+            ("limits.", Self.described(from: ".SH LIMITS", to: ".SH ")),
+            ("", Self.described(from: ".SH DESCRIPTION", to: ".SH EXAMPLE")),
+        ]
+        // Sections (limits, plugins, controllers …) have their own headings.
+        let sections = Set(ServerConfig.keys.flatMap { key in
+            key.split(separator: ".").dropLast().map { String($0).replacingOccurrences(of: "[]", with: "") }
+        })
+        for key in ServerConfig.keys where !sections.contains(key) {
+            let region = regions.first { key.hasPrefix($0.prefix) }!
+            let leaf = String(key.dropFirst(region.prefix.count))
+            #expect(region.described.contains(leaf), "tabd.yaml(5) does not describe \(key)")
+        }
+        let all = regions.last!.described
+        let leaves = Set(ServerConfig.keys.flatMap { [$0, String($0.split(separator: ".").last!)] })
+        for word in all where word.allSatisfy({ $0.isLowercase || $0 == "_" || $0 == "." }) {
+            #expect(leaves.contains(word), "tabd.yaml(5) describes \(word), which the parser does not read")
+        }
+    }
+}
+
+/// `config`'s answer masks what plugin settings name as secrets, at any depth, and keeps the
+/// rest (a credentials file's name is not a secret).
+@Suite struct EffectiveConfigTests {
+    @Test func secretsAreMasked() throws {
+        let c = try ServerConfig.parse("""
+            plugins:
+              load:
+                - path: x.so
+                  settings: {credentials_file: /etc/tabd/credentials, password: hunter2, nested: {api_key: k, list: [{token: t}]}, keyboard: qwerty}
+            """, baseDirectory: "/")
+        var w = JSONWriter()
+        w.beginObject()
+        c.encodeEffective(&w)
+        w.endObject()
+        let text = String(decoding: w.bytes, as: UTF8.self)
+        for secret in ["hunter2", "\"k\"", "\"t\""] { #expect(!text.contains(secret), "\(secret) shown: \(text)") }
+        #expect(text.contains(#""settings":{"credentials_file":"/etc/tabd/credentials","password":"********","nested":{"api_key":"********","list":[{"token":"********"}]},"keyboard":"qwerty"}"#), "\(text)")
+        #expect(text.contains(#""socket_mode":"0660""#) && text.contains(#""file":null"#), "\(text)")
     }
 }

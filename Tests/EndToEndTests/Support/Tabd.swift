@@ -296,3 +296,13 @@ extension Build {
         return define("TABD_POLICY_ABI_MAJOR") + "." + define("TABD_POLICY_ABI_MINOR")
     }()
 }
+
+/// A log line without the RFC 3339 timestamp tabd writes when stderr is not the journal.
+func withoutTimestamp<S: StringProtocol>(_ line: S) -> String {
+    String(line).replacing(#/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /#, with: "")
+}
+
+/// Log text with each line's timestamp taken away.
+func withoutTimestamps(_ text: String) -> String {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map(withoutTimestamp).joined(separator: "\n")
+}

@@ -53,7 +53,7 @@
  *
  * The guide is plugins.md, and hello.c is a commented plugin using most hooks and host
  * functions: both are installed in tabd's documentation directory (`make install`:
- * <prefix>/share/doc/tabd/plugins.md and hello.c; in the source, docs/plugins.md and
+ * <prefix>/share/doc/tabd/docs/plugins.md and hello.c; in the source, docs/plugins.md and
  * Plugins/examples/hello.c).
  */
 #ifndef TABD_POLICY_H
