@@ -8,9 +8,11 @@
 //   - a refusal lists at least one problem, each one line naming the file, and a line
 //     inside the text when it gives one (a line as YAML counts them: CR, LF, CR LF, NEL, LS
 //     and PS each end one, as libyaml's marks do);
-//   - a configuration that loads loads again the same from the same text.
+//   - a configuration that loads loads again the same from the same text (as the effective
+//     configuration `tabctl config` prints renders it).
 
 import FuzzDriver
+import TabJSON
 import TabServer
 
 func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -19,7 +21,9 @@ func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do {
         let config = try ServerConfig.parse(text, baseDirectory: "/nonexistent/fuzz", file: "fuzz.yaml")
         let again = try ServerConfig.parse(text, baseDirectory: "/nonexistent/fuzz", file: "fuzz.yaml")
-        require(String(describing: config) == String(describing: again), "the same text loads two different configurations")
+        // Compared as `tabctl config` renders them (String(describing:) lists dictionaries in
+        // an order that differs between two equal ones).
+        require(rendered(config) == rendered(again), "the same text loads two different configurations")
     } catch let error as ConfigError {
         require(!error.problems.isEmpty, "a config error without a problem")
         for p in error.problems {
@@ -31,6 +35,12 @@ func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         fatalError("the loader threw something other than a ConfigError: \(error)")
     }
     return 0
+}
+
+private func rendered(_ c: ServerConfig) -> [UInt8] {
+    var w = JSONWriter()
+    c.encodeEffective(&w)
+    return w.bytes
 }
 
 /// How many lines YAML sees in `text`: one more than its line breaks (CR LF counts once).
