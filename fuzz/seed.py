@@ -12,7 +12,7 @@ to the directory given (the run's scratch corpus), so they follow the code witho
 
 usage: fuzz/seed.py TABD_BINARY PLUGIN_DIR OUT_DIR
 """
-import glob, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+import glob, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -141,6 +141,13 @@ def main():
     for path in [os.path.join(ROOT, "tabd.example.yaml"), os.path.join(ROOT, "config", "run.yaml")]:
         shutil.copy(path, os.path.join(out, "config", os.path.basename(path)))
     commands = {json.loads(l)["cmd"] for l in lines}
+    # Every command the decoder knows must have a seed (an example in the docs).
+    source = open(os.path.join(ROOT, "Sources", "TabProtocol", "Request.swift"), encoding="utf-8").read()
+    names = source[source.index("public let commandNames"):]
+    known = set(re.findall(r'"([a-z_.]+)"', names[:names.index("]")]))
+    if known - commands:
+        raise SystemExit("fuzz/seed.py: no request line in README.md or docs/*.md for " + ", ".join(sorted(known - commands))
+                         + ": add an example to docs/protocol.md")
     print(f"fuzz/seed.py: {len(lines)} request lines ({len(commands)} commands), {states} state directories, 2 configurations")
 
 
