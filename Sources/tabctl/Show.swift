@@ -42,7 +42,8 @@ extension Tabctl {
                 and exits 0 when the controller is deleted.
                 """)
         @OptionGroup var common: Common
-        @Argument(help: ArgumentHelp("The controller to draw (default: --controller, else main).", valueName: "controller"))
+        @Argument(help: ArgumentHelp("The controller to draw (default: --controller, else main).", valueName: "controller"),
+                  completion: .custom { words, _, prefix in Completion.controllers(words, prefix) })
         var name: String?
         @Flag(help: "Keep drawing: redraw from events as the controller changes.")
         var watch = false

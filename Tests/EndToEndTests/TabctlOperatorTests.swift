@@ -148,6 +148,7 @@ import Testing
         #expect(try complete(["tabctl", "--socket", tabd.socket, "tap", "mu"]) == ["music"])
         #expect(Set(try complete(["tabctl", "-s", tabd.socket, "-c", "side", "badge", ""])) == ["alpha", "beta"])
         #expect(Set(try complete(["tabctl", "--socket", tabd.socket, "state", "--controller", ""])) == ["main", "side"])
+        #expect(Set(try complete(["tabctl", "--socket", tabd.socket, "show", ""])) == ["main", "side"], "show's controller argument")
         #expect(try complete(["tabctl", "--socket", tabd.socket, "watch", "selection_ch"]) == ["selection_changed"])
         #expect(try complete(["tabctl", "--socket", tabd.socket, "call", "controller.d"]) == ["controller.delete"])
         // No tabd there: nothing, quickly.
