@@ -6,6 +6,7 @@ import Logging
 import TabCore
 import TabPlugins
 import TabProtocol
+import TabSystem
 import Yams
 
 
@@ -81,6 +82,10 @@ public struct ServerConfig: Sendable {
         public static let deadlineMilliseconds: ClosedRange<Int> = 1...60_000
         public static let slowHookMilliseconds: ClosedRange<Int> = 1...60_000
         public static let quarantineAfter: ClosedRange<Int> = 1...1000
+        /// The most tabd reads of its configuration file: far beyond any real one.
+        public static let configFileBytes = 1 << 20
+        /// The most YAML nodes a configuration may hold, its aliases expanded.
+        public static let yamlNodes = 100_000
         /// Tabs on the bar (More included); TabCore's bounds for controller.create.
         public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
     }
@@ -153,13 +158,16 @@ public struct ServerConfig: Sendable {
     /// each with the file, line and column.
     public static func load(path: String) throws -> ServerConfig {
         let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+        do throws(RegularFileRefusal) {
+            // Non-blocking and checked on its descriptor: a FIFO put in its place cannot hold
+            // the loop at a reload, nor a huge file its memory.
+            let bytes = try RegularFile.read(path, what: "the configuration file", limit: Limits.configFileBytes)
+            guard let utf8 = String(validating: bytes, as: UTF8.self) else {
+                throw RegularFileRefusal("cannot read the configuration file: it is not UTF-8 text")
+            }
+            text = utf8
         } catch {
-            let fd = open(path, O_RDONLY)
-            let reason = fd < 0 ? String(cString: strerror(errno)).lowercased() : "it is not UTF-8 text"
-            if fd >= 0 { close(fd) }
-            throw ConfigError([ConfigProblem(ConfigLocation(file: path), "cannot read the configuration file: \(reason)")])
+            throw ConfigError([ConfigProblem(ConfigLocation(file: path), error.description)])
         }
         var config = try parse(text, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path, file: path)
         config.path = path
@@ -178,6 +186,9 @@ public struct ServerConfig: Sendable {
         }
         var c = ServerConfig()
         guard let root else { return c }
+        if let mark = overNodeLimit(root) {
+            throw ConfigError([ConfigProblem(ConfigLocation(file: file, mark: mark), "the configuration has more than \(Limits.yamlNodes) YAML nodes once its aliases are expanded; tabd reads no more (an alias bomb?): write the settings out instead of nesting aliases")])
+        }
         let problems = ConfigProblems(file: file)
         defer { withExtendedLifetime(problems) {} }
         guard var r = Section(root, path: "", problems: problems) else { throw ConfigError(problems.list) }
@@ -290,6 +301,26 @@ public struct ServerConfig: Sendable {
             throw ConfigError(ordered.map(\.element))
         }
         return c
+    }
+
+    /// Where the walk of `root`, aliases expanded (Yams composes an alias as its anchor's
+    /// node again, shared, so a few lines can stand for billions of nodes), passes
+    /// `Limits.yamlNodes`; nil when the whole tree stays within it. The walk stops there: it
+    /// costs at most that many steps, whatever the file.
+    static func overNodeLimit(_ root: Node) -> Mark? {
+        var budget = Limits.yamlNodes
+        var stack: [Node] = [root]
+        while let node = stack.popLast() {
+            budget -= 1
+            if budget < 0 { return node.mark }
+            switch node {
+            case .scalar: break
+            case .sequence(let seq): stack.append(contentsOf: seq)
+            case .mapping(let map):
+                for (key, value) in map { stack.append(key); stack.append(value) }
+            }
+        }
+        return nil
     }
 
     /// A YAML error on one line, and where (Yams' own text quotes the source over several lines).
