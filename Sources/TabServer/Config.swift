@@ -36,6 +36,12 @@ public struct ServerConfig: Sendable {
     public var lineTimeout = 10.0
     /// Seconds a client may leave more than `maxOutputBytes` unread before it is dropped.
     public var outputTimeout = 5.0
+    /// Connections one uid may hold (nil: half of the connections tabd serves; see `Daemon`).
+    public var maxConnectionsPerUID: Int?
+    /// Connection slots kept for root and admins (nil: a tenth of them, at most 10).
+    public var adminReservedConnections: Int?
+    /// Seconds a connection may neither send nor subscribe before it is closed.
+    public var idleTimeout = 300.0
     /// What one controller may hold (tabs, id and text lengths, stack depth).
     public var controllerLimits = ControllerLimits()
     /// Controllers tabd holds at most (`controller.create` past it: out_of_range).
@@ -69,6 +75,7 @@ public struct ServerConfig: Sendable {
         public static let maxLineBytes: ClosedRange<Int> = 1024...(1 << 30)            // 1 KiB … 1 GiB
         public static let maxOutputBytes: ClosedRange<Int> = 4096...(1 << 32)          // 4 KiB … 4 GiB
         public static let maxConnections: ClosedRange<Int> = 1...1_048_576             // Linux's default fs.nr_open
+        public static let adminReservedConnections: ClosedRange<Int> = 0...1_048_575
         public static let maxJSONDepth: ClosedRange<Int> = 4...1024                    // set_tabs with items needs 4
         public static let compactBytes: ClosedRange<Int> = 4096...(1 << 36)            // 4 KiB … 64 GiB
         public static let memoryBudgetBytes: ClosedRange<Int> = (1 << 20)...(1 << 40)  // 1 MiB … 1 TiB
@@ -133,6 +140,9 @@ public struct ServerConfig: Sendable {
         ("limits.max_output_bytes", { "\($0.maxOutputBytes)" }), ("limits.output_timeout_seconds", { "\($0.outputTimeout)" }),
         ("limits.memory_budget_bytes", { "\($0.memoryBudgetBytes)" }), ("limits.line_timeout_seconds", { "\($0.lineTimeout)" }),
         ("limits.max_connections", { "\($0.maxConnections.map(String.init) ?? "")" }),
+        ("limits.max_connections_per_uid", { "\($0.maxConnectionsPerUID.map(String.init) ?? "")" }),
+        ("limits.admin_reserved_connections", { "\($0.adminReservedConnections.map(String.init) ?? "")" }),
+        ("limits.idle_timeout_seconds", { "\($0.idleTimeout)" }),
         ("plugins.quarantine_after", { "\($0.quarantineAfter)" }),
     ]
 
@@ -220,6 +230,9 @@ public struct ServerConfig: Sendable {
             if let v = l.int("max_line_bytes", in: Limits.maxLineBytes) { c.maxLineBytes = v }
             if let v = l.int("max_output_bytes", in: Limits.maxOutputBytes) { c.maxOutputBytes = v }
             if let v = l.int("max_connections", in: Limits.maxConnections) { c.maxConnections = v }
+            if let v = l.int("max_connections_per_uid", in: Limits.maxConnections) { c.maxConnectionsPerUID = v }
+            if let v = l.int("admin_reserved_connections", in: Limits.adminReservedConnections) { c.adminReservedConnections = v }
+            if let v = l.seconds("idle_timeout_seconds", in: Limits.seconds) { c.idleTimeout = v }
             if let v = l.int("max_json_depth", in: Limits.maxJSONDepth) { c.maxJSONDepth = v }
             if let v = l.int("compact_bytes", in: Limits.compactBytes) { c.compactBytes = v }
             if let v = l.int("memory_budget_bytes", in: Limits.memoryBudgetBytes) { c.memoryBudgetBytes = v }

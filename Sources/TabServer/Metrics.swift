@@ -89,7 +89,7 @@ extension ServiceStats {
 
     /// The keys `limits_hit` counts (CloseReason.limitKey): each is exposed from the start,
     /// at 0 until a connection is closed for it.
-    static let limitKeys = ["line_timeout_seconds", "max_line_bytes", "max_output_bytes", "memory_budget_bytes"]
+    static let limitKeys = CloseReason.limitKeys
 
     func openMetrics(transport: LineServer.Status, subscribers: Int, store: StateStore, plugins: [PluginStats]) -> String {
         var m = OpenMetricsText()

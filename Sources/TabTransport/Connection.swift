@@ -42,6 +42,12 @@ public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
     case lineTimeout
     /// All connections together held more than `memoryBudget`; this one held the most.
     case overBudget
+    /// No slot for a peer that is not privileged (`maxConnections` less the admins' slots).
+    case tooManyConnections
+    /// Its uid holds `maxConnectionsPerUID` connections already.
+    case tooManyForUID
+    /// Neither sent nor subscribed for `idleTimeout` seconds.
+    case idle
     /// A read or write failed with this errno.
     case error(Int32)
     /// The server is shutting down.
@@ -56,6 +62,9 @@ public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
         case .lineTooLong: "line too long"
         case .lineTimeout: "line not finished in time"
         case .overBudget: "over the memory budget"
+        case .tooManyConnections: "no ordinary connection slot left"
+        case .tooManyForUID: "too many connections of its uid"
+        case .idle: "idle"
         case .error(let code): "error: \(String(cString: strerror(code)))"
         case .serverShutdown: "server shutdown"
         case .closedByServer: "closed by server"
@@ -69,9 +78,16 @@ public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
         case .lineTooLong: "max_line_bytes"
         case .lineTimeout: "line_timeout_seconds"
         case .overBudget: "memory_budget_bytes"
+        case .tooManyConnections: "max_connections"
+        case .tooManyForUID: "max_connections_per_uid"
+        case .idle: "idle_timeout_seconds"
         case .clientClosed, .error, .serverShutdown, .closedByServer: nil
         }
     }
+
+    /// Every `limitKey`, in order: what `limits_hit` counts.
+    public static let limitKeys = ["idle_timeout_seconds", "line_timeout_seconds", "max_connections", "max_connections_per_uid",
+                                   "max_line_bytes", "max_output_bytes", "memory_budget_bytes"]
 }
 
 public final class Connection {
@@ -138,8 +154,12 @@ public final class Connection {
     /// In the server's list of connections with held output / to reap at the end of the turn.
     var awaitingRelease = false
     var awaitingReap = false
-    /// While closing with output the client does not take: closes it after the grace period.
-    var lingerTimer: TimerHandle?
+    /// Counted among the ordinary (not privileged) connections and its uid's.
+    var holdsOrdinarySlot = false
+    /// Subscribed: never closed for being idle (the delegate sets it).
+    public var keepsAlive = false
+    /// Idle sweeps since it last sent anything (`LineServer.sweepIdle`).
+    var idleSweeps = 0
 
     init(id: UInt64, fd: Int32, peer: PeerCredentials, server: LineServer) {
         self.id = id
@@ -314,6 +334,7 @@ public final class Connection {
             return
         }
         server.delegate.connectionWillDeliverLines(self)
+        idleSweeps = 0
         if count == 0 {
             endOfInput()
         } else {
@@ -396,7 +417,7 @@ public final class Connection {
 
     /// Whether the sweep still has to look at this connection.
     var needsWatching: Bool {
-        state != .closed && (!partial.isEmpty || overOutputLimitSince != nil || (inputPaused && stalledSince != nil))
+        state != .closed && (!partial.isEmpty || overOutputLimitSince != nil || ((inputPaused || isClosing) && stalledSince != nil))
     }
 
     /// The unread output fell to the limit or below: no longer over it.
@@ -516,8 +537,10 @@ public final class Connection {
     private func checkUnread(progressed: Bool) {
         let now = monotonicSeconds()
         if progressed || stalledSince == nil { stalledSince = now }
-        if overOutputLimitSince == nil, unreadBytes > server.limits.maxOutputBytes { overOutputLimitSince = now }
-        if overOutputLimitSince != nil || inputPaused { server.watch(self) }
+        // Over the limit counts from the last time the client took any of it: one reading a
+        // reply bigger than the limit, however slowly, is not dropped for its size.
+        if unreadBytes > server.limits.maxOutputBytes, overOutputLimitSince == nil || progressed { overOutputLimitSince = now }
+        if overOutputLimitSince != nil || inputPaused || isClosing { server.watch(self) }
     }
 
     /// Whether the client has taken none of its output for `seconds` (now: `now`).
