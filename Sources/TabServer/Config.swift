@@ -46,6 +46,8 @@ public struct ServerConfig: Sendable {
     public var controllerLimits = ControllerLimits()
     /// Controllers tabd holds at most (`controller.create` past it: out_of_range).
     public var maxControllers = 10_000
+    /// Tabs all controllers hold together (`set_tabs`, `add_tab` past it: out_of_range).
+    public var maxTotalTabs = 100_000
     public var maxJSONDepth = 64
     /// Peers allowed to run admin commands, besides root.
     public var adminUIDs: [uid_t] = []
@@ -85,6 +87,7 @@ public struct ServerConfig: Sendable {
         public static let maxTextBytes: ClosedRange<Int> = 1...(1 << 20)
         public static let maxStackDepth: ClosedRange<Int> = 1...100_000
         public static let maxControllers: ClosedRange<Int> = 1...1_000_000
+        public static let maxTotalTabs: ClosedRange<Int> = 1...100_000_000
         /// An isolated plugin's hook deadline: 1 ms … 60 s.
         public static let deadlineMilliseconds: ClosedRange<Int> = 1...60_000
         public static let slowHookMilliseconds: ClosedRange<Int> = 1...60_000
@@ -127,6 +130,7 @@ public struct ServerConfig: Sendable {
         ("limits.max_json_depth", { "\($0.maxJSONDepth)" }), ("limits.max_tabs", { "\($0.controllerLimits.maxTabs)" }),
         ("limits.max_id_bytes", { "\($0.controllerLimits.maxIDBytes)" }), ("limits.max_text_bytes", { "\($0.controllerLimits.maxTextBytes)" }),
         ("limits.max_stack_depth", { "\($0.controllerLimits.maxStackDepth)" }), ("limits.max_controllers", { "\($0.maxControllers)" }),
+        ("limits.max_total_tabs", { "\($0.maxTotalTabs)" }),
         ("plugins.directories", { "\($0.pluginDirectories)" }), ("plugins.load", { "\($0.plugins)" }),
         ("plugins.slow_hook_ms", { "\($0.slowHookMilliseconds)" }),
     ]
@@ -243,6 +247,7 @@ public struct ServerConfig: Sendable {
             if let v = l.int("max_text_bytes", in: Limits.maxTextBytes) { c.controllerLimits.maxTextBytes = v }
             if let v = l.int("max_stack_depth", in: Limits.maxStackDepth) { c.controllerLimits.maxStackDepth = v }
             if let v = l.int("max_controllers", in: Limits.maxControllers) { c.maxControllers = v }
+            if let v = l.int("max_total_tabs", in: Limits.maxTotalTabs) { c.maxTotalTabs = v }
             l.finish()
         }
         if var a = r.section("access") {

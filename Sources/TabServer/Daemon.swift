@@ -116,6 +116,8 @@ public enum Daemon {
         let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
         let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
         service.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
+        let stateDoor = loop.door
+        service.onLoop = { body in stateDoor.async(body) }
         try service.recover(repair: options.repair)
 
         let listener: ListeningSocket

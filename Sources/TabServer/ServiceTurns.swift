@@ -119,6 +119,7 @@ extension TabService {
         containers.keepChanges()
         forgetTurn()
         compactIfDue()
+        sendReadyStates()
         return true
     }
 
@@ -126,6 +127,7 @@ extension TabService {
     /// order, against the state as it was before the turn. Changes are refused now
     /// (`unavailable`); reads answer from the state that is durable.
     public func redoTurn() {
+        bigStates.epoch += 1  // states deferred in the failed turn are deferred again below
         let entries = turnEntries
         turnLines.withBytes { all in
             for (i, e) in entries.enumerated() {
@@ -144,6 +146,7 @@ extension TabService {
         if !turnReplays.isEmpty { perform(containers.decideOrientations(policy: policy)) }
         containers.keepChanges()
         forgetTurn()
+        sendReadyStates()
     }
 
     private func forgetTurn() {

@@ -160,6 +160,9 @@ public final class Connection {
     public var keepsAlive = false
     /// Idle sweeps since it last sent anything (`LineServer.sweepIdle`).
     var idleSweeps = 0
+    /// Replies the delegate owes and sends later (`deferReply`): until they are sent, no
+    /// further line of this client is handed over, so its replies keep their order.
+    private(set) var deferredReplies = 0
 
     init(id: UInt64, fd: Int32, peer: PeerCredentials, server: LineServer) {
         self.id = id
@@ -274,6 +277,17 @@ public final class Connection {
         try Sys.peerGroups(fd)
     }
 
+    /// The delegate will answer the line it is handling later (the reply is made off the
+    /// loop): the client's next lines wait, unread, until `endDeferredReply()`.
+    public func deferReply() { deferredReplies += 1 }
+
+    /// A deferred reply was sent (or is no longer owed): once none is owed, the client's
+    /// lines are read again (when its output allows).
+    public func endDeferredReply() {
+        deferredReplies -= 1
+        resumeInputIfWritten()
+    }
+
     /// Stops reading; what is queued is written, then the connection is closed.
     public func close() {
         guard state == .open else { return }
@@ -316,6 +330,9 @@ public final class Connection {
     private func readable() {
         server.closeTurnIfOverdue()
         guard state == .open, !inputPaused else { return }
+        // A reply is owed (`deferReply`): nothing more is read — not even the end of input,
+        // which would close the connection before that reply is sent.
+        if deferredReplies > 0 { return pauseInput(keeping: UnsafeRawBufferPointer(start: nil, count: 0)) }
         if !pendingInput.isEmpty {
             // Resumed after a pause: the requests read before it come first.
             let input = pendingInput
@@ -369,7 +386,7 @@ public final class Connection {
             rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
         }
         while state == .open, let newline = Self.firstNewline(rest) {
-            if accounted >= server.limits.pauseInputBytes { return pauseInput(keeping: rest) }
+            if accounted >= server.limits.pauseInputBytes || deferredReplies > 0 { return pauseInput(keeping: rest) }
             guard newline <= limit else { return lineTooLong() }
             deliver(UnsafeRawBufferPointer(rebasing: rest[..<newline]))
             rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
@@ -403,7 +420,7 @@ public final class Connection {
 
     /// Reads again (the waiting input first) once the output is below half the pause mark.
     private func resumeInputIfWritten() {
-        guard inputPaused, state == .open, pendingOutputBytes < server.limits.pauseInputBytes / 2, let readEvent else { return }
+        guard inputPaused, state == .open, deferredReplies == 0, pendingOutputBytes < server.limits.pauseInputBytes / 2, let readEvent else { return }
         inputPaused = false
         event_add(readEvent, nil)
         // The waiting input is handled from the read callback, in a turn of its own.
@@ -652,7 +669,9 @@ public final class Connection {
 
 /// Bytes sent alike to many connections (see `Connection.send(_: SharedOutput)`): one copy,
 /// freed when the last connection that refers to it wrote or dropped it.
-public final class SharedOutput {
+/// Sendable: its bytes are written once, in `init`, and only read after (a big reply is
+/// made on a helper thread and handed to the loop).
+public final class SharedOutput: @unchecked Sendable {
     let bytes: UnsafeMutableRawPointer
     public let count: Int
 

@@ -1,0 +1,55 @@
+// Issue 32, no request holds the loop: a big `state` is encoded off the loop while other
+// clients are answered, and the asking client's replies keep their order; all controllers
+// together hold at most limits.max_total_tabs tabs.
+
+import Foundation
+import Glibc
+import TabProtocol
+import Testing
+
+@Suite(.serialized) struct HostileLoopTests {
+    /// While a 30 MB `state` is being encoded for one client, another is answered: its
+    /// `ping` comes back before the first client has received a byte.
+    @Test func aBigStateDoesNotHoldOtherClients() throws {
+        let t = try TabdProcess(config: HostileSlotsTests.bigLimits)
+        try HostileSlotsTests.bigState(t, megabytes: 30)
+        let asking = try t.client()
+        let other = try t.client()
+        try other.ok(#"{"cmd":"ping"}"#)  // connected and served before the state is asked for
+        try asking.write(#"{"cmd":"state","id":1}"# + "\n" + #"{"cmd":"ping","id":2}"# + "\n" + #"{"cmd":"state","id":3}"# + "\n")
+        usleep(20_000)
+        try other.ok(#"{"cmd":"ping"}"#)
+        var byte: UInt8 = 0
+        let n = recv(asking.fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        #expect(n < 0 && errno == EAGAIN, "the asking client already had its reply when the other's ping was answered: the loop waited for the encoding")
+        // The asking client's replies, whole and in order.
+        let first = try object(try #require(try asking.readLine()))
+        #expect(first.int("id") == 1 && first.object("result")?.strings("customizable")?.count == 15000)
+        #expect(try object(try #require(try asking.readLine())).int("id") == 2)
+        let third = try #require(try asking.readLine())
+        #expect(try object(third).int("id") == 3)
+        // Kept: the next one is the same bytes, and a change is seen.
+        try asking.write(#"{"cmd":"state","id":3}"# + "\n")
+        #expect(try asking.readLine() == third)
+        try other.ok(#"{"cmd":"select","tab":"t7"}"#)
+        try asking.write(#"{"cmd":"state","id":4}"# + "\n")
+        #expect(try object(try #require(try asking.readLine())).object("result")?.string("selected") == "t7")
+    }
+
+    /// limits.max_total_tabs bounds the tabs of all controllers together: set_tabs and
+    /// add_tab past it are refused out_of_range naming the key, and change nothing.
+    @Test func allControllersTogetherHoldAtMostMaxTotalTabs() throws {
+        let t = try TabdProcess(config: "limits:\n  max_total_tabs: 10\n")
+        let c = try t.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}"#)
+        try c.ok(#"{"cmd":"controller.create","controller":"x","idiom":"phone"}"#)
+        let refused = try c.error(#"{"cmd":"set_tabs","controller":"x","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]}"#)
+        #expect(refused.string("code") == "out_of_range")
+        #expect(refused.string("message") == "all controllers together would hold 11 tabs; tabd holds at most 10 (limits.max_total_tabs): remove tabs or controllers first")
+        try c.ok(#"{"cmd":"set_tabs","controller":"x","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"}]}"#)
+        #expect(try c.error(#"{"cmd":"add_tab","controller":"x","tab":{"id":"z"}}"#).string("code") == "out_of_range")
+        // Replacing a controller's tabs counts what it will hold, not what it holds now.
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}"#)
+        #expect(try c.ok(#"{"cmd":"state","controller":"x"}"#).strings("customizable")?.count == 4)
+    }
+}
