@@ -96,6 +96,8 @@ public struct ServerConfig: Sendable {
         public static let configFileBytes = 1 << 20
         /// The most YAML nodes a configuration may hold, its aliases expanded.
         public static let yamlNodes = 100_000
+        /// The deepest a configuration may nest (`ServerConfig.nestedTooDeep`).
+        public static let yamlDepth = 256
         /// Tabs on the bar (More included); TabCore's bounds for controller.create.
         public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
     }
@@ -192,6 +194,9 @@ public struct ServerConfig: Sendable {
     /// names the text in messages.
     public static func parse(_ text: String, baseDirectory: String = FileManager.default.currentDirectoryPath, file: String? = nil) throws -> ServerConfig {
         let root: Node?
+        if let line = nestedTooDeep(text) {
+            throw ConfigError([ConfigProblem(ConfigLocation(file: file, line: line), "the configuration nests more than \(Limits.yamlDepth) levels deep; tabd reads no deeper (its YAML reader would run out of stack): flatten the settings")])
+        }
         do {
             root = try Yams.compose(yaml: text)
         } catch {
@@ -319,6 +324,41 @@ public struct ServerConfig: Sendable {
             throw ConfigError(ordered.map(\.element))
         }
         return c
+    }
+
+    /// The line where the text may nest deeper than `Limits.yamlDepth`, read before YAML is:
+    /// the composer recurses once per level, and a few kilobytes of `[[[[…` overflowed its
+    /// stack. An over-estimate, never an under-estimate: a line's indentation, its `- `, `? `
+    /// and `: ` markers and the flow brackets still open there all count as levels — even in
+    /// quotes and comments, which are not told apart (a quote is easy to misread; a bracket
+    /// too many only counts one level too many). No real configuration comes near the bound.
+    static func nestedTooDeep(_ text: String) -> Int? {
+        var flow = 0, line = 1
+        var block = 0, previous = UInt8(ascii: "\n")
+        var atIndent = true
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "\n"):
+                line += 1
+                block = 0
+                atIndent = true
+            case UInt8(ascii: " ") where atIndent:
+                block += 1
+            case UInt8(ascii: " "):
+                if previous == UInt8(ascii: "-") || previous == UInt8(ascii: "?") || previous == UInt8(ascii: ":") { block += 1 }
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                atIndent = false
+                flow += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                atIndent = false
+                flow = max(0, flow - 1)
+            default:
+                atIndent = false
+            }
+            previous = b
+            if block + flow > Limits.yamlDepth { return line }
+        }
+        return nil
     }
 
     /// Where the walk of `root`, aliases expanded (Yams composes an alias as its anchor's

@@ -36,6 +36,22 @@ import Testing
         #expect(start.status != 0 && start.stderr.contains("YAML nodes once its aliases are expanded"), "\(start.stderr)")
     }
 
+    /// 100,000 nested brackets (200 KB): a config error at their line, not a crash of the
+    /// YAML reader's recursion — at --check-config and at reload.
+    @Test func deepNestingIsAConfigErrorNotACrash() throws {
+        let t = try TabdProcess(config: "")
+        let deep = "plugins:\n  load:\n    - path: libOrientationRules.so\n      settings:\n        a: "
+            + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "\n"
+        try deep.write(toFile: t.configPath, atomically: true, encoding: .utf8)
+        let sentence = "\(t.configPath):5: the configuration nests more than 256 levels deep; tabd reads no deeper (its YAML reader would run out of stack): flatten the settings"
+        let error = try t.client().error(#"{"cmd":"reload"}"#)
+        #expect(error.string("message")?.contains(sentence) == true, "\(JSONValue.object(error).jsonString)")
+        t.stop()
+        let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", t.configPath])
+        #expect(check.status == 78, "\(check.stderr.prefix(300))")
+        #expect(check.stderr.contains("\(t.configPath):5: error: the configuration nests more than 256 levels deep"), "\(check.stderr.prefix(300))")
+    }
+
     /// The configuration replaced by a FIFO, then `reload`: refused at once in one sentence
     /// (open(2) would wait for a writer with the loop held); other clients are answered.
     @Test func aConfigurationThatIsAFIFOIsRefusedAtReloadWithoutAStall() throws {
