@@ -15,10 +15,10 @@ extension Connection {
     /// Reads once into `buffer` (1 MiB at most); 0 at end of stream. A read that waits past
     /// `timeout` fails with a sentence saying so.
     mutating func receive() throws -> Int {
-        if let timeout {
-            var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        }
+        // Set at every read: a connection that waits for events (`connectForEvents`) has none.
+        let seconds = timeout ?? 0
+        var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let start = buffer.count
         buffer.reserveCapacity(start + Self.chunk)
         while true {
@@ -47,6 +47,14 @@ extension Connection {
 
 extension Common {
     static let defaultTimeout = 30.0
+
+    /// A connection for a command that waits for events (`watch`, `show`): its reads wait as
+    /// long as it takes — `--timeout` is for replies, and events come when something changes.
+    func connectForEvents() throws -> Connection {
+        var conn = try connect()
+        conn.timeout = nil
+        return conn
+    }
 
     /// The next reply on `conn`, read to its end and parsed: exit 3 with one sentence when
     /// tabd closes without answering, cuts the reply off, is silent past --timeout, or sends

@@ -141,7 +141,7 @@ final class Watcher {
         sigemptyset(&stop)
         for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stop, s) }
         sigprocmask(SIG_UNBLOCK, &stop, nil)
-        conn = try common.connect()
+        conn = try common.connectForEvents()
         do {
             try sync(reconnecting: false)
         } catch is Dropped {

@@ -360,7 +360,7 @@ struct Tabctl: ParsableCommand {
         @Option(name: [.customShort("n"), .long], help: "Exit 0 after printing this many events (default: follow until tabd closes).")
         var count: Int?
         func run() throws {
-            var conn = try common.connect()
+            var conn = try common.connectForEvents()
             defer { close(conn.fd) }
             var fields: [(String, JSONValue)] = [("cmd", "subscribe"), ("events", .array((events.isEmpty ? ["*"] : events).map(JSONValue.string)))]
             if let c = common.controller { fields.append(("controllers", .array([.string(c)]))) }

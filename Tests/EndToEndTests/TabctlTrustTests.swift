@@ -92,4 +92,27 @@ import Testing
         #expect(r.status == 3)
         #expect(r.output == "tabctl: tabd sent nothing for 0.5 s; give it longer with --timeout\n", "\(r.output)")
     }
+
+    /// --timeout is for replies: `watch` waits for events as long as it takes.
+    @Test func watchWaitsForEventsLongerThanTheTimeout() throws {
+        let t = try TabdProcess()
+        let c = try t.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Build.tabctl)
+        p.arguments = ["watch", "selection_changed", "-n", "1", "--timeout", "0.3", "--socket", t.socket]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        usleep(1_000_000)
+        try c.ok(#"{"cmd":"select","tab":"b"}"#)
+        let deadline = Date().addingTimeInterval(10)
+        while p.isRunning, Date() < deadline { usleep(20_000) }
+        if p.isRunning { p.terminate() }
+        p.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(text.contains("selection_changed"), "\(text)")
+    }
 }
