@@ -52,4 +52,26 @@ import Testing
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}"#)
         #expect(try c.ok(#"{"cmd":"state","controller":"x"}"#).strings("customizable")?.count == 4)
     }
+
+    /// A big `state` in a turn whose commit fails: the turn is redone, the state deferred
+    /// again — the client gets exactly one reply to it, in its place, and is served after.
+    @Test func aBigStateInAFailedTurnIsAnsweredOnce() throws {
+        let (dir, faultFile, env) = faultInjection("bigredo")
+        let t = try TabdProcess(config: HostileSlotsTests.bigLimits, dir: dir, environment: env)
+        try HostileSlotsTests.bigState(t, megabytes: 1)
+        let c = try t.client()
+        try "ENOSPC".write(toFile: faultFile, atomically: true, encoding: .utf8)
+        defer { unlink(faultFile) }
+        // One write: a change (its commit fails), the state, a ping.
+        try c.write(#"{"id":1,"cmd":"select","tab":"t3"}"# + "\n" + #"{"id":2,"cmd":"state"}"# + "\n" + #"{"id":3,"cmd":"ping"}"# + "\n")
+        let first = try object(try #require(try c.readLine()))
+        #expect(first.int("id") == 1 && first.object("error")?.string("code") == "unavailable")
+        let state = try object(try #require(try c.readLine()))
+        #expect(state.int("id") == 2 && state.object("result")?.string("selected") == "t0")
+        #expect(try object(try #require(try c.readLine())).int("id") == 3)
+        unlink(faultFile)
+        try StorageFaultTests.waitUntilHealthy(c)
+        try c.write(#"{"id":4,"cmd":"ping"}"# + "\n")
+        #expect(try object(try #require(try c.readLine())).int("id") == 4, "a second reply to the state came instead")
+    }
 }
