@@ -182,7 +182,7 @@ public final class Connection {
     /// current turn — after `commitTurn()` — then written in order. A client whose unsent
     /// output exceeds `maxOutputBytes` is dropped. Ignored once the connection is closing.
     public func send(_ bytes: UnsafeRawBufferPointer) {
-        guard state == .open || (server.redoing && isClosing), let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard state == .open || (isClosing && (server.redoing || deferredReplies > 0)), let base = bytes.baseAddress, bytes.count > 0 else { return }
         serverRef._withUnsafeGuaranteedRef { server in
             // A big reply or event (64 KiB and more) goes to the connection's own buffer: in the
             // shared turn buffer it would stay until the turn ends even if the connection is
@@ -213,7 +213,7 @@ public final class Connection {
     /// last connection wrote or dropped it. It counts in this connection's share of the
     /// budget as if it were its own (a client that does not read holds it).
     public func send(_ shared: SharedOutput) {
-        guard state == .open || (server.redoing && isClosing), shared.count > 0 else { return }
+        guard state == .open || (isClosing && (server.redoing || deferredReplies > 0)), shared.count > 0 else { return }
         serverRef._withUnsafeGuaranteedRef { server in
             moveRunToHeld()
             if held == nil { held = evbuffer_new() }
@@ -286,6 +286,8 @@ public final class Connection {
     public func endDeferredReply() {
         deferredReplies -= 1
         resumeInputIfWritten()
+        // Closing meanwhile (tabd is stopping): it closes once that reply is written.
+        if deferredReplies == 0, isClosing { server.reap(self) }
     }
 
     /// Stops reading; what is queued is written, then the connection is closed.
@@ -633,8 +635,8 @@ public final class Connection {
         account()
     }
 
-    /// Whether a closing connection has written everything.
-    var isFlushed: Bool { pendingOutputBytes == 0 }
+    /// Whether a closing connection has written everything (and owes no deferred reply).
+    var isFlushed: Bool { pendingOutputBytes == 0 && deferredReplies == 0 }
 
     /// Releases everything and closes the descriptor. The server tells the delegate.
     func tearDown() {

@@ -74,4 +74,18 @@ import Testing
         try c.write(#"{"id":4,"cmd":"ping"}"# + "\n")
         #expect(try object(try #require(try c.readLine())).int("id") == 4, "a second reply to the state came instead")
     }
+
+    /// SIGTERM while a big `state` is being encoded: tabd answers it before it stops (every
+    /// request received is answered), then closes.
+    @Test func aBigStateAskedJustBeforeSIGTERMIsStillAnswered() throws {
+        let t = try TabdProcess(config: HostileSlotsTests.bigLimits)
+        try HostileSlotsTests.bigState(t, megabytes: 30)
+        let c = try t.client()
+        try c.write(#"{"cmd":"state","id":1}"# + "\n")
+        usleep(50_000)
+        kill(t.pid, SIGTERM)
+        let reply = try object(try #require(try c.readLine(), "tabd stopped without answering the state"))
+        #expect(reply.int("id") == 1 && reply.object("result")?.strings("customizable")?.count == 15000)
+        #expect(try c.readsEndOfStream())
+    }
 }
