@@ -98,7 +98,8 @@ extension TabService {
             var w = JSONWriter(capacity: 1 << 20)
             ReplyEncoder.state(snapshot, &w)
             w.literal("}}\n")
-            let members = w.withBytes { SharedOutput($0) }
+            let (buffer, count) = w.takeBuffer()
+            let members = SharedOutput(adopting: UnsafeMutableRawPointer(buffer), count: count)
             onLoop { service.value.stateEncoded(pendingBound.value, members) }
         }
         return true

@@ -683,6 +683,13 @@ public final class SharedOutput: @unchecked Sendable {
         if let base = source.baseAddress { bytes.copyMemory(from: base, byteCount: count) }
     }
 
+    /// Takes over `count` bytes at `bytes` (allocated by Swift, e.g. a `JSONWriter`'s buffer
+    /// from `takeBuffer()`), without a copy; freed with the last reference.
+    public init(adopting bytes: UnsafeMutableRawPointer, count: Int) {
+        self.bytes = bytes
+        self.count = count
+    }
+
     deinit { bytes.deallocate() }
 }
 
