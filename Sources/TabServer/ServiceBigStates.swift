@@ -1,4 +1,4 @@
-// Big `state` replies, kept off the loop: a controller whose reply would be large (hundreds
+// Big `state` (and `preserve`) replies, kept off the loop: a controller whose reply would be large (hundreds
 // of kilobytes up to ~100 MB at the default limits, ~200 ms to encode) is encoded on a helper
 // thread from a copy of its value (copy-on-write: the copy costs nothing), while the loop goes
 // on answering everyone else; the asking client's next lines wait (`Connection.deferReply`)
@@ -17,35 +17,52 @@ import TabCore
 import TabProtocol
 import TabTransport
 
+/// The replies made this way: a controller's `state`, and its `preserve` archive (all its
+/// stacks: tens of megabytes for a full controller).
+enum BigReply: Equatable, Sendable {
+    case state, preserve
+
+    /// The result's members, then the reply's end.
+    func encode(_ c: Controller, _ w: inout JSONWriter) {
+        switch self {
+        case .state: ReplyEncoder.state(c, &w)
+        case .preserve: w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w)
+        }
+        w.literal("}}\n")
+    }
+}
+
 /// One encoding under way, and who waits for it.
 final class PendingState {
     let controller: Controller
+    let kind: BigReply
     let epoch: UInt64
     var waiters: [(connection: Connection, prefix: [UInt8])] = []
-    init(controller: Controller, epoch: UInt64) {
+    init(controller: Controller, kind: BigReply, epoch: UInt64) {
         self.controller = controller
+        self.kind = kind
         self.epoch = epoch
     }
 }
 
 /// The last big replies, by controller value.
 struct BigStates {
-    var kept: [(controller: Controller, members: SharedOutput)] = []
+    var kept: [(controller: Controller, kind: BigReply, members: SharedOutput)] = []
     var pending: [PendingState] = []
     /// Turns redone so far: a deferral from before the last redo is stale.
     var epoch: UInt64 = 0
     /// Replies ready while a turn was open: sent after its commit.
     var ready: [() -> Void] = []
 
-    mutating func members(for c: Controller) -> SharedOutput? {
-        for i in kept.indices where kept[i].controller.isEqual(to: c) { return kept[i].members }
+    mutating func members(for c: Controller, _ kind: BigReply) -> SharedOutput? {
+        for i in kept.indices where kept[i].kind == kind && kept[i].controller.isEqual(to: c) { return kept[i].members }
         return nil
     }
 
-    mutating func keep(_ c: Controller, _ members: SharedOutput, within bytes: Int) {
-        kept.removeAll { $0.controller.name == c.name }
+    mutating func keep(_ c: Controller, _ kind: BigReply, _ members: SharedOutput, within bytes: Int) {
+        kept.removeAll { $0.kind == kind && $0.controller.name == c.name }
         guard members.count <= bytes else { return }
-        kept.append((c, members))
+        kept.append((c, kind, members))
         while kept.reduce(0, { $0 + $1.members.count }) > bytes { kept.removeFirst() }
     }
 }
@@ -67,10 +84,10 @@ extension TabService {
         return n
     }
 
-    /// `state` of a big controller (`estimatedStateBytes`): from the kept members, or
-    /// deferred to a helper thread. False when `c` is small (the caller encodes it).
-    func bigState(_ c: Controller, id: RequestID?, to connection: Connection) -> Bool {
-        if let members = bigStates.members(for: c) {
+    /// `state` (or `preserve`) of a big controller (`estimatedStateBytes`): from the kept
+    /// members, or deferred to a helper thread. False when `c` is small (the caller encodes it).
+    func bigState(_ c: Controller, id: RequestID?, to connection: Connection, kind: BigReply = .state) -> Bool {
+        if let members = bigStates.members(for: c, kind) {
             var prefix = JSONWriter(capacity: 64)
             Self.replyPrefix(id: id, &prefix)
             prefix.withBytes { connection.send($0) }
@@ -81,13 +98,13 @@ extension TabService {
         var prefix = JSONWriter(capacity: 64)
         Self.replyPrefix(id: id, &prefix)
         connection.deferReply()
-        for pending in bigStates.pending where pending.epoch == bigStates.epoch {
+        for pending in bigStates.pending where pending.epoch == bigStates.epoch && pending.kind == kind {
             var kept = pending.controller
             guard kept.isEqual(to: c) else { continue }
             pending.waiters.append((connection, prefix.bytes))
             return true
         }
-        let pending = PendingState(controller: c, epoch: bigStates.epoch)
+        let pending = PendingState(controller: c, kind: kind, epoch: bigStates.epoch)
         pending.waiters.append((connection, prefix.bytes))
         bigStates.pending.append(pending)
         let snapshot = c
@@ -96,8 +113,7 @@ extension TabService {
         let onLoop = self.onLoop
         stateEncoder.async {
             var w = JSONWriter(capacity: 1 << 20)
-            ReplyEncoder.state(snapshot, &w)
-            w.literal("}}\n")
+            kind.encode(snapshot, &w)
             let (buffer, count) = w.takeBuffer()
             let members = SharedOutput(adopting: UnsafeMutableRawPointer(buffer), count: count)
             onLoop { service.value.stateEncoded(pendingBound.value, members) }
@@ -117,7 +133,7 @@ extension TabService {
     func stateEncoded(_ pending: PendingState, _ members: SharedOutput) {
         bigStates.pending.removeAll { $0 === pending }
         let stale = pending.epoch != bigStates.epoch
-        if !stale { bigStates.keep(pending.controller, members, within: config.memoryBudgetBytes / 8) }
+        if !stale { bigStates.keep(pending.controller, pending.kind, members, within: config.memoryBudgetBytes / 8) }
         let deliver = {
             for (connection, prefix) in pending.waiters {
                 if !stale {

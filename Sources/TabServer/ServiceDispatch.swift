@@ -56,6 +56,7 @@ extension TabService {
         case .layout(let width, let height, let statusBar): try layout(r, width: width, height: height, statusBar: statusBar)
         case .preserve:
             let c = try controller(r.controller)
+            if bigState(c, id: r.id, to: connection, kind: .preserve) { return }
             reply(r) { w in w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w) }
         case .subscribe(let events, let controllers): subscribe(r, events: events, controllers: controllers, connection)
         case .unsubscribe(let events): unsubscribe(r, events: events, connection)

@@ -34,6 +34,11 @@ import Testing
         try other.ok(#"{"cmd":"select","tab":"t7"}"#)
         try asking.write(#"{"cmd":"state","id":4}"# + "\n")
         #expect(try object(try #require(try asking.readLine())).object("result")?.string("selected") == "t7")
+        // `preserve` of that controller goes the same way, in its place among the replies.
+        try asking.write(#"{"cmd":"preserve","id":5}"# + "\n" + #"{"cmd":"ping","id":6}"# + "\n")
+        let archive = try object(try #require(try asking.readLine()))
+        #expect(archive.int("id") == 5 && archive.object("result")?.object("archive") != nil, "\(JSONValue.object(archive).jsonString.prefix(200))")
+        #expect(try object(try #require(try asking.readLine())).int("id") == 6)
     }
 
     /// limits.max_total_tabs bounds the tabs of all controllers together: set_tabs and
