@@ -12,7 +12,7 @@ DESTDIR    ?=
 PIP_PACKAGES := pytest wheel mypy
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
-.PHONY: all build test run deps bench bench-core bench-memory bench-instructions bench-pairs bench-replay bench-isolation bench-nested clean install install-files uninstall
+.PHONY: all build test run deps bench bench-core bench-memory bench-hostile bench-instructions bench-pairs bench-replay bench-isolation bench-nested clean install install-files uninstall
 
 all: build
 
@@ -231,6 +231,15 @@ bench-loginflood: deps
 bench-memory: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter HostileClientTests 2>&1 | grep -E '^figure:|Test run'
+
+# The hostile harness of issue 32 (BENCHMARKS.md, "Hostile clients, third pass"): every attack
+# of the issue against the release build — big states and another client's ping, a half-closed
+# reader, hoarded slots, a FIFO and an alias bomb at reload, a hard-linked lock, a squatted
+# socket, a full 2 MiB disk — one line each (about 2 minutes; root for slots, squat and disk).
+# TABD=path runs it against another build (the "before" figures).
+bench-hostile: deps
+	$(SWIFT) build -c release
+	Benchmarks/harness/hostile.py $(if $(TABD),--tabd $(TABD))
 
 bench-instructions: deps
 	$(SWIFT) build -c release

@@ -122,7 +122,7 @@ let package = Package(
         // Writes tabd(8) and tabctl(1) from the parsers (`make install`); not installed.
         .executableTarget(name: "tabd-manpage", dependencies: ["TabProtocol"]),
         // SwiftPM reserves Plugins/ for package plugins; these are ordinary dynamic libraries.
-        .target(name: "LoginGate", dependencies: ["TabPolicy", "CCrypt"], path: "Plugins/LoginGate",
+        .target(name: "LoginGate", dependencies: ["TabPolicy", "CCrypt", "TabSystem"], path: "Plugins/LoginGate",
                 linkerSettings: [.linkedLibrary("crypt")]),
         // crypt(3) for LoginGate: module.modulemap + shim.h over <crypt.h>.
         .systemLibrary(name: "CCrypt", path: "Plugins/CCrypt"),

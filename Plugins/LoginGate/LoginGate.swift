@@ -32,6 +32,7 @@
 import CCrypt
 import Glibc
 import TabPolicy
+import TabSystem
 
 @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(LoginGate.self) }
 
@@ -258,16 +259,15 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
 
     /// user → crypt(3) hash, read fresh (so users can be added without a reload).
     private func readCredentials() throws -> [String: String] {
-        guard let f = fopen(credentialsFile, "r") else {
-            throw PolicyError.invalid("cannot read credentials_file \(credentialsFile): \(String(cString: strerror(errno)))")
+        // Non-blocking and checked on its descriptor (a regular file of at most 16 MiB): this
+        // runs on tabd's loop, where a FIFO in its place would stall every client.
+        let bytes: [UInt8]
+        do { bytes = try RegularFile.read(credentialsFile, what: "credentials_file", limit: 16 << 20) } catch {
+            throw PolicyError.invalid(error.description)
         }
-        defer { fclose(f) }
         var users: [String: String] = [:]
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        while getline(&line, &capacity, f) > 0, let line {
-            let text = String(cString: line).trimmingNewline
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            let text = String(decoding: line, as: UTF8.self).trimmingNewline
             guard !text.isEmpty, !text.hasPrefix("#") else { continue }
             let fields = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             guard fields.count >= 2, !fields[0].isEmpty else { continue }

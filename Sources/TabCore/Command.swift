@@ -231,3 +231,19 @@ public struct Outcome: Equatable, Sendable {
         if recordsNotifications { notifications.append(n()) }
     }
 }
+
+extension Command {
+    /// `set_tabs` and `add_tab`: the commands that can add tabs (`limits.max_total_tabs`).
+    @inlinable
+    public var addsTabs: Bool {
+        switch self {
+        case .setTabs, .addTab: true
+        default: false
+        }
+    }
+
+    public var isSetTabs: Bool {
+        if case .setTabs = self { return true }
+        return false
+    }
+}

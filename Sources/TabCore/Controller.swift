@@ -336,6 +336,12 @@ public struct Controller: Equatable, Sendable {
             rotate(to: orientation, policy: policy, &out)
             return  // journals the resolved orientation, not the request
         case .setOrientation(let orientation):
+            // Only the journal sends it, as a rotation it resolved: one the tabs do not all
+            // support was never made (the plugins decide within what the tabs support), so
+            // the record is damage, not a change to replay.
+            guard original || tabsOrientations.contains(orientation.mask) else {
+                throw TabError(.conflict, "the orientation \(orientation.rawValue) is not one the tabs all support (\(tabsOrientations.orientations.map(\.rawValue).joined(separator: ", ")))")
+            }
             setOrientation(orientation, &out)
         case .restore(let archive):
             restore(archive, &out)

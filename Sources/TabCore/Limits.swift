@@ -94,6 +94,27 @@ public struct ControllerLimits: Equatable, Sendable {
         }
     }
 
+    /// Refuses (`out_of_range`, `limits.max_total_tabs`) a `set_tabs` or `add_tab` that
+    /// would make all controllers together hold more than `maxTotal` tabs (a group's children
+    /// counted). Costs a walk of the controllers, for these two commands only.
+    public static func checkTotal(_ command: Command, on name: String, in containers: TabContainers, maxTotal: Int) throws(TabError) {
+        let adding: Int
+        switch command {
+        case .setTabs(let tabs, _, _): adding = tabs.reduce(0) { $0 + count($1) }
+        case .addTab(let tab, _): adding = count(tab)
+        default: return
+        }
+        var others = 0, own = 0
+        for (n, c) in containers.controllers {
+            let held = c.arranged ? c.treeCount : c.tabs.count
+            if n == name { own = held } else { others += held }
+        }
+        let total = others + adding + (command.isSetTabs ? 0 : own)
+        guard total <= maxTotal else {
+            throw TabError(.outOfRange, "all controllers together would hold \(total) tabs; tabd holds at most \(maxTotal) (limits.max_total_tabs): remove tabs or controllers first")
+        }
+    }
+
     private func check(_ tab: Tab) throws(TabError) {
         try id(tab.id, "tab id")
         try text(tab.title, "title")

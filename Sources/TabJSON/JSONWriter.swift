@@ -35,6 +35,14 @@ public struct JSONWriter: ~Copyable {
 
     deinit { base.deallocate() }
 
+    /// Gives up the buffer without a copy: what was written is the first `count` bytes at
+    /// the pointer, which the caller now owns (and frees with `deallocate()`).
+    public consuming func takeBuffer() -> (pointer: UnsafeMutablePointer<UInt8>, count: Int) {
+        let taken = (base, used)
+        discard self
+        return taken
+    }
+
     /// What was written, as an array (a copy; `withBytes` reads without one).
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: used)) }
 

@@ -250,6 +250,14 @@ struct PluginLoader {
             guard st.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
                 throw Refusal("\(path) is group- or world-writable (mode \(PluginLoader.mode(st))); run chmod go-w on it")
             }
+            // A hard link keeps a file that was replaced (or lives elsewhere) under a checked
+            // name; a setuid or setgid bit has no business on a library tabd maps.
+            guard st.st_nlink <= 1 else {
+                throw Refusal("\(path) has \(st.st_nlink) hard links; plugins load only from files that are not linked elsewhere: copy the plugin (cp) instead of linking it")
+            }
+            guard st.st_mode & (S_ISUID | S_ISGID) == 0 else {
+                throw Refusal("\(path) is setuid or setgid (mode \(PluginLoader.mode(st))); run chmod ug-s on it")
+            }
         } catch {
             close(fd)
             throw error

@@ -41,7 +41,7 @@ public final class PluginWatch {
     public init?(directory: String, quarantineAfter: Int, logger: Logger) {
         self.directory = directory; self.quarantineAfter = quarantineAfter; self.logger = logger
         let path = directory + "/plugin-in-hook"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o640)
         guard fd >= 0, ftruncate(fd, off_t(Self.pageSize)) == 0,
               let p = mmap(nil, Self.pageSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
             logger.warning("cannot map \(path); plugin hooks are not watched for crashes: \(String(cString: strerror(errno)))")
@@ -173,7 +173,7 @@ public final class PluginWatch {
     }
 
     private static func contents(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)

@@ -6,6 +6,7 @@ import Logging
 import TabCore
 import TabPlugins
 import TabProtocol
+import TabSystem
 import Yams
 
 
@@ -35,10 +36,18 @@ public struct ServerConfig: Sendable {
     public var lineTimeout = 10.0
     /// Seconds a client may leave more than `maxOutputBytes` unread before it is dropped.
     public var outputTimeout = 5.0
+    /// Connections one uid may hold (nil: half of the connections tabd serves; see `Daemon`).
+    public var maxConnectionsPerUID: Int?
+    /// Connection slots kept for root and admins (nil: a tenth of them, at most 10).
+    public var adminReservedConnections: Int?
+    /// Seconds a connection may neither send nor subscribe before it is closed.
+    public var idleTimeout = 300.0
     /// What one controller may hold (tabs, id and text lengths, stack depth).
     public var controllerLimits = ControllerLimits()
     /// Controllers tabd holds at most (`controller.create` past it: out_of_range).
     public var maxControllers = 10_000
+    /// Tabs all controllers hold together (`set_tabs`, `add_tab` past it: out_of_range).
+    public var maxTotalTabs = 100_000
     public var maxJSONDepth = 64
     /// Peers allowed to run admin commands, besides root.
     public var adminUIDs: [uid_t] = []
@@ -68,6 +77,7 @@ public struct ServerConfig: Sendable {
         public static let maxLineBytes: ClosedRange<Int> = 1024...(1 << 30)            // 1 KiB … 1 GiB
         public static let maxOutputBytes: ClosedRange<Int> = 4096...(1 << 32)          // 4 KiB … 4 GiB
         public static let maxConnections: ClosedRange<Int> = 1...1_048_576             // Linux's default fs.nr_open
+        public static let adminReservedConnections: ClosedRange<Int> = 0...1_048_575
         public static let maxJSONDepth: ClosedRange<Int> = 4...1024                    // set_tabs with items needs 4
         public static let compactBytes: ClosedRange<Int> = 4096...(1 << 36)            // 4 KiB … 64 GiB
         public static let memoryBudgetBytes: ClosedRange<Int> = (1 << 20)...(1 << 40)  // 1 MiB … 1 TiB
@@ -77,10 +87,19 @@ public struct ServerConfig: Sendable {
         public static let maxTextBytes: ClosedRange<Int> = 1...(1 << 20)
         public static let maxStackDepth: ClosedRange<Int> = 1...100_000
         public static let maxControllers: ClosedRange<Int> = 1...1_000_000
+        public static let maxTotalTabs: ClosedRange<Int> = 1...100_000_000
         /// An isolated plugin's hook deadline: 1 ms … 60 s.
         public static let deadlineMilliseconds: ClosedRange<Int> = 1...60_000
         public static let slowHookMilliseconds: ClosedRange<Int> = 1...60_000
         public static let quarantineAfter: ClosedRange<Int> = 1...1000
+        /// The most tabd reads of its configuration file: far beyond any real one.
+        public static let configFileBytes = 1 << 20
+        /// The most YAML nodes a configuration may hold, its aliases expanded.
+        public static let yamlNodes = 100_000
+        /// The deepest a configuration may nest (YAMLDepth counts it over libyaml's events):
+        /// a plugin's settings as deep as the largest max_json_depth, under the four levels
+        /// that lead to them, with room to spare.
+        public static let yamlDepth = maxJSONDepth.upperBound + 16
         /// Tabs on the bar (More included); TabCore's bounds for controller.create.
         public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
     }
@@ -131,6 +150,7 @@ public struct ServerConfig: Sendable {
         ("limits.max_json_depth", { "\($0.maxJSONDepth)" }), ("limits.max_tabs", { "\($0.controllerLimits.maxTabs)" }),
         ("limits.max_id_bytes", { "\($0.controllerLimits.maxIDBytes)" }), ("limits.max_text_bytes", { "\($0.controllerLimits.maxTextBytes)" }),
         ("limits.max_stack_depth", { "\($0.controllerLimits.maxStackDepth)" }), ("limits.max_controllers", { "\($0.maxControllers)" }),
+        ("limits.max_total_tabs", { "\($0.maxTotalTabs)" }),
         ("plugins.directories", { "\($0.pluginDirectories)" }), ("plugins.load", { "\($0.plugins)" }),
         ("plugins.slow_hook_ms", { "\($0.slowHookMilliseconds)" }),
     ]
@@ -144,6 +164,9 @@ public struct ServerConfig: Sendable {
         ("limits.max_output_bytes", { "\($0.maxOutputBytes)" }), ("limits.output_timeout_seconds", { "\($0.outputTimeout)" }),
         ("limits.memory_budget_bytes", { "\($0.memoryBudgetBytes)" }), ("limits.line_timeout_seconds", { "\($0.lineTimeout)" }),
         ("limits.max_connections", { "\($0.maxConnections.map(String.init) ?? "")" }),
+        ("limits.max_connections_per_uid", { "\($0.maxConnectionsPerUID.map(String.init) ?? "")" }),
+        ("limits.admin_reserved_connections", { "\($0.adminReservedConnections.map(String.init) ?? "")" }),
+        ("limits.idle_timeout_seconds", { "\($0.idleTimeout)" }),
         ("plugins.quarantine_after", { "\($0.quarantineAfter)" }),
     ]
 
@@ -169,13 +192,16 @@ public struct ServerConfig: Sendable {
     /// each with the file, line and column.
     public static func load(path: String) throws -> ServerConfig {
         let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+        do throws(RegularFileRefusal) {
+            // Non-blocking and checked on its descriptor: a FIFO put in its place cannot hold
+            // the loop at a reload, nor a huge file its memory.
+            let bytes = try RegularFile.read(path, what: "the configuration file", limit: Limits.configFileBytes)
+            guard let utf8 = String(validating: bytes, as: UTF8.self) else {
+                throw RegularFileRefusal("cannot read the configuration file: it is not UTF-8 text")
+            }
+            text = utf8
         } catch {
-            let fd = open(path, O_RDONLY)
-            let reason = fd < 0 ? String(cString: strerror(errno)).lowercased() : "it is not UTF-8 text"
-            if fd >= 0 { close(fd) }
-            throw ConfigError([ConfigProblem(ConfigLocation(file: path), "cannot read the configuration file: \(reason)")])
+            throw ConfigError([ConfigProblem(ConfigLocation(file: path), error.description)])
         }
         var config = try parse(text, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path, file: path)
         config.path = path
@@ -193,7 +219,7 @@ public struct ServerConfig: Sendable {
         let root: Node?
         if let (line, column) = YAMLDepth.tooDeep(text) {
             throw ConfigError([ConfigProblem(ConfigLocation(file: file, line: line, column: column),
-                                             "the configuration nests deeper than \(YAMLDepth.maxDepth) levels; nothing tabd reads is that deep")])
+                                             "the configuration nests more than \(Limits.yamlDepth) levels deep; tabd reads no deeper (its YAML reader would run out of stack): flatten the settings")])
         }
         do {
             root = try Yams.compose(yaml: text)
@@ -203,6 +229,9 @@ public struct ServerConfig: Sendable {
         }
         var c = ServerConfig()
         guard let root else { return c }
+        if let mark = overNodeLimit(root) {
+            throw ConfigError([ConfigProblem(ConfigLocation(file: file, mark: mark), "the configuration has more than \(Limits.yamlNodes) YAML nodes once its aliases are expanded; tabd reads no more (an alias bomb?): write the settings out instead of nesting aliases")])
+        }
         defer { withExtendedLifetime(problems) {} }
         guard var r = Section(root, path: "", problems: problems) else { throw ConfigError(problems.list) }
         func resolve(_ p: String) -> String {
@@ -233,6 +262,9 @@ public struct ServerConfig: Sendable {
             if let v = l.int("max_line_bytes", in: Limits.maxLineBytes) { c.maxLineBytes = v }
             if let v = l.int("max_output_bytes", in: Limits.maxOutputBytes) { c.maxOutputBytes = v }
             if let v = l.int("max_connections", in: Limits.maxConnections) { c.maxConnections = v }
+            if let v = l.int("max_connections_per_uid", in: Limits.maxConnections) { c.maxConnectionsPerUID = v }
+            if let v = l.int("admin_reserved_connections", in: Limits.adminReservedConnections) { c.adminReservedConnections = v }
+            if let v = l.seconds("idle_timeout_seconds", in: Limits.seconds) { c.idleTimeout = v }
             if let v = l.int("max_json_depth", in: Limits.maxJSONDepth) { c.maxJSONDepth = v }
             if let v = l.int("compact_bytes", in: Limits.compactBytes) { c.compactBytes = v }
             if let v = l.int("memory_budget_bytes", in: Limits.memoryBudgetBytes) { c.memoryBudgetBytes = v }
@@ -243,6 +275,7 @@ public struct ServerConfig: Sendable {
             if let v = l.int("max_text_bytes", in: Limits.maxTextBytes) { c.controllerLimits.maxTextBytes = v }
             if let v = l.int("max_stack_depth", in: Limits.maxStackDepth) { c.controllerLimits.maxStackDepth = v }
             if let v = l.int("max_controllers", in: Limits.maxControllers) { c.maxControllers = v }
+            if let v = l.int("max_total_tabs", in: Limits.maxTotalTabs) { c.maxTotalTabs = v }
             l.finish()
         }
         if var a = r.section("access") {
@@ -315,6 +348,26 @@ public struct ServerConfig: Sendable {
             throw ConfigError(ordered.map(\.element))
         }
         return c
+    }
+
+    /// Where the walk of `root`, aliases expanded (Yams composes an alias as its anchor's
+    /// node again, shared, so a few lines can stand for billions of nodes), passes
+    /// `Limits.yamlNodes`; nil when the whole tree stays within it. The walk stops there: it
+    /// costs at most that many steps, whatever the file.
+    static func overNodeLimit(_ root: Node) -> Mark? {
+        var budget = Limits.yamlNodes
+        var stack: [Node] = [root]
+        while let node = stack.popLast() {
+            budget -= 1
+            if budget < 0 { return node.mark }
+            switch node {
+            case .scalar: break
+            case .sequence(let seq): stack.append(contentsOf: seq)
+            case .mapping(let map):
+                for (key, value) in map { stack.append(key); stack.append(value) }
+            }
+        }
+        return nil
     }
 
     /// A YAML error on one line, and where (Yams' own text quotes the source over several lines).

@@ -206,6 +206,8 @@ public enum Daemon {
         let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
         let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
         service.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
+        let stateDoor = loop.door
+        service.onLoop = { body in stateDoor.async(body) }
         try service.recover(repair: options.repair)
 
         let listener: ListeningSocket
@@ -234,7 +236,10 @@ public enum Daemon {
         limits.memoryBudget = config.memoryBudgetBytes
         limits.lineTimeout = config.lineTimeout
         limits.maxConnections = connectionLimit(configured: config.maxConnections, logger: logger)
+        (limits.adminReservedConnections, limits.maxConnectionsPerUID) = Self.slots(config, maxConnections: limits.maxConnections, logger: logger)
+        limits.idleTimeout = config.idleTimeout
         let server = LineServer(loop: loop, listener: listener, limits: limits, delegate: service, logger: logger)
+        server.isPrivileged = { [unowned service] in service.isAdmin($0) }
         service.transportStatus = { [unowned server] in server.status }
 
         var fault = store.fault
@@ -327,6 +332,20 @@ public enum Daemon {
             return fits
         }
         return configured
+    }
+
+    /// The slots kept for admins (configured, else a tenth of `maxConnections`, at most 10,
+    /// and never all of them) and what one uid may hold (configured, else half of
+    /// `maxConnections`, at least 1).
+    static func slots(_ config: ServerConfig, maxConnections: Int, logger: Logger) -> (reserved: Int, perUID: Int) {
+        var reserved = config.adminReservedConnections ?? min(10, maxConnections / 10)
+        if reserved >= maxConnections {
+            logger.warning("limits.admin_reserved_connections leaves no connection for anyone else; one slot stays ordinary", metadata: [
+                "limits.admin_reserved_connections": "\(reserved)", "limits.max_connections": "\(maxConnections)",
+            ])
+            reserved = maxConnections - 1
+        }
+        return (reserved, config.maxConnectionsPerUID ?? max(1, maxConnections / 2))
     }
 
     /// A size as a status line shows it: 512 B, 4.2 KiB, 63.9 MiB.

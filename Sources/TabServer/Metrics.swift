@@ -103,7 +103,7 @@ extension ServiceStats {
 
     /// The keys `limits_hit` counts (CloseReason.limitKey): each is exposed from the start,
     /// at 0 until a connection is closed for it.
-    static let limitKeys = ["line_timeout_seconds", "max_line_bytes", "max_output_bytes", "memory_budget_bytes"]
+    static let limitKeys = CloseReason.limitKeys
 
     /// What `tabd_build_info` says: tabd's version, the plugin ABI, the Swift it was built with.
     static let buildInfo: [(String, String)] = [("version", TabdVersion.string), ("abi", PluginHost.abiVersion), ("swift", swiftVersion)]

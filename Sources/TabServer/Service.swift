@@ -37,6 +37,11 @@ public final class TabService: LineServiceDelegate {
     var paths = EncodedPaths()
     /// The `state` replies given lately, encoded (`state(id:controller:)`).
     var states = EncodedStates()
+    /// Big `state` replies: kept, and encoded off the loop (ServiceBigStates.swift).
+    var bigStates = BigStates()
+    let stateEncoder = DispatchQueue(label: "tabd.state-encoder")
+    /// Runs a closure on the loop's thread (the loop's door); set by `Daemon`.
+    var onLoop: @Sendable (@escaping @Sendable () -> Void) -> Void = { _ in }
     var w = JSONWriter(capacity: 4096)
     var ew = JSONWriter(capacity: 1024)
     /// The lines of the current turn, kept until it is committed: when its records cannot be

@@ -35,7 +35,7 @@ extension TabService {
     private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {
         switch r.command {
         case .core(let command): try run(command, id: r.id, controller: r.controller)
-        case .state: try state(id: r.id, controller: r.controller)
+        case .state: try state(id: r.id, controller: r.controller, connection)
         case .ping: reply(r) { _ in }
         default: try handleOther(r, from: connection)
         }
@@ -56,6 +56,7 @@ extension TabService {
         case .layout(let width, let height, let statusBar): try layout(r, width: width, height: height, statusBar: statusBar)
         case .preserve:
             let c = try controller(r.controller)
+            if bigState(c, id: r.id, to: connection, kind: .preserve) { return }
             reply(r) { w in w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w) }
         case .subscribe(let events, let controllers): subscribe(r, events: events, controllers: controllers, connection)
         case .unsubscribe(let events): unsubscribe(r, events: events, connection)
@@ -140,6 +141,7 @@ extension TabService {
         let outcome: Outcome
         do {
             try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
+            if command.addsTabs { try ControllerLimits.checkTotal(command, on: name, in: containers, maxTotal: config.maxTotalTabs) }
             outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
                 guard !outcome.isRefused else { return }
                 ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
@@ -157,11 +159,12 @@ extension TabService {
         if outcome.hasEffects { perform(outcome.effects) }
     }
 
-    private func state(id: RequestID?, controller name: String) throws(ProtocolError) {
+    private func state(id: RequestID?, controller name: String, _ connection: Connection) throws(ProtocolError) {
         do {
             try containers.reading(name) { c in
+                if states.write(c, &w, id: id) { return }
+                if bigState(c, id: id, to: connection) { return }
                 ReplyEncoder.success(id: id, into: &w) { w in
-                    if states.write(c, &w) { return }
                     let start = w.count
                     ReplyEncoder.state(c, &w)
                     states.keep(c, w, from: start)
@@ -292,7 +295,7 @@ struct EncodedPaths {
     }
 }
 
-private extension Controller {
+extension Controller {
     /// Whether a `state` of `other` is the one kept for `self`: `self == other` and the same
     /// orientations decided (which `==` leaves out: what plugins answered is not state, but
     /// a `state` shows it, and a reload changes it with nothing else). `self` is reached in
@@ -317,9 +320,9 @@ struct EncodedStates {
 
     /// Appends the members kept for a controller equal to `c`; false when none is kept.
     /// Mutating (it changes nothing) so that the service's memo is used in place.
-    mutating func write(_ c: Controller, _ w: inout JSONWriter) -> Bool {
+    mutating func write(_ c: Controller, _ w: inout JSONWriter, id: RequestID?) -> Bool {
         for i in controllers.indices where controllers[i].isEqual(to: c) {
-            json[i].withUnsafeBytes { w.append(bytes: $0) }
+            ReplyEncoder.success(id: id, into: &w) { w in json[i].withUnsafeBytes { w.append(bytes: $0) } }
             return true
         }
         return false

@@ -28,6 +28,7 @@ extension TabService {
         state.events.formUnion(events)
         if let controllers { state.controllers = Set(controllers) }
         subscribers[connection.id] = connection
+        connection.keepsAlive = true  // a subscriber waits for events: never idle
         reply(r) { w in
             w.key(literal: "events"); ReplyEncoder.strings(state.events.sorted(), &w)
             if let c = state.controllers { w.key(literal: "controllers"); ReplyEncoder.strings(c.sorted(), &w) }
@@ -44,7 +45,10 @@ extension TabService {
     func unsubscribe(_ r: Request, events: [String], _ connection: Connection) {
         let state = clientState(connection)
         if events.contains("*") { state.events.removeAll() } else { state.events.subtract(events) }
-        if state.events.isEmpty { subscribers[connection.id] = nil }
+        if state.events.isEmpty {
+            subscribers[connection.id] = nil
+            connection.keepsAlive = false
+        }
         reply(r) { w in w.key(literal: "events"); ReplyEncoder.strings(state.events.sorted(), &w) }
     }
 

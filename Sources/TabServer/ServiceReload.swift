@@ -84,6 +84,7 @@ extension TabService {
         applied.maxJSONDepth = next.maxJSONDepth
         applied.controllerLimits = next.controllerLimits
         applied.maxControllers = next.maxControllers
+        applied.maxTotalTabs = next.maxTotalTabs
         applied.slowHookMilliseconds = next.slowHookMilliseconds
         plugins.slowHookNanoseconds = UInt64(next.slowHookMilliseconds) * 1_000_000
         report.plugins = plugins.commit(prepared, controllers: containers.names.compactMap { containers[$0] })

@@ -29,6 +29,12 @@ extension TabService {
             ProtocolError(.invalidRequest, "the request line was not finished within \(config.lineTimeout.formatted) s (limits.line_timeout_seconds); the connection will be closed")
         case .overBudget:
             ProtocolError(.overloaded, "all clients together hold more than tabd allows them (five eighths of limits.memory_budget_bytes, \(config.memoryBudgetBytes / 8 * 5) of \(config.memoryBudgetBytes) bytes) and this connection held the most of those not taking their replies; it will be closed")
+        case .tooManyConnections:
+            ProtocolError(.overloaded, "every connection slot open to uid \(connection.peer.uid) is taken (limits.max_connections less limits.admin_reserved_connections, kept for root and admins); the connection will be closed: try again once others closed")
+        case .tooManyForUID:
+            ProtocolError(.overloaded, "uid \(connection.peer.uid) holds as many connections as one uid may (limits.max_connections_per_uid); the connection will be closed: close one of the others first")
+        case .idle:
+            ProtocolError(.invalidRequest, "the connection sent nothing and subscribed to nothing for \(config.idleTimeout.formatted) s (limits.idle_timeout_seconds); it will be closed")
         }
         stats.countError(error.code)
         let reply = ReplyEncoder.failure(id: nil, error)
@@ -113,6 +119,7 @@ extension TabService {
         containers.keepChanges()
         forgetTurn()
         compactIfDue()
+        sendReadyStates()
         return true
     }
 
@@ -120,6 +127,7 @@ extension TabService {
     /// order, against the state as it was before the turn. Changes are refused now
     /// (`unavailable`); reads answer from the state that is durable.
     public func redoTurn() {
+        bigStates.epoch += 1  // states deferred in the failed turn are deferred again below
         let entries = turnEntries
         turnLines.withBytes { all in
             for (i, e) in entries.enumerated() {
@@ -138,6 +146,7 @@ extension TabService {
         if !turnReplays.isEmpty { perform(containers.decideOrientations(policy: policy)) }
         containers.keepChanges()
         forgetTurn()
+        sendReadyStates()
     }
 
     private func forgetTurn() {

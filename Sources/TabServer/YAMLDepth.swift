@@ -8,10 +8,8 @@ import CYaml
 import TabCore
 
 enum YAMLDepth {
-    /// The deepest nesting a configuration may have: a plugin's settings may nest as deep as
-    /// the largest limits.max_json_depth, under the four levels that lead to them
-    /// (plugins, load, the entry, settings), with room to spare.
-    static let maxDepth = ServerConfig.Limits.maxJSONDepth.upperBound + 16
+    /// The deepest nesting a configuration may have (ServerConfig.Limits.yamlDepth).
+    static let maxDepth = ServerConfig.Limits.yamlDepth
 
     /// Where the text first nests deeper than `maxDepth` (1-based line and column, as libyaml
     /// counts them), or nil: not that deep, or not YAML at all (Yams then says why).

@@ -21,11 +21,20 @@ public final class StateDirectoryLock {
         self.directory = directory
         path = (directory as NSString).appendingPathComponent(Self.fileName)
         try Self.makeDirectory(directory)
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o640)
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP { throw StateError("the lock file \(path) is a symbolic link; tabd does not follow it there. Remove it and start again") }
             throw StateError("cannot open the lock file \(path) of the state directory: \(String(cString: strerror(code)))")
+        }
+        // Checked on the descriptor: a hard link would have tabd write its pid into (and then
+        // truncate) a file elsewhere; a FIFO or device is not a lock file tabd made.
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_nlink <= 1 else {
+            let reason = st.st_mode & S_IFMT != S_IFREG ? "is not a regular file" : "has \(st.st_nlink) hard links"
+            Glibc.close(fd)
+            fd = -1
+            throw StateError("the lock file \(path) \(reason); tabd writes its pid only into a lock file of its own. Remove it and start again")
         }
         var result: Int32
         repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR

@@ -646,8 +646,14 @@ public final class StateStore {
 
     private func openForWriting(_ path: String) throws(StateError) -> Int32 {
         if journalFD < 0 {
-            journalFD = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o640)
+            journalFD = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o640)
             guard journalFD >= 0 else { throw StateError("cannot open \(path) for writing: \(Self.errorText()); check the state directory's owner, mode and free space") }
+            var st = stat()
+            if fstat(journalFD, &st) == 0, st.st_mode & S_IFMT != S_IFREG || st.st_nlink > 1 {
+                close(journalFD)
+                journalFD = -1
+                throw StateError("\(path) \(st.st_mode & S_IFMT != S_IFREG ? "is not a regular file" : "has \(st.st_nlink) hard links"); tabd writes its state files only when they are its own. Remove it (or copy it in place of the link) and start again")
+            }
         }
         return journalFD
     }
@@ -821,11 +827,10 @@ public final class StateStore {
         }
         guard ftruncate(journalFD, off_t(journalBytes)) == 0 else { return false }
         allocatedBytes = journalBytes
-        if !cannotPreallocate {
-            let e = preallocate(upTo: journalBytes + 1)
-            if e != 0 { return false }
-        } else {
-            // Without fallocate: a page of zeros written and taken back proves there is room.
+        // A whole step allocated ahead, when the disk has it; else (a filesystem smaller than
+        // a step, or with less free) records are appended as they come, as at start, once a
+        // page of zeros written and taken back proves there is room for the next ones.
+        if cannotPreallocate || preallocate(upTo: journalBytes + 1) != 0 {
             let page = [UInt8](repeating: 0, count: 4096)
             let failure = page.withUnsafeBytes { Self.writeAll(journalFD, $0, at: journalBytes) }
             _ = ftruncate(journalFD, off_t(journalBytes))

@@ -42,6 +42,12 @@ public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
     case lineTimeout
     /// All connections together held more than `memoryBudget`; this one held the most.
     case overBudget
+    /// No slot for a peer that is not privileged (`maxConnections` less the admins' slots).
+    case tooManyConnections
+    /// Its uid holds `maxConnectionsPerUID` connections already.
+    case tooManyForUID
+    /// Neither sent nor subscribed for `idleTimeout` seconds.
+    case idle
     /// A read or write failed with this errno.
     case error(Int32)
     /// The server is shutting down.
@@ -56,6 +62,9 @@ public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
         case .lineTooLong: "line too long"
         case .lineTimeout: "line not finished in time"
         case .overBudget: "over the memory budget"
+        case .tooManyConnections: "no ordinary connection slot left"
+        case .tooManyForUID: "too many connections of its uid"
+        case .idle: "idle"
         case .error(let code): "error: \(String(cString: strerror(code)))"
         case .serverShutdown: "server shutdown"
         case .closedByServer: "closed by server"
@@ -69,9 +78,16 @@ public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
         case .lineTooLong: "max_line_bytes"
         case .lineTimeout: "line_timeout_seconds"
         case .overBudget: "memory_budget_bytes"
+        case .tooManyConnections: "max_connections"
+        case .tooManyForUID: "max_connections_per_uid"
+        case .idle: "idle_timeout_seconds"
         case .clientClosed, .error, .serverShutdown, .closedByServer: nil
         }
     }
+
+    /// Every `limitKey`, in order: what `limits_hit` counts.
+    public static let limitKeys = ["idle_timeout_seconds", "line_timeout_seconds", "max_connections", "max_connections_per_uid",
+                                   "max_line_bytes", "max_output_bytes", "memory_budget_bytes"]
 }
 
 public final class Connection {
@@ -138,8 +154,15 @@ public final class Connection {
     /// In the server's list of connections with held output / to reap at the end of the turn.
     var awaitingRelease = false
     var awaitingReap = false
-    /// While closing with output the client does not take: closes it after the grace period.
-    var lingerTimer: TimerHandle?
+    /// Counted among the ordinary (not privileged) connections and its uid's.
+    var holdsOrdinarySlot = false
+    /// Subscribed: never closed for being idle (the delegate sets it).
+    public var keepsAlive = false
+    /// Idle sweeps since it last sent anything (`LineServer.sweepIdle`).
+    var idleSweeps = 0
+    /// Replies the delegate owes and sends later (`deferReply`): until they are sent, no
+    /// further line of this client is handed over, so its replies keep their order.
+    private(set) var deferredReplies = 0
 
     init(id: UInt64, fd: Int32, peer: PeerCredentials, server: LineServer) {
         self.id = id
@@ -159,7 +182,7 @@ public final class Connection {
     /// current turn — after `commitTurn()` — then written in order. A client whose unsent
     /// output exceeds `maxOutputBytes` is dropped. Ignored once the connection is closing.
     public func send(_ bytes: UnsafeRawBufferPointer) {
-        guard state == .open || (server.redoing && isClosing), let base = bytes.baseAddress, bytes.count > 0 else { return }
+        guard state == .open || (isClosing && (server.redoing || deferredReplies > 0)), let base = bytes.baseAddress, bytes.count > 0 else { return }
         serverRef._withUnsafeGuaranteedRef { server in
             // A big reply or event (64 KiB and more) goes to the connection's own buffer: in the
             // shared turn buffer it would stay until the turn ends even if the connection is
@@ -190,7 +213,7 @@ public final class Connection {
     /// last connection wrote or dropped it. It counts in this connection's share of the
     /// budget as if it were its own (a client that does not read holds it).
     public func send(_ shared: SharedOutput) {
-        guard state == .open || (server.redoing && isClosing), shared.count > 0 else { return }
+        guard state == .open || (isClosing && (server.redoing || deferredReplies > 0)), shared.count > 0 else { return }
         serverRef._withUnsafeGuaranteedRef { server in
             moveRunToHeld()
             if held == nil { held = evbuffer_new() }
@@ -254,6 +277,19 @@ public final class Connection {
         try Sys.peerGroups(fd)
     }
 
+    /// The delegate will answer the line it is handling later (the reply is made off the
+    /// loop): the client's next lines wait, unread, until `endDeferredReply()`.
+    public func deferReply() { deferredReplies += 1 }
+
+    /// A deferred reply was sent (or is no longer owed): once none is owed, the client's
+    /// lines are read again (when its output allows).
+    public func endDeferredReply() {
+        deferredReplies -= 1
+        resumeInputIfWritten()
+        // Closing meanwhile (tabd is stopping): it closes once that reply is written.
+        if deferredReplies == 0, isClosing { server.reap(self) }
+    }
+
     /// Stops reading; what is queued is written, then the connection is closed.
     public func close() {
         guard state == .open else { return }
@@ -296,6 +332,9 @@ public final class Connection {
     private func readable() {
         server.closeTurnIfOverdue()
         guard state == .open, !inputPaused else { return }
+        // A reply is owed (`deferReply`): nothing more is read — not even the end of input,
+        // which would close the connection before that reply is sent.
+        if deferredReplies > 0 { return pauseInput(keeping: UnsafeRawBufferPointer(start: nil, count: 0)) }
         if !pendingInput.isEmpty {
             // Resumed after a pause: the requests read before it come first.
             let input = pendingInput
@@ -314,6 +353,7 @@ public final class Connection {
             return
         }
         server.delegate.connectionWillDeliverLines(self)
+        idleSweeps = 0
         if count == 0 {
             endOfInput()
         } else {
@@ -348,7 +388,7 @@ public final class Connection {
             rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
         }
         while state == .open, let newline = Self.firstNewline(rest) {
-            if accounted >= server.limits.pauseInputBytes { return pauseInput(keeping: rest) }
+            if accounted >= server.limits.pauseInputBytes || deferredReplies > 0 { return pauseInput(keeping: rest) }
             guard newline <= limit else { return lineTooLong() }
             deliver(UnsafeRawBufferPointer(rebasing: rest[..<newline]))
             rest = UnsafeRawBufferPointer(rebasing: rest[(newline + 1)...])
@@ -382,7 +422,7 @@ public final class Connection {
 
     /// Reads again (the waiting input first) once the output is below half the pause mark.
     private func resumeInputIfWritten() {
-        guard inputPaused, state == .open, pendingOutputBytes < server.limits.pauseInputBytes / 2, let readEvent else { return }
+        guard inputPaused, state == .open, deferredReplies == 0, pendingOutputBytes < server.limits.pauseInputBytes / 2, let readEvent else { return }
         inputPaused = false
         event_add(readEvent, nil)
         // The waiting input is handled from the read callback, in a turn of its own.
@@ -396,7 +436,7 @@ public final class Connection {
 
     /// Whether the sweep still has to look at this connection.
     var needsWatching: Bool {
-        state != .closed && (!partial.isEmpty || overOutputLimitSince != nil || (inputPaused && stalledSince != nil))
+        state != .closed && (!partial.isEmpty || overOutputLimitSince != nil || ((inputPaused || isClosing) && stalledSince != nil))
     }
 
     /// The unread output fell to the limit or below: no longer over it.
@@ -516,8 +556,10 @@ public final class Connection {
     private func checkUnread(progressed: Bool) {
         let now = monotonicSeconds()
         if progressed || stalledSince == nil { stalledSince = now }
-        if overOutputLimitSince == nil, unreadBytes > server.limits.maxOutputBytes { overOutputLimitSince = now }
-        if overOutputLimitSince != nil || inputPaused { server.watch(self) }
+        // Over the limit counts from the last time the client took any of it: one reading a
+        // reply bigger than the limit, however slowly, is not dropped for its size.
+        if unreadBytes > server.limits.maxOutputBytes, overOutputLimitSince == nil || progressed { overOutputLimitSince = now }
+        if overOutputLimitSince != nil || inputPaused || isClosing { server.watch(self) }
     }
 
     /// Whether the client has taken none of its output for `seconds` (now: `now`).
@@ -593,8 +635,8 @@ public final class Connection {
         account()
     }
 
-    /// Whether a closing connection has written everything.
-    var isFlushed: Bool { pendingOutputBytes == 0 }
+    /// Whether a closing connection has written everything (and owes no deferred reply).
+    var isFlushed: Bool { pendingOutputBytes == 0 && deferredReplies == 0 }
 
     /// Releases everything and closes the descriptor. The server tells the delegate.
     func tearDown() {
@@ -629,7 +671,9 @@ public final class Connection {
 
 /// Bytes sent alike to many connections (see `Connection.send(_: SharedOutput)`): one copy,
 /// freed when the last connection that refers to it wrote or dropped it.
-public final class SharedOutput {
+/// Sendable: its bytes are written once, in `init`, and only read after (a big reply is
+/// made on a helper thread and handed to the loop).
+public final class SharedOutput: @unchecked Sendable {
     let bytes: UnsafeMutableRawPointer
     public let count: Int
 
@@ -637,6 +681,13 @@ public final class SharedOutput {
         count = source.count
         bytes = .allocate(byteCount: max(count, 1), alignment: 16)
         if let base = source.baseAddress { bytes.copyMemory(from: base, byteCount: count) }
+    }
+
+    /// Takes over `count` bytes at `bytes` (allocated by Swift, e.g. a `JSONWriter`'s buffer
+    /// from `takeBuffer()`), without a copy; freed with the last reference.
+    public init(adopting bytes: UnsafeMutableRawPointer, count: Int) {
+        self.bytes = bytes
+        self.count = count
     }
 
     deinit { bytes.deallocate() }

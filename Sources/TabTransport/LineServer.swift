@@ -22,6 +22,13 @@ public enum InputRefusal: Equatable, Sendable {
     /// All connections together held more than `limits.memoryBudget`; this one, holding the
     /// most (its unfinished input), is refused to bring the total down.
     case overBudget
+    /// A new connection of a uid that is not privileged while every ordinary slot is taken
+    /// (`maxConnections` less `adminReservedConnections`).
+    case tooManyConnections
+    /// A new connection of a uid that already holds `maxConnectionsPerUID`.
+    case tooManyForUID
+    /// A connection that neither subscribed nor sent anything for `idleTimeout` seconds.
+    case idle
 
     /// Why the connection is then closed.
     var closeReason: CloseReason {
@@ -29,6 +36,9 @@ public enum InputRefusal: Equatable, Sendable {
         case .lineTooLong: .lineTooLong
         case .lineTimeout: .lineTimeout
         case .overBudget: .overBudget
+        case .tooManyConnections: .tooManyConnections
+        case .tooManyForUID: .tooManyForUID
+        case .idle: .idle
         }
     }
 }
@@ -86,9 +96,17 @@ public struct TransportLimits: Sendable {
     public var maxConnections = 100_000
     /// Seconds without accepting after running out of descriptors (EMFILE, ENFILE).
     public var acceptBackoff = 0.1
-    /// Seconds a closing client gets to take its output (at shutdown, after `close()`, end
-    /// of input or a too long line); then it is closed anyway.
+    /// Seconds clients get to take their output at shutdown; then they are closed anyway.
+    /// (A client closing for any other reason — its end of input, `close()`, a refusal —
+    /// takes its output under the same rules as an open one: `maxOutputBytes`, `outputTimeout`.)
     public var closeGracePeriod = 2.0
+    /// Connections one uid may hold (privileged peers excepted); 0: no cap of its own.
+    public var maxConnectionsPerUID = 0
+    /// Of `maxConnections`, slots only privileged peers (root, admins) may take.
+    public var adminReservedConnections = 0
+    /// Seconds a connection may neither send nor be subscribed (nor have output to take)
+    /// before it is closed; 0: never. Checked every quarter of it.
+    public var idleTimeout = 0.0
     /// Longest a turn may be kept open by sockets that keep becoming ready: after this many
     /// seconds the turn is committed and its replies released even if more input is waiting.
     public var maxTurnDelay = 0.01
@@ -163,6 +181,15 @@ public final class LineServer {
     /// Connections closed for a limit so far, by the limit's config key (stats).
     public private(set) var limitHits: [String: Int] = [:]
 
+    // Slots.
+    /// Whether a new connection's peer may take the slots kept for admins and is free of the
+    /// per-uid cap (the delegate's rule; root and tabd's own user at least).
+    public var isPrivileged: (Connection) -> Bool = { $0.peer.uid == 0 || $0.peer.uid == geteuid() }
+    /// Open connections of peers that are not privileged, in all and by uid.
+    private var ordinaryConnections = 0
+    private var connectionsByUID: [uid_t: Int] = [:]
+    private var idleTimer: TimerHandle?
+
     // Shutdown.
     private enum ShutdownPhase { case serving, draining, done }
     private var shutdownPhase = ShutdownPhase.serving
@@ -192,10 +219,10 @@ public final class LineServer {
     deinit {
         // Free every event here, while the loop (a stored property) surely still exists.
         for c in byID.values {
-            c.lingerTimer?.cancel()
             c.tearDown()
         }
         acceptor.invalidate()
+        idleTimer?.cancel()
         shutdownDeadline?.cancel()
         sweepTimer?.cancel()
         if let endOfTurnEvent { event_free(endOfTurnEvent) }
@@ -207,6 +234,25 @@ public final class LineServer {
     /// Starts accepting connections.
     public func start() {
         acceptor.start()
+        if limits.idleTimeout > 0 {
+            idleTimer = loop.addTimer(every: limits.idleTimeout / Double(Self.idleSweeps)) { [unowned self] in sweepIdle() }
+        }
+    }
+
+    /// Sweeps of the idle check in one `idleTimeout`.
+    static let idleSweeps = 4
+
+    /// Closes connections that have sent nothing for `idleSweeps` sweeps and are neither
+    /// subscribed (`keepsAlive`) nor taking output: each is answered why, then closed.
+    private func sweepIdle() {
+        for c in Array(byID.values) where c.state == .open && !c.keepsAlive && c.pendingOutputBytes == 0 && !c.inputPaused {
+            c.idleSweeps += 1
+            guard c.idleSweeps > Self.idleSweeps else { continue }
+            logger.info("connection idle: closing it", metadata: [
+                "connection.id": "\(c.id)", "connection.peer.uid": "\(c.peer.uid)", "limits.idle_timeout_seconds": "\(limits.idleTimeout)",
+            ])
+            refuse(c, .idle)
+        }
     }
 
     /// Connections currently open (including closing ones not yet torn down).
@@ -284,6 +330,38 @@ public final class LineServer {
             "connection.peer.uid": "\(peer.uid)", "connection.peer.gid": "\(peer.gid)",
         ])
         delegate.connectionDidOpen(connection)
+        takeSlot(connection)
+    }
+
+    /// A privileged peer takes any slot; any other takes an ordinary one (not one of the
+    /// `adminReservedConnections`) within its uid's `maxConnectionsPerUID`, or is answered
+    /// why not and closed.
+    private func takeSlot(_ connection: Connection) {
+        if isPrivileged(connection) { return }
+        let uid = connection.peer.uid
+        let refusal: InputRefusal? =
+            ordinaryConnections >= limits.maxConnections - limits.adminReservedConnections ? .tooManyConnections
+            : limits.maxConnectionsPerUID > 0 && connectionsByUID[uid, default: 0] >= limits.maxConnectionsPerUID ? .tooManyForUID
+            : nil
+        if let refusal {
+            logger.warning("refusing a connection: no slot for its uid", metadata: [
+                "connection.id": "\(connection.id)", "connection.peer.uid": "\(uid)", "limit": "\(refusal.closeReason.limitKey ?? "")",
+                "connections.ordinary": "\(ordinaryConnections)", "connections.uid": "\(connectionsByUID[uid, default: 0])",
+            ])
+            return refuse(connection, refusal)
+        }
+        connection.holdsOrdinarySlot = true
+        ordinaryConnections += 1
+        connectionsByUID[uid, default: 0] += 1
+    }
+
+    private func freeSlot(_ connection: Connection) {
+        guard connection.holdsOrdinarySlot else { return }
+        connection.holdsOrdinarySlot = false
+        ordinaryConnections -= 1
+        let uid = connection.peer.uid
+        let left = connectionsByUID[uid, default: 1] - 1
+        connectionsByUID[uid] = left > 0 ? left : nil
     }
 
     // MARK: Turns
@@ -520,8 +598,9 @@ public final class LineServer {
                 }
             }
             // Requests waiting for a client that takes none of its replies: it holds its
-            // output (up to pauseInputBytes) for nothing.
-            if c.inputPaused, c.state == .open, c.stalled(now: now, for: limits.outputTimeout) {
+            // output (up to pauseInputBytes) for nothing. A closing client (its input ended)
+            // that takes none of the output it still has is dropped the same way.
+            if c.inputPaused || c.isClosing, c.stalled(now: now, for: limits.outputTimeout) {
                 drop(c, .outputOverflow)
             }
             if !c.needsWatching {
@@ -576,14 +655,10 @@ public final class LineServer {
             tearDown(connection, reason: reason)
         case .closing(let reason) where connection.isFlushed:
             tearDown(connection, reason: reason)
-        case .closing(let reason):
-            // A client that does not take its output must not keep its descriptor forever.
-            if connection.lingerTimer == nil {
-                connection.lingerTimer = loop.once(after: limits.closeGracePeriod) { [unowned self, unowned connection] in
-                    connection.lingerTimer = nil
-                    tearDown(connection, reason: reason)
-                }
-            }
+        case .closing:
+            // It takes the rest of its output under the rules of an open client: the sweep
+            // drops it (logged, counted) once it takes none of it for `outputTimeout`.
+            watch(connection)
         case .open, .closed:
             break
         }
@@ -591,10 +666,9 @@ public final class LineServer {
 
     private func tearDown(_ connection: Connection, reason: CloseReason) {
         guard connection.state != .closed else { return }
-        connection.lingerTimer?.cancel()
-        connection.lingerTimer = nil
         connection.tearDown()
         byID[connection.id] = nil
+        freeSlot(connection)
         if let limit = reason.limitKey { limitHits[limit, default: 0] += 1 }
         if connection.watched {
             connection.watched = false

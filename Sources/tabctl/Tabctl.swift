@@ -43,19 +43,30 @@ struct Connection {
         }
     }
 
-    /// The next line from tabd, or nil at end of stream.
+    /// How much of `buffer` holds no newline: a reply of megabytes is searched once, not once
+    /// per read.
+    var scanned = 0
+    /// Seconds a read waits for tabd (`--timeout`); nil: as long as it takes.
+    var timeout: Double?
+
+    /// The next line from tabd, or nil at end of stream. A line the stream ends in the middle
+    /// of, or a read that waits longer than `timeout`, is a failure that says so.
     mutating func readLine() throws -> String? {
         while true {
-            if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            if let nl = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeSubrange(...nl)
+                scanned = 0
                 return line
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 { if errno == EINTR { continue }; throw Failure.unreachable("read failed: \(String(cString: strerror(errno)))") }
-            if n == 0 { return buffer.isEmpty ? nil : String(decoding: buffer, as: UTF8.self) }
-            buffer.append(contentsOf: chunk[..<n])
+            scanned = buffer.count
+            let n = try receive()
+            if n == 0 {
+                guard buffer.isEmpty else {
+                    throw Failure.cut("tabd closed the connection after \(buffer.count) bytes of a reply, before its end; the reply is incomplete and was not printed")
+                }
+                return nil
+            }
         }
     }
 }
@@ -64,8 +75,10 @@ enum Failure: Error, CustomStringConvertible {
     case unreachable(String)
     /// connect(2) refused for the socket's permissions (EACCES).
     case denied(String)
+    /// A reply cut off, not JSON, or not in time: one sentence.
+    case cut(String)
     var description: String {
-        switch self { case .unreachable(let s), .denied(let s): return s }
+        switch self { case .unreachable(let s), .denied(let s), .cut(let s): return s }
     }
 }
 
@@ -84,6 +97,8 @@ struct Common: ParsableArguments {
 
     @Flag(help: "Print a result as one line of JSON, also on a terminal (where it is indented and coloured otherwise).")
     var json = false
+    @Option(help: ArgumentHelp("Seconds to wait for each reply before giving up (exit 3; default \(Common.defaultTimeout.formatted()), 0: no limit).", valueName: "seconds"))
+    var timeout: Double = Common.defaultTimeout
 
     /// The socket tabd listens on when installed (systemd's tabd.socket).
     static let systemSocket = "/run/tabd/tabd.sock"
@@ -102,11 +117,16 @@ struct Common: ParsableArguments {
 
     /// Sends one request object and prints the result; exit 1 on an error reply.
     func request(_ fields: [(String, JSONValue)]) throws {
+        try roundTrip(line(fields))
+    }
+
+    /// One request line of `fields`, addressed to --controller when it has none.
+    func line(_ fields: [(String, JSONValue)]) -> String {
         var object = JSONObject(fields)
         if let controller, object["controller"] == nil { object.set("controller", .string(controller)) }
         var w = JSONWriter()
         w.write(.object(object))
-        try roundTrip(String(decoding: w.bytes, as: UTF8.self))
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 
     func roundTrip(_ line: String) throws {
@@ -116,7 +136,11 @@ struct Common: ParsableArguments {
     /// A connection to tabd; exit 3 when it cannot be reached.
     func connect() throws -> Connection {
         let (path, origin) = socketChoice
-        do { return try Connection(path: path) } catch Failure.denied(let reason) {
+        do {
+            var conn = try Connection(path: path)
+            if timeout > 0 { conn.timeout = timeout }
+            return conn
+        } catch Failure.denied(let reason) {
             // The socket is there, its mode keeps this user out: say which group lets one in.
             var st = stat()
             let group = stat(path, &st) == 0 ? getgrgid(st.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
@@ -141,16 +165,13 @@ struct Common: ParsableArguments {
         return result
     }
 
-    /// Sends one request line on a new connection and returns the reply line.
+    /// Sends one request line on a new connection and returns the reply line, read to its
+    /// end and checked (`Common.reply(from:)`).
     func exchange(_ line: String) throws -> String {
         var conn = try connect()
         defer { close(conn.fd) }
         try conn.send(line)
-        guard let reply = try conn.readLine() else {
-            FileHandle.standardError.write(Data("tabctl: tabd closed the connection without answering\n".utf8))
-            throw ExitCode(3)
-        }
-        return reply
+        return try Common.reply(from: &conn)
     }
 
     /// Prints a reply's result (stdout: indented and coloured on a terminal, unless
@@ -271,7 +292,7 @@ struct Tabctl: ParsableCommand {
             for r in requests { try conn.send(r) }
             var failed = false
             for _ in requests {
-                guard let reply = try conn.readLine() else { throw ExitCode(3) }
+                let reply = try Common.reply(from: &conn)
                 print(reply)
                 if reply.contains("\"ok\":false") { failed = true }
             }
@@ -329,6 +350,8 @@ struct Tabctl: ParsableCommand {
         @OptionGroup var common: Common
         @Argument(help: "The user name.") var user: String
         @Argument(help: .hidden) var password: String?
+        @Option(help: ArgumentHelp("The user tabd runs as, a name or a uid (default tabd): tabctl sends the password only to a server running as root, as that user, or as yourself.", valueName: "user"))
+        var serverUser: String?
 
         func validate() throws {
             if password != nil {
@@ -337,6 +360,10 @@ struct Tabctl: ParsableCommand {
         }
 
         func run() throws {
+            // Who listens is checked before the password is asked for, let alone sent.
+            var conn = try common.connect()
+            defer { close(conn.fd) }
+            try common.requireTrustedServer(conn, serverUser: serverUser)
             let password: String
             do { password = try Password.read(prompt: "Password for \(user): ") } catch {
                 FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
@@ -345,7 +372,8 @@ struct Tabctl: ParsableCommand {
             var args = JSONObject([])
             args.set("user", .string(user))
             args.set("password", .string(password))
-            try common.request([("cmd", "plugin.call"), ("plugin", "login-gate"), ("method", "login"), ("args", .object(args))])
+            try conn.send(common.line([("cmd", "plugin.call"), ("plugin", "login-gate"), ("method", "login"), ("args", .object(args))]))
+            try Common.report(Common.reply(from: &conn))
         }
     }
 

@@ -100,8 +100,8 @@ struct RestorationTests {
             Tab(id: "a", title: "A", item: TabItem(title: "Alpha", image: "a.png", tag: 1, badge: "9"), restorationID: "r",
                 orientations: .all, fullScreenLayout: true, navigation: true),
             Tab(id: "b", restorationID: "r", orientations: [.portrait, .landscapeLeft, .portraitUpsideDown]),
-            Tab(id: "c", orientations: [.portrait, .landscapeRight], navigation: true),
-            Tab(id: "d"), Tab(id: "e", title: "É — ünïcødé 🎉"), Tab(id: "f"),
+            Tab(id: "c", orientations: [.portrait, .landscapeLeft, .landscapeRight], navigation: true),
+            Tab(id: "d", orientations: .all), Tab(id: "e", title: "É — ünïcødé 🎉", orientations: .all), Tab(id: "f", orientations: .all),
         ], animated: true)); snap()
         _ = try c.apply(.select(.tab("e"))); snap()
         _ = try c.apply(.push(tab: "c", screen: Screen(id: "s", title: nil))); snap()

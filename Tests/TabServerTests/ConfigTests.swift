@@ -51,8 +51,8 @@ import Testing
     @Test func nestingDeeperThanAnyConfigurationIsRefusedAtItsLine() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         Self.expectRefused("socket: /tmp/x.sock\nplugins:\n  load:\n    - path: a.so\n      settings: {a: \(deep)}\n",
-                           "line 5, column", "nests deeper than \(YAMLDepth.maxDepth) levels")
-        Self.expectRefused(String(repeating: "- ", count: 50_000) + "x\n", "nests deeper than")
+                           "line 5, column", "nests more than \(YAMLDepth.maxDepth) levels deep")
+        Self.expectRefused(String(repeating: "- ", count: 50_000) + "x\n", "nests more than")
         let deepest = String(repeating: "[", count: 1024) + String(repeating: "]", count: 1024)
         #expect(Self.refusal("plugins:\n  load:\n    - path: a.so\n      settings: {a: \(deepest)}\n") == nil)
     }

@@ -118,10 +118,11 @@ extension TransportTests {
             #expect(throws: SystemError.self) { try Client(path: server.path) }
         }
 
-        /// A closing client that does not take its output is closed after the grace period
-        /// (it does not keep its descriptor forever).
-        @Test func closingClientThatDoesNotReadIsClosedAfterGracePeriod() throws {
-            let server = try TestServer(limits: TransportLimits(closeGracePeriod: 0.2))
+        /// A closing client that does not take its output is dropped under the output rules
+        /// of any client (it does not keep its descriptor forever): after `outputTimeout`
+        /// without taking any, counted under max_output_bytes — no grace period of its own.
+        @Test func closingClientThatDoesNotReadIsDroppedAfterTheOutputTimeout() throws {
+            let server = try TestServer(limits: TransportLimits(outputTimeout: 0.2, closeGracePeriod: 60))
             let big = [UInt8](repeating: UInt8(ascii: "b"), count: 1 << 20) + [UInt8(ascii: "\n")]
             server.delegate.reply = { c, _ in
                 c.send(big)
@@ -132,7 +133,8 @@ extension TransportTests {
             try server.wait("the reply is queued") { server.delegate.lines.count == 1 }
             #expect(server.sync { server.server.connectionCount } == 1)
             try server.wait("the sleeper is closed", timeout: 3) { server.server.connectionCount == 0 }
-            #expect(server.sync { Array(server.delegate.closed.values) } == [.closedByServer])
+            #expect(server.sync { Array(server.delegate.closed.values) } == [.outputOverflow])
+            #expect(server.sync { server.server.limitHits } == ["max_output_bytes": 1])
         }
 
         /// A client that does not read its output does not hold up shutdown past the grace period.

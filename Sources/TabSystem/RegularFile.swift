@@ -1,0 +1,46 @@
+// Reading a file someone else may have put in place (the configuration, a credentials file,
+// anything read at run time): opened non-blocking, so that a FIFO cannot hold the caller in
+// open(2) until a writer comes, then checked on the descriptor — a regular file, no larger
+// than the caller's cap — before a byte is read.
+
+import Glibc
+
+public enum RegularFile {
+    /// The file's bytes, or a refusal in one sentence naming `path` (its `what`, like "the
+    /// configuration file", starts the sentence) and what to do.
+    public static func read(_ path: String, what: String, limit: Int) throws(RegularFileRefusal) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw RegularFileRefusal("cannot read \(what) \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw RegularFileRefusal("cannot stat \(what) \(path): \(String(cString: strerror(errno)))") }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            let kinds: [mode_t: String] = [S_IFIFO: "a FIFO", S_IFDIR: "a directory", S_IFSOCK: "a socket", S_IFCHR: "a character device", S_IFBLK: "a block device"]
+            throw RegularFileRefusal("\(what) \(path) is \(kinds[st.st_mode & S_IFMT] ?? "not a regular file"), not a regular file; put a file there")
+        }
+        guard Int(st.st_size) <= limit else {
+            throw RegularFileRefusal("\(what) \(path) holds \(st.st_size) bytes, more than the \(limit) tabd reads from it; it is not such a file, so replace it with one")
+        }
+        // One byte more than the cap is asked for: a file that grew meanwhile is refused too.
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count <= limit {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + count, limit + 1 - count, off_t(count)) }
+            if n < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard n >= 0 else { throw RegularFileRefusal("cannot read \(what) \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            count += n
+        }
+        guard count <= limit else {
+            throw RegularFileRefusal("\(what) \(path) holds more than the \(limit) bytes tabd reads from it; it is not such a file, so replace it with one")
+        }
+        bytes.removeSubrange(count...)
+        return bytes
+    }
+}
+
+/// Why a file was not read: one sentence.
+public struct RegularFileRefusal: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,102 @@
+// How tabctl reads what tabd sends and decides whom it talks to: a reply is read to its end
+// (however big), within `--timeout`, and must be JSON — a cut or invalid reply is one
+// sentence and a non-zero exit, never printed as if it were the answer; and before anything
+// secret is sent, the process at the other end of the socket must be tabd (SO_PEERCRED).
+
+import CLinux
+import Foundation
+import TabJSON
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Connection {
+    /// Reads once into `buffer` (1 MiB at most); 0 at end of stream. A read that waits past
+    /// `timeout` fails with a sentence saying so.
+    mutating func receive() throws -> Int {
+        // Set at every read: a connection that waits for events (`connectForEvents`) has none.
+        let seconds = timeout ?? 0
+        var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let start = buffer.count
+        buffer.reserveCapacity(start + Self.chunk)
+        while true {
+            var chunk = [UInt8](repeating: 0, count: Self.chunk)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK, let timeout {
+                    throw Failure.cut("tabd sent nothing for \(timeout.formatted()) s\(start > 0 ? " after \(start) bytes of a reply" : ""); give it longer with --timeout")
+                }
+                throw Failure.unreachable("read failed: \(String(cString: strerror(errno)))")
+            }
+            buffer.append(contentsOf: chunk[..<n])
+            return n
+        }
+    }
+
+    static let chunk = 1 << 20
+
+    /// The uid of the process that listens at the other end (SO_PEERCRED).
+    func peerUID() -> uid_t? {
+        var cred = tabd_peer_credentials()
+        return tabd_get_peer_credentials(fd, &cred) == 0 ? cred.uid : nil
+    }
+}
+
+extension Common {
+    static let defaultTimeout = 30.0
+
+    /// A connection for a command that waits for events (`watch`, `show`): its reads wait as
+    /// long as it takes — `--timeout` is for replies, and events come when something changes.
+    func connectForEvents() throws -> Connection {
+        var conn = try connect()
+        conn.timeout = nil
+        return conn
+    }
+
+    /// The next reply on `conn`, read to its end and parsed: exit 3 with one sentence when
+    /// tabd closes without answering, cuts the reply off, is silent past --timeout, or sends
+    /// something that is not JSON.
+    static func reply(from conn: inout Connection) throws -> String {
+        let line: String?
+        do { line = try conn.readLine() } catch { fail("tabctl: \(error)") }
+        guard let line else { fail("tabctl: tabd closed the connection without answering") }
+        guard (try? JSONParser.parse(line)) != nil else {
+            fail("tabctl: tabd's reply (\(line.utf8.count) bytes) is not valid JSON; it was not printed")
+        }
+        return line
+    }
+
+    static func fail(_ sentence: String) -> Never {
+        FileHandle.standardError.write(Data((sentence + "\n").utf8))
+        Foundation.exit(3)
+    }
+
+    /// The uids tabctl trusts with a secret: root, the user it runs as (anyone who can be that
+    /// user has its secrets anyway), and `serverUser` (a name or a uid; default the `tabd`
+    /// user where it exists).
+    static func trustedServerUIDs(_ serverUser: String?) throws -> Set<uid_t> {
+        var uids: Set<uid_t> = [0, geteuid()]
+        let name = serverUser ?? "tabd"
+        if let uid = uid_t(name) {
+            uids.insert(uid)
+        } else if let pw = getpwnam(name) {
+            uids.insert(pw.pointee.pw_uid)
+        } else if serverUser != nil {
+            fail("tabctl: --server-user \(name) is neither a user nor a uid")
+        }
+        return uids
+    }
+
+    /// Before a secret goes out: the process listening on the socket must run as a trusted
+    /// uid (`trustedServerUIDs`), else tabctl refuses in one sentence (exit 3) and sends nothing.
+    func requireTrustedServer(_ conn: Connection, serverUser: String?) throws {
+        let trusted = try Self.trustedServerUIDs(serverUser)
+        guard let uid = conn.peerUID() else { Self.fail("tabctl: cannot tell who listens on \(socketPath) (SO_PEERCRED failed); nothing was sent") }
+        guard trusted.contains(uid) else {
+            Self.fail("tabctl: the server on \(socketPath) runs as uid \(uid), not as root or tabd's user; the password was not sent (if tabd really runs as that user, pass --server-user \(uid))")
+        }
+    }
+}
