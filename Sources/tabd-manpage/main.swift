@@ -161,7 +161,9 @@ struct Page {
             list(options)
         }
         lines += [".TP", "\\fB\\-h\\fR, \\fB\\-\\-help\\fR", "Show the help and exit."]
-        lines += [".TP", "\\fB\\-\\-version\\fR", "Print the version (\(TabdVersion.string)) and exit."]
+        lines += [".TP", "\\fB\\-\\-version\\fR", name == "tabd"
+            ? "Print the version (\(TabdVersion.string)) on the first line, then the plugin ABI and the Swift version plugins are built for, and exit."
+            : "Print the version (\(TabdVersion.string)) and exit."]
         if !subcommands.isEmpty {
             lines.append(".SH COMMANDS")
             lines += Roff.paragraphs("The options above may come before or after the command.")

@@ -9,7 +9,7 @@ import TabServer
 
 @main
 struct Tabd: ParsableCommand {
-    static let version = TabdVersion.string
+    static let version = BuildDescription.versionText
 
     static let configuration = CommandConfiguration(
         commandName: "tabd",

@@ -10,7 +10,7 @@ import Testing
     @Test func docsStateTheHeadersABI() throws {
         let abi = Build.headerABI
         #expect(abi.range(of: #"^\d+\.\d+$"#, options: .regularExpression) != nil, "policy.h's version: \(abi)")
-        let patterns = [#""abi":"(\d+\.\d+)""#, #"abi {2,}(\d+\.\d+)"#, #"TABD_POLICY_ABI_MINOR` \(now (\d+\.\d+)"#]
+        let patterns = [#""abi":"(\d+\.\d+)""#, #"abi {2,}(\d+\.\d+)"#, #"plugin ABI (\d+\.\d+) \(tabd/policy.h\)"#, #"TABD_POLICY_ABI_MINOR` \(now (\d+\.\d+)"#]
         var found = 0
         for file in ["README.md", "docs/plugins.md", "docs/protocol.md", "docs/operations.md", "man/tabd.8.roff"] {
             let url = Build.packageRoot.appendingPathComponent(file)

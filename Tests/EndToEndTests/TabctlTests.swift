@@ -131,7 +131,10 @@ import Testing
         let ctl = try shell("\(Build.tabctl) --version")
         #expect(ctl.status == 0 && ctl.output == TabdVersion.string + "\n", "\(ctl.output)")
         let daemon = try shell("\(Build.tabd) --version")
-        #expect(daemon.status == 0 && daemon.output == TabdVersion.string + "\n", "\(daemon.output)")
+        let lines = daemon.output.split(separator: "\n").map(String.init)
+        #expect(daemon.status == 0 && lines.first == TabdVersion.string, "\(daemon.output)")
+        // Then what a plugin is built for: the header's ABI and the Swift tabd was built with.
+        #expect(lines.count == 2 && lines[1].hasPrefix("plugin ABI \(Build.headerABI) (tabd/policy.h); Swift 6."), "\(daemon.output)")
         let make = try shell("make -s -C \(Build.packageRoot.path) -f Makefile -f - print-version <<< $'print-version:\\n\\t@echo $(VERSION)'")
         #expect(make.output == TabdVersion.string + "\n", "the Makefile's VERSION: \(make.output)")
     }
