@@ -28,6 +28,15 @@ public final class PolicyHost {
     /// tabd's plugin ABI version (major, minor).
     public var abiVersion: (major: Int, minor: Int) { (Int(table.pointee.abi_major), Int(table.pointee.abi_minor)) }
 
+    /// Whether this tabd's host table has `function` (one added in a later minor than the
+    /// oldest tabd the plugin supports): TABD_HOST_HAS, which Swift cannot call.
+    ///
+    ///     guard host.has(\.json_object_key) else { throw PolicyError.invalid("this plugin needs tabd with plugin ABI 1.5") }
+    public func has(_ function: PartialKeyPath<tabd_host>) -> Bool {
+        guard let offset = MemoryLayout<tabd_host>.offset(of: function) else { return false }
+        return tabd_host_has_function_at(table, offset) != 0
+    }
+
     /// Writes a line to tabd's log, attributed to this plugin.
     public func log(_ level: LogLevel, _ message: String) {
         message.withCString { table.pointee.log?(table, level.c, $0) }

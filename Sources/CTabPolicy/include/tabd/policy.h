@@ -176,6 +176,12 @@ typedef struct tabd_candidate {
 #define TABD_CANDIDATE_HAS(candidate, field) \
     ((candidate)->struct_size >= offsetof(tabd_candidate, field) + sizeof((candidate)->field))
 
+/** TABD_CANDIDATE_HAS for languages that cannot expand it (Swift): whether the candidate
+ *  holds the `size` bytes of the field at byte `offset` (offsetof, sizeof). */
+static inline int tabd_candidate_has_field_at(const tabd_candidate *candidate, size_t offset, size_t size) {
+    return candidate != NULL && candidate->struct_size >= offset + size;
+}
+
 /** One tab whose visibility changed (the visibility_changed hook, since 1.4). */
 typedef struct tabd_visibility {
     /** The tab's id (any tab of the tree). */
@@ -503,6 +509,17 @@ struct tabd_host {
 /** Whether the host table has `field` (a function added in a later minor). */
 #define TABD_HOST_HAS(host, field) \
     ((host)->struct_size >= offsetof(tabd_host, field) + sizeof((host)->field) && (host)->field != NULL)
+
+/**
+ * TABD_HOST_HAS for languages that cannot expand a macro with arguments (Swift): whether
+ * the table has the function at byte `offset` — offsetof(tabd_host, field); in Swift,
+ * MemoryLayout<tabd_host>.offset(of: \.field)! — and it is set. It reads only the table,
+ * so it works with a tabd of any minor. (The Swift SDK's PolicyHost.has(\.field) calls it.)
+ */
+static inline int tabd_host_has_function_at(const tabd_host *host, size_t offset) {
+    return host != NULL && host->struct_size >= offset + sizeof(void (*)(void))
+        && *(const uintptr_t *)(const void *)((const char *)host + offset) != 0;
+}
 
 /* ---------------------------------------------------------------------------------
  * The descriptor: what a plugin offers tabd
