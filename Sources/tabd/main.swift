@@ -9,7 +9,7 @@ import TabServer
 
 @main
 struct Tabd: ParsableCommand {
-    static let version = BuildDescription.versionText
+    static let version = TabdVersion.string
 
     static let configuration = CommandConfiguration(
         commandName: "tabd",
@@ -23,7 +23,7 @@ struct Tabd: ParsableCommand {
 
             \(ExitStatus.summary(TabdExit.all))
             """,
-        version: version
+        version: BuildDescription.versionText
     )
 
     @Option(name: .long, help: "The configuration file (YAML).")
