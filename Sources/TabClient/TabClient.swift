@@ -188,15 +188,7 @@ public final class TabClient: Sendable {
         }
     }
 
-    private func writeAll(_ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            done += n
-        }
-        return true
-    }
+    private func writeAll(_ bytes: [UInt8]) -> Bool { (try? sendAll(fd, bytes)) != nil }
 
     // MARK: events
 

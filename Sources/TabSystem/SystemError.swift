@@ -31,3 +31,13 @@ public func syscall<T: FixedWidthInteger>(_ call: @autoclosure () -> String, _ b
         throw SystemError(call(), errno: code)
     }
 }
+
+/// send(2) of all of `bytes` on a blocking stream socket, short writes continued, EINTR
+/// retried, MSG_NOSIGNAL (a closed peer is EPIPE, not SIGPIPE). What tabctl, TabClient and
+/// the tests write requests with.
+public func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+    var done = 0
+    while done < bytes.count {
+        done += try syscall("send") { bytes[done...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+    }
+}

@@ -35,11 +35,8 @@ struct Connection {
     func send(_ line: String) throws {
         var bytes = Array(line.utf8)
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 { if errno == EINTR { continue }; throw Failure.unreachable("write failed: \(String(cString: strerror(errno)))") }
-            done += n
+        do { try sendAll(fd, bytes) } catch {
+            throw Failure.unreachable("write failed: \(String(cString: strerror(error.errno)))")
         }
     }
 

@@ -42,15 +42,7 @@ import Glibc
 
     /// Sends all of `bytes` unless the peer closes; false then.
     @discardableResult
-    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            done += n
-        }
-        return true
-    }
+    static func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool { (try? sendAll(fd, bytes)) != nil }
 
     /// Seconds a `ping` takes on `client`.
     static func pingSeconds(_ client: LineClient) throws -> Double {

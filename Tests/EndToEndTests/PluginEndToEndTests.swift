@@ -254,12 +254,19 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         #expect(errorOf(r3)?.string("plugin") == "broken")
     }
 
+    /// A new directory holding Plugins/examples/hello.c copied out of the tree and built
+    /// there as hello.so with nothing but the header (warnings are errors).
+    static func helloOutOfTree(_ tag: String) throws -> String {
+        let dir = temporaryDirectory(tag)
+        let src = Build.packageRoot.appendingPathComponent("Plugins/examples/hello.c").path
+        let build = try shell("cp \(src) \(dir)/ && cd \(dir) && cc -shared -fPIC -Wall -Werror -I \(Plugins.include) hello.c -o hello.so")
+        guard build.status == 0 else { throw TestFailure("hello.c does not build: \(build.output)") }
+        return dir
+    }
+
     /// Plugins/examples/hello.c, copied out of the tree and built with nothing but the header.
     @Test func helloExampleBuiltOutOfTreeWorks() throws {
-        let dir = temporaryDirectory("hello")
-        let src = Build.packageRoot.appendingPathComponent("Plugins/examples/hello.c").path
-        let build = try shell("cp \(src) \(dir)/ && cd \(dir) && cc -shared -fPIC -I \(Plugins.include) hello.c -o hello.so")
-        #expect(build.status == 0, "\(build.output)")
+        let dir = try Self.helloOutOfTree("hello")
         let load = "    - path: hello.so\n      settings: {prefix: secret, code: open-sesame}\n"
         let tabd = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
         let c = try tabd.client()
@@ -274,10 +281,7 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
     /// hello.c reads a list setting with the 1.5 readers (`exempt`: tabs never locked) and
     /// refuses a key it does not know, or a list of the wrong shape, with a sentence naming it.
     @Test func helloExampleReadsAListAndRefusesUnknownSettings() throws {
-        let dir = temporaryDirectory("hlist")
-        let src = Build.packageRoot.appendingPathComponent("Plugins/examples/hello.c").path
-        let build = try shell("cp \(src) \(dir)/ && cd \(dir) && cc -shared -fPIC -Wall -Werror -I \(Plugins.include) hello.c -o hello.so")
-        #expect(build.status == 0, "\(build.output)")
+        let dir = try Self.helloOutOfTree("hlist")
         let load = "    - path: hello.so\n      settings: {prefix: secret, exempt: [secret-help, secret-faq]}\n"
         let tabd = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
         let c = try tabd.client()
@@ -300,11 +304,8 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
     /// 65534 is not, until a supplementary group of its is in access.admin_gids. The same
     /// for the plugin isolated in a helper.
     @Test(arguments: [false, true]) func pluginSeesItsCaller(isolated: Bool) throws {
-        let dir = temporaryDirectory("who")
+        let dir = try Self.helloOutOfTree("who")
         chmod(dir, 0o755)
-        let src = Build.packageRoot.appendingPathComponent("Plugins/examples/hello.c").path
-        let build = try shell("cc -shared -fPIC -I \(Plugins.include) \(src) -o \(dir)/hello.so")
-        #expect(build.status == 0, "\(build.output)")
         let load = "    - path: hello.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 2000\n" : "")
         let config = "socket_mode: \"0666\"\naccess:\n  admin_gids: [4242]\n" + Plugins.config(load, extraDirectory: dir)
         let tabd = try TabdProcess(config: config, dir: dir)

@@ -157,12 +157,7 @@ final class LineClient {
     func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     func write(_ bytes: [UInt8]) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 { if errno == EINTR { continue }; throw TestFailure("send: \(String(cString: strerror(errno)))") }
-            done += n
-        }
+        do { try sendAll(fd, bytes) } catch { throw TestFailure(error.description) }
     }
 
     func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
