@@ -226,25 +226,26 @@ def test_a_script_outside_the_repository_with_the_installed_package(tabd: Tabd, 
     try:
         def line() -> dict:
             return json.loads(proc.stdout.readline())
+
+        def select_and_follow(tab: str) -> int:
+            """Selects `tab` from another client; the script's lines reach that seq with it."""
+            with Client(tabd.socket) as c:
+                c.select(tab)
+                seq = c.state()["seq"]
+            got = line()
+            while got.get("seq") != seq:
+                got = line()
+            assert got["selected"] == tab
+            return seq
+
         assert line()["sync"] == "initial"
         with Client(tabd.socket) as c:
             c.set_tabs(phone_tabs(["a", "b", "c"]))
-            c.select("c")
-            seq = c.state()["seq"]
-        got = line()
-        while got.get("seq") != seq:
-            got = line()
-        assert got["selected"] == "c"
+        seq = select_and_follow("c")
         tabd.restart(signal.SIGKILL)
         got = line()
         assert got == {"sync": "resync", "nothing_missed": True, "changed": True, "seq": seq}
-        with Client(tabd.socket) as c:
-            c.select("a")
-            seq = c.state()["seq"]
-        got = line()
-        while got.get("seq") != seq:
-            got = line()
-        assert got["selected"] == "a"
+        select_and_follow("a")
     finally:
         proc.kill()
         proc.wait()
