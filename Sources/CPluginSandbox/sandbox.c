@@ -104,6 +104,7 @@ int tabd_sandbox_restrict(void) {
 #include <string.h>
 
 static const volatile unsigned char *crash_page;
+static unsigned crash_slots, crash_slot_bytes, crash_name_bytes;
 static char *crash_hooks[32];
 static int crash_hook_count;
 static char *crash_prefix, *crash_suffix;
@@ -120,12 +121,12 @@ static void crash_handler(int sig, siginfo_t *info, void *context) {
     while (which < sizeof crash_signals / sizeof crash_signals[0] && crash_signals[which] != sig) which++;
     uint64_t word = crash_page ? ((const volatile uint64_t *)crash_page)[1] : 0;
     unsigned slot = (unsigned)(word >> 32), hook = (unsigned)(word & 0xFFFFFFFFu);
-    if (word != 0 && slot >= 1 && slot <= 15) {
+    if (word != 0 && slot >= 1 && slot <= crash_slots) {
         char line[512];
         size_t n = 0;
         crash_append(line, &n, sizeof line, crash_prefix, 64);
         crash_append(line, &n, sizeof line, "plugin ", 16);
-        crash_append(line, &n, sizeof line, (const volatile char *)crash_page + 64 + (slot - 1) * 256, 63);
+        crash_append(line, &n, sizeof line, (const volatile char *)crash_page + 64 + (slot - 1) * crash_slot_bytes, crash_name_bytes - 1);
         crash_append(line, &n, sizeof line, " crashed tabd in hook ", 32);
         crash_append(line, &n, sizeof line, hook >= 1 && (int)hook <= crash_hook_count ? crash_hooks[hook - 1] : "unknown", 64);
         crash_append(line, &n, sizeof line, " (signal ", 16);
@@ -152,7 +153,11 @@ static void crash_handler(int sig, siginfo_t *info, void *context) {
     }
 }
 
-int tabd_crash_line_install(const void *page, const char *const *hooks, int hook_count, const char *prefix, const char *suffix) {
+int tabd_crash_line_install(const void *page, int slots, int slot_bytes, int name_bytes,
+                            const char *const *hooks, int hook_count, const char *prefix, const char *suffix) {
+    crash_slots = (unsigned)slots;
+    crash_slot_bytes = (unsigned)slot_bytes;
+    crash_name_bytes = (unsigned)name_bytes;
     crash_hook_count = hook_count < 32 ? hook_count : 32;
     for (int i = 0; i < crash_hook_count; i++) crash_hooks[i] = strdup(hooks[i]);
     crash_prefix = strdup(prefix ? prefix : "");

@@ -67,7 +67,8 @@ public final class PluginWatch {
         defer { for h in hooks { free(h) } }
         let suffix = "; tabd stops, and its next start names the plugin and counts the crash (docs/operations.md, \"When a plugin crashes tabd\")"
         let installed = hooks.map { UnsafePointer($0) }.withUnsafeBufferPointer { list in
-            tabd_crash_line_install(UnsafeRawPointer(page), list.baseAddress, Int32(list.count), linePrefix, suffix)
+            tabd_crash_line_install(UnsafeRawPointer(page), Int32(Self.slots), Int32(Self.slotBytes), Int32(Self.nameBytes),
+                                    list.baseAddress, Int32(list.count), linePrefix, suffix)
         }
         if installed != 0 {
             logger.warning("cannot install the plugin crash handler; a plugin's crash prints the runtime's report: \(String(cString: strerror(errno)))")

@@ -45,12 +45,10 @@ public struct ProtocolError: Error, Equatable, Sendable {
     public var lists: [(String, [String])] = []
 
     public init(_ code: Code, _ message: String, details: [(String, String)] = [], lists: [(String, [String])] = []) {
-        self.code = code; self.message = Self.oneLine(message); self.details = details; self.lists = lists
+        // One line (String.oneLine): a message quotes what the client sent (a command or
+        // field name, an id), which may hold any character. Found by fuzz/request.
+        self.code = code; self.message = message.oneLine; self.details = details; self.lists = lists
     }
-
-    /// `text` as one line (String.oneLine): a message quotes what the client sent (a
-    /// command or field name, an id), which may hold any character. Found by fuzz/request.
-    public static func oneLine(_ text: String) -> String { text.oneLine }
 
     public static func invalid(_ field: String, _ message: String) -> ProtocolError {
         ProtocolError(.invalidRequest, message, details: [("field", field)])

@@ -22,7 +22,7 @@ struct ErrorMessageTests {
 
     /// Text without control characters is left as it is (no copy is made).
     @Test func oneLineLeavesOrdinaryTextAlone() {
-        #expect(ProtocolError.oneLine("no tab 'müsic' — try \"state\"") == "no tab 'müsic' — try \"state\"")
-        #expect(ProtocolError.oneLine("a\u{85}b\u{2029}") == #"a\u0085b\u2029"#)
+        #expect("no tab 'müsic' — try \"state\"".oneLine == "no tab 'müsic' — try \"state\"")
+        #expect("a\u{85}b\u{2029}".oneLine == #"a\u0085b\u2029"#)
     }
 }

@@ -27,13 +27,14 @@ int tabd_sandbox_restrict(void);
 /**
  * Installs handlers of SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT for the plugin watch
  * (TabPlugins' PluginWatch). `page` is the watch's page: its second word says which plugin
- * (slot << 32) and hook (index + 1) runs, 0 outside hooks; slot s's name is at
- * 64 + (s - 1) * 256. While a hook runs, a fatal signal writes one line to stderr —
+ * (slot << 32) and hook (index + 1) runs, 0 outside hooks; slot s (1 … `slots`) has its
+ * name (NUL-terminated within `name_bytes`) at 64 + (s - 1) * `slot_bytes`. While a hook runs, a fatal signal writes one line to stderr —
  * `prefix`, then "plugin <name> crashed tabd in hook <hooks[i]> (signal N)" and `suffix` —
  * and the process dies of the signal as it would have (core dump included). Outside hooks
  * the signal goes to the handler that was there before (the Swift runtime's backtracer:
  * tabd's own faults keep their report). Strings are copied. 0, or -1 with errno.
  */
-int tabd_crash_line_install(const void *page, const char *const *hooks, int hook_count, const char *prefix, const char *suffix);
+int tabd_crash_line_install(const void *page, int slots, int slot_bytes, int name_bytes,
+                            const char *const *hooks, int hook_count, const char *prefix, const char *suffix);
 
 #endif
