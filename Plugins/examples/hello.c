@@ -3,7 +3,10 @@
  *
  * What it does: tabs whose id starts with a prefix ("secret" unless the settings say
  * otherwise) cannot be tapped until someone calls its "unlock" method with the right
- * code. Every tap it sees is counted and announced to subscribers as a `plugin` event.
+ * code. Every tap it sees is counted and announced to subscribers as a `plugin` event; the
+ * count is kept in the plugin's store, so it survives restarts (and kill -9). It can tell
+ * of every selection change (settings events.selected) and remind a controller's
+ * subscribers of something later (its "remind" method arms a timer).
  *
  * Build it anywhere, with nothing but the installed header (`make install` puts it and
  * tabd-policy.pc in place), and try it before configuring it:
@@ -26,6 +29,8 @@
  *     {"cmd":"tap","tab":"secret-notes"}                 → ok
  *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242,"admin":false,"groups":[27,1000]}
  *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"prefix":"secret"}
+ *     {"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":1,"text":"stand up"}}
+ *                                                        → a `plugin` event {"event":"reminder",...} a second later
  *
  * Each hook below has a comment saying what it demonstrates. Hooks this plugin does
  * not need (the orientation ones) are simply NULL in the descriptor.
@@ -49,6 +54,8 @@ typedef struct hello_state {
     char exempt[8][64];     /* settings exempt: tabs never locked, though they start with the prefix */
     size_t exempt_count;
     int announce_taps;      /* settings events.tapped: emit an event per tap */
+    int announce_selected;  /* settings events.selected: emit an event per selection change */
+    char reminder[128];     /* what the "remind" timer says */
     int unlocked;           /* one switch for all controllers, to keep the example short */
     unsigned long taps;     /* taps seen by did_select */
     char message[256];      /* reply strings must outlive the hook: keep them here */
@@ -158,6 +165,9 @@ static tabd_result hello_init(const tabd_host *host, const char *config_json, vo
     if (problem == NULL && found == TABD_JSON_OK &&
         host->json_get_bool(host, events, "tapped", &s->announce_taps) == TABD_JSON_WRONG_TYPE)
         problem = "must be true or false", key = "events.tapped";
+    else if (problem == NULL && found == TABD_JSON_OK &&
+             host->json_get_bool(host, events, "selected", &s->announce_selected) == TABD_JSON_WRONG_TYPE)
+        problem = "must be true or false", key = "events.selected";
     else if (problem == NULL && found == TABD_JSON_WRONG_TYPE)
         problem = "must be an object such as {tapped: false}", key = "events";
     if (problem != NULL) {
@@ -169,6 +179,12 @@ static tabd_result hello_init(const tabd_host *host, const char *config_json, vo
         reply->message = refusal;
         return TABD_ERROR;
     }
+
+    /* The store (since 1.6): what the last run kept — restarts, kill -9 and reloads included.
+     * A tabd before 1.6 has no store: the count then starts at 0 each time. */
+    const char *kept;
+    if (TABD_HOST_HAS(host, store_get) && host->store_get(host, "taps", &kept) == TABD_STORE_OK)
+        s->taps = strtoul(kept, NULL, 10);
 
     char line[160];
     snprintf(line, sizeof line, "hello ready: tabs starting with '%s' are locked", s->prefix);
@@ -215,6 +231,12 @@ static void hello_did_select(void *state, const tabd_controller *controller, con
     hello_state *s = state;
     const tabd_host *h = s->host;
     s->taps++;
+    /* Kept at once: when this tap is acknowledged, the count is on disk too. */
+    if (TABD_HOST_HAS(h, store_put)) {
+        char text[24];
+        snprintf(text, sizeof text, "%lu", s->taps);
+        if (h->store_put(h, "taps", text) != TABD_STORE_OK) h->log(h, TABD_LOG_WARNING, "the tap count could not be kept");
+    }
     if (!s->announce_taps) return;
     tabd_json_builder *b = h->json_builder(h);
     h->json_begin_object(h, b, NULL);
@@ -225,6 +247,44 @@ static void hello_did_select(void *state, const tabd_controller *controller, con
     h->json_add_int(h, b, "tabs", (int64_t)h->tab_count(controller));
     h->json_end(h, b);
     const char *event = h->json_finish(h, b); /* NULL only if the calls above were wrong */
+    if (event != NULL) h->emit(h, controller, event);
+}
+
+/*
+ * selection_changed (since 1.6) — demonstrates: being told of every selection change, what
+ * ever made it (a client's select, a plugin's request_select, a tap, new tabs, a restore, a
+ * hide), with the cause. did_select is for taps only.
+ */
+static void hello_selection_changed(void *state, const tabd_controller *controller, const tabd_selection_change *change) {
+    static const char *causes[] = {"select", "tap", "tabs", "customize", "restore", "hidden"};
+    hello_state *s = state;
+    const tabd_host *h = s->host;
+    if (!s->announce_selected) return;
+    tabd_json_builder *b = h->json_builder(h);
+    h->json_begin_object(h, b, NULL);
+    h->json_add_string(h, b, "event", "selected");
+    if (change->id != NULL) h->json_add_string(h, b, "tab", change->id); else h->json_add_null(h, b, "tab");
+    /* A cause a later tabd adds is not in this table: say so rather than guess. */
+    h->json_add_string(h, b, "cause", (unsigned)change->cause < sizeof causes / sizeof *causes ? causes[change->cause] : "other");
+    h->json_end(h, b);
+    const char *event = h->json_finish(h, b);
+    if (event != NULL) h->emit(h, controller, event);
+}
+
+/*
+ * timer (since 1.6) — demonstrates: acting on time. "remind" armed it; it runs on tabd's
+ * loop with no client request, and its event reaches the controller's subscribers.
+ */
+static void hello_timer(void *state, const tabd_controller *controller, const char *name) {
+    hello_state *s = state;
+    const tabd_host *h = s->host;
+    if (controller == NULL || strcmp(name, "remind") != 0) return;
+    tabd_json_builder *b = h->json_builder(h);
+    h->json_begin_object(h, b, NULL);
+    h->json_add_string(h, b, "event", "reminder");
+    h->json_add_string(h, b, "text", s->reminder);
+    h->json_end(h, b);
+    const char *event = h->json_finish(h, b);
     if (event != NULL) h->emit(h, controller, event);
 }
 
@@ -301,6 +361,31 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
         }
         return TABD_OK;
     }
+    if (strcmp(method, "remind") == 0) {
+        /* Arms (or moves) the timer "remind" for this controller: the timer hook runs later. */
+        const tabd_host *h = s->host;
+        double seconds;
+        const char *text = "reminder";
+        if (!TABD_HOST_HAS(h, set_timer)) {
+            reply->message = "remind needs tabd with plugin ABI 1.6 (timers)";
+            return TABD_ERROR;
+        }
+        if (h->json_get_number(h, args_json, "seconds", &seconds) != TABD_JSON_OK || seconds < 0.001 || seconds > 86400) {
+            reply->message = "remind needs {\"seconds\": 0.001 to 86400, \"text\": \"...\"}";
+            return TABD_ERROR;
+        }
+        if (h->json_get_string(h, args_json, "text", &text) == TABD_JSON_WRONG_TYPE) {
+            reply->message = "remind's text must be a string";
+            return TABD_ERROR;
+        }
+        snprintf(s->reminder, sizeof s->reminder, "%s", text);
+        if (h->set_timer(h, h->controller_name(controller), "remind", (uint64_t)(seconds * 1000 + 0.5)) != TABD_OK) {
+            reply->message = "tabd refused the timer";
+            return TABD_ERROR;
+        }
+        reply->json = "{\"armed\":true}";
+        return TABD_OK;
+    }
     if (strcmp(method, "whoami") == 0) {
         /* A host function added after 1.0 (since 1.1): check that this tabd has it. The
          * caller is the client's connection as the kernel saw it (uid, gid, pid) — what
@@ -351,6 +436,11 @@ static const tabd_policy_descriptor hello_descriptor = {
     .will_end_customizing = NULL,
     .did_end_customizing = hello_did_end_customizing,
     .call = hello_call,
+    .will_stop = NULL,
+    .visibility_changed = NULL,
+    .display_order_changed = NULL,
+    .selection_changed = hello_selection_changed,
+    .timer = hello_timer,
 };
 
 /*

@@ -41,18 +41,36 @@ public struct TabContainers: Equatable, Sendable, Codable {
         static func == (_: Before, _: Before) -> Bool { true }
     }
 
-    private enum CodingKeys: String, CodingKey { case controllers, seqFloor }
+    /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
+    /// configured name, then key. Kept here so that the snapshot and the journal carry it
+    /// exactly as they carry the controllers. Not undone with a turn's controllers (like
+    /// what the plugin itself remembers, a write stays; the snapshot written once the journal
+    /// can be written again covers it).
+    public private(set) var pluginData: [String: [String: String]] = [:]
+
+    /// Sets (or, `value` nil, removes) `key` of `plugin`'s store.
+    public mutating func setPluginValue(plugin: String, key: String, _ value: String?) {
+        if let value {
+            pluginData[plugin, default: [:]][key] = value
+        } else if pluginData[plugin]?.removeValue(forKey: key) != nil, pluginData[plugin]?.isEmpty == true {
+            pluginData[plugin] = nil
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case controllers, seqFloor, pluginData }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         controllers = try c.decode([String: Controller].self, forKey: .controllers)
         seqFloor = try c.decodeIfPresent(UInt64.self, forKey: .seqFloor) ?? 0
+        pluginData = try c.decodeIfPresent([String: [String: String]].self, forKey: .pluginData) ?? [:]
     }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(controllers, forKey: .controllers)
         try c.encode(seqFloor, forKey: .seqFloor)
+        if !pluginData.isEmpty { try c.encode(pluginData, forKey: .pluginData) }
     }
 
     public init() {}

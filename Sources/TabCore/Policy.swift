@@ -18,6 +18,9 @@ public enum PolicyEffect: Equatable, Sendable {
     case event(plugin: String, controller: String, dataJSON: String)
     /// A `select` of `target` in `controller`.
     case select(controller: String, target: SelectTarget)
+    /// `plugin` set `key` of its store to `value` (nil: removed it): kept in the containers'
+    /// `pluginData` and journaled.
+    case store(plugin: String, key: String, value: String?)
 }
 
 /// R9.2: the orientations a controller supports once the delegate had its say, and the one

@@ -26,6 +26,9 @@ final class CallFrame {
     /// What the current hook call did through the host, for HookCaps (reset by endHook):
     /// log lines, events, selections asked for; `counted` once any of them is non-zero.
     var logs = 0, events = 0, selections = 0
+    /// Bytes written to the plugin's store during the current hook call (1.6), and whether
+    /// passing the cap was logged.
+    var storeBytes = 0, storeCapLogged = false
     var counted = false
 
     /// The opaque pointer plugins receive.
@@ -74,7 +77,7 @@ final class CallFrame {
     /// A new hook call's HookCaps budget.
     @inline(__always)
     func resetCounts() {
-        if counted { logs = 0; events = 0; selections = 0; counted = false }
+        if counted { logs = 0; events = 0; selections = 0; storeBytes = 0; storeCapLogged = false; counted = false }
     }
 
     /// Frees what the hook was handed. Cheap when nothing was.
@@ -234,7 +237,32 @@ struct HostSlot {
         json_array_bool: HostJSON.arrayBool,
         json_array_object: HostJSON.arrayObject,
         json_array_array: HostJSON.arrayArray,
-        json_object_key: HostJSON.objectKey
+        json_object_key: HostJSON.objectKey,
+        // since 1.6
+        store_get: { host, key, value in
+            guard let plugin = HostSlot.owner(of: host) else { return TABD_STORE_INVALID }
+            return plugin.storeGet(key, value)
+        },
+        store_put: { host, key, value in
+            guard let plugin = HostSlot.owner(of: host) else { return TABD_STORE_INVALID }
+            return plugin.storeSet(key, value, delete: false)
+        },
+        store_delete: { host, key in
+            guard let plugin = HostSlot.owner(of: host) else { return TABD_STORE_INVALID }
+            return plugin.storeSet(key, nil, delete: true)
+        },
+        store_key: { host, index, key in
+            guard let plugin = HostSlot.owner(of: host) else { return TABD_STORE_INVALID }
+            return plugin.storeKey(index, key)
+        },
+        set_timer: { host, controller, name, ms in
+            guard let plugin = HostSlot.owner(of: host) else { return TABD_ERROR }
+            return plugin.setTimer(controller, name, ms)
+        },
+        cancel_timer: { host, controller, name in
+            guard let plugin = HostSlot.owner(of: host) else { return TABD_ERROR }
+            return plugin.cancelTimer(controller, name)
+        }
     )
 }
 

@@ -108,6 +108,8 @@ public final class PluginHost: Policy {
         var pending = false
         /// See `decidesOrientations`.
         var decidesOrientations = false
+        /// See `watchesSelection`.
+        var watchesSelection = false
         /// Some running plugin has did_select: else a tap's did-select is skipped whole (no
         /// candidate filled, no plugin walked), as it would call nothing.
         var hasDidSelect = false
@@ -136,6 +138,24 @@ public final class PluginHost: Policy {
         }
         private static var nameOffset: Int { MemoryLayout<SelectLink>.offset(of: \SelectLink.name)! }
     }
+
+    // The plugins' stores and timers (plugin ABI 1.6; PluginStore.swift).
+    /// Each plugin's store, by plugin name: what store_get reads. The service hands over
+    /// the containers' `pluginData` before plugins start (`adoptStore`), and keeps the
+    /// containers' copy in step from the `.store` effects.
+    var stores: [String: PluginStoreData] = [:]
+    /// Whether a store write can be made durable now (the service: its journal has no fault).
+    public var storeWritable: () -> Bool = { true }
+    /// Arms a one-shot timer on the loop and returns what cancels it (the daemon's loop).
+    /// nil: timers cannot be armed (set_timer answers TABD_ERROR).
+    public var scheduleTimer: ((Double, @escaping () -> Void) -> (() -> Void))?
+    /// Runs a due timer: the service lends its controller and calls `fire(_:in:)`.
+    public var onTimer: ((PluginTimer) -> Void)?
+    var timers: [PluginTimer.Key: PluginTimer.Armed] = [:]
+    var timerGeneration: UInt64 = 0
+    /// Some running plugin has selection_changed: the service then keeps a command's
+    /// notifications to tell it (`selectionChanged`).
+    public var watchesSelection: Bool { hot.pointee.watchesSelection }
 
     private var sequence: UInt64 = 0
     private let tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
@@ -365,6 +385,7 @@ public final class PluginHost: Policy {
                            metadata: ["plugin.name": .string(s.plugin), "plugin.path": .string(s.path)])
         }
         prepared.started.removeAll()
+        hand(&changes.effects)  // what the new instances' init asked for (store writes, ...)
         return changes
     }
 
@@ -417,6 +438,7 @@ public final class PluginHost: Policy {
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
         hot.pointee.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
         hot.pointee.hasDidSelect = running.contains { $0.code.hooks.did_select != nil }
+        hot.pointee.watchesSelection = running.contains { $0.code.hooks.selection_changed != nil }
     }
 
     private func freeLinks() {
@@ -763,7 +785,7 @@ public final class PluginHost: Policy {
 
     /// Calls `body` for every running plugin with the controller set up; `body` returns
     /// whether the plugin had the hook (then it was timed).
-    private func notify(_ hook: PluginHook, _ controller: LentController, _ body: (PluginInstance, OpaquePointer) -> Bool) {
+    func notify(_ hook: PluginHook, _ controller: LentController, _ body: (PluginInstance, OpaquePointer) -> Bool) {
         guard !running.isEmpty else { return }
         let frame = self.frame, opaque = frame.opaque
         do {
@@ -781,7 +803,7 @@ public final class PluginHost: Policy {
         }
     }
 
-    private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>, Int) -> R) -> R {
+    func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>, Int) -> R) -> R {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         defer { for p in copies { free(p) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } } + [nil]
@@ -880,8 +902,16 @@ public final class PluginHost: Policy {
     /// Hands what plugins asked for during this call into the host to its caller (appended
     /// to `effects`), in the order they asked.
     @inline(__always)
-    private func hand(_ effects: inout [PolicyEffect]) {
+    func hand(_ effects: inout [PolicyEffect]) {
         if hot.pointee.pending { handPending(&effects) }
+    }
+
+    /// What plugins asked for outside any call that hands it over (init at start, a timer):
+    /// taken by the service, which does it.
+    public func takeEffects() -> [PolicyEffect] {
+        var effects: [PolicyEffect] = []
+        hand(&effects)
+        return effects
     }
 
     private func handPending(_ effects: inout [PolicyEffect]) {
@@ -903,6 +933,11 @@ public final class PluginHost: Policy {
         return true
     }
 
+    func enqueue(store key: String, value: String?, from plugin: PluginInstance) {
+        pending.append(.store(plugin: plugin.name, key: key, value: value))
+        hot.pointee.pending = true
+    }
+
     func enqueue(selection target: SelectTarget, from plugin: PluginInstance, controller: String) -> Bool {
         guard pendingSelections < Self.maxQueued else {
             logger.warning("too many plugin selections queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
@@ -916,7 +951,7 @@ public final class PluginHost: Policy {
 
     // MARK: explain
 
-    private func record(_ kind: DecisionRecord.Kind, _ controller: LentController, candidate: String? = nil,
+    func record(_ kind: DecisionRecord.Kind, _ controller: LentController, candidate: String? = nil,
                         proposed: OrientationMask? = nil, answers: inout [PluginAnswer], final: DecisionRecord.Final) {
         sequence += 1
         let sequence = self.sequence
@@ -943,8 +978,18 @@ public final class PluginHost: Policy {
         }
     }
 
+    /// A timer's run, for `explain` (with the orientation decisions: not a tap).
+    func recordTimer(_ timer: PluginTimer, answers: inout [PluginAnswer], ok: Bool) {
+        sequence += 1
+        var first: [PluginAnswer] = []
+        swap(&first, &answers)
+        let record = DecisionRecord(sequence: sequence, controller: timer.controller ?? "", kind: .timer, candidate: timer.name,
+                                    proposed: nil, answers: first, final: .ran(ok: ok))
+        orientationRecords.push { record } reuse: { $0 = record }
+    }
+
     /// An empty answer buffer, reusing an evicted record's storage when there is one.
-    private func takeAnswerBuffer() -> [PluginAnswer] {
+    func takeAnswerBuffer() -> [PluginAnswer] {
         var answers: [PluginAnswer] = []
         swap(&answers, &spareAnswers)
         // One by one: a chain has a plugin or two, and removeAll(keepingCapacity:) costs a

@@ -15,6 +15,8 @@ final class PluginInstance {
     var state: UnsafeMutableRawPointer?
     /// Whether init succeeded and fini has not run since.
     private(set) var running = false
+    /// init is running (it may arm timers already).
+    private(set) var starting = false
     private(set) var slot: UnsafeMutablePointer<HostSlot>!
     unowned let host: PluginHost
     /// `isolation: process`: the helper that runs the plugin's code (nil: it runs in tabd).
@@ -49,7 +51,8 @@ final class PluginInstance {
     func start(configJSON: String) -> String? {
         precondition(!running, "start on a running plugin")
         host.enter(self, .initialize)
-        defer { host.leave() }
+        starting = true
+        defer { host.leave(); starting = false }
         if let remote {
             remote.owner = self
             let t0 = monotonicNanoseconds()
@@ -91,6 +94,7 @@ final class PluginInstance {
     func stop() {
         guard running else { return }
         running = false
+        host.cancelTimers(of: self)
         host.enter(self, .fini)
         defer { host.leave() }
         if let remote {
@@ -237,6 +241,8 @@ extension PluginHook {
         case .willStop: return 10
         case .visibilityChanged: return 11
         case .displayOrderChanged: return 12
+        case .selectionChanged: return 13
+        case .timer: return 14
         }
     }
 }

@@ -78,6 +78,8 @@ final class PluginCode {
         if hooks.will_stop != nil { names.append(PluginHook.willStop.rawValue) }
         if hooks.visibility_changed != nil { names.append(PluginHook.visibilityChanged.rawValue) }
         if hooks.display_order_changed != nil { names.append(PluginHook.displayOrderChanged.rawValue) }
+        if hooks.selection_changed != nil { names.append(PluginHook.selectionChanged.rawValue) }
+        if hooks.timer != nil { names.append(PluginHook.timer.rawValue) }
         return names
     }
 

@@ -224,6 +224,8 @@ public enum PluginHook: String, CaseIterable, Sendable {
     case willStop = "will_stop"
     case visibilityChanged = "visibility_changed"
     case displayOrderChanged = "display_order_changed"
+    case selectionChanged = "selection_changed"
+    case timer
 }
 
 /// One plugin's answer within a decision.
@@ -238,6 +240,8 @@ public struct PluginAnswer: Sendable, Equatable {
         case orientations(OrientationMask)
         /// preferred_orientation: the plugin's preference.
         case preferred(Orientation)
+        /// timer: the hook ran.
+        case ran
     }
     public var plugin: String
     public var answer: Answer
@@ -253,6 +257,7 @@ public struct PluginAnswer: Sendable, Equatable {
         case .failed: return "failed"
         case .orientations: return "orientations"
         case .preferred: return "preferred"
+        case .ran: return "ran"
         }
     }
 
@@ -261,7 +266,7 @@ public struct PluginAnswer: Sendable, Equatable {
             w.field("plugin", plugin)
             w.field("answer", kind)
             switch answer {
-            case .allow, .abstain: break
+            case .allow, .abstain, .ran: break
             case .deny(let reason, let message): w.field("reason", reason); w.field("message", message)
             case .failed(let why): w.field("reason", why)
             case .orientations(let m): w.key("orientations"); w.strings(m.orientations.map(\.rawValue))
@@ -278,6 +283,8 @@ public struct DecisionRecord: Sendable, Equatable {
         case shouldSelect = "should_select"
         case supportedOrientations = "supported_orientations"
         case preferredOrientation = "preferred_orientation"
+        /// A plugin's timer ran (its name is the record's `candidate`).
+        case timer
     }
     public enum Final: Sendable, Equatable {
         /// A tap allowed; `byDefault`: every plugin abstained and the default applied.
@@ -288,6 +295,9 @@ public struct DecisionRecord: Sendable, Equatable {
         case orientations(OrientationMask)
         /// The preferred orientation (nil: no plugin had a preference).
         case preferred(Orientation?)
+        /// A timer ran its hook: `ok` false when the hook failed (an isolated plugin's helper
+        /// crashed or timed out).
+        case ran(ok: Bool)
     }
     /// Increases by one per recorded decision, for the life of the host.
     public var sequence: UInt64
@@ -307,7 +317,7 @@ public struct DecisionRecord: Sendable, Equatable {
         var w = JSONText()
         w.beginObject()
             w.field("seq", Int(clamping: sequence))
-            w.field("controller", controller)
+            w.field("controller", controller.isEmpty ? nil : controller)  // "": a timer of no controller
             w.field("kind", kind.rawValue)
             if let candidate { w.field("candidate", candidate) }
             if let proposed { w.key("proposed"); w.strings(proposed.orientations.map(\.rawValue)) }
@@ -321,6 +331,8 @@ public struct DecisionRecord: Sendable, Equatable {
                 w.key("result"); w.strings(m.orientations.map(\.rawValue))
             case .preferred(let o):
                 w.field("result", o?.rawValue)
+            case .ran(let ok):
+                w.field("result", ok ? "ran" : "failed")
             }
         w.endObject()
         return w.text

@@ -32,7 +32,9 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
         call: type is any CallHook.Type ? Thunks.call : nil,
         will_stop: type is any WillStopHook.Type ? Thunks.willStop : nil,
         visibility_changed: type is any VisibilityChangedHook.Type ? Thunks.visibilityChanged : nil,
-        display_order_changed: type is any DisplayOrderChangedHook.Type ? Thunks.displayOrderChanged : nil
+        display_order_changed: type is any DisplayOrderChangedHook.Type ? Thunks.displayOrderChanged : nil,
+        selection_changed: type is any SelectionChangedHook.Type ? Thunks.selectionChanged : nil,
+        timer: type is any TimerHook.Type ? Thunks.timer : nil
     ))
     Exported.descriptor = d
     return UnsafeRawPointer(d)
@@ -65,6 +67,8 @@ final class Instance {
     let shutdown: (any ShutdownHook)?
     let visibilityChanged: (any VisibilityChangedHook)?
     let displayOrderChanged: (any DisplayOrderChangedHook)?
+    let selectionChanged: (any SelectionChangedHook)?
+    let timer: (any TimerHook)?
     /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
     /// Unchecked: read by every hook, and no hook reaches it while another access is open
     /// (the dynamic check cost ~75 instructions per decision).
@@ -90,6 +94,8 @@ final class Instance {
         shutdown = plugin as? any ShutdownHook
         visibilityChanged = plugin as? any VisibilityChangedHook
         displayOrderChanged = plugin as? any DisplayOrderChangedHook
+        selectionChanged = plugin as? any SelectionChangedHook
+        timer = plugin as? any TimerHook
     }
 
     deinit {
@@ -231,6 +237,19 @@ enum Thunks {
     static let displayOrderChanged: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<UnsafePointer<CChar>?>?, Int) -> Void = { state, c, group, order, n in
         guard let i = Instance.from(state) else { return }
         i.displayOrderChanged?.displayOrderChanged(group: group.map { String(cString: $0) }, order: strings(order, n), in: i.view(c))
+    }
+
+    static let selectionChanged: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_selection_change>?) -> Void = { state, c, change in
+        guard let i = Instance.from(state), let change else { return }
+        let ch = change.pointee
+        let path = strings(ch.path, ch.path_count)
+        i.selectionChanged?.selectionChanged(SelectionChange(tab: ch.id.map { string($0) }, previous: ch.previous.map { string($0) },
+                                                             cause: SelectionChange.Cause(ch.cause), path: path), in: i.view(c))
+    }
+
+    static let timer: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?) -> Void = { state, c, name in
+        guard let i = Instance.from(state), let name else { return }
+        i.timer?.timer(String(cString: name), in: c == nil ? nil : i.view(c))
     }
 
     static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in

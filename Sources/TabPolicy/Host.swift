@@ -67,12 +67,100 @@ public final class PolicyHost {
         return Caller(uid: c.uid, gid: c.gid, pid: c.pid, isAdmin: c.is_admin != 0, groups: groups)
     }
 
+    // MARK: The store (ABI 1.6)
+
+    /// What the plugin's store holds under `key` (nil: nothing, or a tabd before ABI 1.6).
+    /// The store survives reloads, restarts and kill -9; init sees it (docs/plugins.md,
+    /// "Keeping state").
+    public func stored(_ key: String) -> String? {
+        guard has(\.store_get), let get = table.pointee.store_get else { return nil }
+        var out: UnsafePointer<CChar>?
+        guard key.withCString({ get(table, $0, &out) }) == TABD_STORE_OK, let out else { return nil }
+        return String(cString: out)
+    }
+
+    /// Stores `value` under `key` (nil: removes the key). Throws `StoreError` when tabd did
+    /// not keep it: over a limit, not writable now, or a tabd before ABI 1.6.
+    public func store(_ value: String?, for key: String) throws(StoreError) {
+        guard has(\.store_put), let put = table.pointee.store_put, let delete = table.pointee.store_delete else {
+            throw StoreError(status: .unsupported)
+        }
+        let status = key.withCString { k in value.map { v in v.withCString { put(table, k, $0) } } ?? delete(table, k) }
+        if status == TABD_STORE_OK || (value == nil && status == TABD_STORE_MISSING) { return }
+        throw StoreError(status: StoreError.Status(status))
+    }
+
+    /// Every key of the plugin's store, in byte order.
+    public var storedKeys: [String] {
+        guard has(\.store_key), let key = table.pointee.store_key else { return [] }
+        var keys: [String] = []
+        var out: UnsafePointer<CChar>?
+        while key(table, keys.count, &out) == TABD_STORE_OK, let k = out { keys.append(String(cString: k)) }
+        return keys
+    }
+
+    // MARK: Timers (ABI 1.6)
+
+    /// Arms the timer `name` (moves it when armed): `TimerHook.timer` runs once, `seconds`
+    /// from now (1 ms to 24 h), for the controller named `controller` (nil: none). Returns false
+    /// when tabd refused (a bad name or delay, too many timers, a tabd before ABI 1.6).
+    @discardableResult
+    public func setTimer(_ name: String, after seconds: Double, controller: String? = nil) -> Bool {
+        guard has(\.set_timer), let set = table.pointee.set_timer, seconds.isFinite, seconds > 0 else { return false }
+        let ms = UInt64(max(1, (seconds * 1000).rounded(.up)))
+        return name.withCString { n in
+            withOptionalCString(controller) { c in set(table, c, n, ms) }
+        } == TABD_OK
+    }
+
+    /// Disarms the timer `name` (nothing when it is not armed).
+    public func cancelTimer(_ name: String, controller: String? = nil) {
+        guard has(\.cancel_timer), let cancel = table.pointee.cancel_timer else { return }
+        _ = name.withCString { n in withOptionalCString(controller) { c in cancel(table, c, n) } }
+    }
+
+    private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+        guard let s else { return body(nil) }
+        return s.withCString { body($0) }
+    }
+
     /// Asks tabd to select `tab` (an id, or "more") in the controller after the current
     /// command, as a programmatic select. Returns false when tabd refused the request.
     @discardableResult
     public func requestSelection(_ tab: String, in controller: ControllerView) -> Bool {
         guard let request = table.pointee.request_select else { return false }
         return tab.withCString { request(table, controller.pointer, $0) } == TABD_OK
+    }
+}
+
+/// Why tabd did not keep a store write.
+public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Status: Equatable, Sendable {
+        /// The key, the value or the store with it passes a limit (TABD_STORE_*).
+        case tooLarge
+        /// An empty key, or text that is not UTF-8.
+        case invalid
+        /// tabd cannot write its journal now; try again later.
+        case unavailable
+        /// This tabd has no store (plugin ABI before 1.6).
+        case unsupported
+
+        init(_ s: tabd_store_status) {
+            switch s {
+            case TABD_STORE_TOO_LARGE: self = .tooLarge
+            case TABD_STORE_UNAVAILABLE: self = .unavailable
+            default: self = .invalid
+            }
+        }
+    }
+    public let status: Status
+    public var description: String {
+        switch status {
+        case .tooLarge: return "the store write passes a limit of the plugin's store (TABD_STORE_* in tabd/policy.h)"
+        case .invalid: return "the store write has an empty key or text that is not UTF-8"
+        case .unavailable: return "tabd cannot write its journal now, so the store write was not kept; try again later"
+        case .unsupported: return "this tabd has no plugin store (it needs plugin ABI 1.6)"
+        }
     }
 }
 

@@ -12,6 +12,8 @@
 // conform to protocol 'SupportedOrientationsHook'"). With defaults, a near miss such as
 // `supportedOrientations(in:)` compiled quietly and was never called.
 
+import CTabPolicy
+
 /// A tabd policy plugin: who it is and how it starts. tabd makes one instance per
 /// configured plugin (at start, and at a reload that changes its settings or file), calls it
 /// on its one thread, and releases it at fini. Its hooks are the hook protocols it conforms
@@ -94,7 +96,6 @@ public protocol ShutdownHook: PolicyPlugin {
     func shutdown()
 }
 
-/// The list of hooks of SDKs before ABI 1.3. A plugin declares its hooks by conforming to
 /// R13.3: tabs were hidden or shown (`set_hidden`).
 public protocol VisibilityChangedHook: PolicyPlugin {
     func visibilityChanged(_ changes: [(id: String, hidden: Bool)], in controller: ControllerView)
@@ -105,8 +106,55 @@ public protocol DisplayOrderChangedHook: PolicyPlugin {
     func displayOrderChanged(group: String?, order: [String], in controller: ControllerView)
 }
 
+/// selection_changed (ABI 1.6): the selection changed, whatever the cause (a client's or a
+/// plugin's select, a tap, new tabs, a customization, a restoration, a hide). Called after the
+/// command that changed it; the controller shows the new selection.
+public protocol SelectionChangedHook: PolicyPlugin {
+    func selectionChanged(_ change: SelectionChange, in controller: ControllerView)
+}
+
+/// timer (ABI 1.6): a timer the plugin armed with `host.setTimer` is due. `controller` is
+/// the one it was armed for, nil for a timer of no controller.
+public protocol TimerHook: PolicyPlugin {
+    func timer(_ name: String, in controller: ControllerView?)
+}
+
+/// One change of a controller's selection (selection_changed).
+public struct SelectionChange: Equatable, Sendable {
+    /// Why it changed (the wire event's `cause`).
+    public enum Cause: Equatable, Sendable {
+        case select, tap, tabs, customize, restore, hidden
+        /// A cause a later tabd added (its number in tabd/policy.h).
+        case other(UInt32)
+
+        init(_ c: tabd_selection_cause) {
+            switch c {
+            case TABD_CAUSE_SELECT: self = .select
+            case TABD_CAUSE_TAP: self = .tap
+            case TABD_CAUSE_TABS: self = .tabs
+            case TABD_CAUSE_CUSTOMIZE: self = .customize
+            case TABD_CAUSE_RESTORE: self = .restore
+            case TABD_CAUSE_HIDDEN: self = .hidden
+            default: self = .other(c.rawValue)
+            }
+        }
+    }
+    /// What is selected now: a root tab's id, "more", or nil.
+    public let tab: String?
+    /// What was selected before.
+    public let previous: String?
+    public let cause: Cause
+    /// The selected path now, root first (`[tab]` without groups; `[]` when nothing is).
+    public let path: [String]
+
+    public init(tab: String?, previous: String?, cause: Cause, path: [String]) {
+        self.tab = tab; self.previous = previous; self.cause = cause; self.path = path
+    }
+}
+
+/// The list of hooks of SDKs before ABI 1.3. A plugin declares its hooks by conforming to
 /// their protocols now, so that a misspelled hook cannot compile.
-@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook); see plugins.md, \"A plugin in Swift\"")
+@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook, SelectionChangedHook, TimerHook); see plugins.md, \"A plugin in Swift\"")
 public struct PolicyHooks {}
 
 /// An answer to should-select.

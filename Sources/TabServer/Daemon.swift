@@ -196,6 +196,18 @@ public enum Daemon {
         watch?.writeOneLineOnCrash(linePrefix: JournaldLogHandler.stderrIsJournal ? "<2>" : "tabd: ")
         // Isolated plugins' helpers that exit are reaped here (and restarted by the host).
         loop.onSignal(SIGCHLD) { plugins.reapHelpers() }
+        // The state first: plugins' init reads what they keep in their store (plugin ABI 1.6).
+        let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
+        let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
+        service.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
+        plugins.scheduleTimer = { seconds, body in
+            let timer = loop.once(after: seconds, body)
+            return { timer.cancel() }
+        }
+        let stateDoor = loop.door
+        service.onLoop = { body in stateDoor.async(body) }
+        try service.recoverState(repair: options.repair)
+
         let prepared = plugins.prepare(config.plugins)
         guard prepared.isUsable else {
             plugins.discard(prepared)
@@ -205,13 +217,7 @@ public enum Daemon {
             throw ConfigError(config.problems(requiredFailures: prepared.failures))
         }
         plugins.commit(prepared, controllers: [])
-
-        let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
-        let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
-        service.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
-        let stateDoor = loop.door
-        service.onLoop = { body in stateDoor.async(body) }
-        try service.recover(repair: options.repair)
+        service.finishRecovery()
 
         let listener: ListeningSocket
         if let activated = try ListeningSocket.fromSystemd() {

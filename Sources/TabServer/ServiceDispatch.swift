@@ -142,7 +142,7 @@ extension TabService {
         do {
             try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
             if command.addsTabs { try ControllerLimits.checkTotal(command, on: name, in: containers, maxTotal: config.maxTotalTabs) }
-            outcome = try containers.apply(command, to: name, policy: policy, notifying: !subscribers.isEmpty) { c, outcome in
+            outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying) { c, outcome in
                 guard !outcome.isRefused else { return }
                 ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
             }
@@ -157,6 +157,11 @@ extension TabService {
         journal(outcome, of: command, controller: name)
         publish(outcome, controller: name)
         if outcome.hasEffects { perform(outcome.effects) }
+        if plugins.watchesSelection {
+            var effects: [PolicyEffect] = []
+            tellSelectionChanges(outcome, controller: name, effects: &effects)
+            perform(effects)
+        }
     }
 
     private func state(id: RequestID?, controller name: String, _ connection: Connection) throws(ProtocolError) {

@@ -57,6 +57,11 @@ extension TabService {
     }
 
     private func performEffects(_ effects: [PolicyEffect], depth: Int) {
+        // The plugins' store writes first: they were made before the events that may tell of them.
+        for case .store(let plugin, let key, let value) in effects {
+            containers.setPluginValue(plugin: plugin, key: key, value)
+            store.append(.pluginData(plugin: plugin, key: key, value: value))
+        }
         for case .event(let plugin, let controller, let dataJSON) in effects {
             publishPluginEvent(plugin: plugin, controller: controller, dataJSON: dataJSON)
         }
@@ -71,10 +76,12 @@ extension TabService {
             }
             do {
                 let command = Command.select(target)
-                let outcome = try containers.apply(command, to: name, policy: policy)
+                let outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying)
                 journal(outcome, of: command, controller: name)
                 publish(outcome, controller: name)
-                perform(outcome.effects, depth: depth + 1)
+                var more = outcome.effects
+                tellSelectionChanges(outcome, controller: name, effects: &more)
+                perform(more, depth: depth + 1)
             } catch {
                 logger.warning("a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])
             }
@@ -83,4 +90,46 @@ extension TabService {
 
     /// How deep selections asked for while applying selections asked for are followed.
     private static let maxEffectDepth = 4
+
+    /// Whether a command's notifications are kept: for subscribers, and for plugins that are
+    /// told every selection change (selection_changed, plugin ABI 1.6).
+    var notifying: Bool { !subscribers.isEmpty || plugins.watchesSelection }
+
+    /// Tells the plugins that watch the selection what `outcome` changed of it (any cause);
+    /// what they ask for meanwhile is appended to `effects`.
+    func tellSelectionChanges(_ outcome: Outcome, controller name: String, effects: inout [PolicyEffect]) {
+        guard plugins.watchesSelection, outcome.recordsNotifications, outcome.notificationCount > 0 else { return }
+        var changes: [SelectionChange] = []
+        for case .selectionChanged(let tab, _, let previous, let cause, let path) in outcome.notifications {
+            changes.append(SelectionChange(tab: tab, previous: previous, cause: cause, path: path ?? tab.map { [$0] } ?? []))
+        }
+        guard !changes.isEmpty else { return }
+        var asked: [PolicyEffect] = []
+        _ = try? containers.reading(name) { c in
+            withUnsafePointer(to: c) { p in
+                for change in changes { plugins.selectionChanged(change, in: LentController(p), effects: &asked) }
+            }
+        }
+        effects.append(contentsOf: asked)
+    }
+
+    /// A plugin's timer is due (plugin ABI 1.6): its hook runs with its controller lent
+    /// (dropped when that controller was deleted), then what it asked for is done and
+    /// committed, as after a client's request.
+    func fireTimer(_ timer: PluginTimer) {
+        var effects: [PolicyEffect] = []
+        if let name = timer.controller {
+            guard containers[name] != nil else {
+                logger.debug("a plugin's timer for a controller that no longer exists; dropped", metadata: ["controller": "\(name)", "timer": "\(timer.name)"])
+                return
+            }
+            _ = try? containers.reading(name) { c in
+                withUnsafePointer(to: c) { p in effects = plugins.fire(timer, in: LentController(p)) }
+            }
+        } else {
+            effects = plugins.fire(timer, in: nil)
+        }
+        perform(effects)
+        commitOutsideTurn()
+    }
 }

@@ -14,6 +14,14 @@ extension TabService {
     /// Loads the snapshot, replays the journal and creates configured controllers. Throws
     /// one sentence (a `StateError`) when the state directory cannot be trusted.
     public func recover(repair: Bool) throws {
+        try recoverState(repair: repair)
+        finishRecovery()
+    }
+
+    /// The first half of `recover`: the snapshot and the journal, without plugins. Their
+    /// stores are handed to the plugin host, so that plugins loaded after this see in init
+    /// what they kept (plugin ABI 1.6).
+    public func recoverState(repair: Bool) throws {
         let report = try store.recover(repair: repair, StateStore.Replay(
             start: { [unowned self] snapshot in containers = snapshot ?? .withDefault() },
             apply: { [unowned self] record, semantics in
@@ -34,6 +42,13 @@ extension TabService {
             metadata["state.lost_controllers"] = "\(report.lostControllers)"
         }
         logger.info("state recovered", metadata: metadata)
+        plugins.adoptStore(containers.pluginData)
+    }
+
+    /// The second half of `recover`, once the plugins are loaded: what their init asked for,
+    /// their orientations, the configured controllers, all committed.
+    public func finishRecovery() {
+        perform(plugins.takeEffects())
         // Replayed without plugins: their orientations are asked for now.
         perform(containers.decideOrientations(policy: policy))
         createConfiguredControllers()

@@ -28,12 +28,16 @@ public enum JournalRecord: Equatable, Sendable {
     /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
     /// again (R11.4).
     case eventSeq(controller: String, seq: UInt64)
+    /// A plugin set `key` of its store to `value`, or removed it (nil): plugin ABI 1.6's
+    /// store_put and store_delete. Changes no controller.
+    case pluginData(plugin: String, key: String, value: String?)
 
-    /// The controller the record changes.
+    /// The controller the record changes ("" for a plugin's store, which belongs to none).
     public var controller: String {
         switch self {
         case .command(let c, _): return c
         case .createController(let c, _, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
+        case .pluginData: return ""
         }
     }
 
@@ -44,6 +48,7 @@ public enum JournalRecord: Equatable, Sendable {
         case .createController: return "controller.create"
         case .deleteController: return "controller.delete"
         case .eventSeq: return "seq"
+        case .pluginData: return "plugin.store"
         }
     }
 }
@@ -98,6 +103,13 @@ public enum JournalCodec {
             w.key(literal: "op"); w.string(literal: "seq")
             w.key(literal: "controller"); w.string(name)
             w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: eventSeq))
+            w.endObject()
+        case .pluginData(let plugin, let key, let value):
+            begin(seq: seq, into: &w)
+            w.key(literal: "op"); w.string(literal: "plugin.store")
+            w.key(literal: "plugin"); w.string(plugin)
+            w.key(literal: "key"); w.string(key)
+            w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
             w.endObject()
         }
     }
@@ -302,6 +314,11 @@ public enum JournalCodec {
             record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
         case "controller.delete":
             record = .deleteController(name: controller)
+        case "plugin.store" where version >= 3:
+            guard let plugin = try f.string("plugin"), let key = try f.string("key") else {
+                throw JournalRecordError("'plugin.store' needs \"plugin\" and \"key\"")
+            }
+            record = .pluginData(plugin: plugin, key: key, value: try f.string("value"))
         case "seq" where version >= 2:
             guard let n = try f.int("seq"), n >= 0 else { throw JournalRecordError("'seq' has no \"seq\" count") }
             record = .eventSeq(controller: controller, seq: UInt64(n))

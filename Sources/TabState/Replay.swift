@@ -17,6 +17,8 @@ extension TabContainers {
             try delete(name, replaying: true)
         case .eventSeq(let name, let seq):
             try setSeq(name, seq)
+        case .pluginData(let plugin, let key, let value):
+            setPluginValue(plugin: plugin, key: key, value)
         }
     }
 }

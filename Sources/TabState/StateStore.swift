@@ -524,7 +524,7 @@ public final class StateStore {
         for piece in bytes[at...].split(whereSeparator: { $0 == UInt8(ascii: "\n") || $0 == 0 }) {
             guard let json = Self.checkRecord(piece) else { continue }
             count += 1
-            if let r = try? Self.decodeRecord(json, version: version) {
+            if let r = try? Self.decodeRecord(json, version: version), !r.record.controller.isEmpty {
                 names.insert(r.record.controller)
             }
         }

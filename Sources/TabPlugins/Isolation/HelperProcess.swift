@@ -117,7 +117,7 @@ final class HelperSession {
     /// Effects of each kind (1 log, 2 emit, 3 select) this hook made: one past HookCaps' cap
     /// is sent, so that tabd, which enforces the caps, sees the excess and says so once; the
     /// rest are not sent at all.
-    var effectsOfKind = [0, 0, 0, 0]
+    var effectsOfKind = [0, 0, 0, 0, 0, 0]
 
     init() {
         var t = HostSlot.table
@@ -164,7 +164,32 @@ final class HelperSession {
             caller.write(to: out, frame: frame)
             return 1
         }
+        // Since 1.6: the store is the helper's copy (its PluginHost's), and a write goes back
+        // to tabd as an effect; timers are armed by tabd.
+        t.store_put = { host, key, value in HelperSession.current?.storeSet(host, key, value, delete: false) ?? TABD_STORE_INVALID }
+        t.store_delete = { host, key in HelperSession.current?.storeSet(host, key, nil, delete: true) ?? TABD_STORE_INVALID }
+        t.set_timer = { _, controller, name, ms in
+            guard let s = HelperSession.current, let name, strnlen(name, PluginTimer.maxNameBytes + 1) <= PluginTimer.maxNameBytes,
+                  name.pointee != 0, ms >= 1, ms <= PluginTimer.maxMilliseconds else { return TABD_ERROR }
+            s.effect(5) { $0.string(controller); $0.string(name); $0.i64(Int64(ms)) }
+            return TABD_OK
+        }
+        t.cancel_timer = { _, controller, name in
+            guard let s = HelperSession.current, let name else { return TABD_ERROR }
+            s.effect(5) { $0.string(controller); $0.string(name); $0.i64(-1) }
+            return TABD_OK
+        }
         functions = t
+    }
+
+    /// store_put / store_delete: the helper's copy (its host's store, within the limits),
+    /// then the write as an effect for tabd, which checks it again and journals it.
+    func storeSet(_ table: UnsafePointer<tabd_host>?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?, delete: Bool) -> tabd_store_status {
+        guard let instance, let key else { return TABD_STORE_INVALID }
+        let status = instance.storeSet(key, value, delete: delete)
+        guard status == TABD_STORE_OK else { return status }
+        effect(4) { $0.string(key); $0.string(delete ? nil : value) }
+        return TABD_STORE_OK
     }
 
     /// The plugin's code, loaded: its host table is made now.
@@ -192,8 +217,10 @@ final class HelperSession {
         return s.tabs[i]
     }
 
-    private func effect(_ kind: UInt8, _ body: (inout WireWriter) -> Void) {
-        let cap = kind == 1 ? HookCaps.logLines : kind == 2 ? HookCaps.events : HookCaps.selections
+    fileprivate func effect(_ kind: UInt8, _ body: (inout WireWriter) -> Void) {
+        // Store writes are bounded by bytes (the store's own limit per hook call), timers by
+        // TABD_TIMER_MAX at tabd: a generous count suffices for them here.
+        let cap = kind == 1 ? HookCaps.logLines : kind == 2 ? HookCaps.events : kind == 3 ? HookCaps.selections : 4 * PluginStoreData.maxKeys
         effectsOfKind[Int(kind)] += 1
         guard effectsOfKind[Int(kind)] <= cap + 1 else { return }
         effects.u8(kind)
@@ -291,7 +318,7 @@ final class HelperSession {
         let hooks = code.hooks
         effects = WireWriter(.answer)
         effectCount = 0
-        effectsOfKind = [0, 0, 0, 0]
+        effectsOfKind = [0, 0, 0, 0, 0, 0]
         caller = nil
         reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
         var result = TABD_OK
@@ -299,6 +326,11 @@ final class HelperSession {
         switch op {
         case .initialize:
             let config = try r.cString()
+            var values: [String: String] = [:]
+            for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys)) {
+                if let k = try r.string(), let v = try r.string() { values[k] = v }
+            }
+            if let host, let instance { host.adoptStore([instance.name: values]) }
             if let hook = hooks.`init` {
                 var newState: UnsafeMutableRawPointer?
                 result = hook(table, config, &newState, reply)
@@ -366,6 +398,24 @@ final class HelperSession {
             let ids = try readTabs(&r)
             inHook = true
             ids.withUnsafeBufferPointer { hooks.display_order_changed?(state, token, hasGroup ? group : nil, $0.baseAddress!, ids.count - 1) }
+        case .selectionChanged:
+            try readSnapshot(&r)
+            let id = try r.cString(), previous = try r.cString()
+            let cause = tabd_selection_cause(rawValue: try r.u32())
+            let ids = try readTabs(&r)
+            var change = tabd_selection_change(struct_size: MemoryLayout<tabd_selection_change>.size, id: id, previous: previous,
+                                               cause: cause, path: nil, path_count: ids.count - 1)
+            inHook = true
+            ids.withUnsafeBufferPointer { p in
+                if change.path_count > 0 { change.path = p.baseAddress }
+                hooks.selection_changed?(state, token, &change)
+            }
+        case .timer:
+            let hasController = try r.u8() == 1
+            if hasController { try readSnapshot(&r) }
+            let timerName = try r.cString()
+            inHook = true
+            hooks.timer?(state, hasController ? token : nil, timerName)
         case .hello, .answer:
             exit(2)
         }
@@ -377,6 +427,7 @@ final class HelperSession {
         w.string(reply.pointee.json, max: PluginHost.maxResultBytes + 1)
         w.u32(effectCount)
         w.bytes.append(contentsOf: effects.bytes.dropFirst())
+        _ = host?.takeEffects()  // the helper's host queued the store writes sent above
         endHook()
         send(w)
     }

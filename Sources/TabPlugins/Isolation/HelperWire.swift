@@ -11,7 +11,8 @@
 // host table's readers answer) and the hook's arguments.
 // helper → tabd: first `hello` (the descriptor, or why the plugin cannot load), then one
 // `answer` per request: the hook's result, its reply strings, and its effects in order
-// (log lines, emitted events, requested selections) for tabd to apply.
+// (log lines, emitted events, requested selections; store writes and timers, since 1.6) for
+// tabd to apply. `initialize` carries the plugin's store, which the helper keeps a copy of.
 
 import CTabPolicy
 import Glibc
@@ -20,7 +21,7 @@ import TabCore
 enum HelperOp: UInt8 {
     case initialize = 1, fini, shouldSelect, supportedOrientations, preferredOrientation, didSelect,
          willBeginCustomizing, willEndCustomizing, didEndCustomizing, call, willStop,
-         visibilityChanged, displayOrderChanged
+         visibilityChanged, displayOrderChanged, selectionChanged, timer
     case hello = 100, answer
 }
 
@@ -29,6 +30,10 @@ enum HelperEffect {
     case log(level: UInt32, message: String)
     case emit(json: String)
     case select(tab: String)
+    /// store_put (a value) or store_delete (nil), since 1.6.
+    case store(key: String, value: String?)
+    /// set_timer (milliseconds) or cancel_timer (nil), since 1.6.
+    case timer(controller: String?, name: String, milliseconds: UInt64?)
 }
 
 struct WireWriter {

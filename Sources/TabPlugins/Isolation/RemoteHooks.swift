@@ -47,6 +47,8 @@ extension RemotePlugin {
         if has(.displayOrderChanged) {
             d.display_order_changed = { s, c, group, ids, n in RemotePlugin.of(s).displayOrderChanged(c, group, ids, n) }
         }
+        if has(.selectionChanged) { d.selection_changed = { s, c, change in RemotePlugin.of(s).selectionChanged(c, change) } }
+        if has(.timer) { d.timer = { s, c, name in RemotePlugin.of(s).timer(c, name) } }
         let p = UnsafeMutablePointer<tabd_policy_descriptor>.allocate(capacity: 1)
         p.initialize(to: d)
         return try PluginCode(path: path, identity: identity, descriptor: p)
@@ -85,6 +87,32 @@ extension RemotePlugin {
         w.u32(UInt32(n))
         for i in 0..<n { w.string(ids?[i]) }
         if case .success(let a) = exchange(w.bytes, hook: .displayOrderChanged) { apply(a.effects, controller: controller.name) }
+    }
+
+    func selectionChanged(_ c: OpaquePointer?, _ change: UnsafePointer<tabd_selection_change>?) {
+        guard let change, let (message, _, controller) = request(.selectionChanged, c) else { return }
+        var w = message
+        w.string(change.pointee.id); w.string(change.pointee.previous)
+        w.u32(change.pointee.cause.rawValue)
+        let n = change.pointee.path == nil ? 0 : change.pointee.path_count
+        w.u32(UInt32(n))
+        for i in 0..<n { w.string(change.pointee.path[i]) }
+        if case .success(let a) = exchange(w.bytes, hook: .selectionChanged) { apply(a.effects, controller: controller.name) }
+    }
+
+    /// A timer: with the controller's snapshot, or none (a timer of no controller).
+    func timer(_ c: OpaquePointer?, _ name: UnsafePointer<CChar>?) {
+        var w = WireWriter(.timer, capacity: 512)
+        var controller: String?
+        if let ctl = CallFrame.from(c)?.controller {
+            w.u8(1)
+            ControllerSnapshot.write(ctl.pointee, &w)
+            controller = ctl.pointee.name
+        } else {
+            w.u8(0)
+        }
+        w.string(name)
+        if case .success(let a) = exchange(w.bytes, hook: .timer) { apply(a.effects, controller: controller) }
     }
 
     func shouldSelect(_ c: OpaquePointer?, _ cand: UnsafePointer<tabd_candidate>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {

@@ -255,9 +255,7 @@ final class RemotePlugin {
         }
         restarts += 1
         phase = .starting(deadline: monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9), stage: 0)
-        var w = WireWriter(.initialize)
-        w.string(configJSON)
-        _ = Packets.send(fd, w.bytes, wait: { _ in false })
+        _ = Packets.send(fd, initializeMessage(), wait: { _ in false })
         scheduleProgress()
     }
 
@@ -345,10 +343,9 @@ final class RemotePlugin {
     /// Runs init in the helper (waiting as long as a start may take). nil, or why it failed.
     func initialize(configJSON: String) -> (result: tabd_result, message: String?) {
         self.configJSON = configJSON
-        var w = WireWriter(.initialize)
-        w.string(configJSON)
+        let message = initializeMessage()
         let deadline = monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9)
-        guard case .starting = phase, Packets.send(fd, w.bytes, wait: { self.wait($0, until: deadline) }) else {
+        guard case .starting = phase, Packets.send(fd, message, wait: { self.wait($0, until: deadline) }) else {
             return (TABD_ERROR, "its helper process is not running")
         }
         switch receive(until: deadline) {
@@ -366,6 +363,17 @@ final class RemotePlugin {
             return (TABD_ERROR, f == .timedOut ? "init did not answer within \(Int(Self.startupSeconds)) s in its helper process"
                                                : "its helper process crashed during init")
         }
+    }
+
+    /// init's request: the settings, then the plugin's store as tabd holds it now (the helper
+    /// keeps a copy: store_get answers from it).
+    private func initializeMessage() -> [UInt8] {
+        var w = WireWriter(.initialize)
+        w.string(configJSON)
+        let values = owner.map { $0.host.storeValues(of: $0.name) } ?? [:]
+        w.u32(UInt32(values.count))
+        for (k, v) in values { w.string(k); w.string(v) }
+        return w.bytes
     }
 
     /// Runs fini in the helper (within the deadline), then ends it.
@@ -391,6 +399,19 @@ final class RemotePlugin {
                 if let controller { _ = json.withCString { owner.emit($0, controller: controller) } }
             case .select(let tab):
                 if let controller { _ = owner.requestSelect(tab, controller: controller) }
+            case .store(let key, let value):
+                let status = owner.storeSet(key, value)
+                if status != TABD_STORE_OK, status != TABD_STORE_MISSING {
+                    owner.host.logger.warning("isolated plugin's store write refused by tabd (status \(status.rawValue)); its helper's copy differs until it restarts", metadata: ["plugin.name": .string(owner.name), "store.key": .string(key)])
+                }
+            case .timer(let timerController, let name, let ms):
+                if let ms {
+                    if !owner.host.setTimer(owner, controller: timerController, name: name, milliseconds: ms) {
+                        owner.host.logger.warning("isolated plugin's set_timer refused (a bad name or delay, or TABD_TIMER_MAX timers armed)", metadata: ["plugin.name": .string(owner.name), "timer.name": .string(name)])
+                    }
+                } else {
+                    owner.host.cancelTimer(owner, controller: timerController, name: name)
+                }
             }
         }
     }
@@ -418,6 +439,11 @@ struct Answer {
                 case 1: effects.append(.log(level: try r.u32(), message: try r.string() ?? ""))
                 case 2: effects.append(.emit(json: try r.string() ?? ""))
                 case 3: effects.append(.select(tab: try r.string() ?? ""))
+                case 4: effects.append(.store(key: try r.string() ?? "", value: try r.string()))
+                case 5:
+                    let controller = try r.string(), name = try r.string() ?? ""
+                    let ms = try r.i64()
+                    effects.append(.timer(controller: controller, name: name, milliseconds: ms < 0 ? nil : UInt64(ms)))
                 default: return nil
                 }
             }

@@ -73,7 +73,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 5
+#define TABD_POLICY_ABI_MINOR 6
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -259,6 +259,73 @@ typedef enum tabd_json_status {
  * until the hook that made it returns; see "writing JSON" in the host table.
  */
 typedef struct tabd_json_builder tabd_json_builder;
+
+/* ---------------------------------------------------------------------------------
+ * Since 1.6: the plugin's store, timers, and selection changes
+ * ------------------------------------------------------------------------------ */
+
+/**
+ * What a tabd_host store_* function answers (since 1.6). The store is a small key-value
+ * map per plugin (by its configured name), written through tabd's own journal and snapshot:
+ * what store_put accepted during a client's request is on disk when that request is
+ * answered (under fsync: always; as durable as any change under the other policies), and
+ * comes back after a restart or kill -9, before init runs again.
+ */
+typedef enum tabd_store_status {
+    /** Done (get/key: the out parameter is set). */
+    TABD_STORE_OK = 0,
+    /** get/delete: no such key. key: `index` is past the last key. */
+    TABD_STORE_MISSING = 1,
+    /** put: the key, the value, or the plugin's store with it would pass a limit below;
+     *  nothing changed. */
+    TABD_STORE_TOO_LARGE = 2,
+    /** The key is NULL or empty, the key or value is not UTF-8, or an argument is NULL. */
+    TABD_STORE_INVALID = 3,
+    /** put/delete: tabd cannot write its journal now (a full or failing disk: clients'
+     *  changes are refused too); nothing changed. Try again later. */
+    TABD_STORE_UNAVAILABLE = 4
+} tabd_store_status;
+
+/** The store's limits, per plugin (tabd enforces exactly these; docs/plugins.md, "Keeping
+ *  state"). A key is 1 to TABD_STORE_MAX_KEY_BYTES bytes; a value 0 to
+ *  TABD_STORE_MAX_VALUE_BYTES; a plugin holds at most TABD_STORE_MAX_KEYS keys and
+ *  TABD_STORE_MAX_TOTAL_BYTES bytes of keys and values together. */
+#define TABD_STORE_MAX_KEY_BYTES 256
+#define TABD_STORE_MAX_VALUE_BYTES 65536
+#define TABD_STORE_MAX_KEYS 1024
+#define TABD_STORE_MAX_TOTAL_BYTES 1048576
+
+/** Timers (since 1.6): a plugin holds at most TABD_TIMER_MAX armed timers, each due
+ *  1 ms to TABD_TIMER_MAX_MS (24 hours) after it was armed. */
+#define TABD_TIMER_MAX 64
+#define TABD_TIMER_MAX_MS 86400000u
+
+/** Why the selection changed (the selection_changed hook, since 1.6; the wire's
+ *  selection_changed event's `cause`). A later minor may add causes: treat a value you do
+ *  not know as "something else changed it". */
+typedef enum tabd_selection_cause {
+    TABD_CAUSE_SELECT = 0,    /**< "select": a programmatic select (a client's, or a plugin's request_select) */
+    TABD_CAUSE_TAP = 1,       /**< "tap": a user's tap (did_select was called too) */
+    TABD_CAUSE_TABS = 2,      /**< "tabs": the tabs were replaced, added or removed */
+    TABD_CAUSE_CUSTOMIZE = 3, /**< "customize": a customization session moved it */
+    TABD_CAUSE_RESTORE = 4,   /**< "restore": state restoration */
+    TABD_CAUSE_HIDDEN = 5     /**< "hidden": the selected tab (or its group) was hidden */
+} tabd_selection_cause;
+
+/** One change of the selection (the selection_changed hook, since 1.6). */
+typedef struct tabd_selection_change {
+    /** sizeof(tabd_selection_change) as tabd compiled it. */
+    size_t struct_size;
+    /** What is selected now: a root tab's id, "more", or NULL (nothing). */
+    const char *id;
+    /** What was selected before (as `id`). */
+    const char *previous;
+    tabd_selection_cause cause;
+    /** The selected path now, root tab first (one id without groups; none when `id` is
+     *  NULL), `path_count` ids. */
+    const char *const *path;
+    size_t path_count;
+} tabd_selection_change;
 
 /* ---------------------------------------------------------------------------------
  * The host table: what tabd offers a plugin
@@ -503,6 +570,41 @@ struct tabd_host {
      *  until TABD_JSON_MISSING. A key holding U+0000 answers TABD_JSON_WRONG_TYPE. */
     tabd_json_status (*json_object_key)(const tabd_host *host, const char *json, size_t index, const char **key);
 
+    /* ---- since 1.6: keeping state, and acting on time --------------------------- */
+    /*
+     * The plugin's store (see tabd_store_status): strings under string keys, kept by tabd
+     * across reloads, helper restarts, restarts and kill -9. Any hook may read and write it,
+     * init included (it sees what the last run stored). Keys are kept in byte order.
+     *
+     *     const char *n;
+     *     long count = host->store_get(host, "count", &n) == TABD_STORE_OK ? atol(n) : 0;
+     *     char text[24]; snprintf(text, sizeof text, "%ld", count + 1);
+     *     if (host->store_put(host, "count", text) != TABD_STORE_OK) ... not kept ...;
+     */
+
+    /** The value under `key` (*value, valid until the hook returns). */
+    tabd_store_status (*store_get)(const tabd_host *host, const char *key, const char **value);
+    /** Sets `key` to `value` (UTF-8 text; JSON is a good format for structure). */
+    tabd_store_status (*store_put)(const tabd_host *host, const char *key, const char *value);
+    /** Removes `key`. */
+    tabd_store_status (*store_delete)(const tabd_host *host, const char *key);
+    /** The key at `index` in byte order (*key, valid until the hook returns): iterate from 0
+     *  until TABD_STORE_MISSING. */
+    tabd_store_status (*store_key)(const tabd_host *host, size_t index, const char **key);
+
+    /**
+     * Arms the plugin's timer `name` (1 to 64 bytes) for the controller named `controller`
+     * (NULL: a timer of no controller): the `timer` hook runs once, `milliseconds` from now
+     * (1 to TABD_TIMER_MAX_MS), on tabd's loop like any hook (the same deadline, isolation and
+     * `explain` record). Arming a name that is armed moves it. A repeating timer arms itself
+     * again from its hook. Timers are not kept across restarts or reloads that replace the
+     * instance: arm them again in init (from the store). TABD_ERROR: a NULL or bad name, a
+     * delay out of range, or TABD_TIMER_MAX timers armed already.
+     */
+    tabd_result (*set_timer)(const tabd_host *host, const char *controller, const char *name, uint64_t milliseconds);
+    /** Disarms the timer (TABD_OK also when it was not armed). */
+    tabd_result (*cancel_timer)(const tabd_host *host, const char *controller, const char *name);
+
     /* Functions added in later minors go here, each marked "since 1.N". */
 };
 
@@ -642,6 +744,21 @@ typedef struct tabd_policy_descriptor {
      *  ids (SEMANTICS R13.5). */
     void (*display_order_changed)(void *state, const tabd_controller *controller, const char *group,
                                   const char *const *order, size_t count);
+
+    /* ---- since 1.6 -------------------------------------------------------------- */
+
+    /** The selection changed, whatever the cause (a client's or a plugin's select, a tap, a
+     *  replacement of the tabs, a customization, a restoration, a hide): `change` says what
+     *  and why. Called after the command that changed it, once per change; the controller
+     *  shows the new selection. Not called while tabd replays its journal at start. */
+    void (*selection_changed)(void *state, const tabd_controller *controller,
+                              const tabd_selection_change *change);
+
+    /** A timer the plugin armed (host->set_timer) is due: `name` as armed, `controller` the
+     *  controller it was armed for, or NULL for a timer of no controller (then the controller
+     *  readers answer nothing, and emit and request_select refuse). A timer whose controller
+     *  was deleted is dropped. */
+    void (*timer)(void *state, const tabd_controller *controller, const char *name);
 
     /* Hooks added in later minors go here, each marked "since 1.N". tabd reads only the
      * plugin's struct_size bytes of this descriptor: a hook past them is NULL. */

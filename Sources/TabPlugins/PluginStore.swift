@@ -1,0 +1,294 @@
+// Plugin ABI 1.6: what a plugin keeps (its store), when it acts on its own (timers), and the
+// selection changes it is told about, whatever their cause.
+//
+// The store: tabd keeps each plugin's keys and values in the containers (`pluginData`), so
+// the journal and the snapshot carry them as they carry the controllers. A plugin reads the
+// host's copy (`stores`) during any hook; a write updates it at once and becomes a `.store`
+// effect, which the service journals and applies to the containers after the hook's command
+// (never during it: the containers are being changed then). An isolated plugin's helper
+// holds a copy of its own store and sends its writes back with each answer.
+
+import CTabPolicy
+import Glibc
+import Logging
+import TabCore
+import TabSystem
+
+/// One plugin's store: its values, their size, and its keys in byte order (made when asked).
+struct PluginStoreData {
+    private(set) var values: [String: String] = [:]
+    private(set) var bytes = 0
+    private var sorted: [String]?
+
+    init(_ values: [String: String] = [:]) {
+        self.values = values
+        bytes = values.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
+
+    /// The limits of tabd/policy.h (TABD_STORE_*), the one place they are stated.
+    static let maxKeyBytes = Int(TABD_STORE_MAX_KEY_BYTES)
+    static let maxValueBytes = Int(TABD_STORE_MAX_VALUE_BYTES)
+    static let maxKeys = Int(TABD_STORE_MAX_KEYS)
+    static let maxTotalBytes = Int(TABD_STORE_MAX_TOTAL_BYTES)
+
+    /// Whether `key` may hold `value` (nil: be removed) within the limits.
+    func check(_ key: String, _ value: String?) -> tabd_store_status {
+        let k = key.utf8.count
+        guard k > 0 else { return TABD_STORE_INVALID }
+        guard k <= Self.maxKeyBytes else { return TABD_STORE_TOO_LARGE }
+        guard let value else { return values[key] == nil ? TABD_STORE_MISSING : TABD_STORE_OK }
+        guard value.utf8.count <= Self.maxValueBytes else { return TABD_STORE_TOO_LARGE }
+        let old = values[key].map { k + $0.utf8.count } ?? 0
+        if old == 0, values.count >= Self.maxKeys { return TABD_STORE_TOO_LARGE }
+        return bytes - old + k + value.utf8.count <= Self.maxTotalBytes ? TABD_STORE_OK : TABD_STORE_TOO_LARGE
+    }
+
+    /// Sets `key` (nil: removes it); the caller checked it.
+    mutating func set(_ key: String, _ value: String?) {
+        if let old = values[key] { bytes -= key.utf8.count + old.utf8.count }
+        if let value {
+            if values[key] == nil { sorted = nil }
+            values[key] = value
+            bytes += key.utf8.count + value.utf8.count
+        } else if values.removeValue(forKey: key) != nil {
+            sorted = nil
+        }
+    }
+
+    /// The key at `index` in byte order.
+    mutating func key(at index: Int) -> String? {
+        if sorted == nil { sorted = values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+        return index >= 0 && index < sorted!.count ? sorted![index] : nil
+    }
+}
+
+/// A plugin's timer: armed by set_timer, due once.
+public struct PluginTimer {
+    struct Key: Hashable {
+        let plugin: ObjectIdentifier
+        let controller: String?
+        let name: String
+    }
+    struct Armed {
+        let cancel: () -> Void
+        let generation: UInt64
+    }
+    let key: Key
+    let generation: UInt64
+    unowned let instance: PluginInstance
+    /// The controller it was armed for (nil: none): the service lends it to `fire`.
+    public var controller: String? { key.controller }
+    public var name: String { key.name }
+
+    static let maxNameBytes = 64
+    static let maxArmed = Int(TABD_TIMER_MAX)
+    static let maxMilliseconds = UInt64(TABD_TIMER_MAX_MS)
+}
+
+extension PluginHost {
+    // MARK: The store
+
+    /// The plugins' stores as the containers hold them (at start, before init runs).
+    public func adoptStore(_ data: [String: [String: String]]) {
+        stores = data.mapValues { PluginStoreData($0) }
+    }
+
+    /// What `plugin`'s store holds (for the helper of an isolated plugin, and tests).
+    public func storeValues(of plugin: String) -> [String: String] { stores[plugin]?.values ?? [:] }
+
+    // MARK: Timers
+
+    func setTimer(_ instance: PluginInstance, controller: String?, name: String, milliseconds: UInt64) -> Bool {
+        guard let scheduleTimer, instance.running || instance.starting else { return false }
+        guard !name.isEmpty, name.utf8.count <= PluginTimer.maxNameBytes,
+              milliseconds >= 1, milliseconds <= PluginTimer.maxMilliseconds else { return false }
+        let key = PluginTimer.Key(plugin: ObjectIdentifier(instance), controller: controller, name: name)
+        if let armed = timers[key] {
+            armed.cancel()
+        } else if timers.keys.lazy.filter({ $0.plugin == key.plugin }).count >= PluginTimer.maxArmed {
+            logger.warning("plugin has \(PluginTimer.maxArmed) timers armed, the most it may (TABD_TIMER_MAX); set_timer refused", metadata: ["plugin.name": .string(instance.name)])
+            return false
+        }
+        timerGeneration &+= 1
+        let timer = PluginTimer(key: key, generation: timerGeneration, instance: instance)
+        let cancel = scheduleTimer(Double(milliseconds) / 1000) { [weak self] in self?.due(timer) }
+        timers[key] = PluginTimer.Armed(cancel: cancel, generation: timer.generation)
+        return true
+    }
+
+    func cancelTimer(_ instance: PluginInstance, controller: String?, name: String) {
+        let key = PluginTimer.Key(plugin: ObjectIdentifier(instance), controller: controller, name: name)
+        timers.removeValue(forKey: key)?.cancel()
+    }
+
+    /// Disarms every timer of `instance` (it stops).
+    func cancelTimers(of instance: PluginInstance) {
+        let id = ObjectIdentifier(instance)
+        for key in timers.keys where key.plugin == id { timers.removeValue(forKey: key)?.cancel() }
+    }
+
+    private func due(_ timer: PluginTimer) {
+        guard timers[timer.key]?.generation == timer.generation else { return }
+        timers[timer.key] = nil
+        guard timer.instance.running else { return }
+        if let onTimer { onTimer(timer) } else { _ = fire(timer, in: nil) }
+    }
+
+    /// Runs `timer`'s hook with `controller` lent (nil: a timer of no controller). Returns what
+    /// the plugin asked for meanwhile.
+    public func fire(_ timer: PluginTimer, in controller: LentController?) -> [PolicyEffect] {
+        let plugin = timer.instance
+        var effects: [PolicyEffect] = []
+        guard plugin.running, let hook = plugin.code.hooks.timer else { return effects }
+        let frame = self.frame, opaque = frame.opaque
+        frame.controller = controller?.pointer
+        let failuresBefore = plugin.remote.map { $0.crashes &+ $0.timeouts }
+        let t0 = monotonicNanoseconds()
+        enter(plugin, .timer)
+        timer.name.withCString { hook(plugin.state, controller == nil ? nil : opaque, $0) }
+        leave()
+        let dt = monotonicNanoseconds() &- t0
+        plugin.count(.timer, nanoseconds: dt)
+        frame.endHook()
+        frame.controller = nil
+        let ok = failuresBefore.map { $0 == plugin.remote.map { $0.crashes &+ $0.timeouts } } ?? true
+        var answers = takeAnswerBuffer()
+        answers.append(PluginAnswer(plugin: plugin.name, answer: ok ? .ran : .failed("its helper crashed or timed out"), nanoseconds: dt))
+        recordTimer(timer, answers: &answers, ok: ok)
+        hand(&effects)
+        return effects
+    }
+
+    // MARK: Selection changes
+
+    /// The selection of `controller` changed (any cause): selection_changed, to every running
+    /// plugin that has it.
+    public func selectionChanged(_ change: SelectionChange, in controller: LentController, effects: inout [PolicyEffect]) {
+        defer { hand(&effects) }
+        guard watchesSelection else { return }
+        let path = change.path
+        withCStrings(path) { ids, n in
+            withOptionalCStrings(change.tab, change.previous) { id, previous in
+                var c = tabd_selection_change(struct_size: MemoryLayout<tabd_selection_change>.size, id: id, previous: previous,
+                                              cause: change.cause.c, path: n == 0 ? nil : ids, path_count: n)
+                notify(.selectionChanged, controller) { p, opaque in
+                    guard let hook = p.code.hooks.selection_changed else { return false }
+                    hook(p.state, opaque, &c)
+                    return true
+                }
+            }
+        }
+    }
+
+    private func withOptionalCStrings(_ a: String?, _ b: String?, _ body: (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void) {
+        func with(_ s: String?, _ body: (UnsafePointer<CChar>?) -> Void) {
+            guard let s else { return body(nil) }
+            s.withCString { body($0) }
+        }
+        with(a) { a in with(b) { b in body(a, b) } }
+    }
+}
+
+/// A change of a controller's selection, as selection_changed tells it.
+public struct SelectionChange: Sendable, Equatable {
+    public var tab: String?
+    public var previous: String?
+    public var cause: SelectionCause
+    /// The selected path, root first (`[tab]` without groups, `[]` when nothing is selected).
+    public var path: [String]
+    public init(tab: String?, previous: String?, cause: SelectionCause, path: [String]) {
+        self.tab = tab; self.previous = previous; self.cause = cause; self.path = path
+    }
+}
+
+extension SelectionCause {
+    var c: tabd_selection_cause {
+        switch self {
+        case .select: return TABD_CAUSE_SELECT
+        case .tap: return TABD_CAUSE_TAP
+        case .tabs: return TABD_CAUSE_TABS
+        case .customize: return TABD_CAUSE_CUSTOMIZE
+        case .restore: return TABD_CAUSE_RESTORE
+        case .hidden: return TABD_CAUSE_HIDDEN
+        }
+    }
+
+    init?(_ c: tabd_selection_cause) {
+        guard let cause = Self.allCasesByC.first(where: { $0.c == c }) else { return nil }
+        self = cause
+    }
+
+    private static let allCasesByC: [SelectionCause] = [.select, .tap, .tabs, .customize, .restore, .hidden]
+}
+
+extension PluginInstance {
+    // MARK: What the host table does on this plugin's behalf (1.6)
+
+    func storeGet(_ key: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_store_status {
+        guard let key, let out, let k = String(validatingCString: key) else { return TABD_STORE_INVALID }
+        guard let value = host.stores[name]?.values[k] else { return TABD_STORE_MISSING }
+        out.pointee = host.frame.keep(value)
+        return TABD_STORE_OK
+    }
+
+    func storeKey(_ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_store_status {
+        guard let out else { return TABD_STORE_INVALID }
+        guard let key = host.stores[name]?.key(at: index) else { return TABD_STORE_MISSING }
+        out.pointee = host.frame.keep(key)
+        return TABD_STORE_OK
+    }
+
+    /// store_put (`value` non-nil) or store_delete.
+    func storeSet(_ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?, delete: Bool) -> tabd_store_status {
+        guard let key, delete || value != nil else { return TABD_STORE_INVALID }
+        // Read no further than a limit allows: a hostile plugin's 1 GiB string is not copied.
+        guard strnlen(key, PluginStoreData.maxKeyBytes + 1) <= PluginStoreData.maxKeyBytes else { return TABD_STORE_TOO_LARGE }
+        if let value, strnlen(value, PluginStoreData.maxValueBytes + 1) > PluginStoreData.maxValueBytes { return TABD_STORE_TOO_LARGE }
+        guard let k = String(validatingCString: key) else { return TABD_STORE_INVALID }
+        var v: String?
+        if let value {
+            guard let text = String(validatingCString: value) else { return TABD_STORE_INVALID }
+            v = text
+        }
+        return storeSet(k, v)
+    }
+
+    /// Sets (nil: removes) `key` of this plugin's store, within its limits and this hook
+    /// call's write budget; the write becomes a `.store` effect.
+    func storeSet(_ key: String, _ value: String?) -> tabd_store_status {
+        var store = host.stores[name] ?? PluginStoreData()
+        let status = store.check(key, value)
+        guard status == TABD_STORE_OK else { return status }
+        guard host.storeWritable() else { return TABD_STORE_UNAVAILABLE }
+        // Per hook call: at most the store's whole size written (a plugin rewriting one key
+        // in a loop cannot fill the journal).
+        let frame = host.frame
+        frame.counted = true
+        frame.storeBytes += key.utf8.count + (value?.utf8.count ?? 0)
+        if frame.storeBytes > PluginStoreData.maxTotalBytes {
+            if !frame.storeCapLogged {
+                frame.storeCapLogged = true
+                host.logger.warning("plugin wrote more than \(PluginStoreData.maxTotalBytes) bytes to its store in one hook call; the rest of this call's writes are refused", metadata: ["plugin.name": .string(name)])
+            }
+            return TABD_STORE_TOO_LARGE
+        }
+        store.set(key, value)
+        host.stores[name] = store
+        host.enqueue(store: key, value: value, from: self)
+        return TABD_STORE_OK
+    }
+
+    func setTimer(_ controller: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ ms: UInt64) -> tabd_result {
+        guard let name, strnlen(name, PluginTimer.maxNameBytes + 1) <= PluginTimer.maxNameBytes,
+              let n = String(validatingCString: name) else { return TABD_ERROR }
+        let c = controller.flatMap { String(validatingCString: $0) }
+        if controller != nil, c == nil { return TABD_ERROR }
+        return host.setTimer(self, controller: c, name: n, milliseconds: ms) ? TABD_OK : TABD_ERROR
+    }
+
+    func cancelTimer(_ controller: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?) -> tabd_result {
+        guard let name, let n = String(validatingCString: name) else { return TABD_ERROR }
+        host.cancelTimer(self, controller: controller.flatMap { String(validatingCString: $0) }, name: n)
+        return TABD_OK
+    }
+}

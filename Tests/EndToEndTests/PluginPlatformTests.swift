@@ -1,0 +1,91 @@
+// Plugin ABI 1.6 against a real tabd: a plugin keeps state in its store across kill -9 and
+// restarts, arms a timer that fires an event with no client request, and is told of every
+// selection change with its cause — in process and isolated in a helper. The plugin is
+// Plugins/examples/hello.c, built out of the tree with nothing but the header.
+
+import Foundation
+import Glibc
+import TabJSON
+import Testing
+
+@Suite(.serialized) struct PluginPlatformTests {
+    private static func hello(isolated: Bool, _ tag: String) throws -> TabdProcess {
+        let dir = try PluginEndToEndTests.helloOutOfTree(tag)
+        let load = "    - path: hello.so\n      settings: {prefix: secret, events: {tapped: false, selected: true}}\n"
+            + (isolated ? "      isolation: process\n      deadline_ms: 2000\n" : "")
+        return try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+    }
+
+    /// The next `plugin` event the subscriber gets whose data has `event` = `name`.
+    private static func pluginEvent(_ watcher: LineClient, _ name: String) throws -> JSONObject? {
+        for _ in 0..<50 {
+            guard let line = try watcher.readLine() else { return nil }
+            let o = try object(line)
+            if o.string("event") == "plugin", let data = o.object("data")?.object("data"), data.string("event") == name { return data }
+        }
+        return nil
+    }
+
+    private static func taps(_ c: LineClient) throws -> Int? {
+        (try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"status"}"#)).object("value")?.int("taps")
+    }
+
+    /// A counter kept with store_put survives kill -9 and SIGTERM: init reads it back.
+    @Test(arguments: [false, true]) func storeSurvivesKillAndRestart(isolated: Bool) throws {
+        let tabd = try Self.hello(isolated: isolated, "pstore")
+        var c = try tabd.client()
+        _ = try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"news"}]}"#)
+        _ = try c.ok(#"{"cmd":"tap","tab":"news"}"#)
+        _ = try c.ok(#"{"cmd":"tap","tab":"home"}"#)
+        #expect(try Self.taps(c) == 2)
+        tabd.stop(signal: SIGKILL)
+        try tabd.start()
+        c = try tabd.client()
+        #expect(try Self.taps(c) == 2, "acknowledged taps were on disk before kill -9")
+        _ = try c.ok(#"{"cmd":"tap","tab":"news"}"#)
+        try tabd.restart()
+        #expect(try Self.taps(try tabd.client()) == 3, "and after SIGTERM")
+        // The journal says what the store holds, readably.
+        let journal = try shell("cat \(tabd.stateDir)/journal-*.log").output
+        #expect(journal.contains(#""op":"plugin.store","plugin":"hello","key":"taps""#), "\(journal)")
+    }
+
+    /// A timer armed in a call fires later, on tabd's loop, and its event reaches a subscriber
+    /// with no request in between; `explain` records it.
+    @Test(arguments: [false, true]) func timerFiresAnEventWithoutARequest(isolated: Bool) throws {
+        let tabd = try Self.hello(isolated: isolated, "ptimer")
+        let c = try tabd.client(), watcher = try tabd.client()
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        let armed = try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":0.05,"text":"stand up"}}"#)
+        #expect(armed.object("value")?["armed"] == .bool(true))
+        let reminder = try Self.pluginEvent(watcher, "reminder")
+        #expect(reminder?.string("text") == "stand up")
+        let decisions = (try c.ok(#"{"cmd":"explain"}"#))["decisions"]?.jsonString ?? ""
+        #expect(decisions.contains(#""kind":"timer","candidate":"remind""#) && decisions.contains(#""result":"ran""#), "\(decisions)")
+        // Out of range: refused with the plugin's own sentence.
+        let bad = try c.error(#"{"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":100000}}"#)
+        #expect(bad.string("code") == "invalid_request")
+    }
+
+    /// selection_changed sees every cause: a client's select, a tap, new tabs, a plugin's
+    /// request_select (hello's lock), each with its cause.
+    @Test(arguments: [false, true]) func selectionChangesReachThePluginWithTheirCause(isolated: Bool) throws {
+        let tabd = try Self.hello(isolated: isolated, "psel")
+        let c = try tabd.client(), watcher = try tabd.client()
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        _ = try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"secret-a"},{"id":"news"}]}"#)
+        #expect(try Self.pluginEvent(watcher, "selected")?.string("cause") == "tabs")
+        _ = try c.ok(#"{"cmd":"select","tab":"news"}"#)
+        let selected = try Self.pluginEvent(watcher, "selected")
+        #expect(selected?.string("tab") == "news" && selected?.string("cause") == "select", "\(String(describing: selected))")
+        _ = try c.ok(#"{"cmd":"tap","tab":"home"}"#)
+        #expect(try Self.pluginEvent(watcher, "selected")?.string("cause") == "tap")
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"unlock","args":{"code":"open-sesame"}}"#)
+        _ = try c.ok(#"{"cmd":"select","tab":"secret-a"}"#)
+        #expect(try Self.pluginEvent(watcher, "selected")?.string("tab") == "secret-a")
+        // lock asks for the first tab (request_select): a programmatic select, cause "select".
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"lock"}"#)
+        let back = try Self.pluginEvent(watcher, "selected")
+        #expect(back?.string("tab") == "home" && back?.string("cause") == "select", "\(String(describing: back))")
+    }
+}
