@@ -15,6 +15,13 @@
 //   max_tracked_peers: most client uids whose rate is remembered (default 1024)
 //   max_hashes_per_second: password checks per second, all clients together (default 20;
 //                     at most two back to back)
+//   session_seconds:  how long a login lasts (default 28800, eight hours; 0: until logout).
+//                     An expired session is logged out with a logout event (reason "session
+//                     expired"), on time, by a timer (plugin ABI 1.6).
+//
+// Logins are kept in the plugin's store (plugin ABI 1.6), so they survive restarts and
+// kill -9 (and an expiry that fell while tabd was down is logged out as it starts). A reload
+// that replaces or removes the gate still logs everyone out, with an event.
 //
 // plugin.call methods: login {user, password} → {user}; logout → {user} (and the selection
 // returns to the login tab); status → {logged_in, user, login_tab}; stats → the sizes of its
@@ -36,9 +43,9 @@ import TabSystem
 
 @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(LoginGate.self) }
 
-final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook {
+final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook, TimerHook {
     static let name = "login-gate"
-    static let version = "1.2.0"
+    static let version = "1.3.0"
     static let summary = "Refuses every tab but the login tab until a user logs in on the controller."
 
     let host: PolicyHost
@@ -51,13 +58,13 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     let rateBurst: Int
     let rateIntervalSeconds: Int
     let hashesPerSecond: Int
+    /// How long a login lasts, in seconds (0: until logout).
+    let sessionSeconds: Int
 
-    /// Who is logged in, by controller name.
-    private var sessions: [String: String] = [:] {
-        didSet { lastAsked = nil }
-    }
     /// The controller a tap last asked about and whether someone is logged in on it, while
-    /// `sessions` has not changed since: a tap compares one name instead of hashing it.
+    /// this instance changed no session since: a tap compares one name instead of reading
+    /// the store. (Another instance changes the store only as a reload stops it, before this
+    /// one is asked anything.)
     private var lastAsked: (controller: String, loggedIn: Bool)?
     /// Failed logins by user name (also for unknown names, so they cannot be told apart).
     private var failures: ExpiringTable<String, Failures>
@@ -87,7 +94,7 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         let known: Set<String> = [
             "login_tab", "credentials_file", "max_failures", "lockout_seconds", "failure_window_seconds",
             "max_user_bytes", "max_tracked_users", "rate_burst", "rate_interval_seconds", "max_tracked_peers",
-            "max_hashes_per_second",
+            "max_hashes_per_second", "session_seconds",
         ]
         for key in (settings.objectValue ?? [:]).keys where !known.contains(key) {
             throw PolicyError.invalid("unknown setting '\(key)' (known: \(known.sorted().joined(separator: ", ")))")
@@ -110,6 +117,7 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         // At most two checks back to back (about 4 ms of the loop), then one every 1/rate s.
         hashBudget = TokenBucket(capacity: min(2, hashesPerSecond), nanosecondsPerToken: 1e9 / Double(hashesPerSecond), now: LoginGate.now())
         self.hashesPerSecond = hashesPerSecond
+        sessionSeconds = try LoginGate.int(settings, "session_seconds", least: 0) ?? 28800
         cryptData = .allocate(capacity: 1)
         UnsafeMutableRawPointer(cryptData).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
         // Fail now, not at the first login, when the file cannot be read.
@@ -120,6 +128,12 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         var st = stat()
         if stat(credentialsFile, &st) == 0, st.st_mode & (S_IROTH | S_IWOTH) != 0 {
             host.log(.warning, "\(credentialsFile) is readable or writable by others; chmod o-rw it")
+        }
+        // The logins the last run kept: each one's expiry is watched again (one already past
+        // is logged out as soon as tabd serves, with its event).
+        for key in host.storedKeys where key.hasPrefix(Session.keyPrefix) {
+            let controller = String(key.dropFirst(Session.keyPrefix.count))
+            if let session = session(of: controller) { watch(session, controller: controller) }
         }
     }
 
@@ -137,10 +151,57 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
 
     private func isLoggedIn(_ controller: String) -> Bool {
         if let last = lastAsked, last.controller == controller { return last.loggedIn }
-        let loggedIn = sessions[controller] != nil
+        let loggedIn = session(of: controller) != nil
         lastAsked = (controller, loggedIn)
         return loggedIn
     }
+
+    // MARK: Sessions, in the store
+
+    /// One login: who, and until when (wall-clock seconds since 1970; 0: no end), kept under
+    /// "session/<controller>" as {"user":…,"until":…}.
+    struct Session {
+        static let keyPrefix = "session/"
+        var user: String
+        var until: Int
+    }
+
+    private func session(of controller: String) -> Session? {
+        guard let text = host.stored(Session.keyPrefix + controller), let json = try? JSON(parsing: text),
+              let user = json["user"]?.stringValue else { return nil }
+        return Session(user: user, until: json["until"]?.intValue ?? 0)
+    }
+
+    /// Keeps the session (nil: removes it). Throws when tabd could not keep it.
+    private func keep(_ session: Session?, controller: String) throws(StoreError) {
+        lastAsked = nil
+        let text = session.map { JSON.object(["user": .string($0.user), "until": .number(Double($0.until))]).text }
+        try host.store(text, for: Session.keyPrefix + controller)
+    }
+
+    /// Arms the controller's "session" timer for the session's end (timers last at most a
+    /// day: a longer wait is armed again when it fires).
+    private func watch(_ session: Session, controller: String) {
+        guard session.until > 0 else { return }
+        let left = max(0.001, min(Double(session.until - LoginGate.wallClock()), 86_400))
+        if !host.setTimer("session", after: left, controller: controller) {
+            host.log(.warning, "cannot watch the session on controller '\(controller)' for its end (tabd refused the timer); it ends at the next logout")
+        }
+    }
+
+    /// The "session" timer: the session ended (it is logged out, with an event), or it was
+    /// armed a day ahead of a longer one (armed again).
+    func timer(_ name: String, in controller: ControllerView?) {
+        guard name == "session", let controller, let session = session(of: controller.name) else { return }
+        if session.until > 0, session.until <= LoginGate.wallClock() {
+            _ = logout(controller, reason: "session expired")
+        } else {
+            watch(session, controller: controller.name)
+        }
+    }
+
+    /// Wall-clock seconds: a session's end must mean the same after a restart.
+    static func wallClock() -> Int { Int(time(nil)) }
 
     // MARK: Methods
 
@@ -149,8 +210,9 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         case "login": return try login(args, controller)
         case "logout": return logout(controller)
         case "status":
-            let user = sessions[controller.name]
-            return ["logged_in": .bool(user != nil), "user": JSON(user), "login_tab": .string(loginTab)]
+            let session = session(of: controller.name)
+            return ["logged_in": .bool(session != nil), "user": JSON(session?.user), "login_tab": .string(loginTab),
+                    "until": session.map { $0.until > 0 ? .number(Double($0.until)) : .null } ?? .null]
         case "stats":
             let now = LoginGate.now()
             return [
@@ -226,7 +288,11 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
             throw PolicyError.denied("wrong user name or password", reason: "bad credentials")
         }
         failures.remove(user)
-        sessions[controller.name] = user
+        let session = Session(user: user, until: sessionSeconds == 0 ? 0 : LoginGate.wallClock() + sessionSeconds)
+        do throws(StoreError) { try keep(session, controller: controller.name) } catch {
+            throw PolicyError.invalid("the login could not be kept (\(error.description)); nobody is logged in")
+        }
+        watch(session, controller: controller.name)
         host.log(.info, "'\(user)' logged in on controller '\(controller.name)'\(by)")
         host.emit(["event": "login", "user": .string(user)], in: controller)
         return ["user": .string(user)]
@@ -235,13 +301,17 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// A reload replaces this gate (its settings changed) or removes it: whoever is logged in
     /// on `controller` is logged out, and clients are told who and why.
     func willStop(in controller: ControllerView) {
-        guard sessions[controller.name] != nil else { return }
+        guard session(of: controller.name) != nil else { return }
         _ = logout(controller, reason: "reload: the login gate's settings changed or it was removed, so its logins end")
     }
 
     private func logout(_ controller: ControllerView, reason: String? = nil) -> JSON {
-        let user = sessions.removeValue(forKey: controller.name)
+        let user = session(of: controller.name)?.user
         if let user {
+            do throws(StoreError) { try keep(nil, controller: controller.name) } catch {
+                host.log(.error, "the logout of '\(user)' on controller '\(controller.name)' could not be kept (\(error.description)); it may come back after a restart")
+            }
+            host.cancelTimer("session", controller: controller.name)
             host.log(.info, "'\(user)' logged out of controller '\(controller.name)'\(reason.map { " (\($0))" } ?? "")")
             var event: [String: JSON] = ["event": "logout", "user": .string(user)]
             if let reason { event["reason"] = .string(reason) }

@@ -176,7 +176,6 @@ struct MirrorStream {
             #expect(resync.bool("nothing_missed") == true, "after \(how): \(JSONValue.object(resync).jsonString)")
             #expect(resync.int("seq") == before, "after \(how): \(JSONValue.object(resync).jsonString)")
             try mirror.check("seed \(seedText(seed)), right after the restart by \(how)")
-            try driver.request(loginLine(controller: "main"))  // the gate forgets sessions
         }
         // The stream reached what the mirror must follow.
         print("seed \(seedText(seed)): accepted " + accepted.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))

@@ -88,4 +88,55 @@ import Testing
         let back = try Self.pluginEvent(watcher, "selected")
         #expect(back?.string("tab") == "home" && back?.string("cause") == "select", "\(String(describing: back))")
     }
+
+    /// The login gate keeps its logins in the store: they survive kill -9 and SIGTERM.
+    @Test func loginsSurviveRestarts() throws {
+        let dir = temporaryDirectory("lgkeep")
+        let tabd = try TabdProcess(config: Plugins.config(Plugins.loginGate(credentials: try Plugins.credentials(in: dir))), dir: dir)
+        var c = try tabd.client()
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        _ = try c.ok(#"{"cmd":"tap","tab":"settings"}"#)
+        tabd.stop(signal: SIGKILL)
+        try tabd.start()
+        c = try tabd.client()
+        let status = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")
+        #expect(status?.bool("logged_in") == true && status?.string("user") == "demo", "\(String(describing: status))")
+        #expect(try c.ok(#"{"cmd":"tap","tab":"home"}"#).string("selected") == "home", "the gate still admits after kill -9")
+        try tabd.restart()
+        c = try tabd.client()
+        #expect(try c.ok(#"{"cmd":"tap","tab":"settings"}"#).string("selected") == "settings", "and after SIGTERM")
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"logout"}"#)
+        try tabd.restart()
+        #expect(try tabd.client().error(#"{"cmd":"tap","tab":"home"}"#).string("code") == "denied", "a logout is kept too")
+    }
+
+    /// A session ends on time (session_seconds) with a logout event, reason "session expired",
+    /// and the selection back on the login tab — with no client request; and one that ended
+    /// while tabd was down is logged out as tabd starts.
+    @Test func expiredSessionsLogOutWithAnEvent() throws {
+        let dir = temporaryDirectory("lgexp")
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", session_seconds: 1")
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir)
+        let c = try tabd.client(), watcher = try tabd.client()
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        _ = try c.ok(#"{"cmd":"tap","tab":"settings"}"#)
+        #expect(try Self.pluginEvent(watcher, "login")?.string("user") == "demo")
+        let logout = try Self.pluginEvent(watcher, "logout")
+        #expect(logout?.string("user") == "demo" && logout?.string("reason") == "session expired", "\(String(describing: logout))")
+        #expect(try c.ok(#"{"cmd":"state"}"#).string("selected") == "login")
+        #expect(try c.error(#"{"cmd":"tap","tab":"home"}"#).string("code") == "denied")
+        // Log in again, stop tabd past the session's end, start it: logged out at once.
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        tabd.stop(signal: SIGKILL)
+        sleep(2)
+        try tabd.start()
+        let later = try tabd.client()
+        _ = try later.ok(#"{"cmd":"ping"}"#)
+        usleep(200_000)
+        #expect(try later.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")?.bool("logged_in") == false)
+        #expect(tabd.log.contains("logged out of controller 'main' (session expired)"), "\(tabd.log)")
+    }
 }

@@ -1269,6 +1269,10 @@ final class RestartLawRun {
             let line = requestLine("state", controller: name)
             try c.write(line + "\n")
             states.append((name, try reply(from: c, to: line).0))
+            // What the login gate keeps in its store for the controller: who is logged in, until when.
+            let login = requestLine("plugin.call", controller: name, [("plugin", jstring("login-gate")), ("method", jstring("status"))])
+            try c.write(login + "\n")
+            states.append((name + " (login-gate status)", try reply(from: c, to: login).0))
         }
         return RecordedState(controllers: list, states: states)
     }
@@ -1335,15 +1339,8 @@ final class RestartLawRun {
             restartedSince = Set(lastEventSeq.keys)
             try openWatcher()
         }
-        // The login gate's sessions are not persisted: log in again where one was open.
-        for (name, m) in generator.model.sorted(by: { $0.key < $1.key }) where m.loggedIn {
-            let line = loginLine(controller: name)
-            try client.write(line + "\n")
-            let (raw, o) = try reply(from: client, to: line)
-            entries.append(.line(line))
-            remember("→ \(line)\n  ← \(raw)")
-            if o.bool("ok") != true { generator.model[name]?.loggedIn = false }
-        }
+        // The login gate's sessions are in its store (plugin ABI 1.6): `record` compared them,
+        // and nobody logs in again.
     }
 
     static func cannotStartLine(_ log: String) -> String {

@@ -44,8 +44,8 @@ extension PluginTests {
             let (host, _, _) = try loginGateHost()
             let s = try #require(host.status("login-gate"))
             #expect(s.loaded)
-            #expect(s.version == "1.2.0")
-            #expect(s.hooks == ["init", "fini", "should_select", "call", "will_stop"])
+            #expect(s.version == "1.3.0")
+            #expect(s.hooks == ["init", "fini", "should_select", "call", "will_stop", "timer"])
             #expect(s.required)
         }
 
@@ -91,7 +91,9 @@ extension PluginTests {
             #expect(c.selection == .tab("settings"))
             #expect(tapDenial(&c, "home", policy: host) == nil)
             let status = try host.call(plugin: "login-gate", method: "status", argsJSON: "{}", controller: c).get()
-            #expect(status == #"{"logged_in":true,"login_tab":"login","user":"demo"}"#)
+            // Logged in until session_seconds (eight hours by default) from now, wall clock.
+            let until = Int(time(nil)) + 28800
+            #expect([until - 1, until, until + 1].map { #"{"logged_in":true,"login_tab":"login","until":\#($0),"user":"demo"}"# }.contains(status), "\(status)")
             #expect(log.contains("'demo' logged in on controller 'main'"))
             #expect(loggedIn.events.map(\.dataJSON) == [#"{"event":"login","user":"demo"}"#])
         }
