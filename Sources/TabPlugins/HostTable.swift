@@ -29,6 +29,8 @@ final class CallFrame {
     /// Bytes written to the plugin's store during the current hook call (1.6), and whether
     /// passing the cap was logged.
     var storeBytes = 0, storeCapLogged = false
+    /// A refused set_timer was logged during the current hook call.
+    var timerRefusalLogged = false
     var counted = false
 
     /// The opaque pointer plugins receive.
@@ -77,7 +79,7 @@ final class CallFrame {
     /// A new hook call's HookCaps budget.
     @inline(__always)
     func resetCounts() {
-        if counted { logs = 0; events = 0; selections = 0; storeBytes = 0; storeCapLogged = false; counted = false }
+        if counted { logs = 0; events = 0; selections = 0; storeBytes = 0; storeCapLogged = false; timerRefusalLogged = false; counted = false }
     }
 
     /// Frees what the hook was handed. Cheap when nothing was.

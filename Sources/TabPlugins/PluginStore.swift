@@ -106,7 +106,6 @@ extension PluginHost {
         if let armed = timers[key] {
             armed.cancel()
         } else if timers.keys.lazy.filter({ $0.plugin == key.plugin }).count >= PluginTimer.maxArmed {
-            logger.warning("plugin has \(PluginTimer.maxArmed) timers armed, the most it may (TABD_TIMER_MAX); set_timer refused", metadata: ["plugin.name": .string(instance.name)])
             return false
         }
         timerGeneration &+= 1
@@ -283,7 +282,16 @@ extension PluginInstance {
               let n = String(validatingCString: name) else { return TABD_ERROR }
         let c = controller.flatMap { String(validatingCString: $0) }
         if controller != nil, c == nil { return TABD_ERROR }
-        return host.setTimer(self, controller: c, name: n, milliseconds: ms) ? TABD_OK : TABD_ERROR
+        guard host.setTimer(self, controller: c, name: n, milliseconds: ms) else {
+            let frame = host.frame
+            if !frame.timerRefusalLogged {
+                frame.counted = true
+                frame.timerRefusalLogged = true
+                host.logger.warning("plugin's set_timer refused: a bad name or delay, or \(PluginTimer.maxArmed) timers armed already (TABD_TIMER_MAX); said once per hook call", metadata: ["plugin.name": .string(self.name)])
+            }
+            return TABD_ERROR
+        }
+        return TABD_OK
     }
 
     func cancelTimer(_ controller: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?) -> tabd_result {

@@ -77,3 +77,42 @@ import Testing
         #expect(tabd.log.contains("isolated plugin callcrash crashed in call"), "\(tabd.log.suffix(1500))")
     }
 }
+
+extension HostilePluginTests {
+    /// The store's and the timers' limits (tabd/policy.h, TABD_STORE_* and TABD_TIMER_*), in
+    /// process and isolated: each write past one is refused with its status, said once in the
+    /// log, and what was accepted survives kill -9.
+    @Test(arguments: [false, true]) func storeAndTimersStayWithinTheirLimits(isolated: Bool) throws {
+        let dir = temporaryDirectory("store-abuse")
+        try Plugins.build(Plugins.fixture("storeabuse.c"), "storeabuse.so", in: dir)
+        let load = "    - path: storeabuse.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 5000\n" : "")
+        let tabd = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+        var c = try tabd.client()
+        func call(_ method: String, _ args: String = "{}") throws -> JSONObject? {
+            try c.ok(#"{"cmd":"plugin.call","plugin":"storeabuse","method":"\#(method)","args":\#(args)}"#).object("value")
+        }
+        // TABD_STORE_OK 0, TABD_STORE_MISSING 1, TABD_STORE_TOO_LARGE 2, TABD_STORE_INVALID 3.
+        #expect(try call("put", #"{"key_bytes":256,"value_bytes":1}"#)?.int("status") == 0)
+        #expect(try call("put", #"{"key_bytes":257,"value_bytes":1}"#)?.int("status") == 2)
+        #expect(try call("put", #"{"key_bytes":1,"value_bytes":65536}"#)?.int("status") == 0)
+        #expect(try call("put", #"{"key_bytes":1,"value_bytes":65537}"#)?.int("status") == 2)
+        #expect(try call("put", #"{"key_bytes":0,"value_bytes":1}"#)?.int("status") == 3)
+        // One hook call writes at most the store's size (1 MiB): 17 writes of 60,005 bytes.
+        let flood = try call("flood")
+        #expect(flood?.int("ok") == 17 && flood?.int("status") == 2, "\(String(describing: flood))")
+        // At most 1,024 keys: three are there.
+        let fill = try call("fill")
+        #expect(fill?.int("ok") == 1021 && fill?.int("status") == 2, "\(String(describing: fill))")
+        #expect(try call("timers")?.int("ok") == 64)
+        #expect(tabd.log.components(separatedBy: "timers armed already").count - 1 <= 1 || isolated, "said once: \(tabd.log)")
+        #expect(tabd.log.contains("to its store in one hook call"), "the flood is said: \(tabd.log)")
+        // Other clients are served; what was accepted survives kill -9.
+        _ = try tabd.client().ok(#"{"cmd":"ping"}"#)
+        tabd.stop(signal: SIGKILL)
+        try tabd.start()
+        c = try tabd.client()
+        #expect(try call("get", #"{"key":"flood"}"#)?.int("bytes") == 60000)
+        #expect(try call("get", #"{"key":"fill-1020"}"#)?.int("status") == 0)
+        #expect(try call("get", #"{"key":"fill-1021"}"#)?.int("status") == 1)
+    }
+}

@@ -179,6 +179,14 @@ import Testing
             }
             out.append(.deleteController(name: name))
         }
+        // A plugin's store (plugin ABI 1.6): values and removals, awkward text included.
+        for plugin in ["hello", "login-gate", awkward] {
+            for key in ["taps", "session/main", awkward, "k\u{0}ey"] {
+                for value in [nil, "", "12", "{\"user\":\"demo\",\"until\":0}", awkward, String(repeating: "v", count: 70_000)] as [String?] {
+                    out.append(.pluginData(plugin: plugin, key: key, value: value))
+                }
+            }
+        }
         return out
     }
 
@@ -347,6 +355,10 @@ import Testing
                 } catch {
                     totals.refused += 1
                 }
+            case .store(let plugin, let key, let value):
+                live.setPluginValue(plugin: plugin, key: key, value)
+                store.append(.pluginData(plugin: plugin, key: key, value: value))
+                totals.applied += 1; totals.journalled += 1
             }
             if g.chance(1, in: 3) {
                 try store.commit()
@@ -412,6 +424,8 @@ struct StreamGenerator {
         case command(String, Command)
         case create(String, Idiom, Int?, TapPops, Mode)
         case delete(String)
+        /// A plugin's store write (nil: a removal), as the service journals it.
+        case store(plugin: String, key: String, value: String?)
     }
 
     var rng: SplitMix64
@@ -438,6 +452,10 @@ struct StreamGenerator {
             return .create(name, idiom, maxVisible, pick(TapPops.allCases), chance(1, in: 2) ? .automatic : pick(Mode.allCases))
         }
         if roll < 4 { return .delete(pick(Self.controllerNames.dropFirst().map { $0 } + ["nowhere"])) }
+        if roll < 7 {
+            return .store(plugin: pick(["hello", "login-gate"]), key: pick(["taps", "session/main", "session/pad", "é"]),
+                          value: chance(1, in: 4) ? nil : pick(["1", "2", "", "{\"user\":\"demo\"}"]))
+        }
         // Mostly the controllers that exist; now and then one that does not.
         let name = chance(1, in: 25) ? "nowhere" : pick(live.names.isEmpty ? ["main"] : live.names)
         return .command(name, command(for: live[name]))

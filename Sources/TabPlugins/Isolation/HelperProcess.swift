@@ -171,15 +171,28 @@ final class HelperSession {
         t.set_timer = { _, controller, name, ms in
             guard let s = HelperSession.current, let name, strnlen(name, PluginTimer.maxNameBytes + 1) <= PluginTimer.maxNameBytes,
                   name.pointee != 0, ms >= 1, ms <= PluginTimer.maxMilliseconds else { return TABD_ERROR }
+            // The helper counts what it armed (tabd counts again), so that the plugin hears
+            // TABD_ERROR past TABD_TIMER_MAX as it would in process.
+            let key = HelperSession.timerKey(controller, name)
+            guard s.armed.contains(key) || s.armed.count < PluginTimer.maxArmed else { return TABD_ERROR }
+            s.armed.insert(key)
             s.effect(5) { $0.string(controller); $0.string(name); $0.i64(Int64(ms)) }
             return TABD_OK
         }
         t.cancel_timer = { _, controller, name in
             guard let s = HelperSession.current, let name else { return TABD_ERROR }
+            s.armed.remove(HelperSession.timerKey(controller, name))
             s.effect(5) { $0.string(controller); $0.string(name); $0.i64(-1) }
             return TABD_OK
         }
         functions = t
+    }
+
+    /// The timers the plugin armed and that have not run or been cancelled since.
+    var armed = Set<String>()
+
+    static func timerKey(_ controller: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>) -> String {
+        (controller.map { String(cString: $0) + "\u{0}" } ?? "\u{1}") + String(cString: name)
     }
 
     /// store_put / store_delete: the helper's copy (its host's store, within the limits),
@@ -414,6 +427,7 @@ final class HelperSession {
             let hasController = try r.u8() == 1
             if hasController { try readSnapshot(&r) }
             let timerName = try r.cString()
+            if let timerName { armed.remove(Self.timerKey(hasController ? name : nil, timerName)) }
             inHook = true
             hooks.timer?(state, hasController ? token : nil, timerName)
         case .hello, .answer:

@@ -391,6 +391,15 @@ final class RemotePlugin {
         // init's effects (no controller) are a hook call of their own: what the hook call
         // that restarted the helper may still do is not spent on them.
         defer { if controller == nil { owner.host.frame.resetCounts() } }
+        var refusedStore = 0, refusedTimers = 0
+        defer {
+            if refusedStore > 0 {
+                owner.host.logger.warning("isolated plugin's store writes refused by tabd (\(refusedStore) in one hook call); its helper's copy differs until it restarts", metadata: ["plugin.name": .string(owner.name)])
+            }
+            if refusedTimers > 0 {
+                owner.host.logger.warning("isolated plugin's set_timer refused by tabd (\(refusedTimers) in one hook call: a bad name or delay, or TABD_TIMER_MAX timers armed)", metadata: ["plugin.name": .string(owner.name)])
+            }
+        }
         for e in effects {
             switch e {
             case .log(let level, let message):
@@ -401,14 +410,10 @@ final class RemotePlugin {
                 if let controller { _ = owner.requestSelect(tab, controller: controller) }
             case .store(let key, let value):
                 let status = owner.storeSet(key, value)
-                if status != TABD_STORE_OK, status != TABD_STORE_MISSING {
-                    owner.host.logger.warning("isolated plugin's store write refused by tabd (status \(status.rawValue)); its helper's copy differs until it restarts", metadata: ["plugin.name": .string(owner.name), "store.key": .string(key)])
-                }
+                if status != TABD_STORE_OK, status != TABD_STORE_MISSING { refusedStore += 1 }
             case .timer(let timerController, let name, let ms):
                 if let ms {
-                    if !owner.host.setTimer(owner, controller: timerController, name: name, milliseconds: ms) {
-                        owner.host.logger.warning("isolated plugin's set_timer refused (a bad name or delay, or TABD_TIMER_MAX timers armed)", metadata: ["plugin.name": .string(owner.name), "timer.name": .string(name)])
-                    }
+                    if !owner.host.setTimer(owner, controller: timerController, name: name, milliseconds: ms) { refusedTimers += 1 }
                 } else {
                     owner.host.cancelTimer(owner, controller: timerController, name: name)
                 }
