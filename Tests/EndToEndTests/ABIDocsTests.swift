@@ -26,4 +26,23 @@ import Testing
         }
         #expect(found >= 3, "the ABI is stated in plugins.md's rules and in the examples")
     }
+
+    /// The store's and the timers' limits as plugins.md's table and text state them are the
+    /// header's #defines (which tabd's code reads: PluginStoreData, PluginTimer).
+    @Test func docsStateTheHeadersStoreAndTimerLimits() throws {
+        let header = try String(contentsOf: Build.packageRoot.appendingPathComponent("Sources/CTabPolicy/include/tabd/policy.h"), encoding: .utf8)
+        let docs = try String(contentsOf: Build.packageRoot.appendingPathComponent("docs/plugins.md"), encoding: .utf8)
+        func define(_ name: String) -> Int? {
+            header.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }
+                .flatMap { Int($0.split(separator: " ")[2].trimmingCharacters(in: CharacterSet(charactersIn: "u"))) }
+        }
+        for name in ["TABD_STORE_MAX_KEY_BYTES", "TABD_STORE_MAX_VALUE_BYTES", "TABD_STORE_MAX_KEYS", "TABD_STORE_MAX_TOTAL_BYTES"] {
+            let value = try #require(define(name), "policy.h defines \(name)")
+            #expect(docs.contains("| `\(name)` | \(value) "), "plugins.md's store table gives \(name) as \(value)")
+        }
+        let timers = try #require(define("TABD_TIMER_MAX"))
+        #expect(docs.contains("`TABD_TIMER_MAX` (\(timers))"), "plugins.md gives TABD_TIMER_MAX as \(timers)")
+        let ms = try #require(define("TABD_TIMER_MAX_MS"))
+        #expect(ms == 86_400_000 && docs.contains("`TABD_TIMER_MAX_MS`, 24 hours"), "plugins.md says the longest delay is 24 hours")
+    }
 }
