@@ -245,6 +245,7 @@ bench-instructions: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/instructions.sh
 	Benchmarks/harness/instructions.sh 8 tap
+	Benchmarks/harness/instructions.sh 8 store
 	Benchmarks/harness/instructions.sh 8 state
 
 # tabd against the libevent floor in alternating pairs, seconds apart (the P=16 target).

@@ -2,7 +2,7 @@
 # User-space instructions tabd spends per request, counted by callgrind: a measure that does
 # not move with the machine's load, for comparing two builds where ops/s is too noisy.
 #
-#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|state]      (default 8 seconds)
+#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|store|state]  (default 8 seconds)
 #
 # Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice: once answering only a
 # set_tabs, once under loadgen (10 connections x 16 in flight, `select` a / b in turn, like
@@ -15,6 +15,10 @@
 # through the login gate instead (LoginGate, the plugin next to the tabd binary, stripped the
 # same way), after a set_tabs and one login on the controller: instructions per tap.
 # `state`: `{"cmd":"state"}` of the 6-tab controller (read only, its reply from the memo).
+# `store`: `tap` a / b through Plugins/examples/hello.c (built here), which writes its tap
+# count to its store on every tap (plugin ABI 1.6: a journal record per tap). Against a tabd
+# before 1.6, hello.c has no store and only counts in memory: the difference of the two runs
+# is the store's cost on the tap path.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -66,6 +70,15 @@ if [ "${2:-}" = tap ]; then
     CONFIG=(--config "$DIR/gate.yaml")
 fi
 
+if [ "${2:-}" = store ]; then
+    COMMAND=tap
+    printf '{"cmd":"tap","tab":"a"}\n{"cmd":"tap","tab":"b"}\n' > "$DIR/select.req"
+    mkdir -m 0700 "$DIR/plugins"
+    cc -O2 -shared -fPIC -I "$ROOT/Sources/CTabPolicy/include" "$ROOT/Plugins/examples/hello.c" -o "$DIR/plugins/hello.so"
+    printf 'plugins:\n  directories: [%s]\n  load:\n    - path: hello.so\n      settings: { events: { tapped: false } }\n' "$DIR/plugins" > "$DIR/hello.yaml"
+    CONFIG=(--config "$DIR/hello.yaml")
+fi
+
 ask() { echo "$1" | socat -t 10 - "UNIX-CONNECT:$DIR/tabd.sock"; }
 
 # run SECONDS: prints "<instructions> <selects answered>"
@@ -100,6 +113,7 @@ read -r loaded selects < <(run "$SECONDS_LOADED")
 [ "$selects" -gt 0 ] || { echo "no $COMMAND was answered" >&2; exit 1; }
 case "${2:-}" in
     tap) what="tap (login gate, logged in)" ;;
+    store) what="tap (hello.c, its count to its store per tap)" ;;
     state) what="state (6 tabs)" ;;
     "") what=select ;;
     *) what="select ($2)" ;;

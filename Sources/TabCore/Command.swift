@@ -215,9 +215,13 @@ public struct Outcome: Equatable, Sendable {
     /// False when nobody listens: notifications are then counted (so `seq` still advances)
     /// but not built, which spares a select most of its allocations.
     public var recordsNotifications = true
+    /// With `recordsNotifications` false: the selection changes are built all the same (and
+    /// only they), for a delegate that is told every one (`Policy.watchesSelection`).
+    public var recordsSelectionChanges = false
 
-    public init(recordsNotifications: Bool = true) {
+    public init(recordsNotifications: Bool = true, recordsSelectionChanges: Bool = false) {
         self.recordsNotifications = recordsNotifications
+        self.recordsSelectionChanges = recordsSelectionChanges && !recordsNotifications
     }
 
     /// `count` notifications that are not built: only for `recordsNotifications == false`.
@@ -228,7 +232,12 @@ public struct Outcome: Equatable, Sendable {
 
     mutating func notify(_ n: @autoclosure () -> Notification) {
         notificationCount += 1
-        if recordsNotifications { notifications.append(n()) }
+        if recordsNotifications {
+            notifications.append(n())
+        } else if recordsSelectionChanges {
+            let built = n()
+            if case .selectionChanged = built { notifications.append(built) }
+        }
     }
 }
 

@@ -251,7 +251,7 @@ public struct Controller: Equatable, Sendable {
 
     @inline(__always)
     private mutating func applyOnce(_ command: Command, policy: Policy, notifying: Bool) throws(TabError) -> Outcome {
-        var out = Outcome(recordsNotifications: notifying)
+        var out = Outcome(recordsNotifications: notifying, recordsSelectionChanges: !notifying && policy.watchesSelection)
         let moves = Self.movesSelectionOnly(command)
         let bar = moves ? nil : barState
         // An arranged controller's select or tap: only the bar's selected item can move.
@@ -758,7 +758,7 @@ public struct Controller: Equatable, Sendable {
         if slot >= 0 || slot != barSlot(of: selection, index: selectedIndex) { out.barMoved = true }
         swap(&previous, &selection)  // the new selection in, the old one out, nothing copied
         appear(selection, at: candidate.index, disappearing: previous, &out)
-        guard out.recordsNotifications else { return out.skip(1) }
+        guard out.recordsNotifications || out.recordsSelectionChanges else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: candidate.index,
                                      previous: previous.wireValue, cause: cause))
     }

@@ -143,7 +143,7 @@ public final class PluginHost: Policy {
     /// Each plugin's store, by plugin name: what store_get reads. The service hands over
     /// the containers' `pluginData` before plugins start (`adoptStore`), and keeps the
     /// containers' copy in step from the `.store` effects.
-    var stores: [String: PluginStoreData] = [:]
+    var stores: [String: PluginStoreBox] = [:]
     /// Whether a store write can be made durable now (the service: its journal has no fault).
     public var storeWritable: () -> Bool = { true }
     /// Arms a one-shot timer on the loop and returns what cancels it (the daemon's loop).

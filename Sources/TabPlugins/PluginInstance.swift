@@ -21,6 +21,8 @@ final class PluginInstance {
     unowned let host: PluginHost
     /// `isolation: process`: the helper that runs the plugin's code (nil: it runs in tabd).
     var remote: RemotePlugin?
+    /// Its store (plugin ABI 1.6): the host's for its name, shared by its instances.
+    private(set) lazy var store: PluginStoreBox = host.storeBox(for: name)
 
     /// Counters, on the decision path: calls, total ns and max ns per hook, then denials
     /// and failures. Raw memory, so counting costs no exclusivity check or COW test.

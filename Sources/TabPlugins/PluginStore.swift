@@ -31,28 +31,38 @@ struct PluginStoreData {
     static let maxKeys = Int(TABD_STORE_MAX_KEYS)
     static let maxTotalBytes = Int(TABD_STORE_MAX_TOTAL_BYTES)
 
-    /// Whether `key` may hold `value` (nil: be removed) within the limits.
-    func check(_ key: String, _ value: String?) -> tabd_store_status {
+    /// Sets `key` to `value` (nil: removes it) when the limits allow it and then `admit`
+    /// does (tabd's journal is writable, the hook call's budget not spent); else changes
+    /// nothing. One lookup of the key.
+    mutating func write(_ key: String, _ value: String?, admit: () -> tabd_store_status) -> tabd_store_status {
         let k = key.utf8.count
         guard k > 0 else { return TABD_STORE_INVALID }
         guard k <= Self.maxKeyBytes else { return TABD_STORE_TOO_LARGE }
-        guard let value else { return values[key] == nil ? TABD_STORE_MISSING : TABD_STORE_OK }
-        guard value.utf8.count <= Self.maxValueBytes else { return TABD_STORE_TOO_LARGE }
-        let old = values[key].map { k + $0.utf8.count } ?? 0
-        if old == 0, values.count >= Self.maxKeys { return TABD_STORE_TOO_LARGE }
-        return bytes - old + k + value.utf8.count <= Self.maxTotalBytes ? TABD_STORE_OK : TABD_STORE_TOO_LARGE
-    }
-
-    /// Sets `key` (nil: removes it); the caller checked it.
-    mutating func set(_ key: String, _ value: String?) {
-        if let old = values[key] { bytes -= key.utf8.count + old.utf8.count }
-        if let value {
-            if values[key] == nil { sorted = nil }
+        let i = values.index(forKey: key)
+        guard let value else {
+            guard let i else { return TABD_STORE_MISSING }
+            let admitted = admit()
+            guard admitted == TABD_STORE_OK else { return admitted }
+            bytes -= k + values.values[i].utf8.count
+            values.remove(at: i)
+            sorted = nil
+            return TABD_STORE_OK
+        }
+        let v = value.utf8.count
+        guard v <= Self.maxValueBytes else { return TABD_STORE_TOO_LARGE }
+        let old = i.map { k + values.values[$0].utf8.count } ?? 0
+        if i == nil, values.count >= Self.maxKeys { return TABD_STORE_TOO_LARGE }
+        guard bytes - old + k + v <= Self.maxTotalBytes else { return TABD_STORE_TOO_LARGE }
+        let admitted = admit()
+        guard admitted == TABD_STORE_OK else { return admitted }
+        if let i {
+            values.values[i] = value
+        } else {
             values[key] = value
-            bytes += key.utf8.count + value.utf8.count
-        } else if values.removeValue(forKey: key) != nil {
             sorted = nil
         }
+        bytes += k + v - old
+        return TABD_STORE_OK
     }
 
     /// The key at `index` in byte order.
@@ -60,6 +70,12 @@ struct PluginStoreData {
         if sorted == nil { sorted = values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
         return index >= 0 && index < sorted!.count ? sorted![index] : nil
     }
+}
+
+/// One plugin's store where its instances reach it without a lookup by name: the host keeps
+/// one per plugin name, and each instance holds its own.
+final class PluginStoreBox {
+    var data = PluginStoreData()
 }
 
 /// A plugin's timer: armed by set_timer, due once.
@@ -90,11 +106,20 @@ extension PluginHost {
 
     /// The plugins' stores as the containers hold them (at start, before init runs).
     public func adoptStore(_ data: [String: [String: String]]) {
-        stores = data.mapValues { PluginStoreData($0) }
+        for (name, box) in stores where data[name] == nil { box.data = PluginStoreData() }
+        for (name, values) in data { storeBox(for: name).data = PluginStoreData(values) }
+    }
+
+    /// `plugin`'s store (made empty the first time).
+    func storeBox(for plugin: String) -> PluginStoreBox {
+        if let box = stores[plugin] { return box }
+        let box = PluginStoreBox()
+        stores[plugin] = box
+        return box
     }
 
     /// What `plugin`'s store holds (for the helper of an isolated plugin, and tests).
-    public func storeValues(of plugin: String) -> [String: String] { stores[plugin]?.values ?? [:] }
+    public func storeValues(of plugin: String) -> [String: String] { stores[plugin]?.data.values ?? [:] }
 
     // MARK: Timers
 
@@ -165,16 +190,24 @@ extension PluginHost {
     public func selectionChanged(_ change: SelectionChange, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
         guard watchesSelection else { return }
-        let path = change.path
-        withCStrings(path) { ids, n in
-            withOptionalCStrings(change.tab, change.previous) { id, previous in
-                var c = tabd_selection_change(struct_size: MemoryLayout<tabd_selection_change>.size, id: id, previous: previous,
-                                              cause: change.cause.c, path: n == 0 ? nil : ids, path_count: n)
-                notify(.selectionChanged, controller) { p, opaque in
-                    guard let hook = p.code.hooks.selection_changed else { return false }
-                    hook(p.state, opaque, &c)
-                    return true
-                }
+        func tell(_ id: UnsafePointer<CChar>?, _ previous: UnsafePointer<CChar>?, _ ids: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int) {
+            var c = tabd_selection_change(struct_size: MemoryLayout<tabd_selection_change>.size, id: id, previous: previous,
+                                          cause: change.cause.c, path: n == 0 ? nil : ids, path_count: n)
+            notify(.selectionChanged, controller) { p, opaque in
+                guard let hook = p.code.hooks.selection_changed else { return false }
+                hook(p.state, opaque, &c)
+                return true
+            }
+        }
+        withOptionalCStrings(change.tab, change.previous) { id, previous in
+            // A path of the selected tab alone (no groups): its own C string, nothing copied.
+            if let path = change.path {
+                withCStrings(path) { ids, n in tell(id, previous, ids, n) }
+            } else if let id {
+                var one: UnsafePointer<CChar>? = id
+                withUnsafePointer(to: &one) { tell(id, previous, $0, 1) }
+            } else {
+                tell(nil, previous, nil, 0)
             }
         }
     }
@@ -193,9 +226,10 @@ public struct SelectionChange: Sendable, Equatable {
     public var tab: String?
     public var previous: String?
     public var cause: SelectionCause
-    /// The selected path, root first (`[tab]` without groups, `[]` when nothing is selected).
-    public var path: [String]
-    public init(tab: String?, previous: String?, cause: SelectionCause, path: [String]) {
+    /// The selected path, root first; nil: the selected tab alone (a controller without
+    /// groups), or nothing when nothing is selected.
+    public var path: [String]?
+    public init(tab: String?, previous: String?, cause: SelectionCause, path: [String]?) {
         self.tab = tab; self.previous = previous; self.cause = cause; self.path = path
     }
 }
@@ -225,14 +259,14 @@ extension PluginInstance {
 
     func storeGet(_ key: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_store_status {
         guard let key, let out, let k = String(validatingCString: key) else { return TABD_STORE_INVALID }
-        guard let value = host.stores[name]?.values[k] else { return TABD_STORE_MISSING }
+        guard let value = store.data.values[k] else { return TABD_STORE_MISSING }
         out.pointee = host.frame.keep(value)
         return TABD_STORE_OK
     }
 
     func storeKey(_ index: Int, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_store_status {
         guard let out else { return TABD_STORE_INVALID }
-        guard let key = host.stores[name]?.key(at: index) else { return TABD_STORE_MISSING }
+        guard let key = store.data.key(at: index) else { return TABD_STORE_MISSING }
         out.pointee = host.frame.keep(key)
         return TABD_STORE_OK
     }
@@ -255,26 +289,22 @@ extension PluginInstance {
     /// Sets (nil: removes) `key` of this plugin's store, within its limits and this hook
     /// call's write budget; the write becomes a `.store` effect.
     func storeSet(_ key: String, _ value: String?) -> tabd_store_status {
-        var store = host.stores[name] ?? PluginStoreData()
-        let status = store.check(key, value)
-        guard status == TABD_STORE_OK else { return status }
-        guard host.storeWritable() else { return TABD_STORE_UNAVAILABLE }
-        // Per hook call: at most the store's whole size written (a plugin rewriting one key
-        // in a loop cannot fill the journal).
-        let frame = host.frame
-        frame.counted = true
-        frame.storeBytes += key.utf8.count + (value?.utf8.count ?? 0)
-        if frame.storeBytes > PluginStoreData.maxTotalBytes {
+        let status = store.data.write(key, value) {
+            guard host.storeWritable() else { return TABD_STORE_UNAVAILABLE }
+            // Per hook call: at most the store's whole size written (a plugin rewriting one
+            // key in a loop cannot fill the journal).
+            let frame = host.frame
+            frame.counted = true
+            frame.storeBytes += key.utf8.count + (value?.utf8.count ?? 0)
+            guard frame.storeBytes > PluginStoreData.maxTotalBytes else { return TABD_STORE_OK }
             if !frame.storeCapLogged {
                 frame.storeCapLogged = true
                 host.logger.warning("plugin wrote more than \(PluginStoreData.maxTotalBytes) bytes to its store in one hook call; the rest of this call's writes are refused", metadata: ["plugin.name": .string(name)])
             }
             return TABD_STORE_TOO_LARGE
         }
-        store.set(key, value)
-        host.stores[name] = store
-        host.enqueue(store: key, value: value, from: self)
-        return TABD_STORE_OK
+        if status == TABD_STORE_OK { host.enqueue(store: key, value: value, from: self) }
+        return status
     }
 
     func setTimer(_ controller: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ ms: UInt64) -> tabd_result {

@@ -91,23 +91,21 @@ extension TabService {
     /// How deep selections asked for while applying selections asked for are followed.
     private static let maxEffectDepth = 4
 
-    /// Whether a command's notifications are kept: for subscribers, and for plugins that are
-    /// told every selection change (selection_changed, plugin ABI 1.6).
-    var notifying: Bool { !subscribers.isEmpty || plugins.watchesSelection }
+    /// Whether a command's notifications are kept: for subscribers. (For plugins told every
+    /// selection change, the state machine keeps those alone: `Policy.watchesSelection`.)
+    var notifying: Bool { !subscribers.isEmpty }
 
     /// Tells the plugins that watch the selection what `outcome` changed of it (any cause);
     /// what they ask for meanwhile is appended to `effects`.
     func tellSelectionChanges(_ outcome: Outcome, controller name: String, effects: inout [PolicyEffect]) {
-        guard plugins.watchesSelection, outcome.recordsNotifications, outcome.notificationCount > 0 else { return }
-        var changes: [SelectionChange] = []
-        for case .selectionChanged(let tab, _, let previous, let cause, let path) in outcome.notifications {
-            changes.append(SelectionChange(tab: tab, previous: previous, cause: cause, path: path ?? tab.map { [$0] } ?? []))
-        }
-        guard !changes.isEmpty else { return }
+        guard plugins.watchesSelection, !outcome.notifications.isEmpty else { return }
         var asked: [PolicyEffect] = []
         _ = try? containers.reading(name) { c in
             withUnsafePointer(to: c) { p in
-                for change in changes { plugins.selectionChanged(change, in: LentController(p), effects: &asked) }
+                for case .selectionChanged(let tab, _, let previous, let cause, let path) in outcome.notifications {
+                    let change = SelectionChange(tab: tab, previous: previous, cause: cause, path: path)
+                    plugins.selectionChanged(change, in: LentController(p), effects: &asked)
+                }
             }
         }
         effects.append(contentsOf: asked)
