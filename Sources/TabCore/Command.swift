@@ -216,7 +216,7 @@ public struct Outcome: Equatable, Sendable {
     /// but not built, which spares a select most of its allocations.
     public var recordsNotifications = true
     /// With `recordsNotifications` false: the selection changes are built all the same (and
-    /// only they), for a delegate that is told every one (`Policy.watchesSelection`).
+    /// only they), for a delegate that is told every one (a plugin's selection_changed).
     public var recordsSelectionChanges = false
 
     public init(recordsNotifications: Bool = true, recordsSelectionChanges: Bool = false) {

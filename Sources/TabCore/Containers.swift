@@ -194,11 +194,12 @@ public struct TabContainers: Equatable, Sendable, Codable {
     /// controller), then hands the controller as it is afterwards and the outcome to `read`:
     /// the daemon builds its reply there without copying the controller out.
     public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true,
-                               semantics: Semantics = .amended,
+                               selectionChanges: Bool = false, semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i = try lookUp(name)
         if !isSaved(name) { before.saved.append((name, controllers.values[i])) }
-        return try controllers.values[i].apply(command, policy: policy, notifying: notifying, semantics: semantics, reading: read)
+        return try controllers.values[i].apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
+                                               semantics: semantics, reading: read)
     }
 
     /// Hands the controller `name` to `read` where it lies (one lookup, no copy): a copy

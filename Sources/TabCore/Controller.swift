@@ -238,20 +238,23 @@ public struct Controller: Equatable, Sendable {
 
     /// Applies one command. Throws (changing nothing) when the command is invalid; a command
     /// the delegate refuses changes nothing either and returns its refusal (`Outcome.refusal`).
-    /// `notifying: false` when no one will read the notifications (see `Outcome`).
+    /// `notifying: false` when no one will read the notifications (see `Outcome`);
+    /// `selectionChanges`: then the selection changes are built all the same (for a delegate
+    /// told every one: `Policy.watchesSelection`, which the caller knows without asking).
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
+                               selectionChanges: Bool = false,
                                semantics: Semantics = .amended) throws(TabError) -> Outcome {
         if case .original = semantics {
             original = true
             defer { original = false }
-            return try applyOnce(command, policy: policy, notifying: notifying)
+            return try applyOnce(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges)
         }
-        return try applyOnce(command, policy: policy, notifying: notifying)
+        return try applyOnce(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges)
     }
 
     @inline(__always)
-    private mutating func applyOnce(_ command: Command, policy: Policy, notifying: Bool) throws(TabError) -> Outcome {
-        var out = Outcome(recordsNotifications: notifying, recordsSelectionChanges: !notifying && policy.watchesSelection)
+    private mutating func applyOnce(_ command: Command, policy: Policy, notifying: Bool, selectionChanges: Bool) throws(TabError) -> Outcome {
+        var out = Outcome(recordsNotifications: notifying, recordsSelectionChanges: selectionChanges)
         let moves = Self.movesSelectionOnly(command)
         let bar = moves ? nil : barState
         // An arranged controller's select or tap: only the bar's selected item can move.
@@ -357,9 +360,9 @@ public struct Controller: Equatable, Sendable {
 
     /// `apply`, then `read` of the controller as it is afterwards — in place, without a copy.
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
-                               semantics: Semantics = .amended,
+                               selectionChanges: Bool = false, semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
-        let outcome = try apply(command, policy: policy, notifying: notifying, semantics: semantics)
+        let outcome = try apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges, semantics: semantics)
         read(self, outcome)
         return outcome
     }

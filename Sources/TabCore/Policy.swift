@@ -53,9 +53,6 @@ public protocol Policy {
     /// defaults: then a command that changes a controller asks both once, afterwards, and the
     /// controller keeps the answers (what `state` reports) until its next change.
     var decidesOrientations: Bool { get }
-    /// Whether the delegate is told every selection change (a plugin's selection_changed):
-    /// then a command builds its selection-change notifications even when nobody subscribed.
-    var watchesSelection: Bool { get }
     /// R4.2/R4.4: may the user's tap select `candidate`? Not asked for programmatic selection.
     func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision
     /// R9.2: the orientations the controller supports, given what its tabs support (`proposed`).
@@ -78,7 +75,6 @@ public protocol Policy {
 
 extension Policy {
     public var decidesOrientations: Bool { false }
-    public var watchesSelection: Bool { false }
     public func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision { .allow }
     public func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask { proposed }
     public func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? { nil }

@@ -142,7 +142,8 @@ extension TabService {
         do {
             try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
             if command.addsTabs { try ControllerLimits.checkTotal(command, on: name, in: containers, maxTotal: config.maxTotalTabs) }
-            outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying) { c, outcome in
+            outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying,
+                                           selectionChanges: plugins.watchesSelection) { c, outcome in
                 guard !outcome.isRefused else { return }
                 ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
             }

@@ -76,7 +76,8 @@ extension TabService {
             }
             do {
                 let command = Command.select(target)
-                let outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying)
+                let outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying,
+                                                   selectionChanges: plugins.watchesSelection) { _, _ in }
                 journal(outcome, of: command, controller: name)
                 publish(outcome, controller: name)
                 var more = outcome.effects
@@ -92,7 +93,7 @@ extension TabService {
     private static let maxEffectDepth = 4
 
     /// Whether a command's notifications are kept: for subscribers. (For plugins told every
-    /// selection change, the state machine keeps those alone: `Policy.watchesSelection`.)
+    /// selection change, the state machine keeps those alone: `selectionChanges`.)
     var notifying: Bool { !subscribers.isEmpty }
 
     /// Tells the plugins that watch the selection what `outcome` changed of it (any cause);
