@@ -207,4 +207,20 @@ import Testing
         let real = try shell("\(Build.packageRoot.path)/sdk/install.sh \(Build.tabd) \(dir)/real && swiftc -typecheck \(dir)/real/Sources/TabPolicy/InstalledToolchain.swift 2>&1")
         #expect(real.status == 0, "\(real.output)")
     }
+
+    /// What the guide says of this tabd's SDK is what it is: the error another Swift gets (as
+    /// sdk/install.sh writes it from this tabd's --version) and the version to depend on.
+    @Test func theGuideStatesThisTabdsSwiftAndVersion() throws {
+        let dir = temporaryDirectory("tcdoc")
+        #expect(try shell("\(Build.packageRoot.path)/sdk/install.sh \(Build.tabd) \(dir)").status == 0)
+        let check = try String(contentsOfFile: dir + "/Sources/TabPolicy/InstalledToolchain.swift", encoding: .utf8)
+        let error = try #require(check.split(separator: "\n").first { $0.hasPrefix("#error(\"") }).dropFirst(8).dropLast(2)
+        // The guide's prose wraps lines: compare with its line breaks as spaces.
+        let guide = try Self.guide.replacingOccurrences(of: "\n", with: " ")
+        // (Booleans first: an expectation on `guide.contains` would print the whole guide.)
+        let quotesTheError = guide.contains("`\(error)`")
+        let dependsOnThisVersion = guide.contains(#"from: "\#(TabdVersion.string)")"#)
+        #expect(quotesTheError, "docs/plugins.md does not quote the error \(error)")
+        #expect(dependsOnThisVersion, "docs/plugins.md's dependency by version is not on \(TabdVersion.string)")
+    }
 }
