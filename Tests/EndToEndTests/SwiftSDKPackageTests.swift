@@ -112,17 +112,16 @@ import Testing
 
     /// The plugin in a real tabd: its settings' list, a refused tap (the reason and message it
     /// gave, the plugin named), a tap it has no opinion on, its `status` method counting the
-    /// refusal (state in the instance), and an unknown method.
+    /// refusal (state in the instance), an unknown method, and `unblock`, which tabd's admin
+    /// (root, this test) may call and uid 65534 may not (`host.caller?.isAdmin`).
     @Test func theBuiltPluginRefusesTapsAndAnswersCalls() throws {
         let b = try Self.built.get()
-        let dir = temporaryDirectory("qhrun")
         let plugins = (b.library as NSString).deletingLastPathComponent
-        let config = "plugins:\n  directories: [\(plugins)]\n  load:\n    - path: libQuietHours.so\n      settings: {blocked: [games, video]}\n"
-        let tabd = try TabdProcess(config: config, dir: dir)
+        let tabd = try AccessTests.openTabd("plugins:\n  directories: [\(plugins)]\n  load:\n    - path: libQuietHours.so\n      settings: {blocked: [games, video]}\n")
         let c = try tabd.client()
         let listed = try c.ok(#"{"cmd":"plugins"}"#)["plugins"]?.jsonString ?? ""
         #expect(listed.contains(#""name":"quiet-hours""#) && listed.contains(#""loaded":true"#), "\(listed)")
-        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"games"}]}"#)
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"games"},{"id":"video"}]}"#)
         let denied = try c.error(#"{"cmd":"tap","tab":"games"}"#)
         #expect(denied.string("code") == "denied" && denied.string("plugin") == "quiet-hours", "\(denied)")
         #expect(denied.string("reason") == "quiet hours", "\(denied)")
@@ -133,6 +132,15 @@ import Testing
         let unknown = try c.error(#"{"cmd":"plugin.call","plugin":"quiet-hours","method":"grant"}"#)
         #expect(unknown.string("code") == "not_found" && unknown.string("message")?.contains("no method 'grant'") == true, "\(unknown)")
         #expect(tabd.log.contains("quiet hours: 2 tab(s) blocked"), "\(tabd.log)")
+
+        let unblock = { (tab: String) in #"{"cmd":"plugin.call","plugin":"quiet-hours","method":"unblock","args":{"tab":"\#(tab)"}}"# }
+        let theirs = try #require(try AccessTests.asOtherUser(tabd.socket, [unblock("video")]).first?.object("error"))
+        #expect(theirs.string("code") == "denied" && theirs.string("reason") == "not an admin", "\(theirs)")
+        #expect(theirs.string("message")?.contains("only tabd's admins may unblock a tab") == true, "\(theirs)")
+        let mine = try c.ok(unblock("games"))
+        #expect(JSONValue.object(mine).jsonString == #"{"plugin":"quiet-hours","value":{"blocked":["video"],"refused":1}}"#, "\(mine)")
+        #expect(try c.ok(#"{"cmd":"tap","tab":"games"}"#).string("selected") == "games")
+        #expect(try c.error(#"{"cmd":"tap","tab":"video"}"#).string("code") == "denied", "still blocked: the other user's unblock was refused")
     }
 
     /// Settings it does not know, and a list that is not one of ids, refuse the plugin with its
