@@ -153,10 +153,10 @@ extension UInt64: JSONPrimitive {}
 /// still being written (a nested container writes into its box after the parent went on).
 ///
 /// Its fields unchecked: a box belongs to one encode call on one thread, and each access is
-/// a single read or write or an append, never open across another. TabJSON is built without
-/// `-enforce-exclusivity=unchecked` (the Swift SDK needs it, Package.swift), and these are
-/// the only dynamic checks that flag removed from it (BENCHMARKS.md, "The Swift SDK as a
-/// package").
+/// a single read or write or an append, never open across another. TabJSON is part of the
+/// Swift SDK, which must build without unsafe flags (Package.swift), so it no longer has
+/// `-enforce-exclusivity=unchecked`; these were the only dynamic checks that flag removed
+/// from it (BENCHMARKS.md, "The Swift SDK as a package").
 final class EncodingBox {
     enum Kind { case unset, single, object, array }
 
