@@ -135,6 +135,7 @@ UNITDIR     := $(PREFIX)/lib/systemd/system
 SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 DOCDIR      := $(PREFIX)/share/doc/tabd
+SDKDIR      := $(PREFIX)/share/tabd/swift
 MANDIR      := $(PREFIX)/share/man
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  := $(PREFIX)/share/zsh/site-functions
@@ -177,6 +178,9 @@ install-files:
 	install -m 0644 docs/images/*.png $(DESTDIR)$(DOCDIR)/docs/images/
 	install -m 0644 examples/README.md $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0755 examples/mirror.py $(DESTDIR)$(DOCDIR)/examples/
+	@# The Swift SDK as a package of its own, for plugins' Package.swift (docs/plugins.md,
+	@# "A plugin in Swift"): sdk/Package.swift and its targets' directories of Sources/.
+	sdk/install.sh $(BIN_DIR)/tabd $(DESTDIR)$(SDKDIR) $(SDKDIR)
 	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabctl 1 man/tabctl.1.roff > $(DESTDIR)$(MANDIR)/man1/tabctl.1
 	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabd 8 man/tabd.8.roff > $(DESTDIR)$(MANDIR)/man8/tabd.8
 	$(SUBST) -i $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man8/tabd.8
@@ -203,7 +207,8 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/tabd/policy.h $(DESTDIR)$(PKGCONFDIR)/tabd-policy.pc
 	rm -f $(DESTDIR)$(UNITDIR)/tabd.service $(DESTDIR)$(UNITDIR)/tabd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/tabd.conf $(DESTDIR)$(TMPFILESDIR)/tabd.conf
-	rm -rf $(DESTDIR)$(DOCDIR)
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SDKDIR)
+	-rmdir $(DESTDIR)$(PREFIX)/share/tabd 2>/dev/null
 	rm -f $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man5/tabd.yaml.5 $(DESTDIR)$(MANDIR)/man8/tabd.8
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/tabctl $(DESTDIR)$(ZSHCOMPDIR)/_tabctl $(DESTDIR)$(FISHCOMPDIR)/tabctl.fish
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/tabd 2>/dev/null

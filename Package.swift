@@ -4,10 +4,14 @@
 // dependencies.
 import PackageDescription
 
-/// The request path (codec, loop, dispatch, plugin host, journal) in release builds: no
+/// The request path (protocol, loop, dispatch, plugin host, journal) in release builds: no
 /// dynamic exclusivity checks. They cost about 2,150 instructions per request, a third of a
 /// select (BENCHMARKS.md, "Unsafe flags and unchecked references"); debug builds and the
-/// tests keep them.
+/// tests keep them. Never on the Swift SDK's targets (TabPolicy, CTabPolicy, TabJSON,
+/// TabStrings): SwiftPM refuses a package dependency by version whose products need unsafe
+/// flags, and the SDK is installed as a package of its own (sdk/Package.swift); what the
+/// flag saved in TabJSON is per-declaration `@exclusivity(unchecked)` there (BENCHMARKS.md,
+/// "The Swift SDK as a package").
 let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
@@ -48,15 +52,16 @@ let package = Package(
         // The state machine: pure values, no I/O.
         // Short ASCII strings as the two words a String keeps them in: the ids and names on
         // the hot paths (SmallASCII; its layout is checked once at start).
-        .target(name: "TabStrings", swiftSettings: hotPath),
+        .target(name: "TabStrings"),
         .target(name: "TabCore", dependencies: ["TabStrings"]),
         // The one JSON codec: the strict parser, the value tree, the writer, Codable over them.
         // No dependencies: the server, the plugin host, the state files and the Swift SDK
         // (linked into each plugin) all use it.
-        .target(name: "TabJSON", dependencies: ["TabStrings"], swiftSettings: hotPath),
+        .target(name: "TabJSON", dependencies: ["TabStrings"]),
         // The plugin C ABI: include/tabd/policy.h is the one header plugin authors read.
         .target(name: "CTabPolicy"),
-        // Swift SDK for plugin authors.
+        // Swift SDK for plugin authors. `make install` copies it, with the three targets it
+        // needs, into a package of its own (sdk/Package.swift; docs/plugins.md).
         .target(name: "TabPolicy", dependencies: ["CTabPolicy", "TabJSON", "TabStrings"]),
         // The host side of plugins: checks, dlopen, composition. What plugins hand over as
         // JSON goes through TabJSON's parser, the one client input goes through.

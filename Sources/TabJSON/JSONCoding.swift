@@ -151,14 +151,20 @@ extension UInt64: JSONPrimitive {}
 
 /// What one value encoded to so far: a single value, or an object or array whose members are
 /// still being written (a nested container writes into its box after the parent went on).
+///
+/// Its fields unchecked: a box belongs to one encode call on one thread, and each access is
+/// a single read or write or an append, never open across another. TabJSON is part of the
+/// Swift SDK, which must build without unsafe flags (Package.swift), so it no longer has
+/// `-enforce-exclusivity=unchecked`; these were the only dynamic checks that flag removed
+/// from it (BENCHMARKS.md, "The Swift SDK as a package").
 final class EncodingBox {
     enum Kind { case unset, single, object, array }
 
-    var kind = Kind.unset
-    var single = JSONValue.null
+    @exclusivity(unchecked) var kind = Kind.unset
+    @exclusivity(unchecked) var single = JSONValue.null
     /// An object's keys, and the values of an object or array, in the order written.
-    var keys: [String] = []
-    var slots: [Slot] = []
+    @exclusivity(unchecked) var keys: [String] = []
+    @exclusivity(unchecked) var slots: [Slot] = []
 
     /// A member or element: finished, or a container still open.
     enum Slot {
