@@ -320,6 +320,24 @@ final class NotifySocket {
         let tabd = try TabdProcess(config: config, dir: dir)
         let plugins = try tabd.client().request(#"{"cmd":"plugins"}"#).object("result")?["plugins"]?.jsonString ?? ""
         #expect(plugins.contains("\"name\":\"hello\"") && !plugins.contains("\"loaded\":false"), "\(plugins)")
+        // Built from installed files only, it keeps its tap count in its store across kill -9
+        // and acts on time (plugin ABI 1.6).
+        let watcher = try tabd.client()
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        var c = try tabd.client()
+        _ = try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        _ = try c.ok(#"{"cmd":"tap","tab":"b"}"#)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":0.05,"text":"installed"}}"#)
+        var reminded = false
+        for _ in 0..<20 where !reminded {
+            guard let line = try watcher.readLine() else { break }
+            reminded = try object(line).object("data")?.object("data")?.string("text") == "installed"
+        }
+        #expect(reminded, "the timer's event reached the subscriber")
+        tabd.stop(signal: SIGKILL)
+        try tabd.start()
+        c = try tabd.client()
+        #expect(try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"status"}"#).object("value")?.int("taps") == 1)
         tabd.stop()
         // Uninstall: only the configuration (and directories) stay.
         let un = try shell("make -s -C \(Build.packageRoot.path) uninstall DESTDIR=\(destdir) PREFIX=/usr")

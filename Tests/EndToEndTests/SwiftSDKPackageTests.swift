@@ -143,6 +143,47 @@ import Testing
         #expect(try c.error(#"{"cmd":"tap","tab":"video"}"#).string("code") == "denied", "still blocked: the other user's unblock was refused")
     }
 
+    /// Plugin ABI 1.6 from the out-of-tree Swift plugin: its refusal count, kept in its store,
+    /// survives kill -9 and SIGTERM; a timer armed by `pause` sends `pause-over` with no
+    /// request in between; every selection change reaches it with its cause (a client's select,
+    /// a tap), and it tells subscribers.
+    @Test func theBuiltPluginKeepsStateActsOnTimeAndSeesEverySelection() throws {
+        let b = try Self.built.get()
+        let plugins = (b.library as NSString).deletingLastPathComponent
+        let tabd = try AccessTests.openTabd("plugins:\n  directories: [\(plugins)]\n  load:\n    - path: libQuietHours.so\n      settings: {blocked: [games]}\n")
+        var c = try tabd.client()
+        let watcher = try tabd.client()
+        try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        func next(_ event: String) throws -> JSONObject? {
+            for _ in 0..<40 {
+                guard let line = try watcher.readLine() else { return nil }
+                if let data = try object(line).object("data")?.object("data"), data.string("event") == event { return data }
+            }
+            return nil
+        }
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"games"},{"id":"news"}]}"#)
+        #expect(try next("selected")?.string("cause") == "tabs")
+        try c.ok(#"{"cmd":"select","tab":"news"}"#)
+        let selected = try next("selected")
+        #expect(selected?.string("tab") == "news" && selected?.string("cause") == "select", "\(String(describing: selected))")
+        try c.ok(#"{"cmd":"tap","tab":"home"}"#)
+        #expect(try next("selected")?.string("cause") == "tap")
+        try c.ok(#"{"cmd":"plugin.call","plugin":"quiet-hours","method":"pause","args":{"seconds":0.05}}"#)
+        #expect(try next("pause-over") != nil, "the timer's event arrives with no request")
+        _ = try c.error(#"{"cmd":"tap","tab":"games"}"#)
+        _ = try c.error(#"{"cmd":"tap","tab":"games"}"#)
+        let refused = { () throws -> Int? in try c.ok(#"{"cmd":"plugin.call","plugin":"quiet-hours","method":"status"}"#).object("value")?.int("refused") }
+        #expect(try refused() == 2)
+        tabd.stop(signal: SIGKILL)
+        try tabd.start()
+        c = try tabd.client()
+        #expect(try refused() == 2, "kept across kill -9")
+        _ = try c.error(#"{"cmd":"tap","tab":"games"}"#)
+        try tabd.restart()
+        c = try tabd.client()
+        #expect(try refused() == 3, "and across SIGTERM")
+    }
+
     /// Settings it does not know, and a list that is not one of ids, refuse the plugin with its
     /// one sentence (what `tabd --check-plugin` prints, exit 78).
     @Test func theBuiltPluginRefusesUnknownKeysAndWrongLists() throws {
@@ -159,7 +200,7 @@ import Testing
             #expect(r.output == "\(b.library): error: tabd would not load this plugin: init failed: \(message)\n", "\(settings): \(r.output)")
         }
         let ok = try shell("\(Build.tabd) --check-plugin \(b.library) --settings '{\"blocked\": [\"games\"]}' 2>&1")
-        #expect(ok.status == 0 && ok.output.contains("  hooks        init, fini, should_select, call\n"), "\(ok.output)")
+        #expect(ok.status == 0 && ok.output.contains("  hooks        init, fini, should_select, call, selection_changed, timer\n"), "\(ok.output)")
     }
 
     /// The SDK's targets in tabd's Package.swift — TabPolicy and what it depends on — are the
