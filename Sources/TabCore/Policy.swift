@@ -42,6 +42,13 @@ public struct LentController {
     public let pointer: UnsafePointer<Controller>
     public init(_ pointer: UnsafePointer<Controller>) { self.pointer = pointer }
     public subscript<T>(dynamicMember property: KeyPath<Controller, T>) -> T { pointer.pointee[keyPath: property] }
+
+    /// Where the controller keeps its name, to compare or copy it without loading it first
+    /// (a load retains it): the plugin host's `explain` records compare it there.
+    public var namePointer: UnsafePointer<String> {
+        UnsafeRawPointer(pointer).advanced(by: Self.nameOffset).assumingMemoryBound(to: String.self)
+    }
+    private static var nameOffset: Int { MemoryLayout<Controller>.offset(of: \Controller.name)! }
 }
 
 /// The controller's delegate (the seeds' UITabBarControllerDelegate), as TabCore sees it.

@@ -60,7 +60,7 @@ public final class PluginHost: Policy {
     public var slowHookNanoseconds: UInt64 = 10_000_000 {
         didSet {
             for p in everMade { p.slowNanoseconds = slowHookNanoseconds }
-            hot.pointee.slowNanoseconds = slowHookNanoseconds
+            hot.slowNanoseconds = slowHookNanoseconds
         }
     }
 
@@ -99,9 +99,11 @@ public final class PluginHost: Policy {
     /// the current call into the host; handed to its caller as it returns (`hand`).
     private var pending: [PolicyEffect] = []
     private var pendingEvents = 0, pendingSelections = 0
-    /// What every decision reads, kept where reading it is a load: a class's stored property
-    /// is read through an exclusivity check (~60 instructions), twice per tap.
-    private let hot = UnsafeMutablePointer<Hot>.allocate(capacity: 1)
+    /// What every decision reads, together. (It was a raw block, for a class's stored property
+    /// was read through an exclusivity check, ~60 instructions twice a tap; TabPlugins is built
+    /// with the checks off in release, and as a stored property it measures the same:
+    /// BENCHMARKS.md, "Unsafe code behind small doors".)
+    private var hot = Hot()
 
     private struct Hot {
         /// `pending` holds something.
@@ -117,8 +119,6 @@ public final class PluginHost: Policy {
         var links = UnsafeMutableBufferPointer<SelectLink>(start: nil, count: 0)
         /// `slowHookNanoseconds` (every instance's `slowNanoseconds`), set from it in `init`.
         var slowNanoseconds: UInt64 = 0
-        /// Where a Controller keeps its name: a decision's record compares it there.
-        var nameOffset = MemoryLayout<Controller>.offset(of: \Controller.name)!
     }
 
     /// One plugin of the should_select chain as a tap's loop reads it: its hook, state,
@@ -155,7 +155,7 @@ public final class PluginHost: Policy {
     var timerGeneration: UInt64 = 0
     /// Some running plugin has selection_changed: the service then keeps a command's
     /// notifications to tell it (`selectionChanged`).
-    public var watchesSelection: Bool { hot.pointee.watchesSelection }
+    public var watchesSelection: Bool { hot.watchesSelection }
 
     private var sequence: UInt64 = 0
     private let tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
@@ -194,14 +194,12 @@ public final class PluginHost: Policy {
         self.directories = directories
         self.logger = logger
         marker = unwatched
-        hot.initialize(to: Hot())
-        hot.pointee.slowNanoseconds = slowHookNanoseconds
+        hot.slowNanoseconds = slowHookNanoseconds
     }
 
     deinit {
         unwatched.deallocate()
         freeLinks()
-        hot.deallocate()
         reply.deallocate()
         candidate.deallocate()
         pathSlot.deallocate()
@@ -433,20 +431,20 @@ public final class PluginHost: Policy {
         for (i, (p, hook)) in selectChain.enumerated() {
             (links.baseAddress! + i).initialize(to: SelectLink(hook: hook, state: p.state, counters: p.counters(of: .shouldSelect), mark: p.mark, name: p.name))
         }
-        hot.pointee.links = links
+        hot.links = links
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
-        hot.pointee.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
-        hot.pointee.hasDidSelect = running.contains { $0.code.hooks.did_select != nil }
-        hot.pointee.watchesSelection = running.contains { $0.code.hooks.selection_changed != nil }
+        hot.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
+        hot.hasDidSelect = running.contains { $0.code.hooks.did_select != nil }
+        hot.watchesSelection = running.contains { $0.code.hooks.selection_changed != nil }
     }
 
     private func freeLinks() {
-        let links = hot.pointee.links
+        let links = hot.links
         guard let base = links.baseAddress else { return }
         base.deinitialize(count: links.count)
         links.deallocate()
-        hot.pointee.links = UnsafeMutableBufferPointer(start: nil, count: 0)
+        hot.links = UnsafeMutableBufferPointer(start: nil, count: 0)
     }
 
     /// The checks before dlopen, for `configure` and `check` alike: the configured name,
@@ -486,10 +484,10 @@ public final class PluginHost: Policy {
 
     /// Some running plugin has an orientation hook. Set with the chains: the state machine
     /// reads it after every command.
-    public var decidesOrientations: Bool { hot.pointee.decidesOrientations }
+    public var decidesOrientations: Bool { hot.decidesOrientations }
 
     public func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision {
-        let links = hot.pointee.links
+        let links = hot.links
         if links.isEmpty { return defaultDecision }
         defer { hand(&effects) }
         // The answers of the record the last decision evicted, overwritten in place (`put`).
@@ -542,7 +540,7 @@ public final class PluginHost: Policy {
     private func askChain(_ links: UnsafeMutableBufferPointer<SelectLink>, _ cand: UnsafeMutablePointer<tabd_candidate>,
                           id: String, controller: LentController, allowed: inout Bool, answers: inout [PluginAnswer]) -> Denial? {
         let reply = self.reply, frame = self.frame, opaque = frame.opaque, marker = self.marker
-        let slowNanoseconds = hot.pointee.slowNanoseconds, hookMark = UInt64(PluginHook.shouldSelect.index + 1)
+        let slowNanoseconds = hot.slowNanoseconds, hookMark = UInt64(PluginHook.shouldSelect.index + 1)
         var denial: Denial?
         // One clock read per boundary: a plugin's time includes the host's bookkeeping of the
         // call before it (a few ns).
@@ -681,7 +679,7 @@ public final class PluginHost: Policy {
 
     public func didSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) {
         defer { hand(&effects) }
-        guard hot.pointee.hasDidSelect else { return }
+        guard hot.hasDidSelect else { return }
         withCandidate(candidate, id: candidate.id, in: controller) { cand in
             notify(.didSelect, controller) { p, c in
                 guard let hook = p.code.hooks.did_select else { return false }
@@ -903,7 +901,7 @@ public final class PluginHost: Policy {
     /// to `effects`), in the order they asked.
     @inline(__always)
     func hand(_ effects: inout [PolicyEffect]) {
-        if hot.pointee.pending { handPending(&effects) }
+        if hot.pending { handPending(&effects) }
     }
 
     /// What plugins asked for outside any call that hands it over (init at start, a timer):
@@ -915,7 +913,7 @@ public final class PluginHost: Policy {
     }
 
     private func handPending(_ effects: inout [PolicyEffect]) {
-        hot.pointee.pending = false
+        hot.pending = false
         effects.append(contentsOf: pending)
         pending.removeAll(keepingCapacity: true)
         pendingEvents = 0
@@ -929,13 +927,13 @@ public final class PluginHost: Policy {
         }
         pendingEvents += 1
         pending.append(.event(plugin: plugin.name, controller: controller, dataJSON: json))
-        hot.pointee.pending = true
+        hot.pending = true
         return true
     }
 
     func enqueue(store key: String, value: String?, from plugin: PluginInstance) {
         pending.append(.store(plugin: plugin.name, key: key, value: value))
-        hot.pointee.pending = true
+        hot.pending = true
     }
 
     func enqueue(selection target: SelectTarget, from plugin: PluginInstance, controller: String) -> Bool {
@@ -945,7 +943,7 @@ public final class PluginHost: Policy {
         }
         pendingSelections += 1
         pending.append(.select(controller: controller, target: target))
-        hot.pointee.pending = true
+        hot.pending = true
         return true
     }
 
@@ -955,7 +953,7 @@ public final class PluginHost: Policy {
                         proposed: OrientationMask? = nil, answers: inout [PluginAnswer], final: DecisionRecord.Final) {
         sequence += 1
         let sequence = self.sequence
-        let name = UnsafeRawPointer(controller.pointer).advanced(by: hot.pointee.nameOffset).assumingMemoryBound(to: String.self)
+        let name = controller.namePointer
         // Once the ring is full, the oldest record is overwritten field by field where it lies
         // (no record moved, none destroyed whole: that went through its metadata), its answer
         // buffer kept for the next decision: a decision then allocates nothing.
@@ -1046,14 +1044,28 @@ func assignIfChanged(_ field: inout String?, _ value: String?) {
 }
 
 /// `field = value.pointee` unless they are the same string, compared where `value` lies: it
-/// is not even loaded (retained) then. For values of two words whose bits say which value it
-/// is (String, String?).
+/// is not even loaded (retained) then.
 @inline(__always)
-func assignIfChanged<S>(_ field: inout S, to value: UnsafePointer<S>) {
+func assignIfChanged(_ field: inout String, to value: UnsafePointer<String>) {
+    if !sameBits(&field, value) { field = value.pointee }
+}
+
+@inline(__always)
+func assignIfChanged(_ field: inout String?, to value: UnsafePointer<String?>) {
+    if !sameBits(&field, value) { field = value.pointee }
+}
+
+/// Whether two strings (String, String?: two words whose bits say which value it is) have the
+/// same bits — the same storage, or the same small string. Only for those two types: the size
+/// check below is a constant, and it stops a build that gives them another layout at once.
+@inline(__always)
+private func sameBits<S>(_ field: inout S, _ value: UnsafePointer<S>) -> Bool {
     typealias Words = (UInt64, UInt64)
+    precondition(MemoryLayout<S>.size == MemoryLayout<Words>.size && (S.self == String.self || S.self == String?.self),
+                 "sameBits compares two-word strings only")
     let new = UnsafeRawPointer(value).load(as: Words.self)
     let old = withUnsafeBytes(of: &field) { $0.load(as: Words.self) }
-    if old != new { field = value.pointee }
+    return old == new
 }
 
 extension [PluginAnswer] {
