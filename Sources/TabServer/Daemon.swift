@@ -124,7 +124,14 @@ public enum Daemon {
     /// takes away those that were not there.
     final class Created {
         private let missing: [String]
+        private let stateDir: String
+        /// What the state directory held before (nil: it did not exist). The state is recovered
+        /// before plugins start (their init reads their store), so a start refused for a plugin
+        /// may have written a first journal: every file not there before goes.
+        private let before: Set<String>?
         init(stateDir: String) {
+            self.stateDir = stateDir
+            before = (try? FileManager.default.contentsOfDirectory(atPath: stateDir)).map(Set.init)
             var paths = [stateDir + "/" + StateDirectoryLock.fileName, stateDir + "/plugin-in-hook"]
             var dir = stateDir
             while !dir.isEmpty, dir != "/", !FileManager.default.fileExists(atPath: dir) {
@@ -135,6 +142,10 @@ public enum Daemon {
         }
         /// Files first, then the directories, deepest first (each only when empty).
         func remove() {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: stateDir)) ?? [] where !(before?.contains(name) ?? false) {
+                var st = stat()
+                if lstat(stateDir + "/" + name, &st) == 0, st.st_mode & S_IFMT == S_IFREG { unlink(stateDir + "/" + name) }
+            }
             for path in missing {
                 if unlink(path) != 0 { rmdir(path) }
             }
