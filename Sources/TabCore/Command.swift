@@ -28,6 +28,23 @@ public struct TabUpdate: Equatable, Sendable {
     public var fullScreenLayout: Change<Bool> = .keep
     /// Whether the tab is a navigation stack; false drops its stack (R6.1, as R2.5).
     public var navigation: Change<Bool> = .keep
+    // R13.8: every writable field of a tab object as `state` reports it.
+    /// A group's new children, matched to the tree by id (R13.8's identity rule).
+    public var children: Change<[Tab]?> = .keep
+    public var defaultChild: Change<String?> = .keep
+    public var allowsReordering: Change<Bool> = .keep
+    /// The app hides or shows the tab (R13.9: cause `app`).
+    public var hidden: Change<Bool> = .keep
+    public var allowsHiding: Change<Bool> = .keep
+    public var hiddenByDefault: Change<Bool> = .keep
+    public var placement: Change<Placement> = .keep
+    public var subtitle: Change<String?> = .keep
+
+    /// Whether the update changes how the tree is arranged (anything of R13 but the subtitle).
+    var arranges: Bool {
+        children != .keep || defaultChild != .keep || allowsReordering != .keep || hidden != .keep
+            || allowsHiding != .keep || hiddenByDefault != .keep || placement != .keep
+    }
     public init(title: Change<String?> = .keep, item: Change<TabItem?> = .keep,
                 restorationID: Change<String?> = .keep, orientations: Change<OrientationMask?> = .keep,
                 fullScreenLayout: Change<Bool> = .keep, navigation: Change<Bool> = .keep) {
@@ -75,7 +92,8 @@ public enum Command: Equatable, Sendable {
     /// R2.6: `selected` (a tab of the new list, by id or index; never More) is selected as
     /// part of the same change.
     case setTabs([Tab], animated: Bool, selected: SelectTarget? = nil)
-    indirect case addTab(Tab, index: Int?)
+    /// R13.8: `group` names the group the tab goes into (nil: the root), `index` its place there.
+    indirect case addTab(Tab, index: Int?, group: String? = nil)
     case removeTab(String)
     indirect case updateTab(String, TabUpdate)
     case badge(tab: String, value: String?)
@@ -220,6 +238,14 @@ public struct Outcome: Equatable, Sendable {
         self.recordsNotifications = recordsNotifications
     }
 
+    /// Takes over what `other` (an outcome of the same command, built apart) notified.
+    mutating func absorb(_ other: Outcome) {
+        notificationCount += other.notificationCount
+        if recordsNotifications { notifications.append(contentsOf: other.notifications) }
+        if other.journalsCommand { journalsCommand = true }
+        if other.barMoved { barMoved = true }
+    }
+
     /// `count` notifications that are not built: only for `recordsNotifications == false`.
     mutating func skip(_ count: Int) {
         assert(!recordsNotifications)
@@ -238,6 +264,7 @@ extension Command {
     public var addsTabs: Bool {
         switch self {
         case .setTabs, .addTab: true
+        case .updateTab(_, let update): update.children != .keep
         default: false
         }
     }

@@ -22,7 +22,9 @@ public enum Notification: Equatable, Sendable {
     /// R4.6: the selection changed, whatever the cause. `tab` is an id, "more" or nil.
     /// `path`: the selected path, root … leaf (R13.2), for a controller that uses R13; nil
     /// otherwise (the event is then as R4.6 has it).
-    case selectionChanged(tab: String?, index: Int?, previous: String?, cause: SelectionCause, path: [String]? = nil)
+    /// `previousPath`: the path before the change (R13.8), with `path`.
+    case selectionChanged(tab: String?, index: Int?, previous: String?, cause: SelectionCause, path: [String]? = nil,
+                          previousPath: [String]? = nil)
     /// R4.2: a tap selected `tab` (an id or "more"); taps only. For a controller that uses
     /// R13, `leaf` says what the tap selected (R13.2): the tapped tab's path and the
     /// previous leaf.
@@ -56,9 +58,9 @@ public enum Notification: Equatable, Sendable {
     /// bar is read from the controller as the command left it.
     case barChanged
     /// R13.3: tabs were hidden or shown.
-    case visibilityChanged(tabs: [TabVisibility])
+    case visibilityChanged(tabs: [TabVisibility], cause: ChangeCause = .user)
     /// R13.5: the user's order of a group's children (`group`) or of the bar (`group` nil).
-    case displayOrderChanged(group: String?, order: [String])
+    case displayOrderChanged(group: String?, order: [String], cause: ChangeCause = .user)
     /// R13.6: the sidebar was shown or hidden.
     case sidebarChanged(visible: Bool)
 
@@ -99,6 +101,12 @@ public enum Notification: Equatable, Sendable {
     /// The event a deleted controller's subscribers get last (sent by the daemon: it is not
     /// a state machine's notification).
     public static let controllerDeleted = "controller_deleted"
+}
+
+/// Who changed a tab's visibility or a display order (R13.9): the user (`set_hidden`,
+/// `reorder`) or the app (everything else).
+public enum ChangeCause: String, Sendable, Equatable, Codable {
+    case user, app
 }
 
 /// One tab of a `visibility_changed` (R13.3).

@@ -524,6 +524,7 @@ extension Controller {
         let oldLeaf = old.map { $0.last } ?? (current === TreeNode.nothing ? nil : current.id)
         // Read only for the event (a select without subscribers builds none).
         let previous = out.recordsNotifications ? selection.wireValue : nil
+        let previousPath = out.recordsNotifications ? old ?? current.path : nil
         if path.isEmpty { selection = .none }
         else if path.count == 1, path[0] == Controller.moreID { selection = .more }
         else { selection = .tab(path[0]); remember(path, leaf: leaf) }
@@ -531,7 +532,7 @@ extension Controller {
         appearLeaves(old: oldLeaf, new: leaf?.id ?? path.last, at: leaf?.address, &out)
         guard out.recordsNotifications else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.map { $0.address[0] } ?? selectedIndex,
-                                     previous: previous, cause: cause, path: path))
+                                     previous: previous, cause: cause, path: path, previousPath: previousPath))
     }
 
     /// `moveSelection(to: leaf.path, leaf: leaf, cause: cause, &out)` for a select of a tab
@@ -550,6 +551,7 @@ extension Controller {
         let hadLeaf = !current.path.isEmpty
         let sameLeaf = hadLeaf && current.sameID(leaf)
         let oldLeaf: String? = records && hadLeaf && !sameLeaf ? current.id : nil
+        let previousPath = records ? current.path : nil
         selection = .tab(leaf.path[0])
         rememberInPlace(leaf)
         current = leaf  // `setCurrentPath(leaf.path, leaf: leaf)`
@@ -578,7 +580,7 @@ extension Controller {
         }
         guard records else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.address[0],
-                                     previous: previous, cause: cause, path: leaf.path))
+                                     previous: previous, cause: cause, path: leaf.path, previousPath: previousPath))
     }
 
     /// `remember(leaf.path, leaf: leaf)`, the groups of a path up to 3 deep read and written
@@ -661,7 +663,7 @@ extension Controller {
         modify(at: at) { $0.hidden = hidden }
         refreshArranged()
         let change = [TabVisibility(id: id, hidden: hidden)]
-        out.notify(.visibilityChanged(tabs: change))
+        out.notify(.visibilityChanged(tabs: change, cause: .user))
         if onSelectedPath { moveSelection(to: fallbackPath(hiding: id), from: before, cause: .hidden, &out) }
         else { settleSelection(from: before, cause: .hidden, &out) }
         lend { policy.visibilityChanged(change, in: $0, effects: &out.effects) }
@@ -745,7 +747,7 @@ extension Controller {
             barOrder = order
             refreshArranged()
         }
-        out.notify(.displayOrderChanged(group: group, order: order))
+        out.notify(.displayOrderChanged(group: group, order: order, cause: .user))
         settleSelection(from: before, cause: .customize, &out)  // More may have left the bar
         lend { policy.displayOrderChanged(group: group, order: order, in: $0, effects: &out.effects) }
     }

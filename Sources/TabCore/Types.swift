@@ -119,6 +119,10 @@ public struct Tab: Equatable, Sendable {
     public var selectedChild: String?
     /// A group's children in the user's order (R13.5); nil: the children's order.
     public var displayOrder: [String]?
+    /// Input only (never state): the description left out `hidden`, so that a tab kept by the
+    /// identity rule keeps its value and a new one starts at `hidden_by_default` (R13.8,
+    /// R13.9). The controller clears it when it installs the tab.
+    public var keepsHidden = false
 
     public init(id: String, title: String? = nil, item: TabItem? = nil, restorationID: String? = nil,
                 orientations: OrientationMask? = nil, fullScreenLayout: Bool = false,

@@ -206,12 +206,13 @@ public enum ReplyEncoder {
     public static func event(_ n: TabCore.Notification, controller: String, seq: UInt64, in c: Controller, into w: inout JSONWriter) {
         beginEvent(n.eventName, controller: controller, seq: seq, into: &w)
         switch n {
-        case .selectionChanged(let tab, let index, let previous, let cause, let path):
+        case .selectionChanged(let tab, let index, let previous, let cause, let path, let previousPath):
             w.key(literal: "tab"); optionalString(tab, &w)
             w.key(literal: "index"); optionalInt(index, &w)
             w.key(literal: "previous"); optionalString(previous, &w)
             w.key(literal: "cause"); w.string(cause.rawValue)
             if let path { w.key(literal: "path"); strings(path, &w) }
+            if let previousPath { w.key(literal: "previous_path"); strings(previousPath, &w) }
         case .didSelect(let tab, let index, let leaf):
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "index"); optionalInt(index, &w)
@@ -219,7 +220,8 @@ public enum ReplyEncoder {
                 w.key(literal: "path"); strings(leaf.path, &w)
                 w.key(literal: "previous"); optionalString(leaf.previous, &w)
             }
-        case .visibilityChanged(let tabs):
+        case .visibilityChanged(let tabs, let cause):
+            w.key(literal: "cause"); w.string(cause.rawValue)
             w.key(literal: "tabs"); w.beginArray()
             for t in tabs {
                 w.beginObject()
@@ -228,7 +230,8 @@ public enum ReplyEncoder {
                 w.endObject()
             }
             w.endArray()
-        case .displayOrderChanged(let group, let order):
+        case .displayOrderChanged(let group, let order, let cause):
+            w.key(literal: "cause"); w.string(cause.rawValue)
             w.key(literal: "group"); optionalString(group, &w)
             w.key(literal: "order"); strings(order, &w)
         case .sidebarChanged(let visible):

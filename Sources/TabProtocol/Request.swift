@@ -356,7 +356,7 @@ public enum RequestDecoder {
         case "add_tab":
             guard let v = f.value("tab") else { throw .invalid("tab", "add_tab needs \"tab\": a tab object") }
             let t = try tab(v, path: "tab")
-            command = .core(.addTab(t, index: try f.int("index")))
+            command = .core(.addTab(t, index: try f.int("index"), group: try f.nullableString("group")))
         case "remove_tab":
             command = .core(.removeTab(try f.requiredString("tab")))
         case "update_tab":
@@ -507,7 +507,10 @@ public enum RequestDecoder {
         tab.allowsReordering = try f.bool("allows_reordering") ?? false
         tab.allowsHiding = try f.bool("allows_hiding") ?? false
         tab.hiddenByDefault = try f.bool("hidden_by_default") ?? false
-        tab.hidden = try f.bool("hidden") ?? tab.hiddenByDefault
+        // R13.8–13.9: left out, a kept tab keeps its `hidden` and a new one starts hidden by default.
+        let hidden = try f.bool("hidden")
+        tab.keepsHidden = hidden == nil
+        tab.hidden = hidden ?? tab.hiddenByDefault
         if let name = try f.string("placement") {
             guard let p = Placement(rawValue: name) else {
                 throw .invalid(path + ".placement", "'\(path).placement' must be one of \(Placement.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
@@ -553,6 +556,25 @@ public enum RequestDecoder {
         }
         if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
         if let v = try f.bool("navigation") { u.navigation = .set(v) }
+        // R13.8: every writable field of a tab object as `state` reports it.
+        if let v = f.value("children") {
+            if v == .null { u.children = .set(nil) } else {
+                guard case .array(let kids) = v else { throw .invalid("children", "'children' must be an array of tab objects, or null") }
+                u.children = .set(try kids.enumerated().map { (i, k) throws(ProtocolError) in try tab(k, path: "children[\(i)]") })
+            }
+        }
+        if f.has("default_child") { u.defaultChild = .set(try f.nullableString("default_child")) }
+        if let v = try f.bool("allows_reordering") { u.allowsReordering = .set(v) }
+        if let v = try f.bool("hidden") { u.hidden = .set(v) }
+        if let v = try f.bool("allows_hiding") { u.allowsHiding = .set(v) }
+        if let v = try f.bool("hidden_by_default") { u.hiddenByDefault = .set(v) }
+        if let name = try f.string("placement") {
+            guard let p = Placement(rawValue: name) else {
+                throw .invalid("placement", "'placement' must be one of \(Placement.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
+            }
+            u.placement = .set(p)
+        }
+        if f.has("subtitle") { u.subtitle = .set(try f.nullableString("subtitle")) }
         f.ignoreStateOnly()
         return u
     }

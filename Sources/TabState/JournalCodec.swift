@@ -167,10 +167,11 @@ public enum JournalCodec {
             case .index(let i)?: w.key(literal: "selected"); w.int(i)
             case .more?: w.key(literal: "selected_more"); w.bool(true)  // refused by the controller; never journalled
             }
-        case .addTab(let t, let index):
+        case .addTab(let t, let index, let group):
             op("add_tab")
             w.key(literal: "tab"); tab(t, &w)
             w.key(literal: "index"); ReplyEncoder.optionalInt(index, &w)
+            if let group { w.key(literal: "group"); w.string(group) }
         case .removeTab(let id):
             op("remove_tab"); w.key(literal: "tab"); w.string(id)
         case .updateTab(let id, let u):
@@ -182,6 +183,17 @@ public enum JournalCodec {
             if case .set(let v) = u.orientations { w.key(literal: "orientations"); optionalOrientations(v, &w) }
             if case .set(let v) = u.fullScreenLayout { w.key(literal: "full_screen_layout"); w.bool(v) }
             if case .set(let v) = u.navigation { w.key(literal: "navigation"); w.bool(v) }
+            if case .set(let v) = u.children {
+                w.key(literal: "children")
+                if let v { w.beginArray(); for k in v { tab(k, &w) }; w.endArray() } else { w.null() }
+            }
+            if case .set(let v) = u.defaultChild { w.key(literal: "default_child"); ReplyEncoder.optionalString(v, &w) }
+            if case .set(let v) = u.allowsReordering { w.key(literal: "allows_reordering"); w.bool(v) }
+            if case .set(let v) = u.hidden { w.key(literal: "hidden"); w.bool(v) }
+            if case .set(let v) = u.allowsHiding { w.key(literal: "allows_hiding"); w.bool(v) }
+            if case .set(let v) = u.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(v) }
+            if case .set(let v) = u.placement { w.key(literal: "placement"); w.string(v.rawValue) }
+            if case .set(let v) = u.subtitle { w.key(literal: "subtitle"); ReplyEncoder.optionalString(v, &w) }
         case .badge(let tab, let value):
             op("badge"); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
         case .push(let tab, let s):
@@ -231,6 +243,7 @@ public enum JournalCodec {
         if let d = t.defaultChild { w.key(literal: "default_child"); w.string(d) }
         if t.allowsReordering { w.key(literal: "allows_reordering"); w.bool(true) }
         if t.hidden { w.key(literal: "hidden"); w.bool(true) }
+        if t.keepsHidden { w.key(literal: "keeps_hidden"); w.bool(true) }  // R13.8: issue 30's records only
         if t.allowsHiding { w.key(literal: "allows_hiding"); w.bool(true) }
         if t.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(true) }
         if t.placement != .automatic { w.key(literal: "placement"); w.string(t.placement.rawValue) }
@@ -342,7 +355,7 @@ public enum JournalCodec {
             return .setTabs(tabs, animated: animated, selected: selected)
         case "add_tab":
             guard let v = f.take("tab") else { throw JournalRecordError("'add_tab' has no \"tab\"") }
-            return .addTab(try tab(v, path: "tab"), index: try f.int("index"))
+            return .addTab(try tab(v, path: "tab"), index: try f.int("index"), group: try f.string("group"))
         case "remove_tab": return .removeTab(try f.requiredString("tab"))
         case "update_tab":
             let id = try f.requiredString("tab")
@@ -353,6 +366,24 @@ public enum JournalCodec {
             if let v = f.take("orientations") { u.orientations = .set(try orientations(v, path: "orientations")) }
             if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
             if let v = try f.bool("navigation") { u.navigation = .set(v) }
+            if let v = f.take("children") {
+                if v == .null { u.children = .set(nil) } else {
+                    guard case .array(let values) = v else { throw JournalRecordError("'children' is not an array of tabs") }
+                    var kids: [Tab] = []
+                    for (i, k) in values.enumerated() { kids.append(try tab(k, path: "children[\(i)]")) }
+                    u.children = .set(kids)
+                }
+            }
+            if let v = f.take("default_child") { u.defaultChild = .set(try nullableString(v, "default_child")) }
+            if let v = try f.bool("allows_reordering") { u.allowsReordering = .set(v) }
+            if let v = try f.bool("hidden") { u.hidden = .set(v) }
+            if let v = try f.bool("allows_hiding") { u.allowsHiding = .set(v) }
+            if let v = try f.bool("hidden_by_default") { u.hiddenByDefault = .set(v) }
+            if let name = try f.string("placement") {
+                guard let p = Placement(rawValue: name) else { throw JournalRecordError("unknown placement '\(name)'") }
+                u.placement = .set(p)
+            }
+            if let v = f.take("subtitle") { u.subtitle = .set(try nullableString(v, "subtitle")) }
             return .updateTab(id, u)
         case "badge":
             let tab = try f.requiredString("tab")
@@ -419,6 +450,7 @@ public enum JournalCodec {
         t.defaultChild = try f.string("default_child")
         t.allowsReordering = try f.bool("allows_reordering") ?? false
         t.hidden = try f.bool("hidden") ?? false
+        t.keepsHidden = try f.bool("keeps_hidden") ?? false
         t.allowsHiding = try f.bool("allows_hiding") ?? false
         t.hiddenByDefault = try f.bool("hidden_by_default") ?? false
         if let name = try f.string("placement") {
