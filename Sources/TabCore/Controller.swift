@@ -683,13 +683,18 @@ public struct Controller: Equatable, Sendable {
                                            cause: SelectionCause, _ out: inout Outcome) {
         let oldPath = before.path ?? (before.selection.wireValue.map { [$0] } ?? [])
         var path: [String]?
-        if let named, let node = layout.node(named) {
-            path = visibleLanding(node)
+        // A controller no longer arranged (no group left) has no nodes: its tabs are roots.
+        func landing(_ id: String) -> [String]? {
+            if !arranged { return index(of: id) == nil ? nil : [id] }
+            return layout.node(id).map(visibleLanding)
+        }
+        if let named, let p = landing(named) {
+            path = p
         } else if case .more = before.selection, moreShown {
             path = [Controller.moreID]
         } else if case .tab = before.selection {
             for id in oldPath.reversed() {
-                if let node = layout.node(id) { path = visibleLanding(node); break }
+                if let p = landing(id) { path = p; break }
             }
             if path == nil, let i = before.index, i < tabs.count { path = landingPath(ofRoot: tabs[i]) }
         }
@@ -967,7 +972,7 @@ public struct Controller: Equatable, Sendable {
         guard let at = locate(id) else { throw .noTab(id) }
         if let kids = self[at: at].children, !kids.isEmpty {
             // R13.8: a group that has children shows its leaf; the stack is the leaf's.
-            throw TabError(.notAvailable, "tab '\(id)' is a group: its stack is its leaf's; push or pop the tab it shows (\(shownChildID(of: id) ?? kids[0].id))")
+            throw TabError(.notAvailable, "tab '\(id)' is a group: its stack is its leaf's; push or pop '\(shownChildID(of: id) ?? kids[0].id)', the tab it shows")
         }
         guard self[at: at].navigation else {
             throw TabError(.notAvailable, "tab '\(id)' is not a navigation stack (create it with \"navigation\": true)")

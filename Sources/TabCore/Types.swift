@@ -262,6 +262,20 @@ public struct Frame: Equatable, Sendable, Codable {
     }
 }
 
+extension Tab {
+    /// Two tabs are equal when every field but `keepsHidden` is: that one says how a
+    /// description was written (`hidden` left out), not what the tab is, and a description
+    /// decoded from the wire equals the same tab built in code.
+    public static func == (a: Tab, b: Tab) -> Bool {
+        a.id == b.id && a.title == b.title && a.item == b.item && a.restorationID == b.restorationID
+            && a.orientations == b.orientations && a.fullScreenLayout == b.fullScreenLayout && a.navigation == b.navigation
+            && a.stack == b.stack && a.contentLoaded == b.contentLoaded && a.children == b.children
+            && a.defaultChild == b.defaultChild && a.allowsReordering == b.allowsReordering && a.hidden == b.hidden
+            && a.allowsHiding == b.allowsHiding && a.hiddenByDefault == b.hiddenByDefault && a.placement == b.placement
+            && a.subtitle == b.subtitle && a.selectedChild == b.selectedChild && a.displayOrder == b.displayOrder
+    }
+}
+
 extension Tab: Codable {
     // The names Swift gave the fields when Tab's coding was synthesized: snapshots keep them.
     private enum CodingKeys: String, CodingKey {
