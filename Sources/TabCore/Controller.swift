@@ -737,6 +737,7 @@ public struct Controller: Equatable, Sendable {
             if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
         }
         if case .set(let v) = update.subtitle { tab.subtitle = v }
+        tab.keepForm(of: old)
         if update.arranges {
             // R13.8: the tab as described, its children matched to the tree by identity.
             if case .set(let v) = update.children { tab.children = v }
@@ -1371,6 +1372,7 @@ public struct Controller: Equatable, Sendable {
         if new.item?.badge == nil, let badge = old.badge {
             if t.item == nil { t.item = TabItem(badge: badge) } else { t.item!.badge = badge }
         }
+        t.keepForm(of: old)
         return t
     }
 

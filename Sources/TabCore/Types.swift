@@ -167,6 +167,14 @@ public struct Tab: Equatable, Sendable {
 
     /// Orientations this tab supports (R9.1: nothing declared → portrait only).
     public var supportedOrientations: OrientationMask { orientations ?? .portrait }
+
+    /// Where this tab says what `old` says in another form — `orientations` as the set they
+    /// mean, `item` as the item shown — it keeps `old`'s form: a tab object copied from
+    /// `state` (which reports the meaning) and sent back changes nothing (R13.8).
+    mutating func keepForm(of old: Tab) {
+        if orientations != old.orientations, supportedOrientations == old.supportedOrientations { orientations = old.orientations }
+        if item != old.item, effectiveItem == old.effectiveItem { item = old.item }
+    }
 }
 
 /// Where a tab goes in the bar (R13.4). Raw values are the wire names.
