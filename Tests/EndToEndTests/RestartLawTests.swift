@@ -683,7 +683,37 @@ struct RequestGenerator {
         var d = Draft(cmd: "", controller: c)
         let m = model[c] ?? ControllerModel()
         var groups: [String: [String]] = [:], hideable: [String] = []
-        switch rng.weighted([(5, 0), (2, 1), (2, 2), (4, 3), (3, 4), (3, 5), (2, 6), (3, 7)]) {
+        switch rng.weighted([(5, 0), (2, 1), (2, 2), (4, 3), (3, 4), (3, 5), (2, 6), (3, 7), (2, 8), (3, 9)]) {
+        case 8:
+            // R13.8: add_tab into a group (or a tab that is not one: refused), at an index in it.
+            d = draft(.addTab, c)
+            var used = Set(m.tabs + m.nested)
+            let id = rng.pick(Self.childIDs.filter { !used.contains($0) } + ["albums"])
+            used.insert(id)
+            d.fields[0].1 = modernTab(id: id, depth: 2, used: &used, groups: &groups, hideable: &hideable)
+            let names = m.groups.keys.sorted()
+            d.fields.append(("group", jstring(!names.isEmpty && rng.chance(0.85) ? rng.pick(names) : tabID(c))))
+            if rng.chance(0.5) { d.fields.append(("index", jint(rng.below(4) - 1))) }
+            d.effect = .setTree(c, navigation: [], groups: groups, hideable: hideable, replacing: false)
+        case 9:
+            // R13.8: update_tab of R13's fields, on any tab of the tree; new children by identity.
+            d.cmd = "update_tab"
+            let target = !m.nested.isEmpty && rng.chance(0.5) ? rng.pick(m.nested) : tabID(c)
+            d.fields = [("tab", jstring(target))]
+            if rng.chance(0.5) { d.fields.append(("hidden", .bool(rng.chance(0.5)))) }
+            if rng.chance(0.3) { d.fields.append(("allows_hiding", .bool(rng.chance(0.7)))) }
+            if rng.chance(0.3) { d.fields.append(("placement", jstring(rng.pick(Self.placements)))) }
+            if rng.chance(0.3) { d.fields.append(("subtitle", rng.chance(0.2) ? .null : jstring(rng.pick(Self.titles)))) }
+            if rng.chance(0.3) {
+                var used = Set(m.tabs)
+                var kids: [JSONValue] = []
+                for id in rng.shuffled(m.nested + Self.childIDs).prefix(rng.int(in: 0...3)) where used.insert(id).inserted {
+                    kids.append(modernTab(id: id, depth: 2, used: &used, groups: &groups, hideable: &hideable))
+                }
+                d.fields.append(("children", .array(kids)))
+                groups[target] = kids.compactMap { if case .object(let o) = $0 { o.string("id") } else { nil } }
+            }
+            d.effect = .setTree(c, navigation: [], groups: groups, hideable: hideable, replacing: false)
         case 0:
             d.cmd = "set_tabs"
             var ids = Array(rng.shuffled(Self.tabIDs).prefix(rng.int(in: 1...7)))
