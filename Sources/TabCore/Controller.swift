@@ -13,8 +13,22 @@ public struct Controller: Equatable, Sendable {
     public let maxVisible: Int
     /// Which taps pop a tab's stack to its root (R4.3).
     public let tapPops: TapPops
-    /// How the controller presents its tabs: bar, or sidebar on the pad idiom (R13.6).
-    public let mode: Mode
+    /// How the controller presents its tabs: bar, or sidebar on the pad idiom (R13.6); changed
+    /// at run time by `set_mode` (R14.5).
+    public internal(set) var mode: Mode
+    /// A pad's width class (R14.4): phone is always compact, tv always regular.
+    public internal(set) var sizeClass: SizeClass
+    /// The root tabs compact appearances show (R14.4); nil: all.
+    public internal(set) var compactTabs: [String]?
+    /// The whole bar is hidden (R14.3).
+    public internal(set) var barHidden = false
+    /// Search is active (R14.1).
+    public internal(set) var searchActive = false
+    /// The leaf selected before the search tab was (R14.1), for a cancel to go back to.
+    var searchReturn: String?
+    /// The sidebar's editing session (R14.6): what it may change as it was when it began; nil
+    /// when none runs.
+    var editingStart: EditingStart?
     /// Whether the sidebar is shown, where there is one (R13.6).
     public internal(set) var sidebarVisible = true
     /// The user's order of the bar's tabs between the fixed and the pinned ones (R13.5), or
@@ -45,6 +59,8 @@ public struct Controller: Equatable, Sendable {
     public internal(set) var seq: UInt64 = 0
     /// While a command recorded under the original rules is replayed (see `Semantics`).
     var original = false
+    /// While a command of a format 3 journal is replayed: R13.10's fit is not checked.
+    var fitUnchecked = false
     /// R9.2: the orientations the delegate decided at the controller's last change (nil when
     /// the delegate has no say: they follow from the tabs). Not state: never saved, and two
     /// controllers are equal whatever their delegates said.
@@ -62,12 +78,15 @@ public struct Controller: Equatable, Sendable {
     static let linearLookupLimit = 16
 
     public init(name: String, idiom: Idiom = .phone, maxVisible: Int? = nil, tapPops: TapPops = .always,
-                mode: Mode = .automatic) {
+                mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil) {
         self.name = name
         self.idiom = idiom
         self.maxVisible = maxVisible ?? idiom.defaultMaxVisible
         self.tapPops = tapPops
         self.mode = mode
+        self.sizeClass = sizeClass ?? idiom.defaultSizeClass
+        self.compactTabs = compactTabs
+        if compactTabs != nil { refreshArranged() }
     }
 
     // MARK: Derived state
@@ -175,6 +194,9 @@ public struct Controller: Equatable, Sendable {
         return self[at: at]
     }
 
+    /// Where the bar is (R10.1, R13.11): at the top on tv and on a regular-width pad.
+    public var barAtTop: Bool { idiom == .tv || (idiom == .pad && sizeClass == .regular) }
+
     /// R5.4: the child that decides the status bar's style and visibility.
     public var statusBarChild: String? { selection.wireValue }
 
@@ -246,6 +268,11 @@ public struct Controller: Equatable, Sendable {
             defer { original = false }
             return try applyOnce(command, policy: policy, notifying: notifying)
         }
+        if case .amendedBeforeTree = semantics {
+            fitUnchecked = true
+            defer { fitUnchecked = false }
+            return try applyOnce(command, policy: policy, notifying: notifying)
+        }
         return try applyOnce(command, policy: policy, notifying: notifying)
     }
 
@@ -256,9 +283,15 @@ public struct Controller: Equatable, Sendable {
         let bar = moves ? nil : barState
         // An arranged controller's select or tap: only the bar's selected item can move.
         let barItem = moves && arranged ? arrangedBarSelected : nil
+        // R14.1: what search follows (the search tab, the leaf before the command), read only
+        // where a search tab exists or search is active.
+        let searchTab = layout.search
+        let leafBefore: String? = searchTab == nil && !searchActive ? nil : current.path.last
         try perform(command, policy: policy, &out)
         // A select or tap left it in `moveSelection`; other commands may move the path anywhere.
         if arranged { if !moves { setCurrentPath(selectedPath) } } else if current !== TreeNode.nothing { current = .nothing }
+        if searchTab != nil || layout.search != nil || searchActive { followSearch(leafBefore: leafBefore, &out) }
+        if editingStart != nil, !sidebarAvailable { endEditing(&out) }  // R14.6: the sidebar went away
         if let bar { if bar != barState { out.barMoved = true } }
         if moves, arranged, barItem != arrangedBarSelected { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
@@ -284,10 +317,12 @@ public struct Controller: Equatable, Sendable {
 
     /// What the bar shows (`state`'s `bar`): a `bar_changed` is sent when it changes.
     struct BarState: Equatable {
-        var visible: [String], more: [String], unreachable: [String], selected: String?
+        var visible: [String], more: [String], unreachable: [String], selected: String?, hidden: Bool
     }
 
-    var barState: BarState { BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected) }
+    var barState: BarState {
+        BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected, hidden: barHidden)
+    }
 
     /// `select` and `tap` move the selection and change no list: whether the bar's selected
     /// item moved is found where the selection moves (`changeSelection`), not by building the
@@ -351,6 +386,26 @@ public struct Controller: Equatable, Sendable {
             try reorder(group, order, policy: policy, &out)
         case .sidebar(let visible):
             try setSidebar(visible, &out)
+        case .setExpanded(let group, let expanded):
+            try setExpanded(group, expanded, &out)
+        case .search(let active):
+            try search(active, &out)
+        case .setEnabled(let id, let enabled):
+            try setEnabled(id, enabled, &out)
+        case .setBarHidden(let hidden, _):
+            setBarHidden(hidden, &out)
+        case .setSizeClass(let size):
+            try setSizeClass(size, &out)
+        case .setCompactTabs(let ids):
+            setCompactTabs(ids, &out)
+        case .setMode(let mode):
+            setMode(mode, &out)
+        case .editBegin:
+            try editBegin(&out)
+        case .editEnd:
+            try editEnd(&out)
+        case .selectChild(let group, let child):
+            try selectChild(group, child, &out)
         }
         if !out.changed, out.changedState { out.journalsCommand = true }
     }
@@ -512,7 +567,9 @@ public struct Controller: Equatable, Sendable {
         let before = selectionSnapshot
         let oldLeaf: String? = before.path?.last ?? before.selection.wireValue
         let previousIDs = barOrder == nil ? [] : treeIDs
+        try Controller.validateTree(descriptions)
         let r = matched(descriptions)
+        try requireFit(r.roots)
         if let named, let hidden = Controller.hiddenOnPath(to: named, in: r.roots) {
             throw TabError(.notAvailable, hidden == named
                 ? "'selected' names tab '\(named)', which is hidden; show it first or name another tab"
@@ -737,6 +794,8 @@ public struct Controller: Equatable, Sendable {
             if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
         }
         if case .set(let v) = update.subtitle { tab.subtitle = v }
+        if case .set(let v) = update.activatesSearch { tab.activatesSearch = v }
+        if case .set(let v) = update.enabled { tab.enabled = v }
         tab.keepForm(of: old)
         if update.arranges {
             // R13.8: the tab as described, its children matched to the tree by identity.
@@ -747,6 +806,7 @@ public struct Controller: Equatable, Sendable {
             if case .set(let v) = update.allowsHiding { tab.allowsHiding = v }
             if case .set(let v) = update.hiddenByDefault { tab.hiddenByDefault = v }
             if case .set(let v) = update.placement { tab.placement = v }
+            if case .set(let v) = update.role { tab.role = v }
             guard tab != old else { return }
             try refuseWhileCustomizing("change a tab's place in the tree")
             if original { throw TabError(.invalid, "update_tab of R13 fields was not a command before issue 30") }
@@ -764,7 +824,7 @@ public struct Controller: Equatable, Sendable {
             try Controller.requireCommonOrientation(all, naming: id)
         }
         if root { tabs[at[0]] = tab } else { modify(at: at) { $0 = tab } }
-        if old.usesModernModel != tab.usesModernModel { refreshArranged() }
+        if old.arranges != tab.arranges || old.enabled != tab.enabled { refreshArranged() }
         out.notify(.tabUpdated(tab: id))
         if tab.badge != old.badge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
         if tab.stack != old.stack { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
@@ -886,6 +946,10 @@ public struct Controller: Equatable, Sendable {
         case .tab(let id):
             guard let node = layout.node(id) else { throw .noTab(id) }
             (path, leaf) = try landing(at: node)
+            // R14.2: a disabled tab (or one in a disabled group) is refused before the delegate.
+            if let off = node.path.first(where: { tab($0)?.enabled == false }) {
+                throw TabError(.notAvailable, off == id ? "tab '\(id)' is disabled; enable it with set_enabled, or select it" : "tab '\(id)' is in the disabled group '\(off)'; enable it with set_enabled, or select it")
+            }
             guard touchable(node) else {
                 throw TabError(.notAvailable, "tab '\(id)' is not on the bar, in More's list, in the sidebar or inside the selected tab, so the user cannot tap it; use select")
             }
@@ -913,9 +977,12 @@ public struct Controller: Equatable, Sendable {
     /// list, a sidebar item (the sidebar shown), or a tab of the selected root's subtree.
     func touchable(_ node: TreeNode) -> Bool {
         if let root = current.path.first, node.path[0] == root { return true }
-        if layout.shown.contains(node.id) { return true }
-        if idiom != .tv, layout.rest.contains(node.id) { return true }
-        return sidebarAvailable && sidebarVisible
+        if !barHidden {
+            if layout.shown.contains(node.id) { return true }
+            if idiom != .tv, layout.rest.contains(node.id) { return true }
+        }
+        // R13.12: a sidebar item inside a collapsed group is not shown.
+        return sidebarAvailable && sidebarVisible && node.path.dropLast().allSatisfy { tab($0)?.isExpanded != false }
     }
 
     /// The delegate refused a tap: nothing changes; the outcome carries the `denied` error,
@@ -1015,6 +1082,9 @@ public struct Controller: Equatable, Sendable {
 
     private mutating func customizeBegin(policy: Policy, _ out: inout Outcome) throws(TabError) {
         guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no customization") }
+        guard !sidebarAvailable || original else {
+            throw TabError(.notAvailable, "controller '\(name)' has a sidebar: the user edits it with edit.begin and edit.end (R14.6), not customize")
+        }
         guard !arranged else {
             throw TabError(.notAvailable, "controller '\(name)' arranges its bar with groups, placement or hidden tabs (R13); the user rearranges it with reorder, not customize")
         }
@@ -1174,7 +1244,18 @@ public struct Controller: Equatable, Sendable {
     /// with full-screen layout underlaps the status bar (phone/pad only).
     public func layout(width: Double, height: Double, statusBar: Double? = nil) -> (bar: Frame, content: Frame) {
         let status = idiom == .tv ? 0 : (statusBar ?? 20)
-        let bar = min(barHeight, height)
+        let bar = barHidden ? 0 : min(barHeight, height)  // R14.3: no bar inset while hidden
+        if idiom == .pad, sizeClass == .regular {
+            // R13.11: a regular-width pad's bar is at the top, under the status bar; content
+            // starts below it (a full-screen tab still never underlaps the bar), or under the
+            // status bar while the bar is hidden.
+            var fullScreen = false
+            if case .tab(let id) = selection, let t = tab(id) { fullScreen = t.fullScreenLayout }
+            let top = min(status, height - bar)
+            let contentTop = bar > 0 ? top + bar : (fullScreen ? 0 : top)
+            return (Frame(x: 0, y: top, width: width, height: bar),
+                    Frame(x: 0, y: contentTop, width: width, height: max(0, height - contentTop)))
+        }
         if idiom == .tv {
             return (Frame(x: 0, y: 0, width: width, height: bar),
                     Frame(x: 0, y: bar, width: width, height: max(0, height - bar)))
@@ -1440,6 +1521,7 @@ extension Controller: Codable {
     private enum CodingKeys: String, CodingKey {
         case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation, seq
         case tapPops, mode, sidebarVisible, barOrder
+        case sizeClass, compactTabs, barHidden, searchActive, searchReturn, editingStart
     }
 
     public init(from decoder: Decoder) throws {
@@ -1451,6 +1533,13 @@ extension Controller: Codable {
         mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? .automatic  // R13's: absent before issue 18
         sidebarVisible = try c.decodeIfPresent(Bool.self, forKey: .sidebarVisible) ?? true
         barOrder = try c.decodeIfPresent([String].self, forKey: .barOrder)
+        // R13.11–R14's: absent before issue 30.
+        sizeClass = try c.decodeIfPresent(SizeClass.self, forKey: .sizeClass) ?? idiom.defaultSizeClass
+        compactTabs = try c.decodeIfPresent([String].self, forKey: .compactTabs)
+        barHidden = try c.decodeIfPresent(Bool.self, forKey: .barHidden) ?? false
+        searchActive = try c.decodeIfPresent(Bool.self, forKey: .searchActive) ?? false
+        searchReturn = try c.decodeIfPresent(String.self, forKey: .searchReturn)
+        editingStart = try c.decodeIfPresent(EditingStart.self, forKey: .editingStart)
         tabs = try c.decode([Tab].self, forKey: .tabs)
         selection = try c.decode(Selection.self, forKey: .selection)
         customizable = try c.decode([String].self, forKey: .customizable)
@@ -1477,5 +1566,11 @@ extension Controller: Codable {
         if mode != .automatic { try c.encode(mode, forKey: .mode) }
         if !sidebarVisible { try c.encode(false, forKey: .sidebarVisible) }
         try c.encodeIfPresent(barOrder, forKey: .barOrder)
+        if sizeClass != idiom.defaultSizeClass { try c.encode(sizeClass, forKey: .sizeClass) }
+        try c.encodeIfPresent(compactTabs, forKey: .compactTabs)
+        if barHidden { try c.encode(true, forKey: .barHidden) }
+        if searchActive { try c.encode(true, forKey: .searchActive) }
+        try c.encodeIfPresent(searchReturn, forKey: .searchReturn)
+        try c.encodeIfPresent(editingStart, forKey: .editingStart)
     }
 }

@@ -16,6 +16,8 @@ public enum SelectionCause: String, Sendable, Equatable, Codable {
     case select, tap, tabs, customize, restore
     /// R13.3: the selected tab (or its group) was hidden.
     case hidden
+    /// R14.1: search was cancelled and the selection went back to where it was before.
+    case searchCancelled = "search_cancelled"
 }
 
 public enum Notification: Equatable, Sendable {
@@ -61,8 +63,18 @@ public enum Notification: Equatable, Sendable {
     case visibilityChanged(tabs: [TabVisibility], cause: ChangeCause = .user)
     /// R13.5: the user's order of a group's children (`group`) or of the bar (`group` nil).
     case displayOrderChanged(group: String?, order: [String], cause: ChangeCause = .user)
-    /// R13.6: the sidebar was shown or hidden.
+    /// R13.6, R13.12: the sidebar changed (shown or hidden, a group expanded or collapsed, its
+    /// availability): the event carries the whole `state.sidebar`.
     case sidebarChanged(visible: Bool)
+    /// R14.1.
+    case searchChanged(active: Bool)
+    /// R14.4.
+    case sizeClassChanged(SizeClass)
+    /// R14.5.
+    case modeChanged(Mode)
+    /// R14.6: the sidebar's editing session began / ended.
+    case willBeginEditing
+    case didEndEditing(changed: Bool)
 
     /// The event name on the wire.
     public var eventName: String {
@@ -85,6 +97,11 @@ public enum Notification: Equatable, Sendable {
         case .visibilityChanged: return "visibility_changed"
         case .displayOrderChanged: return "display_order_changed"
         case .sidebarChanged: return "sidebar_changed"
+        case .searchChanged: return "search_changed"
+        case .sizeClassChanged: return "size_class_changed"
+        case .modeChanged: return "mode_changed"
+        case .willBeginEditing: return "will_begin_editing"
+        case .didEndEditing: return "did_end_editing"
         }
     }
 
@@ -95,7 +112,8 @@ public enum Notification: Equatable, Sendable {
         "tabs_changed", "customizable_changed", "badge_changed", "navigation_changed",
         "will_begin_customizing", "will_end_customizing", "did_end_customizing",
         "orientation_changed", "tab_updated", "bar_changed",
-        "visibility_changed", "display_order_changed", "sidebar_changed", controllerDeleted,
+        "visibility_changed", "display_order_changed", "sidebar_changed",
+        "search_changed", "size_class_changed", "mode_changed", "will_begin_editing", "did_end_editing", controllerDeleted,
     ]
 
     /// The event a deleted controller's subscribers get last (sent by the daemon: it is not

@@ -22,7 +22,8 @@ import TabProtocol
 public enum JournalRecord: Equatable, Sendable {
     /// A command of a controller's state machine, in its deterministic form.
     case command(controller: String, Command)
-    case createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic)
+    case createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic,
+                          sizeClass: SizeClass? = nil, compactTabs: [String]? = nil)
     case deleteController(name: String)
     /// Events that changed no state were numbered (a tap on the tab already shown, a plugin's
     /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
@@ -33,7 +34,7 @@ public enum JournalRecord: Equatable, Sendable {
     public var controller: String {
         switch self {
         case .command(let c, _): return c
-        case .createController(let c, _, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
+        case .createController(let c, _, _, _, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
         }
     }
 
@@ -56,12 +57,12 @@ public struct JournalRecordError: Error, Equatable, CustomStringConvertible {
 
 public enum JournalCodec {
     /// The format this tabd writes (in each file's header). It reads this one and older ones.
-    public static let version = 3
+    public static let version = 4
 
     /// The rules a journal's commands were accepted under: format 3 came with the amended
     /// rules (issue 17: identity across `set_tabs`, orientation checks, event numbering).
     public static func semantics(ofFormat version: Int) -> Semantics {
-        version >= 3 ? .amended : .original
+        version >= 4 ? .amended : version == 3 ? .amendedBeforeTree : .original
     }
 
     // MARK: Writing
@@ -79,7 +80,7 @@ public enum JournalCodec {
         switch record {
         case .command(let controller, let command):
             encode(command, controller: controller, seq: seq, into: &w)
-        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
+        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(literal: "controller.create")
             w.key(literal: "controller"); w.string(name)
@@ -87,6 +88,8 @@ public enum JournalCodec {
             w.key(literal: "max_visible"); ReplyEncoder.optionalInt(maxVisible, &w)
             w.key(literal: "tap_pops"); w.string(tapPops.rawValue)
             if mode != .automatic { w.key(literal: "mode"); w.string(mode.rawValue) }  // R13.6
+            if let sizeClass { w.key(literal: "size_class"); w.string(sizeClass.rawValue) }  // R14.4
+            if let compactTabs { w.key(literal: "compact_tabs"); ReplyEncoder.strings(compactTabs, &w) }
             w.endObject()
         case .deleteController(let name):
             begin(seq: seq, into: &w)
@@ -194,6 +197,9 @@ public enum JournalCodec {
             if case .set(let v) = u.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(v) }
             if case .set(let v) = u.placement { w.key(literal: "placement"); w.string(v.rawValue) }
             if case .set(let v) = u.subtitle { w.key(literal: "subtitle"); ReplyEncoder.optionalString(v, &w) }
+            if case .set(let v) = u.role { w.key(literal: "role"); ReplyEncoder.optionalString(v?.rawValue, &w) }
+            if case .set(let v) = u.activatesSearch { w.key(literal: "activates_search"); w.bool(v) }
+            if case .set(let v) = u.enabled { w.key(literal: "enabled"); w.bool(v) }
         case .badge(let tab, let value):
             op("badge"); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
         case .push(let tab, let s):
@@ -222,6 +228,24 @@ public enum JournalCodec {
             w.key(literal: "order"); ReplyEncoder.strings(order, &w)
         case .sidebar(let visible):
             op("sidebar"); w.key(literal: "visible"); w.bool(visible)
+        case .setExpanded(let group, let expanded):
+            op("set_expanded"); w.key(literal: "group"); w.string(group); w.key(literal: "expanded"); w.bool(expanded)
+        case .search(let active):
+            op("search"); w.key(literal: "active"); w.bool(active)
+        case .setEnabled(let tab, let enabled):
+            op("set_enabled"); w.key(literal: "tab"); w.string(tab); w.key(literal: "enabled"); w.bool(enabled)
+        case .setBarHidden(let hidden, let animated):
+            op("set_bar_hidden"); w.key(literal: "hidden"); w.bool(hidden); w.key(literal: "animated"); w.bool(animated)
+        case .setSizeClass(let size):
+            op("set_size_class"); w.key(literal: "size_class"); w.string(size.rawValue)
+        case .setCompactTabs(let ids):
+            op("set_compact_tabs"); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
+        case .setMode(let mode):
+            op("set_mode"); w.key(literal: "mode"); w.string(mode.rawValue)
+        case .editBegin: op("edit.begin")
+        case .editEnd: op("edit.end")
+        case .selectChild(let group, let child):
+            op("select_child"); w.key(literal: "group"); w.string(group); w.key(literal: "child"); w.string(child)
         }
     }
 
@@ -250,6 +274,11 @@ public enum JournalCodec {
         if let s = t.subtitle { w.key(literal: "subtitle"); w.string(s) }
         if let s = t.selectedChild { w.key(literal: "selected_child"); w.string(s) }
         if let o = t.displayOrder { w.key(literal: "display_order"); ReplyEncoder.strings(o, &w) }
+        // R14, R13.12 (records before issue 30 have none).
+        if let r = t.role { w.key(literal: "role"); w.string(r.rawValue) }
+        if t.activatesSearch { w.key(literal: "activates_search"); w.bool(true) }
+        if !t.enabled { w.key(literal: "enabled"); w.bool(false) }
+        if let e = t.expanded { w.key(literal: "expanded"); w.bool(e) }
         w.endObject()
     }
 
@@ -312,7 +341,11 @@ public enum JournalCodec {
                 guard let m = Mode(rawValue: name) else { throw JournalRecordError("unknown mode '\(name)'") }
                 mode = m
             }
-            record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+            var sizeClass: SizeClass?  // R14.4: absent before issue 30
+            if let name = try f.string("size_class") { sizeClass = try self.sizeClass(name) }
+            let compactTabs = try f.take("compact_tabs").map { v throws(JournalRecordError) in try strings(v, path: "compact_tabs") }
+            record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                       sizeClass: sizeClass, compactTabs: compactTabs)
         case "controller.delete":
             record = .deleteController(name: controller)
         case "seq" where version >= 2:
@@ -384,6 +417,13 @@ public enum JournalCodec {
                 u.placement = .set(p)
             }
             if let v = f.take("subtitle") { u.subtitle = .set(try nullableString(v, "subtitle")) }
+            if let v = f.take("role") {
+                let name = try nullableString(v, "role")
+                guard name == nil || TabRole(rawValue: name!) != nil else { throw JournalRecordError("unknown role '\(name!)'") }
+                u.role = .set(name.flatMap(TabRole.init(rawValue:)))
+            }
+            if let v = try f.bool("activates_search") { u.activatesSearch = .set(v) }
+            if let v = try f.bool("enabled") { u.enabled = .set(v) }
             return .updateTab(id, u)
         case "badge":
             let tab = try f.requiredString("tab")
@@ -424,6 +464,31 @@ public enum JournalCodec {
         case "sidebar":
             guard let visible = try f.bool("visible") else { throw JournalRecordError("'sidebar' has no \"visible\"") }
             return .sidebar(visible: visible)
+        case "set_expanded":
+            guard let e = try f.bool("expanded") else { throw JournalRecordError("'set_expanded' has no \"expanded\"") }
+            return .setExpanded(group: try f.requiredString("group"), expanded: e)
+        case "search":
+            guard let a = try f.bool("active") else { throw JournalRecordError("'search' has no \"active\"") }
+            return .search(active: a)
+        case "set_enabled":
+            guard let e = try f.bool("enabled") else { throw JournalRecordError("'set_enabled' has no \"enabled\"") }
+            return .setEnabled(tab: try f.requiredString("tab"), enabled: e)
+        case "set_bar_hidden":
+            guard let h = try f.bool("hidden") else { throw JournalRecordError("'set_bar_hidden' has no \"hidden\"") }
+            return .setBarHidden(hidden: h, animated: try f.bool("animated") ?? false)
+        case "set_size_class":
+            return .setSizeClass(try sizeClass(try f.requiredString("size_class")))
+        case "set_compact_tabs":
+            guard let v = f.take("tabs") else { throw JournalRecordError("'set_compact_tabs' has no \"tabs\"") }
+            return .setCompactTabs(v == .null ? nil : try strings(v, path: "tabs"))
+        case "set_mode":
+            let name = try f.requiredString("mode")
+            guard let m = Mode(rawValue: name) else { throw JournalRecordError("unknown mode '\(name)'") }
+            return .setMode(m)
+        case "edit.begin": return .editBegin
+        case "edit.end": return .editEnd
+        case "select_child":
+            return .selectChild(group: try f.requiredString("group"), child: try f.requiredString("child"))
         default:
             throw JournalRecordError("unknown operation '\(name)'")
         }
@@ -460,6 +525,13 @@ public enum JournalCodec {
         t.subtitle = try f.string("subtitle")
         t.selectedChild = try f.string("selected_child")
         if let v = f.take("display_order") { t.displayOrder = try strings(v, path: path + ".display_order") }
+        if let name = try f.string("role") {
+            guard let r = TabRole(rawValue: name) else { throw JournalRecordError("unknown role '\(name)'") }
+            t.role = r
+        }
+        t.activatesSearch = try f.bool("activates_search") ?? false
+        t.enabled = try f.bool("enabled") ?? true
+        t.expanded = try f.bool("expanded")
         try f.finish(path)
         return t
     }
@@ -511,6 +583,11 @@ public enum JournalCodec {
         var mask = OrientationMask()
         for name in try strings(value, path: path) { mask.insert(try orientation(name).mask) }
         return mask
+    }
+
+    private static func sizeClass(_ name: String) throws(JournalRecordError) -> SizeClass {
+        guard let s = SizeClass(rawValue: name) else { throw JournalRecordError("unknown size_class '\(name)'") }
+        return s
     }
 
     private static func orientation(_ name: String) throws(JournalRecordError) -> Orientation {

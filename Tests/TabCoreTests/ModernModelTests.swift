@@ -212,7 +212,7 @@ struct ModernModelTests {
     func sidebar() throws {
         var pad = try controller(.pad, [tab("home"), group("lib", ["a", "b"]), tab("prefs", placement: .sidebarOnly)])
         #expect(pad.sidebarAvailable)
-        #expect(pad.sidebarItems == [SidebarItem(id: "home"), SidebarItem(id: "lib", children: [SidebarItem(id: "a"), SidebarItem(id: "b")]),
+        #expect(pad.sidebarItems == [SidebarItem(id: "home"), SidebarItem(id: "lib", children: [SidebarItem(id: "a"), SidebarItem(id: "b")], expanded: true),
                                      SidebarItem(id: "prefs")])
         let out = try pad.apply(.sidebar(visible: false))
         #expect(out.notifications == [.sidebarChanged(visible: false)])

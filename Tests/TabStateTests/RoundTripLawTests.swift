@@ -149,6 +149,27 @@ import Testing
             u.placement = .set(.pinned); u.subtitle = .set(children == nil ? nil : awkward)
             out.append(.updateTab("g", u))
         }
+        // R13.12 and R14: every new command, and the new tab fields.
+        for b in [false, true] {
+            out.append(.setExpanded(group: awkward, expanded: b))
+            out.append(.search(active: b))
+            out.append(.setEnabled(tab: awkward, enabled: b))
+            out.append(.setBarHidden(hidden: b, animated: !b))
+        }
+        for size in SizeClass.allCases { out.append(.setSizeClass(size)) }
+        for ids in [nil, [], ["a", awkward]] as [[String]?] { out.append(.setCompactTabs(ids)) }
+        for mode in Mode.allCases { out.append(.setMode(mode)) }
+        out += [.editBegin, .editEnd, .selectChild(group: "g", child: awkward)]
+        var search = Tab(id: "find")
+        search.role = .search; search.activatesSearch = true
+        var off = Tab(id: "off", children: [Tab(id: "c1")])
+        off.enabled = false; off.expanded = false
+        out.append(.setTabs([search, off], animated: false))
+        var roles = TabUpdate()
+        roles.role = .set(.search); roles.activatesSearch = .set(true); roles.enabled = .set(false)
+        out.append(.updateTab("find", roles))
+        roles.role = .set(nil)
+        out.append(.updateTab("find", roles))
         // Completeness: every case appears above.
         var seen = Set<Int>()
         for c in out {
@@ -173,9 +194,19 @@ import Testing
             case .setHidden: seen.insert(17)
             case .reorder: seen.insert(18)
             case .sidebar: seen.insert(19)
+            case .setExpanded: seen.insert(20)
+            case .search: seen.insert(21)
+            case .setEnabled: seen.insert(22)
+            case .setBarHidden: seen.insert(23)
+            case .setSizeClass: seen.insert(24)
+            case .setCompactTabs: seen.insert(25)
+            case .setMode: seen.insert(26)
+            case .editBegin: seen.insert(27)
+            case .editEnd: seen.insert(28)
+            case .selectChild: seen.insert(29)
             }
         }
-        precondition(seen.count == 20, "a Command case has no example")
+        precondition(seen.count == 30, "a Command case has no example")
         return out
     }
 
@@ -188,6 +219,11 @@ import Testing
                         for mode in Mode.allCases {
                             out.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode))
                         }
+                        // R14.4.
+                        out.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops,
+                                                     sizeClass: .compact, compactTabs: ["a", awkward]))
+                        out.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops,
+                                                     sizeClass: .regular, compactTabs: []))
                     }
                 }
             }
@@ -528,7 +564,30 @@ struct StreamGenerator {
     /// R13's commands: hide, reorder (a group's children or the bar), the sidebar; and R13.8's:
     /// add_tab into a group, update_tab of R13's fields (new children matched by identity).
     mutating func modernCommand(for c: Controller?) -> Command {
-        switch int(5) {
+        switch int(7) {
+        case 5:
+            switch int(10) {
+            case 0: return .setExpanded(group: tabID(c), expanded: bool())
+            case 1: return .search(active: bool())
+            case 2: return .setEnabled(tab: tabID(c), enabled: bool())
+            case 3: return .setBarHidden(hidden: bool(), animated: bool())
+            case 4: return .setSizeClass(pick(SizeClass.allCases))
+            case 5: return .setCompactTabs(chance(1, in: 3) ? nil : (0..<int(4)).map { _ in tabID(c) })
+            case 6: return .setMode(pick(Mode.allCases))
+            case 7: return chance(1, in: 2) ? .editBegin : .editEnd
+            default:
+                let groups = c.map { c in c.treeIDs.sorted().filter { c.tab($0)?.children != nil } } ?? []
+                let g = groups.isEmpty ? tabID(c) : pick(groups)
+                return .selectChild(group: g, child: c?.tab(g)?.children?.map(\.id).randomElement(using: &rng) ?? tabID(c))
+            }
+        case 6:
+            // A search tab (root, automatic or pinned), sometimes one that activates search.
+            var t = tab(id: pick(["find", "search"]))
+            t.role = chance(1, in: 8) ? nil : .search
+            t.activatesSearch = chance(1, in: 2)
+            t.enabled = chance(4, in: 5)
+            if chance(1, in: 6) { t.placement = pick(Placement.allCases) }  // other placements: refused
+            return .addTab(t, index: nil)
         case 3:
             let groups = c.map { c in c.treeIDs.sorted().filter { c.tab($0)?.children != nil } } ?? []
             var t = tab(id: chance(1, in: 2) ? pick(Self.tabPool) + "n" : pick(Self.tabPool))
