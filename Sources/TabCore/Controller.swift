@@ -1434,6 +1434,9 @@ public struct Controller: Equatable, Sendable {
         var t = new
         t.keepsHidden = false
         if new.keepsHidden { t.hidden = old.hidden }
+        // R13.12: a group's expansion, kept when the description does not say (stored as
+        // false or nil: expanded).
+        t.expanded = new.expanded.map { $0 ? nil : false } ?? old.expanded
         t.contentLoaded = old.contentLoaded
         t.stack = new.navigation ? old.stack : []
         // Never what the new description says of them (a journal record's tab carries both).
@@ -1462,6 +1465,7 @@ public struct Controller: Equatable, Sendable {
         var t = tab
         if t.keepsHidden { t.hidden = t.hiddenByDefault }  // R13.9: new to the tree
         t.keepsHidden = false
+        if t.expanded == true { t.expanded = nil }
         t.contentLoaded = false
         if !t.navigation { t.stack = [] }
         t.selectedChild = nil

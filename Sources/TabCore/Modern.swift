@@ -94,6 +94,7 @@ extension Controller {
     mutating func setBarHidden(_ hidden: Bool, _ out: inout Outcome) {
         guard hidden != barHidden else { return }
         barHidden = hidden
+        refreshArranged()  // a hidden bar's taps are R13.8's: only what the user can still touch
         out.barMoved = true  // `bar_changed` reports `hidden`
         out.journalsCommand = true
     }

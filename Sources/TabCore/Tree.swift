@@ -362,7 +362,7 @@ extension Controller {
     /// Whether the controller is arranged, and what it derives from its tree: after every
     /// change of the tree, its hidden tabs or its orders.
     mutating func refreshArranged() {
-        arranged = barOrder != nil || tabs.contains { $0.arranges } || (compactTabs != nil && isCompact)
+        arranged = barOrder != nil || barHidden || tabs.contains { $0.arranges } || (compactTabs != nil && isCompact)
         guard arranged else {
             if layout !== TreeLayout.none { layout = .none }
             if current !== TreeNode.nothing { current = .nothing }

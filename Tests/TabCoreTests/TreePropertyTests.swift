@@ -60,7 +60,27 @@ struct TreeGenerator {
     static func ids(_ roots: [Tab]) -> [String] { roots.flatMap { [$0.id] + ids($0.children ?? []) } }
 
     mutating func command(for c: Controller) -> Command {
-        switch rng.int(0...16) {
+        switch rng.int(0...19) {
+        case 17:
+            // R14 and R13.12 meet the tree.
+            switch rng.int(0...9) {
+            case 0: return .setExpanded(group: id(in: c), expanded: rng.chance(0.5))
+            case 1: return .search(active: rng.chance(0.5))
+            case 2: return .setEnabled(tab: id(in: c), enabled: rng.chance(0.6))
+            case 3: return .setBarHidden(hidden: rng.chance(0.5), animated: false)
+            case 4: return .setSizeClass(rng.pick(SizeClass.allCases))
+            case 5: return .setCompactTabs(rng.chance(0.3) ? nil : [id(in: c), id(in: c)])
+            case 6: return .setMode(rng.pick(Mode.allCases))
+            case 7: return rng.chance(0.5) ? .editBegin : .editEnd
+            default:
+                let g = id(in: c)
+                return .selectChild(group: g, child: c.tab(g)?.children.map { rng.pick($0.map(\.id) + ["zz"]) } ?? id(in: c))
+            }
+        case 18, 19:
+            var t = tab(rng.pick(["find", "srch"]))
+            t.role = .search
+            t.activatesSearch = rng.chance(0.6)
+            return .addTab(t, index: nil, group: nil)
         case 0, 1, 2:
             let t = tree()
             let all = Self.ids(t)
