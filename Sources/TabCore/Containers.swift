@@ -76,7 +76,7 @@ public struct TabContainers: Equatable, Sendable, Codable {
 
     public mutating func create(_ name: String, idiom: Idiom, maxVisible: Int? = nil, tapPops: TapPops = .always,
                                 mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil) throws(TabError) {
-        if let sizeClass, sizeClass != idiom.defaultSizeClass {
+        if let sizeClass, sizeClass != idiom.defaultSizeClass, idiom != .pad {
             // R14.4: phone is always compact, tv always regular.
             throw TabError(.notAvailable, "the \(idiom.rawValue) idiom is always \(idiom.defaultSizeClass.rawValue); only a pad has size_class \(sizeClass.rawValue)")
         }

@@ -600,7 +600,10 @@ struct RequestGenerator {
         return Set(Kind.allCases.map { g.draft($0, "main").cmd }).union(additionCommands)
     }
 
-    static let additionCommands: Set<String> = ["set_hidden", "reorder", "sidebar", "metrics", "config"]
+    static let additionCommands: Set<String> = ["set_hidden", "reorder", "sidebar", "metrics", "config",
+                                                // R13.12, R14: modernDraft's case 10.
+                                                "set_expanded", "search", "set_enabled", "set_bar_hidden", "set_size_class",
+                                                "set_compact_tabs", "set_mode", "edit.begin", "edit.end", "select_child"]
 
     /// Commands and fields PROTOCOL.md adds beyond docs/protocol.md (R13 and the rest): sent
     /// too, answered however tabd answers them — whatever they do must survive as well.
@@ -683,7 +686,35 @@ struct RequestGenerator {
         var d = Draft(cmd: "", controller: c)
         let m = model[c] ?? ControllerModel()
         var groups: [String: [String]] = [:], hideable: [String] = []
-        switch rng.weighted([(5, 0), (2, 1), (2, 2), (4, 3), (3, 4), (3, 5), (2, 6), (3, 7), (2, 8), (3, 9)]) {
+        switch rng.weighted([(5, 0), (2, 1), (2, 2), (4, 3), (3, 4), (3, 5), (2, 6), (3, 7), (2, 8), (3, 9), (4, 10)]) {
+        case 10:
+            // R13.12 and R14: every new command, on what exists (and now and then on what does not).
+            let groups = m.groups.keys.sorted()
+            switch rng.below(11) {
+            case 0: d.cmd = "set_expanded"; d.fields = [("group", jstring(groups.isEmpty ? tabID(c) : rng.pick(groups))), ("expanded", .bool(rng.chance(0.5)))]
+            case 1: d.cmd = "search"; d.fields = [("active", .bool(rng.chance(0.5)))]
+            case 2: d.cmd = "set_enabled"; d.fields = [("tab", jstring(tabID(c))), ("enabled", .bool(rng.chance(0.5)))]
+            case 3: d.cmd = "set_bar_hidden"; d.fields = [("hidden", .bool(rng.chance(0.5))), ("animated", .bool(rng.chance(0.5)))]
+            case 4: d.cmd = "set_size_class"; d.fields = [("size_class", jstring(rng.pick(["regular", "compact"])))]
+            case 5: d.cmd = "set_compact_tabs"; d.fields = [("tabs", rng.chance(0.3) ? .null : jstrings(rng.subset(m.tabs, 0.5)))]
+            case 6: d.cmd = "set_mode"; d.fields = [("mode", jstring(rng.pick(["automatic", "tab_bar", "tab_sidebar"])))]
+            case 7: d.cmd = rng.chance(0.6) ? "edit.begin" : "edit.end"
+            case 8:
+                let g = groups.isEmpty ? tabID(c) : rng.pick(groups)
+                d.cmd = "select_child"; d.fields = [("group", jstring(g)), ("child", jstring(rng.pick((m.groups[g] ?? []) + [tabID(c)])))]
+            case 9:
+                // A search tab (a second one, or one in a group, is refused).
+                d = draft(.addTab, c)
+                d.fields[0].1 = .object(JSONObject([("id", jstring(rng.pick(["find", "search"]))), ("role", jstring("search")),
+                                                    ("activates_search", .bool(rng.chance(0.6)))]))
+                d.effect = .setTree(c, navigation: [], groups: [:], hideable: [], replacing: false)
+            default:
+                d = draft(.create, c)
+                d.fields.removeAll { $0.0 == "idiom" }
+                d.fields.append(("idiom", jstring("pad")))
+                d.fields.append(("size_class", jstring(rng.pick(["regular", "compact"]))))
+                if rng.chance(0.5) { d.fields.append(("compact_tabs", jstrings(rng.subset(Self.tabIDs, 0.3)))) }
+            }
         case 8:
             // R13.8: add_tab into a group (or a tab that is not one: refused), at an index in it.
             d = draft(.addTab, c)
