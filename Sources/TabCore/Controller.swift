@@ -18,17 +18,14 @@ public struct Controller: Equatable, Sendable {
     public internal(set) var mode: Mode
     /// A pad's width class (R14.4): phone is always compact, tv always regular.
     public internal(set) var sizeClass: SizeClass
-    /// The root tabs compact appearances show (R14.4); nil: all.
-    public internal(set) var compactTabs: [String]?
     /// The whole bar is hidden (R14.3).
     public internal(set) var barHidden = false
     /// Search is active (R14.1).
     public internal(set) var searchActive = false
-    /// The leaf selected before the search tab was (R14.1), for a cancel to go back to.
-    var searchReturn: String?
-    /// The sidebar's editing session (R14.6): what it may change as it was when it began; nil
-    /// when none runs.
-    var editingStart: EditingStart?
+    /// R14's state that holds references (`compactTabs`, `searchReturn`, `editingStart`), in
+    /// one box, nil while none is set: a controller is copied on every request, and one word
+    /// copies for less than three retained fields (BENCHMARKS.md).
+    var extras: ExtrasBox?
     /// Whether the sidebar is shown, where there is one (R13.6).
     public internal(set) var sidebarVisible = true
     /// The user's order of the bar's tabs between the fixed and the pinned ones (R13.5), or
@@ -85,8 +82,10 @@ public struct Controller: Equatable, Sendable {
         self.tapPops = tapPops
         self.mode = mode
         self.sizeClass = sizeClass ?? idiom.defaultSizeClass
-        self.compactTabs = compactTabs
-        if compactTabs != nil { refreshArranged() }
+        if let compactTabs {
+            self.compactTabs = compactTabs
+            refreshArranged()
+        }
     }
 
     // MARK: Derived state
@@ -285,13 +284,15 @@ public struct Controller: Equatable, Sendable {
         let barItem = moves && arranged ? arrangedBarSelected : nil
         // R14.1: what search follows (the search tab, the leaf before the command), read only
         // where a search tab exists or search is active.
-        let searchTab = layout.search
-        let leafBefore: String? = searchTab == nil && !searchActive ? nil : current.path.last
+        let watchesSearch = searchActive || (arranged && layout.search != nil)
+        let leafBefore: String? = watchesSearch ? current.path.last : nil
         try perform(command, policy: policy, &out)
         // A select or tap left it in `moveSelection`; other commands may move the path anywhere.
         if arranged { if !moves { setCurrentPath(selectedPath) } } else if current !== TreeNode.nothing { current = .nothing }
-        if searchTab != nil || layout.search != nil || searchActive { followSearch(leafBefore: leafBefore, &out) }
-        if editingStart != nil, !sidebarAvailable { endEditing(&out) }  // R14.6: the sidebar went away
+        if extras != nil || watchesSearch || (arranged && layout.search != nil) {
+            followSearch(leafBefore: leafBefore, &out)
+            if editingStart != nil, !sidebarAvailable { endEditing(&out) }  // R14.6: the sidebar went away
+        }
         if let bar { if bar != barState { out.barMoved = true } }
         if moves, arranged, barItem != arrangedBarSelected { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
@@ -1539,11 +1540,11 @@ extension Controller: Codable {
         barOrder = try c.decodeIfPresent([String].self, forKey: .barOrder)
         // R13.11–R14's: absent before issue 30.
         sizeClass = try c.decodeIfPresent(SizeClass.self, forKey: .sizeClass) ?? idiom.defaultSizeClass
-        compactTabs = try c.decodeIfPresent([String].self, forKey: .compactTabs)
         barHidden = try c.decodeIfPresent(Bool.self, forKey: .barHidden) ?? false
         searchActive = try c.decodeIfPresent(Bool.self, forKey: .searchActive) ?? false
-        searchReturn = try c.decodeIfPresent(String.self, forKey: .searchReturn)
-        editingStart = try c.decodeIfPresent(EditingStart.self, forKey: .editingStart)
+        if let v = try c.decodeIfPresent([String].self, forKey: .compactTabs) { compactTabs = v }
+        if let v = try c.decodeIfPresent(String.self, forKey: .searchReturn) { searchReturn = v }
+        if let v = try c.decodeIfPresent(EditingStart.self, forKey: .editingStart) { editingStart = v }
         tabs = try c.decode([Tab].self, forKey: .tabs)
         selection = try c.decode(Selection.self, forKey: .selection)
         customizable = try c.decode([String].self, forKey: .customizable)

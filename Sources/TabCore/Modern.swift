@@ -12,7 +12,50 @@ struct EditingStart: Codable, Equatable, Sendable {
     var hidden: [String]
 }
 
+/// R14's state that holds references, boxed (`Controller.extras`).
+struct Extras: Equatable, Sendable {
+    var compactTabs: [String]?
+    var searchReturn: String?
+    var editingStart: EditingStart?
+}
+
+/// `Extras` behind one reference, copied before a write when shared (copy on write).
+final class ExtrasBox: Equatable, @unchecked Sendable {
+    // Written only through `Controller.extra(_:)`, which copies a shared box first.
+    var value: Extras
+    init(_ value: Extras) { self.value = value }
+    static func == (a: ExtrasBox, b: ExtrasBox) -> Bool { a === b || a.value == b.value }
+}
+
 extension Controller {
+    /// The root tabs compact appearances show (R14.4); nil: all.
+    public internal(set) var compactTabs: [String]? {
+        get { extras?.value.compactTabs }
+        set { extra { $0.compactTabs = newValue } }
+    }
+
+    /// The leaf selected before the search tab was (R14.1), for a cancel to go back to.
+    var searchReturn: String? {
+        get { extras?.value.searchReturn }
+        set { extra { $0.searchReturn = newValue } }
+    }
+
+    /// The sidebar's editing session (R14.6): what it may change as it was when it began; nil
+    /// when none runs.
+    var editingStart: EditingStart? {
+        get { extras?.value.editingStart }
+        set { extra { $0.editingStart = newValue } }
+    }
+
+    /// Changes `extras` in place (copied first when another controller shares it); nil again
+    /// once nothing is set, so that equal controllers compare equal.
+    private mutating func extra(_ body: (inout Extras) -> Void) {
+        var value = extras?.value ?? Extras()
+        body(&value)
+        if value == Extras() { extras = nil; return }
+        if extras != nil, isKnownUniquelyReferenced(&extras!) { extras!.value = value } else { extras = ExtrasBox(value) }
+    }
+
     /// An editing session runs (R14.6).
     public var editing: Bool { editingStart != nil }
 
