@@ -62,6 +62,12 @@ extension Controller {
     /// The controller has a search tab (R14.1).
     public var hasSearchTab: Bool { layout.search != nil }
 
+    /// Whether `id` is the controller's search tab (R14.1): what plugins are told of a tap.
+    @inlinable public func isSearchTab(_ id: String) -> Bool { arranged && searchTabID == id }
+
+    /// The search tab's id, if any.
+    public var searchTabID: String? { layout.search }
+
     // MARK: R13.12 — collapsed groups
 
     mutating func setExpanded(_ group: String, _ expanded: Bool, _ out: inout Outcome) throws(TabError) {

@@ -166,8 +166,8 @@ public enum ReplyEncoder {
             }
             w.endArray()
         }
-        w.key(literal: "visible"); w.bool(c.sidebarAvailable && c.sidebarVisible)
         w.key(literal: "available"); w.bool(c.sidebarAvailable)
+        w.key(literal: "visible"); w.bool(c.sidebarAvailable && c.sidebarVisible)
         w.key(literal: "items"); items(c.sidebarItems)
     }
 
@@ -250,7 +250,7 @@ public enum ReplyEncoder {
             w.key(literal: "group"); optionalString(group, &w)
             w.key(literal: "order"); strings(order, &w)
         case .sidebarChanged:
-            // R13.12: the whole `state.sidebar` (its `visible` first, as before).
+            // R13.12: the whole `state.sidebar` (`visible` among its members, as before).
             sidebarMembers(c, &w)
         case .searchChanged(let active):
             w.key(literal: "active"); w.bool(active)

@@ -228,6 +228,20 @@ public enum JournalCodec {
             w.key(literal: "order"); ReplyEncoder.strings(order, &w)
         case .sidebar(let visible):
             op("sidebar"); w.key(literal: "visible"); w.bool(visible)
+        case .setExpanded, .search, .setEnabled, .setBarHidden, .setSizeClass, .setCompactTabs, .setMode, .editBegin, .editEnd,
+             .selectChild:
+            // R13.12 and R14, written apart: `body` stays as small as select's path needs.
+            modernBody(command, controller: controller, into: &w)
+        }
+    }
+
+    @inline(never)
+    private static func modernBody(_ command: Command, controller: String, into w: inout JSONWriter) {
+        func op(_ name: StaticString) {
+            w.key(literal: "op"); w.string(literal: name)
+            if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }
+        }
+        switch command {
         case .setExpanded(let group, let expanded):
             op("set_expanded"); w.key(literal: "group"); w.string(group); w.key(literal: "expanded"); w.bool(expanded)
         case .search(let active):
@@ -246,6 +260,7 @@ public enum JournalCodec {
         case .editEnd: op("edit.end")
         case .selectChild(let group, let child):
             op("select_child"); w.key(literal: "group"); w.string(group); w.key(literal: "child"); w.string(child)
+        default: assertionFailure("modernBody(\(command.name))")
         }
     }
 

@@ -73,7 +73,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 5
+#define TABD_POLICY_ABI_MINOR 6
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -170,6 +170,13 @@ typedef struct tabd_candidate {
     const char *const *path;
     /** How many ids `path` holds (1 or more). */
     size_t path_count;
+
+    /* ---- since 1.6 -------------------------------------------------------------- */
+
+    /** Non-zero when the candidate is the controller's search tab (a root tab with role
+     *  "search", SEMANTICS R14.1: UISearchTab). Read it only when
+     *  TABD_CANDIDATE_HAS(candidate, is_search): a tabd before 1.6 does not set it. */
+    int is_search;
 } tabd_candidate;
 
 /** Whether the candidate has `field` (a field added in a later minor). */
