@@ -318,11 +318,11 @@ public struct Controller: Equatable, Sendable {
 
     /// What the bar shows (`state`'s `bar`): a `bar_changed` is sent when it changes.
     struct BarState: Equatable {
-        var visible: [String], more: [String], unreachable: [String], selected: String?, hidden: Bool
+        var visible: [String], more: [String], unreachable: [String], selected: String?, hidden: Bool, top: Bool
     }
 
     var barState: BarState {
-        BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected, hidden: barHidden)
+        BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected, hidden: barHidden, top: barAtTop)
     }
 
     /// `select` and `tap` move the selection and change no list: whether the bar's selected

@@ -186,20 +186,7 @@ public enum JournalCodec {
             if case .set(let v) = u.orientations { w.key(literal: "orientations"); optionalOrientations(v, &w) }
             if case .set(let v) = u.fullScreenLayout { w.key(literal: "full_screen_layout"); w.bool(v) }
             if case .set(let v) = u.navigation { w.key(literal: "navigation"); w.bool(v) }
-            if case .set(let v) = u.children {
-                w.key(literal: "children")
-                if let v { w.beginArray(); for k in v { tab(k, &w) }; w.endArray() } else { w.null() }
-            }
-            if case .set(let v) = u.defaultChild { w.key(literal: "default_child"); ReplyEncoder.optionalString(v, &w) }
-            if case .set(let v) = u.allowsReordering { w.key(literal: "allows_reordering"); w.bool(v) }
-            if case .set(let v) = u.hidden { w.key(literal: "hidden"); w.bool(v) }
-            if case .set(let v) = u.allowsHiding { w.key(literal: "allows_hiding"); w.bool(v) }
-            if case .set(let v) = u.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(v) }
-            if case .set(let v) = u.placement { w.key(literal: "placement"); w.string(v.rawValue) }
-            if case .set(let v) = u.subtitle { w.key(literal: "subtitle"); ReplyEncoder.optionalString(v, &w) }
-            if case .set(let v) = u.role { w.key(literal: "role"); ReplyEncoder.optionalString(v?.rawValue, &w) }
-            if case .set(let v) = u.activatesSearch { w.key(literal: "activates_search"); w.bool(v) }
-            if case .set(let v) = u.enabled { w.key(literal: "enabled"); w.bool(v) }
+            modernUpdate(u, &w)
         case .badge(let tab, let value):
             op("badge"); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
         case .push(let tab, let s):
@@ -233,6 +220,25 @@ public enum JournalCodec {
             // R13.12 and R14, written apart: `body` stays as small as select's path needs.
             modernBody(command, controller: controller, into: &w)
         }
+    }
+
+    /// update_tab's fields of R13.8 and R14, written apart (see `modernBody`).
+    @inline(never)
+    private static func modernUpdate(_ u: TabUpdate, _ w: inout JSONWriter) {
+        if case .set(let v) = u.children {
+            w.key(literal: "children")
+            if let v { w.beginArray(); for k in v { tab(k, &w) }; w.endArray() } else { w.null() }
+        }
+        if case .set(let v) = u.defaultChild { w.key(literal: "default_child"); ReplyEncoder.optionalString(v, &w) }
+        if case .set(let v) = u.allowsReordering { w.key(literal: "allows_reordering"); w.bool(v) }
+        if case .set(let v) = u.hidden { w.key(literal: "hidden"); w.bool(v) }
+        if case .set(let v) = u.allowsHiding { w.key(literal: "allows_hiding"); w.bool(v) }
+        if case .set(let v) = u.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(v) }
+        if case .set(let v) = u.placement { w.key(literal: "placement"); w.string(v.rawValue) }
+        if case .set(let v) = u.subtitle { w.key(literal: "subtitle"); ReplyEncoder.optionalString(v, &w) }
+        if case .set(let v) = u.role { w.key(literal: "role"); ReplyEncoder.optionalString(v?.rawValue, &w) }
+        if case .set(let v) = u.activatesSearch { w.key(literal: "activates_search"); w.bool(v) }
+        if case .set(let v) = u.enabled { w.key(literal: "enabled"); w.bool(v) }
     }
 
     @inline(never)
