@@ -262,6 +262,7 @@ bench-isolation: deps
 bench-nested: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/nested-pairs.sh
+	Benchmarks/harness/nested-pairs.sh 3 4 tap
 
 bench-pairs: deps
 	$(SWIFT) build -c release

@@ -256,7 +256,7 @@ static void hello_did_select(void *state, const tabd_controller *controller, con
  * hide), with the cause. did_select is for taps only.
  */
 static void hello_selection_changed(void *state, const tabd_controller *controller, const tabd_selection_change *change) {
-    static const char *causes[] = {"select", "tap", "tabs", "customize", "restore", "hidden"};
+    static const char *causes[] = {"select", "tap", "tabs", "customize", "restore", "hidden", "search_cancelled"};
     hello_state *s = state;
     const tabd_host *h = s->host;
     if (!s->announce_selected) return;

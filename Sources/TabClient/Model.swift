@@ -41,6 +41,12 @@ public struct TabView: Equatable, Sendable {
     /// Whether `remembered` is known for sure (else the group may remember a child `state`
     /// does not name: a change of what the group would show is a reason to read `state`).
     public var rememberedKnown = false
+    // R14 and R13.12.
+    /// The search tab (`role: "search"`).
+    public var isSearch = false
+    public var enabled = true
+    /// A group collapsed in the sidebar: false.
+    public var expanded = true
 
     /// A tab object as `state` reports it (also in `tabs_changed.objects` and `tab_updated`).
     public init?(_ value: JSONValue) {
@@ -55,6 +61,9 @@ public struct TabView: Equatable, Sendable {
         contentLoaded = o.flag("content_loaded") ?? false
         placement = o.text("placement")
         hidden = o.flag("hidden") ?? false
+        isSearch = o.text("role") == "search"
+        enabled = o.flag("enabled") ?? true
+        expanded = o.flag("expanded") ?? true
         guard let kids = o.array("children") else { return }
         let parsed = kids.compactMap(TabView.init)
         children = parsed
@@ -108,6 +117,8 @@ public struct BarView: Equatable, Sendable {
     /// tv only: tabs the bar has no room for.
     public var unreachable: [String] = []
     public var position = "bottom"
+    /// The whole bar is hidden (R14.3).
+    public var hidden = false
 
     public init() {}
 
@@ -118,6 +129,7 @@ public struct BarView: Equatable, Sendable {
         selected = o.text("selected")
         unreachable = o.strings("unreachable") ?? []
         position = o.text("position") ?? "bottom"
+        hidden = o.flag("hidden") ?? false
     }
 }
 
@@ -147,6 +159,14 @@ public struct ControllerView: Equatable, Sendable {
     public var mode: String?
     /// Whether the sidebar is to be shown where it exists (it is at first, R13.6).
     public var sidebarWanted = true
+    // R14 (from `state`, then from events).
+    public var sizeClass: String?
+    public var editing = false
+    /// Whether search is active; nil when the controller has no search tab.
+    public var searchActive: Bool?
+    /// Not announced by an event (set_compact_tabs announces the bar it makes): as `state`
+    /// reported it at `readAt`.
+    public var compactTabs: [String]?
 
     public init(name: String) { self.name = name }
 
@@ -166,6 +186,9 @@ public struct ControllerView: Equatable, Sendable {
         orientation = o.object("orientation")?.text("current") ?? "portrait"
         mode = o.text("mode")
         if let sb = o.object("sidebar"), sb.flag("available") == true { sidebarWanted = sb.flag("visible") ?? true }
+        sizeClass = o.text("size_class")
+        editing = o.flag("editing") ?? false
+        searchActive = o.object("search")?.flag("active")
         readUnannounced(from: o)
     }
 
@@ -188,7 +211,9 @@ public struct ControllerView: Equatable, Sendable {
     }
 
     /// Whether the controller reports R13's members: a mode, or a tab object with them.
-    public var usesModernModel: Bool { (mode ?? "automatic") != "automatic" || tabs.contains { $0.placement != nil } }
+    public var usesModernModel: Bool {
+        (mode ?? "automatic") != "automatic" || tabs.contains { $0.placement != nil } || sizeClass != nil
+    }
 
     /// What is selected, root … leaf (R13.2): the selected root, then each group's shown child.
     public var selectedPath: [String] {
@@ -200,7 +225,8 @@ public struct ControllerView: Equatable, Sendable {
 
     /// Whether the sidebar exists (R13.6): a pad in tab_sidebar mode, or automatic with a group.
     public var sidebarAvailable: Bool {
-        idiom == "pad" && (mode == "tab_sidebar" || (mode ?? "automatic") == "automatic" && tabs.contains { $0.children != nil })
+        idiom == "pad" && sizeClass != "compact"
+            && (mode == "tab_sidebar" || (mode ?? "automatic") == "automatic" && tabs.contains { $0.children != nil })
     }
 
     /// The sidebar's tree as `state` reports it: visible tabs in display order, with depth.
@@ -233,6 +259,7 @@ public struct ControllerView: Equatable, Sendable {
         supported = o.object("orientation")?.strings("supported") ?? []
         preferred = o.object("orientation")?.text("preferred")
         customizingOrder = o.strings("customizing_order")
+        compactTabs = o.strings("compact_tabs")
         readAt = o.integer("seq") ?? seq
         orderReadAt = readAt
     }
@@ -295,8 +322,29 @@ public struct ControllerView: Equatable, Sendable {
                 guard modifyTab(group, { $0.displayOrder = order }), groupIsSure(group) else { return .unsure }
             }
         case "sidebar_changed":
+            // R13.12: the whole sidebar; its groups' expansion is read from its items.
             guard let visible = data.flag("visible") else { return .unsure }
-            sidebarWanted = visible
+            if data.flag("available") != false { sidebarWanted = visible }
+            func expand(_ items: [JSONValue]) {
+                for case .object(let i) in items {
+                    if let id = i.text("id"), let e = i.flag("expanded") { _ = modifyTab(id) { $0.expanded = e } }
+                    expand(i.array("children") ?? [])
+                }
+            }
+            expand(data.array("items") ?? [])
+        case "search_changed":
+            guard let active = data.flag("active") else { return .unsure }
+            searchActive = active
+        case "size_class_changed":
+            guard let size = data.text("size_class") else { return .unsure }
+            sizeClass = size
+        case "mode_changed":
+            guard let m = data.text("mode") else { return .unsure }
+            mode = m
+        case "will_begin_editing":
+            editing = true
+        case "did_end_editing":
+            editing = false
         case "bar_changed":
             bar = BarView(data)
         case "customizable_changed":

@@ -28,6 +28,27 @@ public struct TabUpdate: Equatable, Sendable {
     public var fullScreenLayout: Change<Bool> = .keep
     /// Whether the tab is a navigation stack; false drops its stack (R6.1, as R2.5).
     public var navigation: Change<Bool> = .keep
+    // R13.8: every writable field of a tab object as `state` reports it.
+    /// A group's new children, matched to the tree by id (R13.8's identity rule).
+    public var children: Change<[Tab]?> = .keep
+    public var defaultChild: Change<String?> = .keep
+    public var allowsReordering: Change<Bool> = .keep
+    /// The app hides or shows the tab (R13.9: cause `app`).
+    public var hidden: Change<Bool> = .keep
+    public var allowsHiding: Change<Bool> = .keep
+    public var hiddenByDefault: Change<Bool> = .keep
+    public var placement: Change<Placement> = .keep
+    public var subtitle: Change<String?> = .keep
+    // R14.
+    public var role: Change<TabRole?> = .keep
+    public var activatesSearch: Change<Bool> = .keep
+    public var enabled: Change<Bool> = .keep
+
+    /// Whether the update changes how the tree is arranged (anything of R13 but the subtitle).
+    var arranges: Bool {
+        children != .keep || defaultChild != .keep || allowsReordering != .keep || hidden != .keep
+            || allowsHiding != .keep || hiddenByDefault != .keep || placement != .keep || role != .keep
+    }
     public init(title: Change<String?> = .keep, item: Change<TabItem?> = .keep,
                 restorationID: Change<String?> = .keep, orientations: Change<OrientationMask?> = .keep,
                 fullScreenLayout: Change<Bool> = .keep, navigation: Change<Bool> = .keep) {
@@ -64,6 +85,9 @@ public enum Semantics: Sendable {
     /// orientation check or re-orientation on a change of tabs, `select` of More and
     /// `customize.begin` without customizable tabs allowed.
     case original
+    /// The amended rules as journals of format 3 (before issue 30) were accepted under: as
+    /// `amended`, but fixed and pinned tabs that do not fit (R13.10) were not refused.
+    case amendedBeforeTree
 }
 
 /// One mutating input of a controller.
@@ -75,7 +99,8 @@ public enum Command: Equatable, Sendable {
     /// R2.6: `selected` (a tab of the new list, by id or index; never More) is selected as
     /// part of the same change.
     case setTabs([Tab], animated: Bool, selected: SelectTarget? = nil)
-    indirect case addTab(Tab, index: Int?)
+    /// R13.8: `group` names the group the tab goes into (nil: the root), `index` its place there.
+    indirect case addTab(Tab, index: Int?, group: String? = nil)
     case removeTab(String)
     indirect case updateTab(String, TabUpdate)
     case badge(tab: String, value: String?)
@@ -99,6 +124,25 @@ public enum Command: Equatable, Sendable {
     case reorder(group: String?, order: [String])
     /// R13.6: show or hide the sidebar.
     case sidebar(visible: Bool)
+    /// R13.12: expand or collapse a group in the sidebar.
+    case setExpanded(group: String, expanded: Bool)
+    /// R14.1: activate (only with the search tab selected) or cancel search.
+    case search(active: Bool)
+    /// R14.2: enable or disable a tab.
+    case setEnabled(tab: String, enabled: Bool)
+    /// R14.3: hide or show the whole bar.
+    case setBarHidden(hidden: Bool, animated: Bool)
+    /// R14.4: a pad's width class.
+    case setSizeClass(SizeClass)
+    /// R14.4: the root tabs compact appearances show (nil: all).
+    case setCompactTabs([String]?)
+    /// R14.5: the mode at run time.
+    case setMode(Mode)
+    /// R14.6: the sidebar's editing session.
+    case editBegin
+    case editEnd
+    /// R14.7: a group's selected child, without selecting it (unless on the selected path).
+    case selectChild(group: String, child: String)
 }
 
 extension Command {
@@ -126,6 +170,16 @@ extension Command {
         case .setHidden: "set_hidden"
         case .reorder: "reorder"
         case .sidebar: "sidebar"
+        case .setExpanded: "set_expanded"
+        case .search: "search"
+        case .setEnabled: "set_enabled"
+        case .setBarHidden: "set_bar_hidden"
+        case .setSizeClass: "set_size_class"
+        case .setCompactTabs: "set_compact_tabs"
+        case .setMode: "set_mode"
+        case .editBegin: "edit.begin"
+        case .editEnd: "edit.end"
+        case .selectChild: "select_child"
         }
     }
 }
@@ -224,6 +278,14 @@ public struct Outcome: Equatable, Sendable {
         self.recordsSelectionChanges = recordsSelectionChanges && !recordsNotifications
     }
 
+    /// Takes over what `other` (an outcome of the same command, built apart) notified.
+    mutating func absorb(_ other: Outcome) {
+        notificationCount += other.notificationCount
+        if recordsNotifications { notifications.append(contentsOf: other.notifications) }
+        if other.journalsCommand { journalsCommand = true }
+        if other.barMoved { barMoved = true }
+    }
+
     /// `count` notifications that are not built: only for `recordsNotifications == false`.
     mutating func skip(_ count: Int) {
         assert(!recordsNotifications)
@@ -247,6 +309,7 @@ extension Command {
     public var addsTabs: Bool {
         switch self {
         case .setTabs, .addTab: true
+        case .updateTab(_, let update): update.children != .keep
         default: false
         }
     }

@@ -93,7 +93,11 @@ public struct TabContainers: Equatable, Sendable, Codable {
     }
 
     public mutating func create(_ name: String, idiom: Idiom, maxVisible: Int? = nil, tapPops: TapPops = .always,
-                                mode: Mode = .automatic) throws(TabError) {
+                                mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil) throws(TabError) {
+        if let sizeClass, sizeClass != idiom.defaultSizeClass, idiom != .pad {
+            // R14.4: phone is always compact, tv always regular.
+            throw TabError(.notAvailable, "the \(idiom.rawValue) idiom is always \(idiom.defaultSizeClass.rawValue); only a pad has size_class \(sizeClass.rawValue)")
+        }
         try Self.validate(name: name)
         if let maxVisible {
             let least = idiom == .tv ? 1 : 2
@@ -103,7 +107,8 @@ public struct TabContainers: Equatable, Sendable, Codable {
         }
         guard controllers[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
         save(name, nil as Controller?)
-        var c = Controller(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+        var c = Controller(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                           sizeClass: sizeClass, compactTabs: compactTabs)
         c.seq = seqFloor
         controllers[name] = c
         recent = Recent()

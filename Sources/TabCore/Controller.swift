@@ -13,8 +13,19 @@ public struct Controller: Equatable, Sendable {
     public let maxVisible: Int
     /// Which taps pop a tab's stack to its root (R4.3).
     public let tapPops: TapPops
-    /// How the controller presents its tabs: bar, or sidebar on the pad idiom (R13.6).
-    public let mode: Mode
+    /// How the controller presents its tabs: bar, or sidebar on the pad idiom (R13.6); changed
+    /// at run time by `set_mode` (R14.5).
+    public internal(set) var mode: Mode
+    /// A pad's width class (R14.4): phone is always compact, tv always regular.
+    public internal(set) var sizeClass: SizeClass
+    /// The whole bar is hidden (R14.3).
+    public internal(set) var barHidden = false
+    /// Search is active (R14.1).
+    public internal(set) var searchActive = false
+    /// R14's state that holds references (`compactTabs`, `searchReturn`, `editingStart`), in
+    /// one box, nil while none is set: a controller is copied on every request, and one word
+    /// copies for less than three retained fields (BENCHMARKS.md).
+    var extras: ExtrasBox?
     /// Whether the sidebar is shown, where there is one (R13.6).
     public internal(set) var sidebarVisible = true
     /// The user's order of the bar's tabs between the fixed and the pinned ones (R13.5), or
@@ -44,7 +55,9 @@ public struct Controller: Equatable, Sendable {
     /// controller starts where its set's numbering of deleted controllers left off.
     public internal(set) var seq: UInt64 = 0
     /// While a command recorded under the original rules is replayed (see `Semantics`).
-    private var original = false
+    var original = false
+    /// While a command of a format 3 journal is replayed: R13.10's fit is not checked.
+    var fitUnchecked = false
     /// R9.2: the orientations the delegate decided at the controller's last change (nil when
     /// the delegate has no say: they follow from the tabs). Not state: never saved, and two
     /// controllers are equal whatever their delegates said.
@@ -62,12 +75,17 @@ public struct Controller: Equatable, Sendable {
     static let linearLookupLimit = 16
 
     public init(name: String, idiom: Idiom = .phone, maxVisible: Int? = nil, tapPops: TapPops = .always,
-                mode: Mode = .automatic) {
+                mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil) {
         self.name = name
         self.idiom = idiom
         self.maxVisible = maxVisible ?? idiom.defaultMaxVisible
         self.tapPops = tapPops
         self.mode = mode
+        self.sizeClass = sizeClass ?? idiom.defaultSizeClass
+        if let compactTabs {
+            self.compactTabs = compactTabs
+            refreshArranged()
+        }
     }
 
     // MARK: Derived state
@@ -175,6 +193,9 @@ public struct Controller: Equatable, Sendable {
         return self[at: at]
     }
 
+    /// Where the bar is (R10.1, R13.11): at the top on tv and on a regular-width pad.
+    public var barAtTop: Bool { idiom == .tv || (idiom == .pad && sizeClass == .regular) }
+
     /// R5.4: the child that decides the status bar's style and visibility.
     public var statusBarChild: String? { selection.wireValue }
 
@@ -249,6 +270,11 @@ public struct Controller: Equatable, Sendable {
             defer { original = false }
             return try applyOnce(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges)
         }
+        if case .amendedBeforeTree = semantics {
+            fitUnchecked = true
+            defer { fitUnchecked = false }
+            return try applyOnce(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges)
+        }
         return try applyOnce(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges)
     }
 
@@ -259,9 +285,17 @@ public struct Controller: Equatable, Sendable {
         let bar = moves ? nil : barState
         // An arranged controller's select or tap: only the bar's selected item can move.
         let barItem = moves && arranged ? arrangedBarSelected : nil
+        // R14.1: what search follows (the search tab, the leaf before the command), read only
+        // where a search tab exists or search is active.
+        let watchesSearch = searchActive || (arranged && layout.search != nil)
+        let leafBefore: String? = watchesSearch ? current.path.last : nil
         try perform(command, policy: policy, &out)
         // A select or tap left it in `moveSelection`; other commands may move the path anywhere.
         if arranged { if !moves { setCurrentPath(selectedPath) } } else if current !== TreeNode.nothing { current = .nothing }
+        if extras != nil || watchesSearch || (arranged && layout.search != nil) {
+            followSearch(leafBefore: leafBefore, &out)
+            if editingStart != nil, !sidebarAvailable { endEditing(&out) }  // R14.6: the sidebar went away
+        }
         if let bar { if bar != barState { out.barMoved = true } }
         if moves, arranged, barItem != arrangedBarSelected { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
@@ -287,10 +321,12 @@ public struct Controller: Equatable, Sendable {
 
     /// What the bar shows (`state`'s `bar`): a `bar_changed` is sent when it changes.
     struct BarState: Equatable {
-        var visible: [String], more: [String], unreachable: [String], selected: String?
+        var visible: [String], more: [String], unreachable: [String], selected: String?, hidden: Bool, top: Bool
     }
 
-    var barState: BarState { BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected) }
+    var barState: BarState {
+        BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected, hidden: barHidden, top: barAtTop)
+    }
 
     /// `select` and `tap` move the selection and change no list: whether the bar's selected
     /// item moved is found where the selection moves (`changeSelection`), not by building the
@@ -308,8 +344,8 @@ public struct Controller: Equatable, Sendable {
         switch command {
         case .setTabs(let new, let animated, let selected):
             try setTabs(new, animated: animated, selected: selected, &out)
-        case .addTab(let tab, let index):
-            try addTab(tab, at: index, &out)
+        case .addTab(let tab, let index, let group):
+            try addTab(tab, at: index, group: group, &out)
         case .removeTab(let id):
             try removeTab(id, &out)
         case .updateTab(let id, let update):
@@ -354,6 +390,26 @@ public struct Controller: Equatable, Sendable {
             try reorder(group, order, policy: policy, &out)
         case .sidebar(let visible):
             try setSidebar(visible, &out)
+        case .setExpanded(let group, let expanded):
+            try setExpanded(group, expanded, &out)
+        case .search(let active):
+            try search(active, &out)
+        case .setEnabled(let id, let enabled):
+            try setEnabled(id, enabled, &out)
+        case .setBarHidden(let hidden, _):
+            setBarHidden(hidden, &out)
+        case .setSizeClass(let size):
+            try setSizeClass(size, &out)
+        case .setCompactTabs(let ids):
+            setCompactTabs(ids, &out)
+        case .setMode(let mode):
+            setMode(mode, &out)
+        case .editBegin:
+            try editBegin(&out)
+        case .editEnd:
+            try editEnd(&out)
+        case .selectChild(let group, let child):
+            try selectChild(group, child, &out)
         }
         if !out.changed, out.changedState { out.journalsCommand = true }
     }
@@ -383,65 +439,70 @@ public struct Controller: Equatable, Sendable {
             }
         }
         try Controller.validateTree(new)
-        // R2.6: the named selection is a tab of the new list.
-        var named: Selection?
+        // R2.6, R13.8: the named selection is a tab of the new tree (an index counts root tabs).
+        var named: String?
         switch selected {
         case nil: break
         case .tab(let id)?:
-            guard seen.contains(id) else { throw TabError(.notFound, "'selected' names tab '\(id)', which is not in the new tabs") }
-            named = .tab(id)
+            guard seen.contains(id) || Controller.treeContains(new, id) else {
+                throw TabError(.notFound, "'selected' names tab '\(id)', which is not in the new tabs")
+            }
+            named = id
         case .index(let i)?:
             guard i >= 0, i < new.count else {
                 throw TabError(.outOfRange, new.isEmpty
                     ? "'selected' index \(i) is out of range: the new tab list is empty"
                     : "'selected' index \(i) is out of range: \(TabError.allowed(upTo: new.count - 1)) (\(new.count) new tab\(new.count == 1 ? "" : "s"))")
             }
-            named = .tab(new[i].id)
+            named = new[i].id
         case .more?:
             throw TabError(.invalid, "set_tabs selects a tab by id or index, not More; send select with more afterwards")
         }
-        if original { return setTabsAsOriginally(new, animated: animated, &out) }
+        if original { return setTabsAsOriginally(new, animated: animated, named: named, &out) }
         try Controller.requireCommonOrientation(new)
-        let before = selectionSnapshot
-        let previousIDs = barOrder == nil ? [] : treeIDs
-        // R2.5: a tab whose id is in both lists is the same child: it stays, keeps its stack,
-        // loaded content and badge, and gets no containment calls.
-        var old: [String: Tab] = [:]
-        old.reserveCapacity(tabs.count)
-        for tab in tabs { old[tab.id] = tab }
-        // R2.1: the removed children leave before the new ones are installed.
-        for tab in tabs where !seen.contains(tab.id) { removeChild(tab.id, &out) }
-        tabs = new.map { t in old[t.id].map { Controller.staying($0, as: t) } ?? Controller.fresh(t) }
-        adjustBarOrder(previous: previousIDs)
-        rebuildIndex()
-        for tab in tabs where old[tab.id] == nil { installChild(tab.id, &out) }
-        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated,
-                                changed: tabs.filter { old[$0.id] != $0 }.map(\.id)))
-        resetCustomizable(&out)
-        var removedSelected = false
-        if case .tab(let id) = before.selection { removedSelected = !seen.contains(id) }
-        reselect(after: before, removedSelected: removedSelected, named: named, &out)
-        reorientIfUnsupported(&out)
+        // R13.8: a replacement whose resulting state is the current one is a no-op: no events.
+        let saved = self
+        var local = Outcome(recordsNotifications: out.recordsNotifications)
+        try replaceTree(new, as: .tabs(animated: animated), named: named, &local)
+        if self == saved { return }
+        out.absorb(local)
     }
 
     /// `set_tabs` under the original rules: every old child leaves and every new one is
     /// installed fresh (no identity across the replacement, R2.5), whatever their orientations.
-    private mutating func setTabsAsOriginally(_ new: [Tab], animated: Bool, _ out: inout Outcome) {
+    private mutating func setTabsAsOriginally(_ new: [Tab], animated: Bool, named: String?, _ out: inout Outcome) {
         let before = selectionSnapshot
-        for tab in tabs { removeChild(tab.id, &out) }
+        for tab in tabs { removeChild(tab.id, onScreen: selection == .tab(tab.id) ? selectedLeaf : nil, &out) }
         tabs = new.map(Controller.fresh)
         rebuildIndex()
         for tab in tabs { installChild(tab.id, &out) }
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated, changed: tabs.map(\.id)))
         resetCustomizable(&out)
-        reselect(after: before, removedSelected: before.selection.isTab, &out)
+        reselect(after: before, removedSelected: before.selection.isTab, named: named, cause: .tabs, &out)
     }
 
-    private mutating func addTab(_ tab: Tab, at index: Int?, _ out: inout Outcome) throws(TabError) {
+    private mutating func addTab(_ tab: Tab, at index: Int?, group: String?, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("add a tab")
         try Controller.validate(tab)
         guard self.index(of: tab.id) == nil else {
             throw TabError(.conflict, "a tab with id '\(tab.id)' already exists")
+        }
+        if let group {
+            // R13.8: into a group, at `index` among its children.
+            guard let at = locate(group) else { throw .noTab(group) }
+            let g = self[at: at]
+            guard let kids = g.children else {
+                throw TabError(.conflict, "tab '\(group)' is not a group: add_tab's 'group' names a tab with children")
+            }
+            let i = index ?? kids.count
+            guard i >= 0, i <= kids.count else {
+                throw TabError(.outOfRange, "index \(i) is out of range: \(TabError.allowed(upTo: kids.count)) (group '\(group)' has \(kids.count) child\(kids.count == 1 ? "" : "ren"))")
+            }
+            if original { throw TabError(.invalid, "add_tab into a group was not a command before issue 30") }
+            var roots = tabs
+            Controller.modify(&roots, at: at) { $0.children!.insert(tab, at: i) }
+            try Controller.validateTree(roots)
+            return try replaceTree(roots, as: .tabs(animated: false), named: nil, &out)
         }
         let previousIDs = arranged || tab.arranges ? treeIDs : []
         if arranged || tab.arranges { try Controller.validateTree([tab], taken: previousIDs) }
@@ -450,6 +511,11 @@ public struct Controller: Equatable, Sendable {
             throw TabError(.outOfRange, "index \(at) is out of range: \(TabError.allowed(upTo: tabs.count)) (\(tabs.count) tab\(tabs.count == 1 ? "" : "s"))")
         }
         if !original { try Controller.requireCommonOrientation(tabs + [tab], naming: tab.id) }
+        if !original, arranged || tab.arranges {
+            var roots = tabs
+            roots.insert(tab, at: at)
+            return try replaceTree(roots, as: .tabs(animated: false), named: nil, &out)
+        }
         let before = selectionSnapshot
         tabs.insert(Controller.fresh(tab), at: at)
         adjustBarOrder(previous: previousIDs)
@@ -457,33 +523,157 @@ public struct Controller: Equatable, Sendable {
         installChild(tab.id, &out)
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: [tab.id]))
         resetCustomizable(&out)
-        reselect(after: before, removedSelected: false, &out)
+        reselect(after: before, removedSelected: false, cause: .tabs, &out)
         reorientIfUnsupported(&out)
     }
 
     private mutating func removeTab(_ id: String, _ out: inout Outcome) throws(TabError) {
         try refuseWhileCustomizing("remove a tab")
         guard let index = self.index(of: id) else {
-            if let path = path(of: id) {
-                throw TabError(.conflict, "tab '\(id)' is inside group '\(path[path.count - 2])'; remove_tab takes root tabs: give the group its new children with set_tabs")
+            // R13.8: any tab of the tree (a group with its subtree).
+            guard let at = locate(id), !original else { throw .noTab(id) }
+            var roots = tabs
+            Controller.modify(&roots, at: Array(at.dropLast())) { g in
+                g.children!.remove(at: at[at.count - 1])
+                if g.defaultChild == id { g.defaultChild = nil }
             }
-            throw .noTab(id)
+            return try replaceTree(roots, as: .tabs(animated: false), named: nil, &out)
+        }
+        if arranged, !original {
+            var roots = tabs
+            roots.remove(at: index)
+            return try replaceTree(roots, as: .tabs(animated: false), named: nil, &out)
         }
         let before = selectionSnapshot
-        removeChild(id, &out)
+        removeChild(id, onScreen: selection == .tab(id) ? selectedLeaf : nil, &out)
         tabs.remove(at: index)
         adjustBarOrder(previous: barOrder == nil ? [] : treeIDs)  // no tab is new: none joins the bar
         rebuildIndex()
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: []))
         resetCustomizable(&out)
-        reselect(after: before, removedSelected: before.selection == .tab(id), &out)
+        reselect(after: before, removedSelected: before.selection == .tab(id), cause: .tabs, &out)
         reorientIfUnsupported(&out)  // the last tab gone: portrait only (R9.1)
     }
 
-    /// R5.3: will-move(nil), the disappearance if it is on screen, did-move(nil).
-    private mutating func removeChild(_ id: String, _ out: inout Outcome) {
+    /// What a change of the tree is, for its events: a replacement of the tab list (`set_tabs`,
+    /// `add_tab`, `remove_tab`: `tabs_changed`, and R2.3's reset of `customizable`) or an
+    /// `update_tab` of one tab (`tab_updated`).
+    enum TreeChange {
+        case tabs(animated: Bool)
+        case update(String)
+    }
+
+    /// R2 with R13.8: the tree becomes `descriptions`, each tab matched to the current tree by
+    /// id wherever it stands (identity). Removed tabs leave first (containment to nil, the one
+    /// on screen disappearing), then new ones are installed (at any depth), then the selection
+    /// follows its leaf (R13.8's reselection) or `named`. Throws before changing anything.
+    mutating func replaceTree(_ descriptions: [Tab], as change: TreeChange, named: String?, _ out: inout Outcome) throws(TabError) {
+        let before = selectionSnapshot
+        let oldLeaf: String? = before.path?.last ?? before.selection.wireValue
+        let previousIDs = barOrder == nil ? [] : treeIDs
+        try Controller.validateTree(descriptions)
+        let r = matched(descriptions)
+        try requireFit(r.roots)
+        if let named, let hidden = Controller.hiddenOnPath(to: named, in: r.roots) {
+            throw TabError(.notAvailable, hidden == named
+                ? "'selected' names tab '\(named)', which is hidden; show it first or name another tab"
+                : "'selected' names tab '\(named)', which is in the hidden group '\(hidden)'; show the group first or name another tab")
+        }
+        for id in r.removed { removeChild(id, onScreen: id == oldLeaf ? id : nil, &out) }
+        var oldRoots: [String: Tab] = [:]
+        for t in tabs { oldRoots[t.id] = t }
+        let oldUpdated: Tab? = if case .update(let id) = change { tab(id) } else { nil }
+        tabs = r.roots
+        adjustBarOrder(previous: previousIDs)
+        rebuildIndex()
+        for id in r.added { installChild(id, &out) }
+        switch change {
+        case .tabs(let animated):
+            out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated,
+                                    changed: tabs.filter { oldRoots[$0.id] != $0 }.map(\.id)))
+        case .update(let id):
+            let t = tab(id)
+            out.notify(.tabUpdated(tab: id))
+            if t?.badge != oldUpdated?.badge { out.notify(.badgeChanged(tab: id, value: t?.badge)) }
+            if let t, t.stack != oldUpdated?.stack { out.notify(.navigationChanged(tab: id, stack: t.stack)) }
+        }
+        if !r.visibility.isEmpty { out.notify(.visibilityChanged(tabs: r.visibility, cause: .app)) }
+        if case .tabs = change { resetCustomizable(&out) }
+        let removedSelected = oldLeaf.map { $0 != Controller.moreID && !r.kept.contains($0) } ?? false
+        // The leaf is still there but can no longer be shown: the app hid it (R13.9).
+        let hid = !removedSelected && oldLeaf.flatMap { layout.node($0) }?.hidden == true
+        reselect(after: before, removedSelected: removedSelected, named: named, cause: hid ? .hidden : .tabs, &out)
+        reorientIfUnsupported(&out)
+    }
+
+    /// The tree `descriptions` describe, matched to the current one (R13.8): what stays, what
+    /// leaves and what comes, in tree order (parents first, children in `children` order).
+    struct Matched {
+        var roots: [Tab] = []
+        var kept = Set<String>()
+        var removed: [String] = [], added: [String] = []
+        /// Kept tabs whose `hidden` the description changed.
+        var visibility: [TabVisibility] = []
+    }
+
+    func matched(_ descriptions: [Tab]) -> Matched {
+        var old: [String: Tab] = [:], oldOrder: [String] = []
+        func collect(_ t: Tab) {
+            old[t.id] = t; oldOrder.append(t.id)
+            for k in t.children ?? [] { collect(k) }
+        }
+        for t in tabs { collect(t) }
+        var m = Matched()
+        func build(_ d: Tab) -> Tab {
+            var t: Tab
+            // A kept id that switches between leaf and group is removed, then added.
+            if let o = old[d.id], (o.children == nil) == (d.children == nil) {
+                m.kept.insert(d.id)
+                t = Controller.staying(o, as: d)
+                if t.hidden != o.hidden { m.visibility.append(TabVisibility(id: d.id, hidden: t.hidden)) }
+            } else {
+                m.added.append(d.id)
+                t = Controller.freshOne(d)
+            }
+            if let kids = d.children { t.children = kids.map(build) }
+            return t
+        }
+        m.roots = descriptions.map(build)
+        m.removed = oldOrder.filter { !m.kept.contains($0) }
+        return m
+    }
+
+    /// Whether `id` is a tab of the trees `roots`.
+    static func treeContains(_ roots: [Tab], _ id: String) -> Bool {
+        roots.contains { $0.id == id || treeContains($0.children ?? [], id) }
+    }
+
+    /// The first hidden tab on the path to `id` in `roots` (`id` itself included), or nil.
+    static func hiddenOnPath(to id: String, in roots: [Tab]) -> String? {
+        func find(_ list: [Tab], _ hiddenAbove: String?) -> String?? {
+            for t in list {
+                let h = hiddenAbove ?? (t.hidden ? t.id : nil)
+                if t.id == id { return .some(h) }
+                if let r = find(t.children ?? [], h) { return r }
+            }
+            return nil
+        }
+        return find(roots, nil) ?? nil
+    }
+
+    static func modify(_ roots: inout [Tab], at address: [Int], _ body: (inout Tab) -> Void) {
+        func walk(_ t: inout Tab, _ rest: ArraySlice<Int>) {
+            guard let i = rest.first else { return body(&t) }
+            walk(&t.children![i], rest.dropFirst())
+        }
+        walk(&roots[address[0]], address.dropFirst())
+    }
+
+    /// R5.3: will-move(nil), the disappearance of `onScreen` (the leaf shown, when this tab
+    /// is it or holds it), did-move(nil).
+    private mutating func removeChild(_ id: String, onScreen leaf: String?, _ out: inout Outcome) {
         out.notify(.containment(tab: id, phase: .willMove, parent: nil))
-        if selection == .tab(id), let leaf = selectedLeaf {
+        if let leaf {
             out.notify(.appearance(tab: leaf, phase: .willDisappear))
             out.notify(.appearance(tab: leaf, phase: .didDisappear))
         }
@@ -517,8 +707,12 @@ public struct Controller: Equatable, Sendable {
     /// More stays selected while it is still shown. `removedSelected`: the selected child
     /// was removed (its disappearance was already sent). `named`: the selection the change
     /// names (R2.6), which wins.
-    private mutating func reselect(after before: SelectionSnapshot, removedSelected: Bool, named: Selection? = nil, _ out: inout Outcome) {
-        var next: Selection = named ?? .none
+    private mutating func reselect(after before: SelectionSnapshot, removedSelected: Bool, named: String? = nil,
+                                   cause: SelectionCause, _ out: inout Outcome) {
+        if arranged || before.path != nil {
+            return reselectArranged(after: before, removedSelected: removedSelected, named: named, cause: cause, &out)
+        }
+        var next: Selection = named.map { .tab($0) } ?? .none
         switch named == nil ? before.selection : .none {
         case .tab(let id) where self.index(of: id) != nil:
             next = .tab(id)
@@ -530,7 +724,6 @@ public struct Controller: Equatable, Sendable {
             break
         }
         if next == .none, let first = tabs.first { next = .tab(first.id) }
-        if arranged || before.path != nil { return reselectArranged(after: before, removedSelected: removedSelected, next: next, &out) }
         let previous = before.selection
         if removedSelected || previous != next {
             selection = .none
@@ -539,32 +732,52 @@ public struct Controller: Equatable, Sendable {
         selection = next
         if previous != next || before.index != selectedIndex {
             out.notify(.selectionChanged(tab: next.wireValue, index: selectedIndex,
-                                                       previous: previous.wireValue, cause: .tabs))
+                                                       previous: previous.wireValue, cause: cause))
         }
     }
 
-    /// R2.2 with R13: as `reselect`, but never onto a hidden tab (R13.3: the nearest visible
-    /// root tab instead), and appearance calls on the leaves.
-    private mutating func reselectArranged(after before: SelectionSnapshot, removedSelected: Bool, next: Selection, _ out: inout Outcome) {
-        var path: [String] = []
-        switch next {
-        case .none: break
-        case .more: path = [Controller.moreID]
-        case .tab(let id):
-            let i = self.index(of: id)!
-            path = landingPath(ofRoot: tabs[i])
-        }
+    /// R2.2 with R13.8: the selected leaf stays selected while its id is in the tree (the
+    /// path follows it), else the deepest tab of the old path still in the tree, else the
+    /// root at the same index, else index 0 — never a hidden tab (R13.3's search instead);
+    /// appearance calls on the leaves.
+    private mutating func reselectArranged(after before: SelectionSnapshot, removedSelected: Bool, named: String?,
+                                           cause: SelectionCause, _ out: inout Outcome) {
         let oldPath = before.path ?? (before.selection.wireValue.map { [$0] } ?? [])
+        var path: [String]?
+        // A controller no longer arranged (no group left) has no nodes: its tabs are roots.
+        func landing(_ id: String) -> [String]? {
+            if !arranged { return index(of: id) == nil ? nil : [id] }
+            return layout.node(id).map(visibleLanding)
+        }
+        if let named, let p = landing(named) {
+            path = p
+        } else if case .more = before.selection, moreShown {
+            path = [Controller.moreID]
+        } else if case .tab = before.selection {
+            for id in oldPath.reversed() {
+                if let p = landing(id) { path = p; break }
+            }
+            if path == nil, let i = before.index, i < tabs.count { path = landingPath(ofRoot: tabs[i]) }
+        }
+        if path == nil { path = tabs.first.map(landingPath(ofRoot:)) ?? [] }
+        let newPath = path!
         selection = .none
-        if path == [Controller.moreID] { selection = .more } else if let root = path.first { selection = .tab(root) }
-        remember(path)
-        if removedSelected || oldPath != path {
-            appearLeaves(old: removedSelected ? nil : oldPath.last, new: path.last, &out)
+        if newPath == [Controller.moreID] { selection = .more } else if let root = newPath.first { selection = .tab(root) }
+        remember(newPath)
+        if removedSelected || oldPath != newPath {
+            appearLeaves(old: removedSelected ? nil : oldPath.last, new: newPath.last, &out)
         }
-        if oldPath != path || before.index != selectedIndex {
+        if oldPath != newPath || before.index != selectedIndex {
             out.notify(.selectionChanged(tab: selection.wireValue, index: selectedIndex, previous: before.selection.wireValue,
-                                         cause: .tabs, path: path))
+                                         cause: cause, path: newPath, previousPath: oldPath))
         }
+    }
+
+    /// Where a selection of `node` lands, or, when it or a group above it is hidden, where
+    /// R13.3's search for the nearest visible tab leads instead.
+    func visibleLanding(_ node: TreeNode) -> [String] {
+        if node.hidden, let top = node.path.first(where: { tab($0)?.hidden == true }) { return fallbackPath(hiding: top) }
+        return (try? landing(at: node))?.path ?? []
     }
 
     // MARK: Tab properties
@@ -584,6 +797,29 @@ public struct Controller: Equatable, Sendable {
             tab.navigation = v
             if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
         }
+        if case .set(let v) = update.subtitle { tab.subtitle = v }
+        if case .set(let v) = update.activatesSearch { tab.activatesSearch = v }
+        if case .set(let v) = update.enabled { tab.enabled = v }
+        tab.keepForm(of: old)
+        if update.arranges {
+            // R13.8: the tab as described, its children matched to the tree by identity.
+            if case .set(let v) = update.children { tab.children = v }
+            if case .set(let v) = update.defaultChild { tab.defaultChild = v }
+            if case .set(let v) = update.allowsReordering { tab.allowsReordering = v }
+            if case .set(let v) = update.hidden { tab.hidden = v }
+            if case .set(let v) = update.allowsHiding { tab.allowsHiding = v }
+            if case .set(let v) = update.hiddenByDefault { tab.hiddenByDefault = v }
+            if case .set(let v) = update.placement { tab.placement = v }
+            if case .set(let v) = update.role { tab.role = v }
+            guard tab != old else { return }
+            try refuseWhileCustomizing("change a tab's place in the tree")
+            if original { throw TabError(.invalid, "update_tab of R13 fields was not a command before issue 30") }
+            var roots = tabs
+            Controller.modify(&roots, at: at) { $0 = tab }
+            try Controller.validateTree(roots)
+            try Controller.requireCommonOrientation(roots, naming: id)
+            return try replaceTree(roots, as: .update(id), named: nil, &out)
+        }
         guard tab != old else { return }
         let root = at.count == 1
         if root, tab.supportedOrientations != old.supportedOrientations, !original {
@@ -592,6 +828,7 @@ public struct Controller: Equatable, Sendable {
             try Controller.requireCommonOrientation(all, naming: id)
         }
         if root { tabs[at[0]] = tab } else { modify(at: at) { $0 = tab } }
+        if old.arranges != tab.arranges || old.enabled != tab.enabled { refreshArranged() }
         out.notify(.tabUpdated(tab: id))
         if tab.badge != old.badge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
         if tab.stack != old.stack { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
@@ -700,40 +937,56 @@ public struct Controller: Equatable, Sendable {
         if selection != selectionBefore || poppedToRoot { out.journalsCommand = true }
     }
 
-    /// R4.2–R4.4 with R13.2: a tap on any visible tab of the tree; should-select sees the
-    /// tapped tab, did-select reports its path and the previous leaf.
+    /// R4.2–R4.4 with R13.2 and R13.8: a tap on what the user can touch now; should-select
+    /// sees the tapped tab, did-select reports it with the path to the leaf it shows.
     private mutating func tapArranged(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
-        let path: [String], tapped: [String], candidate: Candidate, leaf: TreeNode?
+        let path: [String], candidate: Candidate, leaf: TreeNode?
+        let before = current.path  // the start of the command: what the last one left
         switch target {
         case .more:
             guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
             guard moreShown else { throw moreNotShown }
-            path = [Controller.moreID]; tapped = path; candidate = .more; leaf = nil
+            path = [Controller.moreID]; candidate = .more; leaf = nil
         case .tab(let id):
-            (path, leaf) = try landing(for: .tab(id))
-            tapped = self.path(of: id)!
-            if idiom == .tv {
-                guard tapped.contains(where: layout.shown.contains) || sidebarAvailable else {
-                    throw TabError(.notAvailable, "tab '\(id)' does not fit on the tv bar and cannot be tapped")
-                }
+            guard let node = layout.node(id) else { throw .noTab(id) }
+            (path, leaf) = try landing(at: node)
+            // R14.2: a disabled tab (or one in a disabled group) is refused before the delegate.
+            if let off = node.path.first(where: { tab($0)?.enabled == false }) {
+                throw TabError(.notAvailable, off == id ? "tab '\(id)' is disabled; enable it with set_enabled, or select it" : "tab '\(id)' is in the disabled group '\(off)'; enable it with set_enabled, or select it")
             }
-            candidate = .tab(id: id, index: self.index(of: tapped[0])!)
+            guard touchable(node) else {
+                throw TabError(.notAvailable, "tab '\(id)' is not on the bar, in More's list, in the sidebar or inside the selected tab, so the user cannot tap it; use select")
+            }
+            candidate = .tab(id: id, index: node.address[0])
         }
         if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &out.effects) }) {
             return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
-        let before = current.path  // the start of the command: what the last one left
         var popped = false
-        if case .tab(let id, _) = candidate, let at = locate(id), !self[at: at].stack.isEmpty,
+        // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
+        // tap on a tab of the selected path).
+        if case .tab(let id, _) = candidate, let leaf, !self[at: leaf.address].stack.isEmpty,
            tapPops == .always || before.contains(id) {
-            modify(at: at) { $0.stack.removeAll() }
+            modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true
-            out.notify(.navigationChanged(tab: id, stack: []))
+            out.notify(.navigationChanged(tab: leaf.id, stack: []))
         }
         moveSelection(to: path, leaf: leaf, cause: .tap, &out)
-        out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: tapped, previous: before.last)))
+        out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: before.last)))
         lend { policy.didSelect(candidate, in: $0, effects: &out.effects) }
         if selectedPath != before || popped { out.journalsCommand = true }
+    }
+
+    /// R13.8: whether the user can touch `node` now: an item of the bar, a tab of More's
+    /// list, a sidebar item (the sidebar shown), or a tab of the selected root's subtree.
+    func touchable(_ node: TreeNode) -> Bool {
+        if let root = current.path.first, node.path[0] == root { return true }
+        if !barHidden {
+            if layout.shown.contains(node.id) { return true }
+            if idiom != .tv, layout.rest.contains(node.id) { return true }
+        }
+        // R13.12: a sidebar item inside a collapsed group is not shown.
+        return sidebarAvailable && sidebarVisible && node.path.dropLast().allSatisfy { tab($0)?.isExpanded != false }
     }
 
     /// The delegate refused a tap: nothing changes; the outcome carries the `denied` error,
@@ -789,6 +1042,10 @@ public struct Controller: Equatable, Sendable {
 
     private mutating func navigationTab(_ id: String) throws(TabError) -> [Int] {
         guard let at = locate(id) else { throw .noTab(id) }
+        if let kids = self[at: at].children, !kids.isEmpty {
+            // R13.8: a group that has children shows its leaf; the stack is the leaf's.
+            throw TabError(.notAvailable, "tab '\(id)' is a group: its stack is its leaf's; push or pop '\(shownChildID(of: id) ?? kids[0].id)', the tab it shows")
+        }
         guard self[at: at].navigation else {
             throw TabError(.notAvailable, "tab '\(id)' is not a navigation stack (create it with \"navigation\": true)")
         }
@@ -829,6 +1086,9 @@ public struct Controller: Equatable, Sendable {
 
     private mutating func customizeBegin(policy: Policy, _ out: inout Outcome) throws(TabError) {
         guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no customization") }
+        guard !sidebarAvailable || original else {
+            throw TabError(.notAvailable, "controller '\(name)' has a sidebar: the user edits it with edit.begin and edit.end (R14.6), not customize")
+        }
         guard !arranged else {
             throw TabError(.notAvailable, "controller '\(name)' arranges its bar with groups, placement or hidden tabs (R13); the user rearranges it with reorder, not customize")
         }
@@ -988,7 +1248,18 @@ public struct Controller: Equatable, Sendable {
     /// with full-screen layout underlaps the status bar (phone/pad only).
     public func layout(width: Double, height: Double, statusBar: Double? = nil) -> (bar: Frame, content: Frame) {
         let status = idiom == .tv ? 0 : (statusBar ?? 20)
-        let bar = min(barHeight, height)
+        let bar = barHidden ? 0 : min(barHeight, height)  // R14.3: no bar inset while hidden
+        if idiom == .pad, sizeClass == .regular {
+            // R13.11: a regular-width pad's bar is at the top, under the status bar; content
+            // starts below it (a full-screen tab still never underlaps the bar), or under the
+            // status bar while the bar is hidden.
+            var fullScreen = false
+            if case .tab(let id) = selection, let t = tab(id) { fullScreen = t.fullScreenLayout }
+            let top = min(status, height - bar)
+            let contentTop = bar > 0 ? top + bar : (fullScreen ? 0 : top)
+            return (Frame(x: 0, y: top, width: width, height: bar),
+                    Frame(x: 0, y: contentTop, width: width, height: max(0, height - contentTop)))
+        }
         if idiom == .tv {
             return (Frame(x: 0, y: 0, width: width, height: bar),
                     Frame(x: 0, y: bar, width: width, height: max(0, height - bar)))
@@ -1002,17 +1273,41 @@ public struct Controller: Equatable, Sendable {
 
     // MARK: R11 — state preservation
 
-    /// R11.1–R11.2: the restoration path of each tab (nil without a restoration id), in tab
-    /// order. It never depends on the tab id (R11.1: a tab renamed between preserve and
+    /// The address of every tab of the tree, parents first, children in `children` order:
+    /// the tabs' indices for a controller without groups.
+    var treeAddresses: [[Int]] {
+        var all: [[Int]] = []
+        all.reserveCapacity(tabs.count)
+        func visit(_ t: Tab, _ at: [Int]) {
+            all.append(at)
+            for (i, k) in (t.children ?? []).enumerated() { visit(k, at + [i]) }
+        }
+        for (i, t) in tabs.enumerated() { visit(t, [i]) }
+        return all
+    }
+
+    /// Every tab of the tree, in `treeAddresses` order.
+    private var treeTabs: [Tab] {
+        var all: [Tab] = []
+        func visit(_ t: Tab) { all.append(t); for k in t.children ?? [] { visit(k) } }
+        for t in tabs { visit(t) }
+        return all
+    }
+
+    /// R11.1–R11.2, R13.8: the restoration path of each tab of the tree (nil without a
+    /// restoration id), in `treeAddresses` order (for a controller without groups: tab
+    /// order). It never depends on the tab id (R11.1: a tab renamed between preserve and
     /// restore keeps its stack): the restoration id alone when no other tab has it, else
-    /// "<restoration id>#<n>", n counting the tabs with that restoration id from 0 in tab
+    /// "<restoration id>#<n>", n counting the tabs with that restoration id from 0 in that
     /// order, so paths stay unique (R11.2). '\\' and '#' are escaped in the restoration id so
     /// the first unescaped '#' always ends it (ids may contain '#').
-    public var restorationPaths: [String?] {
+    public var restorationPaths: [String?] { Self.restorationPaths(of: treeTabs) }
+
+    private static func restorationPaths(of all: [Tab]) -> [String?] {
         var count: [String: Int] = [:]
-        for t in tabs { if let rid = t.restorationID { count[rid, default: 0] += 1 } }
+        for t in all { if let rid = t.restorationID { count[rid, default: 0] += 1 } }
         var seen: [String: Int] = [:]
-        return tabs.map { t in
+        return all.map { t in
             guard let rid = t.restorationID else { return nil }
             let escaped = Self.escaped(rid)
             guard count[rid]! > 1 else { return escaped }
@@ -1022,9 +1317,9 @@ public struct Controller: Equatable, Sendable {
         }
     }
 
-    /// The restoration path of one of the controller's tabs (see `restorationPaths`).
+    /// The restoration path of one of the controller's tabs, at any depth (see `restorationPaths`).
     public func restorationPath(of tab: Tab) -> String? {
-        guard tab.restorationID != nil, let i = self.index(of: tab.id) else { return nil }
+        guard tab.restorationID != nil, let i = treeTabs.firstIndex(where: { $0.id == tab.id }) else { return nil }
         return restorationPaths[i]
     }
 
@@ -1054,34 +1349,46 @@ public struct Controller: Equatable, Sendable {
         return rid
     }
 
-    /// R11.1: what preservation saves: the selected tab by restoration path, and the stacks
-    /// of tabs that have a restoration id.
+    /// R11.1, R13.8: what preservation saves: the selected leaf by restoration path (else the
+    /// deepest tab of the selected path that has one), and the stacks of every tab of the tree
+    /// that has a restoration id.
     public func preserve() -> RestorationArchive {
         var archive = RestorationArchive()
-        let paths = restorationPaths
-        if let i = selectedIndex { archive.selected = paths[i] }
-        for (t, path) in zip(tabs, paths) { if let path { archive.stacks[path] = t.stack } }
+        let all = treeTabs
+        let paths = Self.restorationPaths(of: all)
+        if arranged {
+            for id in selectedPath.reversed() {
+                if let i = all.firstIndex(where: { $0.id == id }), let p = paths[i] { archive.selected = p; break }
+            }
+        } else if let i = selectedIndex {
+            archive.selected = paths[i]
+        }
+        for (t, path) in zip(all, paths) { if let path { archive.stacks[path] = t.stack } }
         return archive
     }
 
-    /// R11.1: selects the saved tab by restoration id (whatever its position; the exact
-    /// path first when ids repeat); tabs without one return to their defaults.
+    /// R11.1, R13.8: selects the saved tab by restoration id, wherever it is in the tree (the
+    /// exact path first when ids repeat), never a hidden one; tabs without one return to their
+    /// defaults.
     private mutating func restore(_ archive: RestorationArchive, _ out: inout Outcome) {
         // A format 1 or 2 journal's restore record replays with the paths tabd made then (see
-        // `RestorationArchive.legacyPaths`), so that it restores what it restored then.
-        let legacyPaths = tabs.map(Self.legacyPath)
-        let paths = archive.legacyPaths ? legacyPaths : restorationPaths
-        for index in tabs.indices {
+        // `RestorationArchive.legacyPaths`), so that it restores what it restored then: root
+        // tabs only, as then.
+        let addresses = archive.legacyPaths ? tabs.indices.map { [$0] } : treeAddresses
+        let all = addresses.map { self[at: $0] }
+        let legacyPaths = all.map(Self.legacyPath)
+        let paths = archive.legacyPaths ? legacyPaths : Self.restorationPaths(of: all)
+        for k in all.indices {
             // Archives made before issue 17 named a stack "<restoration id>#<tab id>": read as
             // a last resort — unless that is another tab's path now.
-            let path = paths[index]
-            var legacy = archive.legacyPaths ? nil : legacyPaths[index]
+            let path = paths[k]
+            var legacy = archive.legacyPaths ? nil : legacyPaths[k]
             if let l = legacy, paths.contains(l) { legacy = nil }
             let stack = path.flatMap { archive.stacks[$0] } ?? legacy.flatMap { archive.stacks[$0] } ?? []
-            let restored = tabs[index].navigation ? stack : []
-            if tabs[index].stack != restored {
-                tabs[index].stack = restored
-                out.notify(.navigationChanged(tab: tabs[index].id, stack: restored))
+            let restored = all[k].navigation ? stack : []
+            if all[k].stack != restored {
+                modify(at: addresses[k]) { $0.stack = restored }
+                out.notify(.navigationChanged(tab: all[k].id, stack: restored))
             }
         }
         var target: Int?
@@ -1090,16 +1397,17 @@ public struct Controller: Equatable, Sendable {
             if target == nil, !archive.legacyPaths { target = legacyPaths.firstIndex { $0 == path } }
             if target == nil {
                 let rid = Controller.restorationID(inPath: path)
-                target = tabs.firstIndex { $0.restorationID == rid }
+                target = all.firstIndex { $0.restorationID == rid }
             }
         }
         if target == nil, !tabs.isEmpty { target = 0 }
         guard let target else { return }
         if arranged {
             // R13: never onto a hidden tab (R13.3), and down to the group's leaf (R13.2).
-            return moveSelection(to: landingPath(ofRoot: tabs[target]), cause: .restore, &out)
+            guard let node = layout.node(all[target].id) else { return }
+            return moveSelection(to: visibleLanding(node), cause: .restore, &out)
         }
-        let next = Selection.tab(tabs[target].id)
+        let next = Selection.tab(tabs[addresses[target][0]].id)
         guard next != selection else { return }
         let previous = selection
         appear(next, disappearing: previous, &out)
@@ -1120,23 +1428,25 @@ public struct Controller: Equatable, Sendable {
         for (i, tab) in tabs.enumerated() { indexByID[tab.id] = i }
     }
 
-    /// R2.5: a tab that stays across a replacement: the new description, with the child's
-    /// runtime state — its stack (while it is still a navigation stack), its loaded content,
-    /// and its badge unless the new description names one (a non-nil `item.badge`: a nil one
-    /// cannot say "no badge" apart from "not given").
-    private static func staying(_ old: Tab, as new: Tab) -> Tab {
+    /// R2.5, R13.8: a tab that stays across a replacement, as its new description says (its
+    /// children are matched by the caller): with the child's runtime state — its stack (while
+    /// it is still a navigation stack), its loaded content, its badge unless the new
+    /// description names one (a non-nil `item.badge`: a nil one cannot say "no badge" apart
+    /// from "not given"), its `hidden` unless the description names it, and for a group its
+    /// selected child and display order (new children at its end).
+    static func staying(_ old: Tab, as new: Tab) -> Tab {
         var t = new
+        t.keepsHidden = false
+        if new.keepsHidden { t.hidden = old.hidden }
+        // R13.12: a group's expansion, kept when the description does not say (stored as
+        // false or nil: expanded).
+        t.expanded = new.expanded.map { $0 ? nil : false } ?? old.expanded
         t.contentLoaded = old.contentLoaded
         t.stack = new.navigation ? old.stack : []
+        // Never what the new description says of them (a journal record's tab carries both).
+        t.selectedChild = nil
+        t.displayOrder = nil
         if let kids = new.children {
-            // R13: a group that stays keeps what the user did: its children (by id) stay too,
-            // it remembers its selected child, and keeps their order (new children at its end).
-            // Never what the new description says of them (a journal record's tab carries both).
-            t.selectedChild = nil
-            t.displayOrder = nil
-            var byID: [String: Tab] = [:]
-            for c in old.children ?? [] { byID[c.id] = c }
-            t.children = kids.map { k in byID[k.id].map { staying($0, as: k) } ?? fresh(k) }
             let ids = kids.map(\.id)
             if let s = old.selectedChild, ids.contains(s) { t.selectedChild = s }
             if let order = old.displayOrder {
@@ -1150,19 +1460,27 @@ public struct Controller: Equatable, Sendable {
         if new.item?.badge == nil, let badge = old.badge {
             if t.item == nil { t.item = TabItem(badge: badge) } else { t.item!.badge = badge }
         }
+        t.keepForm(of: old)
         return t
     }
 
-    /// A tab as a client hands it in: runtime state starts fresh.
-    private static func fresh(_ tab: Tab) -> Tab {
+    /// A tab as a client hands it in: runtime state starts fresh (its children as they are).
+    static func freshOne(_ tab: Tab) -> Tab {
         var t = tab
+        if t.keepsHidden { t.hidden = t.hiddenByDefault }  // R13.9: new to the tree
+        t.keepsHidden = false
+        if t.expanded == true { t.expanded = nil }
         t.contentLoaded = false
         if !t.navigation { t.stack = [] }
-        if t.children != nil {
-            t.children = t.children!.map(fresh)
-            t.selectedChild = nil
-            t.displayOrder = nil
-        }
+        t.selectedChild = nil
+        t.displayOrder = nil
+        return t
+    }
+
+    /// A tab and its subtree as a client hands them in.
+    static func fresh(_ tab: Tab) -> Tab {
+        var t = freshOne(tab)
+        if let kids = t.children { t.children = kids.map(fresh) }
         return t
     }
 
@@ -1211,6 +1529,7 @@ extension Controller: Codable {
     private enum CodingKeys: String, CodingKey {
         case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation, seq
         case tapPops, mode, sidebarVisible, barOrder
+        case sizeClass, compactTabs, barHidden, searchActive, searchReturn, editingStart
     }
 
     public init(from decoder: Decoder) throws {
@@ -1222,6 +1541,13 @@ extension Controller: Codable {
         mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? .automatic  // R13's: absent before issue 18
         sidebarVisible = try c.decodeIfPresent(Bool.self, forKey: .sidebarVisible) ?? true
         barOrder = try c.decodeIfPresent([String].self, forKey: .barOrder)
+        // R13.11–R14's: absent before issue 30.
+        sizeClass = try c.decodeIfPresent(SizeClass.self, forKey: .sizeClass) ?? idiom.defaultSizeClass
+        barHidden = try c.decodeIfPresent(Bool.self, forKey: .barHidden) ?? false
+        searchActive = try c.decodeIfPresent(Bool.self, forKey: .searchActive) ?? false
+        if let v = try c.decodeIfPresent([String].self, forKey: .compactTabs) { compactTabs = v }
+        if let v = try c.decodeIfPresent(String.self, forKey: .searchReturn) { searchReturn = v }
+        if let v = try c.decodeIfPresent(EditingStart.self, forKey: .editingStart) { editingStart = v }
         tabs = try c.decode([Tab].self, forKey: .tabs)
         selection = try c.decode(Selection.self, forKey: .selection)
         customizable = try c.decode([String].self, forKey: .customizable)
@@ -1248,5 +1574,11 @@ extension Controller: Codable {
         if mode != .automatic { try c.encode(mode, forKey: .mode) }
         if !sidebarVisible { try c.encode(false, forKey: .sidebarVisible) }
         try c.encodeIfPresent(barOrder, forKey: .barOrder)
+        if sizeClass != idiom.defaultSizeClass { try c.encode(sizeClass, forKey: .sizeClass) }
+        try c.encodeIfPresent(compactTabs, forKey: .compactTabs)
+        if barHidden { try c.encode(true, forKey: .barHidden) }
+        if searchActive { try c.encode(true, forKey: .searchActive) }
+        try c.encodeIfPresent(searchReturn, forKey: .searchReturn)
+        try c.encodeIfPresent(editingStart, forKey: .editingStart)
     }
 }

@@ -51,7 +51,7 @@ public struct ControllerLimits: Equatable, Sendable {
                 throw TabError(.outOfRange, "set_tabs gives \(count) tabs; a controller holds at most \(maxTabs) (limits.max_tabs)")
             }
             for tab in tabs { try check(tab) }
-        case .addTab(let tab, _):
+        case .addTab(let tab, _, _):
             let controller = try controller()
             let have = controller.arranged ? controller.treeCount : controller.tabs.count
             guard have + Self.count(tab) <= maxTabs else {
@@ -68,6 +68,18 @@ public struct ControllerLimits: Equatable, Sendable {
             if case .set(let title) = update.title { try text(title, "title") }
             if case .set(let item) = update.item, let item { try check(item) }
             if case .set(let rid) = update.restorationID { try id(rid, "restoration_id") }
+            if case .set(let s) = update.subtitle { try text(s, "subtitle") }
+            if case .set(let d) = update.defaultChild { try id(d, "default_child") }
+            if case .set(let kids?) = update.children {
+                // R13.8: new children count as tabs, as add_tab's do.
+                let controller = try controller()
+                let adding = kids.reduce(0) { $0 + Self.count($1) }
+                let have = controller.arranged ? controller.treeCount : controller.tabs.count
+                guard have + adding <= maxTabs else {
+                    throw TabError(.outOfRange, "update_tab gives \(adding) children; controller '\(controller.name)' already has \(have) tabs and holds at most \(maxTabs) (limits.max_tabs)")
+                }
+                for k in kids { try check(k) }
+            }
         case .badge(_, let value):
             try text(value, "badge")
         case .push(let tab, let screen):
@@ -101,7 +113,10 @@ public struct ControllerLimits: Equatable, Sendable {
         let adding: Int
         switch command {
         case .setTabs(let tabs, _, _): adding = tabs.reduce(0) { $0 + count($1) }
-        case .addTab(let tab, _): adding = count(tab)
+        case .addTab(let tab, _, _): adding = count(tab)
+        case .updateTab(_, let update):
+            guard case .set(let kids?) = update.children else { return }
+            adding = kids.reduce(0) { $0 + count($1) }
         default: return
         }
         var others = 0, own = 0

@@ -16,13 +16,17 @@ public enum SelectionCause: String, Sendable, Equatable, Codable {
     case select, tap, tabs, customize, restore
     /// R13.3: the selected tab (or its group) was hidden.
     case hidden
+    /// R14.1: search was cancelled and the selection went back to where it was before.
+    case searchCancelled = "search_cancelled"
 }
 
 public enum Notification: Equatable, Sendable {
     /// R4.6: the selection changed, whatever the cause. `tab` is an id, "more" or nil.
     /// `path`: the selected path, root … leaf (R13.2), for a controller that uses R13; nil
     /// otherwise (the event is then as R4.6 has it).
-    case selectionChanged(tab: String?, index: Int?, previous: String?, cause: SelectionCause, path: [String]? = nil)
+    /// `previousPath`: the path before the change (R13.8), with `path`.
+    case selectionChanged(tab: String?, index: Int?, previous: String?, cause: SelectionCause, path: [String]? = nil,
+                          previousPath: [String]? = nil)
     /// R4.2: a tap selected `tab` (an id or "more"); taps only. For a controller that uses
     /// R13, `leaf` says what the tap selected (R13.2): the tapped tab's path and the
     /// previous leaf.
@@ -56,11 +60,21 @@ public enum Notification: Equatable, Sendable {
     /// bar is read from the controller as the command left it.
     case barChanged
     /// R13.3: tabs were hidden or shown.
-    case visibilityChanged(tabs: [TabVisibility])
+    case visibilityChanged(tabs: [TabVisibility], cause: ChangeCause = .user)
     /// R13.5: the user's order of a group's children (`group`) or of the bar (`group` nil).
-    case displayOrderChanged(group: String?, order: [String])
-    /// R13.6: the sidebar was shown or hidden.
+    case displayOrderChanged(group: String?, order: [String], cause: ChangeCause = .user)
+    /// R13.6, R13.12: the sidebar changed (shown or hidden, a group expanded or collapsed, its
+    /// availability): the event carries the whole `state.sidebar`.
     case sidebarChanged(visible: Bool)
+    /// R14.1.
+    case searchChanged(active: Bool)
+    /// R14.4.
+    case sizeClassChanged(SizeClass)
+    /// R14.5.
+    case modeChanged(Mode)
+    /// R14.6: the sidebar's editing session began / ended.
+    case willBeginEditing
+    case didEndEditing(changed: Bool)
 
     /// The event name on the wire.
     public var eventName: String {
@@ -83,6 +97,11 @@ public enum Notification: Equatable, Sendable {
         case .visibilityChanged: return "visibility_changed"
         case .displayOrderChanged: return "display_order_changed"
         case .sidebarChanged: return "sidebar_changed"
+        case .searchChanged: return "search_changed"
+        case .sizeClassChanged: return "size_class_changed"
+        case .modeChanged: return "mode_changed"
+        case .willBeginEditing: return "will_begin_editing"
+        case .didEndEditing: return "did_end_editing"
         }
     }
 
@@ -93,12 +112,19 @@ public enum Notification: Equatable, Sendable {
         "tabs_changed", "customizable_changed", "badge_changed", "navigation_changed",
         "will_begin_customizing", "will_end_customizing", "did_end_customizing",
         "orientation_changed", "tab_updated", "bar_changed",
-        "visibility_changed", "display_order_changed", "sidebar_changed", controllerDeleted,
+        "visibility_changed", "display_order_changed", "sidebar_changed",
+        "search_changed", "size_class_changed", "mode_changed", "will_begin_editing", "did_end_editing", controllerDeleted,
     ]
 
     /// The event a deleted controller's subscribers get last (sent by the daemon: it is not
     /// a state machine's notification).
     public static let controllerDeleted = "controller_deleted"
+}
+
+/// Who changed a tab's visibility or a display order (R13.9): the user (`set_hidden`,
+/// `reorder`) or the app (everything else).
+public enum ChangeCause: String, Sendable, Equatable, Codable {
+    case user, app
 }
 
 /// One tab of a `visibility_changed` (R13.3).

@@ -9,12 +9,14 @@ extension Tab {
     /// A subtitle alone does not: it is only shown.
     var arranges: Bool {
         children != nil || defaultChild != nil || allowsReordering || hidden || allowsHiding
-            || hiddenByDefault || placement != .automatic
+            || hiddenByDefault || placement != .automatic || role != nil || !enabled
     }
 
     /// R13.4: `automatic` is `default` for a root tab and `optional` inside a group.
     func effectivePlacement(isRoot: Bool) -> Placement {
-        placement == .automatic ? (isRoot ? .default : .optional) : placement
+        guard placement == .automatic else { return placement }
+        if role == .search { return .pinned }  // R14.1: trailing, never under More
+        return isRoot ? .default : .optional
     }
 }
 
@@ -34,10 +36,12 @@ final class TreeLayout: Equatable, Sendable {
     let few: [TreeNode]?
     /// `few`'s ids as `InlineID`s (`.none` for an id that is not one).
     let fewIDs: [InlineID]
+    /// The search tab's id (R14.1), if the tree has one.
+    let search: String?
 
     /// `ordered`: the nodes in tree order (the order `few` keeps).
-    init(bar: ComposedBar = ComposedBar(), shown: [String] = [], rest: [String] = [], ordered: [TreeNode] = []) {
-        self.bar = bar; self.shown = shown; self.rest = rest
+    init(bar: ComposedBar = ComposedBar(), shown: [String] = [], rest: [String] = [], ordered: [TreeNode] = [], search: String? = nil) {
+        self.bar = bar; self.shown = shown; self.rest = rest; self.search = search
         nodes = Dictionary(ordered.lazy.map { ($0.id, $0) }, uniquingKeysWith: { _, later in later })
         few = ordered.count <= Controller.linearLookupLimit ? ordered : nil
         fewIDs = few?.map { InlineID($0.id) ?? .none } ?? []
@@ -73,7 +77,7 @@ final class TreeLayout: Equatable, Sendable {
     }
 
     static func == (a: TreeLayout, b: TreeLayout) -> Bool {
-        a === b || (a.bar == b.bar && a.shown == b.shown && a.rest == b.rest && a.nodes == b.nodes)
+        a === b || (a.bar == b.bar && a.shown == b.shown && a.rest == b.rest && a.nodes == b.nodes && a.search == b.search)
     }
 }
 
@@ -180,9 +184,14 @@ struct ComposedBar: Equatable {
     /// way, and on phone and pad one place goes to More.
     func split(maxVisible: Int, idiom: Idiom) -> (shown: [String], rest: [String]) {
         guard count > maxVisible else { return (fixed + middle + pinned, []) }
-        let room = maxVisible - (idiom == .tv ? 0 : 1) - fixed.count - pinned.count
+        let cap = maxVisible - (idiom == .tv ? 0 : 1)
+        let room = cap - fixed.count - pinned.count
         let k = max(0, min(middle.count, room))
-        return (fixed + middle.prefix(k) + pinned, Array(middle.dropFirst(k)))
+        guard room < 0 else { return (fixed + middle.prefix(k) + pinned, Array(middle.dropFirst(k))) }
+        // R13.10 refuses this for new changes; a tree accepted before (a format 3 journal)
+        // still never shows more than `max_visible` items: the trailing ones go under More.
+        let ends = fixed + pinned
+        return (Array(ends.prefix(cap)), Array(ends.dropFirst(cap)) + middle)
     }
 }
 
@@ -343,13 +352,17 @@ extension Controller {
     /// Whether anything of R13 shows in this controller's `state` (a mode, a subtitle, a
     /// group…): `state` and events then carry R13's members; otherwise they are R1–R12's.
     public var usesModernModel: Bool {
-        arranged || mode != .automatic || tabs.contains { $0.usesModernModel }
+        arranged || mode != .automatic || sizeClass != idiom.defaultSizeClass || compactTabs != nil || barHidden
+            || editingStart != nil || tabs.contains { $0.usesModernModel }
     }
+
+    /// Whether the controller shows a compact appearance (R14.4): the phone, a compact pad.
+    public var isCompact: Bool { idiom == .phone || (idiom == .pad && sizeClass == .compact) }
 
     /// Whether the controller is arranged, and what it derives from its tree: after every
     /// change of the tree, its hidden tabs or its orders.
     mutating func refreshArranged() {
-        arranged = barOrder != nil || tabs.contains { $0.arranges }
+        arranged = barOrder != nil || barHidden || tabs.contains { $0.arranges } || (compactTabs != nil && isCompact)
         guard arranged else {
             if layout !== TreeLayout.none { layout = .none }
             if current !== TreeNode.nothing { current = .nothing }
@@ -382,7 +395,7 @@ extension Controller {
             return n
         }
         for (i, t) in tabs.enumerated() { _ = node(t, [i], [], hiddenAbove: false) }
-        layout = TreeLayout(bar: bar, shown: shown, rest: rest, ordered: ordered)
+        layout = TreeLayout(bar: bar, shown: shown, rest: rest, ordered: ordered, search: tabs.first(where: \.isSearch)?.id)
         setCurrentPath(selectedPath)
     }
 
@@ -392,8 +405,15 @@ extension Controller {
 
     private func composeBar() -> ComposedBar {
         var bar = ComposedBar(), defaults: [String] = [], movable: [String] = [], eligible = Set<String>()
+        var search: String?
+        // R14.4: compact appearances show only the compact tabs' roots (and what is inside them).
+        let compact: Set<String>? = isCompact ? compactTabs.map(Set.init) : nil
+        var root = ""
         forEachTab { t, isRoot, hiddenAbove in
+            if isRoot { root = t.id }
             guard !t.hidden, !hiddenAbove else { return }
+            if let compact, !compact.contains(root) { return }
+            if t.isSearch, t.effectivePlacement(isRoot: isRoot) == .pinned { search = t.id; return }
             switch t.effectivePlacement(isRoot: isRoot) {
             case .fixed: bar.fixed.append(t.id)
             case .pinned: bar.pinned.append(t.id)
@@ -403,6 +423,7 @@ extension Controller {
             case .sidebarOnly, .automatic: break
             }
         }
+        if let search { bar.pinned.append(search) }  // R13.8: the search tab last
         guard let order = barOrder else {
             bar.middle = defaults
             return bar
@@ -442,27 +463,35 @@ extension Controller {
 
     /// A sidebar exists on the pad idiom in `tab_sidebar` mode, or `automatic` with a group.
     public var sidebarAvailable: Bool {
-        idiom == .pad && (mode == .tabSidebar || (mode == .automatic && tabs.contains { $0.children != nil }))
+        idiom == .pad && sizeClass == .regular
+            && (mode == .tabSidebar || (mode == .automatic && tabs.contains { $0.children != nil }))
     }
 
     /// The sidebar's tree: visible tabs in display order (sidebar-only ones included).
     public var sidebarItems: [SidebarItem] {
         guard sidebarAvailable else { return [] }
         func items(_ list: [Tab]) -> [SidebarItem] {
-            list.filter { !$0.hidden }.map { SidebarItem(id: $0.id, children: $0.children == nil ? nil : items($0.orderedChildren)) }
+            list.filter { !$0.hidden }.map {
+                SidebarItem(id: $0.id, children: $0.children == nil ? nil : items($0.orderedChildren),
+                            expanded: $0.children == nil ? nil : $0.isExpanded)
+            }
         }
         return items(tabs)
     }
 
     mutating func setSidebar(_ visible: Bool, _ out: inout Outcome) throws(TabError) {
-        guard sidebarAvailable else {
-            throw TabError(.notAvailable, idiom != .pad
-                ? "the \(idiom.rawValue) idiom has no sidebar"
-                : "controller '\(name)' has no sidebar: it is in \(mode.rawValue) mode\(mode == .tabBar ? "" : " without a group")")
-        }
+        guard sidebarAvailable else { throw noSidebar }
         guard visible != sidebarVisible else { return }
         sidebarVisible = visible
         out.notify(.sidebarChanged(visible: visible))
+    }
+
+    /// Where there is no sidebar, `sidebar` and `set_expanded` are refused (R13.12).
+    var noSidebar: TabError {
+        TabError(.notAvailable, idiom != .pad
+            ? "the \(idiom.rawValue) idiom has no sidebar"
+            : sizeClass == .compact ? "controller '\(name)' is compact: a compact pad has no sidebar"
+            : "controller '\(name)' has no sidebar: it is in \(mode.rawValue) mode\(mode == .tabBar ? "" : " without a group")")
     }
 
     // MARK: Selection in the tree (R13.2)
@@ -524,6 +553,7 @@ extension Controller {
         let oldLeaf = old.map { $0.last } ?? (current === TreeNode.nothing ? nil : current.id)
         // Read only for the event (a select without subscribers builds none).
         let previous = out.recordsNotifications ? selection.wireValue : nil
+        let previousPath = out.recordsNotifications ? old ?? current.path : nil
         if path.isEmpty { selection = .none }
         else if path.count == 1, path[0] == Controller.moreID { selection = .more }
         else { selection = .tab(path[0]); remember(path, leaf: leaf) }
@@ -531,7 +561,7 @@ extension Controller {
         appearLeaves(old: oldLeaf, new: leaf?.id ?? path.last, at: leaf?.address, &out)
         guard out.recordsNotifications else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.map { $0.address[0] } ?? selectedIndex,
-                                     previous: previous, cause: cause, path: path))
+                                     previous: previous, cause: cause, path: path, previousPath: previousPath))
     }
 
     /// `moveSelection(to: leaf.path, leaf: leaf, cause: cause, &out)` for a select of a tab
@@ -550,6 +580,7 @@ extension Controller {
         let hadLeaf = !current.path.isEmpty
         let sameLeaf = hadLeaf && current.sameID(leaf)
         let oldLeaf: String? = records && hadLeaf && !sameLeaf ? current.id : nil
+        let previousPath = records ? current.path : nil
         selection = .tab(leaf.path[0])
         rememberInPlace(leaf)
         current = leaf  // `setCurrentPath(leaf.path, leaf: leaf)`
@@ -578,7 +609,7 @@ extension Controller {
         }
         guard records else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.address[0],
-                                     previous: previous, cause: cause, path: leaf.path))
+                                     previous: previous, cause: cause, path: leaf.path, previousPath: previousPath))
     }
 
     /// `remember(leaf.path, leaf: leaf)`, the groups of a path up to 3 deep read and written
@@ -661,7 +692,7 @@ extension Controller {
         modify(at: at) { $0.hidden = hidden }
         refreshArranged()
         let change = [TabVisibility(id: id, hidden: hidden)]
-        out.notify(.visibilityChanged(tabs: change))
+        out.notify(.visibilityChanged(tabs: change, cause: .user))
         if onSelectedPath { moveSelection(to: fallbackPath(hiding: id), from: before, cause: .hidden, &out) }
         else { settleSelection(from: before, cause: .hidden, &out) }
         lend { policy.visibilityChanged(change, in: $0, effects: &out.effects) }
@@ -685,10 +716,20 @@ extension Controller {
     /// on up; else nothing.
     func fallbackPath(hiding id: String) -> [String] {
         guard var above = path(of: id) else { return [] }
+        // R13.9: a sibling qualifies when it is visible, reachable on this idiom (a tv root
+        // on the bar) and not the search tab; a group only when it holds such a leaf.
+        func qualifies(_ t: Tab, root: Bool) -> Bool {
+            guard !t.hidden, !t.isSearch else { return false }
+            if root, idiom == .tv, !layout.shown.contains(t.id) { return false }
+            guard let kids = t.children else { return true }
+            return kids.contains { qualifies($0, root: false) }
+        }
         while let me = above.popLast() {
+            let root = above.isEmpty
             let siblings = above.last.flatMap { tab($0)?.orderedChildren } ?? tabs
             guard let pos = siblings.firstIndex(where: { $0.id == me }) else { break }
-            if let s = siblings[..<pos].last(where: { !$0.hidden }) ?? siblings[(pos + 1)...].first(where: { !$0.hidden }) {
+            if let s = siblings[..<pos].last(where: { qualifies($0, root: root) })
+                ?? siblings[(pos + 1)...].first(where: { qualifies($0, root: root) }) {
                 var path = above + [s.id]
                 appendDescent(from: s.id, to: &path)
                 return path
@@ -745,9 +786,29 @@ extension Controller {
             barOrder = order
             refreshArranged()
         }
-        out.notify(.displayOrderChanged(group: group, order: order))
+        out.notify(.displayOrderChanged(group: group, order: order, cause: .user))
         settleSelection(from: before, cause: .customize, &out)  // More may have left the bar
         lend { policy.displayOrderChanged(group: group, order: order, in: $0, effects: &out.effects) }
+    }
+
+    // MARK: Fixed and pinned tabs must fit (R13.10)
+
+    /// R13.10: with more root tabs than `max_visible` (hidden ones counted) at most
+    /// `max_visible - 1` tabs may be fixed or pinned (More takes a place), else at most
+    /// `max_visible`; a tree that breaks this is refused with `conflict`.
+    func requireFit(_ roots: [Tab]) throws(TabError) {
+        guard !original, !fitUnchecked else { return }
+        var count = 0
+        func visit(_ t: Tab, root: Bool) {
+            let p = t.effectivePlacement(isRoot: root)
+            if p == .fixed || p == .pinned { count += 1 }
+            for k in t.children ?? [] { visit(k, root: false) }
+        }
+        for t in roots { visit(t, root: true) }
+        let more = idiom != .tv && roots.count > maxVisible
+        let room = more ? maxVisible - 1 : maxVisible
+        guard count > room else { return }
+        throw TabError(.conflict, "\(count) tabs would be fixed or pinned, but a \(idiom.rawValue) bar of max_visible \(maxVisible) with \(roots.count) root tabs holds at most \(room) of them\(more ? " (More takes a place)" : ""); make some default, movable or optional")
     }
 
     // MARK: Validation
@@ -756,8 +817,19 @@ extension Controller {
     /// deep, a group's `default_child` one of its children.
     static func validateTree(_ roots: [Tab], taken: Set<String> = []) throws(TabError) {
         var seen = taken
+        var search: String?
         func visit(_ t: Tab, depth: Int) throws(TabError) {
             try validate(t)
+            if t.isSearch {
+                // R14.1: one search tab, a root, automatic or pinned.
+                guard depth == 1 else { throw TabError(.invalid, "tab '\(t.id)' has role search but is inside a group; the search tab is a root tab") }
+                guard t.placement == .automatic || t.placement == .pinned else {
+                    throw TabError(.invalid, "tab '\(t.id)' has role search and placement \(t.placement.rawValue); the search tab's placement is automatic or pinned")
+                }
+                guard t.children == nil else { throw TabError(.invalid, "tab '\(t.id)' has role search and children; the search tab is not a group") }
+                if let other = search { throw TabError(.conflict, "tabs '\(other)' and '\(t.id)' both have role search; a controller has one search tab") }
+                search = t.id
+            }
             guard seen.insert(t.id).inserted else {
                 throw taken.contains(t.id)
                     ? TabError(.conflict, "a tab with id '\(t.id)' already exists")

@@ -5,6 +5,9 @@
 public enum Idiom: String, Codable, Sendable, CaseIterable {
     case phone, pad, tv
 
+    /// R14.4: phone is always compact; tv always regular; a pad starts regular.
+    public var defaultSizeClass: SizeClass { self == .phone ? .compact : .regular }
+
     /// The seeds' default number of items a bar shows before it needs More.
     public var defaultMaxVisible: Int {
         switch self {
@@ -119,6 +122,25 @@ public struct Tab: Equatable, Sendable {
     public var selectedChild: String?
     /// A group's children in the user's order (R13.5); nil: the children's order.
     public var displayOrder: [String]?
+    // R14 and R13.12.
+
+    /// `search` for the search tab (R14.1, UISearchTab); nil for every other tab.
+    public var role: TabRole?
+    /// Selecting the search tab makes search active (R14.1).
+    public var activatesSearch = false
+    /// A disabled tab stays in the bar and sidebar but cannot be tapped (R14.2).
+    public var enabled = true
+    /// A group in the sidebar is collapsed (`false`) or expanded (nil: the default, true)
+    /// (R13.12). In a description, nil also means "not said": a kept group keeps its value.
+    public var expanded: Bool?
+
+    /// Whether the group is expanded in the sidebar (R13.12).
+    public var isExpanded: Bool { expanded ?? true }
+
+    /// Input only (never state): the description left out `hidden`, so that a tab kept by the
+    /// identity rule keeps its value and a new one starts at `hidden_by_default` (R13.8,
+    /// R13.9). The controller clears it when it installs the tab.
+    public var keepsHidden = false
 
     public init(id: String, title: String? = nil, item: TabItem? = nil, restorationID: String? = nil,
                 orientations: OrientationMask? = nil, fullScreenLayout: Bool = false,
@@ -135,11 +157,14 @@ public struct Tab: Equatable, Sendable {
         self.selectedChild = nil; self.displayOrder = nil
     }
 
-    /// Whether the tab uses anything of R13 (a controller whose tabs use none behaves as R1–R12).
+    /// Whether the tab uses anything of R13 or R14 (a controller whose tabs use none behaves as R1–R12).
     public var usesModernModel: Bool {
         children != nil || defaultChild != nil || allowsReordering || hidden || allowsHiding
-            || hiddenByDefault || placement != .automatic || subtitle != nil
+            || hiddenByDefault || placement != .automatic || subtitle != nil || role != nil || activatesSearch || !enabled
     }
+
+    /// The search tab (R14.1).
+    public var isSearch: Bool { role == .search }
 
     /// A group's children in display order (R13.5): the user's order, else the given one.
     public var orderedChildren: [Tab] {
@@ -163,6 +188,26 @@ public struct Tab: Equatable, Sendable {
 
     /// Orientations this tab supports (R9.1: nothing declared → portrait only).
     public var supportedOrientations: OrientationMask { orientations ?? .portrait }
+
+    /// Where this tab says what `old` says in another form — `orientations` as the set they
+    /// mean, `item` as the item shown — it keeps `old`'s form: a tab object copied from
+    /// `state` (which reports the meaning) and sent back changes nothing (R13.8).
+    mutating func keepForm(of old: Tab) {
+        if orientations != old.orientations, supportedOrientations == old.supportedOrientations { orientations = old.orientations }
+        if item != old.item, effectiveItem == old.effectiveItem { item = old.item }
+    }
+}
+
+/// What a tab is for beyond showing its content (R14.1). Raw values are the wire names.
+public enum TabRole: String, Codable, Sendable, CaseIterable {
+    /// UISearchTab: trailing in the bar, never under More; may activate search.
+    case search
+}
+
+/// A pad's width class (R14.4): `compact` behaves as a phone's bar (no sidebar, compact tabs).
+/// Raw values are the wire names.
+public enum SizeClass: String, Codable, Sendable, CaseIterable {
+    case regular, compact
 }
 
 /// Where a tab goes in the bar (R13.4). Raw values are the wire names.
@@ -198,7 +243,11 @@ public struct SidebarItem: Equatable, Sendable {
     public var id: String
     /// nil for a tab that is not a group.
     public var children: [SidebarItem]?
-    public init(id: String, children: [SidebarItem]? = nil) { self.id = id; self.children = children }
+    /// A group's expansion (R13.12); nil for a tab that is not a group.
+    public var expanded: Bool?
+    public init(id: String, children: [SidebarItem]? = nil, expanded: Bool? = nil) {
+        self.id = id; self.children = children; self.expanded = expanded
+    }
 }
 
 /// What a tap on a tab whose navigation stack is deeper than its root does (R4.3).
@@ -258,12 +307,28 @@ public struct Frame: Equatable, Sendable, Codable {
     }
 }
 
+extension Tab {
+    /// Two tabs are equal when every field but `keepsHidden` is: that one says how a
+    /// description was written (`hidden` left out), not what the tab is, and a description
+    /// decoded from the wire equals the same tab built in code.
+    public static func == (a: Tab, b: Tab) -> Bool {
+        a.id == b.id && a.title == b.title && a.item == b.item && a.restorationID == b.restorationID
+            && a.orientations == b.orientations && a.fullScreenLayout == b.fullScreenLayout && a.navigation == b.navigation
+            && a.stack == b.stack && a.contentLoaded == b.contentLoaded && a.children == b.children
+            && a.defaultChild == b.defaultChild && a.allowsReordering == b.allowsReordering && a.hidden == b.hidden
+            && a.allowsHiding == b.allowsHiding && a.hiddenByDefault == b.hiddenByDefault && a.placement == b.placement
+            && a.subtitle == b.subtitle && a.selectedChild == b.selectedChild && a.displayOrder == b.displayOrder
+            && a.role == b.role && a.activatesSearch == b.activatesSearch && a.enabled == b.enabled && a.expanded == b.expanded
+    }
+}
+
 extension Tab: Codable {
     // The names Swift gave the fields when Tab's coding was synthesized: snapshots keep them.
     private enum CodingKeys: String, CodingKey {
         case id, title, item, restorationID, orientations, fullScreenLayout, navigation, stack, contentLoaded
         case children, defaultChild, allowsReordering, hidden, allowsHiding, hiddenByDefault, placement
         case subtitle, selectedChild, displayOrder
+        case role, activatesSearch, enabled, expanded
     }
 
     public init(from decoder: Decoder) throws {
@@ -288,6 +353,11 @@ extension Tab: Codable {
         subtitle = try c.decodeIfPresent(String.self, forKey: .subtitle)
         selectedChild = try c.decodeIfPresent(String.self, forKey: .selectedChild)
         displayOrder = try c.decodeIfPresent([String].self, forKey: .displayOrder)
+        // R13.12 and R14's: absent from snapshots written before them (format 3 and earlier).
+        role = try c.decodeIfPresent(TabRole.self, forKey: .role)
+        activatesSearch = try c.decodeIfPresent(Bool.self, forKey: .activatesSearch) ?? false
+        enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
+        expanded = try c.decodeIfPresent(Bool.self, forKey: .expanded)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -311,5 +381,9 @@ extension Tab: Codable {
         try c.encodeIfPresent(subtitle, forKey: .subtitle)
         try c.encodeIfPresent(selectedChild, forKey: .selectedChild)
         try c.encodeIfPresent(displayOrder, forKey: .displayOrder)
+        try c.encodeIfPresent(role, forKey: .role)
+        if activatesSearch { try c.encode(true, forKey: .activatesSearch) }
+        if !enabled { try c.encode(false, forKey: .enabled) }
+        try c.encodeIfPresent(expanded, forKey: .expanded)
     }
 }

@@ -762,10 +762,12 @@ public final class PluginHost: Policy {
         case .tab(_, let i): index = i; isMore = 0
         case .more: index = -1; isMore = 1
         }
+        // Since 1.6: whether it is the search tab (R14.1); only an arranged controller has one.
+        let isSearch: Int32 = controller.pointer.pointee.arranged && controller.pointer.pointee.isSearchTab(id) ? 1 : 0
         func fill(_ id: UnsafePointer<CChar>, _ path: UnsafePointer<UnsafePointer<CChar>?>, _ count: Int) -> R {
             cand.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id,
                                           index: index, is_more: isMore,
-                                          path: path, path_count: count)
+                                          path: path, path_count: count, is_search: isSearch)
             return body(cand)
         }
         if controller.pointer.pointee.arranged, case .tab(let tab, _) = candidate, let path = controller.pointer.pointee.path(of: tab), path.count > 1 {

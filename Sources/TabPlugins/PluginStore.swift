@@ -243,6 +243,7 @@ extension SelectionCause {
         case .customize: return TABD_CAUSE_CUSTOMIZE
         case .restore: return TABD_CAUSE_RESTORE
         case .hidden: return TABD_CAUSE_HIDDEN
+        case .searchCancelled: return TABD_CAUSE_SEARCH_CANCELLED
         }
     }
 
@@ -251,7 +252,7 @@ extension SelectionCause {
         self = cause
     }
 
-    private static let allCasesByC: [SelectionCause] = [.select, .tap, .tabs, .customize, .restore, .hidden]
+    private static let allCasesByC: [SelectionCause] = [.select, .tap, .tabs, .customize, .restore, .hidden, .searchCancelled]
 }
 
 extension PluginInstance {

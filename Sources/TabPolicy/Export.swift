@@ -174,7 +174,9 @@ private func candidate(_ c: UnsafePointer<tabd_candidate>?) -> Candidate {
             deeper = path.isEmpty ? nil : path
         }
     }
-    return Candidate(id: string(id), index: c.pointee.index, deeperPath: deeper)
+    // Since 1.6: whether it is the search tab.
+    let hasSearch = c.pointee.struct_size >= MemoryLayout<tabd_candidate>.offset(of: \tabd_candidate.is_search)! + MemoryLayout<Int32>.size
+    return Candidate(id: string(id), index: c.pointee.index, deeperPath: deeper, isSearch: hasSearch && c.pointee.is_search != 0)
 }
 
 /// The String of a C string tabd handed over: a tab id is nearly always short ASCII, made

@@ -124,6 +124,8 @@ public struct SelectionChange: Equatable, Sendable {
     /// Why it changed (the wire event's `cause`).
     public enum Cause: Equatable, Sendable {
         case select, tap, tabs, customize, restore, hidden
+        /// Search was cancelled and the selection went back to where it was (R14.1).
+        case searchCancelled
         /// A cause a later tabd added (its number in tabd/policy.h).
         case other(UInt32)
 
@@ -135,7 +137,22 @@ public struct SelectionChange: Equatable, Sendable {
             case TABD_CAUSE_CUSTOMIZE: self = .customize
             case TABD_CAUSE_RESTORE: self = .restore
             case TABD_CAUSE_HIDDEN: self = .hidden
+            case TABD_CAUSE_SEARCH_CANCELLED: self = .searchCancelled
             default: self = .other(c.rawValue)
+            }
+        }
+
+        /// The wire event's `cause` ("select", "search_cancelled", …; "other" for `.other`).
+        public var name: String {
+            switch self {
+            case .select: return "select"
+            case .tap: return "tap"
+            case .tabs: return "tabs"
+            case .customize: return "customize"
+            case .restore: return "restore"
+            case .hidden: return "hidden"
+            case .searchCancelled: return "search_cancelled"
+            case .other: return "other"
             }
         }
     }
@@ -182,24 +199,29 @@ public struct Candidate: Equatable, Sendable {
     /// The ids from the root tab down to this one (R13.2): `[id]` for a tab outside any
     /// group, and for More (since ABI 1.4; a tabd before it gives `[id]` too).
     public var path: [String] { given?.path ?? [id] }
+    /// Whether the candidate is the controller's search tab (R14.1, UISearchTab; since ABI
+    /// 1.6: false from a tabd before it).
+    public var isSearch: Bool { given?.isSearch ?? false }
     /// The path as given; nil for `[id]`, which is then made only when `path` is read: a
     /// decision about a tab outside any group allocates no array. In a box, not an optional
     /// array: that was destroyed through its type's metadata (~60 instructions a decision).
     private let given: GivenPath?
 
     private final class GivenPath: Sendable {
-        let path: [String]
-        init(_ path: [String]) { self.path = path }
+        let path: [String]?
+        /// The search tab (R14.1): rare, so kept here rather than as a fifth word.
+        let isSearch: Bool
+        init(_ path: [String]?, isSearch: Bool) { self.path = path; self.isSearch = isSearch }
     }
 
-    init(id: String, index: Int?, deeperPath: [String]?) {
+    init(id: String, index: Int?, deeperPath: [String]?, isSearch: Bool = false) {
         self.id = id; rawIndex = index ?? Self.noIndex
-        given = deeperPath.map(GivenPath.init)
+        given = deeperPath == nil && !isSearch ? nil : GivenPath(deeperPath, isSearch: isSearch)
     }
 
     /// A tab: `path` defaults to the tab alone (a tab outside any group).
-    public static func tab(id: String, index: Int, path: [String]? = nil) -> Candidate {
-        Candidate(id: id, index: index, deeperPath: path)
+    public static func tab(id: String, index: Int, path: [String]? = nil, isSearch: Bool = false) -> Candidate {
+        Candidate(id: id, index: index, deeperPath: path, isSearch: isSearch)
     }
     /// The More item.
     public static let more = Candidate(id: "more", index: nil, deeperPath: nil)
@@ -207,13 +229,13 @@ public struct Candidate: Equatable, Sendable {
     public var isMore: Bool { index == nil }
     /// The group the tab is in (its parent), or nil for a root tab and More.
     public var group: String? {
-        guard let path = given?.path, path.count > 1 else { return nil }
+        guard let path = given?.path ?? nil, path.count > 1 else { return nil }
         return path[path.count - 2]
     }
 
     /// Equal when id, index and path are (a path given as `[id]` is the path left out).
     public static func == (a: Candidate, b: Candidate) -> Bool {
-        a.id == b.id && a.index == b.index && a.path == b.path
+        a.id == b.id && a.index == b.index && a.path == b.path && a.isSearch == b.isSearch
     }
 }
 

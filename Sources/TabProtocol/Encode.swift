@@ -102,7 +102,11 @@ public enum ReplyEncoder {
         w.key(literal: "allows_hiding"); w.bool(t.allowsHiding)
         w.key(literal: "hidden_by_default"); w.bool(t.hiddenByDefault)
         w.key(literal: "subtitle"); optionalString(t.subtitle, &w)
+        w.key(literal: "enabled"); w.bool(t.enabled)  // R14.2
+        if let role = t.role { w.key(literal: "role"); w.string(role.rawValue) }  // R14.1
+        if t.isSearch || t.activatesSearch { w.key(literal: "activates_search"); w.bool(t.activatesSearch) }
         guard let kids = t.children else { return }
+        w.key(literal: "expanded"); w.bool(t.isExpanded)  // R13.12
         w.key(literal: "children"); w.beginArray()
         for k in kids { tab(k, in: controller, &w) }
         w.endArray()
@@ -127,6 +131,11 @@ public enum ReplyEncoder {
             w.key(literal: "selected_path"); strings(c.selectedPath, &w)
             w.key(literal: "mode"); w.string(c.mode.rawValue)
             w.key(literal: "sidebar"); sidebar(c, &w)
+            // R14.
+            w.key(literal: "size_class"); w.string(c.sizeClass.rawValue)
+            w.key(literal: "compact_tabs"); if let ids = c.compactTabs { strings(ids, &w) } else { w.null() }
+            w.key(literal: "editing"); w.bool(c.editing)
+            if c.hasSearchTab { w.key(literal: "search"); w.beginObject(); w.key(literal: "active"); w.bool(c.searchActive); w.endObject() }
         }
         w.key(literal: "selected_index"); optionalInt(c.selectedIndex, &w)
         w.key(literal: "bar"); bar(c, &w)
@@ -140,21 +149,26 @@ public enum ReplyEncoder {
 
     /// R13.6: `{"available", "visible", "items"}`.
     public static func sidebar(_ c: Controller, _ w: inout JSONWriter) {
+        w.beginObject()
+        sidebarMembers(c, &w)
+        w.endObject()
+    }
+
+    private static func sidebarMembers(_ c: Controller, _ w: inout JSONWriter) {
         func items(_ list: [SidebarItem]) {
             w.beginArray()
             for i in list {
                 w.beginObject()
                 w.key(literal: "id"); w.string(i.id)
                 if let kids = i.children { w.key(literal: "children"); items(kids) }
+                if let e = i.expanded { w.key(literal: "expanded"); w.bool(e) }  // R13.12
                 w.endObject()
             }
             w.endArray()
         }
-        w.beginObject()
         w.key(literal: "available"); w.bool(c.sidebarAvailable)
         w.key(literal: "visible"); w.bool(c.sidebarAvailable && c.sidebarVisible)
         w.key(literal: "items"); items(c.sidebarItems)
-        w.endObject()
     }
 
     /// What the bar shows: `state`'s `bar`, and `bar_changed`'s data.
@@ -169,7 +183,8 @@ public enum ReplyEncoder {
         w.key(literal: "more"); strings(c.moreList, &w)
         w.key(literal: "selected"); optionalString(c.barSelected, &w)
         if c.idiom == .tv { w.key(literal: "unreachable"); strings(c.unreachable, &w) }
-        w.key(literal: "position"); w.string(c.idiom == .tv ? "top" : "bottom")
+        w.key(literal: "position"); w.string(c.barAtTop ? "top" : "bottom")
+        if c.barHidden || c.usesModernModel { w.key(literal: "hidden"); w.bool(c.barHidden) }  // R14.3
     }
 
     public static func orientationMembers(_ c: Controller, _ w: inout JSONWriter) {
@@ -206,12 +221,13 @@ public enum ReplyEncoder {
     public static func event(_ n: TabCore.Notification, controller: String, seq: UInt64, in c: Controller, into w: inout JSONWriter) {
         beginEvent(n.eventName, controller: controller, seq: seq, into: &w)
         switch n {
-        case .selectionChanged(let tab, let index, let previous, let cause, let path):
+        case .selectionChanged(let tab, let index, let previous, let cause, let path, let previousPath):
             w.key(literal: "tab"); optionalString(tab, &w)
             w.key(literal: "index"); optionalInt(index, &w)
             w.key(literal: "previous"); optionalString(previous, &w)
             w.key(literal: "cause"); w.string(cause.rawValue)
             if let path { w.key(literal: "path"); strings(path, &w) }
+            if let previousPath { w.key(literal: "previous_path"); strings(previousPath, &w) }
         case .didSelect(let tab, let index, let leaf):
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "index"); optionalInt(index, &w)
@@ -219,7 +235,8 @@ public enum ReplyEncoder {
                 w.key(literal: "path"); strings(leaf.path, &w)
                 w.key(literal: "previous"); optionalString(leaf.previous, &w)
             }
-        case .visibilityChanged(let tabs):
+        case .visibilityChanged(let tabs, let cause):
+            w.key(literal: "cause"); w.string(cause.rawValue)
             w.key(literal: "tabs"); w.beginArray()
             for t in tabs {
                 w.beginObject()
@@ -228,11 +245,23 @@ public enum ReplyEncoder {
                 w.endObject()
             }
             w.endArray()
-        case .displayOrderChanged(let group, let order):
+        case .displayOrderChanged(let group, let order, let cause):
+            w.key(literal: "cause"); w.string(cause.rawValue)
             w.key(literal: "group"); optionalString(group, &w)
             w.key(literal: "order"); strings(order, &w)
-        case .sidebarChanged(let visible):
-            w.key(literal: "visible"); w.bool(visible)
+        case .sidebarChanged:
+            // R13.12: the whole `state.sidebar` (`visible` among its members, as before).
+            sidebarMembers(c, &w)
+        case .searchChanged(let active):
+            w.key(literal: "active"); w.bool(active)
+        case .sizeClassChanged(let size):
+            w.key(literal: "size_class"); w.string(size.rawValue)
+        case .modeChanged(let mode):
+            w.key(literal: "mode"); w.string(mode.rawValue)
+        case .willBeginEditing:
+            break
+        case .didEndEditing(let changed):
+            w.key(literal: "changed"); w.bool(changed)
         case .contentLoaded(let tab):
             w.key(literal: "tab"); w.string(tab)
         case .tabUpdated(let tab):

@@ -90,7 +90,8 @@ public enum RequestCommand: Equatable, Sendable {
     case ping
     case state
     case controllers
-    case controllerCreate(idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic)
+    case controllerCreate(idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic,
+                          sizeClass: SizeClass? = nil, compactTabs: [String]? = nil)
     case controllerDelete
     /// A command of the controller's state machine (the mutating ones).
     case core(Command)
@@ -170,6 +171,9 @@ public let commandNames = [
     "push", "pop", "pop_to_root", "customizable", "customize.begin", "customize.move", "customize.end",
     "rotate", "layout", "preserve", "restore", "set_hidden", "reorder", "sidebar", "subscribe", "unsubscribe",
     "plugins", "plugin.call", "explain", "reload", "stats", "metrics", "config",
+    // R13.12, R14 (issue 30).
+    "set_expanded", "search", "set_enabled", "set_bar_hidden", "set_size_class", "set_compact_tabs", "set_mode",
+    "edit.begin", "edit.end", "select_child",
 ]
 
 extension RequestCommand {
@@ -218,6 +222,16 @@ extension RequestCommand {
         case .stats: 33
         case .metrics, .metricsPrometheus: 34
         case .config: 35
+        case .core(.setExpanded): 36
+        case .core(.search): 37
+        case .core(.setEnabled): 38
+        case .core(.setBarHidden): 39
+        case .core(.setSizeClass): 40
+        case .core(.setCompactTabs): 41
+        case .core(.setMode): 42
+        case .core(.editBegin): 43
+        case .core(.editEnd): 44
+        case .core(.selectChild): 45
         }
     }
 
@@ -328,14 +342,13 @@ public enum RequestDecoder {
                 }
                 tapPops = t
             }
-            var mode = Mode.automatic
-            if let name = try f.string("mode") {
-                guard let m = Mode(rawValue: name) else {
-                    throw .invalid("mode", "'mode' must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
-                }
-                mode = m
+            let mode = try self.mode(&f) ?? .automatic
+            let size = try sizeClass(&f)
+            if let size, size != idiom.defaultSizeClass, idiom != .pad {
+                throw ProtocolError(.notAvailable, "the \(idiom.rawValue) idiom is always \(idiom.defaultSizeClass.rawValue); only a pad has size_class \(size.rawValue)", details: [("field", "size_class")])
             }
-            command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops, mode: mode)
+            command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops, mode: mode,
+                                        sizeClass: size, compactTabs: try f.nullableStringArray("compact_tabs"))
         case "controller.delete":
             guard f.has("controller") else { throw .invalid("controller", "controller.delete needs \"controller\"") }
             command = .controllerDelete
@@ -356,7 +369,7 @@ public enum RequestDecoder {
         case "add_tab":
             guard let v = f.value("tab") else { throw .invalid("tab", "add_tab needs \"tab\": a tab object") }
             let t = try tab(v, path: "tab")
-            command = .core(.addTab(t, index: try f.int("index")))
+            command = .core(.addTab(t, index: try f.int("index"), group: try f.nullableString("group")))
         case "remove_tab":
             command = .core(.removeTab(try f.requiredString("tab")))
         case "update_tab":
@@ -406,6 +419,33 @@ public enum RequestDecoder {
         case "sidebar":
             guard let visible = try f.bool("visible") else { throw .invalid("visible", "sidebar needs \"visible\": true or false") }
             command = .core(.sidebar(visible: visible))
+        case "set_expanded":
+            let group = try f.requiredString("group")
+            guard let e = try f.bool("expanded") else { throw .invalid("expanded", "set_expanded needs \"expanded\": true or false") }
+            command = .core(.setExpanded(group: group, expanded: e))
+        case "search":
+            guard let a = try f.bool("active") else { throw .invalid("active", "search needs \"active\": true or false") }
+            command = .core(.search(active: a))
+        case "set_enabled":
+            let tab = try f.requiredString("tab")
+            guard let e = try f.bool("enabled") else { throw .invalid("enabled", "set_enabled needs \"enabled\": true or false") }
+            command = .core(.setEnabled(tab: tab, enabled: e))
+        case "set_bar_hidden":
+            guard let h = try f.bool("hidden") else { throw .invalid("hidden", "set_bar_hidden needs \"hidden\": true or false") }
+            command = .core(.setBarHidden(hidden: h, animated: try f.bool("animated") ?? false))
+        case "set_size_class":
+            guard let size = try sizeClass(&f) else { throw .invalid("size_class", "set_size_class needs \"size_class\": \"regular\" or \"compact\"") }
+            command = .core(.setSizeClass(size))
+        case "set_compact_tabs":
+            guard f.has("tabs") else { throw .invalid("tabs", "set_compact_tabs needs \"tabs\": root tab ids, or null for all") }
+            command = .core(.setCompactTabs(try f.nullableStringArray("tabs")))
+        case "set_mode":
+            guard let m = try mode(&f) else { throw .invalid("mode", "set_mode needs \"mode\": one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))") }
+            command = .core(.setMode(m))
+        case "edit.begin": command = .core(.editBegin)
+        case "edit.end": command = .core(.editEnd)
+        case "select_child":
+            command = .core(.selectChild(group: try f.requiredString("group"), child: try f.requiredString("child")))
         case "preserve": command = .preserve
         case "restore":
             guard let v = f.value("archive") else { throw .invalid("archive", "restore needs \"archive\": what preserve returned") }
@@ -436,6 +476,22 @@ public enum RequestDecoder {
                                 details: [("cmd", name)])
         }
         return Request(id: id, controller: controller, command: command)
+    }
+
+    private static func mode(_ f: inout Fields) throws(ProtocolError) -> Mode? {
+        guard let name = try f.string("mode") else { return nil }
+        guard let m = Mode(rawValue: name) else {
+            throw .invalid("mode", "'mode' must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
+        }
+        return m
+    }
+
+    private static func sizeClass(_ f: inout Fields) throws(ProtocolError) -> SizeClass? {
+        guard let name = try f.string("size_class") else { return nil }
+        guard let s = SizeClass(rawValue: name) else {
+            throw .invalid("size_class", "'size_class' must be \"regular\" or \"compact\" (got '\(name)')")
+        }
+        return s
     }
 
     private static func selectTarget(_ f: inout Fields, allowIndex: Bool) throws(ProtocolError) -> SelectTarget {
@@ -507,7 +563,10 @@ public enum RequestDecoder {
         tab.allowsReordering = try f.bool("allows_reordering") ?? false
         tab.allowsHiding = try f.bool("allows_hiding") ?? false
         tab.hiddenByDefault = try f.bool("hidden_by_default") ?? false
-        tab.hidden = try f.bool("hidden") ?? tab.hiddenByDefault
+        // R13.8–13.9: left out, a kept tab keeps its `hidden` and a new one starts hidden by default.
+        let hidden = try f.bool("hidden")
+        tab.keepsHidden = hidden == nil
+        tab.hidden = hidden ?? tab.hiddenByDefault
         if let name = try f.string("placement") {
             guard let p = Placement(rawValue: name) else {
                 throw .invalid(path + ".placement", "'\(path).placement' must be one of \(Placement.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
@@ -515,6 +574,14 @@ public enum RequestDecoder {
             tab.placement = p
         }
         tab.subtitle = try f.nullableString("subtitle")
+        // R14, R13.12.
+        if let name = try f.nullableString("role") {
+            guard let r = TabRole(rawValue: name) else { throw .invalid(path + ".role", "'\(path).role' must be \"search\" or null (got '\(name)')") }
+            tab.role = r
+        }
+        tab.activatesSearch = try f.bool("activates_search") ?? false
+        tab.enabled = try f.bool("enabled") ?? true
+        tab.expanded = try f.bool("expanded")
         f.ignoreStateOnly()
         try f.finish()
         return tab
@@ -553,6 +620,33 @@ public enum RequestDecoder {
         }
         if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
         if let v = try f.bool("navigation") { u.navigation = .set(v) }
+        // R13.8: every writable field of a tab object as `state` reports it.
+        if let v = f.value("children") {
+            if v == .null { u.children = .set(nil) } else {
+                guard case .array(let kids) = v else { throw .invalid("children", "'children' must be an array of tab objects, or null") }
+                u.children = .set(try kids.enumerated().map { (i, k) throws(ProtocolError) in try tab(k, path: "children[\(i)]") })
+            }
+        }
+        if f.has("default_child") { u.defaultChild = .set(try f.nullableString("default_child")) }
+        if let v = try f.bool("allows_reordering") { u.allowsReordering = .set(v) }
+        if let v = try f.bool("hidden") { u.hidden = .set(v) }
+        if let v = try f.bool("allows_hiding") { u.allowsHiding = .set(v) }
+        if let v = try f.bool("hidden_by_default") { u.hiddenByDefault = .set(v) }
+        if let name = try f.string("placement") {
+            guard let p = Placement(rawValue: name) else {
+                throw .invalid("placement", "'placement' must be one of \(Placement.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
+            }
+            u.placement = .set(p)
+        }
+        if f.has("subtitle") { u.subtitle = .set(try f.nullableString("subtitle")) }
+        if f.has("role") {
+            let name = try f.nullableString("role")
+            guard name == nil || TabRole(rawValue: name!) != nil else { throw .invalid("role", "'role' must be \"search\" or null (got '\(name!)')") }
+            u.role = .set(name.flatMap(TabRole.init(rawValue:)))
+        }
+        if let v = try f.bool("activates_search") { u.activatesSearch = .set(v) }
+        if let v = try f.bool("enabled") { u.enabled = .set(v) }
+        f.markUsed("expanded")  // state's; set_expanded changes it
         f.ignoreStateOnly()
         return u
     }

@@ -50,8 +50,9 @@ extension TabService {
         case .core, .state, .ping: assertionFailure("handle(_:from:) runs '\(r.name)'")
         case .hello: hello(r)
         case .controllers: listControllers(r)
-        case .controllerCreate(let idiom, let maxVisible, let tapPops, let mode):
-            try createController(r, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+        case .controllerCreate(let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
+            try createController(r, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                 sizeClass: sizeClass, compactTabs: compactTabs)
         case .controllerDelete: try deleteController(r)
         case .layout(let width, let height, let statusBar): try layout(r, width: width, height: height, statusBar: statusBar)
         case .preserve:
@@ -103,9 +104,13 @@ extension TabService {
         }
     }
 
-    private func createController(_ r: Request, idiom: Idiom, maxVisible: Int?, tapPops: TapPops, mode: Mode) throws(ProtocolError) {
+    private func createController(_ r: Request, idiom: Idiom, maxVisible: Int?, tapPops: TapPops, mode: Mode,
+                                  sizeClass: SizeClass?, compactTabs: [String]?) throws(ProtocolError) {
         try requireWritable()
-        do { try createController(r.controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode) } catch { throw ProtocolError(error) }
+        do {
+            try createController(r.controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                 sizeClass: sizeClass, compactTabs: compactTabs)
+        } catch { throw ProtocolError(error) }
         let c = containers[r.controller]!
         reply(r) { w in
             w.key(literal: "controller"); w.string(c.name)
@@ -113,6 +118,8 @@ extension TabService {
             w.key(literal: "max_visible"); w.int(c.maxVisible)
             w.key(literal: "tap_pops"); w.string(c.tapPops.rawValue)
             if c.mode != .automatic { w.key(literal: "mode"); w.string(c.mode.rawValue) }
+            if c.sizeClass != c.idiom.defaultSizeClass { w.key(literal: "size_class"); w.string(c.sizeClass.rawValue) }
+            if let ids = c.compactTabs { w.key(literal: "compact_tabs"); ReplyEncoder.strings(ids, &w) }
         }
     }
 
@@ -131,7 +138,7 @@ extension TabService {
         reply(r) { w in
             w.key(literal: "bar"); ReplyEncoder.frame(frames.bar, &w)
             w.key(literal: "content"); ReplyEncoder.frame(frames.content, &w)
-            w.key(literal: "bar_position"); w.string(c.idiom == .tv ? "top" : "bottom")
+            w.key(literal: "bar_position"); w.string(c.barAtTop ? "top" : "bottom")
             w.key(literal: "status_bar_child"); ReplyEncoder.optionalString(c.statusBarChild, &w)
         }
     }
@@ -206,8 +213,24 @@ extension TabService {
             // R13: what the command moved — the path (hiding may move the selection) and the bar.
             w.key(literal: "selected_path"); ReplyEncoder.strings(c.selectedPath, &w)
             w.key(literal: "bar"); ReplyEncoder.bar(c, &w)
-        case .sidebar:
+        case .sidebar, .setExpanded, .setMode:
             w.key(literal: "sidebar"); ReplyEncoder.sidebar(c, &w)
+            if case .setMode = command { w.key(literal: "mode"); w.string(c.mode.rawValue) }
+        case .setBarHidden, .setCompactTabs, .setSizeClass:
+            w.key(literal: "bar"); ReplyEncoder.bar(c, &w)
+            if case .setSizeClass = command {
+                w.key(literal: "size_class"); w.string(c.sizeClass.rawValue)
+                w.key(literal: "sidebar"); ReplyEncoder.sidebar(c, &w)
+            }
+        case .search:
+            w.key(literal: "search"); w.beginObject(); w.key(literal: "active"); w.bool(c.searchActive); w.endObject()
+            w.key(literal: "selected_path"); ReplyEncoder.strings(c.selectedPath, &w)
+        case .selectChild:
+            w.key(literal: "selected_path"); ReplyEncoder.strings(c.selectedPath, &w)
+        case .editBegin, .editEnd:
+            w.key(literal: "editing"); w.bool(c.editing)
+        case .setEnabled(let id, _):
+            w.key(literal: "tab_changed"); ReplyEncoder.optionalString(outcome.changed ? id : nil, &w)
         case .updateTab(let id, _), .badge(let id, _):
             // What changed is the tab (`changed` beside the selection reads as a new selection):
             // its id when the command changed it, null when it was already so.

@@ -103,7 +103,7 @@ extension TabService {
         var asked: [PolicyEffect] = []
         _ = try? containers.reading(name) { c in
             withUnsafePointer(to: c) { p in
-                for case .selectionChanged(let tab, _, let previous, let cause, let path) in outcome.notifications {
+                for case .selectionChanged(let tab, _, let previous, let cause, let path, _) in outcome.notifications {
                     let change = SelectionChange(tab: tab, previous: previous, cause: cause, path: path)
                     plugins.selectionChanged(change, in: LentController(p), effects: &asked)
                 }

@@ -69,12 +69,14 @@ extension TabService {
     }
 
     func createController(_ name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always,
-                                  mode: Mode = .automatic) throws(TabError) {
+                                  mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil) throws(TabError) {
         if containers[name] == nil, containers.controllers.count >= config.maxControllers {
             throw TabError(.outOfRange, "tabd holds \(containers.controllers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
         }
-        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
-        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode))
+        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                              sizeClass: sizeClass, compactTabs: compactTabs)
+        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                       sizeClass: sizeClass, compactTabs: compactTabs))
         perform(containers.decideOrientations(of: name, policy: policy))
     }
 

@@ -22,7 +22,8 @@ import TabProtocol
 public enum JournalRecord: Equatable, Sendable {
     /// A command of a controller's state machine, in its deterministic form.
     case command(controller: String, Command)
-    case createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic)
+    case createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic,
+                          sizeClass: SizeClass? = nil, compactTabs: [String]? = nil)
     case deleteController(name: String)
     /// Events that changed no state were numbered (a tap on the tab already shown, a plugin's
     /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
@@ -36,7 +37,7 @@ public enum JournalRecord: Equatable, Sendable {
     public var controller: String {
         switch self {
         case .command(let c, _): return c
-        case .createController(let c, _, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
+        case .createController(let c, _, _, _, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
         case .pluginData: return ""
         }
     }
@@ -61,12 +62,12 @@ public struct JournalRecordError: Error, Equatable, CustomStringConvertible {
 
 public enum JournalCodec {
     /// The format this tabd writes (in each file's header). It reads this one and older ones.
-    public static let version = 3
+    public static let version = 4
 
     /// The rules a journal's commands were accepted under: format 3 came with the amended
     /// rules (issue 17: identity across `set_tabs`, orientation checks, event numbering).
     public static func semantics(ofFormat version: Int) -> Semantics {
-        version >= 3 ? .amended : .original
+        version >= 4 ? .amended : version == 3 ? .amendedBeforeTree : .original
     }
 
     // MARK: Writing
@@ -84,7 +85,7 @@ public enum JournalCodec {
         switch record {
         case .command(let controller, let command):
             encode(command, controller: controller, seq: seq, into: &w)
-        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode):
+        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(literal: "controller.create")
             w.key(literal: "controller"); w.string(name)
@@ -92,6 +93,8 @@ public enum JournalCodec {
             w.key(literal: "max_visible"); ReplyEncoder.optionalInt(maxVisible, &w)
             w.key(literal: "tap_pops"); w.string(tapPops.rawValue)
             if mode != .automatic { w.key(literal: "mode"); w.string(mode.rawValue) }  // R13.6
+            if let sizeClass { w.key(literal: "size_class"); w.string(sizeClass.rawValue) }  // R14.4
+            if let compactTabs { w.key(literal: "compact_tabs"); ReplyEncoder.strings(compactTabs, &w) }
             w.endObject()
         case .deleteController(let name):
             begin(seq: seq, into: &w)
@@ -179,10 +182,11 @@ public enum JournalCodec {
             case .index(let i)?: w.key(literal: "selected"); w.int(i)
             case .more?: w.key(literal: "selected_more"); w.bool(true)  // refused by the controller; never journalled
             }
-        case .addTab(let t, let index):
+        case .addTab(let t, let index, let group):
             op("add_tab")
             w.key(literal: "tab"); tab(t, &w)
             w.key(literal: "index"); ReplyEncoder.optionalInt(index, &w)
+            if let group { w.key(literal: "group"); w.string(group) }
         case .removeTab(let id):
             op("remove_tab"); w.key(literal: "tab"); w.string(id)
         case .updateTab(let id, let u):
@@ -194,6 +198,7 @@ public enum JournalCodec {
             if case .set(let v) = u.orientations { w.key(literal: "orientations"); optionalOrientations(v, &w) }
             if case .set(let v) = u.fullScreenLayout { w.key(literal: "full_screen_layout"); w.bool(v) }
             if case .set(let v) = u.navigation { w.key(literal: "navigation"); w.bool(v) }
+            modernUpdate(u, &w)
         case .badge(let tab, let value):
             op("badge"); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
         case .push(let tab, let s):
@@ -222,6 +227,58 @@ public enum JournalCodec {
             w.key(literal: "order"); ReplyEncoder.strings(order, &w)
         case .sidebar(let visible):
             op("sidebar"); w.key(literal: "visible"); w.bool(visible)
+        case .setExpanded, .search, .setEnabled, .setBarHidden, .setSizeClass, .setCompactTabs, .setMode, .editBegin, .editEnd,
+             .selectChild:
+            // R13.12 and R14, written apart: `body` stays as small as select's path needs.
+            modernBody(command, controller: controller, into: &w)
+        }
+    }
+
+    /// update_tab's fields of R13.8 and R14, written apart (see `modernBody`).
+    @inline(never)
+    private static func modernUpdate(_ u: TabUpdate, _ w: inout JSONWriter) {
+        if case .set(let v) = u.children {
+            w.key(literal: "children")
+            if let v { w.beginArray(); for k in v { tab(k, &w) }; w.endArray() } else { w.null() }
+        }
+        if case .set(let v) = u.defaultChild { w.key(literal: "default_child"); ReplyEncoder.optionalString(v, &w) }
+        if case .set(let v) = u.allowsReordering { w.key(literal: "allows_reordering"); w.bool(v) }
+        if case .set(let v) = u.hidden { w.key(literal: "hidden"); w.bool(v) }
+        if case .set(let v) = u.allowsHiding { w.key(literal: "allows_hiding"); w.bool(v) }
+        if case .set(let v) = u.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(v) }
+        if case .set(let v) = u.placement { w.key(literal: "placement"); w.string(v.rawValue) }
+        if case .set(let v) = u.subtitle { w.key(literal: "subtitle"); ReplyEncoder.optionalString(v, &w) }
+        if case .set(let v) = u.role { w.key(literal: "role"); ReplyEncoder.optionalString(v?.rawValue, &w) }
+        if case .set(let v) = u.activatesSearch { w.key(literal: "activates_search"); w.bool(v) }
+        if case .set(let v) = u.enabled { w.key(literal: "enabled"); w.bool(v) }
+    }
+
+    @inline(never)
+    private static func modernBody(_ command: Command, controller: String, into w: inout JSONWriter) {
+        func op(_ name: StaticString) {
+            w.key(literal: "op"); w.string(literal: name)
+            if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }
+        }
+        switch command {
+        case .setExpanded(let group, let expanded):
+            op("set_expanded"); w.key(literal: "group"); w.string(group); w.key(literal: "expanded"); w.bool(expanded)
+        case .search(let active):
+            op("search"); w.key(literal: "active"); w.bool(active)
+        case .setEnabled(let tab, let enabled):
+            op("set_enabled"); w.key(literal: "tab"); w.string(tab); w.key(literal: "enabled"); w.bool(enabled)
+        case .setBarHidden(let hidden, let animated):
+            op("set_bar_hidden"); w.key(literal: "hidden"); w.bool(hidden); w.key(literal: "animated"); w.bool(animated)
+        case .setSizeClass(let size):
+            op("set_size_class"); w.key(literal: "size_class"); w.string(size.rawValue)
+        case .setCompactTabs(let ids):
+            op("set_compact_tabs"); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
+        case .setMode(let mode):
+            op("set_mode"); w.key(literal: "mode"); w.string(mode.rawValue)
+        case .editBegin: op("edit.begin")
+        case .editEnd: op("edit.end")
+        case .selectChild(let group, let child):
+            op("select_child"); w.key(literal: "group"); w.string(group); w.key(literal: "child"); w.string(child)
+        default: assertionFailure("modernBody(\(command.name))")
         }
     }
 
@@ -243,12 +300,18 @@ public enum JournalCodec {
         if let d = t.defaultChild { w.key(literal: "default_child"); w.string(d) }
         if t.allowsReordering { w.key(literal: "allows_reordering"); w.bool(true) }
         if t.hidden { w.key(literal: "hidden"); w.bool(true) }
+        if t.keepsHidden { w.key(literal: "keeps_hidden"); w.bool(true) }  // R13.8: issue 30's records only
         if t.allowsHiding { w.key(literal: "allows_hiding"); w.bool(true) }
         if t.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(true) }
         if t.placement != .automatic { w.key(literal: "placement"); w.string(t.placement.rawValue) }
         if let s = t.subtitle { w.key(literal: "subtitle"); w.string(s) }
         if let s = t.selectedChild { w.key(literal: "selected_child"); w.string(s) }
         if let o = t.displayOrder { w.key(literal: "display_order"); ReplyEncoder.strings(o, &w) }
+        // R14, R13.12 (records before issue 30 have none).
+        if let r = t.role { w.key(literal: "role"); w.string(r.rawValue) }
+        if t.activatesSearch { w.key(literal: "activates_search"); w.bool(true) }
+        if !t.enabled { w.key(literal: "enabled"); w.bool(false) }
+        if let e = t.expanded { w.key(literal: "expanded"); w.bool(e) }
         w.endObject()
     }
 
@@ -311,7 +374,11 @@ public enum JournalCodec {
                 guard let m = Mode(rawValue: name) else { throw JournalRecordError("unknown mode '\(name)'") }
                 mode = m
             }
-            record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode)
+            var sizeClass: SizeClass?  // R14.4: absent before issue 30
+            if let name = try f.string("size_class") { sizeClass = try self.sizeClass(name) }
+            let compactTabs = try f.take("compact_tabs").map { v throws(JournalRecordError) in try strings(v, path: "compact_tabs") }
+            record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                       sizeClass: sizeClass, compactTabs: compactTabs)
         case "controller.delete":
             record = .deleteController(name: controller)
         case "plugin.store" where version >= 3:
@@ -359,7 +426,7 @@ public enum JournalCodec {
             return .setTabs(tabs, animated: animated, selected: selected)
         case "add_tab":
             guard let v = f.take("tab") else { throw JournalRecordError("'add_tab' has no \"tab\"") }
-            return .addTab(try tab(v, path: "tab"), index: try f.int("index"))
+            return .addTab(try tab(v, path: "tab"), index: try f.int("index"), group: try f.string("group"))
         case "remove_tab": return .removeTab(try f.requiredString("tab"))
         case "update_tab":
             let id = try f.requiredString("tab")
@@ -370,6 +437,31 @@ public enum JournalCodec {
             if let v = f.take("orientations") { u.orientations = .set(try orientations(v, path: "orientations")) }
             if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
             if let v = try f.bool("navigation") { u.navigation = .set(v) }
+            if let v = f.take("children") {
+                if v == .null { u.children = .set(nil) } else {
+                    guard case .array(let values) = v else { throw JournalRecordError("'children' is not an array of tabs") }
+                    var kids: [Tab] = []
+                    for (i, k) in values.enumerated() { kids.append(try tab(k, path: "children[\(i)]")) }
+                    u.children = .set(kids)
+                }
+            }
+            if let v = f.take("default_child") { u.defaultChild = .set(try nullableString(v, "default_child")) }
+            if let v = try f.bool("allows_reordering") { u.allowsReordering = .set(v) }
+            if let v = try f.bool("hidden") { u.hidden = .set(v) }
+            if let v = try f.bool("allows_hiding") { u.allowsHiding = .set(v) }
+            if let v = try f.bool("hidden_by_default") { u.hiddenByDefault = .set(v) }
+            if let name = try f.string("placement") {
+                guard let p = Placement(rawValue: name) else { throw JournalRecordError("unknown placement '\(name)'") }
+                u.placement = .set(p)
+            }
+            if let v = f.take("subtitle") { u.subtitle = .set(try nullableString(v, "subtitle")) }
+            if let v = f.take("role") {
+                let name = try nullableString(v, "role")
+                guard name == nil || TabRole(rawValue: name!) != nil else { throw JournalRecordError("unknown role '\(name!)'") }
+                u.role = .set(name.flatMap(TabRole.init(rawValue:)))
+            }
+            if let v = try f.bool("activates_search") { u.activatesSearch = .set(v) }
+            if let v = try f.bool("enabled") { u.enabled = .set(v) }
             return .updateTab(id, u)
         case "badge":
             let tab = try f.requiredString("tab")
@@ -410,6 +502,31 @@ public enum JournalCodec {
         case "sidebar":
             guard let visible = try f.bool("visible") else { throw JournalRecordError("'sidebar' has no \"visible\"") }
             return .sidebar(visible: visible)
+        case "set_expanded":
+            guard let e = try f.bool("expanded") else { throw JournalRecordError("'set_expanded' has no \"expanded\"") }
+            return .setExpanded(group: try f.requiredString("group"), expanded: e)
+        case "search":
+            guard let a = try f.bool("active") else { throw JournalRecordError("'search' has no \"active\"") }
+            return .search(active: a)
+        case "set_enabled":
+            guard let e = try f.bool("enabled") else { throw JournalRecordError("'set_enabled' has no \"enabled\"") }
+            return .setEnabled(tab: try f.requiredString("tab"), enabled: e)
+        case "set_bar_hidden":
+            guard let h = try f.bool("hidden") else { throw JournalRecordError("'set_bar_hidden' has no \"hidden\"") }
+            return .setBarHidden(hidden: h, animated: try f.bool("animated") ?? false)
+        case "set_size_class":
+            return .setSizeClass(try sizeClass(try f.requiredString("size_class")))
+        case "set_compact_tabs":
+            guard let v = f.take("tabs") else { throw JournalRecordError("'set_compact_tabs' has no \"tabs\"") }
+            return .setCompactTabs(v == .null ? nil : try strings(v, path: "tabs"))
+        case "set_mode":
+            let name = try f.requiredString("mode")
+            guard let m = Mode(rawValue: name) else { throw JournalRecordError("unknown mode '\(name)'") }
+            return .setMode(m)
+        case "edit.begin": return .editBegin
+        case "edit.end": return .editEnd
+        case "select_child":
+            return .selectChild(group: try f.requiredString("group"), child: try f.requiredString("child"))
         default:
             throw JournalRecordError("unknown operation '\(name)'")
         }
@@ -436,6 +553,7 @@ public enum JournalCodec {
         t.defaultChild = try f.string("default_child")
         t.allowsReordering = try f.bool("allows_reordering") ?? false
         t.hidden = try f.bool("hidden") ?? false
+        t.keepsHidden = try f.bool("keeps_hidden") ?? false
         t.allowsHiding = try f.bool("allows_hiding") ?? false
         t.hiddenByDefault = try f.bool("hidden_by_default") ?? false
         if let name = try f.string("placement") {
@@ -445,6 +563,13 @@ public enum JournalCodec {
         t.subtitle = try f.string("subtitle")
         t.selectedChild = try f.string("selected_child")
         if let v = f.take("display_order") { t.displayOrder = try strings(v, path: path + ".display_order") }
+        if let name = try f.string("role") {
+            guard let r = TabRole(rawValue: name) else { throw JournalRecordError("unknown role '\(name)'") }
+            t.role = r
+        }
+        t.activatesSearch = try f.bool("activates_search") ?? false
+        t.enabled = try f.bool("enabled") ?? true
+        t.expanded = try f.bool("expanded")
         try f.finish(path)
         return t
     }
@@ -496,6 +621,11 @@ public enum JournalCodec {
         var mask = OrientationMask()
         for name in try strings(value, path: path) { mask.insert(try orientation(name).mask) }
         return mask
+    }
+
+    private static func sizeClass(_ name: String) throws(JournalRecordError) -> SizeClass {
+        guard let s = SizeClass(rawValue: name) else { throw JournalRecordError("unknown size_class '\(name)'") }
+        return s
     }
 
     private static func orientation(_ name: String) throws(JournalRecordError) -> Orientation {

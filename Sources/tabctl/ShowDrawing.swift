@@ -86,11 +86,20 @@ struct Drawing {
         return colour ? [Span(text: " "), Span(text: " " + v + " ", sgr: [Self.red, Self.white])] : [Span(text: " (" + v + ")")]
     }
 
-    /// The label of a bar item: a tab (name and badge) or More.
+    /// The label of a bar item: a tab (name and badge) or More. R14: the search tab starts
+    /// with a magnifier, a disabled tab is dim (`~name~` without colour).
     func label(_ item: String, in c: ControllerView) -> [Span] {
         if item == "more" { return [Span(text: "More")] }
-        guard let tab = c.tab(item) else { return untitled(item) }
-        return itemName(tab) + badge(tab.badge)
+        guard let tab = c.anyTab(item) else { return untitled(item) }
+        return decorated(tab, itemName(tab)) + badge(tab.badge)
+    }
+
+    /// R14: a name with the search tab's magnifier and a disabled tab's mark.
+    func decorated(_ tab: TabView, _ name: [Span]) -> [Span] {
+        var spans = name
+        if tab.isSearch { spans.insert(Span(text: "⌕ "), at: 0) }
+        guard !tab.enabled else { return spans }
+        return colour ? spans.map { Span(text: $0.text, sgr: $0.sgr + [Self.dim]) } : [Span(text: "~")] + spans + [Span(text: "~")]
     }
 
     // MARK: the drawing
@@ -100,6 +109,7 @@ struct Drawing {
         var header = [Span(text: Self.clean(c.name, limit: 64), sgr: [Self.bold]),
                       Span(text: " — \(c.idiom), max_visible \(c.maxVisible)")]
         if let tp = c.tapPops { header.append(Span(text: ", tap_pops \(tp)")) }
+        if let size = c.sizeClass { header.append(Span(text: ", \(size)")) }  // R14.4
         header.append(Span(text: ", seq \(c.seq)"))
         lines.append(render(header))
         lines.append("")
@@ -155,12 +165,19 @@ struct Drawing {
             return "│ " + render(fitted) + String(repeating: " ", count: max(inner - 2 - Self.width(fitted), 0)) + " │"
         }
         let plainEdge = String(repeating: "─", count: inner)
+        if c.bar.hidden {
+            // R14.3: no bar on screen; what it holds is still listed.
+            let holds = c.bar.visible.map { render(label($0, in: c)) }.joined(separator: ", ")
+            return ["┌" + plainEdge + "┐"] + content + ["└" + plainEdge + "┘",
+                    "  bar hidden (\(c.idiom)); it holds: \(holds.isEmpty ? "nothing" : holds)"]
+        }
+        let compact = c.sizeClass == "compact" && c.idiom == "pad" ? ", compact" : ""
         if c.bar.position == "top" {
             return [rule("┌", "┬", "┐"), cells, rule("├", "┴", "┤")] + content + ["└" + plainEdge + "┘",
-                    "  bar at the top (\(c.idiom))"]
+                    "  bar at the top (\(c.idiom)\(compact))"]
         }
         return ["┌" + plainEdge + "┐"] + content + [rule("├", "┬", "┤"), cells, rule("└", "┴", "┘"),
-                "  bar at the bottom (\(c.idiom))"]
+                "  bar at the bottom (\(c.idiom)\(compact))"]
     }
 
     /// What the content area shows: the selected tab's top screen and where it is.
@@ -226,10 +243,15 @@ struct Drawing {
     func sidebar(_ c: ControllerView) -> [String] {
         guard c.sidebarAvailable else { return [] }
         let path = Set(c.selectedPath)
-        var lines = [render([Span(text: "Sidebar", sgr: [Self.bold])]) + " (\(c.sidebarWanted ? "shown" : "hidden"), mode \(c.mode ?? "automatic")):"]
+        var lines = [render([Span(text: "Sidebar", sgr: [Self.bold])]) + " (\(c.sidebarWanted ? "shown" : "hidden"), mode \(c.mode ?? "automatic")\(c.editing ? ", editing" : "")):"]
+        // R13.12: a collapsed group's children are not shown (▸ collapsed, ▾ expanded).
+        var collapsedBelow: Int?
         for (depth, t) in c.sidebarRows {
+            if let d = collapsedBelow { if depth > d { continue } else { collapsedBelow = nil } }
+            if t.children != nil, !t.expanded { collapsedBelow = depth }
             let indent = String(repeating: "  ", count: depth)
-            let name = itemName(t) + badge(t.badge)
+            let fold = t.children == nil ? [] : [Span(text: t.expanded ? "▾ " : "▸ ")]
+            let name = fold + decorated(t, itemName(t)) + badge(t.badge)
             let on = path.contains(t.id)
             if colour { lines.append("  " + indent + (on ? render(name, extra: [Self.reverse]) : render(name))) }
             else { lines.append((on ? "  " + indent + ">" + render(name) + "<" : "   " + indent + render(name))) }
@@ -270,7 +292,14 @@ struct Drawing {
                        [Span(text: String(repeating: "  ", count: depth) + (depth > 0 ? "└ " : "") + Self.clean(t.id))], title,
                        [Span(text: t.badge.map { Self.clean($0, limit: 8) } ?? "-")],
                        [Span(text: t.contentLoaded ? "loaded" : "not loaded")], stack]
-            if modern { row.append([Span(text: (t.placement ?? (depth == 0 ? "automatic" : "-")) + (t.hidden ? ", hidden" : ""))]) }
+            if modern {
+                var notes = t.placement ?? (depth == 0 ? "automatic" : "-")
+                if t.hidden { notes += ", hidden" }
+                if !t.enabled { notes += ", disabled" }  // R14.2
+                if t.isSearch { notes += ", search" }  // R14.1
+                if t.children != nil, !t.expanded { notes += ", collapsed" }  // R13.12
+                row.append([Span(text: notes)])
+            }
             rows.append(row)
         }
         var widths = [Int](repeating: 0, count: rows[0].count)
@@ -297,6 +326,9 @@ struct Drawing {
         } else {
             lines.append("customizable: none")
         }
+        // R14.
+        if c.tabs.contains(where: \.isSearch) { lines.append("search: \(c.searchActive == true ? "active" : "not active")") }
+        if c.editing { lines.append("editing: yes (edit.begin)") }
         if c.customizing {
             var s = "customizing: yes"
             if let order = c.customizingOrder {

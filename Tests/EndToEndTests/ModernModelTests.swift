@@ -305,9 +305,10 @@ import TabProtocol
         let lib = Self.tabObjects(state)["library"]
         #expect(lib?.strings("display_order") == ["songs", "albums", "artists"])
         #expect(lib?.string("selected_child") == "songs")
-        // remove_tab takes root tabs only.
-        let nested = try c.error(#"{"cmd":"remove_tab","controller":"pad","tab":"albums"}"#)
-        #expect(nested.string("code") == "conflict")
+        // R13.8: remove_tab takes any tab of the tree; the group's display order drops it.
+        try c.ok(#"{"cmd":"remove_tab","controller":"pad","tab":"albums"}"#)
+        state = try c.ok(#"{"cmd":"state","controller":"pad"}"#)
+        #expect(Self.tabObjects(state)["library"]?.strings("display_order") == ["songs", "artists"])
     }
 
     // MARK: sidebar

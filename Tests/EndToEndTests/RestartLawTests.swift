@@ -600,7 +600,10 @@ struct RequestGenerator {
         return Set(Kind.allCases.map { g.draft($0, "main").cmd }).union(additionCommands)
     }
 
-    static let additionCommands: Set<String> = ["set_hidden", "reorder", "sidebar", "metrics", "config"]
+    static let additionCommands: Set<String> = ["set_hidden", "reorder", "sidebar", "metrics", "config",
+                                                // R13.12, R14: modernDraft's case 10.
+                                                "set_expanded", "search", "set_enabled", "set_bar_hidden", "set_size_class",
+                                                "set_compact_tabs", "set_mode", "edit.begin", "edit.end", "select_child"]
 
     /// Commands and fields PROTOCOL.md adds beyond docs/protocol.md (R13 and the rest): sent
     /// too, answered however tabd answers them — whatever they do must survive as well.
@@ -683,7 +686,65 @@ struct RequestGenerator {
         var d = Draft(cmd: "", controller: c)
         let m = model[c] ?? ControllerModel()
         var groups: [String: [String]] = [:], hideable: [String] = []
-        switch rng.weighted([(5, 0), (2, 1), (2, 2), (4, 3), (3, 4), (3, 5), (2, 6), (3, 7)]) {
+        switch rng.weighted([(5, 0), (2, 1), (2, 2), (4, 3), (3, 4), (3, 5), (2, 6), (3, 7), (2, 8), (3, 9), (4, 10)]) {
+        case 10:
+            // R13.12 and R14: every new command, on what exists (and now and then on what does not).
+            let groups = m.groups.keys.sorted()
+            switch rng.below(11) {
+            case 0: d.cmd = "set_expanded"; d.fields = [("group", jstring(groups.isEmpty ? tabID(c) : rng.pick(groups))), ("expanded", .bool(rng.chance(0.5)))]
+            case 1: d.cmd = "search"; d.fields = [("active", .bool(rng.chance(0.5)))]
+            case 2: d.cmd = "set_enabled"; d.fields = [("tab", jstring(tabID(c))), ("enabled", .bool(rng.chance(0.5)))]
+            case 3: d.cmd = "set_bar_hidden"; d.fields = [("hidden", .bool(rng.chance(0.5))), ("animated", .bool(rng.chance(0.5)))]
+            case 4: d.cmd = "set_size_class"; d.fields = [("size_class", jstring(rng.pick(["regular", "compact"])))]
+            case 5: d.cmd = "set_compact_tabs"; d.fields = [("tabs", rng.chance(0.3) ? .null : jstrings(rng.subset(m.tabs, 0.5)))]
+            case 6: d.cmd = "set_mode"; d.fields = [("mode", jstring(rng.pick(["automatic", "tab_bar", "tab_sidebar"])))]
+            case 7: d.cmd = rng.chance(0.6) ? "edit.begin" : "edit.end"
+            case 8:
+                let g = groups.isEmpty ? tabID(c) : rng.pick(groups)
+                d.cmd = "select_child"; d.fields = [("group", jstring(g)), ("child", jstring(rng.pick((m.groups[g] ?? []) + [tabID(c)])))]
+            case 9:
+                // A search tab (a second one, or one in a group, is refused).
+                d = draft(.addTab, c)
+                d.fields[0].1 = .object(JSONObject([("id", jstring(rng.pick(["find", "search"]))), ("role", jstring("search")),
+                                                    ("activates_search", .bool(rng.chance(0.6)))]))
+                d.effect = .setTree(c, navigation: [], groups: [:], hideable: [], replacing: false)
+            default:
+                d = draft(.create, c)
+                d.fields.removeAll { $0.0 == "idiom" }
+                d.fields.append(("idiom", jstring("pad")))
+                d.fields.append(("size_class", jstring(rng.pick(["regular", "compact"]))))
+                if rng.chance(0.5) { d.fields.append(("compact_tabs", jstrings(rng.subset(Self.tabIDs, 0.3)))) }
+            }
+        case 8:
+            // R13.8: add_tab into a group (or a tab that is not one: refused), at an index in it.
+            d = draft(.addTab, c)
+            var used = Set(m.tabs + m.nested)
+            let id = rng.pick(Self.childIDs.filter { !used.contains($0) } + ["albums"])
+            used.insert(id)
+            d.fields[0].1 = modernTab(id: id, depth: 2, used: &used, groups: &groups, hideable: &hideable)
+            let names = m.groups.keys.sorted()
+            d.fields.append(("group", jstring(!names.isEmpty && rng.chance(0.85) ? rng.pick(names) : tabID(c))))
+            if rng.chance(0.5) { d.fields.append(("index", jint(rng.below(4) - 1))) }
+            d.effect = .setTree(c, navigation: [], groups: groups, hideable: hideable, replacing: false)
+        case 9:
+            // R13.8: update_tab of R13's fields, on any tab of the tree; new children by identity.
+            d.cmd = "update_tab"
+            let target = !m.nested.isEmpty && rng.chance(0.5) ? rng.pick(m.nested) : tabID(c)
+            d.fields = [("tab", jstring(target))]
+            if rng.chance(0.5) { d.fields.append(("hidden", .bool(rng.chance(0.5)))) }
+            if rng.chance(0.3) { d.fields.append(("allows_hiding", .bool(rng.chance(0.7)))) }
+            if rng.chance(0.3) { d.fields.append(("placement", jstring(rng.pick(Self.placements)))) }
+            if rng.chance(0.3) { d.fields.append(("subtitle", rng.chance(0.2) ? .null : jstring(rng.pick(Self.titles)))) }
+            if rng.chance(0.3) {
+                var used = Set(m.tabs)
+                var kids: [JSONValue] = []
+                for id in rng.shuffled(m.nested + Self.childIDs).prefix(rng.int(in: 0...3)) where used.insert(id).inserted {
+                    kids.append(modernTab(id: id, depth: 2, used: &used, groups: &groups, hideable: &hideable))
+                }
+                d.fields.append(("children", .array(kids)))
+                groups[target] = kids.compactMap { if case .object(let o) = $0 { o.string("id") } else { nil } }
+            }
+            d.effect = .setTree(c, navigation: [], groups: groups, hideable: hideable, replacing: false)
         case 0:
             d.cmd = "set_tabs"
             var ids = Array(rng.shuffled(Self.tabIDs).prefix(rng.int(in: 1...7)))

@@ -64,7 +64,7 @@ final class MirrorLog: Sendable {
 /// A picture without what events do not announce (docs/protocol.md, "Staying in sync").
 func announced(_ v: ControllerView?) -> ControllerView? {
     guard var v else { return nil }
-    v.supported = []; v.preferred = nil; v.readAt = 0; v.customizingOrder = nil; v.orderReadAt = 0
+    v.supported = []; v.preferred = nil; v.readAt = 0; v.customizingOrder = nil; v.orderReadAt = 0; v.compactTabs = nil
     return v
 }
 
@@ -183,6 +183,58 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
                 try await check("after the restart")
                 try driver.request(loginLine(controller: "main"))
             }
+        }
+        #expect(log.resyncs.isEmpty, "in doubt: \(log.resyncs)")
+        await log.stop()
+    }
+
+    /// R13.8–R14: the mirror of a pad equals `state` through moves across the tree, the search
+    /// tab, disabled tabs, a hidden bar, size class, mode, an editing session, select_child and
+    /// collapsed groups — from events alone (no resync).
+    @Test func mirrorKeepsTheTreeAndTheModernModelFromEvents() async throws {
+        let tabd = try TabdProcess()
+        let driver = try tabd.client()
+        try ModernRestEndToEndTests.pad(driver)
+        let log = MirrorLog(Mirror(path: tabd.socket, controllers: ["pad"]))
+        #expect(await eventually { log.syncs.count == 1 })
+        let steps = [
+            #"{"cmd":"select","controller":"pad","tab":"albums"}"#,
+            #"{"cmd":"set_tabs","controller":"pad","tabs":[{"id":"home","title":"Home"},{"id":"albums"},{"id":"lib","children":[{"id":"songs"},{"id":"artists"}],"allows_reordering":true},{"id":"radio","allows_hiding":true},{"id":"find","role":"search","activates_search":true}]}"#,
+            #"{"cmd":"add_tab","controller":"pad","group":"lib","tab":{"id":"mixes"}}"#,
+            #"{"cmd":"remove_tab","controller":"pad","tab":"artists"}"#,
+            // A group whose remembered child `state` cannot show (it is the one it would show
+            // anyway) makes a reorder a reason to read `state` again: select in it first.
+            #"{"cmd":"select","controller":"pad","tab":"songs"}"#,
+            #"{"cmd":"set_enabled","controller":"pad","tab":"radio","enabled":false}"#,
+            #"{"cmd":"edit.begin","controller":"pad"}"#,
+            #"{"cmd":"reorder","controller":"pad","group":"lib","order":["mixes","songs"]}"#,
+            #"{"cmd":"set_expanded","controller":"pad","group":"lib","expanded":false}"#,
+            #"{"cmd":"select","controller":"pad","tab":"find"}"#,
+            #"{"cmd":"set_size_class","controller":"pad","size_class":"compact"}"#,
+            #"{"cmd":"set_bar_hidden","controller":"pad","hidden":true}"#,
+            #"{"cmd":"select_child","controller":"pad","group":"lib","child":"songs"}"#,
+            #"{"cmd":"search","controller":"pad","active":false}"#,
+            #"{"cmd":"set_size_class","controller":"pad","size_class":"regular"}"#,
+            #"{"cmd":"set_mode","controller":"pad","mode":"tab_bar"}"#,
+            #"{"cmd":"update_tab","controller":"pad","tab":"radio","hidden":true}"#,
+        ]
+        for line in steps {
+            try driver.ok(line)
+            let state = ControllerView(state: try driver.ok(#"{"cmd":"state","controller":"pad"}"#), name: "pad")
+            // A group's remembered child is what it shows, whether `state` could name it or
+            // not: compared as the child each group shows.
+            func shown(_ v: ControllerView?) -> ControllerView? {
+                guard var v = announced(v) else { return nil }
+                func strip(_ t: inout TabView) {
+                    let child = t.shownChild
+                    t.remembered = child; t.rememberedKnown = false
+                    if t.children != nil { for i in t.children!.indices { strip(&t.children![i]) } }
+                }
+                for i in v.tabs.indices { strip(&v.tabs[i]) }
+                return v
+            }
+            let same = await eventually(5) { shown(log.views["pad"]) == shown(state) }
+            #expect(same, "after \(line):\nmirror \(String(describing: log.views["pad"]))\nstate  \(state)")
         }
         #expect(log.resyncs.isEmpty, "in doubt: \(log.resyncs)")
         await log.stop()

@@ -508,7 +508,7 @@ final class OneReplyServer: @unchecked Sendable {
         try client.ok(#"{"cmd":"select","controller":"pad","tab":"library"}"#)
         try client.ok(#"{"cmd":"sidebar","controller":"pad","visible":false}"#)
         let expected = try Self.show(tabd, "pad").output
-        #expect(expected.contains("Sidebar (hidden, mode automatic):\n   Home\n  >Library<\n    >[songs]<\n     [albums]\n     [artists]\n   [radio]\n   [search]\n"), "\(expected)")
+        #expect(expected.contains("Sidebar (hidden, mode automatic):\n   Home\n  >▾ Library<\n    >[songs]<\n     [albums]\n     [artists]\n   [radio]\n   [search]\n"), "\(expected)")
         #expect(expected.contains("│ Library › [songs]"), "\(expected)")
         #expect(expected.contains("  1*  library"), "\(expected)")
         #expect(expected.contains("└ songs"), "\(expected)")
@@ -517,6 +517,38 @@ final class OneReplyServer: @unchecked Sendable {
         let seq = try client.ok(#"{"cmd":"state","controller":"pad"}"#).int("seq") ?? 0
         // R13's events change nothing policy plugins decide: the orientation line may say when
         // `state` last reported `supported` (no tabs_changed made the watcher read it again).
+        let unannounced = try Regex(#" \(as state said at seq \d+\)"#)
+        let converged = watching.wait { _ in
+            watching.drawings.last.map { $0.replacing(unannounced, with: "").hasPrefix("\(seq) ---\n" + expected) } == true
+        }
+        #expect(converged, "expected:\n\(expected)\nlast drawing:\n\(watching.drawings.last ?? "")")
+        #expect(!watching.text.contains("in doubt"), "\(watching.text)")
+    }
+
+    /// R14 and R13.12: the search tab (⌕), a disabled tab (~name~), a collapsed group (▸), an
+    /// editing session, a compact pad and a hidden bar; `--watch` keeps them from events alone.
+    @Test func r14_showDrawsSearchDisabledCollapsedCompactAndAHiddenBarAndWatchKeepsThem() throws {
+        let tabd = try TabdProcess()
+        let client = try tabd.client()
+        try ModernRestEndToEndTests.pad(client)
+        let watching = try Watching(tabd, ["pad"])
+        #expect(watching.wait { _ in watching.drawings.count >= 1 }, "\(watching.text)")
+        try client.ok(#"{"cmd":"edit.begin","controller":"pad"}"#)
+        try client.ok(#"{"cmd":"set_expanded","controller":"pad","group":"lib","expanded":false}"#)
+        try client.ok(#"{"cmd":"set_enabled","controller":"pad","tab":"radio","enabled":false}"#)
+        let regular = try Self.show(tabd, "pad").output
+        #expect(regular.contains("Sidebar (shown, mode automatic, editing):\n  >Home<\n   ▸ [lib]\n   ~[radio]~\n   ⌕ [find]\n"), "\(regular)")
+        #expect(regular.contains("bar at the top (pad)") && regular.contains("editing: yes"), "\(regular)")
+        #expect(regular.contains("collapsed") && regular.contains("disabled") && regular.contains(", search"), "\(regular)")
+        try client.ok(#"{"cmd":"select","controller":"pad","tab":"find"}"#)
+        try client.ok(#"{"cmd":"set_size_class","controller":"pad","size_class":"compact"}"#)
+        var expected = try Self.show(tabd, "pad").output
+        #expect(expected.contains("bar at the bottom (pad, compact)") && expected.contains("search: active"), "\(expected)")
+        #expect(expected.contains(">⌕ [find]<") && expected.contains("~[radio]~"), "\(expected)")
+        try client.ok(#"{"cmd":"set_bar_hidden","controller":"pad","hidden":true}"#)
+        expected = try Self.show(tabd, "pad").output
+        #expect(expected.contains("bar hidden (pad); it holds: Home, [lib], ~[radio]~, ⌕ [find]"), "\(expected)")
+        let seq = try client.ok(#"{"cmd":"state","controller":"pad"}"#).int("seq") ?? 0
         let unannounced = try Regex(#" \(as state said at seq \d+\)"#)
         let converged = watching.wait { _ in
             watching.drawings.last.map { $0.replacing(unannounced, with: "").hasPrefix("\(seq) ---\n" + expected) } == true

@@ -41,7 +41,7 @@ struct ModernModelAttackTests {
         #expect(c.selectedPath == ["g"])
         let out = try c.apply(.setHidden(tab: "x", hidden: false))
         #expect(c.selectedPath == ["g", "x"])
-        #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 1, previous: "g", cause: .hidden, path: ["g", "x"])])
+        #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 1, previous: "g", cause: .hidden, path: ["g", "x"], previousPath: ["g"])])
         #expect(out.contentLoads == [.contentLoaded(tab: "x")])
         #expect(c.tab("x")?.contentLoaded == true)
     }
@@ -61,7 +61,7 @@ struct ModernModelAttackTests {
         let out = try g.apply(.restore(RestorationArchive()))
         #expect(g.selectedPath == ["g", "x"])
         #expect(out.contentLoads == [])  // x was loaded when set_tabs selected it
-        #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 0, previous: "b", cause: .restore, path: ["g", "x"])])
+        #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 0, previous: "b", cause: .restore, path: ["g", "x"], previousPath: ["b"])])
         #expect(out.notifications.contains(.appearance(tab: "x", phase: .willAppear)))
     }
 

@@ -59,14 +59,14 @@ struct ModernModelTests {
         #expect(c.selection == .tab("lib"))
         #expect(c.selectedIndex == 1)
         #expect(c.selectedPath == ["lib", "albums"])
-        #expect(out.selectionChanges == [.selectionChanged(tab: "lib", index: 1, previous: "home", cause: .select, path: ["lib", "albums"])])
+        #expect(out.selectionChanges == [.selectionChanged(tab: "lib", index: 1, previous: "home", cause: .select, path: ["lib", "albums"], previousPath: ["home"])])
         // Appearance follows the leaves; the new leaf's content loads first.
         #expect(out.contentLoads == [.contentLoaded(tab: "albums")])
         #expect(out.appearances == [.appearance(tab: "home", phase: .willDisappear), .appearance(tab: "albums", phase: .willAppear),
                                     .appearance(tab: "home", phase: .didDisappear), .appearance(tab: "albums", phase: .didAppear)])
         // Within the group: the root stays, the leaf changes, and it is announced.
         let inside = try c.apply(.select(.tab("songs")))
-        #expect(inside.selectionChanges == [.selectionChanged(tab: "lib", index: 1, previous: "lib", cause: .select, path: ["lib", "songs"])])
+        #expect(inside.selectionChanges == [.selectionChanged(tab: "lib", index: 1, previous: "lib", cause: .select, path: ["lib", "songs"], previousPath: ["lib", "albums"])])
     }
 
     /// A tap asks should-select with the tapped tab; did-select reports its path and the previous leaf.
@@ -114,7 +114,7 @@ struct ModernModelTests {
         _ = try c.apply(.select(.tab("b")))
         let out = try c.apply(.setHidden(tab: "b", hidden: true))
         #expect(c.selectedPath == ["g", "a"])  // before it
-        #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 1, previous: "g", cause: .hidden, path: ["g", "a"])])
+        #expect(out.selectionChanges == [.selectionChanged(tab: "g", index: 1, previous: "g", cause: .hidden, path: ["g", "a"], previousPath: ["g", "b"])])
         _ = try c.apply(.setHidden(tab: "a", hidden: true))
         #expect(c.selectedPath == ["g", "c"])  // none before: after it
         _ = try c.apply(.setHidden(tab: "c", hidden: true))
@@ -212,7 +212,7 @@ struct ModernModelTests {
     func sidebar() throws {
         var pad = try controller(.pad, [tab("home"), group("lib", ["a", "b"]), tab("prefs", placement: .sidebarOnly)])
         #expect(pad.sidebarAvailable)
-        #expect(pad.sidebarItems == [SidebarItem(id: "home"), SidebarItem(id: "lib", children: [SidebarItem(id: "a"), SidebarItem(id: "b")]),
+        #expect(pad.sidebarItems == [SidebarItem(id: "home"), SidebarItem(id: "lib", children: [SidebarItem(id: "a"), SidebarItem(id: "b")], expanded: true),
                                      SidebarItem(id: "prefs")])
         let out = try pad.apply(.sidebar(visible: false))
         #expect(out.notifications == [.sidebarChanged(visible: false)])

@@ -179,7 +179,7 @@ func notificationViolation(_ command: Command, before: Controller, after: Contro
     // R4.6: a selection change (tab or index) is announced exactly once, with the new values.
     let changed = before.selection != after.selection || before.selectedIndex != after.selectedIndex
     let announced = out.notifications.compactMap { n -> (String?, Int?, String?)? in
-        if case .selectionChanged(let tab, let index, let previous, _, _) = n { return (tab, index, previous) }
+        if case .selectionChanged(let tab, let index, let previous, _, _, _) = n { return (tab, index, previous) }
         return nil
     }
     if changed != !announced.isEmpty || announced.count > 1 { return "R4.6 selection change \(changed) announced \(announced.count) time(s)" }

@@ -99,6 +99,34 @@ extension PluginTests {
             #expect(tapDenial(&c, "secret", policy: host)?.plugin == "hello")
         }
 
+        /// R14.1 (ABI 1.6): should-select says the candidate is the search tab; R14.2: a tap on
+        /// a disabled tab is refused before any plugin is asked. In process and isolated.
+        @Test func shouldSelectSeesTheSearchTab() throws {
+            let dir = try temporaryDirectory()
+            try compilePlugin(cPlugin(name: "no-search", hooks: """
+                static int asked;
+                static tabd_result gate(void *state, const tabd_controller *c, const tabd_candidate *cand, tabd_reply *reply) {
+                    (void)state; (void)c;
+                    asked++;
+                    if (TABD_CANDIDATE_HAS(cand, is_search) && cand->is_search) { reply->reason = "no search"; return TABD_DENY; }
+                    return TABD_ALLOW;
+                }
+                """, fields: ".should_select = gate,"), named: "nosearch.so", in: dir)
+            let (host, _) = makeHost([dir])
+            try host.load([PluginSpec(path: "nosearch.so")])
+            var c = Controller(name: "main", idiom: .phone)
+            var find = Tab(id: "find")
+            find.role = .search
+            var off = Tab(id: "off")
+            off.enabled = false
+            _ = try c.apply(.setTabs([Tab(id: "home"), find, off], animated: false))
+            #expect(tapDenial(&c, "find", policy: host)?.reason == "no search")
+            #expect(tapDenial(&c, "home", policy: host) == nil)
+            let asked = host.explain(limit: 10).count
+            #expect(tapDenial(&c, "off", policy: host)?.code == .notAvailable)
+            #expect(host.explain(limit: 10).count == asked)  // not asked
+        }
+
         /// When every plugin abstains, the default applies: allow, recorded as by default.
         /// A deny default makes abstain-only taps refused.
         @Test func abstainOnlyFallsToDefault() throws {

@@ -26,6 +26,14 @@ struct CandidateTests {
         #expect(Candidate.tab(id: "a", index: 0, path: []).group == nil)
     }
 
+    /// Since ABI 1.6: the search tab (R14.1); false for every other candidate.
+    @Test func searchTab() {
+        let s = Candidate.tab(id: "find", index: 3, isSearch: true)
+        #expect(s.isSearch && s.path == ["find"] && s.group == nil)
+        #expect(!Candidate.tab(id: "find", index: 3).isSearch && !Candidate.more.isSearch)
+        #expect(s != Candidate.tab(id: "find", index: 3))
+    }
+
     @Test func more() {
         #expect(Candidate.more.path == ["more"])
         #expect(Candidate.more.id == "more")

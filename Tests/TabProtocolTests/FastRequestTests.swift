@@ -62,6 +62,11 @@ struct FastRequestTests {
             #"{"cmd":"plugins"}"#, #"{"cmd":"plugin.call","plugin":"p","method":"m"}"#,
             #"{"cmd":"explain"}"#, #"{"cmd":"reload"}"#, #"{"cmd":"stats"}"#, #"{"cmd":"metrics"}"#,
             #"{"cmd":"config"}"#,
+            #"{"cmd":"set_expanded","group":"g","expanded":false}"#, #"{"cmd":"search","active":true}"#,
+            #"{"cmd":"set_enabled","tab":"a","enabled":false}"#, #"{"cmd":"set_bar_hidden","hidden":true}"#,
+            #"{"cmd":"set_size_class","size_class":"compact"}"#, #"{"cmd":"set_compact_tabs","tabs":null}"#,
+            #"{"cmd":"set_mode","mode":"tab_bar"}"#, #"{"cmd":"edit.begin"}"#, #"{"cmd":"edit.end"}"#,
+            #"{"cmd":"select_child","group":"g","child":"a"}"#,
         ]
         var named: [String] = []
         for line in lines {

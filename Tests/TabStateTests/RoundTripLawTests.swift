@@ -135,6 +135,41 @@ import Testing
             g.selectedChild = "c1"; g.displayOrder = [awkward, "c1"]; g.contentLoaded = true
             out.append(.setTabs([g, Tab(id: "leaf", subtitle: "")], animated: false))
         }
+        // R13.8: into a group; update_tab of every R13 field; a tab that leaves out `hidden`.
+        var keeps = Tab(id: "k", allowsHiding: true, hiddenByDefault: true)
+        keeps.keepsHidden = true
+        out.append(.addTab(keeps, index: 0, group: "g"))
+        out.append(.addTab(Tab(id: "k2"), index: nil, group: awkward))
+        out.append(.setTabs([Tab(id: "g", children: [keeps])], animated: false))
+        for children in [nil, [], [keeps, Tab(id: "c")]] as [[Tab]?] {
+            out.append(.updateTab("g", TabUpdate()))
+            var u = TabUpdate()
+            u.children = .set(children); u.defaultChild = .set(children?.last?.id); u.allowsReordering = .set(children != nil)
+            u.hidden = .set(children == nil); u.allowsHiding = .set(true); u.hiddenByDefault = .set(false)
+            u.placement = .set(.pinned); u.subtitle = .set(children == nil ? nil : awkward)
+            out.append(.updateTab("g", u))
+        }
+        // R13.12 and R14: every new command, and the new tab fields.
+        for b in [false, true] {
+            out.append(.setExpanded(group: awkward, expanded: b))
+            out.append(.search(active: b))
+            out.append(.setEnabled(tab: awkward, enabled: b))
+            out.append(.setBarHidden(hidden: b, animated: !b))
+        }
+        for size in SizeClass.allCases { out.append(.setSizeClass(size)) }
+        for ids in [nil, [], ["a", awkward]] as [[String]?] { out.append(.setCompactTabs(ids)) }
+        for mode in Mode.allCases { out.append(.setMode(mode)) }
+        out += [.editBegin, .editEnd, .selectChild(group: "g", child: awkward)]
+        var search = Tab(id: "find")
+        search.role = .search; search.activatesSearch = true
+        var off = Tab(id: "off", children: [Tab(id: "c1")])
+        off.enabled = false; off.expanded = false
+        out.append(.setTabs([search, off], animated: false))
+        var roles = TabUpdate()
+        roles.role = .set(.search); roles.activatesSearch = .set(true); roles.enabled = .set(false)
+        out.append(.updateTab("find", roles))
+        roles.role = .set(nil)
+        out.append(.updateTab("find", roles))
         // Completeness: every case appears above.
         var seen = Set<Int>()
         for c in out {
@@ -159,9 +194,19 @@ import Testing
             case .setHidden: seen.insert(17)
             case .reorder: seen.insert(18)
             case .sidebar: seen.insert(19)
+            case .setExpanded: seen.insert(20)
+            case .search: seen.insert(21)
+            case .setEnabled: seen.insert(22)
+            case .setBarHidden: seen.insert(23)
+            case .setSizeClass: seen.insert(24)
+            case .setCompactTabs: seen.insert(25)
+            case .setMode: seen.insert(26)
+            case .editBegin: seen.insert(27)
+            case .editEnd: seen.insert(28)
+            case .selectChild: seen.insert(29)
             }
         }
-        precondition(seen.count == 20, "a Command case has no example")
+        precondition(seen.count == 30, "a Command case has no example")
         return out
     }
 
@@ -174,6 +219,11 @@ import Testing
                         for mode in Mode.allCases {
                             out.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode))
                         }
+                        // R14.4.
+                        out.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops,
+                                                     sizeClass: .compact, compactTabs: ["a", awkward]))
+                        out.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops,
+                                                     sizeClass: .regular, compactTabs: []))
                     }
                 }
             }
@@ -203,10 +253,24 @@ import Testing
             let decoded = try json.withUnsafeBytes { raw in try JournalCodec.decode(raw, version: JournalCodec.version) }
             if decoded.seq != seq { return "seq \(String(describing: decoded.seq)) read back for \(seq): \(text)" }
             if decoded.record != record { return "\(text) reads back as \(decoded.record), not \(record)" }
+            // `==` leaves out whether a tab left out `hidden` (R13.8): compared apart.
+            if keepsHidden(decoded.record) != keepsHidden(record) { return "\(text) loses which tabs keep their `hidden`" }
         } catch {
             return "\(text) cannot be read back: \(error)"
         }
         return nil
+    }
+
+    /// The ids of the tabs a record describes that leave out `hidden`, in order.
+    static func keepsHidden(_ record: JournalRecord) -> [String] {
+        func ids(_ t: Tab) -> [String] { (t.keepsHidden ? [t.id] : []) + (t.children ?? []).flatMap(ids) }
+        guard case .command(_, let command) = record else { return [] }
+        switch command {
+        case .setTabs(let tabs, _, _): return tabs.flatMap(ids)
+        case .addTab(let t, _, _): return ids(t)
+        case .updateTab(_, let u): if case .set(let kids?) = u.children { return kids.flatMap(ids) } else { return [] }
+        default: return []
+        }
     }
 
     @Test func everyCommandWithEveryCombinationOfOptionalFieldsReadsBackExactly() {
@@ -496,6 +560,7 @@ struct StreamGenerator {
         t.allowsHiding = chance(1, in: 2)
         t.hiddenByDefault = chance(1, in: 6)
         t.hidden = t.hiddenByDefault || chance(1, in: 8)
+        t.keepsHidden = chance(1, in: 2)  // R13.8: `hidden` left out
         t.subtitle = maybe("sub")
         if chance(1, in: 2) || depth > 1 && chance(1, in: 3) {
             let names = Self.childPool.shuffled(using: &rng).prefix(int(4))
@@ -514,9 +579,53 @@ struct StreamGenerator {
 
     static let childPool = ["x", "y", "z", "w", "v"]
 
-    /// R13's commands: hide, reorder (a group's children or the bar), the sidebar.
+    /// R13's commands: hide, reorder (a group's children or the bar), the sidebar; and R13.8's:
+    /// add_tab into a group, update_tab of R13's fields (new children matched by identity).
     mutating func modernCommand(for c: Controller?) -> Command {
-        switch int(3) {
+        switch int(7) {
+        case 5:
+            switch int(10) {
+            case 0: return .setExpanded(group: tabID(c), expanded: bool())
+            case 1: return .search(active: bool())
+            case 2: return .setEnabled(tab: tabID(c), enabled: bool())
+            case 3: return .setBarHidden(hidden: bool(), animated: bool())
+            case 4: return .setSizeClass(pick(SizeClass.allCases))
+            case 5: return .setCompactTabs(chance(1, in: 3) ? nil : (0..<int(4)).map { _ in tabID(c) })
+            case 6: return .setMode(pick(Mode.allCases))
+            case 7: return chance(1, in: 2) ? .editBegin : .editEnd
+            default:
+                let groups = c.map { c in c.treeIDs.sorted().filter { c.tab($0)?.children != nil } } ?? []
+                let g = groups.isEmpty ? tabID(c) : pick(groups)
+                return .selectChild(group: g, child: c?.tab(g)?.children?.map(\.id).randomElement(using: &rng) ?? tabID(c))
+            }
+        case 6:
+            // A search tab (root, automatic or pinned), sometimes one that activates search.
+            var t = tab(id: pick(["find", "search"]))
+            t.role = chance(1, in: 8) ? nil : .search
+            t.activatesSearch = chance(1, in: 2)
+            t.enabled = chance(4, in: 5)
+            if chance(1, in: 6) { t.placement = pick(Placement.allCases) }  // other placements: refused
+            return .addTab(t, index: nil)
+        case 3:
+            let groups = c.map { c in c.treeIDs.sorted().filter { c.tab($0)?.children != nil } } ?? []
+            var t = tab(id: chance(1, in: 2) ? pick(Self.tabPool) + "n" : pick(Self.tabPool))
+            if chance(1, in: 3) { modernize(&t, depth: 2) }
+            return .addTab(t, index: chance(1, in: 2) ? nil : int(4) - 1, group: groups.isEmpty || chance(1, in: 6) ? tabID(c) : pick(groups))
+        case 4:
+            var u = TabUpdate()
+            if chance(1, in: 2) { u.hidden = .set(bool()) }
+            if chance(1, in: 3) { u.allowsHiding = .set(bool()) }
+            if chance(1, in: 3) { u.placement = .set(pick(Placement.allCases)) }
+            if chance(1, in: 3) { u.subtitle = .set(maybe("sub")) }
+            if chance(1, in: 4) { u.hiddenByDefault = .set(bool()) }
+            if chance(1, in: 4) { u.allowsReordering = .set(bool()) }
+            if chance(1, in: 3) {
+                var g = Tab(id: "g")
+                modernize(&g, depth: 2)
+                u.children = .set(chance(1, in: 8) ? nil : g.children ?? [])
+                u.defaultChild = .set(chance(1, in: 2) ? nil : g.children?.first?.id)
+            }
+            return .updateTab(tabID(c), u)
         case 0: return .setHidden(tab: tabID(c), hidden: bool())
         case 1:
             if let c, chance(1, in: 2) {

@@ -176,7 +176,7 @@ import Testing
         #expect(s.store.committedSeq == 4)
         let text = String(decoding: dir.bytes("journal-0.log").prefix(s.store.journalBytes), as: UTF8.self)
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.first == "tabd-journal 3 0 1")
+        #expect(lines.first == "tabd-journal \(JournalCodec.version) 0 1")
         #expect(lines.count == 5)
         for (i, line) in lines.dropFirst().enumerated() {
             let json = Array(line.utf8.dropFirst(9))
@@ -232,7 +232,7 @@ import Testing
         #expect(aside.hasPrefix(dir.journal(0) + ".damaged-"))
         #expect(FileManager.default.contents(atPath: aside).map { [UInt8]($0) } == bytes)  // renamed whole, not copied
         #expect(dir.files.filter { !$0.contains(".damaged-") } == ["journal-1.log", "snapshot"])
-        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 3 1 2 "))
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot \(JournalCodec.version) 1 2 "))
         #expect(dir.bytes("journal-1.log").prefix(Journal.header(generation: 1, firstSeq: 3).count) == ArraySlice(Journal.header(generation: 1, firstSeq: 3)))
         #expect(s.logs.entries.contains { $0.level == .critical && $0.line.contains("record 3") && $0.line.contains("lost.records=3") })
 
@@ -431,30 +431,49 @@ import Testing
         #expect(c.selection == .more)             // R3.7 did not hold then
         // Under today's rules the same commands are refused or land elsewhere.
         #expect(throws: TabError.self) { _ = try Replayer.state(records) }
-        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 3 "))
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot \(JournalCodec.version) "))
         let again = Session(dir)
         #expect(try again.open().formatRead == JournalCodec.version)
         #expect(again.state == s.state)
     }
 
+    /// A format 3 journal (before issue 30) replays without R13.10's check: six fixed tabs on
+    /// a five-item phone bar, accepted then, load — the bar still shows at most five items —
+    /// and the journal is rewritten in today's format. Today the same set_tabs is refused.
+    @Test func aFormatThreeJournalReplaysWithoutTheFitCheck() throws {
+        let dir = StateDir()
+        let fixed = (0..<6).map { Tab(id: "f\($0)", placement: .fixed) }
+        let records: [JournalRecord] = [.command(controller: Self.main, .setTabs(fixed, animated: false, selected: nil))]
+        var file = Journal.header(generation: 0, firstSeq: 1, version: 3)
+        for (i, r) in records.enumerated() { file += Journal.line(r, seq: UInt64(i + 1)) }
+        dir.write("journal-0.log", file)
+        let s = Session(dir)
+        let r = try s.open()
+        #expect(r.formatRead == 3 && r.applied == 1 && r.setAside.isEmpty)
+        let c = try #require(s.state["main"])
+        #expect(c.barVisible == ["f0", "f1", "f2", "f3", "more"] && c.moreList == ["f4", "f5"])
+        #expect(throws: TabError.self) { _ = try Replayer.state(records) }
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot \(JournalCodec.version) "))
+    }
+
     @Test func aSnapshotInANewerFormatIsRefusedEvenWithRepair() throws {
         let dir = StateDir()
         let body = try StateStore.encodeSnapshotBody(.withDefault())
-        let newer = Array("tabd-snapshot 4 1 0 ".utf8) + CRC32.hex(CRC32.checksum(body)) + Array(" \(body.count)\n".utf8) + body
+        let newer = Array("tabd-snapshot \(JournalCodec.version + 1) 1 0 ".utf8) + CRC32.hex(CRC32.checksum(body)) + Array(" \(body.count)\n".utf8) + body
         dir.write("snapshot", newer)
         for repair in [false, true] {
             let message = refusal { try Session(dir).open(repair: repair) }
-            #expect(message == "the snapshot \(dir.file("snapshot")) is in format 4, written by a newer tabd (this one reads formats 1 to 3); start the newer tabd, or restore a backup made for this version", "repair: \(repair)")
+            #expect(message == "the snapshot \(dir.file("snapshot")) is in format \(JournalCodec.version + 1), written by a newer tabd (this one reads formats 1 to \(JournalCodec.version)); start the newer tabd, or restore a backup made for this version", "repair: \(repair)")
             #expect(dir.files == ["snapshot"])  // nothing set aside, nothing written
         }
     }
 
     @Test func aJournalInANewerFormatIsRefusedEvenWithRepair() throws {
         let dir = StateDir()
-        dir.write("journal-0.log", Journal.header(generation: 0, firstSeq: 1, version: 4) + Array("whatever format 4 is\n".utf8))
+        dir.write("journal-0.log", Journal.header(generation: 0, firstSeq: 1, version: JournalCodec.version + 1) + Array("whatever a newer format is\n".utf8))
         for repair in [false, true] {
             let message = refusal { try Session(dir).open(repair: repair) }
-            #expect(message == "the journal \(dir.journal(0)) is in format 4, written by a newer tabd (this one reads formats 1 to 3); start the newer tabd, or restore a backup made for this version", "repair: \(repair)")
+            #expect(message == "the journal \(dir.journal(0)) is in format \(JournalCodec.version + 1), written by a newer tabd (this one reads formats 1 to \(JournalCodec.version)); start the newer tabd, or restore a backup made for this version", "repair: \(repair)")
             #expect(dir.files == ["journal-0.log"])
         }
     }
@@ -502,7 +521,7 @@ import Testing
         #expect(s.state["rot"]?.orientation == .landscapeRight)
         // Rewritten: a format-2 snapshot of the next generation and an empty journal after it.
         #expect(dir.files == ["journal-3.log", "snapshot"])
-        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 3 3 \(v1.count) "))
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot \(JournalCodec.version) 3 \(v1.count) "))
         #expect(dir.bytes("journal-3.log").starts(with: Journal.header(generation: 3, firstSeq: UInt64(v1.count) + 1)))
         #expect(s.logs.entries.contains { $0.line.contains("state.format.read=1") })
 
@@ -566,7 +585,7 @@ import Testing
         try s.run([Self.badge(1000), Self.badge(1001)])
         s.store.finishBackgroundWork()
         #expect(dir.files == ["journal-1.log", "snapshot"])
-        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot 3 1 \(seq) "))
+        #expect(dir.text("snapshot").hasPrefix("tabd-snapshot \(JournalCodec.version) 1 \(seq) "))
 
         let again = Session(dir, fsync, compactBytes: 200)
         let r = try again.open()

@@ -304,6 +304,7 @@ final class HelperSession {
         let index = Int(try r.i64())
         let more = try r.u8()
         let ids = try readTabs(&r)
+        let isSearch = try r.u8()  // since 1.6
         let count = ids.count - 1
         // The plugin reads the path through a pointer: a buffer of ours, not an array's.
         if candidatePathCapacity < ids.count {
@@ -313,7 +314,8 @@ final class HelperSession {
         }
         for (i, p) in ids.enumerated() { candidatePath[i] = p }
         candidate.pointee = tabd_candidate(struct_size: MemoryLayout<tabd_candidate>.size, id: id, index: index, is_more: Int32(more),
-                                           path: count > 0 ? UnsafePointer(candidatePath) : nil, path_count: count)
+                                           path: count > 0 ? UnsafePointer(candidatePath) : nil, path_count: count,
+                                           is_search: Int32(isSearch))
     }
 
     private func readTabs(_ r: inout WireReader) throws(WireReader.Short) -> [UnsafePointer<CChar>?] {

@@ -70,6 +70,7 @@ extension RemotePlugin {
         let n = cand.pointee.path == nil ? 0 : cand.pointee.path_count
         w.u32(UInt32(n))
         for i in 0..<n { w.string(cand.pointee.path[i]) }
+        w.u8(cand.pointee.is_search != 0 ? 1 : 0)  // since 1.6: tabd always fills it
     }
 
     func visibilityChanged(_ c: OpaquePointer?, _ tabs: UnsafePointer<tabd_visibility>?, _ n: Int) {

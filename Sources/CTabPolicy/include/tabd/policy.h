@@ -170,6 +170,13 @@ typedef struct tabd_candidate {
     const char *const *path;
     /** How many ids `path` holds (1 or more). */
     size_t path_count;
+
+    /* ---- since 1.6 -------------------------------------------------------------- */
+
+    /** Non-zero when the candidate is the controller's search tab (a root tab with role
+     *  "search", SEMANTICS R14.1: UISearchTab). Read it only when
+     *  TABD_CANDIDATE_HAS(candidate, is_search): a tabd before 1.6 does not set it. */
+    int is_search;
 } tabd_candidate;
 
 /** Whether the candidate has `field` (a field added in a later minor). */
@@ -309,7 +316,8 @@ typedef enum tabd_selection_cause {
     TABD_CAUSE_TABS = 2,      /**< "tabs": the tabs were replaced, added or removed */
     TABD_CAUSE_CUSTOMIZE = 3, /**< "customize": a customization session moved it */
     TABD_CAUSE_RESTORE = 4,   /**< "restore": state restoration */
-    TABD_CAUSE_HIDDEN = 5     /**< "hidden": the selected tab (or its group) was hidden */
+    TABD_CAUSE_HIDDEN = 5,    /**< "hidden": the selected tab (or its group) was hidden */
+    TABD_CAUSE_SEARCH_CANCELLED = 6 /**< "search_cancelled": search was cancelled, the selection went back */
 } tabd_selection_cause;
 
 /** One change of the selection (the selection_changed hook, since 1.6). */
