@@ -28,7 +28,7 @@
  *     {"cmd":"plugin.call","plugin":"hello","method":"unlock","args":{"code":"open-sesame"}}
  *     {"cmd":"tap","tab":"secret-notes"}                 → ok
  *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242,"admin":false,"groups":[27,1000]}
- *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"prefix":"secret"}
+ *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"selections":2,"prefix":"secret"}
  *     {"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":1,"text":"stand up"}}
  *                                                        → a `plugin` event {"event":"reminder",...} a second later
  *
@@ -58,6 +58,7 @@ typedef struct hello_state {
     char reminder[128];     /* what the "remind" timer says */
     int unlocked;           /* one switch for all controllers, to keep the example short */
     unsigned long taps;     /* taps seen by did_select */
+    unsigned long selections; /* selection changes seen by selection_changed, since init */
     char message[256];      /* reply strings must outlive the hook: keep them here */
 } hello_state;
 
@@ -259,6 +260,7 @@ static void hello_selection_changed(void *state, const tabd_controller *controll
     static const char *causes[] = {"select", "tap", "tabs", "customize", "restore", "hidden", "search_cancelled"};
     hello_state *s = state;
     const tabd_host *h = s->host;
+    s->selections++;
     if (!s->announce_selected) return;
     tabd_json_builder *b = h->json_builder(h);
     h->json_begin_object(h, b, NULL);
@@ -352,6 +354,7 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
         h->json_begin_object(h, b, NULL);
         h->json_add_bool(h, b, "unlocked", s->unlocked);
         h->json_add_int(h, b, "taps", (int64_t)s->taps);
+        h->json_add_int(h, b, "selections", (int64_t)s->selections);
         h->json_add_string(h, b, "prefix", s->prefix);
         h->json_end(h, b);
         reply->json = h->json_finish(h, b);

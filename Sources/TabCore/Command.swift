@@ -281,7 +281,7 @@ public struct Outcome: Equatable, Sendable {
     /// Takes over what `other` (an outcome of the same command, built apart) notified.
     mutating func absorb(_ other: Outcome) {
         notificationCount += other.notificationCount
-        if recordsNotifications { notifications.append(contentsOf: other.notifications) }
+        if recordsNotifications || recordsSelectionChanges { notifications.append(contentsOf: other.notifications) }
         if other.journalsCommand { journalsCommand = true }
         if other.barMoved { barMoved = true }
     }

@@ -462,7 +462,7 @@ public struct Controller: Equatable, Sendable {
         try Controller.requireCommonOrientation(new)
         // R13.8: a replacement whose resulting state is the current one is a no-op: no events.
         let saved = self
-        var local = Outcome(recordsNotifications: out.recordsNotifications)
+        var local = Outcome(recordsNotifications: out.recordsNotifications, recordsSelectionChanges: out.recordsSelectionChanges)
         try replaceTree(new, as: .tabs(animated: animated), named: named, &local)
         if self == saved { return }
         out.absorb(local)

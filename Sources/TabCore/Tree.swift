@@ -552,14 +552,16 @@ extension Controller {
         // The leaves, not the paths: `current`'s id is its path's last id (none for nothing).
         let oldLeaf = old.map { $0.last } ?? (current === TreeNode.nothing ? nil : current.id)
         // Read only for the event (a select without subscribers builds none).
-        let previous = out.recordsNotifications ? selection.wireValue : nil
-        let previousPath = out.recordsNotifications ? old ?? current.path : nil
+        // The selection change is built for subscribers, and for a plugin told every one.
+        let tells = out.recordsNotifications || out.recordsSelectionChanges
+        let previous = tells ? selection.wireValue : nil
+        let previousPath = tells ? old ?? current.path : nil
         if path.isEmpty { selection = .none }
         else if path.count == 1, path[0] == Controller.moreID { selection = .more }
         else { selection = .tab(path[0]); remember(path, leaf: leaf) }
         setCurrentPath(path, leaf: leaf)  // a select or tap: the command's end reads it (`applyOnce`)
         appearLeaves(old: oldLeaf, new: leaf?.id ?? path.last, at: leaf?.address, &out)
-        guard out.recordsNotifications else { return out.skip(1) }
+        guard tells else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.map { $0.address[0] } ?? selectedIndex,
                                      previous: previous, cause: cause, path: path, previousPath: previousPath))
     }
@@ -573,14 +575,16 @@ extension Controller {
         // As in `moveSelection`: `leaf` is a node of the layout `current` is of.
         guard leaf !== current else { return }
         let records = out.recordsNotifications
-        // Read only for the event (a select without subscribers builds none).
-        let previous = records ? selection.wireValue : nil
+        // Read only for the event (a select without subscribers builds none), and for a plugin
+        // told every selection change.
+        let tells = records || out.recordsSelectionChanges
+        let previous = tells ? selection.wireValue : nil
         // The old leaf is `current`'s id; `TreeNode.nothing` (no leaf) is the one node whose
         // path is empty. Same id: `appearLeaves` does nothing.
         let hadLeaf = !current.path.isEmpty
         let sameLeaf = hadLeaf && current.sameID(leaf)
         let oldLeaf: String? = records && hadLeaf && !sameLeaf ? current.id : nil
-        let previousPath = records ? current.path : nil
+        let previousPath = tells ? current.path : nil
         selection = .tab(leaf.path[0])
         rememberInPlace(leaf)
         current = leaf  // `setCurrentPath(leaf.path, leaf: leaf)`
@@ -607,7 +611,7 @@ extension Controller {
                 out.skip(hadLeaf ? 4 : 2)
             }
         }
-        guard records else { return out.skip(1) }
+        guard tells else { return out.skip(1) }
         out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.address[0],
                                      previous: previous, cause: cause, path: leaf.path, previousPath: previousPath))
     }

@@ -139,4 +139,23 @@ import Testing
         #expect(try later.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")?.bool("logged_in") == false)
         #expect(tabd.log.contains("logged out of controller 'main' (session expired)"), "\(tabd.log)")
     }
+
+    /// With no client subscribed, the state machine builds no notifications, but a plugin with
+    /// selection_changed is told every change all the same: flat and nested selects, a tap on
+    /// a group, new tabs (hello.c counts them in `status`).
+    @Test(arguments: [false, true]) func selectionChangesReachThePluginWithNoSubscriber(isolated: Bool) throws {
+        let tabd = try Self.hello(isolated: isolated, "pselns")
+        let c = try tabd.client()
+        func selections() throws -> Int? {
+            try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"status"}"#).object("value")?.int("selections")
+        }
+        _ = try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"g","children":[{"id":"g1"},{"id":"g2"}]},{"id":"news"}]}"#)
+        #expect(try selections() == 1, "set_tabs selected home")
+        _ = try c.ok(#"{"cmd":"select","tab":"news"}"#)
+        _ = try c.ok(#"{"cmd":"select","tab":"g2"}"#)
+        _ = try c.ok(#"{"cmd":"select","tab":"g1"}"#)
+        _ = try c.ok(#"{"cmd":"tap","tab":"home"}"#)
+        _ = try c.ok(#"{"cmd":"select","tab":"home"}"#)  // already selected: no change
+        #expect(try selections() == 5, "flat, nested, nested inside the group, a tap; not a select of what was selected")
+    }
 }

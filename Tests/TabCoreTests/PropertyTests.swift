@@ -287,6 +287,21 @@ func notificationViolation(_ command: Command, before: Controller, after: Contro
     return nil
 }
 
+/// `command` applied to `before` without notifications but with the selection changes (a
+/// plugin's selection_changed, no subscriber): the same state, and of the notifications exactly
+/// the `selectionChanged` ones of `full`, in order.
+func selectionOnlyViolation(_ command: Command, before: Controller, policy: Policy, full: Outcome, live: Controller) -> String? {
+    var watched = before
+    guard let out = try? watched.apply(command, policy: policy, notifying: false, selectionChanges: true) else {
+        return "refused with selectionChanges, accepted when notifying"
+    }
+    let expected = full.notifications.filter { if case .selectionChanged = $0 { true } else { false } }
+    if watched != live || out.notificationCount != full.notifications.count || out.notifications != expected {
+        return "apply(notifying: false, selectionChanges: true) built \(out.notifications), not the selection changes \(expected)"
+    }
+    return nil
+}
+
 @Suite("Property: random command sequences")
 struct PropertyTests {
     static let sequences = ProcessInfo.processInfo.environment["TABCORE_SEQUENCES"].flatMap(Int.init) ?? 200
@@ -370,6 +385,8 @@ struct PropertyTests {
                     || !quietOut.notifications.isEmpty || out.notificationCount != out.notifications.count {
                     return fail("apply(notifying: false) differs: \(quietOut) vs \(out)")
                 }
+                // Unobserved but a plugin watches the selection: exactly the selection changes.
+                if let why = selectionOnlyViolation(command, before: before, policy: policy, full: out, live: c) { return fail(why) }
                 if let entry = out.journal(of: command) {
                     stats.journaled += 1
                     journal.append(entry)

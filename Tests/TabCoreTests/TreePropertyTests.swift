@@ -214,6 +214,7 @@ struct TreePropertyTests {
                 guard let q = try? quiet.apply(command, notifying: false), quiet == c, q.notificationCount == out.notifications.count else {
                     return fail("apply(notifying: false) differs")
                 }
+                if let why = selectionOnlyViolation(command, before: before, policy: DefaultPolicy(), full: out, live: c) { return fail(why) }
                 if let entry = out.journal(of: command) {
                     do { _ = try replay.apply(entry) } catch { return fail("the journal entry was refused on replay: \(error)") }
                 } else if c != before {
