@@ -195,6 +195,9 @@ import Testing
             let decoded = try json.withUnsafeBytes { raw in try JournalCodec.decode(raw, version: JournalCodec.version) }
             if decoded.seq != seq { return "seq \(String(describing: decoded.seq)) read back for \(seq): \(text)" }
             if decoded.record != record { return "\(text) reads back as \(decoded.record), not \(record)" }
+            // A flat record is read from its bytes; the parser must read it the same (JournalFlatTests).
+            let parsed = try json.withUnsafeBytes { raw in try JournalCodec.decode(raw, version: JournalCodec.version, flat: false) }
+            if parsed.record != record || parsed.seq != seq { return "\(text) is read as \(parsed.record) by the parser" }
         } catch {
             return "\(text) cannot be read back: \(error)"
         }
