@@ -377,7 +377,7 @@ import Testing
                     return false
                 }
                 totals.restarts += 1
-                if let why = difference(live, replayed.containers) {
+                if let why = difference(live, replayed.recovered) {
                     Issue.record("\(context), step \(step): the recovered state differs from the live one: \(why)")
                     return false
                 }
