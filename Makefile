@@ -53,6 +53,18 @@ test: deps
 	$(MAKE) test-web
 	@# Every fuzz target builds and runs a few seconds over its corpus (fuzz/README.md).
 	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/run.sh
+	$(MAKE) test-release
+
+# What ships, tested: the release build (optimized, -enforce-exclusivity=unchecked, the
+# raw-memory paths that exist only there) under every end-to-end test, the restart law's
+# among them. The debug test bundle drives the release tabd, tabctl and plugins
+# (TABD_TEST_BIN_DIR; the unit suites test modules, not binaries, and stay in debug).
+.PHONY: test-release
+test-release: deps
+	$(SWIFT) build -c release
+	$(SWIFT) build --build-tests
+	TABD_TEST_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter EndToEndTests --skip TabClientTests
+	TABD_TEST_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter TabClientTests
 
 # The fuzz targets (fuzz/README.md): each built from this package's module graph with
 # libFuzzer and ASan, then run FUZZ_SECONDS (default 60) after the other. FUZZ_TARGETS picks

@@ -81,7 +81,7 @@ let package = Package(
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
-            dependencies: ["CCRC32", "CLinux", "TabCore", "TabJSON", "TabProtocol", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCRC32", "CLinux", "TabCore", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // Line-delimited requests over a Unix socket: the libevent loop, the listener,

@@ -21,11 +21,11 @@ public struct TabContainers: Equatable, Sendable, Codable {
     /// whenever a controller is added or removed: a dictionary index lives only until then.
     private var recent = Recent()
 
-    private struct Recent: Equatable, Sendable {
+    /// Not compared (see `==`): where a lookup landed is not what the set holds, and the
+    /// positions of two dictionaries cannot be compared.
+    private struct Recent: Sendable {
         var name = ""
         var index: Dictionary<String, Controller>.Index?
-        /// A cache: two sets of controllers are equal whatever they last looked up.
-        static func == (_: Recent, _: Recent) -> Bool { true }
     }
 
     /// Each controller as it was before its first change since `keepChanges()` (nil: it did
@@ -37,8 +37,17 @@ public struct TabContainers: Equatable, Sendable, Codable {
         var saved: [(name: String, controller: Controller?)] = []
         /// `seqFloor` before the first delete to undo.
         var seqFloor: UInt64?
-        /// A cache of what can be undone: two sets of controllers are equal whatever it holds.
-        static func == (_: Before, _: Before) -> Bool { true }
+
+        static func == (a: Before, b: Before) -> Bool {
+            a.seqFloor == b.seqFloor && a.saved.elementsEqual(b.saved) { $0.name == $1.name && $0.controller == $1.controller }
+        }
+    }
+
+    /// Equal when they hold the same controllers, the same seq floor and the same changes to
+    /// undo (two sets with changes kept and not yet kept differ: `undoChanges` would make them
+    /// differ); the lookup cache `recent` is the one thing left out.
+    public static func == (a: TabContainers, b: TabContainers) -> Bool {
+        a.controllers == b.controllers && a.seqFloor == b.seqFloor && a.before == b.before
     }
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's

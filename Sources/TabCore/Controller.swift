@@ -59,13 +59,13 @@ public struct Controller: Equatable, Sendable {
     /// While a command of a format 3 journal is replayed: R13.10's fit is not checked.
     var fitUnchecked = false
     /// R9.2: the orientations the delegate decided at the controller's last change (nil when
-    /// the delegate has no say: they follow from the tabs). Not state: never saved, and two
-    /// controllers are equal whatever their delegates said.
+    /// the delegate has no say: they follow from the tabs). Never saved (a start asks the
+    /// plugins again), but compared: a `state` shows them, so two controllers whose delegates
+    /// answered differently are not equal (the `state` memo relies on it).
     private var delegated = Delegated()
 
     private struct Delegated: Equatable, Sendable {
         var orientations: OrientationDecision?
-        static func == (_: Delegated, _: Delegated) -> Bool { true }
     }
     /// tab id → index; derived from `tabs`, rebuilt whenever the list changes. Empty while
     /// there are at most `linearLookupLimit` tabs: those are found by comparing ids in turn.
@@ -238,13 +238,6 @@ public struct Controller: Equatable, Sendable {
         if let decided = delegated.orientations { return decided }
         let supported = tabsOrientations
         return OrientationDecision(supported: supported, preferred: preferred(among: supported))
-    }
-
-    /// Whether `other` kept the same answers from the delegate (`==` leaves them out: they
-    /// are not state). With `self == other`, the same `decidedOrientations`, found without
-    /// working them out from the tabs.
-    public func decidedAlike(_ other: Controller) -> Bool {
-        delegated.orientations == other.delegated.orientations
     }
 
     /// Asks `policy` for the orientations now and keeps its answers (`decidedOrientations`):

@@ -325,13 +325,13 @@ struct EncodedPaths {
 }
 
 extension Controller {
-    /// Whether a `state` of `other` is the one kept for `self`: `self == other` and the same
-    /// orientations decided (which `==` leaves out: what plugins answered is not state, but
-    /// a `state` shows it, and a reload changes it with nothing else). `self` is reached in
-    /// place (an array's `_modify`): `kept[i] == c` copied the kept controller out first, a
-    /// retain and a release of each of its arrays and strings (~290 instructions a `state`).
+    /// Whether a `state` of `other` is the one kept for `self`: `self == other`, which
+    /// compares everything a `state` shows, the orientations the plugins decided included (a
+    /// reload changes them with nothing else). `self` is reached in place (an array's
+    /// `_modify`): `kept[i] == c` copied the kept controller out first, a retain and a
+    /// release of each of its arrays and strings (~290 instructions a `state`).
     mutating func isEqual(to other: Controller) -> Bool {
-        self == other && decidedAlike(other)
+        self == other
     }
 }
 

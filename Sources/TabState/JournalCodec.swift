@@ -17,6 +17,7 @@
 import TabCore
 import TabJSON
 import TabProtocol
+import TabStrings
 
 /// One change, as the journal records it.
 public enum JournalRecord: Equatable, Sendable {
@@ -334,12 +335,26 @@ public enum JournalCodec {
     /// Reads one record. `version` is the file's format: 2 has a sequence number before
     /// every record's JSON; 1 (tabd 0.1.0) wrote client requests and has none (nil).
     public static func decode(_ record: UnsafeRawBufferPointer, version: Int) throws(JournalRecordError) -> (seq: UInt64?, record: JournalRecord) {
+        try decode(record, version: version, flat: true)
+    }
+
+    /// `flat`: whether a flat record may be read from its bytes (the tests read every record
+    /// both ways and compare).
+    static func decode(_ record: UnsafeRawBufferPointer, version: Int, flat: Bool) throws(JournalRecordError) -> (seq: UInt64?, record: JournalRecord) {
         var json = record
         var seq: UInt64?
         if version >= 2 {
             guard let (n, rest) = splitSeq(record) else { throw JournalRecordError("it has no valid sequence number") }
             seq = n
             json = rest
+        }
+        // Most records (a select, a tap, a seq, a badge …) are flat objects of plain strings,
+        // small integers, booleans and nulls: their members are read from the bytes, with no
+        // JSON tree, and the record from them as from a tree's. Any other (a tab, an escape,
+        // a repeated key, anything FlatScanner leaves alone) is parsed, with the parser's errors.
+        if flat, let base = json.baseAddress {
+            var members = FlatMembers(base: base.assumingMemoryBound(to: UInt8.self), count: json.count)
+            if members.read() { return (seq, try read(&members, version: version)) }
         }
         let value: JSONValue
         do {
@@ -349,6 +364,18 @@ public enum JournalCodec {
         }
         guard case .object(let object) = value else { throw JournalRecordError("it is not a JSON object") }
         var f = RecordFields(object, path: "")
+        return (seq, try read(&f, version: version))
+    }
+
+    /// Whether `json` (a record after its sequence number) is read without a JSON tree.
+    static func readsFlat(_ json: UnsafeRawBufferPointer) -> Bool {
+        guard let base = json.baseAddress else { return false }
+        var members = FlatMembers(base: base.assumingMemoryBound(to: UInt8.self), count: json.count)
+        return members.read()
+    }
+
+    /// The record an object's members make: one description for both readers of members.
+    private static func read(_ f: inout some RecordMembers, version: Int) throws(JournalRecordError) -> JournalRecord {
         let name: String
         if version >= 2 {
             name = try f.requiredString("op")
@@ -393,10 +420,10 @@ public enum JournalCodec {
             record = .command(controller: controller, try command(name, &f, version: version))
         }
         try f.finish(name)
-        return (seq, record)
+        return record
     }
 
-    private static func command(_ name: String, _ f: inout RecordFields, version: Int) throws(JournalRecordError) -> Command {
+    private static func command(_ name: String, _ f: inout some RecordMembers, version: Int) throws(JournalRecordError) -> Command {
         switch name {
         case "select":
             if let tab = try f.string("tab") { return .select(.tab(tab)) }
@@ -663,23 +690,16 @@ public enum JournalCodec {
 }
 
 /// The members of one record object, each taken at most once; `finish` refuses the rest
-/// (a field this tabd does not know means the record is not what it seems).
-private struct RecordFields {
-    private var object: JSONObject
-    private let path: String
-    private var taken: Set<Int> = []
+/// (a field this tabd does not know means the record is not what it seems). Read from a
+/// parsed object (`RecordFields`) or from a flat record's bytes (`FlatMembers`).
+private protocol RecordMembers {
+    /// The object's place in the record ("" for the record, "tabs[0]." for its first tab).
+    var path: String { get }
+    mutating func take(_ key: String) -> JSONValue?
+    func finish(_ what: String) throws(JournalRecordError)
+}
 
-    init(_ object: JSONObject, path: String) {
-        self.object = object
-        self.path = path
-    }
-
-    mutating func take(_ key: String) -> JSONValue? {
-        guard let i = object.position(of: key) else { return nil }
-        taken.insert(i)
-        return object.value(at: i)
-    }
-
+extension RecordMembers {
     mutating func ignore(_ key: String) { _ = take(key) }
 
     mutating func string(_ key: String) throws(JournalRecordError) -> String? {
@@ -712,10 +732,134 @@ private struct RecordFields {
         default: throw JournalRecordError("'\(path)\(key)' is not true or false")
         }
     }
+}
+
+/// Which members were taken: the first 64 as bits (no allocation for any record tabd
+/// writes), the rest in a set.
+private struct Taken {
+    private var low: UInt64 = 0
+    private var rest: Set<Int> = []
+
+    mutating func insert(_ i: Int) {
+        if i < 64 { low |= 1 &<< UInt64(i) } else { rest.insert(i) }
+    }
+
+    func contains(_ i: Int) -> Bool {
+        i < 64 ? low & (1 &<< UInt64(i)) != 0 : rest.contains(i)
+    }
+}
+
+/// The members of a parsed object.
+private struct RecordFields: RecordMembers {
+    private var object: JSONObject
+    let path: String
+    private var taken = Taken()
+
+    init(_ object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    mutating func take(_ key: String) -> JSONValue? {
+        guard let i = object.position(of: key) else { return nil }
+        taken.insert(i)
+        return object.value(at: i)
+    }
 
     func finish(_ what: String) throws(JournalRecordError) {
         for i in 0..<object.count where !taken.contains(i) {
             throw JournalRecordError("'\(what)' has a field this tabd does not know: '\(path)\(object.key(at: i))'")
+        }
+    }
+}
+
+/// The members of a flat record, read from its bytes: an object of at most 8 members, each
+/// key a plain string (FlatScanner's) named once, each value a scalar FlatScanner reads.
+/// Anything else is not one (`read` is false): JSONParser reads it. A member is taken as the
+/// parser would make it from the same bytes, so a record reads the same either way
+/// (JournalFlatTests). Only offsets are kept (nothing to retain or release, little to
+/// copy): a value is read when it is taken, a key compared as bytes.
+private struct FlatMembers: RecordMembers {
+    private struct Member {
+        var keyStart: Int32 = 0, keyEnd: Int32 = 0
+        var valueStart: Int32 = 0
+    }
+
+    private var p: FlatScanner
+    private var members = InlineArray<8, Member>(repeating: Member())
+    private var count = 0
+    private var taken: UInt8 = 0
+    var path: String { "" }
+
+    init(base: UnsafePointer<UInt8>, count: Int) {
+        p = FlatScanner(base: base, count: count)
+    }
+
+    /// Whether the bytes are a flat record's object: then its members are known.
+    mutating func read() -> Bool {
+        guard p.count < Int32.max else { return false }
+        p.skipWhitespace()
+        guard p.take(UInt8(ascii: "{")) else { return false }
+        p.skipWhitespace()
+        if !p.take(UInt8(ascii: "}")) {
+            repeat {
+                p.skipWhitespace()
+                guard count < 8, let bounds = p.plainString() else { return false }
+                let m = Member(keyStart: Int32(bounds.start), keyEnd: Int32(bounds.end))
+                for k in 0..<count where sameKey(members[k], m) { return false }  // a repeated key: the parser explains
+                p.skipWhitespace()
+                guard p.take(UInt8(ascii: ":")) else { return false }
+                p.skipWhitespace()
+                members[count] = m
+                members[count].valueStart = Int32(p.i)
+                guard p.scalar() != nil else { return false }
+                count += 1
+                p.skipWhitespace()
+            } while p.take(UInt8(ascii: ","))
+            guard p.take(UInt8(ascii: "}")) else { return false }
+        }
+        p.skipWhitespace()
+        return p.atEnd
+    }
+
+    private func sameKey(_ a: Member, _ b: Member) -> Bool {
+        let n = Int(a.keyEnd - a.keyStart)
+        guard Int(b.keyEnd - b.keyStart) == n else { return false }
+        for k in 0..<n where p.base[Int(a.keyStart) + k] != p.base[Int(b.keyStart) + k] { return false }
+        return true
+    }
+
+    /// Whether `m`'s key is `key`: compared as the words of a small string when `key` is one.
+    private static func named(_ m: Member, _ key: String, in p: FlatScanner) -> Bool {
+        let start = Int(m.keyStart), n = Int(m.keyEnd) - start
+        guard let (low, high) = SmallASCII.words(key) else { return Self.key(m, in: p) == key }
+        guard n == SmallASCII.count(high) else { return false }
+        if n <= 8 { return p.word(start, n) == low }
+        return p.word(start, 8) == low && p.word(start + 8, n - 8) == high & ((1 &<< UInt64((n - 8) * 8)) &- 1)
+    }
+
+    private static func key(_ m: Member, in p: FlatScanner) -> String {
+        p.string((Int(m.keyStart), Int(m.keyEnd)))
+    }
+
+    mutating func take(_ key: String) -> JSONValue? {
+        var k = 0
+        while k < count {
+            let m = members[k]
+            if Self.named(m, key, in: p) {
+                taken |= 1 &<< UInt8(k)
+                var value = p
+                value.i = Int(m.valueStart)
+                return value.scalar()
+            }
+            k += 1
+        }
+        return nil
+    }
+
+    func finish(_ what: String) throws(JournalRecordError) {
+        for k in 0..<count where taken & (1 &<< UInt8(k)) == 0 {
+            throw JournalRecordError("'\(what)' has a field this tabd does not know: '\(Self.key(members[k], in: p))'")
         }
     }
 }

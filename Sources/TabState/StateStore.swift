@@ -471,7 +471,7 @@ public final class StateStore {
         while offset < bytes.count {
             // Space allocated ahead of the records: zeros to the end of the file.
             if bytes[offset] == 0, Self.allZero(bytes[offset...]) { break }
-            let nl = bytes[offset...].firstIndex(of: UInt8(ascii: "\n"))
+            let nl = Self.newline(in: bytes, from: offset)
             let json = nl.flatMap { Self.checkRecord(bytes[offset..<$0]) }
             guard let nl, let json else {
                 // A bad checksum or no newline: torn when nothing valid follows in the last journal.
@@ -552,6 +552,14 @@ public final class StateStore {
             do { result = .success(try JournalCodec.decode(raw, version: version)) } catch let e as JournalRecordError { result = .failure(e) } catch { result = .failure(JournalRecordError("\(error)")) }
         }
         return try result.get()
+    }
+
+    /// Where the next newline from `offset` on is (memchr: every record's end is found here at start).
+    static func newline(in bytes: [UInt8], from offset: Int) -> Int? {
+        bytes.withUnsafeBytes { raw -> Int? in
+            guard offset < raw.count, let p = memchr(raw.baseAddress! + offset, Int32(UInt8(ascii: "\n")), raw.count - offset) else { return nil }
+            return UnsafeRawPointer(p) - raw.baseAddress!
+        }
     }
 
     static func isHexDigit(_ b: UInt8) -> Bool {

@@ -83,6 +83,14 @@ final class Replayed {
             state: { [unowned self] in containers }
         )
     }
+
+    /// The state as tabd serves it once recovery ends: the replayed changes kept (nothing
+    /// left to undo).
+    var recovered: TabContainers {
+        var c = containers
+        c.keepChanges()
+        return c
+    }
 }
 
 

@@ -255,6 +255,9 @@ import Testing
             if decoded.record != record { return "\(text) reads back as \(decoded.record), not \(record)" }
             // `==` leaves out whether a tab left out `hidden` (R13.8): compared apart.
             if keepsHidden(decoded.record) != keepsHidden(record) { return "\(text) loses which tabs keep their `hidden`" }
+            // A flat record is read from its bytes; the parser must read it the same (JournalFlatTests).
+            let parsed = try json.withUnsafeBytes { raw in try JournalCodec.decode(raw, version: JournalCodec.version, flat: false) }
+            if parsed.record != record || parsed.seq != seq { return "\(text) is read as \(parsed.record) by the parser" }
         } catch {
             return "\(text) cannot be read back: \(error)"
         }
@@ -450,7 +453,7 @@ import Testing
                     return false
                 }
                 totals.restarts += 1
-                if let why = difference(live, replayed.containers) {
+                if let why = difference(live, replayed.recovered) {
                     Issue.record("\(context), step \(step): the recovered state differs from the live one: \(why)")
                     return false
                 }

@@ -90,6 +90,13 @@ private final class Replayed {
             state: { [unowned self] in containers }
         )
     }
+
+    /// The state as tabd serves it once recovery ends: the replayed changes kept.
+    var recovered: TabContainers {
+        var c = containers
+        c.keepChanges()
+        return c
+    }
 }
 
 private func store(_ dir: String) -> StateStore {
@@ -103,9 +110,7 @@ private func recover(_ dir: String, repair: Bool) -> Result<TabContainers, State
     } catch {
         return .failure(error)
     }
-    var state = replayed.containers
-    state.keepChanges()
-    return .success(state)
+    return .success(replayed.recovered)
 }
 
 /// A second start finds the same state, and nothing to repair.
@@ -117,7 +122,7 @@ private func reloads(_ dir: String, to state: TabContainers, _ when: String) {
     } catch {
         fatalError("\(when), the directory does not load again: \(error)")
     }
-    check(replayed.containers == state, "\(when), the directory loads again as another state")
+    check(replayed.recovered == state, "\(when), the directory loads again as another state")
     check(report.tornBytes == 0 && report.setAside.isEmpty && report.formatRead == JournalCodec.version,
           "\(when), a second load still repairs: \(report)")
 }

@@ -12,9 +12,12 @@ import Glibc
 /// Where the package's products are: next to this test bundle.
 enum Build {
     static let binDirectory: URL = {
-        // Another build's products (TABD_TEST_BIN_DIR): to show that a test fails on an
-        // older tabd, run it against that build.
-        if let other = ProcessInfo.processInfo.environment["TABD_TEST_BIN_DIR"] { return URL(fileURLWithPath: other) }
+        // Another build's products (TABD_TEST_BIN_DIR): the release build (`make test-release`),
+        // or an older tabd, to show that a test fails on it. With its links resolved, as tabd
+        // names its plugins' paths (.build/release is a link).
+        if let other = ProcessInfo.processInfo.environment["TABD_TEST_BIN_DIR"] {
+            return URL(fileURLWithPath: other).resolvingSymlinksInPath()
+        }
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         // swift test runs .build/<triple>/debug/<Pkg>PackageTests.xctest
         for _ in 0..<3 where !FileManager.default.fileExists(atPath: dir.appendingPathComponent("tabd").path) {

@@ -1,0 +1,47 @@
+// The `state` memo (EncodedStates) answers with the bytes it kept only for a controller equal
+// to the one they were encoded from, and equality covers what a `state` shows: the
+// orientations the plugins decided too. When `==` left those out, a reload that changed only
+// the plugins' answers was answered with the reply from before it (the stale-state bug).
+
+import Testing
+import TabCore
+import TabJSON
+@testable import TabServer
+
+@Suite("state memo")
+struct StateMemoTests {
+    /// A delegate that allows only portrait upside down and prefers it.
+    struct UpsideDown: Policy {
+        var decidesOrientations: Bool { true }
+        func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {
+            Orientation.portraitUpsideDown.mask
+        }
+        func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? { .portraitUpsideDown }
+    }
+
+    private func kept(_ c: Controller, _ members: String) -> EncodedStates {
+        var memo = EncodedStates()
+        var w = JSONWriter(capacity: 64)
+        Array(members.utf8).withUnsafeBytes { w.append(bytes: $0) }
+        memo.keep(c, w, from: 0)
+        return memo
+    }
+
+    @Test func aReplyIsReusedOnlyForTheSameDecidedOrientations() throws {
+        var c = Controller(name: "main")
+        _ = try c.apply(.setTabs([Tab(id: "a"), Tab(id: "b")], animated: false))
+        var memo = kept(c, #""kept":true"#)
+        var out = JSONWriter(capacity: 64)
+        #expect(memo.write(c, &out, id: nil))
+        #expect(String(decoding: out.bytes, as: UTF8.self).contains(#""kept":true"#))
+
+        // A reload: the plugins now decide other orientations; nothing else changed.
+        var reloaded = c
+        var effects: [PolicyEffect] = []
+        reloaded.decideOrientations(policy: UpsideDown(), effects: &effects)
+        #expect(reloaded.decidedOrientations != c.decidedOrientations)
+        var fresh = JSONWriter(capacity: 64)
+        #expect(!memo.write(reloaded, &fresh, id: nil))
+        #expect(fresh.bytes.isEmpty)
+    }
+}
