@@ -67,14 +67,14 @@ let package = Package(
         // JSON goes through TabJSON's parser, the one client input goes through.
         .target(
             name: "TabPlugins",
-            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TabCore", "CTabPolicy", "CPluginSandbox", "TabJSON", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // What an isolated plugin's helper process applies to itself: seccomp, no new
         // privileges, its user, closed descriptors. C, for the BPF filter's macros.
         .target(name: "CPluginSandbox"),
         // Wire types: requests decoded from and replies encoded to JSON lines. No sockets.
-        .target(name: "TabProtocol", dependencies: ["TabCore", "TabJSON", "TabStrings"], swiftSettings: hotPath),
+        .target(name: "TabProtocol", dependencies: ["TabCore", "TabJSON"], swiftSettings: hotPath),
         // CRC-32 with x86-64's carry-less multiply where the CPU has it (C: Swift cannot
         // reach the instruction), tables elsewhere: every journal record is checksummed.
         .target(name: "CCRC32"),
@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "TabServer",
             dependencies: [
-                "CLinux", "TabCore", "TabProtocol", "TabPlugins", "TabState", "TabSystem", "TabSystemd", "TabTransport",
+                "CLinux", "TabCore", "TabJSON", "TabProtocol", "TabPlugins", "TabState", "TabSystem", "TabSystemd", "TabTransport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -108,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "tabd",
             dependencies: [
-                "TabServer", "TabPlugins",
+                "TabServer", "TabPlugins", "TabProtocol", "TabState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -116,7 +116,7 @@ let package = Package(
         // Front ends' side of the socket: async requests, events, the seq mirror. The
         // Unix socket and a reading thread; no networking framework (tabd-web, in web/, puts
         // Hummingbird on top of it, in a package of its own).
-        .target(name: "TabClient", dependencies: ["TabProtocol", "TabSystem"]),
+        .target(name: "TabClient", dependencies: ["TabJSON", "TabProtocol", "TabSystem"]),
         .executableTarget(
             name: "tabctl",
             dependencies: [
@@ -141,19 +141,19 @@ let package = Package(
 
         .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
         .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON", "TabStrings"]),
-        .testTarget(name: "TabPolicyTests", dependencies: ["TabPolicy", "TabJSON"]),
-        .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabProtocol"]),
-        .testTarget(name: "TabPluginsTests", dependencies: ["TabPlugins", "TabCore", "TabSystem", "TestLogging"]),
-        .testTarget(name: "TabServerTests", dependencies: ["TabServer", "TabSystem", "TabJSON"]),
+        .testTarget(name: "TabPolicyTests", dependencies: ["CTabPolicy", "TabPolicy", "TabJSON"]),
+        .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabProtocol"]),
+        .testTarget(name: "TabPluginsTests", dependencies: ["CTabPolicy", "TabPlugins", "TabCore", "TabProtocol", "TabSystem", "TestLogging"]),
+        .testTarget(name: "TabServerTests", dependencies: ["TabCore", "TabPlugins", "TabServer", "TabState", "TabSystem", "TabJSON"]),
         // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
         // tests run the loop on a thread of its own and reach its loop-bound objects from the
         // test's thread, waiting for each closure they send (`TestServer.sync`); Swift 6 would
         // want every such closure rebuilt around LoopBound values for no gain in what is tested.
         .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem", "TestLogging"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
+        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabCore", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "TabClient", "TabProtocol", "TabSystem"],
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "CTabPolicy", "TabClient", "TabJSON", "TabPolicy", "TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would
     ],
     // Swift 6: the loop-bound types (the event loop, the server and its connections, the

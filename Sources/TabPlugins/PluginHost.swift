@@ -14,7 +14,7 @@
 import CTabPolicy
 import Glibc
 import Logging
-import TabProtocol
+import TabJSON
 import TabCore
 import TabStrings
 import TabSystem

@@ -8,6 +8,7 @@ import TabPlugins
 import TabProtocol
 import TabSystem
 import Yams
+import TabState
 
 
 public struct ServerConfig: Sendable {

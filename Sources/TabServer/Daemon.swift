@@ -8,6 +8,8 @@ import TabPlugins
 import TabSystem
 import TabSystemd
 import TabTransport
+import TabState
+import TabProtocol
 
 public enum Daemon {
     public struct Options {

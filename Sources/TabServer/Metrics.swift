@@ -16,6 +16,7 @@ import Foundation
 import TabPlugins
 import TabProtocol
 import TabTransport
+import TabState
 
 /// Writes an exposition: families one after the other, each its metadata then its samples.
 struct OpenMetricsText {

@@ -11,7 +11,7 @@ import TabCore
 import TabPlugins
 import TabProtocol
 import TabTransport
-@_exported import TabState
+import TabState
 
 public final class TabService: LineServiceDelegate {
     public internal(set) var containers: TabContainers

@@ -7,6 +7,7 @@ import TabCore
 import TabPlugins
 import TabProtocol
 import TabTransport
+import TabState
 
 extension TabService {
     // MARK: Recovery

@@ -6,6 +6,7 @@ import Foundation
 import TabPlugins
 import TabProtocol
 import TabTransport
+import TabState
 
 struct ServiceStats {
     let started = Date()

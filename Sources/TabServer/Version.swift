@@ -1,5 +1,5 @@
-// tabd's main.swift imports TabServer only; it names the version as TabdVersion.string.
-@_exported import enum TabProtocol.TabdVersion
+// tabd's version is TabProtocol's TabdVersion.string; this is what --version adds to it.
+import TabProtocol
 import TabPlugins
 
 /// What `tabd --version` prints: the version on its first line (what scripts read), then

@@ -6,6 +6,7 @@ import Logging
 import TabPlugins
 import TabProtocol
 import TabServer
+import TabState
 
 @main
 struct Tabd: ParsableCommand {

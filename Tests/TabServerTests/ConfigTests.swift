@@ -9,6 +9,7 @@ import TabPlugins
 import TabJSON
 import Testing
 @testable import TabServer
+import TabState
 
 @Suite struct ConfigTests {
     /// The error `yaml` is refused with, or nil when it parses.
