@@ -262,6 +262,13 @@ public struct Controller: Equatable, Sendable {
     /// `notifying: false` when no one will read the notifications (see `Outcome`).
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
                                semantics: Semantics = .amended) throws(TabError) -> Outcome {
+        if case .amended = semantics { return try applyOnce(command, policy: policy, notifying: notifying) }
+        return try replay(command, policy: policy, notifying: notifying, semantics: semantics)
+    }
+
+    /// `apply` under the rules of an older journal (see `Semantics`): out of the request path.
+    @inline(never)
+    private mutating func replay(_ command: Command, policy: Policy, notifying: Bool, semantics: Semantics) throws(TabError) -> Outcome {
         if case .original = semantics {
             original = true
             defer { original = false }
