@@ -583,6 +583,9 @@ public struct Controller: Equatable, Sendable {
                 ? "'selected' names tab '\(named)', which is hidden; show it first or name another tab"
                 : "'selected' names tab '\(named)', which is in the hidden group '\(hidden)'; show the group first or name another tab")
         }
+        // R14.6: a change that takes the sidebar away (automatic mode, no group left) ends the
+        // editing session first.
+        if editingStart != nil, mode == .automatic, !r.roots.contains(where: { $0.children != nil }) { endEditing(&out) }
         for id in r.removed { removeChild(id, onScreen: id == oldLeaf ? id : nil, &out) }
         var oldRoots: [String: Tab] = [:]
         for t in tabs { oldRoots[t.id] = t }
@@ -955,7 +958,7 @@ public struct Controller: Equatable, Sendable {
             guard let node = layout.node(id) else { throw .noTab(id) }
             (path, leaf) = try landing(at: node)
             // R14.2: a disabled tab (or one in a disabled group) is refused before the delegate.
-            if let off = node.path.first(where: { tab($0)?.enabled == false }) {
+            if let off = node.disabled {
                 throw TabError(.notAvailable, off == id ? "tab '\(id)' is disabled; enable it with set_enabled, or select it" : "tab '\(id)' is in the disabled group '\(off)'; enable it with set_enabled, or select it")
             }
             guard touchable(node) else {
@@ -969,7 +972,7 @@ public struct Controller: Equatable, Sendable {
         var popped = false
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
-        if case .tab(let id, _) = candidate, let leaf, !self[at: leaf.address].stack.isEmpty,
+        if case .tab(let id, _) = candidate, let leaf, !stackIsEmpty(at: leaf.address),
            tapPops == .always || before.contains(id) {
             modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true

@@ -204,6 +204,11 @@ struct ModernRestTests {
         let gone = try c.apply(.setMode(.tabBar))
         #expect(gone.notifications.prefix(2) == [.didEndEditing(changed: false), .modeChanged(.tabBar)])
         #expect(!c.editing)
+        // A change of tabs that leaves no group (automatic mode): the session ends first.
+        _ = try c.apply(.setMode(.automatic))
+        _ = try c.apply(.editBegin)
+        let flat = try c.apply(.setTabs([tab("home"), tab("x")], animated: false))
+        #expect(flat.notifications.first == .didEndEditing(changed: false) && !c.editing)
         var phone = try controller(tabs("a", "b"))
         expectRefused(&phone, .editBegin, .notAvailable)
     }
