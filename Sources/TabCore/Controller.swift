@@ -966,7 +966,11 @@ public struct Controller: Equatable, Sendable {
             }
             candidate = .tab(id: id, index: node.address[0])
         }
-        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &out.effects) }) {
+        // The delegate's effects gather in a local array, handed to `out` once at the end (as
+        // in `tap`): `&out.effects` rebuilt the outcome's boxed answers twice per call.
+        var effects: [PolicyEffect] = []
+        defer { if !effects.isEmpty { out.effects.append(contentsOf: effects) } }
+        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &effects) }) {
             return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
         var popped = false
@@ -980,7 +984,7 @@ public struct Controller: Equatable, Sendable {
         }
         moveSelection(to: path, leaf: leaf, cause: .tap, &out)
         out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: before.last)))
-        lend { policy.didSelect(candidate, in: $0, effects: &out.effects) }
+        lend { policy.didSelect(candidate, in: $0, effects: &effects) }
         if selectedPath != before || popped { out.journalsCommand = true }
     }
 
