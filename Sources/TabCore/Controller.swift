@@ -888,6 +888,8 @@ public struct Controller: Equatable, Sendable {
                 guard let node = layout.node(id) else { throw .noTab(id) }
                 if node.landsOnItself { return moveSelection(toLeaf: node, cause: .select, &out) }
                 let (path, leaf) = try landing(at: node)
+                // A group: its leaf is a node too, in one pass when it lands on itself.
+                if let leaf, leaf.landsOnItself { return moveSelection(toLeaf: leaf, cause: .select, &out) }
                 return moveSelection(to: path, leaf: leaf, cause: .select, &out)
             }
             let (path, leaf) = try landing(for: target)
@@ -982,7 +984,8 @@ public struct Controller: Equatable, Sendable {
             popped = true
             out.notify(.navigationChanged(tab: leaf.id, stack: []))
         }
-        moveSelection(to: path, leaf: leaf, cause: .tap, &out)
+        if let leaf, leaf.landsOnItself { moveSelection(toLeaf: leaf, cause: .tap, &out) }
+        else { moveSelection(to: path, leaf: leaf, cause: .tap, &out) }
         out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: before.last)))
         lend { policy.didSelect(candidate, in: $0, effects: &effects) }
         if selectedPath != before || popped { out.journalsCommand = true }

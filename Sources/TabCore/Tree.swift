@@ -538,14 +538,11 @@ extension Controller {
                 ? "tab '\(id)' is hidden; show it with set_hidden before selecting it"
                 : "tab '\(node.id)' is in the hidden group '\(id)'; show the group with set_hidden before selecting it")
         }
-        // A tab that is not a group (the common case) lands on its own path: the node's array,
-        // shared, not copied.
-        if node.childNodes.isEmpty { return (node.path, node) }
-        var path: [String] = []
-        path.reserveCapacity(Controller.maxDepth)  // one allocation for the whole path
-        path.append(contentsOf: node.path)
-        let leaf = appendDescent(from: node, to: &path)
-        return (path, leaf)
+        // A tab lands on its leaf's own path: the node's array, shared, not copied (a group's
+        // leaf is a node of its own, whose path is the group's and the descent's).
+        var leaf = node
+        while let next = shownChild(of: leaf) { leaf = next }
+        return (leaf.path, leaf)
     }
 
     var moreNotShown: TabError {
