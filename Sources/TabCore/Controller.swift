@@ -807,6 +807,7 @@ public struct Controller: Equatable, Sendable {
         if case .set(let v) = update.subtitle { tab.subtitle = v }
         if case .set(let v) = update.activatesSearch { tab.activatesSearch = v }
         if case .set(let v) = update.enabled { tab.enabled = v }
+        if case .set(let v) = update.expanded, tab.children != nil { tab.expanded = v ? nil : false }
         tab.keepForm(of: old)
         if update.arranges {
             // R13.8: the tab as described, its children matched to the tree by identity.
@@ -839,6 +840,7 @@ public struct Controller: Equatable, Sendable {
         out.notify(.tabUpdated(tab: id))
         if tab.badge != old.badge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
         if tab.stack != old.stack { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
+        if tab.isExpanded != old.isExpanded, sidebarAvailable { out.notify(.sidebarChanged(visible: sidebarVisible)) }
         reorientIfUnsupported(&out)
     }
 
@@ -988,7 +990,8 @@ public struct Controller: Equatable, Sendable {
         else { moveSelection(to: path, leaf: leaf, cause: .tap, &out) }
         out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: before.last)))
         lend { policy.didSelect(candidate, in: $0, effects: &effects) }
-        if selectedPath != before || popped { out.journalsCommand = true }
+        // `current` is the leaf the move left (the path it stands for, without building one).
+        if !InlineID.same(current.path, before) || popped { out.journalsCommand = true }
     }
 
     /// R13.8: whether the user can touch `node` now: an item of the bar, a tab of More's

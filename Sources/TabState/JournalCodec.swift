@@ -244,6 +244,7 @@ public enum JournalCodec {
         if case .set(let v) = u.role { w.key(literal: "role"); ReplyEncoder.optionalString(v?.rawValue, &w) }
         if case .set(let v) = u.activatesSearch { w.key(literal: "activates_search"); w.bool(v) }
         if case .set(let v) = u.enabled { w.key(literal: "enabled"); w.bool(v) }
+        if case .set(let v) = u.expanded { w.key(literal: "expanded"); w.bool(v) }
     }
 
     @inline(never)
@@ -446,6 +447,7 @@ public enum JournalCodec {
             }
             if let v = try f.bool("activates_search") { u.activatesSearch = .set(v) }
             if let v = try f.bool("enabled") { u.enabled = .set(v) }
+            if let v = try f.bool("expanded") { u.expanded = .set(v) }
             return .updateTab(id, u)
         case "badge":
             let tab = try f.requiredString("tab")

@@ -92,6 +92,10 @@ struct ModernRestTests {
         expectRefused(&c, .tap(.tab("b")), .notAvailable)  // hidden in a collapsed group
         _ = try c.apply(.select(.tab("b")))  // select still reaches it
         expectRefused(&c, .setExpanded(group: "home", expanded: false), .conflict)
+        // update_tab takes `expanded` too (a tab object copied from state has it).
+        var open = TabUpdate(); open.expanded = .set(true)
+        let opened = try c.apply(.updateTab("lib", open))
+        #expect(c.tab("lib")?.isExpanded == true && opened.notifications.contains(.sidebarChanged(visible: true)))
         var phone = try controller([tab("home"), grp("lib", ["a"])])
         expectRefused(&phone, .setExpanded(group: "lib", expanded: false), .notAvailable)
     }
