@@ -952,7 +952,7 @@ public struct Controller: Equatable, Sendable {
     /// sees the tapped tab, did-select reports it with the path to the leaf it shows.
     private mutating func tapArranged(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
         let path: [String], candidate: Candidate, leaf: TreeNode?
-        let before = current.path  // the start of the command: what the last one left
+        let start = current  // the start of the command: what the last one left (its node)
         switch target {
         case .more:
             guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
@@ -981,26 +981,28 @@ public struct Controller: Equatable, Sendable {
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
         if case .tab(let id, _) = candidate, let leaf, !stackIsEmpty(at: leaf.address),
-           tapPops == .always || before.contains(id) {
+           tapPops == .always || start.path.contains(id) {
             modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true
             out.notify(.navigationChanged(tab: leaf.id, stack: []))
         }
         if let leaf, leaf.landsOnItself { moveSelection(toLeaf: leaf, cause: .tap, &out) }
         else { moveSelection(to: path, leaf: leaf, cause: .tap, &out) }
-        out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: before.last)))
+        out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: start.path.last)))
         lend { policy.didSelect(candidate, in: $0, effects: &effects) }
-        // `current` is the leaf the move left (the path it stands for, without building one).
-        if !InlineID.same(current.path, before) || popped { out.journalsCommand = true }
+        // `current` is the node the move left: another node is another path (a move to the
+        // same leaf, or More again, keeps the node).
+        if current !== start || popped { out.journalsCommand = true }
     }
 
     /// R13.8: whether the user can touch `node` now: an item of the bar, a tab of More's
     /// list, a sidebar item (the sidebar shown), or a tab of the selected root's subtree.
     func touchable(_ node: TreeNode) -> Bool {
-        if let root = current.path.first, node.path[0] == root { return true }
+        // Ids compared by their words (`InlineID.same`): a tap asks this of every candidate.
+        if let root = current.path.first, InlineID.same(node.path[0], root) { return true }
         if !barHidden {
-            if layout.shown.contains(node.id) { return true }
-            if idiom != .tv, layout.rest.contains(node.id) { return true }
+            if layout.shown.contains(where: { InlineID.same($0, node.id) }) { return true }
+            if idiom != .tv, layout.rest.contains(where: { InlineID.same($0, node.id) }) { return true }
         }
         // R13.12: a sidebar item inside a collapsed group is not shown.
         return sidebarAvailable && sidebarVisible && node.path.dropLast().allSatisfy { tab($0)?.isExpanded != false }
