@@ -5,7 +5,7 @@
   DocExamplesTests runs), so every command is there.
 - journal/corpus/v3-*: the state directory of a real tabd (the TABD binary given) after those
   requests, as fuzz/journal/fuzz.swift reads it: once killed with SIGKILL (journal records of
-  every command that changes state), once stopped with SIGTERM (a format 3 snapshot).
+  every command that changes state), once stopped with SIGTERM (a snapshot in the current format).
 - config/corpus/: the configurations the repository ships.
 The corpora under fuzz/*/corpus/ that are not generated here are committed; these are written
 to the directory given (the run's scratch corpus), so they follow the code without a commit.

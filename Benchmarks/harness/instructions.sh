@@ -2,7 +2,7 @@
 # User-space instructions tabd spends per request, counted by callgrind: a measure that does
 # not move with the machine's load, for comparing two builds where ops/s is too noisy.
 #
-#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|store|state]  (default 8 seconds)
+#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state]  (default 8 seconds)
 #
 # Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice: once answering only a
 # set_tabs, once under loadgen (10 connections x 16 in flight, `select` a / b in turn, like
@@ -52,6 +52,17 @@ printf '{"cmd":"select","tab":"a"}\n{"cmd":"select","tab":"b"}\n' > "$DIR/select
 COMMAND=select
 CONFIG=()
 LOGIN=""
+# `flat-tap` / `group-tap` (no plugin): `tap` a / b on six flat tabs, or `tap` of the groups
+# g1 / g2 (each lands on its child a or b, SEMANTICS R13.8) — what `make bench-nested` pairs.
+if [ "${2:-}" = flat-tap ] || [ "${2:-}" = group-tap ]; then
+    COMMAND=tap
+    if [ "$2" = group-tap ]; then
+        SETUP='{"cmd":"set_tabs","tabs":[{"id":"g1","children":[{"id":"a"},{"id":"x"}]},{"id":"g2","children":[{"id":"b"},{"id":"y"}]},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
+        printf '{"cmd":"tap","tab":"g1"}\n{"cmd":"tap","tab":"g2"}\n' > "$DIR/select.req"
+    else
+        printf '{"cmd":"tap","tab":"a"}\n{"cmd":"tap","tab":"b"}\n' > "$DIR/select.req"
+    fi
+fi
 if [ "${2:-}" = state ]; then
     COMMAND=state
     printf '{"cmd":"state"}\n' > "$DIR/select.req"
@@ -114,6 +125,7 @@ read -r loaded selects < <(run "$SECONDS_LOADED")
 case "${2:-}" in
     tap) what="tap (login gate, logged in)" ;;
     store) what="tap (hello.c, its count to its store per tap)" ;;
+    flat-tap|group-tap) what="tap ($2, no plugin)" ;;
     state) what="state (6 tabs)" ;;
     "") what=select ;;
     *) what="select ($2)" ;;

@@ -43,6 +43,8 @@ public struct TabUpdate: Equatable, Sendable {
     public var role: Change<TabRole?> = .keep
     public var activatesSearch: Change<Bool> = .keep
     public var enabled: Change<Bool> = .keep
+    /// R13.12: a group's expansion in the sidebar.
+    public var expanded: Change<Bool> = .keep
 
     /// Whether the update changes how the tree is arranged (anything of R13 but the subtitle).
     var arranges: Bool {

@@ -258,6 +258,13 @@ public struct Controller: Equatable, Sendable {
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
                                selectionChanges: Bool = false,
                                semantics: Semantics = .amended) throws(TabError) -> Outcome {
+        if case .amended = semantics { return try applyOnce(command, policy: policy, notifying: notifying) }
+        return try replay(command, policy: policy, notifying: notifying, semantics: semantics)
+    }
+
+    /// `apply` under the rules of an older journal (see `Semantics`): out of the request path.
+    @inline(never)
+    private mutating func replay(_ command: Command, policy: Policy, notifying: Bool, semantics: Semantics) throws(TabError) -> Outcome {
         if case .original = semantics {
             original = true
             defer { original = false }
@@ -572,6 +579,9 @@ public struct Controller: Equatable, Sendable {
                 ? "'selected' names tab '\(named)', which is hidden; show it first or name another tab"
                 : "'selected' names tab '\(named)', which is in the hidden group '\(hidden)'; show the group first or name another tab")
         }
+        // R14.6: a change that takes the sidebar away (automatic mode, no group left) ends the
+        // editing session first.
+        if editingStart != nil, mode == .automatic, !r.roots.contains(where: { $0.children != nil }) { endEditing(&out) }
         for id in r.removed { removeChild(id, onScreen: id == oldLeaf ? id : nil, &out) }
         var oldRoots: [String: Tab] = [:]
         for t in tabs { oldRoots[t.id] = t }
@@ -793,6 +803,7 @@ public struct Controller: Equatable, Sendable {
         if case .set(let v) = update.subtitle { tab.subtitle = v }
         if case .set(let v) = update.activatesSearch { tab.activatesSearch = v }
         if case .set(let v) = update.enabled { tab.enabled = v }
+        if case .set(let v) = update.expanded, tab.children != nil { tab.expanded = v ? nil : false }
         tab.keepForm(of: old)
         if update.arranges {
             // R13.8: the tab as described, its children matched to the tree by identity.
@@ -825,6 +836,7 @@ public struct Controller: Equatable, Sendable {
         out.notify(.tabUpdated(tab: id))
         if tab.badge != old.badge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
         if tab.stack != old.stack { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
+        if tab.isExpanded != old.isExpanded, sidebarAvailable { out.notify(.sidebarChanged(visible: sidebarVisible)) }
         reorientIfUnsupported(&out)
     }
 
@@ -874,6 +886,8 @@ public struct Controller: Equatable, Sendable {
                 guard let node = layout.node(id) else { throw .noTab(id) }
                 if node.landsOnItself { return moveSelection(toLeaf: node, cause: .select, &out) }
                 let (path, leaf) = try landing(at: node)
+                // A group: its leaf is a node too, in one pass when it lands on itself.
+                if let leaf, leaf.landsOnItself { return moveSelection(toLeaf: leaf, cause: .select, &out) }
                 return moveSelection(to: path, leaf: leaf, cause: .select, &out)
             }
             let (path, leaf) = try landing(for: target)
@@ -934,7 +948,7 @@ public struct Controller: Equatable, Sendable {
     /// sees the tapped tab, did-select reports it with the path to the leaf it shows.
     private mutating func tapArranged(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
         let path: [String], candidate: Candidate, leaf: TreeNode?
-        let before = current.path  // the start of the command: what the last one left
+        let start = current  // the start of the command: what the last one left (its node)
         switch target {
         case .more:
             guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
@@ -944,7 +958,7 @@ public struct Controller: Equatable, Sendable {
             guard let node = layout.node(id) else { throw .noTab(id) }
             (path, leaf) = try landing(at: node)
             // R14.2: a disabled tab (or one in a disabled group) is refused before the delegate.
-            if let off = node.path.first(where: { tab($0)?.enabled == false }) {
+            if let off = node.disabled {
                 throw TabError(.notAvailable, off == id ? "tab '\(id)' is disabled; enable it with set_enabled, or select it" : "tab '\(id)' is in the disabled group '\(off)'; enable it with set_enabled, or select it")
             }
             guard touchable(node) else {
@@ -952,31 +966,39 @@ public struct Controller: Equatable, Sendable {
             }
             candidate = .tab(id: id, index: node.address[0])
         }
-        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &out.effects) }) {
+        // The delegate's effects gather in a local array, handed to `out` once at the end (as
+        // in `tap`): `&out.effects` rebuilt the outcome's boxed answers twice per call.
+        var effects: [PolicyEffect] = []
+        defer { if !effects.isEmpty { out.effects.append(contentsOf: effects) } }
+        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &effects) }) {
             return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
         var popped = false
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
-        if case .tab(let id, _) = candidate, let leaf, !self[at: leaf.address].stack.isEmpty,
-           tapPops == .always || before.contains(id) {
+        if case .tab(let id, _) = candidate, let leaf, !stackIsEmpty(at: leaf.address),
+           tapPops == .always || start.path.contains(id) {
             modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true
             out.notify(.navigationChanged(tab: leaf.id, stack: []))
         }
-        moveSelection(to: path, leaf: leaf, cause: .tap, &out)
-        out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: before.last)))
-        lend { policy.didSelect(candidate, in: $0, effects: &out.effects) }
-        if selectedPath != before || popped { out.journalsCommand = true }
+        if let leaf, leaf.landsOnItself { moveSelection(toLeaf: leaf, cause: .tap, &out) }
+        else { moveSelection(to: path, leaf: leaf, cause: .tap, &out) }
+        out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: start.path.last)))
+        lend { policy.didSelect(candidate, in: $0, effects: &effects) }
+        // `current` is the node the move left: another node is another path (a move to the
+        // same leaf, or More again, keeps the node).
+        if current !== start || popped { out.journalsCommand = true }
     }
 
     /// R13.8: whether the user can touch `node` now: an item of the bar, a tab of More's
     /// list, a sidebar item (the sidebar shown), or a tab of the selected root's subtree.
     func touchable(_ node: TreeNode) -> Bool {
-        if let root = current.path.first, node.path[0] == root { return true }
+        // Ids compared by their words (`InlineID.same`): a tap asks this of every candidate.
+        if let root = current.path.first, InlineID.same(node.path[0], root) { return true }
         if !barHidden {
-            if layout.shown.contains(node.id) { return true }
-            if idiom != .tv, layout.rest.contains(node.id) { return true }
+            if layout.shown.contains(where: { InlineID.same($0, node.id) }) { return true }
+            if idiom != .tv, layout.rest.contains(where: { InlineID.same($0, node.id) }) { return true }
         }
         // R13.12: a sidebar item inside a collapsed group is not shown.
         return sidebarAvailable && sidebarVisible && node.path.dropLast().allSatisfy { tab($0)?.isExpanded != false }

@@ -130,6 +130,8 @@ final class TreeNode: Equatable, Sendable {
     let path: [String]
     /// The tab or a group above it is hidden.
     let hidden: Bool
+    /// The first tab of the path that is disabled (R14.2), or nil: a tap reads it here.
+    let disabled: String?
     /// A group's visible children, in display order (empty: nothing to descend into).
     let children: [String]
     /// The nodes of `children`, in the same order: a descent follows them without lookups.
@@ -144,8 +146,9 @@ final class TreeNode: Equatable, Sendable {
     /// group, nor More's id. Derived from the fields above (`moveSelection(toLeaf:)`).
     let landsOnItself: Bool
 
-    init(id: String, address: [Int], path: [String], hidden: Bool, childNodes: [TreeNode], defaultChild: String?, barItem: String?) {
-        self.id = id; self.address = address; self.path = path; self.hidden = hidden
+    init(id: String, address: [Int], path: [String], hidden: Bool, childNodes: [TreeNode], defaultChild: String?, barItem: String?,
+         disabled: String? = nil) {
+        self.id = id; self.address = address; self.path = path; self.hidden = hidden; self.disabled = disabled
         self.childNodes = childNodes; self.children = childNodes.map(\.id)
         self.defaultChild = defaultChild; self.barItem = barItem
         key = InlineID(id) ?? .none
@@ -168,7 +171,7 @@ final class TreeNode: Equatable, Sendable {
 
     static func == (a: TreeNode, b: TreeNode) -> Bool {
         a === b || a.id == b.id && a.address == b.address && a.path == b.path && a.hidden == b.hidden && a.children == b.children
-            && a.childNodes == b.childNodes && a.defaultChild == b.defaultChild && a.barItem == b.barItem
+            && a.childNodes == b.childNodes && a.defaultChild == b.defaultChild && a.barItem == b.barItem && a.disabled == b.disabled
     }
 }
 
@@ -215,6 +218,16 @@ extension Controller {
         case 2: return tabs[a[0]].children![a[1]].selectedChild
         case 3: return tabs[a[0]].children![a[1]].children![a[2]].selectedChild
         case let d: return self[at: Array(a.prefix(d))].selectedChild
+        }
+    }
+
+    /// Whether the tab at `address` has no pushed screens, read in place (no copy of the tab).
+    func stackIsEmpty(at a: [Int]) -> Bool {
+        switch a.count {
+        case 1: return tabs[a[0]].stack.isEmpty
+        case 2: return tabs[a[0]].children![a[1]].stack.isEmpty
+        case 3: return tabs[a[0]].children![a[1]].children![a[2]].stack.isEmpty
+        default: return self[at: a].stack.isEmpty
         }
     }
 
@@ -384,17 +397,20 @@ extension Controller {
             return nil
         }
         // Children first: a node holds its children's nodes.
-        func node(_ t: Tab, _ address: [Int], _ above: [String], hiddenAbove: Bool) -> TreeNode {
+        func node(_ t: Tab, _ address: [Int], _ above: [String], hiddenAbove: Bool, disabledAbove: String?) -> TreeNode {
             let path = above + [t.id], hidden = hiddenAbove || t.hidden
+            let disabled = disabledAbove ?? (t.enabled ? nil : t.id)
             var byID: [String: TreeNode] = [:]
-            for (i, k) in (t.children ?? []).enumerated() { byID[k.id] = node(k, address + [i], path, hiddenAbove: hidden) }
+            for (i, k) in (t.children ?? []).enumerated() {
+                byID[k.id] = node(k, address + [i], path, hiddenAbove: hidden, disabledAbove: disabled)
+            }
             let shownKids = t.orderedChildren.filter { !$0.hidden }.compactMap { byID[$0.id] }
             let n = TreeNode(id: t.id, address: address, path: path, hidden: hidden, childNodes: shownKids,
-                             defaultChild: t.defaultChild, barItem: barItem(path))
+                             defaultChild: t.defaultChild, barItem: barItem(path), disabled: disabled)
             ordered.append(n)  // after its children: leaves come first, where selects go
             return n
         }
-        for (i, t) in tabs.enumerated() { _ = node(t, [i], [], hiddenAbove: false) }
+        for (i, t) in tabs.enumerated() { _ = node(t, [i], [], hiddenAbove: false, disabledAbove: nil) }
         layout = TreeLayout(bar: bar, shown: shown, rest: rest, ordered: ordered, search: tabs.first(where: \.isSearch)?.id)
         setCurrentPath(selectedPath)
     }
@@ -522,14 +538,11 @@ extension Controller {
                 ? "tab '\(id)' is hidden; show it with set_hidden before selecting it"
                 : "tab '\(node.id)' is in the hidden group '\(id)'; show the group with set_hidden before selecting it")
         }
-        // A tab that is not a group (the common case) lands on its own path: the node's array,
-        // shared, not copied.
-        if node.childNodes.isEmpty { return (node.path, node) }
-        var path: [String] = []
-        path.reserveCapacity(Controller.maxDepth)  // one allocation for the whole path
-        path.append(contentsOf: node.path)
-        let leaf = appendDescent(from: node, to: &path)
-        return (path, leaf)
+        // A tab lands on its leaf's own path: the node's array, shared, not copied (a group's
+        // leaf is a node of its own, whose path is the group's and the descent's).
+        var leaf = node
+        while let next = shownChild(of: leaf) { leaf = next }
+        return (leaf.path, leaf)
     }
 
     var moreNotShown: TabError {

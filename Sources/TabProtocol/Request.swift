@@ -646,7 +646,7 @@ public enum RequestDecoder {
         }
         if let v = try f.bool("activates_search") { u.activatesSearch = .set(v) }
         if let v = try f.bool("enabled") { u.enabled = .set(v) }
-        f.markUsed("expanded")  // state's; set_expanded changes it
+        if let v = try f.bool("expanded") { u.expanded = .set(v) }  // R13.12, as set_expanded
         f.ignoreStateOnly()
         return u
     }

@@ -152,28 +152,33 @@ public enum JournalCodec {
         return nil
     }
 
+    /// `"op":<name>` and, for another controller than the default, `"controller"`. A function
+    /// of its own, not a closure in `body`: the closure was outlined once `body` grew (~50
+    /// instructions a select).
+    @inline(__always)
+    private static func op(_ name: StaticString, _ controller: String, _ w: inout JSONWriter) {
+        w.key(literal: "op"); w.string(literal: name)
+        // The default controller goes without saying: a shorter record for the common case.
+        if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }
+    }
+
     private static func body(_ command: Command, controller: String, into w: inout JSONWriter) {
-        @inline(__always) func op(_ name: StaticString) {
-            w.key(literal: "op"); w.string(literal: name)
-            // The default controller goes without saying: a shorter record for the common case.
-            if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }
-        }
         switch command {
         case .select(let target):
-            op("select")
+            op("select", controller, &w)
             switch target {
             case .tab(let id): w.key(literal: "tab"); w.string(id)
             case .index(let i): w.key(literal: "index"); w.int(i)
             case .more: w.key(literal: "more"); w.bool(true)
             }
         case .tap(let target):
-            op("tap")
+            op("tap", controller, &w)
             switch target {
             case .tab(let id): w.key(literal: "tab"); w.string(id)
             case .more: w.key(literal: "more"); w.bool(true)
             }
         case .setTabs(let tabs, let animated, let selected):
-            op("set_tabs")
+            op("set_tabs", controller, &w)
             w.key(literal: "tabs"); w.beginArray(); for t in tabs { tab(t, &w) }; w.endArray()
             w.key(literal: "animated"); w.bool(animated)
             // R2.6, only when named (records before issue 17 never name one).
@@ -184,14 +189,14 @@ public enum JournalCodec {
             case .more?: w.key(literal: "selected_more"); w.bool(true)  // refused by the controller; never journalled
             }
         case .addTab(let t, let index, let group):
-            op("add_tab")
+            op("add_tab", controller, &w)
             w.key(literal: "tab"); tab(t, &w)
             w.key(literal: "index"); ReplyEncoder.optionalInt(index, &w)
             if let group { w.key(literal: "group"); w.string(group) }
         case .removeTab(let id):
-            op("remove_tab"); w.key(literal: "tab"); w.string(id)
+            op("remove_tab", controller, &w); w.key(literal: "tab"); w.string(id)
         case .updateTab(let id, let u):
-            op("update_tab"); w.key(literal: "tab"); w.string(id)
+            op("update_tab", controller, &w); w.key(literal: "tab"); w.string(id)
             // A field present is a change (null included); a field absent is left as it is.
             if case .set(let v) = u.title { w.key(literal: "title"); ReplyEncoder.optionalString(v, &w) }
             if case .set(let v) = u.item { w.key(literal: "item"); optionalItem(v, &w) }
@@ -201,33 +206,33 @@ public enum JournalCodec {
             if case .set(let v) = u.navigation { w.key(literal: "navigation"); w.bool(v) }
             modernUpdate(u, &w)
         case .badge(let tab, let value):
-            op("badge"); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
+            op("badge", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
         case .push(let tab, let s):
-            op("push"); w.key(literal: "tab"); w.string(tab); w.key(literal: "screen"); ReplyEncoder.screen(s, &w)
+            op("push", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "screen"); ReplyEncoder.screen(s, &w)
         case .pop(let tab):
-            op("pop"); w.key(literal: "tab"); w.string(tab)
+            op("pop", controller, &w); w.key(literal: "tab"); w.string(tab)
         case .popToRoot(let tab):
-            op("pop_to_root"); w.key(literal: "tab"); w.string(tab)
+            op("pop_to_root", controller, &w); w.key(literal: "tab"); w.string(tab)
         case .setCustomizable(let ids):
-            op("customizable"); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
-        case .customizeBegin: op("customize.begin")
+            op("customizable", controller, &w); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
+        case .customizeBegin: op("customize.begin", controller, &w)
         case .customizeMove(let tab, let to):
-            op("customize.move"); w.key(literal: "tab"); w.string(tab); w.key(literal: "to"); w.int(to)
-        case .customizeEnd: op("customize.end")
+            op("customize.move", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "to"); w.int(to)
+        case .customizeEnd: op("customize.end", controller, &w)
         case .rotate(let o):
-            op("rotate"); w.key(literal: "orientation"); w.string(o.rawValue)
+            op("rotate", controller, &w); w.key(literal: "orientation"); w.string(o.rawValue)
         case .setOrientation(let o):
-            op("set_orientation"); w.key(literal: "orientation"); w.string(o.rawValue)
+            op("set_orientation", controller, &w); w.key(literal: "orientation"); w.string(o.rawValue)
         case .restore(let a):
-            op("restore"); w.key(literal: "archive"); ReplyEncoder.archive(a, &w)
+            op("restore", controller, &w); w.key(literal: "archive"); ReplyEncoder.archive(a, &w)
             if a.legacyPaths { w.key(literal: "legacy_paths"); w.bool(true) }
         case .setHidden(let tab, let hidden):
-            op("set_hidden"); w.key(literal: "tab"); w.string(tab); w.key(literal: "hidden"); w.bool(hidden)
+            op("set_hidden", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "hidden"); w.bool(hidden)
         case .reorder(let group, let order):
-            op("reorder"); w.key(literal: "group"); ReplyEncoder.optionalString(group, &w)
+            op("reorder", controller, &w); w.key(literal: "group"); ReplyEncoder.optionalString(group, &w)
             w.key(literal: "order"); ReplyEncoder.strings(order, &w)
         case .sidebar(let visible):
-            op("sidebar"); w.key(literal: "visible"); w.bool(visible)
+            op("sidebar", controller, &w); w.key(literal: "visible"); w.bool(visible)
         case .setExpanded, .search, .setEnabled, .setBarHidden, .setSizeClass, .setCompactTabs, .setMode, .editBegin, .editEnd,
              .selectChild:
             // R13.12 and R14, written apart: `body` stays as small as select's path needs.
@@ -252,33 +257,30 @@ public enum JournalCodec {
         if case .set(let v) = u.role { w.key(literal: "role"); ReplyEncoder.optionalString(v?.rawValue, &w) }
         if case .set(let v) = u.activatesSearch { w.key(literal: "activates_search"); w.bool(v) }
         if case .set(let v) = u.enabled { w.key(literal: "enabled"); w.bool(v) }
+        if case .set(let v) = u.expanded { w.key(literal: "expanded"); w.bool(v) }
     }
 
     @inline(never)
     private static func modernBody(_ command: Command, controller: String, into w: inout JSONWriter) {
-        func op(_ name: StaticString) {
-            w.key(literal: "op"); w.string(literal: name)
-            if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }
-        }
         switch command {
         case .setExpanded(let group, let expanded):
-            op("set_expanded"); w.key(literal: "group"); w.string(group); w.key(literal: "expanded"); w.bool(expanded)
+            op("set_expanded", controller, &w); w.key(literal: "group"); w.string(group); w.key(literal: "expanded"); w.bool(expanded)
         case .search(let active):
-            op("search"); w.key(literal: "active"); w.bool(active)
+            op("search", controller, &w); w.key(literal: "active"); w.bool(active)
         case .setEnabled(let tab, let enabled):
-            op("set_enabled"); w.key(literal: "tab"); w.string(tab); w.key(literal: "enabled"); w.bool(enabled)
+            op("set_enabled", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "enabled"); w.bool(enabled)
         case .setBarHidden(let hidden, let animated):
-            op("set_bar_hidden"); w.key(literal: "hidden"); w.bool(hidden); w.key(literal: "animated"); w.bool(animated)
+            op("set_bar_hidden", controller, &w); w.key(literal: "hidden"); w.bool(hidden); w.key(literal: "animated"); w.bool(animated)
         case .setSizeClass(let size):
-            op("set_size_class"); w.key(literal: "size_class"); w.string(size.rawValue)
+            op("set_size_class", controller, &w); w.key(literal: "size_class"); w.string(size.rawValue)
         case .setCompactTabs(let ids):
-            op("set_compact_tabs"); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
+            op("set_compact_tabs", controller, &w); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
         case .setMode(let mode):
-            op("set_mode"); w.key(literal: "mode"); w.string(mode.rawValue)
-        case .editBegin: op("edit.begin")
-        case .editEnd: op("edit.end")
+            op("set_mode", controller, &w); w.key(literal: "mode"); w.string(mode.rawValue)
+        case .editBegin: op("edit.begin", controller, &w)
+        case .editEnd: op("edit.end", controller, &w)
         case .selectChild(let group, let child):
-            op("select_child"); w.key(literal: "group"); w.string(group); w.key(literal: "child"); w.string(child)
+            op("select_child", controller, &w); w.key(literal: "group"); w.string(group); w.key(literal: "child"); w.string(child)
         default: assertionFailure("modernBody(\(command.name))")
         }
     }
@@ -489,6 +491,7 @@ public enum JournalCodec {
             }
             if let v = try f.bool("activates_search") { u.activatesSearch = .set(v) }
             if let v = try f.bool("enabled") { u.enabled = .set(v) }
+            if let v = try f.bool("expanded") { u.expanded = .set(v) }
             return .updateTab(id, u)
         case "badge":
             let tab = try f.requiredString("tab")

@@ -296,7 +296,8 @@ import TabProtocol
         try c.ok(#"{"cmd":"customizable","controller":"pad","tabs":["news","mail"]}"#)
         let customize = try c.error(#"{"cmd":"customize.begin","controller":"pad"}"#)
         #expect(customize.string("code") == "not_available")
-        #expect(customize.string("message")?.contains("reorder") == true)
+        // R14.6: where the sidebar exists the user edits with edit.begin (and reorder).
+        #expect(customize.string("message")?.contains("edit.begin") == true)
         // The user's bar order survives set_tabs; a new default tab joins its end. A group's
         // display order and selected child survive too.
         try c.ok(#"{"cmd":"set_tabs","controller":"pad","tabs":[{"id":"home","placement":"fixed"},{"id":"library","children":[{"id":"albums"},{"id":"artists"},{"id":"songs"}],"allows_reordering":true},{"id":"fixedgroup","children":[{"id":"x"},{"id":"y"}]},{"id":"news"},{"id":"mail","placement":"movable"},{"id":"extra","placement":"optional"},{"id":"video"},{"id":"search","placement":"pinned"}]}"#)

@@ -219,8 +219,11 @@ import Testing
         let c = try tabd.client(), sub = try tabd.client()
         _ = try sub.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
         try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"library","allows_reordering":true,"children":[{"id":"songs","allows_hiding":true},{"id":"albums"}]},{"id":"vault","children":[{"id":"keys"}]}]}"#)
+        // R13.8: a tab inside a group is tapped where the user sees it: inside the selected root.
+        try c.ok(#"{"cmd":"select","tab":"vault"}"#)
         let denied = try c.error(#"{"cmd":"tap","tab":"keys"}"#)
         #expect(denied.string("plugin") == "groups" && denied.string("message") == "'keys' is in the vault (group vault)")
+        try c.ok(#"{"cmd":"select","tab":"library"}"#)
         try c.ok(#"{"cmd":"tap","tab":"albums"}"#)
         #expect(try TreePluginTests.pluginData(sub).description == #"{"path":["library","albums"],"selected":["library","albums"]}"#)
         try c.ok(#"{"cmd":"set_hidden","tab":"songs","hidden":true}"#)

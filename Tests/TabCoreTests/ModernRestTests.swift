@@ -92,6 +92,10 @@ struct ModernRestTests {
         expectRefused(&c, .tap(.tab("b")), .notAvailable)  // hidden in a collapsed group
         _ = try c.apply(.select(.tab("b")))  // select still reaches it
         expectRefused(&c, .setExpanded(group: "home", expanded: false), .conflict)
+        // update_tab takes `expanded` too (a tab object copied from state has it).
+        var open = TabUpdate(); open.expanded = .set(true)
+        let opened = try c.apply(.updateTab("lib", open))
+        #expect(c.tab("lib")?.isExpanded == true && opened.notifications.contains(.sidebarChanged(visible: true)))
         var phone = try controller([tab("home"), grp("lib", ["a"])])
         expectRefused(&phone, .setExpanded(group: "lib", expanded: false), .notAvailable)
     }
@@ -204,6 +208,11 @@ struct ModernRestTests {
         let gone = try c.apply(.setMode(.tabBar))
         #expect(gone.notifications.prefix(2) == [.didEndEditing(changed: false), .modeChanged(.tabBar)])
         #expect(!c.editing)
+        // A change of tabs that leaves no group (automatic mode): the session ends first.
+        _ = try c.apply(.setMode(.automatic))
+        _ = try c.apply(.editBegin)
+        let flat = try c.apply(.setTabs([tab("home"), tab("x")], animated: false))
+        #expect(flat.notifications.first == .didEndEditing(changed: false) && !c.editing)
         var phone = try controller(tabs("a", "b"))
         expectRefused(&phone, .editBegin, .notAvailable)
     }

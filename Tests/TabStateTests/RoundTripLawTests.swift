@@ -166,7 +166,7 @@ import Testing
         off.enabled = false; off.expanded = false
         out.append(.setTabs([search, off], animated: false))
         var roles = TabUpdate()
-        roles.role = .set(.search); roles.activatesSearch = .set(true); roles.enabled = .set(false)
+        roles.role = .set(.search); roles.activatesSearch = .set(true); roles.enabled = .set(false); roles.expanded = .set(false)
         out.append(.updateTab("find", roles))
         roles.role = .set(nil)
         out.append(.updateTab("find", roles))
