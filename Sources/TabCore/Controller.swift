@@ -258,13 +258,14 @@ public struct Controller: Equatable, Sendable {
     public mutating func apply(_ command: Command, policy: Policy = DefaultPolicy(), notifying: Bool = true,
                                selectionChanges: Bool = false,
                                semantics: Semantics = .amended) throws(TabError) -> Outcome {
-        if case .amended = semantics { return try applyOnce(command, policy: policy, notifying: notifying) }
-        return try replay(command, policy: policy, notifying: notifying, semantics: semantics)
+        if case .amended = semantics { return try applyOnce(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges) }
+        return try replay(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges, semantics: semantics)
     }
 
     /// `apply` under the rules of an older journal (see `Semantics`): out of the request path.
     @inline(never)
-    private mutating func replay(_ command: Command, policy: Policy, notifying: Bool, semantics: Semantics) throws(TabError) -> Outcome {
+    private mutating func replay(_ command: Command, policy: Policy, notifying: Bool, selectionChanges: Bool,
+                                 semantics: Semantics) throws(TabError) -> Outcome {
         if case .original = semantics {
             original = true
             defer { original = false }
