@@ -21,7 +21,9 @@
 //
 // Logins are kept in the plugin's store (plugin ABI 1.6), so they survive restarts and
 // kill -9 (and an expiry that fell while tabd was down is logged out as it starts). A reload
-// that replaces or removes the gate still logs everyone out, with an event.
+// that replaces or removes the gate still logs everyone out, with an event. A logout tabd
+// cannot keep (its journal cannot be written) is refused and tells no one: the session goes
+// on (an expired one is tried again every second).
 //
 // plugin.call methods: login {user, password} → {user}; logout → {user} (and the selection
 // returns to the login tab); status → {logged_in, user, login_tab}; stats → the sizes of its
@@ -74,6 +76,8 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     private var hashBudget: TokenBucket
     /// Whether the log has said that the hash budget is spent (once until a check runs again).
     private var hashBudgetAnnounced = false
+    /// Controllers whose ended session could not be logged out yet (the log said so once).
+    private var expiryRetries: Set<String> = []
     /// For `stats`.
     private var hashes = 0, rateLimited = 0, longNames = 0
     /// crypt_r's work area (about 32 KiB), made once.
@@ -194,7 +198,14 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     func timer(_ name: String, in controller: ControllerView?) {
         guard name == "session", let controller, let session = session(of: controller.name) else { return }
         if session.until > 0, session.until <= LoginGate.wallClock() {
-            _ = logout(controller, reason: "session expired")
+            do throws(StoreError) { _ = try logout(controller, reason: "session expired") } catch {
+                // tabd cannot write its journal now (it refuses every change meanwhile): the
+                // session goes on until its logout can be kept, tried again every second.
+                if expiryRetries.insert(controller.name).inserted {
+                    host.log(.warning, "the session of '\(session.user)' on controller '\(controller.name)' ended, but its logout could not be kept (\(error.description)); tried again every second until it can")
+                }
+                _ = host.setTimer("session", after: 1, controller: controller.name)
+            }
         } else {
             watch(session, controller: controller.name)
         }
@@ -208,7 +219,10 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     func call(_ method: String, args: JSON, in controller: ControllerView) throws -> JSON {
         switch method {
         case "login": return try login(args, controller)
-        case "logout": return logout(controller)
+        case "logout":
+            do throws(StoreError) { return try logout(controller) } catch {
+                throw PolicyError.invalid("the logout could not be kept (\(error.description)); the session goes on: log out again once tabd's journal can be written")
+            }
         case "status":
             let session = session(of: controller.name)
             return ["logged_in": .bool(session != nil), "user": JSON(session?.user), "login_tab": .string(loginTab),
@@ -301,16 +315,22 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// A reload replaces this gate (its settings changed) or removes it: whoever is logged in
     /// on `controller` is logged out, and clients are told who and why.
     func willStop(in controller: ControllerView) {
-        guard session(of: controller.name) != nil else { return }
-        _ = logout(controller, reason: "reload: the login gate's settings changed or it was removed, so its logins end")
+        guard let user = session(of: controller.name)?.user else { return }
+        do throws(StoreError) {
+            _ = try logout(controller, reason: "reload: the login gate's settings changed or it was removed, so its logins end")
+        } catch {
+            host.log(.error, "the logout of '\(user)' on controller '\(controller.name)' could not be kept (\(error.description)); the session stays in the gate's store")
+        }
     }
 
-    private func logout(_ controller: ControllerView, reason: String? = nil) -> JSON {
+    /// Ends the session on `controller` (with a logout event) and returns the selection to
+    /// the login tab. Throws, changing nothing and telling no one, when tabd cannot keep the
+    /// logout (its journal cannot be written): the session goes on.
+    private func logout(_ controller: ControllerView, reason: String? = nil) throws(StoreError) -> JSON {
         let user = session(of: controller.name)?.user
         if let user {
-            do throws(StoreError) { try keep(nil, controller: controller.name) } catch {
-                host.log(.error, "the logout of '\(user)' on controller '\(controller.name)' could not be kept (\(error.description)); it may come back after a restart")
-            }
+            try keep(nil, controller: controller.name)
+            expiryRetries.remove(controller.name)
             host.cancelTimer("session", controller: controller.name)
             host.log(.info, "'\(user)' logged out of controller '\(controller.name)'\(reason.map { " (\($0))" } ?? "")")
             var event: [String: JSON] = ["event": "logout", "user": .string(user)]

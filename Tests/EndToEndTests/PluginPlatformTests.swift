@@ -139,4 +139,47 @@ import Testing
         #expect(try later.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")?.bool("logged_in") == false)
         #expect(tabd.log.contains("logged out of controller 'main' (session expired)"), "\(tabd.log)")
     }
+
+    /// Starts the login gate (with `extra` settings) under fault injection, logs "demo" in,
+    /// then makes the journal unwritable: a tap finds the fault.
+    private static func gateLoggedInThenFaulted(_ tag: String, extra: String = "") throws -> (TabdProcess, LineClient, LineClient, String) {
+        let (dir, faultFile, env) = faultInjection(tag)
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: extra)
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir, environment: env)
+        let c = try tabd.client(), watcher = try tabd.client()
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        #expect(try Self.pluginEvent(watcher, "login")?.string("user") == "demo")
+        try "EIO".write(toFile: faultFile, atomically: true, encoding: .utf8)
+        #expect(try c.error(#"{"cmd":"tap","tab":"settings"}"#).string("code") == "unavailable")
+        return (tabd, c, watcher, faultFile)
+    }
+
+    /// A logout the journal cannot keep is refused, and says so: the user stays logged in
+    /// (no logout event), rather than being told "logged out" while the session stays in the
+    /// store and admits the next person once the journal can be written again.
+    @Test func aLogoutTheJournalCannotKeepIsRefused() throws {
+        let (tabd, c, _, faultFile) = try Self.gateLoggedInThenFaulted("lgfault")
+        let refused = try c.error(#"{"cmd":"plugin.call","plugin":"login-gate","method":"logout"}"#)
+        #expect(refused.string("message")?.contains("could not be kept") == true, "\(refused)")
+        unlink(faultFile)
+        try StorageFaultTests.waitUntilHealthy(c)
+        #expect(try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"logout"}"#).object("value")?.string("user") == "demo")
+        #expect(try c.error(#"{"cmd":"tap","tab":"home"}"#).string("code") == "denied", "logged out once the journal can be written")
+        _ = tabd
+    }
+
+    /// A session that ends while the journal cannot be written ends as soon as it can: the
+    /// gate tries again, and the logout event comes then.
+    @Test func aSessionThatEndsDuringAStorageFaultEndsOnceTheJournalRecovers() throws {
+        let (tabd, c, watcher, faultFile) = try Self.gateLoggedInThenFaulted("lgfexp", extra: ", session_seconds: 1")
+        usleep(1_600_000)
+        unlink(faultFile)
+        try StorageFaultTests.waitUntilHealthy(c)
+        let logout = try Self.pluginEvent(watcher, "logout")
+        #expect(logout?.string("reason") == "session expired", "\(String(describing: logout))")
+        #expect(try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")?.bool("logged_in") == false)
+        _ = tabd
+    }
 }
