@@ -61,6 +61,7 @@ extension TabService {
         for case .store(let plugin, let key, let value) in effects {
             containers.setPluginValue(plugin: plugin, key: key, value)
             store.append(.pluginData(plugin: plugin, key: key, value: value))
+            if capture != nil { captureStoreWriters.insert(plugin) }
         }
         for case .event(let plugin, let controller, let dataJSON) in effects {
             publishPluginEvent(plugin: plugin, controller: controller, dataJSON: dataJSON)

@@ -170,6 +170,28 @@ import Testing
         _ = tabd
     }
 
+    /// A logout whose own commit meets the fault is not acknowledged (its reply was sent
+    /// again as "ok" when the turn was redone, and the session came back after kill -9).
+    @Test func aLogoutAcknowledgedAsTheJournalFailsSurvivesKill() throws {
+        let (dir, faultFile, env) = faultInjection("lgack")
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir))
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir, environment: env)
+        let c = try tabd.client()
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        try "EIO".write(toFile: faultFile, atomically: true, encoding: .utf8)
+        let reply = try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"logout"}"#)
+        tabd.stop(signal: SIGKILL)
+        unlink(faultFile)
+        try tabd.start()
+        let status = try tabd.client().ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")
+        // The logout's commit failed: it is not acknowledged, and says why.
+        #expect(reply.bool("ok") != true, "an acknowledged logout came back as a login after kill -9: \(reply)")
+        #expect(reply.object("error")?.string("code") == "unavailable", "\(reply)")
+        #expect(reply.object("error")?.string("message")?.contains("plugin 'login-gate' wrote to its store is not durable") == true, "\(reply)")
+        #expect(status?.bool("logged_in") == true)
+    }
+
     /// A session that ends while the journal cannot be written ends as soon as it can: the
     /// gate tries again, and the logout event comes then.
     @Test func aSessionThatEndsDuringAStorageFaultEndsOnceTheJournalRecovers() throws {
