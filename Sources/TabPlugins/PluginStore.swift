@@ -151,6 +151,13 @@ extension PluginHost {
         for key in timers.keys where key.plugin == id { timers.removeValue(forKey: key)?.cancel() }
     }
 
+    /// Disarms every plugin's timers for the controller `name` (it was deleted): a controller
+    /// created again under its name is a new one, which they must not fire into.
+    public func controllerDeleted(_ name: String) {
+        guard !timers.isEmpty else { return }
+        for key in timers.keys where key.controller == name { timers.removeValue(forKey: key)?.cancel() }
+    }
+
     private func due(_ timer: PluginTimer) {
         guard timers[timer.key]?.generation == timer.generation else { return }
         timers[timer.key] = nil

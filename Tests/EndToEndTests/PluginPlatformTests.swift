@@ -67,6 +67,28 @@ import Testing
         #expect(bad.string("code") == "invalid_request")
     }
 
+    /// A timer armed for a controller that is deleted is dropped (as plugins.md says), also
+    /// when a controller of the same name is created before it is due: it does not fire into
+    /// the new one.
+    @Test func aTimerOfADeletedControllerDoesNotFireIntoOneCreatedAgain() throws {
+        let tabd = try Self.hello(isolated: false, "ptdel")
+        let c = try tabd.client(), watcher = try tabd.client()
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        _ = try c.ok(#"{"cmd":"controller.create","controller":"x"}"#)
+        _ = try c.ok(#"{"cmd":"plugin.call","controller":"x","plugin":"hello","method":"remind","args":{"seconds":0.3}}"#)
+        _ = try c.ok(#"{"cmd":"controller.delete","controller":"x"}"#)
+        _ = try c.ok(#"{"cmd":"controller.create","controller":"x"}"#)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":0.8}}"#)
+        for _ in 0..<50 {
+            guard let line = try watcher.readLine() else { break }
+            let o = try object(line)
+            guard o.string("event") == "plugin", let data = o.object("data"), data.object("data")?.string("event") == "reminder" else { continue }
+            #expect(o.string("controller") == "main", "the first reminder: \(line)")
+            return
+        }
+        Issue.record("no reminder came")
+    }
+
     /// selection_changed sees every cause: a client's select, a tap, new tabs, a plugin's
     /// request_select (hello's lock), each with its cause.
     @Test(arguments: [false, true]) func selectionChangesReachThePluginWithTheirCause(isolated: Bool) throws {
