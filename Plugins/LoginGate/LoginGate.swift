@@ -63,11 +63,11 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// How long a login lasts, in seconds (0: until logout).
     let sessionSeconds: Int
 
-    /// The controller a tap last asked about and whether someone is logged in on it, while
-    /// this instance changed no session since: a tap compares one name instead of reading
-    /// the store. (Another instance changes the store only as a reload stops it, before this
-    /// one is asked anything.)
-    private var lastAsked: (controller: String, loggedIn: Bool)?
+    /// The controller a tap last asked about and when its session ends (0: no end; nil: no
+    /// session), while this instance changed no session since: a tap compares one name
+    /// instead of reading the store. (Another instance changes the store only as a reload
+    /// stops it, before this one is asked anything.)
+    private var lastAsked: (controller: String, until: Int?)?
     /// Failed logins by user name (also for unknown names, so they cannot be told apart).
     private var failures: ExpiringTable<String, Failures>
     /// Failed logins by client uid (nil: calls no client made, or a tabd without callers).
@@ -153,11 +153,18 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         return .deny(reason: "not logged in", message: "login required before '\(candidate.id)' can be selected")
     }
 
+    /// Whether a session on `controller` admits taps: one past its end does not, even before
+    /// its timer logs it out (a controller deleted and created again has no timer left).
     private func isLoggedIn(_ controller: String) -> Bool {
-        if let last = lastAsked, last.controller == controller { return last.loggedIn }
-        let loggedIn = session(of: controller) != nil
-        lastAsked = (controller, loggedIn)
-        return loggedIn
+        let until: Int?
+        if let last = lastAsked, last.controller == controller {
+            until = last.until
+        } else {
+            until = session(of: controller)?.until
+            lastAsked = (controller, until)
+        }
+        guard let until else { return false }
+        return until == 0 || until > LoginGate.wallClock()
     }
 
     // MARK: Sessions, in the store

@@ -192,6 +192,24 @@ import Testing
         _ = tabd
     }
 
+    /// A session past its end admits no tap, even with no timer left to log it out: here the
+    /// controller was deleted (its timers with it) and created again under its name.
+    @Test func aSessionPastItsEndAdmitsNoTapWithoutItsTimer() throws {
+        let dir = temporaryDirectory("lgdel")
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", session_seconds: 1")
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir)
+        let c = try tabd.client()
+        let tabs = #"{"cmd":"set_tabs","controller":"x","tabs":[{"id":"login"},{"id":"home"},{"id":"settings"}]}"#
+        _ = try c.ok(#"{"cmd":"controller.create","controller":"x"}"#)
+        _ = try c.ok(tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","controller":"x","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        _ = try c.ok(#"{"cmd":"controller.delete","controller":"x"}"#)
+        _ = try c.ok(#"{"cmd":"controller.create","controller":"x"}"#)
+        _ = try c.ok(tabs)
+        usleep(1_300_000)
+        #expect(try c.error(#"{"cmd":"tap","controller":"x","tab":"home"}"#).string("code") == "denied")
+    }
+
     /// A logout whose own commit meets the fault is not acknowledged (its reply was sent
     /// again as "ok" when the turn was redone, and the session came back after kill -9).
     @Test func aLogoutAcknowledgedAsTheJournalFailsSurvivesKill() throws {
