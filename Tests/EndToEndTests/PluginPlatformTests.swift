@@ -210,6 +210,27 @@ import Testing
         #expect(try c.error(#"{"cmd":"tap","controller":"x","tab":"home"}"#).string("code") == "denied")
     }
 
+    /// A reload that replaces the gate logs everyone out (will_stop, with an event): the new
+    /// instance must not still admit them. Isolated, its helper was given its copy of the
+    /// store at init — before the old instance's will_stop removed the sessions.
+    @Test(arguments: [false, true]) func aReloadThatReplacesTheGateLogsOutForTheNewInstanceToo(isolated: Bool) throws {
+        let dir = temporaryDirectory("lgrel")
+        func config(_ extra: String) throws -> String {
+            let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: extra)
+            return Plugins.config(isolated ? gate.replacingOccurrences(of: "}\n", with: "}\n      isolation: process\n") : gate)
+        }
+        let tabd = try TabdProcess(config: try config(""), dir: dir)
+        let c = try tabd.client()
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        _ = try c.ok(#"{"cmd":"tap","tab":"home"}"#)
+        try config(", max_failures: 3").write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        _ = try c.ok(#"{"cmd":"reload"}"#)
+        let status = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")
+        #expect(status?.bool("logged_in") == false, "\(String(describing: status))")
+        #expect(try c.error(#"{"cmd":"tap","tab":"settings"}"#).string("code") == "denied")
+    }
+
     /// A logout whose own commit meets the fault is not acknowledged (its reply was sent
     /// again as "ok" when the turn was redone, and the session came back after kill -9).
     @Test func aLogoutAcknowledgedAsTheJournalFailsSurvivesKill() throws {

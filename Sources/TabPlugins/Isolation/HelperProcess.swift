@@ -325,6 +325,15 @@ final class HelperSession {
         return ids
     }
 
+    /// The helper's copy of its plugin's store, as tabd sent it (RemotePlugin.writeStore).
+    private func adoptStore(_ r: inout WireReader) throws(WireReader.Short) {
+        var values: [String: String] = [:]
+        for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys)) {
+            if let k = try r.string(), let v = try r.string() { values[k] = v }
+        }
+        if let host, let instance { host.adoptStore([instance.name: values]) }
+    }
+
     private func answer(_ message: WireReader) throws(WireReader.Short) {
         var r = message
         guard let op = HelperOp(rawValue: try r.u8()), let code else { exit(2) }
@@ -339,11 +348,7 @@ final class HelperSession {
         switch op {
         case .initialize:
             let config = try r.cString()
-            var values: [String: String] = [:]
-            for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys)) {
-                if let k = try r.string(), let v = try r.string() { values[k] = v }
-            }
-            if let host, let instance { host.adoptStore([instance.name: values]) }
+            try adoptStore(&r)
             if let hook = hooks.`init` {
                 var newState: UnsafeMutableRawPointer?
                 result = hook(table, config, &newState, reply)
@@ -430,6 +435,8 @@ final class HelperSession {
             if let timerName { armed.remove(Self.timerKey(hasController ? name : nil, timerName)) }
             inHook = true
             hooks.timer?(state, hasController ? token : nil, timerName)
+        case .storeSync:
+            try adoptStore(&r)
         case .hello, .answer:
             exit(2)
         }
