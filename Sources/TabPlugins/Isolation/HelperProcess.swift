@@ -231,9 +231,11 @@ final class HelperSession {
     }
 
     fileprivate func effect(_ kind: UInt8, _ body: (inout WireWriter) -> Void) {
-        // Store writes are bounded by bytes (the store's own limit per hook call), timers by
-        // TABD_TIMER_MAX at tabd: a generous count suffices for them here.
-        let cap = kind == 1 ? HookCaps.logLines : kind == 2 ? HookCaps.events : kind == 3 ? HookCaps.selections : 4 * PluginStoreData.maxKeys
+        // Store writes are bounded by bytes (the store's own limit per hook call, which the
+        // helper's copy enforced: every write it admitted is sent, or the copies would
+        // differ), timers by TABD_TIMER_MAX at tabd: a generous count suffices for them here.
+        let cap = kind == 1 ? HookCaps.logLines : kind == 2 ? HookCaps.events : kind == 3 ? HookCaps.selections
+            : kind == 4 ? PluginStoreData.maxWritesPerCall : 4 * PluginStoreData.maxKeys
         effectsOfKind[Int(kind)] += 1
         guard effectsOfKind[Int(kind)] <= cap + 1 else { return }
         effects.u8(kind)

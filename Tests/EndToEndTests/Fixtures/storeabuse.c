@@ -58,6 +58,13 @@ static tabd_result abuse_call(void *state, const tabd_controller *controller, co
             if ((s = H->store_put(H, "flood", value)) != TABD_STORE_OK) break;
         free(value);
         snprintf(out, sizeof out, "{\"ok\":%d,\"status\":%d}", ok, (int)s);
+    } else if (strcmp(method, "tiny") == 0) {
+        /* The smallest writes there are, over and over: one journal record each. */
+        int ok = 0;
+        tabd_store_status s = TABD_STORE_OK;
+        for (ok = 0; ok < 2000000; ok++)
+            if ((s = H->store_put(H, "t", "")) != TABD_STORE_OK) break;
+        snprintf(out, sizeof out, "{\"ok\":%d,\"status\":%d}", ok, (int)s);
     } else if (strcmp(method, "timers") == 0) {
         int ok = 0;
         char name[32];
