@@ -82,6 +82,25 @@ extension HostilePluginTests {
     /// The store's and the timers' limits (tabd/policy.h, TABD_STORE_* and TABD_TIMER_*), in
     /// process and isolated: each write past one is refused with its status, said once in the
     /// log, and what was accepted survives kill -9.
+    /// A plugin that answers every selection change with 16 selections of its own, back and
+    /// forth: what one client's select sets off is bounded, and other clients are answered.
+    @Test(arguments: [false, true]) func selectionChangedPingPongIsBounded(isolated: Bool) throws {
+        let dir = temporaryDirectory("pingpong")
+        try Plugins.build(Plugins.fixture("storeabuse.c"), "storeabuse.so", in: dir)
+        let load = "    - path: storeabuse.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 5000\n" : "")
+        let tabd = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+        let c = try tabd.client()
+        _ = try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#)
+        let before = try c.ok(#"{"cmd":"plugin.call","plugin":"storeabuse","method":"pingpong"}"#).object("value")?.int("changes") ?? 0
+        _ = try c.ok(#"{"cmd":"select","tab":"c"}"#)
+        let after = try c.ok(#"{"cmd":"plugin.call","plugin":"storeabuse","method":"pingpong"}"#).object("value")?.int("changes") ?? 0
+        _ = try tabd.client().ok(#"{"cmd":"ping"}"#)
+        let warnings = tabd.log.components(separatedBy: "too many times over").count - 1
+        // The client's select, then 4 levels of 16 at most (HookCaps.selections each): 64.
+        #expect(after - before <= 1 + 64, "selection changes told for one select: \(after - before)")
+        #expect(warnings <= 1, "warnings: \(warnings)")
+    }
+
     @Test(arguments: [false, true]) func storeAndTimersStayWithinTheirLimits(isolated: Bool) throws {
         let dir = temporaryDirectory("store-abuse")
         try Plugins.build(Plugins.fixture("storeabuse.c"), "storeabuse.so", in: dir)
