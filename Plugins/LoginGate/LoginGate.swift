@@ -15,7 +15,8 @@
 //   max_tracked_peers: most client uids whose rate is remembered (default 1024)
 //   max_hashes_per_second: password checks per second, all clients together (default 20;
 //                     at most two back to back)
-//   session_seconds:  how long a login lasts (default 28800, eight hours; 0: until logout).
+//   session_seconds:  how long a login lasts (default 28800, eight hours; 0: until logout;
+//                     at most 315360000, ten years).
 //                     An expired session is logged out with a logout event (reason "session
 //                     expired"), on time, by a timer (plugin ABI 1.6).
 //
@@ -121,7 +122,8 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         // At most two checks back to back (about 4 ms of the loop), then one every 1/rate s.
         hashBudget = TokenBucket(capacity: min(2, hashesPerSecond), nanosecondsPerToken: 1e9 / Double(hashesPerSecond), now: LoginGate.now())
         self.hashesPerSecond = hashesPerSecond
-        sessionSeconds = try LoginGate.int(settings, "session_seconds", least: 0) ?? 28800
+        // A login's end must stay within the clock's range (a larger one crashed tabd at login).
+        sessionSeconds = try LoginGate.int(settings, "session_seconds", least: 0, most: LoginGate.maxSessionSeconds) ?? 28800
         cryptData = .allocate(capacity: 1)
         UnsafeMutableRawPointer(cryptData).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
         // Fail now, not at the first login, when the file cannot be read.
@@ -394,11 +396,16 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         return s
     }
 
-    private static func int(_ settings: JSON, _ key: String, least: Int) throws -> Int? {
+    private static func int(_ settings: JSON, _ key: String, least: Int, most: Int? = nil) throws -> Int? {
         guard let v = settings[key], !v.isNull else { return nil }
-        guard let n = v.intValue, n >= least else { throw PolicyError.invalid("\(key) must be a whole number of at least \(least)") }
+        guard let n = v.intValue, n >= least, n <= most ?? .max else {
+            throw PolicyError.invalid("\(key) must be a whole number " + (most.map { "from \(least) to \($0)" } ?? "of at least \(least)"))
+        }
         return n
     }
+
+    /// The longest session_seconds: ten years.
+    static let maxSessionSeconds = 315_360_000
 
     /// The monotonic clock, in nanoseconds.
     static func now() -> UInt64 {
