@@ -15,13 +15,16 @@
 //   max_tracked_peers: most client uids whose rate is remembered (default 1024)
 //   max_hashes_per_second: password checks per second, all clients together (default 20;
 //                     at most two back to back)
-//   session_seconds:  how long a login lasts (default 28800, eight hours; 0: until logout).
+//   session_seconds:  how long a login lasts (default 28800, eight hours; 0: until logout;
+//                     at most 315360000, ten years).
 //                     An expired session is logged out with a logout event (reason "session
 //                     expired"), on time, by a timer (plugin ABI 1.6).
 //
 // Logins are kept in the plugin's store (plugin ABI 1.6), so they survive restarts and
 // kill -9 (and an expiry that fell while tabd was down is logged out as it starts). A reload
-// that replaces or removes the gate still logs everyone out, with an event.
+// that replaces or removes the gate still logs everyone out, with an event. A logout tabd
+// cannot keep (its journal cannot be written) is refused and tells no one: the session goes
+// on (an expired one is tried again every second).
 //
 // plugin.call methods: login {user, password} → {user}; logout → {user} (and the selection
 // returns to the login tab); status → {logged_in, user, login_tab}; stats → the sizes of its
@@ -61,11 +64,11 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// How long a login lasts, in seconds (0: until logout).
     let sessionSeconds: Int
 
-    /// The controller a tap last asked about and whether someone is logged in on it, while
-    /// this instance changed no session since: a tap compares one name instead of reading
-    /// the store. (Another instance changes the store only as a reload stops it, before this
-    /// one is asked anything.)
-    private var lastAsked: (controller: String, loggedIn: Bool)?
+    /// The controller a tap last asked about and when its session ends (0: no end; nil: no
+    /// session), while this instance changed no session since: a tap compares one name
+    /// instead of reading the store. (Another instance changes the store only as a reload
+    /// stops it, before this one is asked anything.)
+    private var lastAsked: (controller: String, until: Int?)?
     /// Failed logins by user name (also for unknown names, so they cannot be told apart).
     private var failures: ExpiringTable<String, Failures>
     /// Failed logins by client uid (nil: calls no client made, or a tabd without callers).
@@ -74,6 +77,8 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     private var hashBudget: TokenBucket
     /// Whether the log has said that the hash budget is spent (once until a check runs again).
     private var hashBudgetAnnounced = false
+    /// Controllers whose ended session could not be logged out yet (the log said so once).
+    private var expiryRetries: Set<String> = []
     /// For `stats`.
     private var hashes = 0, rateLimited = 0, longNames = 0
     /// crypt_r's work area (about 32 KiB), made once.
@@ -117,7 +122,8 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         // At most two checks back to back (about 4 ms of the loop), then one every 1/rate s.
         hashBudget = TokenBucket(capacity: min(2, hashesPerSecond), nanosecondsPerToken: 1e9 / Double(hashesPerSecond), now: LoginGate.now())
         self.hashesPerSecond = hashesPerSecond
-        sessionSeconds = try LoginGate.int(settings, "session_seconds", least: 0) ?? 28800
+        // A login's end must stay within the clock's range (a larger one crashed tabd at login).
+        sessionSeconds = try LoginGate.int(settings, "session_seconds", least: 0, most: LoginGate.maxSessionSeconds) ?? 28800
         cryptData = .allocate(capacity: 1)
         UnsafeMutableRawPointer(cryptData).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
         // Fail now, not at the first login, when the file cannot be read.
@@ -149,11 +155,18 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         return .deny(reason: "not logged in", message: "login required before '\(candidate.id)' can be selected")
     }
 
+    /// Whether a session on `controller` admits taps: one past its end does not, even before
+    /// its timer logs it out (a controller deleted and created again has no timer left).
     private func isLoggedIn(_ controller: String) -> Bool {
-        if let last = lastAsked, last.controller == controller { return last.loggedIn }
-        let loggedIn = session(of: controller) != nil
-        lastAsked = (controller, loggedIn)
-        return loggedIn
+        let until: Int?
+        if let last = lastAsked, last.controller == controller {
+            until = last.until
+        } else {
+            until = session(of: controller)?.until
+            lastAsked = (controller, until)
+        }
+        guard let until else { return false }
+        return until == 0 || until > LoginGate.wallClock()
     }
 
     // MARK: Sessions, in the store
@@ -194,7 +207,14 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     func timer(_ name: String, in controller: ControllerView?) {
         guard name == "session", let controller, let session = session(of: controller.name) else { return }
         if session.until > 0, session.until <= LoginGate.wallClock() {
-            _ = logout(controller, reason: "session expired")
+            do throws(StoreError) { _ = try logout(controller, reason: "session expired") } catch {
+                // tabd cannot write its journal now (it refuses every change meanwhile): the
+                // session goes on until its logout can be kept, tried again every second.
+                if expiryRetries.insert(controller.name).inserted {
+                    host.log(.warning, "the session of '\(session.user)' on controller '\(controller.name)' ended, but its logout could not be kept (\(error.description)); tried again every second until it can")
+                }
+                _ = host.setTimer("session", after: 1, controller: controller.name)
+            }
         } else {
             watch(session, controller: controller.name)
         }
@@ -208,7 +228,10 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     func call(_ method: String, args: JSON, in controller: ControllerView) throws -> JSON {
         switch method {
         case "login": return try login(args, controller)
-        case "logout": return logout(controller)
+        case "logout":
+            do throws(StoreError) { return try logout(controller) } catch {
+                throw PolicyError.invalid("the logout could not be kept (\(error.description)); the session goes on: log out again once tabd's journal can be written")
+            }
         case "status":
             let session = session(of: controller.name)
             return ["logged_in": .bool(session != nil), "user": JSON(session?.user), "login_tab": .string(loginTab),
@@ -301,16 +324,22 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// A reload replaces this gate (its settings changed) or removes it: whoever is logged in
     /// on `controller` is logged out, and clients are told who and why.
     func willStop(in controller: ControllerView) {
-        guard session(of: controller.name) != nil else { return }
-        _ = logout(controller, reason: "reload: the login gate's settings changed or it was removed, so its logins end")
+        guard let user = session(of: controller.name)?.user else { return }
+        do throws(StoreError) {
+            _ = try logout(controller, reason: "reload: the login gate's settings changed or it was removed, so its logins end")
+        } catch {
+            host.log(.error, "the logout of '\(user)' on controller '\(controller.name)' could not be kept (\(error.description)); the session stays in the gate's store")
+        }
     }
 
-    private func logout(_ controller: ControllerView, reason: String? = nil) -> JSON {
+    /// Ends the session on `controller` (with a logout event) and returns the selection to
+    /// the login tab. Throws, changing nothing and telling no one, when tabd cannot keep the
+    /// logout (its journal cannot be written): the session goes on.
+    private func logout(_ controller: ControllerView, reason: String? = nil) throws(StoreError) -> JSON {
         let user = session(of: controller.name)?.user
         if let user {
-            do throws(StoreError) { try keep(nil, controller: controller.name) } catch {
-                host.log(.error, "the logout of '\(user)' on controller '\(controller.name)' could not be kept (\(error.description)); it may come back after a restart")
-            }
+            try keep(nil, controller: controller.name)
+            expiryRetries.remove(controller.name)
             host.cancelTimer("session", controller: controller.name)
             host.log(.info, "'\(user)' logged out of controller '\(controller.name)'\(reason.map { " (\($0))" } ?? "")")
             var event: [String: JSON] = ["event": "logout", "user": .string(user)]
@@ -367,11 +396,16 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         return s
     }
 
-    private static func int(_ settings: JSON, _ key: String, least: Int) throws -> Int? {
+    private static func int(_ settings: JSON, _ key: String, least: Int, most: Int? = nil) throws -> Int? {
         guard let v = settings[key], !v.isNull else { return nil }
-        guard let n = v.intValue, n >= least else { throw PolicyError.invalid("\(key) must be a whole number of at least \(least)") }
+        guard let n = v.intValue, n >= least, n <= most ?? .max else {
+            throw PolicyError.invalid("\(key) must be a whole number " + (most.map { "from \(least) to \($0)" } ?? "of at least \(least)"))
+        }
         return n
     }
+
+    /// The longest session_seconds: ten years.
+    static let maxSessionSeconds = 315_360_000
 
     /// The monotonic clock, in nanoseconds.
     static func now() -> UInt64 {

@@ -351,6 +351,9 @@ public final class PluginHost: Policy {
             if let successor = running.first(where: { $0.name == p.name }) {
                 // One plugin's counters go on across its instances (stats and metrics count up).
                 successor.inheritCounters(from: p)
+                // Its store as the old instance left it: an isolated successor's helper was
+                // given its copy at init, before the old instance's will_stop and fini.
+                successor.remote?.syncStore()
                 logger.notice("plugin stopped: a new instance with its new settings or code took over", metadata: ["plugin.name": .string(p.name)])
             } else {
                 logger.notice("plugin stopped: it is no longer configured", metadata: ["plugin.name": .string(p.name)])

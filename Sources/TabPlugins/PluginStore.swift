@@ -30,6 +30,9 @@ struct PluginStoreData {
     static let maxValueBytes = Int(TABD_STORE_MAX_VALUE_BYTES)
     static let maxKeys = Int(TABD_STORE_MAX_KEYS)
     static let maxTotalBytes = Int(TABD_STORE_MAX_TOTAL_BYTES)
+    static let writeCostBytes = Int(TABD_STORE_WRITE_COST_BYTES)
+    /// The most writes one hook call makes (each costs more than writeCostBytes).
+    static let maxWritesPerCall = maxTotalBytes / writeCostBytes
 
     /// Sets `key` to `value` (nil: removes it) when the limits allow it and then `admit`
     /// does (tabd's journal is writable, the hook call's budget not spent); else changes
@@ -149,6 +152,13 @@ extension PluginHost {
     func cancelTimers(of instance: PluginInstance) {
         let id = ObjectIdentifier(instance)
         for key in timers.keys where key.plugin == id { timers.removeValue(forKey: key)?.cancel() }
+    }
+
+    /// Disarms every plugin's timers for the controller `name` (it was deleted): a controller
+    /// created again under its name is a new one, which they must not fire into.
+    public func controllerDeleted(_ name: String) {
+        guard !timers.isEmpty else { return }
+        for key in timers.keys where key.controller == name { timers.removeValue(forKey: key)?.cancel() }
     }
 
     private func due(_ timer: PluginTimer) {
@@ -292,11 +302,12 @@ extension PluginInstance {
     func storeSet(_ key: String, _ value: String?) -> tabd_store_status {
         let status = store.data.write(key, value) {
             guard host.storeWritable() else { return TABD_STORE_UNAVAILABLE }
-            // Per hook call: at most the store's whole size written (a plugin rewriting one
-            // key in a loop cannot fill the journal).
+            // Per hook call: at most the store's whole size written, each write counting its
+            // journal record too (a plugin rewriting one key in a loop, or a million tiny
+            // ones, cannot fill the journal).
             let frame = host.frame
             frame.counted = true
-            frame.storeBytes += key.utf8.count + (value?.utf8.count ?? 0)
+            frame.storeBytes += key.utf8.count + (value?.utf8.count ?? 0) + PluginStoreData.writeCostBytes
             guard frame.storeBytes > PluginStoreData.maxTotalBytes else { return TABD_STORE_OK }
             if !frame.storeCapLogged {
                 frame.storeCapLogged = true

@@ -54,7 +54,14 @@ public final class TabService: LineServiceDelegate {
     var turnReplays: [Int: [(Connection, [UInt8])]] = [:]
     /// While such a line runs: what it sends.
     var capture: [(Connection, [UInt8])]?
+    /// While such a line runs: the plugins whose store it wrote (plugin ABI 1.6). Should the
+    /// turn be redone, its reply is not sent again as it was: the writes were not made durable.
+    var captureStoreWriters: Set<String> = []
     var turnOpen = false
+    /// Selections plugins may still have applied in the chain of effects under way (what
+    /// one command, call or timer sets off), and whether its excess was logged.
+    var pluginSelectionsLeft = 0
+    var pluginSelectionsCapLogged = false
     var stats = ServiceStats()
     /// The transport's figures for `stats` (connections, memory held, limits hit).
     public var transportStatus: () -> LineServer.Status = { LineServer.Status() }

@@ -128,6 +128,7 @@ extension TabService {
         let last: UInt64
         do { last = try containers.delete(r.controller) } catch { throw ProtocolError(error) }
         store.append(.deleteController(name: r.controller))
+        plugins.controllerDeleted(r.controller)
         reply(r) { w in w.key(literal: "deleted"); w.string(r.controller) }
         controllerDeleted(r.controller, seq: last)
     }

@@ -48,19 +48,24 @@ extension TabService {
 
     /// Does what plugins asked for (a command's, a call's or a reload's effects): publishes
     /// their events, then applies their selections in order. A selection applied here may
-    /// bring effects of its own (the plugins decide its orientations): done in turn, a few
-    /// levels deep at most, so that plugins answering each selection with another cannot
-    /// keep tabd busy.
+    /// bring effects of its own (the plugins decide its orientations; selection_changed
+    /// asks for more): done in turn, a few levels deep and `maxChainSelections` in all at
+    /// most, so that plugins answering each selection with others cannot keep tabd busy.
     @inline(__always)
     func perform(_ effects: [PolicyEffect], depth: Int = 0) {
         if !effects.isEmpty { performEffects(effects, depth: depth) }
     }
 
     private func performEffects(_ effects: [PolicyEffect], depth: Int) {
+        if depth == 0 {
+            pluginSelectionsLeft = Self.maxChainSelections
+            pluginSelectionsCapLogged = false
+        }
         // The plugins' store writes first: they were made before the events that may tell of them.
         for case .store(let plugin, let key, let value) in effects {
             containers.setPluginValue(plugin: plugin, key: key, value)
             store.append(.pluginData(plugin: plugin, key: key, value: value))
+            if capture != nil { captureStoreWriters.insert(plugin) }
         }
         for case .event(let plugin, let controller, let dataJSON) in effects {
             publishPluginEvent(plugin: plugin, controller: controller, dataJSON: dataJSON)
@@ -70,10 +75,14 @@ extension TabService {
                 logger.warning("a plugin asked for a selection while changes are refused", metadata: ["controller": "\(name)", "error": "\(fault)"])
                 continue
             }
-            guard depth < Self.maxEffectDepth else {
-                logger.warning("a plugin asked for a selection while tabd applied one it asked for, too many times over; dropped", metadata: ["controller": "\(name)"])
+            guard depth < Self.maxEffectDepth, pluginSelectionsLeft > 0 else {
+                if !pluginSelectionsCapLogged {
+                    pluginSelectionsCapLogged = true
+                    logger.warning("plugins asked for selections while tabd applied ones they asked for, too many times over (more than \(Self.maxEffectDepth) levels deep or \(Self.maxChainSelections) in all); the rest are dropped", metadata: ["controller": "\(name)"])
+                }
                 continue
             }
+            pluginSelectionsLeft -= 1
             do {
                 let command = Command.select(target)
                 let outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying,
@@ -91,6 +100,9 @@ extension TabService {
 
     /// How deep selections asked for while applying selections asked for are followed.
     private static let maxEffectDepth = 4
+    /// How many selections plugins asked for are applied for one command, call or timer, all
+    /// levels together: a full hook call's worth (HookCaps.selections) per level.
+    static let maxChainSelections = maxEffectDepth * HookCaps.selections
 
     /// Whether a command's notifications are kept: for subscribers. (For plugins told every
     /// selection change, the state machine keeps those alone: `selectionChanges`.)

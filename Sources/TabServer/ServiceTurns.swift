@@ -72,6 +72,7 @@ extension TabService {
         w.reset()
         let name: Int
         var common = false
+        var generalID: RequestID?
         let request = RequestDecoder.decodeCommon(line, found: &common)
         if common {
             // The requests clients send most, without the (id, Result) wrapping; none of
@@ -80,6 +81,7 @@ extension TabService {
             run(request, from: connection)
         } else {
             let (id, result) = RequestDecoder.decodeInGeneral(line, maxDepth: config.maxJSONDepth)
+            generalID = id
             switch result {
             case .failure(let error):
                 name = ServiceStats.invalid
@@ -92,8 +94,18 @@ extension TabService {
             }
         }
         w.withBytes { connection.send($0) }
-        if capture != nil { capture!.append((connection, w.bytes)) }
+        if capture != nil { capture!.append((connection, captureStoreWriters.isEmpty ? w.bytes : storeNotKept(id: generalID))) }
         return name
+    }
+
+    /// What a plugin call or reload that wrote plugins' stores answers should its turn be
+    /// redone: its store writes were not made durable, so it is not acknowledged (a logout
+    /// answered ok would come back as a login after kill -9).
+    private func storeNotKept(id: RequestID?) -> [UInt8] {
+        let plugins = captureStoreWriters.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        captureStoreWriters.removeAll()
+        let error = ProtocolError(.unavailable, "the journal could not be written, so what plugin \(plugins) wrote to its store is not durable: it holds until tabd stops and is written once the journal can be written again; check the plugin's state then")
+        return ReplyEncoder.failure(id: id, error)
     }
 
     /// Commands whose effects an undone turn cannot take back (they are in plugins or the

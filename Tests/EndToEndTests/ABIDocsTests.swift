@@ -36,7 +36,7 @@ import Testing
             header.split(separator: "\n").first { $0.hasPrefix("#define \(name) ") }
                 .flatMap { Int($0.split(separator: " ")[2].trimmingCharacters(in: CharacterSet(charactersIn: "u"))) }
         }
-        for name in ["TABD_STORE_MAX_KEY_BYTES", "TABD_STORE_MAX_VALUE_BYTES", "TABD_STORE_MAX_KEYS", "TABD_STORE_MAX_TOTAL_BYTES"] {
+        for name in ["TABD_STORE_MAX_KEY_BYTES", "TABD_STORE_MAX_VALUE_BYTES", "TABD_STORE_MAX_KEYS", "TABD_STORE_MAX_TOTAL_BYTES", "TABD_STORE_WRITE_COST_BYTES"] {
             let value = try #require(define(name), "policy.h defines \(name)")
             #expect(docs.contains("| `\(name)` | \(value) "), "plugins.md's store table gives \(name) as \(value)")
         }

@@ -83,10 +83,7 @@ extension HostilePluginTests {
     /// process and isolated: each write past one is refused with its status, said once in the
     /// log, and what was accepted survives kill -9.
     @Test(arguments: [false, true]) func storeAndTimersStayWithinTheirLimits(isolated: Bool) throws {
-        let dir = temporaryDirectory("store-abuse")
-        try Plugins.build(Plugins.fixture("storeabuse.c"), "storeabuse.so", in: dir)
-        let load = "    - path: storeabuse.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 5000\n" : "")
-        let tabd = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+        let tabd = try Self.storeAbuse("store-abuse", isolated: isolated)
         var c = try tabd.client()
         func call(_ method: String, _ args: String = "{}") throws -> JSONObject? {
             try c.ok(#"{"cmd":"plugin.call","plugin":"storeabuse","method":"\#(method)","args":\#(args)}"#).object("value")
@@ -100,9 +97,13 @@ extension HostilePluginTests {
         // One hook call writes at most the store's size (1 MiB): 17 writes of 60,005 bytes.
         let flood = try call("flood")
         #expect(flood?.int("ok") == 17 && flood?.int("status") == 2, "\(String(describing: flood))")
-        // At most 1,024 keys: three are there.
+        // The smallest writes (a one-byte key, an empty value) count their journal record too:
+        // 1 MiB / (1 + 0 + TABD_STORE_WRITE_COST_BYTES) writes, not 1,048,576 records.
+        let tiny = try call("tiny")
+        #expect(tiny?.int("ok") == 1_048_576 / 65 && tiny?.int("status") == 2, "\(String(describing: tiny))")
+        // At most 1,024 keys: four are there.
         let fill = try call("fill")
-        #expect(fill?.int("ok") == 1021 && fill?.int("status") == 2, "\(String(describing: fill))")
+        #expect(fill?.int("ok") == 1020 && fill?.int("status") == 2, "\(String(describing: fill))")
         #expect(try call("timers")?.int("ok") == 64)
         #expect(tabd.log.components(separatedBy: "timers armed already").count - 1 <= 1 || isolated, "said once: \(tabd.log)")
         #expect(tabd.log.contains("to its store in one hook call"), "the flood is said: \(tabd.log)")
@@ -112,7 +113,31 @@ extension HostilePluginTests {
         try tabd.start()
         c = try tabd.client()
         #expect(try call("get", #"{"key":"flood"}"#)?.int("bytes") == 60000)
-        #expect(try call("get", #"{"key":"fill-1020"}"#)?.int("status") == 0)
-        #expect(try call("get", #"{"key":"fill-1021"}"#)?.int("status") == 1)
+        #expect(try call("get", #"{"key":"fill-1019"}"#)?.int("status") == 0)
+        #expect(try call("get", #"{"key":"fill-1020"}"#)?.int("status") == 1)
+    }
+
+    /// tabd with storeabuse.c loaded (isolated: in a helper).
+    private static func storeAbuse(_ tag: String, isolated: Bool) throws -> TabdProcess {
+        let dir = temporaryDirectory(tag)
+        try Plugins.build(Plugins.fixture("storeabuse.c"), "storeabuse.so", in: dir)
+        let load = "    - path: storeabuse.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 5000\n" : "")
+        return try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+    }
+
+    /// A plugin that answers every selection change with 16 selections of its own, back and
+    /// forth: what one client's select sets off is bounded, and other clients are answered.
+    @Test(arguments: [false, true]) func selectionChangedPingPongIsBounded(isolated: Bool) throws {
+        let tabd = try Self.storeAbuse("pingpong", isolated: isolated)
+        let c = try tabd.client()
+        _ = try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#)
+        let before = try c.ok(#"{"cmd":"plugin.call","plugin":"storeabuse","method":"pingpong"}"#).object("value")?.int("changes") ?? 0
+        _ = try c.ok(#"{"cmd":"select","tab":"c"}"#)
+        let after = try c.ok(#"{"cmd":"plugin.call","plugin":"storeabuse","method":"pingpong"}"#).object("value")?.int("changes") ?? 0
+        _ = try tabd.client().ok(#"{"cmd":"ping"}"#)
+        let warnings = tabd.log.components(separatedBy: "too many times over").count - 1
+        // The client's select, then 4 levels of 16 at most (HookCaps.selections each): 64.
+        #expect(after - before <= 1 + 64, "selection changes told for one select: \(after - before)")
+        #expect(warnings <= 1, "warnings: \(warnings)")
     }
 }

@@ -67,6 +67,28 @@ import Testing
         #expect(bad.string("code") == "invalid_request")
     }
 
+    /// A timer armed for a controller that is deleted is dropped (as plugins.md says), also
+    /// when a controller of the same name is created before it is due: it does not fire into
+    /// the new one.
+    @Test func aTimerOfADeletedControllerDoesNotFireIntoOneCreatedAgain() throws {
+        let tabd = try Self.hello(isolated: false, "ptdel")
+        let c = try tabd.client(), watcher = try tabd.client()
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        _ = try c.ok(#"{"cmd":"controller.create","controller":"x"}"#)
+        _ = try c.ok(#"{"cmd":"plugin.call","controller":"x","plugin":"hello","method":"remind","args":{"seconds":0.3}}"#)
+        _ = try c.ok(#"{"cmd":"controller.delete","controller":"x"}"#)
+        _ = try c.ok(#"{"cmd":"controller.create","controller":"x"}"#)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":0.8}}"#)
+        for _ in 0..<50 {
+            guard let line = try watcher.readLine() else { break }
+            let o = try object(line)
+            guard o.string("event") == "plugin", let data = o.object("data"), data.object("data")?.string("event") == "reminder" else { continue }
+            #expect(o.string("controller") == "main", "the first reminder: \(line)")
+            return
+        }
+        Issue.record("no reminder came")
+    }
+
     /// selection_changed sees every cause: a client's select, a tap, new tabs, a plugin's
     /// request_select (hello's lock), each with its cause.
     @Test(arguments: [false, true]) func selectionChangesReachThePluginWithTheirCause(isolated: Bool) throws {
@@ -157,5 +179,109 @@ import Testing
         _ = try c.ok(#"{"cmd":"tap","tab":"home"}"#)
         _ = try c.ok(#"{"cmd":"select","tab":"home"}"#)  // already selected: no change
         #expect(try selections() == 5, "flat, nested, nested inside the group, a tap; not a select of what was selected")
+    }
+
+    /// Starts the login gate (with `extra` settings) under fault injection, logs "demo" in,
+    /// then makes the journal unwritable: a tap finds the fault.
+    private static func gateLoggedInThenFaulted(_ tag: String, extra: String = "") throws -> (TabdProcess, LineClient, LineClient, String) {
+        let (dir, faultFile, env) = faultInjection(tag)
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: extra)
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir, environment: env)
+        let c = try tabd.client(), watcher = try tabd.client()
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        #expect(try Self.pluginEvent(watcher, "login")?.string("user") == "demo")
+        try "EIO".write(toFile: faultFile, atomically: true, encoding: .utf8)
+        #expect(try c.error(#"{"cmd":"tap","tab":"settings"}"#).string("code") == "unavailable")
+        return (tabd, c, watcher, faultFile)
+    }
+
+    /// A logout the journal cannot keep is refused, and says so: the user stays logged in
+    /// (no logout event), rather than being told "logged out" while the session stays in the
+    /// store and admits the next person once the journal can be written again.
+    @Test func aLogoutTheJournalCannotKeepIsRefused() throws {
+        let (tabd, c, _, faultFile) = try Self.gateLoggedInThenFaulted("lgfault")
+        let refused = try c.error(#"{"cmd":"plugin.call","plugin":"login-gate","method":"logout"}"#)
+        #expect(refused.string("message")?.contains("could not be kept") == true, "\(refused)")
+        unlink(faultFile)
+        try StorageFaultTests.waitUntilHealthy(c)
+        #expect(try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"logout"}"#).object("value")?.string("user") == "demo")
+        #expect(try c.error(#"{"cmd":"tap","tab":"home"}"#).string("code") == "denied", "logged out once the journal can be written")
+        _ = tabd
+    }
+
+    /// A session past its end admits no tap, even with no timer left to log it out: here the
+    /// controller was deleted (its timers with it) and created again under its name.
+    @Test func aSessionPastItsEndAdmitsNoTapWithoutItsTimer() throws {
+        let dir = temporaryDirectory("lgdel")
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: ", session_seconds: 1")
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir)
+        let c = try tabd.client()
+        let tabs = #"{"cmd":"set_tabs","controller":"x","tabs":[{"id":"login"},{"id":"home"},{"id":"settings"}]}"#
+        _ = try c.ok(#"{"cmd":"controller.create","controller":"x"}"#)
+        _ = try c.ok(tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","controller":"x","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        _ = try c.ok(#"{"cmd":"controller.delete","controller":"x"}"#)
+        _ = try c.ok(#"{"cmd":"controller.create","controller":"x"}"#)
+        _ = try c.ok(tabs)
+        usleep(1_300_000)
+        #expect(try c.error(#"{"cmd":"tap","controller":"x","tab":"home"}"#).string("code") == "denied")
+    }
+
+    /// A reload that replaces the gate logs everyone out (will_stop, with an event): the new
+    /// instance must not still admit them. Isolated, its helper was given its copy of the
+    /// store at init — before the old instance's will_stop removed the sessions.
+    @Test(arguments: [false, true]) func aReloadThatReplacesTheGateLogsOutForTheNewInstanceToo(isolated: Bool) throws {
+        let dir = temporaryDirectory("lgrel")
+        func config(_ extra: String) throws -> String {
+            let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: extra)
+            return Plugins.config(isolated ? gate.replacingOccurrences(of: "}\n", with: "}\n      isolation: process\n") : gate)
+        }
+        let tabd = try TabdProcess(config: try config(""), dir: dir)
+        let c = try tabd.client()
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        _ = try c.ok(#"{"cmd":"tap","tab":"home"}"#)
+        try config(", max_failures: 3").write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        _ = try c.ok(#"{"cmd":"reload"}"#)
+        let status = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")
+        #expect(status?.bool("logged_in") == false, "\(String(describing: status))")
+        #expect(try c.error(#"{"cmd":"tap","tab":"settings"}"#).string("code") == "denied")
+    }
+
+    /// A logout whose own commit meets the fault is not acknowledged (its reply was sent
+    /// again as "ok" when the turn was redone, and the session came back after kill -9).
+    @Test func aLogoutAcknowledgedAsTheJournalFailsSurvivesKill() throws {
+        let (dir, faultFile, env) = faultInjection("lgack")
+        let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir))
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir, environment: env)
+        let c = try tabd.client()
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        try "EIO".write(toFile: faultFile, atomically: true, encoding: .utf8)
+        let reply = try c.request(#"{"cmd":"plugin.call","plugin":"login-gate","method":"logout"}"#)
+        tabd.stop(signal: SIGKILL)
+        unlink(faultFile)
+        try tabd.start()
+        let status = try tabd.client().ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")
+        // The logout's commit failed: it is not acknowledged, and says why.
+        #expect(reply.bool("ok") != true, "an acknowledged logout came back as a login after kill -9: \(reply)")
+        #expect(reply.object("error")?.string("code") == "unavailable", "\(reply)")
+        #expect(reply.object("error")?.string("message")?.contains("plugin 'login-gate' wrote to its store is not durable") == true, "\(reply)")
+        #expect(status?.bool("logged_in") == true)
+    }
+
+    /// A session that ends while the journal cannot be written ends as soon as it can: the
+    /// gate tries again, and the logout event comes then.
+    @Test func aSessionThatEndsDuringAStorageFaultEndsOnceTheJournalRecovers() throws {
+        let (tabd, c, watcher, faultFile) = try Self.gateLoggedInThenFaulted("lgfexp", extra: ", session_seconds: 1")
+        usleep(1_600_000)
+        unlink(faultFile)
+        try StorageFaultTests.waitUntilHealthy(c)
+        let logout = try Self.pluginEvent(watcher, "logout")
+        #expect(logout?.string("reason") == "session expired", "\(String(describing: logout))")
+        #expect(try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")?.bool("logged_in") == false)
+        _ = tabd
     }
 }

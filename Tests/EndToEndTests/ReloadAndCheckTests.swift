@@ -31,6 +31,8 @@ import TabProtocol
             ("    - path: nosym.so\n      required: true\n", "cannot run: it does not export tabd_policy_entry"),
             ("    - path: libLoginGate.so\n      required: true\n      settings: {credentials_file: \(dir)/missing}\n", "required plugin 'login-gate' (\(Build.binDirectory.path)/libLoginGate.so) cannot run: init failed: cannot read credentials_file \(dir)/missing"),
             ("    - path: libLoginGate.so\n      required: true\n      settings: {credentials_file: \(credentials), colour: blue}\n", "init failed: unknown setting 'colour'"),
+            // A login of this session would end past the clock's range (it crashed tabd).
+            ("    - path: libLoginGate.so\n      required: true\n      settings: {credentials_file: \(credentials), session_seconds: 9223372036000000000}\n", "init failed: session_seconds must be a whole number from 0 to 315360000"),
         ]
         for (load, sentence) in cases {
             let path = dir + "/tabd.yaml"

@@ -47,6 +47,9 @@ private func answer(_ bytes: UnsafeBufferPointer<UInt8>) {
         case .log(let level, let message): w.u8(1); w.u32(level); w.string(message)
         case .emit(let json): w.u8(2); w.string(json)
         case .select(let tab): w.u8(3); w.string(tab)
+        case .store(let key, let value): w.u8(4); w.string(key); w.string(value)
+        case .timer(let controller, let name, let ms):
+            w.u8(5); w.string(controller); w.string(name); w.i64(ms.map { Int64(clamping: $0) } ?? -1)
         }
     }
     guard let again = withMessage(w.bytes, { Answer($0, $1) }) else { fatalError("an answer tabd read does not read back once written") }
@@ -57,6 +60,9 @@ private func answer(_ bytes: UnsafeBufferPointer<UInt8>) {
         case (.log(let l1, let m1), .log(let l2, let m2)): require(l1 == l2 && m1 == m2, "a log effect read back differs")
         case (.emit(let j1), .emit(let j2)): require(j1 == j2, "an emit effect read back differs")
         case (.select(let t1), .select(let t2)): require(t1 == t2, "a select effect read back differs")
+        case (.store(let k1, let v1), .store(let k2, let v2)): require(k1 == k2 && v1 == v2, "a store effect read back differs")
+        case (.timer(let c1, let n1, let m1), .timer(let c2, let n2, let m2)):
+            require(c1 == c2 && n1 == n2 && m1 == m2, "a timer effect read back differs")
         default: fatalError("an effect read back changed its kind")
         }
     }

@@ -231,9 +231,11 @@ final class HelperSession {
     }
 
     fileprivate func effect(_ kind: UInt8, _ body: (inout WireWriter) -> Void) {
-        // Store writes are bounded by bytes (the store's own limit per hook call), timers by
-        // TABD_TIMER_MAX at tabd: a generous count suffices for them here.
-        let cap = kind == 1 ? HookCaps.logLines : kind == 2 ? HookCaps.events : kind == 3 ? HookCaps.selections : 4 * PluginStoreData.maxKeys
+        // Store writes are bounded by bytes (the store's own limit per hook call, which the
+        // helper's copy enforced: every write it admitted is sent, or the copies would
+        // differ), timers by TABD_TIMER_MAX at tabd: a generous count suffices for them here.
+        let cap = kind == 1 ? HookCaps.logLines : kind == 2 ? HookCaps.events : kind == 3 ? HookCaps.selections
+            : kind == 4 ? PluginStoreData.maxWritesPerCall : 4 * PluginStoreData.maxKeys
         effectsOfKind[Int(kind)] += 1
         guard effectsOfKind[Int(kind)] <= cap + 1 else { return }
         effects.u8(kind)
@@ -327,6 +329,15 @@ final class HelperSession {
         return ids
     }
 
+    /// The helper's copy of its plugin's store, as tabd sent it (RemotePlugin.writeStore).
+    private func adoptStore(_ r: inout WireReader) throws(WireReader.Short) {
+        var values: [String: String] = [:]
+        for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys)) {
+            if let k = try r.string(), let v = try r.string() { values[k] = v }
+        }
+        if let host, let instance { host.adoptStore([instance.name: values]) }
+    }
+
     private func answer(_ message: WireReader) throws(WireReader.Short) {
         var r = message
         guard let op = HelperOp(rawValue: try r.u8()), let code else { exit(2) }
@@ -341,11 +352,7 @@ final class HelperSession {
         switch op {
         case .initialize:
             let config = try r.cString()
-            var values: [String: String] = [:]
-            for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys)) {
-                if let k = try r.string(), let v = try r.string() { values[k] = v }
-            }
-            if let host, let instance { host.adoptStore([instance.name: values]) }
+            try adoptStore(&r)
             if let hook = hooks.`init` {
                 var newState: UnsafeMutableRawPointer?
                 result = hook(table, config, &newState, reply)
@@ -432,6 +439,8 @@ final class HelperSession {
             if let timerName { armed.remove(Self.timerKey(hasController ? name : nil, timerName)) }
             inHook = true
             hooks.timer?(state, hasController ? token : nil, timerName)
+        case .storeSync:
+            try adoptStore(&r)
         case .hello, .answer:
             exit(2)
         }

@@ -21,7 +21,10 @@ import TabCore
 enum HelperOp: UInt8 {
     case initialize = 1, fini, shouldSelect, supportedOrientations, preferredOrientation, didSelect,
          willBeginCustomizing, willEndCustomizing, didEndCustomizing, call, willStop,
-         visibilityChanged, displayOrderChanged, selectionChanged, timer
+         visibilityChanged, displayOrderChanged, selectionChanged, timer,
+         /// The plugin's store as tabd holds it, for the helper's copy (no hook runs): another
+         /// instance of the plugin wrote it after this helper's init (a reload's will_stop).
+         storeSync
     case hello = 100, answer
 }
 

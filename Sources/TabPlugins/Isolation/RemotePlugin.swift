@@ -370,10 +370,25 @@ final class RemotePlugin {
     private func initializeMessage() -> [UInt8] {
         var w = WireWriter(.initialize)
         w.string(configJSON)
+        writeStore(&w)
+        return w.bytes
+    }
+
+    /// The plugin's store as tabd holds it now.
+    private func writeStore(_ w: inout WireWriter) {
         let values = owner.map { $0.host.storeValues(of: $0.name) } ?? [:]
         w.u32(UInt32(values.count))
         for (k, v) in values { w.string(k); w.string(v) }
-        return w.bytes
+    }
+
+    /// Sends the helper tabd's copy of the store again (another instance of the plugin wrote
+    /// it since this helper's init: the one a reload replaced, in will_stop or fini). Should
+    /// the helper fail meanwhile, its restart brings the store with init anyway.
+    func syncStore() {
+        guard case .up = phase else { return }
+        var w = WireWriter(.storeSync)
+        writeStore(&w)
+        _ = exchange(w.bytes, hook: .initialize)
     }
 
     /// Runs fini in the helper (within the deadline), then ends it.

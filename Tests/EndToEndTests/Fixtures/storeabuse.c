@@ -7,6 +7,8 @@
  *   flood                         → {"ok": n, "status": s}    64 KiB to one key until refused
  *   timers                        → {"ok": n}                 arms timers until one is refused
  *   get {key}                     → {"status": n, "bytes": n}
+ *   pingpong                      → {}  from then on, every selection change asks for 16
+ *                                       more, between tabs "a" and "b"
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,15 @@
 #include <tabd/policy.h>
 
 static const tabd_host *H;
+static int pingpong;
+static long changes;
+
+static void abuse_selection_changed(void *state, const tabd_controller *controller, const tabd_selection_change *change) {
+    (void)state; (void)change;
+    changes++;
+    if (!pingpong) return;
+    for (int i = 0; i < 16; i++) H->request_select(H, controller, i % 2 ? "a" : "b");
+}
 
 static tabd_result abuse_init(const tabd_host *host, const char *config, void **state, tabd_reply *reply) {
     (void)config; (void)state;
@@ -58,6 +69,16 @@ static tabd_result abuse_call(void *state, const tabd_controller *controller, co
             if ((s = H->store_put(H, "flood", value)) != TABD_STORE_OK) break;
         free(value);
         snprintf(out, sizeof out, "{\"ok\":%d,\"status\":%d}", ok, (int)s);
+    } else if (strcmp(method, "pingpong") == 0) {
+        pingpong = 1;
+        snprintf(out, sizeof out, "{\"changes\":%ld}", changes);
+    } else if (strcmp(method, "tiny") == 0) {
+        /* The smallest writes there are, over and over: one journal record each. */
+        int ok = 0;
+        tabd_store_status s = TABD_STORE_OK;
+        for (ok = 0; ok < 2000000; ok++)
+            if ((s = H->store_put(H, "t", "")) != TABD_STORE_OK) break;
+        snprintf(out, sizeof out, "{\"ok\":%d,\"status\":%d}", ok, (int)s);
     } else if (strcmp(method, "timers") == 0) {
         int ok = 0;
         char name[32];
@@ -87,6 +108,7 @@ static const tabd_policy_descriptor descriptor = {
     .description = "Pushes the store and the timers past their limits.",
     .init = abuse_init,
     .call = abuse_call,
+    .selection_changed = abuse_selection_changed,
 };
 
 TABD_POLICY_EXPORT const tabd_policy_descriptor *tabd_policy_entry(void) { return &descriptor; }

@@ -301,6 +301,10 @@ typedef enum tabd_store_status {
 #define TABD_STORE_MAX_VALUE_BYTES 65536
 #define TABD_STORE_MAX_KEYS 1024
 #define TABD_STORE_MAX_TOTAL_BYTES 1048576
+/** One hook call writes at most TABD_STORE_MAX_TOTAL_BYTES, each write counting its key,
+ *  its value and TABD_STORE_WRITE_COST_BYTES more (what its journal record costs): at most
+ *  16,384 writes however small. */
+#define TABD_STORE_WRITE_COST_BYTES 64
 
 /** Timers (since 1.6): a plugin holds at most TABD_TIMER_MAX armed timers, each due
  *  1 ms to TABD_TIMER_MAX_MS (24 hours) after it was armed. */
