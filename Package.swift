@@ -47,7 +47,8 @@ let package = Package(
         .target(name: "TabSystem"),
         // The state machine: pure values, no I/O.
         // Short ASCII strings as the two words a String keeps them in: the ids and names on
-        // the hot paths (SmallASCII; its layout is checked once at start).
+        // the hot paths (SmallASCII; its layout is checked once at start: tabd refuses to
+        // start on a runtime that lays strings out otherwise).
         .target(name: "TabStrings", swiftSettings: hotPath),
         .target(name: "TabCore", dependencies: ["TabStrings"]),
         // The one JSON codec: the strict parser, the value tree, the writer, Codable over them.
@@ -103,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "tabd",
             dependencies: [
-                "TabServer", "TabPlugins",
+                "TabServer", "TabPlugins", "TabStrings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
