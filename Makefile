@@ -185,7 +185,7 @@ install-files:
 	@# README.md links to docs/…, examples/… and BENCHMARKS.md; the plugin guide to hello.c
 	@# and policy.h beside it (docs/ has links to both). The example configuration too.
 	install -d $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR)/docs/images $(DESTDIR)$(DOCDIR)/examples
-	install -m 0644 README.md BENCHMARKS.md tabd.example.yaml $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md BENCHMARKS.md BENCHMARKS-HISTORY.md tabd.example.yaml $(DESTDIR)$(DOCDIR)/
 	install -m 0644 docs/*.md Plugins/examples/hello.c Sources/CTabPolicy/include/tabd/policy.h $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 docs/images/*.png $(DESTDIR)$(DOCDIR)/docs/images/
 	install -m 0644 examples/README.md $(DESTDIR)$(DOCDIR)/examples/

@@ -51,7 +51,9 @@ let package = Package(
         .target(name: "TabSystem"),
         // The state machine: pure values, no I/O.
         // Short ASCII strings as the two words a String keeps them in: the ids and names on
-        // the hot paths (SmallASCII; its layout is checked once at start).
+        // the hot paths (SmallASCII; its layout is checked once at start: tabd refuses to
+        // start on a runtime that lays strings out otherwise). No unsafe flags: it is in the
+        // Swift SDK's closure (BENCHMARKS-HISTORY.md, "The Swift SDK as a package").
         .target(name: "TabStrings"),
         .target(name: "TabCore", dependencies: ["TabStrings"]),
         // The one JSON codec: the strict parser, the value tree, the writer, Codable over them.
@@ -108,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "tabd",
             dependencies: [
-                "TabServer", "TabPlugins", "TabProtocol", "TabState",
+                "TabServer", "TabPlugins", "TabProtocol", "TabState", "TabStrings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

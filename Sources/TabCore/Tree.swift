@@ -85,7 +85,7 @@ final class TreeLayout: Equatable, Sendable {
 /// — as its two words: two such ids are equal exactly when their words are. A nested select
 /// finds its node by comparing these (two integer comparisons per node) where `String`'s
 /// `==` calls into the standard library for every id that differs (about 40 instructions
-/// each; BENCHMARKS.md, "The modern tab model"). The words are read by `SmallASCII`, which
+/// each; BENCHMARKS-HISTORY.md, "The modern tab model"). The words are read by `SmallASCII`, which
 /// checks the standard library's layout once: where it does not hold, every id is compared
 /// as a string.
 struct InlineID: Equatable {

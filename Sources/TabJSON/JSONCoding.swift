@@ -156,7 +156,7 @@ extension UInt64: JSONPrimitive {}
 /// a single read or write or an append, never open across another. TabJSON is part of the
 /// Swift SDK, which must build without unsafe flags (Package.swift), so it no longer has
 /// `-enforce-exclusivity=unchecked`; these were the only dynamic checks that flag removed
-/// from it (BENCHMARKS.md, "The Swift SDK as a package").
+/// from it (BENCHMARKS-HISTORY.md, "The Swift SDK as a package").
 final class EncodingBox {
     enum Kind { case unset, single, object, array }
 

@@ -102,7 +102,7 @@ public final class PluginHost: Policy {
     /// What every decision reads, together. (It was a raw block, for a class's stored property
     /// was read through an exclusivity check, ~60 instructions twice a tap; TabPlugins is built
     /// with the checks off in release, and as a stored property it measures the same:
-    /// BENCHMARKS.md, "Unsafe code behind small doors".)
+    /// BENCHMARKS-HISTORY.md, "Unsafe code behind small doors".)
     private var hot = Hot()
 
     private struct Hot {

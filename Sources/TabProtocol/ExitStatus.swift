@@ -14,7 +14,7 @@ public struct ExitStatus: Sendable, Equatable {
 
 public enum TabdExit {
     public static let ok = ExitStatus(0, "tabd stopped after SIGTERM or SIGINT; --check-config found the configuration valid (warnings allowed); --check-plugin loaded the plugin and ran its init and fini")
-    public static let failed = ExitStatus(1, "tabd could not start for a reason other than its configuration: the state directory is in use by another tabd, damaged (see --repair) or cannot be created, or the socket cannot be bound")
+    public static let failed = ExitStatus(1, "tabd could not start for a reason other than its configuration: the state directory is in use by another tabd, damaged (see --repair) or cannot be created, the socket cannot be bound, or the Swift runtime lays out strings otherwise than this build expects (rebuild tabd with the toolchain it runs with)")
     public static let usage = ExitStatus(64, "the command line is wrong (an unknown option, a value of the wrong kind); the usage is printed")
     public static let config = ExitStatus(78, "the configuration cannot be used (EX_CONFIG): the file cannot be read, a setting is invalid or a required plugin is refused; or --check-config found a problem that stops a start, or --check-plugin a plugin tabd would not load. The unit does not restart on it (RestartPreventExitStatus=78)")
 

@@ -342,7 +342,7 @@ extension Controller {
 /// of encoding every tab again. That comparison is the whole test, so no change can be
 /// missed; it is cheap for an unchanged controller, whose arrays are the same buffers
 /// (compared by identity first) and whose strings the same bits. A few controllers, replies
-/// up to 64 KiB each (BENCHMARKS.md, "state from a memo").
+/// up to 64 KiB each (BENCHMARKS-HISTORY.md, "state from a memo").
 struct EncodedStates {
     private var controllers: [Controller] = [], json: [[UInt8]] = []
     private var next = 0

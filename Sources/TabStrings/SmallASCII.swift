@@ -6,20 +6,21 @@
 // and command names are nearly always such strings, and the hot paths that handle them —
 // finding a node, writing an id into a reply, making the id a request names — pay the
 // standard library's general code (a call, validation, a retain or two) for what a few
-// integer operations do on the words (BENCHMARKS.md, "Unsafe flags and unchecked
+// integer operations do on the words (BENCHMARKS-HISTORY.md, "Unsafe flags and unchecked
 // references").
 //
 // The layout is the standard library's, not a promise of the language: it is used only on
-// the platforms `enabled` names, `layoutHolds()` checks it on known strings in the tests of
-// every build, and every user has the general path for when it is not used. A string is only ever *made* here from bytes already known to be ASCII,
+// the platforms `enabled` names, `layoutHolds()` checks it on known strings — tabd at every
+// start (it refuses to start where the check fails: `layoutRefusal`), the tests on every
+// build — and every user has the general path for when it is not used. A string is only ever *made* here from bytes already known to be ASCII,
 // so the words made are the very words the standard library would make.
 
 public enum SmallASCII {
     /// Whether strings are read and made here: on the 64-bit little-endian platforms whose
     /// standard library lays small strings out as described above. A constant, so that the
-    /// hot paths pay no check for it; `layoutHolds()` is the check itself, which the tests
-    /// run on every build (TabStringsTests), so a toolchain that lays strings out otherwise
-    /// fails them rather than tabd.
+    /// hot paths pay no check for it; `layoutHolds()` is the check itself, which tabd runs
+    /// once at start (a runtime that lays strings out otherwise is refused there, before a
+    /// string is made) and the tests on every build (SmallASCIITests).
     #if (arch(x86_64) || arch(arm64)) && _endian(little)
     public static var enabled: Bool { true }
     #else
@@ -27,14 +28,23 @@ public enum SmallASCII {
     #endif
 
     /// Whether `String` is laid out as read and made here, checked on known strings.
-    public static func layoutHolds() -> Bool {
+    /// `reading`: how a string's two words are read (the tests pass another layout's).
+    public static func layoutHolds(reading words: (String) -> (UInt64, UInt64) = { unsafeBitCast($0, to: (UInt64, UInt64).self) }) -> Bool {
         guard MemoryLayout<String>.size == 16 else { return false }
-        let ab = unsafeBitCast("ab", to: (UInt64, UInt64).self)
-        let long = unsafeBitCast("abcdefghijklmnopqrstuvwxyz", to: (UInt64, UInt64).self)
-        let empty = unsafeBitCast("", to: (UInt64, UInt64).self)
-        let fifteen = unsafeBitCast("abcdefghijklmno", to: (UInt64, UInt64).self)
+        let ab = words("ab")
+        let long = words("abcdefghijklmnopqrstuvwxyz")
+        let empty = words("")
+        let fifteen = words("abcdefghijklmno")
         return ab == (0x6261, 0xE2 << 56) && empty == (0, 0xE0 << 56)
             && fifteen == (0x6867_6665_6463_6261, 0xEF6F_6E6D_6C6B_6A69) && long.1 >> 60 != 0xE
+    }
+
+    /// Why a program that makes strings here must not run, or nil: strings are made here
+    /// (`enabled`) and the standard library lays them out otherwise (`layoutHolds`), so every
+    /// string made would be invalid. A sentence fragment for the program's refusal.
+    public static func layoutRefusal(reading words: (String) -> (UInt64, UInt64) = { unsafeBitCast($0, to: (UInt64, UInt64).self) }) -> String? {
+        guard enabled, !layoutHolds(reading: words) else { return nil }
+        return "this Swift runtime lays out String otherwise than this build expects (SmallASCII: a small ASCII string as its bytes and 0xE0 | its length in 16 bytes)"
     }
 
     /// The two words of `s` when it is a small ASCII string (then `count(high)` is its

@@ -493,7 +493,7 @@ public final class LineServer {
     /// holders are refused: the last three eighths are left for what the bytes cost besides
     /// themselves (the allocator's overhead, buffers freed but not yet reused) and for the
     /// working memory of a turn, so that the process stays within its baseline plus the
-    /// budget (BENCHMARKS.md, "Hostile clients": a quarter was not always enough).
+    /// budget (BENCHMARKS-HISTORY.md, "Hostile clients": a quarter was not always enough).
     @inline(__always)
     func hold(_ bytes: Int) {
         heldBytes += bytes

@@ -7,6 +7,7 @@ import TabPlugins
 import TabProtocol
 import TabServer
 import TabState
+import TabStrings
 
 @main
 struct Tabd: ParsableCommand {
@@ -60,11 +61,26 @@ struct Tabd: ParsableCommand {
     /// `tabd --plugin-host …` is an isolated plugin's helper process, started by tabd itself
     /// (never by people: it is not among the options above); anything else is tabd.
     static func main() {
+        refuseAnotherStringLayout()
         let arguments = CommandLine.arguments
         if arguments.count > 1, arguments[1] == PluginHelperProcess.flag {
             PluginHelperProcess.main(Array(arguments.dropFirst(2)))
         }
         main(nil)
+    }
+
+    /// tabd makes short strings from their words (SmallASCII): on a Swift runtime that lays
+    /// strings out otherwise it would make invalid ones, silently. So before anything else
+    /// (an isolated plugin's helper too) it checks the layout, and refuses to start in one
+    /// line (exit 1) where it is not the one this build expects.
+    /// TABD_TEST_STRING_LAYOUT=other: the layout read as another one's (the tests' way to
+    /// see the refusal); unset in production.
+    static func refuseAnotherStringLayout() {
+        let other = ProcessInfo.processInfo.environment["TABD_TEST_STRING_LAYOUT"] == "other"
+        guard let why = other ? SmallASCII.layoutRefusal(reading: { _ in (0, 0) }) : SmallASCII.layoutRefusal() else { return }
+        let line = JournaldLogHandler(label: "tabd").line(.critical, "tabd cannot start: \(why); build tabd with the Swift toolchain whose runtime it runs with", nil)
+        FileHandle.standardError.write(Data(line.utf8))
+        Foundation.exit(TabdExit.failed.code)
     }
 
     mutating func run() throws {

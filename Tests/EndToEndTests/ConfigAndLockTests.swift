@@ -38,6 +38,24 @@ import Testing
 
     static func text(_ replies: [JSONObject]) -> String { replies.map { JSONValue.object($0).jsonString }.joined(separator: "\n") }
 
+    /// On a Swift runtime that lays strings out otherwise than this build expects (simulated:
+    /// TABD_TEST_STRING_LAYOUT=other), tabd refuses to start before anything else, in one
+    /// line, with the exit status the table gives: no state directory, no socket.
+    @Test func anotherStringLayoutIsRefusedAtStart() throws {
+        let dir = temporaryDirectory("lay")
+        let r = try shell("TABD_TEST_STRING_LAYOUT=other \(Build.tabd) --socket \(dir)/s --state-dir \(dir)/state 2>&1")
+        #expect(r.status == TabdExit.failed.code)
+        let lines = withoutTimestamps(r.output).split(separator: "\n")
+        #expect(lines == ["critical: tabd cannot start: this Swift runtime lays out String otherwise than this build expects (SmallASCII: a small ASCII string as its bytes and 0xE0 | its length in 16 bytes); build tabd with the Swift toolchain whose runtime it runs with"], "\(r.output)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/state") && !FileManager.default.fileExists(atPath: dir + "/s"))
+        // An isolated plugin's helper process (tabd itself) checks the same, first.
+        let helper = try shell("TABD_TEST_STRING_LAYOUT=other \(Build.tabd) --plugin-host 2>&1")
+        #expect(helper.status == TabdExit.failed.code && helper.output.contains("tabd cannot start: this Swift runtime"), "\(helper.output)")
+        // Without the simulation, the same command line starts (and stops on SIGTERM).
+        let ok = try shell("timeout -s TERM 1 \(Build.tabd) --socket \(dir)/s --state-dir \(dir)/state 2>&1")
+        #expect(ok.output.contains("tabd ready"), "\(ok.output)")
+    }
+
     /// Every file of a directory and its bytes.
     static func contents(of dir: String) -> [String: Data] {
         var result: [String: Data] = [:]

@@ -103,7 +103,7 @@ enum DocExamples {
             mkdir .build/run && ln -s \(Build.binDirectory.path) .build/run/debug
             ln -s \(root)/Sources Sources
             ln -s \(root)/Plugins Plugins
-            for f in Makefile README.md BENCHMARKS.md tabd.example.yaml systemd docs man clients examples sdk; do ln -s \(root)/$f $f; done
+            for f in Makefile README.md BENCHMARKS.md BENCHMARKS-HISTORY.md tabd.example.yaml systemd docs man clients examples sdk; do ln -s \(root)/$f $f; done
             printf 'demo:%s\\n' "$(openssl passwd -6 demo)" > run/credentials
             chmod 600 run/credentials
             """)

@@ -5,7 +5,7 @@
 // and every refusal says which limit in one sentence.
 //
 // The memory figures are printed ("figure: …"); `make bench-memory` runs these tests and
-// shows them (BENCHMARKS.md, "Hostile clients").
+// shows them (BENCHMARKS-HISTORY.md, "Hostile clients").
 
 import Foundation
 import Testing

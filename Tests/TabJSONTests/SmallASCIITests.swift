@@ -12,6 +12,20 @@ import TestRandom
     /// toolchain that lays strings out otherwise fails here, not in tabd.
     @Test func theLayoutHoldsWhereItIsUsed() {
         #expect(!SmallASCII.enabled || SmallASCII.layoutHolds())
+        #expect(SmallASCII.layoutRefusal() == nil)
+    }
+
+    /// Another layout (read here as zeros, or with the length elsewhere) fails the check tabd
+    /// runs at start, and the refusal says why (ConfigAndLockTests: tabd's one line and exit 1).
+    @Test func anotherLayoutIsRefused() throws {
+        #expect(!SmallASCII.layoutHolds(reading: { _ in (0, 0) }))
+        let real: (String) -> (UInt64, UInt64) = { unsafeBitCast($0, to: (UInt64, UInt64).self) }
+        #expect(!SmallASCII.layoutHolds(reading: { let w = real($0); return (w.0, w.1 & 0x00FF_FFFF_FFFF_FFFF | 0xF0 << 56) }))
+        #expect(!SmallASCII.layoutHolds(reading: { let w = real($0); return (w.1, w.0) }))
+        if SmallASCII.enabled {
+            let why = try #require(SmallASCII.layoutRefusal(reading: { _ in (0, 0) }))
+            #expect(why.hasPrefix("this Swift runtime lays out String otherwise than this build expects"))
+        }
     }
 
     /// Every ASCII string of up to 15 bytes made from its bytes equals (and hashes as) the

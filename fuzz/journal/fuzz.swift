@@ -148,6 +148,7 @@ private func writingGoesOn(_ dir: String, after state: TabContainers) {
     }
     s.append(record)
     do { try s.commit() } catch { fatalError("writing after a load fails: \(error)") }
+    expected.keepChanges()  // committed: as tabd keeps a turn's changes
     reloads(dir, to: expected, "after a record written after a load")
 }
 
