@@ -85,7 +85,7 @@ public final class TabService: LineServiceDelegate {
         self.logger = logger
         self.version = version
         self.containers = .withDefault()
-        plugins.storeWritable = { [unowned self] in store.fault == nil }
+        plugins.storeWritable = { [store] in store.fault == nil }
         plugins.onTimer = { [unowned self] timer in fireTimer(timer) }
     }
 }
