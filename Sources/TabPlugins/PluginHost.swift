@@ -813,7 +813,7 @@ public final class PluginHost: Policy {
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!, strings.count) }
     }
 
-    private func withOptionalCString(_ s: String?, _ body: (UnsafePointer<CChar>?) -> Void) {
+    func withOptionalCString(_ s: String?, _ body: (UnsafePointer<CChar>?) -> Void) {
         guard let s else { return body(nil) }
         s.withCString { body($0) }
     }

@@ -209,7 +209,7 @@ extension PluginHost {
                 return true
             }
         }
-        withOptionalCStrings(change.tab, change.previous) { id, previous in
+        withOptionalCString(change.tab) { id in withOptionalCString(change.previous) { previous in
             // A path of the selected tab alone (no groups): its own C string, nothing copied.
             if let path = change.path {
                 withCStrings(path) { ids, n in tell(id, previous, ids, n) }
@@ -219,15 +219,7 @@ extension PluginHost {
             } else {
                 tell(nil, previous, nil, 0)
             }
-        }
-    }
-
-    private func withOptionalCStrings(_ a: String?, _ b: String?, _ body: (UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void) {
-        func with(_ s: String?, _ body: (UnsafePointer<CChar>?) -> Void) {
-            guard let s else { return body(nil) }
-            s.withCString { body($0) }
-        }
-        with(a) { a in with(b) { b in body(a, b) } }
+        } }
     }
 }
 
@@ -256,13 +248,6 @@ extension SelectionCause {
         case .searchCancelled: return TABD_CAUSE_SEARCH_CANCELLED
         }
     }
-
-    init?(_ c: tabd_selection_cause) {
-        guard let cause = Self.allCasesByC.first(where: { $0.c == c }) else { return nil }
-        self = cause
-    }
-
-    private static let allCasesByC: [SelectionCause] = [.select, .tap, .tabs, .customize, .restore, .hidden, .searchCancelled]
 }
 
 extension PluginInstance {

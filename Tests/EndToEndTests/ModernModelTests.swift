@@ -431,12 +431,7 @@ import TabProtocol
         try c.ok(#"{"cmd":"select","controller":"phone","tab":"g2"}"#)
         try c.ok(#"{"cmd":"select","controller":"side","tab":"a"}"#)
         let names = ["main", "pad", "side", "phone"]
-        func states(_ c: LineClient) throws -> [String] {
-            try names.map { name in
-                try c.write(#"{"cmd":"state","controller":"\#(name)"}"# + "\n")
-                return try #require(try c.readLine())
-            }
-        }
+        func states(_ c: LineClient) throws -> [String] { try stateLines(c, names) }
         let before = try states(c)
         let phone = try object(before[3]).object("result")
         #expect(phone?.strings("selected_path") == ["g", "g2", "g22"])

@@ -135,12 +135,7 @@ import TabProtocol
         try c.ok(#"{"cmd":"set_bar_hidden","controller":"small","hidden":true}"#)
         try c.ok(#"{"cmd":"select_child","controller":"small","group":"lib","child":"albums"}"#)
         let names = ["pad", "small"]
-        func states(_ c: LineClient) throws -> [String] {
-            try names.map { name in
-                try c.write(#"{"cmd":"state","controller":"\#(name)"}"# + "\n")
-                return try #require(try c.readLine())
-            }
-        }
+        func states(_ c: LineClient) throws -> [String] { try stateLines(c, names) }
         let before = try states(c)
         let small = try object(before[1]).object("result")
         #expect(small?.string("size_class") == "compact" && small?.object("search")?.bool("active") == true)

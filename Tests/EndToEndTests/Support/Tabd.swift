@@ -264,6 +264,14 @@ extension JSONObject {
     func isNull(_ key: String) -> Bool { self[key] == .null }
 }
 
+/// The `state` reply line of each controller in `names`, in order (what a restart must give back).
+func stateLines(_ c: LineClient, _ names: [String]) throws -> [String] {
+    try names.map { name in
+        try c.write(#"{"cmd":"state","controller":"\#(name)"}"# + "\n")
+        return try #require(try c.readLine())
+    }
+}
+
 /// Runs a shell command, returns (status, stdout).
 @discardableResult
 func shell(_ command: String, input: String? = nil) throws -> (status: Int32, output: String) {
