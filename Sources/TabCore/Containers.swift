@@ -245,7 +245,9 @@ public struct TabContainers: Equatable, Sendable, Codable {
         if let name {
             controllers[name]?.decideOrientations(policy: policy, effects: &effects)
         } else {
-            for i in controllers.indices { controllers.values[i].decideOrientations(policy: policy, effects: &effects) }
+            // In the order of their names, not the dictionary's (seeded anew in each process):
+            // the delegate is asked, and `explain` records, the same way at every start.
+            for name in names { controllers[name]!.decideOrientations(policy: policy, effects: &effects) }
         }
         return effects
     }
