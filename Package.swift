@@ -146,7 +146,7 @@ let package = Package(
         .testTarget(name: "TabPolicyTests", dependencies: ["CTabPolicy", "TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["CTabPolicy", "TabPlugins", "TabCore", "TabProtocol", "TabSystem", "TestLogging"]),
-        .testTarget(name: "TabServerTests", dependencies: ["TabCore", "TabPlugins", "TabServer", "TabState", "TabSystem", "TabJSON"]),
+        .testTarget(name: "TabServerTests", dependencies: ["TabCore", "TabPlugins", "TabServer", "TabState", "TabSystem", "TabJSON", "TabTransport"]),
         // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
         // tests run the loop on a thread of its own and reach its loop-bound objects from the
         // test's thread, waiting for each closure they send (`TestServer.sync`); Swift 6 would

@@ -62,6 +62,12 @@ public struct JSONWriter: ~Copyable {
         (base + offset).update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count)
     }
 
+    /// Forgets what was written from `count` on (a text kept elsewhere once written).
+    public mutating func truncate(to count: Int) {
+        precondition(count >= 0 && count <= used)
+        used = count
+    }
+
     /// Forgets what was written and keeps the buffer: the next value starts a new text.
     public mutating func reset() {
         used = 0

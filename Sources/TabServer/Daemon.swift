@@ -212,13 +212,13 @@ public enum Daemon {
         // The state first: plugins' init reads what they keep in their store (plugin ABI 1.6).
         let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
         let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
-        service.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
+        service.hooks.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
         plugins.scheduleTimer = { seconds, body in
             let timer = loop.once(after: seconds, body)
             return { timer.cancel() }
         }
         let stateDoor = loop.door
-        service.onLoop = { body in stateDoor.async(body) }
+        service.hooks.onLoop = { body in stateDoor.async(body) }
         try service.recoverState(repair: options.repair)
 
         let prepared = plugins.prepare(config.plugins)
@@ -262,7 +262,7 @@ public enum Daemon {
         limits.idleTimeout = config.idleTimeout
         let server = LineServer(loop: loop, listener: listener, limits: limits, delegate: service, logger: logger)
         server.isPrivileged = { [unowned service] in service.isAdmin($0) }
-        service.transportStatus = { [unowned server] in server.status }
+        service.hooks.transportStatus = { [unowned server] in server.status }
 
         var fault = store.fault
         func status() -> String {
@@ -277,11 +277,11 @@ public enum Daemon {
             }
             return "STATUS=serving \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), journal \(byteCount(store.journalBytes)) (\(store.records) records), plugins: \(loaded.isEmpty ? "none" : loaded.joined(separator: ", "))"
         }
-        service.onStateFault = { reason in
+        service.hooks.stateFault = { reason in
             fault = reason
             notifier.notify(status())
         }
-        service.onReload = { phase in
+        service.hooks.reload = { phase in
             switch phase {
             case .begin:
                 notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(monotonicMicroseconds())\nSTATUS=reloading")

@@ -125,7 +125,7 @@ extension ServiceStats {
         #endif
     }()
 
-    func metricsText(_ format: MetricsFormat, transport: LineServer.Status, subscribers: Int, controllers: Int, store: StateStore, plugins: [PluginStats]) -> String {
+    func metricsText(_ format: MetricsFormat, transport: LineServer.Status, subscribers: Int, controllers: Int, store: JournalFigures, plugins: [PluginStats]) -> String {
         var m = OpenMetricsText(format: format)
         m.family("tabd_build_info", .gauge, help: "Always 1; the labels say which tabd this is: its version, its plugin ABI (major.minor) and the Swift it was built with.")
         m.sample("tabd_build_info", labels: Self.buildInfo, 1)

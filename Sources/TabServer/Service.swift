@@ -1,49 +1,54 @@
-// The service: a decoded request → the controller state machine (asking the plugins where
-// it must decide) → the journal → the reply, and events to subscribers. Runs on the loop
-// thread only. Its jobs live in files of their own: ServiceTurns (lines in, turns
-// committed or redone), ServiceDispatch (requests → replies), ServiceEvents
-// (subscriptions and events), ServicePlugins (what plugins answer and ask for),
-// ServiceRecovery (start, the journal and its faults), ServiceReload (reload).
+// The service: the transport's adapter around the engine (Engine.swift). It hands each line
+// to the engine with who sent it, delivers the step that comes back (events to their
+// subscribers, then the reply), and at the end of each loop turn commits the engine's
+// journal records — or, when they cannot be made durable, undoes the turn and sends its
+// lines through again (ServiceTurns). It owns what the engine must not: connections, the
+// state store and its faults and retries (ServiceRecovery), big replies encoded off the
+// loop (ServiceBigStates), and the clock. Runs on the loop thread only.
 
 import Foundation
 import Logging
 import TabCore
+import TabJSON
 import TabPlugins
 import TabProtocol
-import TabTransport
 import TabState
+import TabTransport
 
-public final class TabService: LineServiceDelegate {
-    public internal(set) var containers: TabContainers
-    public internal(set) var config: ServerConfig
+/// What the daemon gives the service to reach the loop and systemd.
+public struct ServiceHooks {
+    /// Runs `body` on the loop after `seconds`.
+    public var schedule: (_ seconds: Double, _ body: @escaping () -> Void) -> Void = { _, _ in }
+    /// Runs a closure on the loop's thread (the loop's door).
+    public var onLoop: @Sendable (@escaping @Sendable () -> Void) -> Void = { _ in }
+    /// The journal cannot be written (the reason), or can again (nil).
+    public var stateFault: (String?) -> Void = { _ in }
+    /// A reload begins or ended.
+    public var reload: (ReloadPhase) -> Void = { _ in }
+    /// The transport's figures for `stats` (connections, memory held, limits hit).
+    public var transportStatus: () -> LineServer.Status = { LineServer.Status() }
+
+    public init() {}
+}
+
+public final class TabService: LineServiceDelegate, EngineHost {
+    public internal(set) var engine: ServiceEngine
     let store: StateStore
     let plugins: PluginHost
-    /// `plugins` as the state machine's policy (an existential), boxed once here and passed
-    /// to each command's `apply`: boxing it anew per command retained and released it each
-    /// time. Reads (`state`) ask no plugin: they report what the last change decided.
-    let policy: Policy
     let logger: Logger
-    let version: String
-    /// Set by the daemon: systemd notifications and the like around a reload.
-    var onReload: (_ phase: ReloadPhase) -> Void = { _ in }
-    public enum ReloadPhase { case begin, end(ok: Bool) }
-    /// Set by the daemon: the journal cannot be written (the reason), or can again (nil).
-    var onStateFault: (String?) -> Void = { _ in }
-    /// Set by the daemon: runs `body` on the loop after `seconds`.
-    var schedule: (_ seconds: Double, _ body: @escaping () -> Void) -> Void = { _, _ in }
+    /// Set by the daemon once the loop and the listener exist.
+    public var hooks = ServiceHooks()
 
+    /// The connection whose line the engine is handling (for `peerGroups(of:)`).
+    var current: Connection?
+    /// The step the engine fills for each input, kept (with its buffers) from one to the next.
+    var step = Step()
+    /// The subscribed connections, to deliver events to (the engine names them by id).
     var subscribers: [UInt64: Connection] = [:]
-    /// The selected paths replies named lately, encoded (`selectedPath(of:_:)`).
-    var paths = EncodedPaths()
-    /// The `state` replies given lately, encoded (`state(id:controller:)`).
-    var states = EncodedStates()
     /// Big `state` replies: kept, and encoded off the loop (ServiceBigStates.swift).
     var bigStates = BigStates()
     let stateEncoder = DispatchQueue(label: "tabd.state-encoder")
-    /// Runs a closure on the loop's thread (the loop's door); set by `Daemon`.
-    var onLoop: @Sendable (@escaping @Sendable () -> Void) -> Void = { _ in }
-    var w = JSONWriter(capacity: 4096)
-    var ew = JSONWriter(capacity: 1024)
+
     /// The lines of the current turn, kept until it is committed: when its records cannot be
     /// made durable, its changes are undone and the lines handled again (changes refused).
     var turnLines = JSONWriter(capacity: 4096)
@@ -52,20 +57,7 @@ public final class TabService: LineServiceDelegate {
     /// a logout; a reload) sent, to every connection. Redoing the turn sends it again instead of
     /// running the line twice (a plugin cannot undo a failed login it counted).
     var turnReplays: [Int: [(Connection, [UInt8])]] = [:]
-    /// While such a line runs: what it sends.
-    var capture: [(Connection, [UInt8])]?
-    /// While such a line runs: the plugins whose store it wrote (plugin ABI 1.6). Should the
-    /// turn be redone, its reply is not sent again as it was: the writes were not made durable.
-    var captureStoreWriters: Set<String> = []
     var turnOpen = false
-    /// Selections plugins may still have applied in the chain of effects under way (what
-    /// one command, call or timer sets off), and whether its excess was logged.
-    var pluginSelectionsLeft = 0
-    var pluginSelectionsCapLogged = false
-    var stats = ServiceStats()
-    /// The transport's figures for `stats` (connections, memory held, limits hit).
-    public var transportStatus: () -> LineServer.Status = { LineServer.Status() }
-    let instance = UInt64.random(in: 1...UInt64.max)
 
     /// The journal's retry: the delay before the next one, and whether one is scheduled.
     var retryDelay = 0.05
@@ -73,21 +65,106 @@ public final class TabService: LineServiceDelegate {
 
     /// When the line being handled started: the read, or the end of the line before it.
     var lineStart: UInt64 = 0
-
     /// The clock of `lineStart` (ticks of the cycle counter where that is safe).
     var clock = LatencyClock()
 
+    public var containers: TabContainers { engine.containers }
+    public var config: ServerConfig { engine.config }
+    var stats: ServiceStats { engine.stats }
+
     public init(config: ServerConfig, store: StateStore, plugins: PluginHost, logger: Logger, version: String) {
-        self.config = config
         self.store = store
         self.plugins = plugins
-        self.policy = plugins
         self.logger = logger
-        self.version = version
-        self.containers = .withDefault()
+        // The engine's host is this adapter, set once it exists (the engine keeps it unowned).
+        engine = ServiceEngine(config: config, plugins: plugins, host: PendingHost.shared, journal: store.batch(), logger: logger, version: version)
+        engine.host = self
         plugins.storeWritable = { [store] in store.fault == nil }
         plugins.onTimer = { [unowned self] timer in fireTimer(timer) }
     }
+
+    // MARK: EngineHost
+
+    public func peerGroups(of client: Client) throws -> [gid_t] {
+        guard let connection = current, connection.id == client.id else { return [] }
+        return try connection.peerGroups()
+    }
+
+    public var transportStatus: LineServer.Status { hooks.transportStatus() }
+    public var journalFigures: JournalFigures { store.figures }
+    public func reloadBegins() { hooks.reload(.begin) }
+
+    /// Root, tabd's own user, an admin uid, or a peer in an admin group (the transport's
+    /// reserved slots).
+    public func isAdmin(_ connection: Connection) -> Bool {
+        engine.isAdmin(Client(id: connection.id, peer: connection.peer))
+    }
+
+    // MARK: Delivering steps
+
+    /// Sends what `step` holds: its events to their subscribers, then its reply to `to`
+    /// (events before the reply, as a subscriber sending the request sees them).
+    func deliver(to connection: Connection?) {
+        if let ok = step.reloaded { hooks.reload(.end(ok: ok)) }
+        for d in step.deliveries {
+            for client in step.recipients[d.recipients] {
+                guard let c = subscribers[client] else { continue }
+                if let shared = d.shared { c.send(shared) } else { step.withBytes(of: d) { c.send($0) } }
+            }
+        }
+        if let connection {
+            if let subscribed = step.subscribed {
+                subscribers[connection.id] = subscribed ? connection : nil
+                connection.keepsAlive = subscribed
+            }
+            if let deferred = step.deferred {
+                sendBig(deferred, to: connection)
+            } else if step.reply.count > 0 {
+                step.reply.withBytes { connection.send($0) }
+            }
+        }
+    }
+
+    /// What a redo must send again for a line that acted outside the state: its plugins'
+    /// events and its reply (or, when it wrote plugins' stores, that they were not kept).
+    func replayable(to connection: Connection) -> [(Connection, [UInt8])] {
+        var sent: [(Connection, [UInt8])] = []
+        for d in step.deliveries where d.fromPlugin {
+            for client in step.recipients[d.recipients] {
+                if let c = subscribers[client] { sent.append((c, step.withBytes(of: d) { Array($0) })) }
+            }
+        }
+        sent.append((connection, step.storeWriters.isEmpty ? step.reply.bytes : ServiceEngine.storeNotKept(id: step.requestID, writers: step.storeWriters)))
+        return sent
+    }
+
+    /// A plugin's timer is due (plugin ABI 1.6): its hook runs, then what it asked for is
+    /// done and committed, as after a client's request.
+    func fireTimer(_ timer: PluginTimer) {
+        step.reset()
+        engine.fireTimer(timer, into: &step)
+        deliver(to: nil)
+        commitOutsideTurn()
+    }
+
+    /// Re-reads the config file and applies it as one transaction (`ServiceEngine.reload`),
+    /// committed unless a turn is open (a `reload` command's turn commits it).
+    public func reload() -> Result<ServiceEngine.ReloadReport, ConfigError> {
+        step.reset()
+        let result = engine.reload(into: &step)
+        deliver(to: nil)
+        if !turnOpen { commitOutsideTurn() }
+        return result
+    }
+}
+
+/// The engine's host while the adapter that is its host is being made (never asked).
+private final class PendingHost: EngineHost {
+    nonisolated(unsafe) static let shared = PendingHost()
+    func peerGroups(of client: Client) throws -> [gid_t] { [] }
+    func reloadBegins() {}
+    var transportStatus: LineServer.Status { LineServer.Status() }
+    var journalFigures: JournalFigures { JournalFigures(fsync: .no) }
 }
 
 @available(*, unavailable, message: "the service runs on the loop thread; other threads carry it as a LoopBound")

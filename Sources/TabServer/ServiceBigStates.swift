@@ -14,13 +14,30 @@
 
 import Dispatch
 import TabCore
+import TabJSON
 import TabProtocol
 import TabTransport
 
 /// The replies made this way: a controller's `state`, and its `preserve` archive (all its
 /// stacks: tens of megabytes for a full controller).
-enum BigReply: Equatable, Sendable {
+public enum BigReply: Equatable, Sendable {
     case state, preserve
+
+    /// Replies from this size on are encoded off the loop (about half a millisecond of
+    /// encoding on the benchmark machine).
+    static let bigBytes = 256 << 10
+
+    /// What `state` of `c` will about weigh: its strings and a fixed cost per tab and screen.
+    /// A walk of the tabs and stacks without writing anything (a tenth of the encoding).
+    static func estimatedBytes(_ c: Controller) -> Int {
+        var n = 512
+        for t in c.tabs {
+            n += 260 + t.id.utf8.count + (t.title?.utf8.count ?? 0) * 2 + (t.item?.image?.utf8.count ?? 0) + (t.restorationID?.utf8.count ?? 0)
+            for s in t.stack { n += 24 + s.id.utf8.count + (s.title?.utf8.count ?? 0) }
+            if n >= bigBytes { return n }
+        }
+        return n
+    }
 
     /// The result's members, then the reply's end.
     func encode(_ c: Controller, _ w: inout JSONWriter) {
@@ -68,57 +85,37 @@ struct BigStates {
 }
 
 extension TabService {
-    /// Replies from this size on are encoded off the loop (about half a millisecond of
-    /// encoding on the benchmark machine).
-    static let bigStateBytes = 256 << 10
-
-    /// What `state` of `c` will about weigh: its strings and a fixed cost per tab and screen.
-    /// A walk of the tabs and stacks without writing anything (a tenth of the encoding).
-    static func estimatedStateBytes(_ c: Controller) -> Int {
-        var n = 512
-        for t in c.tabs {
-            n += 260 + t.id.utf8.count + (t.title?.utf8.count ?? 0) * 2 + (t.item?.image?.utf8.count ?? 0) + (t.restorationID?.utf8.count ?? 0)
-            for s in t.stack { n += 24 + s.id.utf8.count + (s.title?.utf8.count ?? 0) }
-            if n >= bigStateBytes { return n }
-        }
-        return n
-    }
-
-    /// `state` (or `preserve`) of a big controller (`estimatedStateBytes`): from the kept
-    /// members, or deferred to a helper thread. False when `c` is small (the caller encodes it).
-    func bigState(_ c: Controller, id: RequestID?, to connection: Connection, kind: BigReply = .state) -> Bool {
+    /// A big `state` or `preserve` (the engine's `deferred`): from the kept members, or
+    /// encoded on a helper thread while the connection's next lines wait.
+    func sendBig(_ deferred: Step.DeferredReply, to connection: Connection) {
+        let c = deferred.controller, kind = deferred.kind
+        var prefix = JSONWriter(capacity: 64)
+        Self.replyPrefix(id: deferred.id, &prefix)
         if let members = bigStates.members(for: c, kind) {
-            var prefix = JSONWriter(capacity: 64)
-            Self.replyPrefix(id: id, &prefix)
             prefix.withBytes { connection.send($0) }
             connection.send(members)
-            return true
+            return
         }
-        guard Self.estimatedStateBytes(c) >= Self.bigStateBytes else { return false }
-        var prefix = JSONWriter(capacity: 64)
-        Self.replyPrefix(id: id, &prefix)
         connection.deferReply()
         for pending in bigStates.pending where pending.epoch == bigStates.epoch && pending.kind == kind {
             var kept = pending.controller
             guard kept.isEqual(to: c) else { continue }
             pending.waiters.append((connection, prefix.bytes))
-            return true
+            return
         }
         let pending = PendingState(controller: c, kind: kind, epoch: bigStates.epoch)
         pending.waiters.append((connection, prefix.bytes))
         bigStates.pending.append(pending)
-        let snapshot = c
         let service = LoopBound(self)
         let pendingBound = LoopBound(pending)
-        let onLoop = self.onLoop
+        let onLoop = hooks.onLoop
         stateEncoder.async {
             var w = JSONWriter(capacity: 1 << 20)
-            kind.encode(snapshot, &w)
+            kind.encode(c, &w)
             let (buffer, count) = w.takeBuffer()
             let members = SharedOutput(adopting: UnsafeMutableRawPointer(buffer), count: count)
             onLoop { service.value.stateEncoded(pendingBound.value, members) }
         }
-        return true
     }
 
     /// `{"id":…,"ok":true,"result":{` — ReplyEncoder.success without its members and end.
@@ -133,7 +130,7 @@ extension TabService {
     func stateEncoded(_ pending: PendingState, _ members: SharedOutput) {
         bigStates.pending.removeAll { $0 === pending }
         let stale = pending.epoch != bigStates.epoch
-        if !stale { bigStates.keep(pending.controller, pending.kind, members, within: config.memoryBudgetBytes / 8) }
+        if !stale { bigStates.keep(pending.controller, pending.kind, members, within: engine.config.memoryBudgetBytes / 8) }
         let deliver = {
             for (connection, prefix) in pending.waiters {
                 if !stale {

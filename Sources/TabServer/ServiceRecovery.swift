@@ -1,9 +1,10 @@
-// TabService at start and around the journal: recovery (snapshot, journal replay,
-// configured controllers), journaling, and storage faults with their retries.
+// TabService at start and around the journal: recovery (snapshot, journal replay, then the
+// engine's configured controllers), commits outside a turn, and storage faults with their retries.
 
 import Foundation
 import Logging
 import TabCore
+import TabJSON
 import TabPlugins
 import TabProtocol
 import TabTransport
@@ -24,15 +25,17 @@ extension TabService {
     /// what they kept (plugin ABI 1.6).
     public func recoverState(repair: Bool) throws {
         let report = try store.recover(repair: repair, StateStore.Replay(
-            start: { [unowned self] snapshot in containers = snapshot ?? .withDefault() },
+            start: { [unowned self] snapshot in engine.containers = snapshot ?? .withDefault() },
             apply: { [unowned self] record, semantics in
-                do throws(TabError) { try containers.replay(record, semantics: semantics); return nil } catch { return error.message }
+                do throws(TabError) { try engine.containers.replay(record, semantics: semantics); return nil } catch { return error.message }
             },
-            state: { [unowned self] in containers }
+            state: { [unowned self] in engine.containers }
         ))
-        containers.keepChanges()
+        engine.containers.keepChanges()
+        engine.journal = store.batch()
+        engine.fault = store.fault
         var metadata: Logger.Metadata = [
-            "state.controllers": "\(containers.controllers.count)", "state.replayed": "\(report.applied)",
+            "state.controllers": "\(engine.containers.controllers.count)", "state.replayed": "\(report.applied)",
             "state.generation": "\(report.generation)", "journal.seq": "\(report.lastSeq)",
         ]
         if report.formatRead < JournalCodec.version { metadata["state.upgraded_from_format"] = "\(report.formatRead)" }
@@ -43,78 +46,39 @@ extension TabService {
             metadata["state.lost_controllers"] = "\(report.lostControllers)"
         }
         logger.info("state recovered", metadata: metadata)
-        plugins.adoptStore(containers.pluginData)
+        plugins.adoptStore(engine.containers.pluginData)
     }
 
     /// The second half of `recover`, once the plugins are loaded: what their init asked for,
     /// their orientations, the configured controllers, all committed.
     public func finishRecovery() {
-        perform(plugins.takeEffects())
-        // Replayed without plugins: their orientations are asked for now.
-        perform(containers.decideOrientations(policy: policy))
-        createConfiguredControllers()
+        step.reset()
+        engine.finishRecovery(into: &step)
+        deliver(to: nil)
         commitOutsideTurn()
     }
 
-    /// The controllers the configuration names that do not exist yet (not while the journal
-    /// cannot be written: they are created once it can).
-    func createConfiguredControllers() {
-        guard store.fault == nil else { return }
-        for spec in config.controllers where containers[spec.name] == nil {
-            do {
-                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible, tapPops: spec.tapPops)
-            } catch {
-                logger.error("a configured controller cannot be created", metadata: ["controller": "\(spec.name)", "error": "\(error.message)"])
-            }
-        }
-    }
-
-    func createController(_ name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always,
-                                  mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil) throws(TabError) {
-        if containers[name] == nil, containers.controllers.count >= config.maxControllers {
-            throw TabError(.outOfRange, "tabd holds \(containers.controllers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
-        }
-        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                              sizeClass: sizeClass, compactTabs: compactTabs)
-        store.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                                       sizeClass: sizeClass, compactTabs: compactTabs))
-        perform(containers.decideOrientations(of: name, policy: policy))
-    }
-
-    /// Writes what `command` changed (or announced: R11.4) to the journal, in the form the
-    /// outcome gives it (`Outcome.journal(of:)`).
-    func journal(_ outcome: Outcome, of command: Command, controller: String) {
-        outcome.journal(of: command) { store.append($0, controller: controller) }
-    }
-
     // MARK: Storage faults
-
-    /// Every change is refused, before it is tried, while the journal cannot be written.
-    @inline(__always)
-    func requireWritable() throws(ProtocolError) {
-        guard let fault = store.fault else { return }
-        throw ProtocolError(.unavailable, "the change could not be made durable (\(fault)); nothing changed. tabd keeps retrying and takes changes again as soon as the journal can be written; reads still work")
-    }
 
     /// Commits what was changed outside a turn (start, SIGHUP, a retry); on failure the
     /// changes are undone.
     func commitOutsideTurn() {
         do {
-            try store.commit()
-            containers.keepChanges()
+            try store.commit(&engine.journal)
+            engine.containers.keepChanges()
         } catch {
-            let undone = containers.undoChanges()
+            let undone = engine.containers.undoChanges()
             storeFaulted(error.description, undone: undone)
         }
     }
 
     /// The journal could not be written: say so, and try again with backoff.
     func storeFaulted(_ fault: String, undone: [String]) {
-        stats.storageFaults += 1
+        engine.storageFaulted(fault)
         logger.error("the journal cannot be written: changes are refused (unavailable) until it can; reads go on", metadata: [
             "error": "\(fault)", "undone.controllers": "\(undone)", "retry.seconds": "\(retryDelay)",
         ])
-        onStateFault(fault)
+        hooks.stateFault(fault)
         scheduleRetry()
     }
 
@@ -123,13 +87,13 @@ extension TabService {
     /// a storage fault like any other.
     func compactIfDue() {
         guard store.needsCompaction else { return }
-        do { try store.compact(containers) } catch { storeFaulted(error.description, undone: []) }
+        do { try store.compact(engine.containers) } catch { storeFaulted(error.description, undone: []) }
     }
 
     private func scheduleRetry() {
         guard !retryScheduled else { return }
         retryScheduled = true
-        schedule(retryDelay) { [weak self] in self?.retryStore() }
+        hooks.schedule(retryDelay) { [weak self] in self?.retryStore() }
         retryDelay = min(retryDelay * 2, 5)
     }
 
@@ -137,6 +101,8 @@ extension TabService {
         retryScheduled = false
         guard store.fault != nil else { return }
         guard store.retry() else { return scheduleRetry() }
+        engine.fault = nil
+        engine.journal = store.batch()
         retryDelay = 0.05
         logger.notice("the journal can be written again: changes are accepted", metadata: ["state.directory": "\(store.directory)"])
         // The whole state is written anew: whatever a failed fsync may have lost is covered
@@ -144,9 +110,11 @@ extension TabService {
         store.requestSnapshot()
         compactIfDue()
         guard store.fault == nil else { return }
-        createConfiguredControllers()
+        step.reset()
+        engine.createConfiguredControllers(into: &step)
+        deliver(to: nil)
         commitOutsideTurn()
-        if store.fault == nil { onStateFault(nil) }
+        if store.fault == nil { hooks.stateFault(nil) }
     }
 
     /// Once a second under `everysec`: the journal is fsynced off the loop; `onLoop` brings
@@ -170,7 +138,7 @@ extension TabService {
     /// At shutdown: everything written and synced.
     public func finish() {
         do {
-            try store.commit()
+            try store.commit(&engine.journal)
             store.finishBackgroundWork()
             if store.fsync != .no { try store.syncIfNeeded() }
         } catch {

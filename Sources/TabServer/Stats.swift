@@ -56,7 +56,7 @@ struct ServiceStats {
         return byName
     }
 
-    func encode(_ w: inout JSONWriter, transport: LineServer.Status, subscribers: Int, store: StateStore, plugins: PluginHost) {
+    func encode(_ w: inout JSONWriter, transport: LineServer.Status, subscribers: Int, store: JournalFigures, plugins: PluginHost) {
         w.key(literal: "uptime_seconds"); w.double((Date().timeIntervalSince(started) * 1000).rounded() / 1000)
         w.key(literal: "connections"); w.int(transport.connections)
         w.key(literal: "connections_accepted"); w.int(Int(connectionsAccepted))

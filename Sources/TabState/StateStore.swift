@@ -719,27 +719,31 @@ public final class StateStore {
     /// The record is encoded in place after room for its checksum, which is filled in last.
     public func append(_ command: Command, controller: String) {
         appendedSeq += 1
-        let start = pending.count
-        pending.literal("00000000 ")
-        JournalCodec.encode(command, controller: controller, seq: appendedSeq, into: &pending)
-        finishLine(from: start)
+        JournalBatch.line(into: &pending) { JournalCodec.encode(command, controller: controller, seq: appendedSeq, into: &$0) }
     }
 
     /// Adds a record (controllers created and deleted) to this turn's batch.
     public func append(_ record: JournalRecord) {
         appendedSeq += 1
-        let start = pending.count
-        pending.literal("00000000 ")
-        JournalCodec.encode(record, seq: appendedSeq, into: &pending)
-        finishLine(from: start)
+        JournalBatch.line(into: &pending) { JournalCodec.encode(record, seq: appendedSeq, into: &$0) }
     }
 
-    /// "<crc, 8 hex digits>" over the line's room for it, then the newline.
-    @inline(__always)
-    private func finishLine(from start: Int) {
-        var digits = pending.withBytes { CRC32.hexDigits(CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[(start + 9)...]))) }
-        withUnsafeBytes(of: &digits) { pending.overwrite(at: start, with: $0) }
-        pending.newline()
+    /// An empty batch numbered after the last record appended (the service's engine appends
+    /// its records to one and hands it to `commit(_:)`).
+    public func batch() -> JournalBatch { JournalBatch(after: appendedSeq) }
+
+    /// Writes `batch`'s records (after any appended here) as `commit()` does: on success
+    /// they are committed, on failure discarded; either way the batch is left empty, numbered
+    /// after what the journal now holds.
+    public func commit(_ batch: inout JournalBatch) throws(StateError) {
+        precondition(batch.isEmpty || pending.count == 0, "records appended to the store and to a batch in one turn")
+        swap(&pending, &batch.pending)  // the batch's buffer is written in place, and given back reset
+        appendedSeq = max(appendedSeq, batch.lastSeq)
+        defer {
+            swap(&pending, &batch.pending)
+            batch.lastSeq = appendedSeq
+        }
+        try commit()
     }
 
     public var hasPending: Bool { pending.count > 0 }

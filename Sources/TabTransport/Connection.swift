@@ -677,6 +677,11 @@ public final class SharedOutput: @unchecked Sendable {
     let bytes: UnsafeMutableRawPointer
     public let count: Int
 
+    /// Its bytes, for a body that only reads them.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        body(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     public init(_ source: UnsafeRawBufferPointer) {
         count = source.count
         bytes = .allocate(byteCount: max(count, 1), alignment: 16)

@@ -32,7 +32,7 @@ import Testing
         let ops = try String(contentsOf: root.appendingPathComponent("docs/operations.md"), encoding: .utf8)
         let nodes = ServerConfig.Limits.yamlNodes.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
         for text in ["at most \(nodes) nodes", "more than \(ServerConfig.Limits.yamlDepth) levels deep",
-                     "at most \(ServerConfig.Limits.configFileBytes >> 20) MiB", "would pass \(TabService.bigStateBytes >> 10) KiB"] {
+                     "at most \(ServerConfig.Limits.configFileBytes >> 20) MiB", "would pass \(BigReply.bigBytes >> 10) KiB"] {
             #expect(ops.contains(text), "docs/operations.md does not say \(text)")
         }
     }

@@ -1,13 +1,81 @@
-// TabService's reload: the configuration file read again and applied as one transaction.
+// The engine's state beyond a request: controllers created (configured or asked for), the
+// journal records of a change, changes refused while the journal cannot be written, what
+// is left to do once recovery loaded plugins, and a reload's transaction.
 
 import Foundation
 import Logging
 import TabCore
+import TabJSON
 import TabPlugins
 import TabProtocol
-import TabTransport
+import TabState
 
-extension TabService {
+extension ServiceEngine {
+    // MARK: Controllers and the journal
+
+    /// The controllers the configuration names that do not exist yet (not while the journal
+    /// cannot be written: they are created once it can).
+    public mutating func createConfiguredControllers(into out: inout Step) {
+        guard fault == nil else { return }
+        for spec in config.controllers where containers[spec.name] == nil {
+            do {
+                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible, tapPops: spec.tapPops, &out)
+            } catch {
+                logger.error("a configured controller cannot be created", metadata: ["controller": "\(spec.name)", "error": "\(error.message)"])
+            }
+        }
+    }
+
+    mutating func createController(_ name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always,
+                                   mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil,
+                                   _ out: inout Step) throws(TabError) {
+        if containers[name] == nil, containers.controllers.count >= config.maxControllers {
+            throw TabError(.outOfRange, "tabd holds \(containers.controllers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
+        }
+        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                              sizeClass: sizeClass, compactTabs: compactTabs)
+        journal.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                         sizeClass: sizeClass, compactTabs: compactTabs))
+        perform(containers.decideOrientations(of: name, policy: policy), &out)
+    }
+
+    /// Writes what `command` changed (or announced: R11.4) to the journal, in the form the
+    /// outcome gives it (`Outcome.journal(of:)`).
+    mutating func journal(_ outcome: Outcome, of command: Command, controller: String) {
+        outcome.journal(of: command) { journal.append($0, controller: controller) }
+    }
+
+    /// The journal could not be written: changes are refused until the adapter's retry
+    /// succeeds (and sets `fault` to nil).
+    public mutating func storageFaulted(_ fault: String) {
+        self.fault = fault
+        stats.storageFaults += 1
+    }
+
+    /// Every change is refused, before it is tried, while the journal cannot be written.
+    @inline(__always)
+    func requireWritable() throws(ProtocolError) {
+        guard let fault else { return }
+        throw ProtocolError(.unavailable, "the change could not be made durable (\(fault)); nothing changed. tabd keeps retrying and takes changes again as soon as the journal can be written; reads still work")
+    }
+
+    // MARK: Recovery
+
+    /// Once the state is recovered (without plugins) and the plugins are loaded: what their
+    /// init asked for, their orientations, the configured controllers.
+    public mutating func finishRecovery(into out: inout Step) {
+        perform(plugins.takeEffects(), &out)
+        // Replayed without plugins: their orientations are asked for now.
+        decideOrientations(into: &out)
+        createConfiguredControllers(into: &out)
+    }
+
+    /// Every controller's orientations asked of the plugins again (not a change of state:
+    /// nothing to journal), and what they asked for meanwhile done.
+    public mutating func decideOrientations(into out: inout Step) {
+        perform(containers.decideOrientations(policy: policy), &out)
+    }
+
     // MARK: Reload
 
     /// What a reload did.
@@ -27,9 +95,9 @@ extension TabService {
     /// and its plugins are prepared beside the running ones (files checked and loaded, new
     /// or changed plugins initialised); only if all of that succeeds is it swapped in. On
     /// failure nothing running changes and the error lists every problem.
-    public func reload() -> Result<ReloadReport, ConfigError> {
-        onReload(.begin)
-        let result = reloadTransaction()
+    public mutating func reload(into out: inout Step) -> Result<ReloadReport, ConfigError> {
+        host.reloadBegins()
+        let result = reloadTransaction(&out)
         switch result {
         case .success(let report):
             var metadata: Logger.Metadata = [
@@ -50,11 +118,11 @@ extension TabService {
         case .success: stats.reloads.record(nil)
         case .failure(let error): stats.reloads.record(error.problems.map(\.description))
         }
-        onReload(.end(ok: (try? result.get()) != nil))
+        out.reloaded = (try? result.get()) != nil  // the adapter says so once the engine is done
         return result
     }
 
-    private func reloadTransaction() -> Result<ReloadReport, ConfigError> {
+    private mutating func reloadTransaction(_ out: inout Step) -> Result<ReloadReport, ConfigError> {
         var next = config
         if let path = config.path {
             do {
@@ -97,17 +165,16 @@ extension TabService {
         config = applied
         // Events the stopped plugins emitted (a login gate's logouts), and selections they
         // asked for; then every controller's orientations as the new plugins decide them.
-        perform(report.plugins.effects)
-        perform(containers.decideOrientations(policy: policy))
-        createConfiguredControllers()
-        if !turnOpen { commitOutsideTurn() }
+        perform(report.plugins.effects, &out)
+        decideOrientations(into: &out)
+        createConfiguredControllers(into: &out)
         return .success(report)
     }
 
-    /// The `reload` command: `reload()`, answered with what it did.
-    func reload(_ r: Request) throws(ProtocolError) {
+    /// The `reload` command: `reload(into:)`, answered with what it did.
+    mutating func reload(_ r: Request, _ out: inout Step) throws(ProtocolError) {
         let report: ReloadReport
-        switch reload() {
+        switch reload(into: &out) {
         case .success(let r): report = r
         case .failure(let error):
             // One sentence; the problems, each once, in `problems`.
@@ -115,7 +182,7 @@ extension TabService {
             throw ProtocolError(.configInvalid, "reload refused: \(config.path ?? "the configuration") has \(n) problem\(n == 1 ? "" : "s"); nothing changed and the running configuration stays until it is fixed and reloaded",
                                 lists: [("problems", error.problems.map(\.description))])
         }
-        reply(r) { w in
+        reply(r, &out) { w in
             w.key(literal: "reloaded"); w.bool(true)
             w.key(literal: "plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
             w.key(literal: "changed"); ReplyEncoder.strings(report.changed, &w)

@@ -4,42 +4,43 @@
 import Foundation
 import Logging
 import TabCore
+import TabJSON
 import TabPlugins
 import TabProtocol
 import TabTransport
 
-extension TabService {
-    func listPlugins(_ r: Request) {
-        reply(r) { w in
+extension ServiceEngine {
+    func listPlugins(_ r: Request, _ out: inout Step) {
+        reply(r, &out) { w in
             w.key(literal: "plugins"); w.beginArray()
             for p in plugins.plugins { PluginsEncoding.status(p, &w) }
             w.endArray()
         }
     }
 
-    func callPlugin(_ r: Request, plugin: String, method: String, args: JSONValue?, _ connection: Connection) throws(ProtocolError) {
+    mutating func callPlugin(_ r: Request, plugin: String, method: String, args: JSONValue?, _ client: Client, _ out: inout Step) throws(ProtocolError) {
         let c = try controller(r.controller)
         guard case .object(let argsObject) = args ?? .object(JSONObject([])) else {
             throw ProtocolError.invalid("args", "'args' must be a JSON object")
         }
-        let peer = connection.peer
+        let peer = client.peer
         // The groups cost a system call: made for plugin.call only, never on a tap.
-        let caller = PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid, isAdmin: isAdmin(connection),
-                                  groups: (try? connection.peerGroups()) ?? [])
+        let caller = PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid, isAdmin: isAdmin(client),
+                                  groups: (try? host.peerGroups(of: client)) ?? [])
         let answer = plugins.call(plugin: plugin, method: method, args: argsObject, controller: c, caller: caller)
         switch answer.result {
         case .success(let json):
             // Checked by the plugin host with JSONParser, and compact.
-            reply(r) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.raw(json.utf8) }
+            reply(r, &out) { w in w.key(literal: "plugin"); w.string(plugin); w.key(literal: "value"); w.raw(json.utf8) }
         case .failure(let error):
-            perform(answer.effects)
+            perform(answer.effects, &out)
             throw ProtocolError(error)
         }
-        perform(answer.effects)
+        perform(answer.effects, &out)
     }
 
-    func explain(_ r: Request, limit: Int) {
-        reply(r) { w in
+    func explain(_ r: Request, limit: Int, _ out: inout Step) {
+        reply(r, &out) { w in
             w.key(literal: "decisions"); w.beginArray()
             for d in plugins.explain(limit: limit) { PluginsEncoding.decision(d, &w) }
             w.endArray()
@@ -52,11 +53,11 @@ extension TabService {
     /// asks for more): done in turn, a few levels deep and `maxChainSelections` in all at
     /// most, so that plugins answering each selection with others cannot keep tabd busy.
     @inline(__always)
-    func perform(_ effects: [PolicyEffect], depth: Int = 0) {
-        if !effects.isEmpty { performEffects(effects, depth: depth) }
+    mutating func perform(_ effects: [PolicyEffect], depth: Int = 0, _ out: inout Step) {
+        if !effects.isEmpty { performEffects(effects, depth: depth, &out) }
     }
 
-    private func performEffects(_ effects: [PolicyEffect], depth: Int) {
+    private mutating func performEffects(_ effects: [PolicyEffect], depth: Int, _ out: inout Step) {
         if depth == 0 {
             pluginSelectionsLeft = Self.maxChainSelections
             pluginSelectionsCapLogged = false
@@ -64,14 +65,14 @@ extension TabService {
         // The plugins' store writes first: they were made before the events that may tell of them.
         for case .store(let plugin, let key, let value) in effects {
             containers.setPluginValue(plugin: plugin, key: key, value)
-            store.append(.pluginData(plugin: plugin, key: key, value: value))
-            if capture != nil { captureStoreWriters.insert(plugin) }
+            journal.append(.pluginData(plugin: plugin, key: key, value: value))
+            if out.outsideState { out.storeWriters.insert(plugin) }
         }
         for case .event(let plugin, let controller, let dataJSON) in effects {
-            publishPluginEvent(plugin: plugin, controller: controller, dataJSON: dataJSON)
+            publishPluginEvent(plugin: plugin, controller: controller, dataJSON: dataJSON, &out)
         }
         for case .select(let name, let target) in effects {
-            if let fault = store.fault {
+            if let fault {
                 logger.warning("a plugin asked for a selection while changes are refused", metadata: ["controller": "\(name)", "error": "\(fault)"])
                 continue
             }
@@ -88,10 +89,10 @@ extension TabService {
                 let outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying,
                                                    selectionChanges: plugins.watchesSelection) { _, _ in }
                 journal(outcome, of: command, controller: name)
-                publish(outcome, controller: name)
+                publish(outcome, controller: name, &out)
                 var more = outcome.effects
                 tellSelectionChanges(outcome, controller: name, effects: &more)
-                perform(more, depth: depth + 1)
+                perform(more, depth: depth + 1, &out)
             } catch {
                 logger.warning("a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])
             }
@@ -106,13 +107,14 @@ extension TabService {
 
     /// Whether a command's notifications are kept: for subscribers. (For plugins told every
     /// selection change, the state machine keeps those alone: `selectionChanges`.)
-    var notifying: Bool { !subscribers.isEmpty }
+    var notifying: Bool { !subscriptions.isEmpty }
 
     /// Tells the plugins that watch the selection what `outcome` changed of it (any cause);
     /// what they ask for meanwhile is appended to `effects`.
-    func tellSelectionChanges(_ outcome: Outcome, controller name: String, effects: inout [PolicyEffect]) {
+    mutating func tellSelectionChanges(_ outcome: Outcome, controller name: String, effects: inout [PolicyEffect]) {
         guard plugins.watchesSelection, !outcome.notifications.isEmpty else { return }
         var asked: [PolicyEffect] = []
+        let plugins = self.plugins
         _ = try? containers.reading(name) { c in
             withUnsafePointer(to: c) { p in
                 for case .selectionChanged(let tab, _, let previous, let cause, let path, _) in outcome.notifications {
@@ -126,9 +128,10 @@ extension TabService {
 
     /// A plugin's timer is due (plugin ABI 1.6): its hook runs with its controller lent
     /// (dropped when that controller was deleted), then what it asked for is done and
-    /// committed, as after a client's request.
-    func fireTimer(_ timer: PluginTimer) {
+    /// committed (by the adapter), as after a client's request.
+    public mutating func fireTimer(_ timer: PluginTimer, into out: inout Step) {
         var effects: [PolicyEffect] = []
+        let plugins = self.plugins
         if let name = timer.controller {
             guard containers[name] != nil else {
                 logger.debug("a plugin's timer for a controller that no longer exists; dropped", metadata: ["controller": "\(name)", "timer": "\(timer.name)"])
@@ -140,7 +143,6 @@ extension TabService {
         } else {
             effects = plugins.fire(timer, in: nil)
         }
-        perform(effects)
-        commitOutsideTurn()
+        perform(effects, &out)
     }
 }

@@ -1,29 +1,30 @@
-// TabService's dispatch: a request → its handler → the reply in `w`.
+// The engine's dispatch: a request → its handler → the reply in the step.
 
 import Foundation
 import Logging
 import TabCore
+import TabJSON
 import TabPlugins
 import TabProtocol
 import TabTransport
 
-extension TabService {
+extension ServiceEngine {
     // MARK: Dispatch
 
-    /// Handles a decoded request; its reply (or error reply) is in `w` afterwards.
-    func run(_ request: Request, from connection: Connection) {
+    /// Handles a decoded request; its reply (or error reply) is in `out.reply` afterwards.
+    mutating func run(_ request: Request, from client: Client, into out: inout Step) {
         do {
-            try handle(request, from: connection)
+            try handle(request, from: client, into: &out)
         } catch {
-            fail(id: request.id, error)
+            fail(id: request.id, error, &out)
         }
     }
 
     /// A command failed: its error reply replaces whatever part of a reply was written.
-    private func fail(id: RequestID?, _ error: ProtocolError) {
+    private mutating func fail(id: RequestID?, _ error: ProtocolError, _ out: inout Step) {
         stats.countError(error.code)
-        w.reset()
-        ReplyEncoder.failure(id: id, error, into: &w)
+        out.reply.reset()
+        ReplyEncoder.failure(id: id, error, into: &out.reply)
     }
 
     /// Handles one request: the commands clients send most (what the fast decoder reads),
@@ -32,52 +33,52 @@ extension TabService {
     /// A switch of their own: in a switch with a case that takes its payload's ownership
     /// (`subscribe` keeps its lists), the whole command is copied first and destroyed after
     /// (~110 instructions a select); here each payload is only borrowed.
-    private func handle(_ r: Request, from connection: Connection) throws(ProtocolError) {
+    private mutating func handle(_ r: Request, from client: Client, into out: inout Step) throws(ProtocolError) {
         switch r.command {
-        case .core(let command): try run(command, id: r.id, controller: r.controller)
-        case .state: try state(id: r.id, controller: r.controller, connection)
-        case .ping: reply(r) { _ in }
-        default: try handleOther(r, from: connection)
+        case .core(let command): try run(command, id: r.id, controller: r.controller, &out)
+        case .state: try state(id: r.id, controller: r.controller, &out)
+        case .ping: reply(r, &out) { _ in }
+        default: try handleOther(r, from: client, into: &out)
         }
     }
 
     /// Handles a request of the other commands: the admin check, then the command's handler.
-    private func handleOther(_ r: Request, from connection: Connection) throws(ProtocolError) {
-        if r.command.isAdminOnly, !isAdmin(connection) {
-            throw ProtocolError(.forbidden, "'\(r.name)' is for administrators (root or a configured admin uid/gid); you are uid \(connection.peer.uid)")
+    private mutating func handleOther(_ r: Request, from client: Client, into out: inout Step) throws(ProtocolError) {
+        if r.command.isAdminOnly, !isAdmin(client) {
+            throw ProtocolError(.forbidden, "'\(r.name)' is for administrators (root or a configured admin uid/gid); you are uid \(client.peer.uid)")
         }
         switch r.command {
-        case .core, .state, .ping: assertionFailure("handle(_:from:) runs '\(r.name)'")
-        case .hello: hello(r)
-        case .controllers: listControllers(r)
+        case .core, .state, .ping: assertionFailure("handle(_:from:into:) runs '\(r.name)'")
+        case .hello: hello(r, &out)
+        case .controllers: listControllers(r, &out)
         case .controllerCreate(let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
             try createController(r, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                                 sizeClass: sizeClass, compactTabs: compactTabs)
-        case .controllerDelete: try deleteController(r)
-        case .layout(let width, let height, let statusBar): try layout(r, width: width, height: height, statusBar: statusBar)
+                                 sizeClass: sizeClass, compactTabs: compactTabs, &out)
+        case .controllerDelete: try deleteController(r, &out)
+        case .layout(let width, let height, let statusBar): try layout(r, width: width, height: height, statusBar: statusBar, &out)
         case .preserve:
             let c = try controller(r.controller)
-            if bigState(c, id: r.id, to: connection, kind: .preserve) { return }
-            reply(r) { w in w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w) }
-        case .subscribe(let events, let controllers): subscribe(r, events: events, controllers: controllers, connection)
-        case .unsubscribe(let events): unsubscribe(r, events: events, connection)
-        case .plugins: listPlugins(r)
-        case .pluginCall(let plugin, let method, let args): try callPlugin(r, plugin: plugin, method: method, args: args, connection)
-        case .explain(let limit): explain(r, limit: limit)
-        case .reload: try reload(r)
+            if Self.deferIfBig(c, id: r.id, kind: .preserve, &out) { return }
+            reply(r, &out) { w in w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w) }
+        case .subscribe(let events, let controllers): subscribe(r, events: events, controllers: controllers, client, &out)
+        case .unsubscribe(let events): unsubscribe(r, events: events, client, &out)
+        case .plugins: listPlugins(r, &out)
+        case .pluginCall(let plugin, let method, let args): try callPlugin(r, plugin: plugin, method: method, args: args, client, &out)
+        case .explain(let limit): explain(r, limit: limit, &out)
+        case .reload: try reload(r, &out)
         case .stats:
-            reply(r) { w in stats.encode(&w, transport: transportStatus(), subscribers: subscribers.count, store: store, plugins: plugins) }
+            reply(r, &out) { w in stats.encode(&w, transport: host.transportStatus, subscribers: subscriptions.count, store: host.journalFigures, plugins: plugins) }
         case .config:
-            reply(r) { w in config.encodeEffective(&w) }
+            reply(r, &out) { w in config.encodeEffective(&w) }
         case .metrics, .metricsPrometheus:
-            let text = stats.metricsText(r.command == .metrics ? .openmetrics : .prometheus, transport: transportStatus(), subscribers: subscribers.count, controllers: containers.controllers.count,
-                                         store: store, plugins: plugins.stats)
-            reply(r) { w in w.key(literal: "text"); w.string(text) }
+            let text = stats.metricsText(r.command == .metrics ? .openmetrics : .prometheus, transport: host.transportStatus, subscribers: subscriptions.count, controllers: containers.controllers.count,
+                                         store: host.journalFigures, plugins: plugins.stats)
+            reply(r, &out) { w in w.key(literal: "text"); w.string(text) }
         }
     }
 
-    private func hello(_ r: Request) {
-        reply(r) { w in
+    private func hello(_ r: Request, _ out: inout Step) {
+        reply(r, &out) { w in
             w.key(literal: "name"); w.string("tabd")
             w.key(literal: "version"); w.string(version)
             w.key(literal: "protocol"); w.int(1)
@@ -88,8 +89,8 @@ extension TabService {
         }
     }
 
-    private func listControllers(_ r: Request) {
-        reply(r) { w in
+    private func listControllers(_ r: Request, _ out: inout Step) {
+        reply(r, &out) { w in
             w.key(literal: "controllers"); w.beginArray()
             for name in containers.names {
                 let c = containers[name]!
@@ -104,15 +105,15 @@ extension TabService {
         }
     }
 
-    private func createController(_ r: Request, idiom: Idiom, maxVisible: Int?, tapPops: TapPops, mode: Mode,
-                                  sizeClass: SizeClass?, compactTabs: [String]?) throws(ProtocolError) {
+    private mutating func createController(_ r: Request, idiom: Idiom, maxVisible: Int?, tapPops: TapPops, mode: Mode,
+                                           sizeClass: SizeClass?, compactTabs: [String]?, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
         do {
             try createController(r.controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                                 sizeClass: sizeClass, compactTabs: compactTabs)
+                                 sizeClass: sizeClass, compactTabs: compactTabs, &out)
         } catch { throw ProtocolError(error) }
         let c = containers[r.controller]!
-        reply(r) { w in
+        reply(r, &out) { w in
             w.key(literal: "controller"); w.string(c.name)
             w.key(literal: "idiom"); w.string(c.idiom.rawValue)
             w.key(literal: "max_visible"); w.int(c.maxVisible)
@@ -123,20 +124,20 @@ extension TabService {
         }
     }
 
-    private func deleteController(_ r: Request) throws(ProtocolError) {
+    private mutating func deleteController(_ r: Request, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
         let last: UInt64
         do { last = try containers.delete(r.controller) } catch { throw ProtocolError(error) }
-        store.append(.deleteController(name: r.controller))
+        journal.append(.deleteController(name: r.controller))
         plugins.controllerDeleted(r.controller)
-        reply(r) { w in w.key(literal: "deleted"); w.string(r.controller) }
-        controllerDeleted(r.controller, seq: last)
+        reply(r, &out) { w in w.key(literal: "deleted"); w.string(r.controller) }
+        controllerDeleted(r.controller, seq: last, &out)
     }
 
-    private func layout(_ r: Request, width: Double, height: Double, statusBar: Double?) throws(ProtocolError) {
+    private func layout(_ r: Request, width: Double, height: Double, statusBar: Double?, _ out: inout Step) throws(ProtocolError) {
         let c = try controller(r.controller)
         let frames = c.layout(width: width, height: height, statusBar: statusBar)
-        reply(r) { w in
+        reply(r, &out) { w in
             w.key(literal: "bar"); ReplyEncoder.frame(frames.bar, &w)
             w.key(literal: "content"); ReplyEncoder.frame(frames.content, &w)
             w.key(literal: "bar_position"); w.string(c.barAtTop ? "top" : "bottom")
@@ -144,41 +145,43 @@ extension TabService {
         }
     }
 
-    func run(_ command: Command, id: RequestID?, controller name: String) throws(ProtocolError) {
+    mutating func run(_ command: Command, id: RequestID?, controller name: String, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
         let outcome: Outcome
+        let paths = self.paths
         do {
             try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
             if command.addsTabs { try ControllerLimits.checkTotal(command, on: name, in: containers, maxTotal: config.maxTotalTabs) }
             outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying,
                                            selectionChanges: plugins.watchesSelection) { c, outcome in
                 guard !outcome.isRefused else { return }
-                ReplyEncoder.success(id: id, into: &w) { w in result(of: command, c, outcome, &w) }
+                ReplyEncoder.success(id: id, into: &out.reply) { w in Self.result(of: command, c, outcome, paths, &w) }
             }
         } catch {
             throw ProtocolError(error)
         }
         if outcome.isRefused, let refusal = outcome.refusal {
             stats.denials += 1
-            perform(outcome.effects)
+            perform(outcome.effects, &out)
             throw ProtocolError(refusal)
         }
         journal(outcome, of: command, controller: name)
-        publish(outcome, controller: name)
-        if outcome.hasEffects { perform(outcome.effects) }
+        publish(outcome, controller: name, &out)
+        if outcome.hasEffects { perform(outcome.effects, &out) }
         if plugins.watchesSelection {
             var effects: [PolicyEffect] = []
             tellSelectionChanges(outcome, controller: name, effects: &effects)
-            perform(effects)
+            perform(effects, &out)
         }
     }
 
-    private func state(id: RequestID?, controller name: String, _ connection: Connection) throws(ProtocolError) {
+    private mutating func state(id: RequestID?, controller name: String, _ out: inout Step) throws(ProtocolError) {
+        let states = self.states
         do {
             try containers.reading(name) { c in
-                if states.write(c, &w, id: id) { return }
-                if bigState(c, id: id, to: connection) { return }
-                ReplyEncoder.success(id: id, into: &w) { w in
+                if states.write(c, &out.reply, id: id) { return }
+                if Self.deferIfBig(c, id: id, kind: .state, &out) { return }
+                ReplyEncoder.success(id: id, into: &out.reply) { w in
                     let start = w.count
                     ReplyEncoder.state(c, &w)
                     states.keep(c, w, from: start)
@@ -189,8 +192,17 @@ extension TabService {
         }
     }
 
+    /// A `state` or `preserve` of a big controller (`BigReply.estimatedBytes`) is not encoded
+    /// here: the adapter encodes it off the loop, or sends one kept for an equal controller.
+    /// False when `c` is small (the caller encodes it).
+    static func deferIfBig(_ c: Controller, id: RequestID?, kind: BigReply, _ out: inout Step) -> Bool {
+        guard BigReply.estimatedBytes(c) >= BigReply.bigBytes else { return false }
+        out.deferred = Step.DeferredReply(controller: c, kind: kind, id: id)
+        return true
+    }
+
     /// The result members of a state-machine command's reply.
-    private func result(of command: Command, _ c: Controller, _ outcome: Outcome, _ w: inout JSONWriter) {
+    private static func result(of command: Command, _ c: Controller, _ outcome: Outcome, _ paths: EncodedPaths, _ w: inout JSONWriter) {
         w.key(literal: "selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
         w.key(literal: "selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
         w.key(literal: "changed"); w.bool(outcome.changed)
@@ -241,22 +253,8 @@ extension TabService {
         }
         // `select` and `tap` in a controller arranged with R13: the reply names the path.
         if c.arranged, Controller.movesSelectionOnly(command) {
-            w.key(literal: "selected_path"); selectedPath(of: c, &w)
+            w.key(literal: "selected_path"); paths.selectedPath(of: c, &w)
         }
-    }
-
-    /// Writes the reply's `selected_path` (after its key) from `paths`, which keeps it encoded
-    /// against the object that stands for it (`Controller.currentPathIdentity`): a select of a
-    /// nested tab copies its path's JSON instead of writing each id again (BENCHMARKS.md,
-    /// "The modern tab model").
-    func selectedPath(of c: Controller, _ w: inout JSONWriter) {
-        if paths.write(c.currentPathID, &w) { return }
-        let identity = c.currentPathIdentity
-        var one = JSONWriter(capacity: 64)
-        ReplyEncoder.strings(c.currentPath, &one)
-        let json = one.bytes
-        json.withUnsafeBytes { w.append(bytes: $0) }
-        paths.keep(identity, json)
     }
 
     /// The tab a push or pop names. Apart from `result(of:)`'s switch: a case there that binds
@@ -268,8 +266,8 @@ extension TabService {
         }
     }
 
-    func reply(_ r: Request, _ result: (inout JSONWriter) -> Void) {
-        ReplyEncoder.success(id: r.id, into: &w, result)
+    func reply(_ r: Request, _ out: inout Step, _ result: (inout JSONWriter) -> Void) {
+        ReplyEncoder.success(id: r.id, into: &out.reply, result)
     }
 
     func controller(_ name: String) throws(ProtocolError) -> Controller {
@@ -279,17 +277,17 @@ extension TabService {
     /// Root, tabd's own user, an admin uid, or a peer whose primary or supplementary group is
     /// an admin gid. The supplementary groups cost a system call: asked for only when
     /// admin_gids is set and nothing else matched (a failure to get them is not an admin).
-    func isAdmin(_ connection: Connection) -> Bool {
-        let peer = connection.peer
+    public func isAdmin(_ client: Client) -> Bool {
+        let peer = client.peer
         if peer.uid == 0 || peer.uid == geteuid() || config.adminUIDs.contains(peer.uid) || config.adminGIDs.contains(peer.gid) {
             return true
         }
         guard !config.adminGIDs.isEmpty else { return false }
         do {
-            return try connection.peerGroups().contains(where: config.adminGIDs.contains)
+            return try host.peerGroups(of: client).contains(where: config.adminGIDs.contains)
         } catch {
             logger.warning("cannot read a peer's supplementary groups; it is not an admin by group", metadata: [
-                "connection.id": "\(connection.id)", "error": "\(error)",
+                "connection.id": "\(client.id)", "error": "\(error)",
             ])
             return false
         }
@@ -298,16 +296,15 @@ extension TabService {
 
 /// The JSON of a few paths, each kept against the object that stands for it: in three lists,
 /// the identities compared (no reference counting), the objects (kept alive, so that an
-/// identity is never another's), the JSON. The oldest goes first.
-struct EncodedPaths {
+/// identity is never another's), the JSON. The oldest goes first. A class: the engine's
+/// reply closures reach it while the engine's controllers are being changed.
+final class EncodedPaths {
     private var ids: [ObjectIdentifier] = [], kept: [AnyObject] = [], json: [[UInt8]] = []
     private var next = 0
     private static let size = 8
 
-    /// Appends the JSON kept for `id`; false when none is kept. Mutating although it
-    /// changes nothing: the service's `paths` is then used in place, where a copy retained
-    /// and released its three arrays on every select.
-    mutating func write(_ id: ObjectIdentifier, _ w: inout JSONWriter) -> Bool {
+    /// Appends the JSON kept for `id`; false when none is kept.
+    func write(_ id: ObjectIdentifier, _ w: inout JSONWriter) -> Bool {
         for i in ids.indices where ids[i] == id {
             json[i].withUnsafeBytes { w.append(bytes: $0) }
             return true
@@ -315,7 +312,20 @@ struct EncodedPaths {
         return false
     }
 
-    mutating func keep(_ identity: AnyObject, _ bytes: [UInt8]) {
+    /// Writes the reply's `selected_path` (after its key), kept encoded against the object
+    /// that stands for it (`Controller.currentPathIdentity`): a select of a nested tab copies
+    /// its path's JSON instead of writing each id again (BENCHMARKS.md, "The modern tab model").
+    func selectedPath(of c: Controller, _ w: inout JSONWriter) {
+        if write(c.currentPathID, &w) { return }
+        let identity = c.currentPathIdentity
+        var one = JSONWriter(capacity: 64)
+        ReplyEncoder.strings(c.currentPath, &one)
+        let json = one.bytes
+        json.withUnsafeBytes { w.append(bytes: $0) }
+        keep(identity, json)
+    }
+
+    func keep(_ identity: AnyObject, _ bytes: [UInt8]) {
         if ids.count < Self.size {
             ids.append(ObjectIdentifier(identity)); kept.append(identity); json.append(bytes)
         } else {
@@ -342,15 +352,14 @@ extension Controller {
 /// of encoding every tab again. That comparison is the whole test, so no change can be
 /// missed; it is cheap for an unchanged controller, whose arrays are the same buffers
 /// (compared by identity first) and whose strings the same bits. A few controllers, replies
-/// up to 64 KiB each (BENCHMARKS-HISTORY.md, "state from a memo").
-struct EncodedStates {
+/// up to 64 KiB each (BENCHMARKS-HISTORY.md, "state from a memo"). A class, as `EncodedPaths`.
+final class EncodedStates {
     private var controllers: [Controller] = [], json: [[UInt8]] = []
     private var next = 0
     private static let size = 4, largest = 64 << 10
 
     /// Appends the members kept for a controller equal to `c`; false when none is kept.
-    /// Mutating (it changes nothing) so that the service's memo is used in place.
-    mutating func write(_ c: Controller, _ w: inout JSONWriter, id: RequestID?) -> Bool {
+    func write(_ c: Controller, _ w: inout JSONWriter, id: RequestID?) -> Bool {
         for i in controllers.indices where controllers[i].isEqual(to: c) {
             ReplyEncoder.success(id: id, into: &w) { w in json[i].withUnsafeBytes { w.append(bytes: $0) } }
             return true
@@ -360,7 +369,7 @@ struct EncodedStates {
 
     /// Keeps what `w` holds from `start` on as `c`'s members, in place of the controller's
     /// earlier reply or else of the oldest kept.
-    mutating func keep(_ c: Controller, _ w: borrowing JSONWriter, from start: Int) {
+    func keep(_ c: Controller, _ w: borrowing JSONWriter, from start: Int) {
         guard w.count - start <= Self.largest else { return }
         let bytes = w.withBytes { Array($0[start...]) }
         if let i = controllers.firstIndex(where: { $0.name == c.name }) {

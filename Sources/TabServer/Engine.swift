@@ -1,0 +1,242 @@
+// The service's engine: tabd's behaviour as a value. Its input is a request line and the
+// client who sent it (or a timer, a reload, the end of recovery); its output a `Step` — the
+// reply, the events for each subscriber, whether the request acted outside the state — and
+// the journal records it appended to `journal`. It holds the controllers, the subscriptions,
+// the memos of encoded replies and the counters; it never touches a socket, a file or the
+// loop. `TabService` (the transport's adapter) feeds it lines, delivers its steps, commits
+// its journal and, when a commit fails, undoes the turn and sends it through again.
+//
+// Its jobs live in files of their own: EngineDispatch (requests → replies), EngineEvents
+// (subscriptions and events), EnginePlugins (what plugins answer and ask for), EngineState
+// (controllers created, the journal, faults, recovery and reload).
+//
+// Unit tests drive it with no sockets or processes (Tests/TabServerTests/EngineTests.swift),
+// as swift-nio's EmbeddedChannel drives a handler.
+
+import Foundation
+import Logging
+import TabCore
+import TabJSON
+import TabPlugins
+import TabProtocol
+import TabState
+import TabTransport
+
+/// Who sent a request: the connection's id and the kernel's credentials for it.
+public struct Client: Sendable {
+    public var id: UInt64
+    public var peer: PeerCredentials
+
+    public init(id: UInt64, peer: PeerCredentials) {
+        self.id = id
+        self.peer = peer
+    }
+}
+
+/// What the engine asks of the world around it, read only when a request needs it: the
+/// peer's supplementary groups (a system call, for admin_gids and plugin.call), the
+/// figures `stats` and `metrics` report of the transport and the journal, and a reload's
+/// phases (for systemd).
+public protocol EngineHost: AnyObject {
+    func peerGroups(of client: Client) throws -> [gid_t]
+    /// A reload begins (systemd's RELOADING=1; its end is the step's `reloaded`).
+    func reloadBegins()
+    var transportStatus: LineServer.Status { get }
+    var journalFigures: JournalFigures { get }
+}
+
+public enum ReloadPhase { case begin, end(ok: Bool) }
+
+/// What one input made the engine do, besides the state and journal records it changed.
+public struct Step: ~Copyable {
+    /// The reply line to the sender (empty for an input that is not a request, or a reply
+    /// deferred: `deferred`).
+    public var reply = JSONWriter(capacity: 4096)
+    /// The events, one line each, all in one buffer; `deliveries` says where each is and who
+    /// gets it.
+    public var events = JSONWriter(capacity: 1024)
+    public var deliveries: [Delivery] = []
+    /// The lists of subscribers events go to: one for a run of events that go to the same
+    /// ones (a big set_tabs sends thousands of events to each of hundreds of subscribers:
+    /// a delivery per event and subscriber held tens of MiB).
+    public var recipients: [[UInt64]] = []
+    /// The request acted outside the controllers (a plugin call, a reload): undoing its turn
+    /// cannot undo that, so a redo sends its reply and plugin events again instead of running it.
+    public var outsideState = false
+    /// The plugins whose store the request wrote (plugin ABI 1.6).
+    public var storeWriters: Set<String> = []
+    /// A reply too big to encode on the loop (a big `state` or `preserve`): the adapter
+    /// encodes it off the loop, or sends one kept for an equal controller.
+    public var deferred: DeferredReply?
+    /// The sender subscribed (true) or dropped its last subscription (false).
+    public var subscribed: Bool?
+    /// A reload ended, successfully or not (systemd's READY=1 and the status, said by the
+    /// adapter once the engine is done).
+    public var reloaded: Bool?
+    /// The request's id (nil: none, or not a request).
+    public var requestID: RequestID?
+
+    public struct Delivery {
+        /// `events[start ..< start + count]`, or a big event kept once for all who get it.
+        public var start: Int, count: Int
+        public var shared: SharedOutput?
+        /// Who gets it: `recipients[self.recipients]`.
+        public var recipients: Int
+        /// A plugin's event: a redo of the turn sends it again (see `outsideState`).
+        public var fromPlugin: Bool
+    }
+
+    public struct DeferredReply {
+        public var controller: Controller
+        public var kind: BigReply
+        public var id: RequestID?
+    }
+
+    public init() {}
+
+    /// Ready for the next input (buffers grown by a huge reply or event are given back). The
+    /// events' buffer keeps up to 4 MiB: a big set_tabs's thousands of events regrow it
+    /// every time otherwise, and the heap's fragments from that cost 150 subscribers that do
+    /// not read ~8 MiB of peak memory (HostileClientTests).
+    mutating func reset() {
+        reply.reset(keepingAtMost: 1 << 20)
+        if events.count > 0 { events.reset(keepingAtMost: 4 << 20) }
+        if !deliveries.isEmpty {
+            deliveries.removeAll(keepingCapacity: deliveries.count <= 1024)
+            recipients.removeAll(keepingCapacity: true)
+        }
+        outsideState = false
+        if !storeWriters.isEmpty { storeWriters.removeAll() }
+        deferred = nil
+        subscribed = nil
+        reloaded = nil
+        requestID = nil
+    }
+
+    /// The bytes of a delivery.
+    public func withBytes<R>(of d: Delivery, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let shared = d.shared { return shared.withBytes(body) }
+        return events.withBytes { body(UnsafeRawBufferPointer(rebasing: $0[d.start..<(d.start + d.count)])) }
+    }
+}
+
+public struct ServiceEngine: ~Copyable {
+    public internal(set) var containers: TabContainers
+    public internal(set) var config: ServerConfig
+    let plugins: PluginHost
+    /// `plugins` as the state machine's policy (an existential), boxed once here and passed
+    /// to each command's `apply`: boxing it anew per command retained and released it each
+    /// time. Reads (`state`) ask no plugin: they report what the last change decided.
+    let policy: Policy
+    unowned var host: EngineHost
+    let logger: Logger
+    let version: String
+    let instance = UInt64.random(in: 1...UInt64.max)
+
+    /// The records appended since the last commit (the adapter commits them).
+    public var journal: JournalBatch
+    /// Why the journal cannot be written (nil: it can): every change is refused meanwhile.
+    public var fault: String?
+
+    /// What each subscribed client wants.
+    var subscriptions: [UInt64: Subscription] = [:]
+    /// Who gets the event being delivered (kept, with its capacity, from one to the next).
+    var recipientScratch: [UInt64] = []
+    /// The selected paths replies named lately, encoded (`selectedPath(of:_:)`).
+    let paths = EncodedPaths()
+    /// The `state` replies given lately, encoded.
+    let states = EncodedStates()
+    var stats = ServiceStats()
+
+    /// Selections plugins may still have applied in the chain of effects under way (what
+    /// one command, call or timer sets off), and whether its excess was logged.
+    var pluginSelectionsLeft = 0
+    var pluginSelectionsCapLogged = false
+
+    public init(config: ServerConfig, plugins: PluginHost, host: EngineHost, journal: consuming JournalBatch, logger: Logger, version: String) {
+        self.config = config
+        self.plugins = plugins
+        self.policy = plugins
+        self.host = host
+        self.journal = journal
+        self.logger = logger
+        self.version = version
+        self.containers = .withDefault()
+    }
+
+    // MARK: Input: a request line
+
+    /// Handles one line from `client`: its reply (and events) in `out`. Returns the
+    /// command's `nameIndex` (for statistics), or `ServiceStats.invalid`.
+    public mutating func handle(_ line: UnsafeRawBufferPointer, from client: Client, into out: inout Step) -> Int {
+        var common = false
+        let request = RequestDecoder.decodeCommon(line, found: &common)
+        if common {
+            // The requests clients send most, without the (id, Result) wrapping; none of
+            // them acts outside the state.
+            run(request, from: client, into: &out)
+            return request.command.nameIndex
+        }
+        let (id, result) = RequestDecoder.decodeInGeneral(line, maxDepth: config.maxJSONDepth)
+        out.requestID = id
+        switch result {
+        case .failure(let error):
+            stats.countError(error.code)
+            ReplyEncoder.failure(id: id, error, into: &out.reply)
+            return ServiceStats.invalid
+        case .success(let request):
+            out.outsideState = Self.actsOutsideState(request.command)
+            run(request, from: client, into: &out)
+            return request.command.nameIndex
+        }
+    }
+
+    /// Commands whose effects an undone turn cannot take back (they are in plugins or the
+    /// configuration): their output is kept for a redo instead of running them again.
+    static func actsOutsideState(_ command: RequestCommand) -> Bool {
+        switch command {
+        case .pluginCall, .reload: return true
+        default: return false
+        }
+    }
+
+    /// What a plugin call or reload that wrote plugins' stores answers should its turn be
+    /// redone: its store writes were not made durable, so it is not acknowledged (a logout
+    /// answered ok would come back as a login after kill -9).
+    public static func storeNotKept(id: RequestID?, writers: Set<String>) -> [UInt8] {
+        let plugins = writers.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        let error = ProtocolError(.unavailable, "the journal could not be written, so what plugin \(plugins) wrote to its store is not durable: it holds until tabd stops and is written once the journal can be written again; check the plugin's state then")
+        return ReplyEncoder.failure(id: id, error)
+    }
+
+    // MARK: Input: the transport's refusals
+
+    /// The reply to a connection the transport refuses (it closes it after).
+    public mutating func refusal(_ reason: InputRefusal, peer: PeerCredentials) -> [UInt8] {
+        let error = switch reason {
+        case .lineTooLong:
+            ProtocolError(.tooLarge, "the request line is longer than \(config.maxLineBytes) bytes (limits.max_line_bytes); the connection will be closed")
+        case .lineTimeout:
+            ProtocolError(.invalidRequest, "the request line was not finished within \(config.lineTimeout.formatted) s (limits.line_timeout_seconds); the connection will be closed")
+        case .overBudget:
+            ProtocolError(.overloaded, "all clients together hold more than tabd allows them (five eighths of limits.memory_budget_bytes, \(config.memoryBudgetBytes / 8 * 5) of \(config.memoryBudgetBytes) bytes) and this connection held the most of those not taking their replies; it will be closed")
+        case .tooManyConnections:
+            ProtocolError(.overloaded, "every connection slot open to uid \(peer.uid) is taken (limits.max_connections less limits.admin_reserved_connections, kept for root and admins); the connection will be closed: try again once others closed")
+        case .tooManyForUID:
+            ProtocolError(.overloaded, "uid \(peer.uid) holds as many connections as one uid may (limits.max_connections_per_uid); the connection will be closed: close one of the others first")
+        case .idle:
+            ProtocolError(.invalidRequest, "the connection sent nothing and subscribed to nothing for \(config.idleTimeout.formatted) s (limits.idle_timeout_seconds); it will be closed")
+        }
+        stats.countError(error.code)
+        return ReplyEncoder.failure(id: nil, error)
+    }
+
+    /// A client is gone: its subscriptions with it.
+    public mutating func forget(_ client: UInt64) {
+        subscriptions[client] = nil
+    }
+
+    public mutating func connectionOpened() { stats.connectionsAccepted += 1 }
+
+    public mutating func record(_ nameIndex: Int, nanos: UInt64) { stats.record(nameIndex, nanos: nanos) }
+}

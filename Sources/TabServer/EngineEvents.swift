@@ -1,0 +1,110 @@
+// Subscriptions and events: what each client wants, and the events the engine puts in its
+// step for each of them.
+
+import Foundation
+import Logging
+import TabCore
+import TabJSON
+import TabPlugins
+import TabProtocol
+import TabTransport
+
+/// What a client subscribed to.
+struct Subscription {
+    /// Event names this client wants ("*" = all).
+    var events: Set<String> = []
+    /// Controllers whose events it wants; nil = all.
+    var controllers: Set<String>?
+    var wantsAll: Bool { events.contains("*") }
+
+    func wants(_ event: String, controller: String) -> Bool {
+        (wantsAll || events.contains(event)) && (controllers?.contains(controller) ?? true)
+    }
+}
+
+extension ServiceEngine {
+    /// `subscribe`: the events (and controllers) this client wants from now on, and where
+    /// each concerned controller's numbering stands.
+    mutating func subscribe(_ r: Request, events: [String], controllers: [String]?, _ client: Client, _ out: inout Step) {
+        var s = subscriptions[client.id] ?? Subscription()
+        s.events.formUnion(events)
+        if let controllers { s.controllers = Set(controllers) }
+        subscriptions[client.id] = s
+        out.subscribed = true  // a subscriber waits for events: never idle
+        reply(r, &out) { w in
+            w.key(literal: "events"); ReplyEncoder.strings(s.events.sorted(), &w)
+            if let c = s.controllers { w.key(literal: "controllers"); ReplyEncoder.strings(c.sorted(), &w) }
+            // Where each concerned controller's numbering stands: events after these are
+            // the ones this subscription will see (R11.4).
+            w.key(literal: "seqs"); w.beginObject()
+            for name in s.controllers?.sorted() ?? containers.names {
+                if let c = containers[name] { w.key(name); w.int(Int(truncatingIfNeeded: c.seq)) }
+            }
+            w.endObject()
+        }
+    }
+
+    mutating func unsubscribe(_ r: Request, events: [String], _ client: Client, _ out: inout Step) {
+        var s = subscriptions[client.id] ?? Subscription()
+        if events.contains("*") { s.events.removeAll() } else { s.events.subtract(events) }
+        if s.events.isEmpty {
+            subscriptions[client.id] = nil
+            out.subscribed = false
+        } else {
+            subscriptions[client.id] = s
+        }
+        reply(r, &out) { w in w.key(literal: "events"); ReplyEncoder.strings(s.events.sorted(), &w) }
+    }
+
+    /// The outcome's notifications as events, numbered up to the controller's `seq` (the
+    /// state machine counted them, published or not).
+    mutating func publish(_ outcome: Outcome, controller: String, _ out: inout Step) {
+        guard outcome.notificationCount > 0, !subscriptions.isEmpty, outcome.recordsNotifications,
+              let c = containers[controller] else { return }
+        var s = c.seq &- UInt64(outcome.notifications.count)
+        for n in outcome.notifications {
+            s &+= 1
+            let seq = s
+            deliver(n.eventName, controller: controller, &out) { w in ReplyEncoder.event(n, controller: controller, seq: seq, in: c, into: &w) }
+        }
+    }
+
+    /// `controller_deleted`, numbered `seq`, to the deleted controller's subscribers: its
+    /// last event.
+    mutating func controllerDeleted(_ name: String, seq: UInt64, _ out: inout Step) {
+        deliver(Notification.controllerDeleted, controller: name, &out) { w in ReplyEncoder.controllerDeleted(name, seq: seq, into: &w) }
+    }
+
+    /// A plugin's event, numbered in its controller's sequence, to the subscribers that want it.
+    mutating func publishPluginEvent(plugin: String, controller: String, dataJSON: String, _ out: inout Step) {
+        guard let n = containers.nextSeq(controller) else {
+            logger.warning("a plugin emitted an event for a controller that no longer exists; dropped", metadata: ["plugin": "\(plugin)", "controller": "\(controller)"])
+            return
+        }
+        journal.append(.eventSeq(controller: controller, seq: n))
+        deliver("plugin", controller: controller, fromPlugin: true, &out) { w in
+            ReplyEncoder.pluginEvent(plugin: plugin, controller: controller, seq: n, dataJSON: dataJSON, into: &w)
+        }
+    }
+
+    /// One event, encoded once (`encode`) if anyone wants it, for every subscriber that does.
+    /// A big one (the tab objects of a full controller's `tabs_changed`) is kept once for all
+    /// its subscribers, not copied into each one's buffer.
+    private mutating func deliver(_ event: String, controller: String, fromPlugin: Bool = false, _ out: inout Step,
+                                  _ encode: (inout JSONWriter) -> Void) {
+        recipientScratch.removeAll(keepingCapacity: true)
+        for (client, s) in subscriptions where s.wants(event, controller: controller) { recipientScratch.append(client) }
+        guard !recipientScratch.isEmpty else { return }
+        let start = out.events.count
+        encode(&out.events)
+        let count = out.events.count - start
+        var shared: SharedOutput?
+        if count >= Connection.bigOutput {
+            shared = out.events.withBytes { SharedOutput(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            out.events.truncate(to: start)  // kept once, in `shared`
+        }
+        if out.recipients.last != recipientScratch { out.recipients.append(recipientScratch) }
+        out.deliveries.append(Step.Delivery(start: start, count: count, shared: shared, recipients: out.recipients.count - 1, fromPlugin: fromPlugin))
+        stats.eventsSent += UInt64(recipientScratch.count)
+    }
+}

@@ -1,0 +1,245 @@
+// The engine driven directly, with no socket, process or file (as swift-nio's EmbeddedChannel
+// drives a handler): lines in with who sent them, steps out — replies, events per subscriber,
+// journal records — and the turn's undo and the journal's replay beside it.
+
+import Foundation
+import Logging
+import Testing
+import TabCore
+import TabJSON
+import TabPlugins
+import TabState
+import TabTransport
+@testable import TabServer
+
+/// The engine's world, made up: every peer in no supplementary group, fixed figures.
+final class TestHost: EngineHost {
+    var groups: [gid_t] = []
+    var reloadsBegun = 0
+    func peerGroups(of client: Client) throws -> [gid_t] { groups }
+    func reloadBegins() { reloadsBegun += 1 }
+    var transportStatus: LineServer.Status { LineServer.Status() }
+    var journalFigures: JournalFigures { JournalFigures(fsync: .no, committedSeq: 7) }
+}
+
+/// An engine and what it put out, for a test to read.
+final class EmbeddedEngine {
+    let host: TestHost
+    var engine: ServiceEngine
+    var step = Step()
+    /// The journal lines of the changes "committed" so far (taken out of the engine's batch).
+    var committed: [String] = []
+
+    static let user = Client(id: 1, peer: PeerCredentials(pid: 100, uid: 1000, gid: 1000))
+    static let watcher = Client(id: 2, peer: PeerCredentials(pid: 101, uid: 1001, gid: 1001))
+    static let root = Client(id: 3, peer: PeerCredentials(pid: 102, uid: 0, gid: 0))
+
+    init(config: ServerConfig = ServerConfig()) {
+        let logger = Logger(label: "engine-test")
+        let host = TestHost()
+        self.host = host
+        engine = ServiceEngine(config: config, plugins: PluginHost(directories: [], logger: logger), host: host,
+                               journal: JournalBatch(after: 0), logger: logger, version: "test")
+    }
+
+    /// Sends `line` from `client`: the reply line (without its newline), and the events
+    /// delivered, by client id.
+    @discardableResult
+    func send(_ line: String, from client: Client = user) -> (reply: String, events: [(client: UInt64, line: String)]) {
+        step.reset()
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { engine.handle(UnsafeRawBufferPointer($0), from: client, into: &step) }
+        let reply = step.reply.withBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .newlines)
+        var events: [(client: UInt64, line: String)] = []
+        for d in step.deliveries {
+            let line = step.withBytes(of: d) { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .newlines)
+            for client in step.recipients[d.recipients] { events.append((client, line)) }
+        }
+        bytes.removeAll()
+        return (reply, events)
+    }
+
+    /// The journal lines appended since the last call (the turn committed).
+    func commit() -> [String] {
+        let lines = engine.journal.withBytes { String(decoding: $0, as: UTF8.self) }.split(separator: "\n").map(String.init)
+        engine.journal = JournalBatch(after: engine.journal.lastSeq)
+        engine.containers.keepChanges()
+        committed += lines
+        return lines
+    }
+
+    func result(_ line: String, from client: Client = user) throws -> JSONObject {
+        let reply = send(line, from: client).reply
+        guard case .object(let o) = try JSONParser.parse(reply), case .bool(true)? = o["ok"], case .object(let result)? = o["result"] else {
+            throw EngineTestFailure("not a success: \(reply)")
+        }
+        return result
+    }
+
+    func errorCode(_ line: String, from client: Client = user) throws -> String? {
+        let reply = send(line, from: client).reply
+        guard case .object(let o) = try JSONParser.parse(reply), case .object(let e)? = o["error"], case .string(let code)? = e["code"] else { return nil }
+        return code
+    }
+}
+
+struct EngineTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+@Suite struct EngineTests {
+    static let tabs = #"{"cmd":"set_tabs","tabs":[{"id":"home"},{"id":"news"},{"id":"settings"}]}"#
+
+    /// A change is answered, and its journal record is in the engine's batch, numbered after
+    /// what the journal held.
+    @Test func aChangeIsAnsweredAndJournaled() throws {
+        let e = EmbeddedEngine()
+        _ = try e.result(Self.tabs)
+        let select = try e.result(#"{"cmd":"select","tab":"news"}"#)
+        #expect(select["selected"] == .string("news"))
+        #expect(select["changed"] == .bool(true))
+        let lines = e.commit()
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.last?.contains(#""op":"select""#) == true || lines.last?.contains("select") == true, "\(lines)")
+        let (empty, last) = (e.engine.journal.isEmpty, e.engine.journal.lastSeq)
+        #expect(empty)
+        #expect(last == 2)
+    }
+
+    /// Reads and refused requests write no record, and change nothing.
+    @Test func readsAndRefusalsWriteNothing() throws {
+        let e = EmbeddedEngine()
+        _ = try e.result(Self.tabs)
+        _ = e.commit()
+        let before = e.engine.containers
+        #expect(try e.errorCode(#"{"cmd":"select","tab":"nowhere"}"#) == "not_found")
+        #expect(try e.errorCode(#"{"cmd":"select","#) == "parse_error")
+        #expect(try e.errorCode(#"{"cmd":"fly"}"#) == "unknown_command")
+        _ = try e.result(#"{"cmd":"state"}"#)
+        _ = try e.result(#"{"cmd":"ping"}"#)
+        #expect(e.commit().isEmpty)
+        #expect(e.engine.containers == before)
+    }
+
+    /// A subscriber gets the events of another client's change, numbered one after the other;
+    /// the sender, not subscribed, gets only its reply. Once it unsubscribes (or is gone), none.
+    @Test func subscribersGetEventsAndOthersDoNot() throws {
+        let e = EmbeddedEngine()
+        let sub = e.send(#"{"cmd":"subscribe","events":["*"]}"#, from: EmbeddedEngine.watcher)
+        #expect(sub.reply.contains(#""ok":true"#))
+        let subscribed = e.step.subscribed
+        #expect(subscribed == true)
+        let (_, events) = e.send(Self.tabs)
+        #expect(!events.isEmpty)
+        #expect(events.allSatisfy { $0.client == EmbeddedEngine.watcher.id })
+        let seqs = try events.map { line -> Int in
+            guard case .object(let o) = try JSONParser.parse(line.line), case .int(let n)? = o["seq"] else { throw EngineTestFailure("no seq: \(line)") }
+            return Int(n)
+        }
+        #expect(seqs == Array(1...seqs.count))
+        _ = e.send(#"{"cmd":"unsubscribe","events":["*"]}"#, from: EmbeddedEngine.watcher)
+        let unsubscribed = e.step.subscribed
+        #expect(unsubscribed == false)
+        #expect(e.send(#"{"cmd":"select","tab":"news"}"#).events.isEmpty)
+        _ = e.send(#"{"cmd":"subscribe","events":["selection_changed"]}"#, from: EmbeddedEngine.watcher)
+        #expect(e.send(#"{"cmd":"select","tab":"home"}"#).events.count == 1)
+        e.engine.forget(EmbeddedEngine.watcher.id)
+        #expect(e.send(#"{"cmd":"select","tab":"news"}"#).events.isEmpty)
+    }
+
+    /// While the journal cannot be written every change is refused before it is tried
+    /// (unavailable, nothing journaled); reads still answer.
+    @Test func changesAreRefusedWhileTheJournalIsFaulted() throws {
+        let e = EmbeddedEngine()
+        _ = try e.result(Self.tabs)
+        _ = e.commit()
+        e.engine.storageFaulted("ENOSPC")
+        #expect(try e.errorCode(#"{"cmd":"select","tab":"news"}"#) == "unavailable")
+        #expect(try e.errorCode(#"{"cmd":"controller.create","controller":"x"}"#) == "unavailable")
+        #expect(try e.result(#"{"cmd":"state"}"#)["selected"] == .string("home"))
+        #expect(e.commit().isEmpty)
+        e.engine.fault = nil
+        #expect(try e.result(#"{"cmd":"select","tab":"news"}"#)["selected"] == .string("news"))
+    }
+
+    /// A failed turn is undone: the controllers are as before it, and the same lines sent
+    /// again give the same replies (what the adapter's redo relies on).
+    @Test func aFailedTurnIsUndoneAndItsLinesAnswerTheSameAgain() throws {
+        let e = EmbeddedEngine()
+        _ = try e.result(Self.tabs)
+        _ = e.commit()
+        let before = e.engine.containers
+        let turn = [#"{"cmd":"select","tab":"settings"}"#, #"{"cmd":"badge","tab":"news","value":"3"}"#, #"{"cmd":"controller.create","controller":"pad","idiom":"pad"}"#]
+        let first = turn.map { e.send($0).reply }
+        _ = e.engine.containers.undoChanges()
+        e.engine.journal = JournalBatch(after: 1)
+        #expect(e.engine.containers == before)
+        let again = turn.map { e.send($0).reply }
+        #expect(first == again)
+    }
+
+    /// The records the engine journals, replayed by the one replay function (recovery's),
+    /// give back the same controllers.
+    @Test func itsRecordsReplayToTheSameState() throws {
+        let e = EmbeddedEngine()
+        for line in [Self.tabs, #"{"cmd":"select","tab":"news"}"#, #"{"cmd":"push","tab":"news","screen":{"id":"story-1","title":"One"}}"#,
+                     #"{"cmd":"controller.create","controller":"pad","idiom":"pad"}"#, #"{"cmd":"badge","tab":"home","value":"2"}"#,
+                     #"{"cmd":"customizable","tabs":["news"]}"#, #"{"cmd":"controller.delete","controller":"pad"}"#] {
+            _ = e.send(line)
+        }
+        let lines = e.commit()
+        var replayed = TabContainers.withDefault()
+        for line in lines {
+            // "<crc> <record>"
+            let record = Array(line.utf8.dropFirst(9))
+            let decoded = try record.withUnsafeBytes { try JournalCodec.decode($0, version: JournalCodec.version) }
+            try replayed.replay(decoded.record, semantics: JournalCodec.semantics(ofFormat: JournalCodec.version))
+        }
+        replayed.keepChanges()
+        #expect(replayed.names == e.engine.containers.names)
+        #expect(replayed["main"] == e.engine.containers["main"])
+    }
+
+    /// Administrative commands need root, an admin uid, or an admin group (asked of the host
+    /// only when admin_gids is set).
+    @Test func adminCommandsNeedAnAdmin() throws {
+        var config = ServerConfig()
+        config.adminGIDs = [4242]
+        let e = EmbeddedEngine(config: config)
+        #expect(try e.errorCode(#"{"cmd":"config"}"#) == "forbidden")
+        #expect(try e.result(#"{"cmd":"config"}"#, from: EmbeddedEngine.root)["config"] != nil)
+        e.host.groups = [4242]
+        #expect(try e.result(#"{"cmd":"config"}"#)["config"] != nil)
+        // stats is for everyone, with the host's figures.
+        guard case .object(let journal)? = try e.result(#"{"cmd":"stats"}"#, from: EmbeddedEngine.watcher)["journal"] else { throw EngineTestFailure("stats without journal") }
+        #expect(journal["seq"] == .int(7))
+    }
+
+    /// A plugin call acts outside the controllers: the step says so (a redo sends its output
+    /// again instead of calling the plugin twice); a select does not.
+    @Test func aPluginCallIsMarkedAsActingOutsideTheState() throws {
+        let e = EmbeddedEngine()
+        _ = e.send(#"{"cmd":"plugin.call","plugin":"nobody","method":"x"}"#)
+        let call = e.step.outsideState
+        #expect(call)
+        _ = e.send(Self.tabs)
+        let tabs = e.step.outsideState
+        #expect(!tabs)
+    }
+
+    /// A big controller's `state` is not encoded by the engine: the step defers it to the
+    /// adapter (encoded off the loop).
+    @Test func aBigStateIsDeferred() throws {
+        let e = EmbeddedEngine()
+        let tabs = (0..<600).map { #"{"id":"t\#($0)","title":"\#(String(repeating: "x", count: 400))"}"# }.joined(separator: ",")
+        _ = try e.result(#"{"cmd":"set_tabs","tabs":[\#(tabs)]}"#)
+        _ = e.send(#"{"cmd":"state","id":7}"#)
+        let (kind, replied) = (e.step.deferred?.kind, e.step.reply.count)
+        #expect(kind == .state)
+        #expect(replied == 0)
+        _ = e.send(#"{"cmd":"preserve","controller":"main"}"#)
+        let preserve = e.step.deferred?.kind
+        #expect(preserve == .preserve)
+    }
+}
