@@ -86,10 +86,17 @@ public struct Step: ~Copyable {
         public var fromPlugin: Bool
     }
 
-    public struct DeferredReply {
-        public var controller: Controller
-        public var kind: BigReply
-        public var id: RequestID?
+    /// A class: a `Controller` is a big value, and a step's optional copy of one was copied
+    /// on every reset and every delivery (~90 instructions a select).
+    public final class DeferredReply {
+        public let controller: Controller
+        public let kind: BigReply
+        public let id: RequestID?
+        init(controller: Controller, kind: BigReply, id: RequestID?) {
+            self.controller = controller
+            self.kind = kind
+            self.id = id
+        }
     }
 
     public init() {}
@@ -98,6 +105,7 @@ public struct Step: ~Copyable {
     /// events' buffer keeps up to 4 MiB: a big set_tabs's thousands of events regrow it
     /// every time otherwise, and the heap's fragments from that cost 150 subscribers that do
     /// not read ~8 MiB of peak memory (HostileClientTests).
+    @inline(__always)
     mutating func reset() {
         reply.reset(keepingAtMost: 1 << 20)
         if events.count > 0 { events.reset(keepingAtMost: 4 << 20) }
@@ -105,12 +113,14 @@ public struct Step: ~Copyable {
             deliveries.removeAll(keepingCapacity: deliveries.count <= 1024)
             recipients.removeAll(keepingCapacity: true)
         }
-        outsideState = false
-        if !storeWriters.isEmpty { storeWriters.removeAll() }
-        deferred = nil
+        if outsideState {
+            outsideState = false
+            if !storeWriters.isEmpty { storeWriters.removeAll() }
+        }
+        if deferred != nil { deferred = nil }
         subscribed = nil
         reloaded = nil
-        requestID = nil
+        if requestID != nil { requestID = nil }
     }
 
     /// The bytes of a delivery.
@@ -238,5 +248,6 @@ public struct ServiceEngine: ~Copyable {
 
     public mutating func connectionOpened() { stats.connectionsAccepted += 1 }
 
+    @inline(__always)
     public mutating func record(_ nameIndex: Int, nanos: UInt64) { stats.record(nameIndex, nanos: nanos) }
 }

@@ -39,8 +39,10 @@ public final class TabService: LineServiceDelegate, EngineHost {
     /// Set by the daemon once the loop and the listener exist.
     public var hooks = ServiceHooks()
 
-    /// The connection whose line the engine is handling (for `peerGroups(of:)`).
-    var current: Connection?
+    /// The connection whose line the engine is handling (for `peerGroups(of:)`), set and
+    /// cleared around the engine's call, while the transport holds the connection: unowned,
+    /// so that the two stores cost no retain and release a line.
+    unowned(unsafe) var current: Connection?
     /// The step the engine fills for each input, kept (with its buffers) from one to the next.
     var step = Step()
     /// The subscribed connections, to deliver events to (the engine names them by id).
@@ -104,14 +106,10 @@ public final class TabService: LineServiceDelegate, EngineHost {
 
     /// Sends what `step` holds: its events to their subscribers, then its reply to `to`
     /// (events before the reply, as a subscriber sending the request sees them).
+    @inline(__always)
     func deliver(to connection: Connection?) {
         if let ok = step.reloaded { hooks.reload(.end(ok: ok)) }
-        for d in step.deliveries {
-            for client in step.recipients[d.recipients] {
-                guard let c = subscribers[client] else { continue }
-                if let shared = d.shared { c.send(shared) } else { step.withBytes(of: d) { c.send($0) } }
-            }
-        }
+        if !step.deliveries.isEmpty { deliverEvents() }
         if let connection {
             if let subscribed = step.subscribed {
                 subscribers[connection.id] = subscribed ? connection : nil
@@ -121,6 +119,15 @@ public final class TabService: LineServiceDelegate, EngineHost {
                 sendBig(deferred, to: connection)
             } else if step.reply.count > 0 {
                 step.reply.withBytes { connection.send($0) }
+            }
+        }
+    }
+
+    private func deliverEvents() {
+        for d in step.deliveries {
+            for client in step.recipients[d.recipients] {
+                guard let c = subscribers[client] else { continue }
+                if let shared = d.shared { c.send(shared) } else { step.withBytes(of: d) { c.send($0) } }
             }
         }
     }
