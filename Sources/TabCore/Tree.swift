@@ -156,6 +156,19 @@ final class TreeNode: Equatable, Sendable {
             && id != Controller.moreID
     }
 
+    /// The node of the visible child `id` (nil for nil), its id compared by its words as
+    /// `TreeLayout.node` does.
+    @inline(__always)
+    func child(_ id: String?) -> TreeNode? {
+        guard let id else { return nil }
+        if let key = InlineID(id) {
+            for c in childNodes where c.key == key || (c.key == .none && c.id == id) { return c }
+            return nil
+        }
+        for c in childNodes where c.id == id { return c }
+        return nil
+    }
+
     /// Whether the two nodes' ids are equal (`InlineID.same`, from the kept keys).
     @inline(__always)
     func sameID(_ other: TreeNode) -> Bool {
@@ -222,6 +235,7 @@ extension Controller {
     }
 
     /// Whether the tab at `address` has no pushed screens, read in place (no copy of the tab).
+    @inline(__always)
     func stackIsEmpty(at a: [Int]) -> Bool {
         switch a.count {
         case 1: return tabs[a[0]].stack.isEmpty
@@ -292,12 +306,18 @@ extension Controller {
     /// The child a group shows (R13.1): the one it remembers, else its default child, else
     /// its first — visible children only, in display order. nil for a plain tab or a group
     /// whose children are all hidden.
+    /// Inlined: called from a mutating command, a call copied the controller (~30 instructions).
+    @inline(__always)
     func shownChild(of node: TreeNode) -> TreeNode? {
-        guard !node.childNodes.isEmpty else { return nil }
-        var k = 0
-        if let s = selectedChild(at: node.address), let i = node.children.firstIndex(of: s) { k = i }
-        else if let d = node.defaultChild, let i = node.children.firstIndex(of: d) { k = i }
-        return node.childNodes[k]
+        guard let first = node.childNodes.first else { return nil }
+        let a = node.address
+        let remembered: TreeNode?
+        switch a.count {  // read in place, as `selectedChild(at:)` does
+        case 1: remembered = node.child(tabs[a[0]].selectedChild)
+        case 2: remembered = node.child(tabs[a[0]].children![a[1]].selectedChild)
+        default: remembered = node.child(selectedChild(at: a))
+        }
+        return remembered ?? node.child(node.defaultChild) ?? first
     }
 
     /// The id of the child the group `id` shows (`shownChild`), or nil.
@@ -540,9 +560,24 @@ extension Controller {
         }
         // A tab lands on its leaf's own path: the node's array, shared, not copied (a group's
         // leaf is a node of its own, whose path is the group's and the descent's).
+        let leaf = leafNode(of: node)
+        return (leaf.path, leaf)
+    }
+
+    /// The leaf a selection of `node` lands on (`landing(at:)`'s, without its path): a tap
+    /// reads the path from the node only where it needs it.
+    @inline(__always)
+    func leafNode(at node: TreeNode) throws(TabError) -> TreeNode {
+        if node.hidden { return try landing(at: node).leaf ?? node }  // throws R13.3's error
+        return leafNode(of: node)
+    }
+
+    /// `node`, or the leaf below it its groups show, child by child (R13.2).
+    @inline(__always)
+    private func leafNode(of node: TreeNode) -> TreeNode {
         var leaf = node
         while let next = shownChild(of: leaf) { leaf = next }
-        return (leaf.path, leaf)
+        return leaf
     }
 
     var moreNotShown: TabError {
