@@ -157,7 +157,9 @@ import TabProtocol
         try sub.ok(#"{"cmd":"subscribe","controllers":["pad"],"events":["*"]}"#)
         let (events, _) = try M.eventsAndReply(sub, #"{"cmd":"set_tabs","controller":"pad","tabs":[{"id":"home"},{"id":"songs"},{"id":"albums"}]}"#)
         #expect(events.first?.string("event") == "did_end_editing", "\(events)")
-        #expect(try c.ok(#"{"cmd":"state","controller":"pad"}"#).bool("editing") == false)
+        // No group left: `state` is R1–R12's again, without `editing` (nor a session).
+        #expect(try c.ok(#"{"cmd":"state","controller":"pad"}"#).bool("editing") == nil)
+        #expect(try c.error(#"{"cmd":"edit.end","controller":"pad"}"#).string("code") == "conflict")
     }
 
     /// Restarts in the middle of an editing session, with a compact pad, a hidden bar, an
