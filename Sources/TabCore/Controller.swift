@@ -992,10 +992,13 @@ public struct Controller: Equatable, Sendable {
             candidate = .more; leaf = nil
         case .tab(let id):
             guard let node = layout.node(id) else { throw .noTab(id) }
-            leaf = try leafNode(at: node)
+            // `landing(at:)`'s leaf, without its path (and its error for a hidden tab).
+            leaf = node.hidden ? try landing(at: node).leaf : node.leaf(in: tabs)
             // R14.2: a disabled tab (or one in a disabled group) is refused before the delegate.
             if let off = node.disabled { throw Self.disabledTap(id, in: off) }
-            guard touchable(node) else { throw Self.untouchableTap(id) }
+            guard Self.onScreen(node, from: current, layout, barHidden: barHidden, tv: idiom == .tv) || touchableInSidebar(node) else {
+                throw Self.untouchableTap(id)
+            }
             candidate = .tab(id: id, index: node.address[0])
         }
         // The delegate's effects gather in a local array, handed to `out` once at the end (as
@@ -1005,12 +1008,15 @@ public struct Controller: Equatable, Sendable {
         if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &effects) }) {
             return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
-        let start = current  // the start of the command: what the last one left (its node)
+        // The start of the command, what the last one left: its node (compared, not kept: a
+        // reference is a retain and a release) and, for did_select, its leaf.
+        let start = ObjectIdentifier(current)
+        let previous = out.recordsNotifications ? current.path.last : nil
         var popped = false
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
         if let leaf, !stackIsEmpty(at: leaf.address), case .tab(let id, _) = candidate,
-           tapPops == .always || start.path.contains(id) {
+           tapPops == .always || current.path.contains(id) {
             modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true
             out.notify(.navigationChanged(tab: leaf.id, stack: []))
@@ -1022,11 +1028,12 @@ public struct Controller: Equatable, Sendable {
             moveSelection(to: [Controller.moreID], cause: .tap, &out)
         }
         out.notify(.didSelect(tab: candidate.id, index: candidate.index,
-                              leaf: LeafChange(path: leaf?.path ?? [Controller.moreID], previous: start.path.last)))
+                              leaf: LeafChange(path: leaf?.path ?? [Controller.moreID], previous: previous)))
         lend { policy.didSelect(candidate, in: $0, effects: &effects) }
         // `current` is the node the move left: another node is another path (a move to the
-        // same leaf, or More again, keeps the node).
-        if current !== start || popped { out.journalsCommand = true }
+        // same leaf, or More again, keeps the node; the start's node was alive beside the
+        // leaf's, so their identities differ).
+        if ObjectIdentifier(current) != start || popped { out.journalsCommand = true }
     }
 
     /// The refusals of a tap, made out of line: their sentences kept `tapArranged` too big for
@@ -1041,22 +1048,22 @@ public struct Controller: Equatable, Sendable {
         TabError(.notAvailable, "tab '\(id)' is not on the bar, in More's list, in the sidebar or inside the selected tab, so the user cannot tap it; use select")
     }
 
-    /// R13.8: whether the user can touch `node` now: an item of the bar, a tab of More's
-    /// list, a sidebar item (the sidebar shown), or a tab of the selected root's subtree.
+    /// R13.8, with `touchableInSidebar`: whether the user can touch `node` now: an item of the
+    /// bar, a tab of More's list, a tab of the selected root's subtree (or a sidebar item, the
+    /// sidebar shown). What it reads is passed in: a tap calls it without copying the
+    /// controller. `current`: the selected path's node.
     @inline(__always)
-    func touchable(_ node: TreeNode) -> Bool {
+    private static func onScreen(_ node: TreeNode, from current: TreeNode, _ layout: TreeLayout, barHidden: Bool, tv: Bool) -> Bool {
         // Roots compared by their indices (a node of this layout has its address; a path's
         // own node has none), else ids by their words (`InlineID.same`).
         if let root = current.address.first { if root == node.address[0] { return true } }
         else if let root = current.path.first, InlineID.same(node.path[0], root) { return true }
-        if !barHidden {
-            // A root tab's bar item is itself when it is on the bar, More when it is in More's
-            // list (not on tv), none otherwise (`refreshArranged`).
-            if node.address.count == 1 { if node.barItem != nil { return true } }
-            else if layout.shown.contains(where: { InlineID.same($0, node.id) }) { return true }
-            else if idiom != .tv, layout.rest.contains(where: { InlineID.same($0, node.id) }) { return true }
-        }
-        return touchableInSidebar(node)
+        guard !barHidden else { return false }
+        // A root tab's bar item is itself when it is on the bar, More when it is in More's
+        // list (not on tv), none otherwise (`refreshArranged`).
+        if node.address.count == 1 { return node.barItem != nil }
+        return layout.shown.contains(where: { InlineID.same($0, node.id) })
+            || !tv && layout.rest.contains(where: { InlineID.same($0, node.id) })
     }
 
     /// R13.12: a sidebar item inside a collapsed group is not shown.

@@ -156,6 +156,25 @@ final class TreeNode: Equatable, Sendable {
             && id != Controller.moreID
     }
 
+    /// `Controller.shownChild(of:)` of this node, the groups' remembered children read from
+    /// the controller's `tabs`: a mutating command calls it without copying the controller
+    /// (~30 instructions a call).
+    @inline(__always)
+    func shownChild(in tabs: [Tab]) -> TreeNode? {
+        guard let first = childNodes.first else { return nil }
+        let a = address
+        let remembered: TreeNode?
+        switch a.count {  // read in place, as `selectedChild(at:)` does
+        case 1: remembered = child(tabs[a[0]].selectedChild)
+        case 2: remembered = child(tabs[a[0]].children![a[1]].selectedChild)
+        default:
+            var t = tabs[a[0]]
+            for i in a.dropFirst() { t = t.children![i] }
+            remembered = child(t.selectedChild)
+        }
+        return remembered ?? child(defaultChild) ?? first
+    }
+
     /// The node of the visible child `id` (nil for nil), its id compared by its words as
     /// `TreeLayout.node` does.
     @inline(__always)
@@ -167,6 +186,14 @@ final class TreeNode: Equatable, Sendable {
         }
         for c in childNodes where c.id == id { return c }
         return nil
+    }
+
+    /// This node, or the leaf below it its groups show, child by child (R13.2).
+    @inline(__always)
+    func leaf(in tabs: [Tab]) -> TreeNode {
+        var leaf = self
+        while let next = leaf.shownChild(in: tabs) { leaf = next }
+        return leaf
     }
 
     /// Whether the two nodes' ids are equal (`InlineID.same`, from the kept keys).
@@ -306,19 +333,7 @@ extension Controller {
     /// The child a group shows (R13.1): the one it remembers, else its default child, else
     /// its first — visible children only, in display order. nil for a plain tab or a group
     /// whose children are all hidden.
-    /// Inlined: called from a mutating command, a call copied the controller (~30 instructions).
-    @inline(__always)
-    func shownChild(of node: TreeNode) -> TreeNode? {
-        guard let first = node.childNodes.first else { return nil }
-        let a = node.address
-        let remembered: TreeNode?
-        switch a.count {  // read in place, as `selectedChild(at:)` does
-        case 1: remembered = node.child(tabs[a[0]].selectedChild)
-        case 2: remembered = node.child(tabs[a[0]].children![a[1]].selectedChild)
-        default: remembered = node.child(selectedChild(at: a))
-        }
-        return remembered ?? node.child(node.defaultChild) ?? first
-    }
+    func shownChild(of node: TreeNode) -> TreeNode? { node.shownChild(in: tabs) }
 
     /// The id of the child the group `id` shows (`shownChild`), or nil.
     public func shownChildID(of id: String) -> String? {
@@ -560,24 +575,8 @@ extension Controller {
         }
         // A tab lands on its leaf's own path: the node's array, shared, not copied (a group's
         // leaf is a node of its own, whose path is the group's and the descent's).
-        let leaf = leafNode(of: node)
+        let leaf = node.leaf(in: tabs)
         return (leaf.path, leaf)
-    }
-
-    /// The leaf a selection of `node` lands on (`landing(at:)`'s, without its path): a tap
-    /// reads the path from the node only where it needs it.
-    @inline(__always)
-    func leafNode(at node: TreeNode) throws(TabError) -> TreeNode {
-        if node.hidden { return try landing(at: node).leaf ?? node }  // throws R13.3's error
-        return leafNode(of: node)
-    }
-
-    /// `node`, or the leaf below it its groups show, child by child (R13.2).
-    @inline(__always)
-    private func leafNode(of node: TreeNode) -> TreeNode {
-        var leaf = node
-        while let next = shownChild(of: leaf) { leaf = next }
-        return leaf
     }
 
     var moreNotShown: TabError {
