@@ -19,6 +19,7 @@
 # count to its store on every tap (plugin ABI 1.6: a journal record per tap). Against a tabd
 # before 1.6, hello.c has no store and only counts in memory: the difference of the two runs
 # is the store's cost on the tap path.
+# CALLGRIND_OUT=file keeps the loaded run's callgrind output there (for callgrind_annotate).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -122,6 +123,7 @@ run() {
 read -r idle _ < <(run 0)
 read -r loaded selects < <(run "$SECONDS_LOADED")
 [ "$selects" -gt 0 ] || { echo "no $COMMAND was answered" >&2; exit 1; }
+[ -z "${CALLGRIND_OUT:-}" ] || cp "$DIR/cg.out" "$CALLGRIND_OUT"
 case "${2:-}" in
     tap) what="tap (login gate, logged in)" ;;
     store) what="tap (hello.c, its count to its store per tap)" ;;

@@ -164,8 +164,8 @@ public struct ControllerView: Equatable, Sendable {
     public var editing = false
     /// Whether search is active; nil when the controller has no search tab.
     public var searchActive: Bool?
-    /// Not announced by an event (set_compact_tabs announces the bar it makes): as `state`
-    /// reported it at `readAt`.
+    /// From `state`, then from `bar_changed` (which `set_compact_tabs` sends; without the
+    /// member: null).
     public var compactTabs: [String]?
 
     public init(name: String) { self.name = name }
@@ -347,6 +347,7 @@ public struct ControllerView: Equatable, Sendable {
             editing = false
         case "bar_changed":
             bar = BarView(data)
+            compactTabs = data.strings("compact_tabs")
         case "customizable_changed":
             customizable = data.strings("tabs")
         case "will_begin_customizing":

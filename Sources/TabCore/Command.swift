@@ -275,6 +275,7 @@ public struct Outcome: Equatable, Sendable {
     /// only they), for a delegate that is told every one (a plugin's selection_changed).
     public var recordsSelectionChanges = false
 
+    @inline(__always)
     public init(recordsNotifications: Bool = true, recordsSelectionChanges: Bool = false) {
         self.recordsNotifications = recordsNotifications
         self.recordsSelectionChanges = recordsSelectionChanges && !recordsNotifications

@@ -286,16 +286,14 @@ public struct Controller: Equatable, Sendable {
         let bar = moves ? nil : barState
         // An arranged controller's select or tap: only the bar's selected item can move.
         let barItem = moves && arranged ? arrangedBarSelected : nil
-        // R14.1: what search follows (the search tab, the leaf before the command), read only
-        // where a search tab exists or search is active.
-        let watchesSearch = searchActive || (arranged && layout.search != nil)
-        let leafBefore: String? = watchesSearch ? current.path.last : nil
-        try perform(command, policy: policy, &out)
-        // A select or tap left it in `moveSelection`; other commands may move the path anywhere.
-        if arranged { if !moves { setCurrentPath(selectedPath) } } else if current !== TreeNode.nothing { current = .nothing }
-        if extras != nil || watchesSearch || (arranged && layout.search != nil) {
-            followSearch(leafBefore: leafBefore, &out)
-            if editingStart != nil, !sidebarAvailable { endEditing(&out) }  // R14.6: the sidebar went away
+        // R14.1: search follows the leaf before the command where a search tab exists or search
+        // is active, apart: a leaf kept in a local here was released by every flat select.
+        if searchActive || (arranged && layout.search != nil) {
+            try performFollowingSearch(command, policy: policy, moves: moves, &out)
+        } else {
+            try perform(command, policy: policy, &out)
+            settleCurrent(moves: moves)
+            if extras != nil || (arranged && layout.search != nil) { followModern(leafBefore: nil, &out) }
         }
         if let bar { if bar != barState { out.barMoved = true } }
         if moves, arranged, barItem != arrangedBarSelected { out.barMoved = true }
@@ -306,6 +304,30 @@ public struct Controller: Equatable, Sendable {
         // Moved out: a plain `return out` was copied (its arrays retained) and the original
         // destroyed, ~160 instructions a select.
         return consume out
+    }
+
+    /// `perform` where search follows the selection (R14.1): the leaf before the command is
+    /// what selecting the search tab remembers.
+    @inline(never)
+    private mutating func performFollowingSearch(_ command: Command, policy: Policy, moves: Bool, _ out: inout Outcome) throws(TabError) {
+        let leafBefore = current.path.last
+        try perform(command, policy: policy, &out)
+        settleCurrent(moves: moves)
+        followModern(leafBefore: leafBefore, &out)
+    }
+
+    /// A select or tap left `current` in `moveSelection`; other commands may move the path
+    /// anywhere.
+    @inline(__always)
+    private mutating func settleCurrent(moves: Bool) {
+        if arranged { if !moves { setCurrentPath(selectedPath) } } else if current !== TreeNode.nothing { current = .nothing }
+    }
+
+    /// R14.1 and R14.6 after a command: search follows the selection; the editing session ends
+    /// when the sidebar went away.
+    private mutating func followModern(leafBefore: String?, _ out: inout Outcome) {
+        followSearch(leafBefore: leafBefore, &out)
+        if editingStart != nil, !sidebarAvailable { endEditing(&out) }
     }
 
     /// After a change (or a rotate): the delegate's orientations, asked once if it decides
@@ -606,7 +628,9 @@ public struct Controller: Equatable, Sendable {
         let removedSelected = oldLeaf.map { $0 != Controller.moreID && !r.kept.contains($0) } ?? false
         // The leaf is still there but can no longer be shown: the app hid it (R13.9).
         let hid = !removedSelected && oldLeaf.flatMap { layout.node($0) }?.hidden == true
-        reselect(after: before, removedSelected: removedSelected, named: named, cause: hid ? .hidden : .tabs, &out)
+        let replaced: Bool = if case .tabs = change { true } else { false }
+        reselect(after: before, removedSelected: removedSelected, named: named, cause: hid ? .hidden : .tabs,
+                 replacement: replaced, &out)
         reorientIfUnsupported(&out)
     }
 
@@ -712,9 +736,10 @@ public struct Controller: Equatable, Sendable {
     /// was removed (its disappearance was already sent). `named`: the selection the change
     /// names (R2.6), which wins.
     private mutating func reselect(after before: SelectionSnapshot, removedSelected: Bool, named: String? = nil,
-                                   cause: SelectionCause, _ out: inout Outcome) {
+                                   cause: SelectionCause, replacement: Bool = false, _ out: inout Outcome) {
         if arranged || before.path != nil {
-            return reselectArranged(after: before, removedSelected: removedSelected, named: named, cause: cause, &out)
+            return reselectArranged(after: before, removedSelected: removedSelected, named: named, cause: cause,
+                                    replacement: replacement, &out)
         }
         var next: Selection = named.map { .tab($0) } ?? .none
         switch named == nil ? before.selection : .none {
@@ -744,8 +769,10 @@ public struct Controller: Equatable, Sendable {
     /// path follows it), else the deepest tab of the old path still in the tree, else the
     /// root at the same index, else index 0 — never a hidden tab (R13.3's search instead);
     /// appearance calls on the leaves.
+    /// `replacement`: the tab list was replaced (set_tabs, add_tab, remove_tab), after which
+    /// the selection is never an unreachable tab either.
     private mutating func reselectArranged(after before: SelectionSnapshot, removedSelected: Bool, named: String?,
-                                           cause: SelectionCause, _ out: inout Outcome) {
+                                           cause: SelectionCause, replacement: Bool, _ out: inout Outcome) {
         let oldPath = before.path ?? (before.selection.wireValue.map { [$0] } ?? [])
         var path: [String]?
         // A controller no longer arranged (no group left) has no nodes: its tabs are roots.
@@ -753,8 +780,9 @@ public struct Controller: Equatable, Sendable {
             if !arranged { return index(of: id) == nil ? nil : [id] }
             return layout.node(id).map(visibleLanding)
         }
-        if let named, let p = landing(named) {
-            path = p
+        let namedPath = named.flatMap(landing)
+        if let namedPath {
+            path = namedPath
         } else if case .more = before.selection, moreShown {
             path = [Controller.moreID]
         } else if case .tab = before.selection {
@@ -764,6 +792,14 @@ public struct Controller: Equatable, Sendable {
             if path == nil, let i = before.index, i < tabs.count { path = landingPath(ofRoot: tabs[i]) }
         }
         if path == nil { path = tabs.first.map(landingPath(ofRoot:)) ?? [] }
+        // R13.8, R3.6: after a replacement, never an unreachable tab — on tv, a root off the
+        // bar — unless the replacement names it (as a select may): R13.3's search from that
+        // root instead.
+        if replacement, namedPath == nil, arranged, idiom == .tv, let root = path?.first,
+           root != Controller.moreID, !layout.shown.contains(root) {
+            let reachable = fallbackPath(hiding: root)
+            if !reachable.isEmpty { path = reachable }
+        }
         let newPath = path!
         selection = .none
         if newPath == [Controller.moreID] { selection = .more } else if let root = newPath.first { selection = .tab(root) }
@@ -948,22 +984,20 @@ public struct Controller: Equatable, Sendable {
     /// R4.2–R4.4 with R13.2 and R13.8: a tap on what the user can touch now; should-select
     /// sees the tapped tab, did-select reports it with the path to the leaf it shows.
     private mutating func tapArranged(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
-        let path: [String], candidate: Candidate, leaf: TreeNode?
-        let start = current  // the start of the command: what the last one left (its node)
+        let candidate: Candidate, leaf: TreeNode?  // nil for More
         switch target {
         case .more:
             guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
             guard moreShown else { throw moreNotShown }
-            path = [Controller.moreID]; candidate = .more; leaf = nil
+            candidate = .more; leaf = nil
         case .tab(let id):
             guard let node = layout.node(id) else { throw .noTab(id) }
-            (path, leaf) = try landing(at: node)
+            // `landing(at:)`'s leaf, without its path (and its error for a hidden tab).
+            leaf = node.hidden ? try landing(at: node).leaf : node.leaf(in: tabs)
             // R14.2: a disabled tab (or one in a disabled group) is refused before the delegate.
-            if let off = node.disabled {
-                throw TabError(.notAvailable, off == id ? "tab '\(id)' is disabled; enable it with set_enabled, or select it" : "tab '\(id)' is in the disabled group '\(off)'; enable it with set_enabled, or select it")
-            }
-            guard touchable(node) else {
-                throw TabError(.notAvailable, "tab '\(id)' is not on the bar, in More's list, in the sidebar or inside the selected tab, so the user cannot tap it; use select")
+            if let off = node.disabled { throw Self.disabledTap(id, in: off) }
+            guard Self.onScreen(node, from: current, layout, barHidden: barHidden, tv: idiom == .tv) || touchableInSidebar(node) else {
+                throw Self.untouchableTap(id)
             }
             candidate = .tab(id: id, index: node.address[0])
         }
@@ -974,35 +1008,67 @@ public struct Controller: Equatable, Sendable {
         if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &effects) }) {
             return refuse(candidate, by: by, reason: reason, message: message, &out)
         }
+        // The start of the command, what the last one left: its node (compared, not kept: a
+        // reference is a retain and a release) and, for did_select, its leaf.
+        let start = ObjectIdentifier(current)
+        let previous = out.recordsNotifications ? current.path.last : nil
         var popped = false
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
-        if case .tab(let id, _) = candidate, let leaf, !stackIsEmpty(at: leaf.address),
-           tapPops == .always || start.path.contains(id) {
+        if let leaf, !stackIsEmpty(at: leaf.address), case .tab(let id, _) = candidate,
+           tapPops == .always || current.path.contains(id) {
             modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true
             out.notify(.navigationChanged(tab: leaf.id, stack: []))
         }
-        if let leaf, leaf.landsOnItself { moveSelection(toLeaf: leaf, cause: .tap, &out) }
-        else { moveSelection(to: path, leaf: leaf, cause: .tap, &out) }
-        out.notify(.didSelect(tab: candidate.id, index: candidate.index, leaf: LeafChange(path: path, previous: start.path.last)))
+        if let leaf {
+            if leaf.landsOnItself { moveSelection(toLeaf: leaf, cause: .tap, &out) }
+            else { moveSelection(to: leaf.path, leaf: leaf, cause: .tap, &out) }
+        } else {
+            moveSelection(to: [Controller.moreID], cause: .tap, &out)
+        }
+        out.notify(.didSelect(tab: candidate.id, index: candidate.index,
+                              leaf: LeafChange(path: leaf?.path ?? [Controller.moreID], previous: previous)))
         lend { policy.didSelect(candidate, in: $0, effects: &effects) }
         // `current` is the node the move left: another node is another path (a move to the
-        // same leaf, or More again, keeps the node).
-        if current !== start || popped { out.journalsCommand = true }
+        // same leaf, or More again, keeps the node; the start's node was alive beside the
+        // leaf's, so their identities differ).
+        if ObjectIdentifier(current) != start || popped { out.journalsCommand = true }
     }
 
-    /// R13.8: whether the user can touch `node` now: an item of the bar, a tab of More's
-    /// list, a sidebar item (the sidebar shown), or a tab of the selected root's subtree.
-    func touchable(_ node: TreeNode) -> Bool {
-        // Ids compared by their words (`InlineID.same`): a tap asks this of every candidate.
-        if let root = current.path.first, InlineID.same(node.path[0], root) { return true }
-        if !barHidden {
-            if layout.shown.contains(where: { InlineID.same($0, node.id) }) { return true }
-            if idiom != .tv, layout.rest.contains(where: { InlineID.same($0, node.id) }) { return true }
-        }
-        // R13.12: a sidebar item inside a collapsed group is not shown.
-        return sidebarAvailable && sidebarVisible && node.path.dropLast().allSatisfy { tab($0)?.isExpanded != false }
+    /// The refusals of a tap, made out of line: their sentences kept `tapArranged` too big for
+    /// the calls it makes on every tap to be inlined (each copied the controller).
+    @inline(never)
+    private static func disabledTap(_ id: String, in off: String) -> TabError {
+        TabError(.notAvailable, off == id ? "tab '\(id)' is disabled; enable it with set_enabled, or select it" : "tab '\(id)' is in the disabled group '\(off)'; enable it with set_enabled, or select it")
+    }
+
+    @inline(never)
+    private static func untouchableTap(_ id: String) -> TabError {
+        TabError(.notAvailable, "tab '\(id)' is not on the bar, in More's list, in the sidebar or inside the selected tab, so the user cannot tap it; use select")
+    }
+
+    /// R13.8, with `touchableInSidebar`: whether the user can touch `node` now: an item of the
+    /// bar, a tab of More's list, a tab of the selected root's subtree (or a sidebar item, the
+    /// sidebar shown). What it reads is passed in: a tap calls it without copying the
+    /// controller. `current`: the selected path's node.
+    @inline(__always)
+    private static func onScreen(_ node: TreeNode, from current: TreeNode, _ layout: TreeLayout, barHidden: Bool, tv: Bool) -> Bool {
+        // Roots compared by their indices (a node of this layout has its address; a path's
+        // own node has none), else ids by their words (`InlineID.same`).
+        if let root = current.address.first { if root == node.address[0] { return true } }
+        else if let root = current.path.first, InlineID.same(node.path[0], root) { return true }
+        guard !barHidden else { return false }
+        // A root tab's bar item is itself when it is on the bar, More when it is in More's
+        // list (not on tv), none otherwise (`refreshArranged`).
+        if node.address.count == 1 { return node.barItem != nil }
+        return layout.shown.contains(where: { InlineID.same($0, node.id) })
+            || !tv && layout.rest.contains(where: { InlineID.same($0, node.id) })
+    }
+
+    /// R13.12: a sidebar item inside a collapsed group is not shown.
+    private func touchableInSidebar(_ node: TreeNode) -> Bool {
+        sidebarAvailable && sidebarVisible && node.path.dropLast().allSatisfy { tab($0)?.isExpanded != false }
     }
 
     /// The delegate refused a tap: nothing changes; the outcome carries the `denied` error,

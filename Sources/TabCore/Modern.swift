@@ -169,6 +169,7 @@ extension Controller {
         compactTabs = ids
         refreshArranged()
         out.journalsCommand = true
+        out.barMoved = true  // PROTOCOL: `bar_changed` announces it (with `compact_tabs`), the bar moved or not
         settleSelection(from: current.path, cause: .tabs, &out)
     }
 

@@ -269,6 +269,9 @@ public enum ReplyEncoder {
             if let t = c.tab(tab) { w.key(literal: "object"); self.tab(t, in: c, &w) }
         case .barChanged:
             barMembers(c, &w)
+            // R14.4: `set_compact_tabs` announces itself here (absent: null); `state` says it at
+            // its top level.
+            if let ids = c.compactTabs { w.key(literal: "compact_tabs"); strings(ids, &w) }
         case .appearance(let tab, let phase):
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "phase"); w.string(phase.rawValue)

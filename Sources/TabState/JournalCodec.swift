@@ -78,7 +78,12 @@ public enum JournalCodec {
     @inline(__always)
     public static func encode(_ command: Command, controller: String, seq: UInt64, into w: inout JSONWriter) {
         begin(seq: seq, into: &w)
-        body(command, controller: controller, into: &w)
+        // The request path's records apart from `body`: grown past the inliner's limit, it
+        // called `op` out of line (~50 instructions a select).
+        switch command {
+        case .select, .tap: selection(command, controller: controller, into: &w)
+        default: body(command, controller: controller, into: &w)
+        }
         w.endObject()
     }
 
@@ -162,7 +167,9 @@ public enum JournalCodec {
         if controller != TabContainers.defaultName { w.key(literal: "controller"); w.string(controller) }
     }
 
-    private static func body(_ command: Command, controller: String, into w: inout JSONWriter) {
+    /// The members of a `select` or `tap` record.
+    @inline(__always)
+    private static func selection(_ command: Command, controller: String, into w: inout JSONWriter) {
         switch command {
         case .select(let target):
             op("select", controller, &w)
@@ -177,6 +184,15 @@ public enum JournalCodec {
             case .tab(let id): w.key(literal: "tab"); w.string(id)
             case .more: w.key(literal: "more"); w.bool(true)
             }
+        default:
+            break
+        }
+    }
+
+    private static func body(_ command: Command, controller: String, into w: inout JSONWriter) {
+        switch command {
+        case .select, .tap:
+            selection(command, controller: controller, into: &w)
         case .setTabs(let tabs, let animated, let selected):
             op("set_tabs", controller, &w)
             w.key(literal: "tabs"); w.beginArray(); for t in tabs { tab(t, &w) }; w.endArray()

@@ -120,6 +120,48 @@ import TabProtocol
         #expect(try c.error(#"{"cmd":"set_hidden","tab":"a","hidden":true}"#).string("code") == "conflict")
     }
 
+    /// R14.4: `set_compact_tabs` is announced by `bar_changed` with `compact_tabs` also where
+    /// the bar does not change (a regular pad), and its seq survives kill -9.
+    @Test func r14_4_setCompactTabsIsAnnouncedAndSurvivesKill9() throws {
+        let t = try TabdProcess()
+        var c = try t.client()
+        try Self.pad(c)
+        let sub = try t.client()
+        try sub.ok(#"{"cmd":"subscribe","controllers":["pad"],"events":["*"]}"#)
+        var (events, _) = try M.eventsAndReply(sub, #"{"cmd":"set_compact_tabs","controller":"pad","tabs":["home"]}"#)
+        #expect(events.compactMap { $0.string("event") } == ["bar_changed"])
+        let data = try M.data(events, "bar_changed")
+        #expect(data.strings("compact_tabs") == ["home"] && data.strings("visible") == ["home", "lib", "radio", "find"])
+        (events, _) = try M.eventsAndReply(sub, #"{"cmd":"set_compact_tabs","controller":"pad","tabs":null}"#)
+        #expect(try M.data(events, "bar_changed").strings("compact_tabs") == nil)
+        (events, _) = try M.eventsAndReply(sub, #"{"cmd":"set_compact_tabs","controller":"pad","tabs":["lib"]}"#)
+        let seq = try #require(events.last?.int("seq"))
+        let before = try stateLines(c, ["pad"])
+        _ = t.stop(signal: SIGKILL)
+        try t.start()
+        c = try t.client()
+        #expect(try stateLines(c, ["pad"]) == before)
+        let state = try c.ok(#"{"cmd":"state","controller":"pad"}"#)
+        #expect(state.strings("compact_tabs") == ["lib"] && state.int("seq") == seq)
+    }
+
+    /// R14.6: a set_tabs that takes the sidebar away sends did_end_editing before its other
+    /// events, on the wire too.
+    @Test func r14_6_didEndEditingComesFirstOverTheSocket() throws {
+        let t = try TabdProcess()
+        let c = try t.client()
+        try Self.pad(c)
+        try c.ok(#"{"cmd":"select","controller":"pad","tab":"albums"}"#)
+        try c.ok(#"{"cmd":"edit.begin","controller":"pad"}"#)
+        let sub = try t.client()
+        try sub.ok(#"{"cmd":"subscribe","controllers":["pad"],"events":["*"]}"#)
+        let (events, _) = try M.eventsAndReply(sub, #"{"cmd":"set_tabs","controller":"pad","tabs":[{"id":"home"},{"id":"songs"},{"id":"albums"}]}"#)
+        #expect(events.first?.string("event") == "did_end_editing", "\(events)")
+        // No group left: `state` is R1–R12's again, without `editing` (nor a session).
+        #expect(try c.ok(#"{"cmd":"state","controller":"pad"}"#).bool("editing") == nil)
+        #expect(try c.error(#"{"cmd":"edit.end","controller":"pad"}"#).string("code") == "conflict")
+    }
+
     /// Restarts in the middle of an editing session, with a compact pad, a hidden bar, an
     /// active search and a collapsed group: `state` is the same bytes after SIGTERM and kill -9.
     @Test func r14_8_restartInTheMiddleOfAnEditingSessionAndACompactPad() throws {

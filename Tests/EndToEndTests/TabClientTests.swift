@@ -64,7 +64,7 @@ final class MirrorLog: Sendable {
 /// A picture without what events do not announce (docs/protocol.md, "Staying in sync").
 func announced(_ v: ControllerView?) -> ControllerView? {
     guard var v else { return nil }
-    v.supported = []; v.preferred = nil; v.readAt = 0; v.customizingOrder = nil; v.orderReadAt = 0; v.compactTabs = nil
+    v.supported = []; v.preferred = nil; v.readAt = 0; v.customizingOrder = nil; v.orderReadAt = 0
     return v
 }
 
@@ -210,8 +210,10 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
             #"{"cmd":"reorder","controller":"pad","group":"lib","order":["mixes","songs"]}"#,
             #"{"cmd":"set_expanded","controller":"pad","group":"lib","expanded":false}"#,
             #"{"cmd":"select","controller":"pad","tab":"find"}"#,
+            #"{"cmd":"set_compact_tabs","controller":"pad","tabs":["lib","find"]}"#,
             #"{"cmd":"set_size_class","controller":"pad","size_class":"compact"}"#,
             #"{"cmd":"set_bar_hidden","controller":"pad","hidden":true}"#,
+            #"{"cmd":"set_compact_tabs","controller":"pad","tabs":null}"#,
             #"{"cmd":"select_child","controller":"pad","group":"lib","child":"songs"}"#,
             #"{"cmd":"search","controller":"pad","active":false}"#,
             #"{"cmd":"set_size_class","controller":"pad","size_class":"regular"}"#,

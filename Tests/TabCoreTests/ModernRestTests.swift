@@ -179,6 +179,21 @@ struct ModernRestTests {
         #expect(throws: TabError.self) { try containers.create("t", idiom: .tv, sizeClass: .compact) }
     }
 
+    @Test("r14_4: set_compact_tabs announces itself with bar_changed, also where the bar does not change (a regular pad)")
+    func r14_4_setCompactTabsSendsBarChanged() throws {
+        var pad = try controller(.pad, [tab("a"), grp("g", ["x"]), tab("c")])
+        let set = try pad.apply(.setCompactTabs(["a"]))
+        #expect(set.notifications == [.barChanged] && set.changed && pad.barVisible == ["a", "g", "c"])
+        #expect(try pad.apply(.setCompactTabs(["a"])).notifications.isEmpty)  // the same: nothing
+        let cleared = try pad.apply(.setCompactTabs(nil))
+        #expect(cleared.notifications == [.barChanged] && pad.compactTabs == nil)
+        // Counted in seq as any event, so that replaying the journal numbers it again.
+        var phone = try controller(tabs("a", "b", "c"))
+        let before = phone.seq
+        _ = try phone.apply(.setCompactTabs(["a"]))
+        #expect(phone.seq == before + 1)
+    }
+
     // MARK: R14.5
 
     @Test("r14_5: set_mode at run time: mode_changed, then sidebar_changed where its availability changed")
@@ -215,6 +230,34 @@ struct ModernRestTests {
         #expect(flat.notifications.first == .didEndEditing(changed: false) && !c.editing)
         var phone = try controller(tabs("a", "b"))
         expectRefused(&phone, .editBegin, .notAvailable)
+    }
+
+    @Test("r14_6: whatever change of tabs takes the sidebar away, did_end_editing comes before its other events")
+    func r14_6_didEndEditingComesFirst() throws {
+        func first(_ change: Command) throws -> (TabCore.Notification?, Bool) {
+            var c = try controller(.pad, [tab("home"), grp("g", ["a", "b"])])
+            _ = try c.apply(.select(.tab("b")))
+            _ = try c.apply(.editBegin)
+            let out = try c.apply(change)
+            #expect(out.notifications.filter { $0 == .didEndEditing(changed: false) }.count == 1)
+            return (out.notifications.first, c.editing)
+        }
+        var leaf = TabUpdate(); leaf.children = .set(nil)
+        for change: Command in [
+            .setTabs([tab("home"), tab("x")], animated: false),                          // the group leaves
+            .setTabs([tab("home"), tab("a"), tab("b")], animated: false),                // its children move out
+            .setTabs([tab("home"), tab("g")], animated: false, selected: .tab("g")),     // it becomes a leaf
+            .removeTab("g"),
+            .updateTab("g", leaf),
+        ] {
+            let (event, editing) = try first(change)
+            #expect(event == .didEndEditing(changed: false) && !editing, "\(change)")
+        }
+        // Another group stays: the sidebar stays, and so does the session.
+        var c = try controller(.pad, [tab("home"), grp("g", ["a"]), grp("h", ["z"])])
+        _ = try c.apply(.editBegin)
+        let kept = try c.apply(.setTabs([tab("home"), grp("h", ["z"])], animated: false))
+        #expect(c.editing && !kept.notifications.contains(.didEndEditing(changed: false)) && !kept.notifications.contains(.didEndEditing(changed: true)))
     }
 
     // MARK: R14.7

@@ -122,6 +122,30 @@ struct TreeTests {
         #expect(c.selectedPath == ["other"])
     }
 
+    @Test("r13_8_reselection: on tv a kept leaf whose root is off the bar does not stay selected (R13.3's search), unless named")
+    func r13_8_reselectionNeverUnreachableOnTV() throws {
+        let four = [grp("g", [tab("a"), tab("b")]), tab("c"), tab("d"), tab("e")]
+        var c = try controller(.tv, maxVisible: 2, four)
+        _ = try c.apply(.select(.tab("d")))  // R3.6: a select may choose a tab off the tv bar
+        #expect(c.selectedPath == ["d"] && c.barSelected == nil && c.unreachable == ["d", "e"])
+        let out = try c.apply(.setTabs(four + [tab("f")], animated: false))
+        #expect(c.selectedPath == ["c"] && c.barSelected == "c")  // the nearest sibling on the bar
+        #expect(out.selectionChanges == [.selectionChanged(tab: "c", index: 1, previous: "d", cause: .tabs, path: ["c"],
+                                                           previousPath: ["d"])])
+        // Named by the replacement, it is selected, as a select may.
+        _ = try c.apply(.setTabs(four, animated: false, selected: .tab("e")))
+        #expect(c.selectedPath == ["e"] && c.barSelected == nil)
+        // A change that is not a replacement (update_tab) leaves it where the app put it.
+        var u = TabUpdate(); u.title = .set("E")
+        _ = try c.apply(.updateTab("e", u))
+        #expect(c.selectedPath == ["e"])
+        // A leaf in a group pushed off the bar: the search starts from its root.
+        var nested = try controller(.tv, maxVisible: 2, [tab("c"), grp("g", [tab("a"), tab("b")])])
+        _ = try nested.apply(.select(.tab("b")))
+        _ = try nested.apply(.setTabs([tab("c"), tab("n"), grp("g", [tab("a"), tab("b")])], animated: false))
+        #expect(nested.selectedPath == ["n"] && nested.barSelected == "n")
+    }
+
     // MARK: Selection
 
     @Test("r13_8_selection: set_tabs' selected names any tab of the tree; a hidden one is not_available")
