@@ -46,9 +46,10 @@ let package = Package(
         // The Linux calls Swift cannot import as they are (eventfd, accept4, fallocate,
         // SO_PEERCRED, malloc tuning, the cycle counter): static inline C, nothing to link.
         .systemLibrary(name: "CLinux"),
-        // What every process of tabd's shares and nothing else of tabd's: the monotonic clock,
-        // Unix socket addresses, SystemError. Only Glibc below it.
-        .target(name: "TabSystem"),
+        // What every process of tabd's shares and nothing else of tabd's: the one system call
+        // layer (`Sys`, each wrapper named after its C call, errors as `SystemError`), the
+        // monotonic clock, Unix socket addresses. Only Glibc and CLinux's inline shims below it.
+        .target(name: "TabSystem", dependencies: ["CLinux"]),
         // The state machine: pure values, no I/O.
         // Short ASCII strings as the two words a String keeps them in: the ids and names on
         // the hot paths (SmallASCII; its layout is checked once at start: tabd refuses to
