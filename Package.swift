@@ -84,7 +84,7 @@ let package = Package(
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
-            dependencies: ["CCRC32", "CLinux", "TabCore", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCRC32", "TabCore", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // Line-delimited requests over a Unix socket: the libevent loop, the listener,
@@ -97,7 +97,7 @@ let package = Package(
         ),
         // tabd and systemd, both ways in one file: sd_notify and socket activation. A target
         // of its own so that the transport stays free of systemd and the service of sockets.
-        .target(name: "TabSystemd", dependencies: ["CLinux", "TabSystem", "TabTransport"]),
+        .target(name: "TabSystemd", dependencies: ["TabSystem", "TabTransport"]),
         // The service on the transport: dispatch, durability, config, logging, the daemon.
         .target(
             name: "TabServer",
@@ -128,7 +128,7 @@ let package = Package(
             ]
         ),
         // Writes tabd(8) and tabctl(1) from the parsers (`make install`); not installed.
-        .executableTarget(name: "tabd-manpage", dependencies: ["TabProtocol"]),
+        .executableTarget(name: "tabd-manpage", dependencies: ["TabJSON", "TabProtocol"]),
         // SwiftPM reserves Plugins/ for package plugins; these are ordinary dynamic libraries.
         .target(name: "LoginGate", dependencies: ["TabPolicy", "CCrypt", "TabSystem"], path: "Plugins/LoginGate",
                 linkerSettings: [.linkedLibrary("crypt")]),
@@ -145,8 +145,8 @@ let package = Package(
         .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
         .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON", "TabStrings"]),
         .testTarget(name: "TabPolicyTests", dependencies: ["CTabPolicy", "TabPolicy", "TabJSON"]),
-        .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabProtocol"]),
-        .testTarget(name: "TabPluginsTests", dependencies: ["CTabPolicy", "TabPlugins", "TabCore", "TabProtocol", "TabSystem", "TestLogging"]),
+        .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabJSON", "TabProtocol"]),
+        .testTarget(name: "TabPluginsTests", dependencies: ["CTabPolicy", "TabPlugins", "TabCore", "TabJSON", "TabProtocol", "TabSystem", "TestLogging"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabCore", "TabPlugins", "TabServer", "TabState", "TabSystem", "TabJSON"]),
         // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
         // tests run the loop on a thread of its own and reach its loop-bound objects from the
@@ -154,7 +154,7 @@ let package = Package(
         // want every such closure rebuilt around LoopBound values for no gain in what is tested.
         .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem", "TestLogging"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabCore", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
+        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabCore", "TabJSON", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "CTabPolicy", "TabClient", "TabJSON", "TabPolicy", "TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would

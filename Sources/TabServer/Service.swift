@@ -8,6 +8,7 @@
 import Foundation
 import Logging
 import TabCore
+import TabJSON
 import TabPlugins
 import TabProtocol
 import TabTransport

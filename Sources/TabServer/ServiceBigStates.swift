@@ -14,6 +14,7 @@
 
 import Dispatch
 import TabCore
+import TabJSON
 import TabProtocol
 import TabTransport
 

@@ -3,6 +3,7 @@
 import Foundation
 import Logging
 import TabCore
+import TabJSON
 import TabPlugins
 import TabProtocol
 import TabTransport
