@@ -297,7 +297,7 @@ public enum Sys {
     /// sendto(MSG_NOSIGNAL) of `bytes` as one datagram to `address`.
     @inlinable
     public static func send(_ bytes: UnsafeRawBufferPointer, to fd: Int32, address: UnixAddress) throws(SystemError) -> Int {
-        try syscall("sendto") { address.withSockaddr { Glibc.sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) } }
+        try syscall("sendto") { address.withSockaddr { tabd_sendto(fd, bytes.baseAddress, bytes.count, $0, $1) } }
     }
 
     /// getsockopt(SOL_SOCKET, option) for an int-valued option (`name`, like "SO_TYPE", names

@@ -2,6 +2,7 @@
 // (and every call of tabd's processes) goes through: it retries EINTR and turns errno into a
 // `SystemError`. The model is swift-system's `valueOrErrno(retryOnInterrupt:)`.
 
+import CLinux
 import Glibc
 
 /// A failed system call: the C call's name and errno. Code that handles particular errnos
@@ -52,6 +53,7 @@ public func syscall<T: FixedWidthInteger>(_ call: @autoclosure () -> String, _ b
 public func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
     var done = 0
     while done < bytes.count {
-        done += try syscall("send") { bytes[done...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        let sent = bytes[done...].withUnsafeBytes { chunk in Result { () throws(SystemError) in try Sys.send(chunk, to: fd) } }
+        done += try sent.get()
     }
 }
