@@ -143,6 +143,8 @@ let package = Package(
                 path: "Tests/TestLogging"),
 
         .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
+        // The system call layer: EINTR retried, errno kept and named by its call.
+        .testTarget(name: "TabSystemTests", dependencies: ["TabSystem"]),
         .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON", "TabStrings"]),
         .testTarget(name: "TabPolicyTests", dependencies: ["CTabPolicy", "TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabJSON", "TabProtocol"]),
