@@ -34,7 +34,7 @@ public enum PluginHelperProcess {
         }
         var note: String?
         do {
-            _ = try syscall("prctl(PR_SET_SECCOMP)") { tabd_sandbox_restrict() }
+            _ = try syscall("prctl(PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP)") { tabd_sandbox_restrict() }
         } catch {
             note = "the seccomp filter could not be installed (\(error.reason)); the helper runs with no new privileges only"
         }
@@ -65,7 +65,7 @@ public enum PluginHelperProcess {
                 : "it is to run as '\(user)' but tabd is not root and cannot switch users; run tabd as root or remove `user`"
         }
         do {
-            _ = try syscall("setuid") { tabd_sandbox_become(uid, gid) }
+            _ = try syscall("setgroups, setgid, setuid") { tabd_sandbox_become(uid, gid) }
         } catch {
             return "the helper could not switch to the user '\(user)': \(error.reason)"
         }
