@@ -46,9 +46,10 @@ let package = Package(
         // The Linux calls Swift cannot import as they are (eventfd, accept4, fallocate,
         // SO_PEERCRED, malloc tuning, the cycle counter): static inline C, nothing to link.
         .systemLibrary(name: "CLinux"),
-        // What every process of tabd's shares and nothing else of tabd's: the monotonic clock,
-        // Unix socket addresses, SystemError. Only Glibc below it.
-        .target(name: "TabSystem"),
+        // What every process of tabd's shares and nothing else of tabd's: the one system call
+        // layer (`Sys`, each wrapper named after its C call, errors as `SystemError`), the
+        // monotonic clock, Unix socket addresses. Only Glibc and CLinux's inline shims below it.
+        .target(name: "TabSystem", dependencies: ["CLinux"]),
         // The state machine: pure values, no I/O.
         // Short ASCII strings as the two words a String keeps them in: the ids and names on
         // the hot paths (SmallASCII; its layout is checked once at start: tabd refuses to
@@ -83,7 +84,7 @@ let package = Package(
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
-            dependencies: ["CCRC32", "CLinux", "TabCore", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCRC32", "TabCore", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // Line-delimited requests over a Unix socket: the libevent loop, the listener,
@@ -96,7 +97,7 @@ let package = Package(
         ),
         // tabd and systemd, both ways in one file: sd_notify and socket activation. A target
         // of its own so that the transport stays free of systemd and the service of sockets.
-        .target(name: "TabSystemd", dependencies: ["CLinux", "TabSystem", "TabTransport"]),
+        .target(name: "TabSystemd", dependencies: ["TabSystem", "TabTransport"]),
         // The service on the transport: dispatch, durability, config, logging, the daemon.
         .target(
             name: "TabServer",
@@ -127,7 +128,7 @@ let package = Package(
             ]
         ),
         // Writes tabd(8) and tabctl(1) from the parsers (`make install`); not installed.
-        .executableTarget(name: "tabd-manpage", dependencies: ["TabProtocol"]),
+        .executableTarget(name: "tabd-manpage", dependencies: ["TabJSON", "TabProtocol"]),
         // SwiftPM reserves Plugins/ for package plugins; these are ordinary dynamic libraries.
         .target(name: "LoginGate", dependencies: ["TabPolicy", "CCrypt", "TabSystem"], path: "Plugins/LoginGate",
                 linkerSettings: [.linkedLibrary("crypt")]),
@@ -142,10 +143,12 @@ let package = Package(
                 path: "Tests/TestLogging"),
 
         .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
+        // The system call layer: EINTR retried, errno kept and named by its call.
+        .testTarget(name: "TabSystemTests", dependencies: ["TabSystem"]),
         .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON", "TabStrings"]),
         .testTarget(name: "TabPolicyTests", dependencies: ["CTabPolicy", "TabPolicy", "TabJSON"]),
-        .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabProtocol"]),
-        .testTarget(name: "TabPluginsTests", dependencies: ["CTabPolicy", "TabPlugins", "TabCore", "TabProtocol", "TabSystem", "TestLogging"]),
+        .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabJSON", "TabProtocol"]),
+        .testTarget(name: "TabPluginsTests", dependencies: ["CTabPolicy", "TabPlugins", "TabCore", "TabJSON", "TabProtocol", "TabSystem", "TestLogging"]),
         .testTarget(name: "TabServerTests", dependencies: ["TabCore", "TabPlugins", "TabServer", "TabState", "TabSystem", "TabJSON", "TabTransport"]),
         // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
         // tests run the loop on a thread of its own and reach its loop-bound objects from the
@@ -153,7 +156,7 @@ let package = Package(
         // want every such closure rebuilt around LoopBound values for no gain in what is tested.
         .testTarget(name: "TabTransportTests", dependencies: ["TabTransport", "TabSystemd", "TabSystem", "TestLogging"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabCore", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
+        .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabCore", "TabJSON", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
         .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "CTabPolicy", "TabClient", "TabJSON", "TabPolicy", "TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would

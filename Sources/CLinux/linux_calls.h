@@ -92,4 +92,9 @@ static inline ssize_t tabd_send(int fd, const void *bytes, size_t length) {
     return send(fd, bytes, length, MSG_NOSIGNAL);
 }
 
+/// sendto(fd, bytes, length, MSG_NOSIGNAL, address, length): one datagram (sd_notify).
+static inline ssize_t tabd_sendto(int fd, const void *bytes, size_t length, const struct sockaddr *address, socklen_t address_length) {
+    return sendto(fd, bytes, length, MSG_NOSIGNAL, address, address_length);
+}
+
 #endif

@@ -3,6 +3,7 @@
 // state, controllers, subscribe); an error reply throws TabdError. `controller` defaults to
 // tabd's default (`main`) when nil.
 
+import TabJSON
 import TabProtocol
 
 /// `hello`'s answer.

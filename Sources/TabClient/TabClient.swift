@@ -10,9 +10,8 @@
 import Foundation
 import Glibc
 import Synchronization
+import TabJSON
 import TabProtocol
-// Requests and results are JSON values of the one codec: a user of the client gets its types.
-@_exported import TabJSON
 import TabSystem
 
 /// An error reply from tabd: its code (ProtocolError.Code, the protocol's one list), its

@@ -245,7 +245,7 @@ public final class PluginHost: Policy {
                     // Its own helper, unless the running one has the same file and settings.
                     if let same = running.first(where: { $0.remote.map { $0.spec == spec && $0.path == file.path && $0.identity == file.identity } ?? false }),
                        !prepared.carried.contains(ObjectIdentifier(same)) {
-                        close(file.fd)
+                        Sys.close(file.fd)
                         keptRemote = same
                         c = same.code
                     } else {
@@ -255,11 +255,11 @@ public final class PluginHost: Policy {
                         c = r.code
                     }
                 } else if let q = watch?.quarantine(name: spec.name ?? "", path: file.path, identity: file.identity, required: spec.required) {
-                    close(file.fd)
+                    Sys.close(file.fd)
                     entry.name = spec.name ?? q.plugin
                     throw Refusal(q.why, quarantined: true)
                 } else if let loaded = self.code[file.path] {
-                    close(file.fd)
+                    Sys.close(file.fd)
                     c = loaded
                     if !loaded.isFile(file) {
                         prepared.stale.append(PluginProblem(plugin: spec.name ?? loaded.name, path: file.path, required: spec.required, index: index,

@@ -4,6 +4,7 @@
 import CTabPolicy
 import Glibc
 import Synchronization
+import TabSystem
 
 /// Why a plugin file was refused.
 struct Refusal: Error, CustomStringConvertible {
@@ -88,8 +89,7 @@ final class PluginCode {
 
     /// Whether the file at `path` is still the one this code was loaded from, unchanged.
     func isUnchangedOnDisk() -> Bool {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return false }
+        guard let st = try? Sys.linkStatus(path) else { return false }
         return CheckedFile.Identity(st) == identity
     }
 
@@ -149,7 +149,7 @@ struct PluginLoader {
     func open(_ configured: String) throws(Refusal) -> CheckedFile {
         let (directory, name) = try locate(configured)
         let dirFD = try openDirectory(directory)
-        defer { close(dirFD) }
+        defer { Sys.close(dirFD) }
         return try openFile(name, in: dirFD, directory: directory)
     }
 
@@ -160,8 +160,7 @@ struct PluginLoader {
         }
         guard let slash = configured.lastIndex(of: "/") else {
             for dir in directories {
-                var st = stat()
-                if lstat(PluginLoader.join(dir, configured), &st) == 0 { return (dir, configured) }
+                if (try? Sys.linkStatus(PluginLoader.join(dir, configured))) != nil { return (dir, configured) }
             }
             throw Refusal("no file named '\(configured)' in the plugin directories (\(directories.joined(separator: ", ")))")
         }
@@ -170,9 +169,8 @@ struct PluginLoader {
         guard !name.isEmpty, name != ".", name != ".." else {
             throw Refusal("\(configured) does not name a file; give the plugin's file name in plugins.load")
         }
-        guard let real = PluginLoader.realPath(parent) else {
-            throw Refusal("cannot resolve \(parent): \(PluginLoader.errno())")
-        }
+        let real: String
+        do { real = try Sys.realPath(parent) } catch { throw Refusal("cannot resolve \(parent): \(error.reason)") }
         guard isInside(PluginLoader.join(real, name)) else {
             throw Refusal("\(PluginLoader.join(real, name)) is not inside a plugin directory (\(directories.joined(separator: ", "))); plugins load only from plugins.directories")
         }
@@ -188,36 +186,36 @@ struct PluginLoader {
     /// or tabd's user, and not writable by group or others unless it is sticky (/tmp): else
     /// whoever can write there could swap what lies below after it was checked.
     func openDirectory(_ directory: String) throws(Refusal) -> Int32 {
-        var fd = Glibc.open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Refusal("cannot open /: \(PluginLoader.errno())") }
+        var fd: Int32
+        do { fd = try Sys.open("/", O_PATH | O_DIRECTORY | O_CLOEXEC) } catch { throw Refusal("cannot open /: \(error.reason)") }
         var path = ""
         do throws(Refusal) {
             try checkDirectory(fd, "/")
             for component in directory.split(separator: "/").map(String.init) {
                 path += "/" + component
-                let next = openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard next >= 0 else {
-                    let reason = PluginLoader.errno()
-                    var st = stat()
-                    if fstatat(fd, component, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFLNK {
+                let next: Int32
+                do throws(SystemError) {
+                    next = try Sys.openat(fd, component, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                } catch {
+                    if let st = try? Sys.linkStatus(component, in: fd), st.st_mode & S_IFMT == S_IFLNK {
                         throw Refusal("\(path) became a symbolic link while tabd was opening it; plugin directories are opened without following links: check who changes \(path)")
                     }
-                    throw Refusal("cannot open the directory \(path): \(reason)")
+                    throw Refusal("cannot open the directory \(path): \(error.reason)")
                 }
-                close(fd)
+                Sys.close(fd)
                 fd = next
                 try checkDirectory(fd, path)
             }
         } catch {
-            close(fd)
+            Sys.close(fd)
             throw error
         }
         return fd
     }
 
     private func checkDirectory(_ fd: Int32, _ path: String) throws(Refusal) {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Refusal("cannot stat the directory \(path): \(PluginLoader.errno())") }
+        let st: stat
+        do { st = try Sys.fstat(fd) } catch { throw Refusal("cannot stat the directory \(path): \(error.reason)") }
         guard st.st_uid == 0 || st.st_uid == trustedUID else {
             throw Refusal("\(path) is owned by uid \(st.st_uid); every directory above a plugin must be owned by root or by tabd's user (uid \(trustedUID)): run chown root \(path) or move the plugins to a directory only root can write")
         }
@@ -233,18 +231,18 @@ struct PluginLoader {
     /// writable by group or others.
     func openFile(_ name: String, in dirFD: Int32, directory: String) throws(Refusal) -> CheckedFile {
         let path = PluginLoader.join(directory, name)
-        let fd = openat(dirFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = PluginLoader.errno()
-            var st = stat()
-            guard fstatat(dirFD, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { throw Refusal("cannot open \(path): \(reason)") }
+        let fd: Int32
+        do {
+            fd = try Sys.openat(dirFD, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        } catch {
+            guard let st = try? Sys.linkStatus(name, in: dirFD) else { throw Refusal("cannot open \(path): \(error.reason)") }
             if st.st_mode & S_IFMT == S_IFLNK { throw linkRefusal(path) }
             if st.st_mode & S_IFMT != S_IFREG { throw PluginLoader.notRegular(path, st) }
-            throw Refusal("cannot open \(path): \(reason)")
+            throw Refusal("cannot open \(path): \(error.reason)")
         }
         var st = stat()
         do throws(Refusal) {
-            guard fstat(fd, &st) == 0 else { throw Refusal("cannot stat \(path): \(PluginLoader.errno())") }
+            do { st = try Sys.fstat(fd) } catch { throw Refusal("cannot stat \(path): \(error.reason)") }
             guard st.st_mode & S_IFMT == S_IFREG else { throw PluginLoader.notRegular(path, st) }
             guard st.st_uid == 0 || st.st_uid == trustedUID else {
                 throw Refusal("\(path) is owned by uid \(st.st_uid); plugins must be owned by root or by tabd's user (uid \(trustedUID)): run chown root \(path)")
@@ -261,7 +259,7 @@ struct PluginLoader {
                 throw Refusal("\(path) is setuid or setgid (mode \(PluginLoader.mode(st))); run chmod ug-s on it")
             }
         } catch {
-            close(fd)
+            Sys.close(fd)
             throw error
         }
         return CheckedFile(path: path, fd: fd, identity: CheckedFile.Identity(st))
@@ -305,13 +303,7 @@ struct PluginLoader {
 
     static func mode(_ st: stat) -> String { String(st.st_mode & 0o7777, radix: 8) }
 
-    static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
-    }
-
-    static func errno() -> String { String(cString: strerror(Glibc.errno)) }
+    static func realPath(_ path: String) -> String? { try? Sys.realPath(path) }
 }
 
 /// The plugin files this process has dlopened, by device and inode, each with the
@@ -330,18 +322,17 @@ enum LoadedFiles {
         let id = FileID(device: file.device, inode: file.inode)
         let result: Result<UInt, Refusal> = handles.withLock { handles in
             if let known = handles[id] {
-                close(file.fd)
+                Sys.close(file.fd)
                 return .success(known)
             }
             let proc = "/proc/self/fd/\(file.fd)"
-            var st = stat()
-            guard stat(proc, &st) == 0, UInt64(st.st_dev) == file.device, UInt64(st.st_ino) == file.inode else {
-                close(file.fd)
+            guard let st = try? Sys.fileStatus(proc), UInt64(st.st_dev) == file.device, UInt64(st.st_ino) == file.inode else {
+                Sys.close(file.fd)
                 return .failure(Refusal("cannot load \(file.path): tabd loads a plugin through /proc/self/fd from the descriptor it checked, and \(proc) is not that file; mount /proc (mount -t proc proc /proc)"))
             }
             _ = dlerror()
             guard let handle = dlopen(proc, RTLD_NOW | RTLD_LOCAL) else {
-                close(file.fd)
+                Sys.close(file.fd)
                 // dlerror starts with the name it was given: say which file that is.
                 var message = dlerror().map { String(cString: $0) } ?? "unknown error"
                 if message.hasPrefix(proc + ":") { message = file.path + message.dropFirst(proc.utf8.count) }

@@ -9,6 +9,7 @@
 import CPluginSandbox
 import Glibc
 import Logging
+import TabSystem
 
 public final class PluginWatch {
     /// The page: [0] magic, [1] the current hook (slot << 32 | hook index + 1; 0 outside
@@ -41,14 +42,18 @@ public final class PluginWatch {
     public init?(directory: String, quarantineAfter: Int, logger: Logger) {
         self.directory = directory; self.quarantineAfter = quarantineAfter; self.logger = logger
         let path = directory + "/plugin-in-hook"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o640)
-        guard fd >= 0, ftruncate(fd, off_t(Self.pageSize)) == 0,
-              let p = mmap(nil, Self.pageSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
-            logger.warning("cannot map \(path); plugin hooks are not watched for crashes: \(String(cString: strerror(errno)))")
-            if fd >= 0 { close(fd) }
+        let mapped = Result { () throws(SystemError) -> UnsafeMutableRawPointer in
+            let fd = try Sys.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode: 0o640)
+            defer { Sys.close(fd) }
+            try Sys.ftruncate(fd, Self.pageSize)
+            return try Sys.mapShared(fd, length: Self.pageSize)
+        }
+        guard case .success(let p) = mapped else {
+            if case .failure(let error) = mapped {
+                logger.warning("cannot map \(path); plugin hooks are not watched for crashes: \(error.reason)")
+            }
             return nil
         }
-        close(fd)
         page = p
         marker = p.assumingMemoryBound(to: UInt64.self) + 1
         let words = p.assumingMemoryBound(to: UInt64.self)
@@ -67,15 +72,19 @@ public final class PluginWatch {
         defer { for h in hooks { free(h) } }
         let suffix = "; tabd stops, and its next start names the plugin and counts the crash (docs/operations.md, \"When a plugin crashes tabd\")"
         let installed = hooks.map { UnsafePointer($0) }.withUnsafeBufferPointer { list in
-            tabd_crash_line_install(UnsafeRawPointer(page), Int32(Self.slots), Int32(Self.slotBytes), Int32(Self.nameBytes),
-                                    list.baseAddress, Int32(list.count), linePrefix, suffix)
+            Result { () throws(SystemError) in
+                _ = try syscall("sigaction") {
+                    tabd_crash_line_install(UnsafeRawPointer(page), Int32(Self.slots), Int32(Self.slotBytes), Int32(Self.nameBytes),
+                                            list.baseAddress, Int32(list.count), linePrefix, suffix)
+                }
+            }
         }
-        if installed != 0 {
-            logger.warning("cannot install the plugin crash handler; a plugin's crash prints the runtime's report: \(String(cString: strerror(errno)))")
+        if case .failure(let error) = installed {
+            logger.warning("cannot install the plugin crash handler; a plugin's crash prints the runtime's report: \(error.reason)")
         }
     }
 
-    deinit { munmap(page, Self.pageSize) }
+    deinit { Sys.unmap(page, length: Self.pageSize) }
 
     /// Who slot `slot` is, written when the running plugins change.
     func assign(_ slot: Int, name: String, path: String, identity: CheckedFile.Identity) {
@@ -127,11 +136,8 @@ public final class PluginWatch {
     // MARK: Crash records
 
     func records() -> [Record] {
-        guard let dir = opendir(crashDirectory) else { return [] }
-        defer { closedir(dir) }
         var list: [Record] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        for name in (try? Sys.directoryEntries(crashDirectory)) ?? [] {
             guard !name.hasPrefix("."), let text = Self.contents(crashDirectory + "/" + name) else { continue }
             var fields: [String: String] = [:]
             for line in text.split(separator: "\n") {
@@ -150,7 +156,7 @@ public final class PluginWatch {
     }
 
     private func save(_ r: Record) {
-        mkdir(crashDirectory, 0o750)
+        try? Sys.mkdir(crashDirectory, mode: 0o750)
         let text = """
             # tabd: plugin \(r.name) was in a hook when tabd stopped, \(r.count) start(s) in a row.
             # Delete this file to load it again (it is also forgotten when its file changes).
@@ -165,20 +171,18 @@ public final class PluginWatch {
             """
         let path = crashDirectory + "/" + r.name
         let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o640)
-        guard fd >= 0 else { return }
-        _ = text.utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
-        fsync(fd)
-        close(fd)
-        rename(tmp, path)
+        guard let fd = try? Sys.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode: 0o640) else { return }
+        _ = Array(text.utf8).withUnsafeBytes { try? Sys.pwriteAll(fd, $0, at: 0) }
+        try? Sys.fsync(fd)
+        Sys.close(fd)
+        try? Sys.rename(tmp, to: path)
     }
 
     private static func contents(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        guard let fd = try? Sys.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) else { return nil }
+        defer { Sys.close(fd) }
         var bytes = [UInt8](repeating: 0, count: 4096)
-        let n = read(fd, &bytes, bytes.count)
+        let n = bytes.withUnsafeMutableBytes { (try? Sys.read(fd, into: $0)) ?? -1 }
         return n > 0 ? String(decoding: bytes[..<n], as: UTF8.self) : nil
     }
 
@@ -187,7 +191,7 @@ public final class PluginWatch {
     func quarantine(name: String, path: String, identity: CheckedFile.Identity, required: Bool) -> (plugin: String, why: String)? {
         guard let r = records().first(where: { $0.path == path || $0.name == name }) else { return nil }
         guard r.path == path, r.identity == identity else {
-            unlink(crashDirectory + "/" + r.name)
+            try? Sys.unlink(crashDirectory + "/" + r.name)
             logger.notice("plugin's file changed since it crashed tabd; its crash count is cleared and it is loaded again",
                           metadata: ["plugin.name": .string(r.name), "plugin.path": .string(path)])
             return nil
@@ -204,6 +208,6 @@ public final class PluginWatch {
     /// A clean stop: crash counts start again from zero (quarantines stay).
     public func cleanStop() {
         marker.pointee = 0
-        for r in records() where r.count < quarantineAfter { unlink(crashDirectory + "/" + r.name) }
+        for r in records() where r.count < quarantineAfter { try? Sys.unlink(crashDirectory + "/" + r.name) }
     }
 }

@@ -1,6 +1,7 @@
 // Encoding replies, errors, events and journal records as JSON lines.
 
 import TabCore
+import TabJSON
 
 public enum ReplyEncoder {
     /// `{"id":…,"ok":true,"result":{…}}\n`; `result` writes the members of the result object.

@@ -3,9 +3,7 @@
 // field, and nothing is changed.
 
 import TabCore
-// Requests are decoded from JSONValue and replies written with JSONWriter: whoever imports
-// the protocol's types works with the codec they are made of, so it comes along.
-@_exported import TabJSON
+import TabJSON
 
 /// An error reply before or instead of running a command.
 /// The text formats `metrics` writes.

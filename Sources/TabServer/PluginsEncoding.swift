@@ -1,3 +1,4 @@
+import TabJSON
 import TabPlugins
 import TabProtocol
 

@@ -3,6 +3,7 @@
 // errors, events, connections.
 
 import Foundation
+import TabJSON
 import TabPlugins
 import TabProtocol
 import TabTransport

@@ -4,6 +4,7 @@
 // pid into the file so that a second tabd can say who holds the directory.
 
 import Foundation
+import TabSystem
 
 public final class StateDirectoryLock {
     public let directory: String
@@ -21,30 +22,29 @@ public final class StateDirectoryLock {
         self.directory = directory
         path = (directory as NSString).appendingPathComponent(Self.fileName)
         try Self.makeDirectory(directory)
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o640)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ELOOP { throw StateError("the lock file \(path) is a symbolic link; tabd does not follow it there. Remove it and start again") }
-            throw StateError("cannot open the lock file \(path) of the state directory: \(String(cString: strerror(code)))")
+        do {
+            fd = try Sys.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode: 0o640)
+        } catch {
+            if error.errno == ELOOP { throw StateError("the lock file \(path) is a symbolic link; tabd does not follow it there. Remove it and start again") }
+            throw StateError("cannot open the lock file \(path) of the state directory: \(error.reason)")
         }
         // Checked on the descriptor: a hard link would have tabd write its pid into (and then
         // truncate) a file elsewhere; a FIFO or device is not a lock file tabd made.
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, st.st_nlink <= 1 else {
-            let reason = st.st_mode & S_IFMT != S_IFREG ? "is not a regular file" : "has \(st.st_nlink) hard links"
-            Glibc.close(fd)
+        let st = try? Sys.fstat(fd)
+        guard let st, st.st_mode & S_IFMT == S_IFREG, st.st_nlink <= 1 else {
+            let reason = st.map { $0.st_mode & S_IFMT != S_IFREG ? "is not a regular file" : "has \($0.st_nlink) hard links" } ?? "is not a regular file"
+            Sys.close(fd)
             fd = -1
             throw StateError("the lock file \(path) \(reason); tabd writes its pid only into a lock file of its own. Remove it and start again")
         }
-        var result: Int32
-        repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
-        guard result == 0 else {
-            let code = errno
+        do {
+            try Sys.lock(fd, LOCK_EX | LOCK_NB)
+        } catch {
             let holder = Self.holder(fd: fd)
-            Glibc.close(fd)
+            Sys.close(fd)
             fd = -1
-            guard code == EWOULDBLOCK else {
-                throw StateError("cannot lock \(path): \(String(cString: strerror(code)))")
+            guard error.errno == EWOULDBLOCK else {
+                throw StateError("cannot lock \(path): \(error.reason)")
             }
             throw StateError("the state directory \(directory) is in use by tabd (\(holder.map { "pid \($0)" } ?? "pid unknown"), lock file \(path)); stop that tabd or start this one with another --state-dir")
         }
@@ -56,8 +56,8 @@ public final class StateDirectoryLock {
     /// Gives the directory up (also done when the lock is freed or the process ends).
     public func release() {
         guard fd >= 0 else { return }
-        _ = ftruncate(fd, 0)  // the pid in it is no one's any more
-        Glibc.close(fd)
+        try? Sys.ftruncate(fd, 0)  // the pid in it is no one's any more
+        Sys.close(fd)
         fd = -1
     }
 
@@ -65,8 +65,8 @@ public final class StateDirectoryLock {
     /// without it (a full disk); an old pid is never left behind.
     private func writePID() {
         let text = Array("\(getpid())\n".utf8)
-        let written = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        _ = ftruncate(fd, written == text.count ? off_t(text.count) : 0)
+        let written = text.withUnsafeBytes { (try? Sys.pwriteAll(fd, $0, at: 0)) != nil }
+        try? Sys.ftruncate(fd, written ? text.count : 0)
     }
 
     /// The pid holding the lock on `fd`'s file: the one written in it, else the kernel's
@@ -76,14 +76,13 @@ public final class StateDirectoryLock {
         for attempt in 0..<20 {
             if attempt > 0 { usleep(10_000) }
             var buffer = [UInt8](repeating: 0, count: 32)
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+            let n = buffer.withUnsafeMutableBytes { (try? Sys.pread(fd, into: $0, at: 0)) ?? -1 }
             if n > 0, let pid = pid_t(String(decoding: buffer[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 {
                 return pid
             }
             if n > 0 { break }  // something else than a pid: do not wait for one
         }
-        var st = stat()
-        guard fstat(fd, &st) == 0, let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        guard let st = try? Sys.fstat(fd), let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
         // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF" (pid, then major:minor:inode);
         // a waiter's line has "->" after the number.
         for line in locks.split(separator: "\n") {
@@ -98,15 +97,14 @@ public final class StateDirectoryLock {
 
     /// mkdir -p with mode 0750 for what is missing; an existing path must be a directory.
     private static func makeDirectory(_ directory: String) throws {
-        var st = stat()
-        if stat(directory, &st) == 0 {
+        if let st = try? Sys.fileStatus(directory) {
             guard st.st_mode & S_IFMT == S_IFDIR else { throw StateError("the state directory \(directory) is not a directory") }
             return
         }
         let parent = (directory as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != directory { try makeDirectory(parent) }
-        guard mkdir(directory, 0o750) == 0 || errno == EEXIST else {
-            throw StateError("cannot create the state directory \(directory): \(String(cString: strerror(errno)))")
-        }
+        do { try Sys.mkdir(directory, mode: 0o750) } catch where error.errno != EEXIST {
+            throw StateError("cannot create the state directory \(directory): \(error.reason)")
+        } catch {}
     }
 }

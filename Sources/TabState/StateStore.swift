@@ -36,7 +36,6 @@
 // are cut off again, the caller undoes their effects, and `retry()` tells when writing works
 // again.
 
-import CLinux
 import Foundation
 import Logging
 import Synchronization
@@ -138,7 +137,7 @@ public final class StateStore {
         self.logger = logger
     }
 
-    deinit { if journalFD >= 0 { close(journalFD) } }
+    deinit { if journalFD >= 0 { Sys.close(journalFD) } }
 
     var snapshotPath: String { directory + "/snapshot" }
     func journalPath(_ g: UInt64) -> String { "\(directory)/journal-\(g).log" }
@@ -166,9 +165,9 @@ public final class StateStore {
     /// new snapshot, instead of refusing to start. Throws one sentence when it cannot start.
     public func recover(repair: Bool, _ replay: Replay) throws(StateError) -> Recovery {
         var report = Recovery()
-        if mkdir(directory, 0o750) != 0, errno != EEXIST {
-            throw StateError("cannot create the state directory \(directory): \(Self.errorText()); create it, owned by tabd's user, or choose another state_dir")
-        }
+        do { try Sys.mkdir(directory, mode: 0o750) } catch where error.errno != EEXIST {
+            throw StateError("cannot create the state directory \(directory): \(error.reason); create it, owned by tabd's user, or choose another state_dir")
+        } catch {}
         try checkDirectory()
         var lastSeq: UInt64? = nil  // nil: format 1, no sequence numbers to check
         var rebase = false
@@ -205,7 +204,7 @@ public final class StateStore {
         var journals = journalGenerations()
         for g in journals where g < generation {
             logger.info("removing a journal the snapshot already holds", metadata: ["file": "\(journalPath(g))"])
-            unlink(journalPath(g))
+            try? Sys.unlink(journalPath(g))
         }
         journals = journals.filter { $0 >= generation }
 
@@ -248,10 +247,11 @@ public final class StateStore {
                 if isLast { journalBytes = end }
             case .torn(let at, let bytes):
                 report.tornBytes += bytes
-                if ftruncate(try openForWriting(path), off_t(at)) != 0 {
-                    throw StateError("cannot cut the torn record off the end of \(path): \(Self.errorText()); check the file system")
+                let fd = try openForWriting(path)
+                do { try Sys.ftruncate(fd, at) } catch {
+                    throw StateError("cannot cut the torn record off the end of \(path): \(error.reason); check the file system")
                 }
-                close(journalFD); journalFD = -1
+                Sys.close(journalFD); journalFD = -1
                 journalBytes = at
             case .damaged(let record, let offset, let what):
                 let where_ = "the journal \(path) is damaged at record \(record) (byte \(offset)): \(what)"
@@ -287,8 +287,8 @@ public final class StateStore {
     /// The state directory must be tabd's own: owned by root or tabd's user, and writable by
     /// no one else (whoever can write there chooses the state tabd loads).
     private func checkDirectory() throws(StateError) {
-        var st = stat()
-        guard lstat(directory, &st) == 0 else { throw StateError("cannot read the state directory \(directory): \(Self.errorText())") }
+        let st: stat
+        do { st = try Sys.linkStatus(directory) } catch { throw StateError("cannot read the state directory \(directory): \(error.reason)") }
         guard st.st_mode & S_IFMT == S_IFDIR else {
             throw StateError("the state directory \(directory) is not a directory; choose another state_dir")
         }
@@ -336,11 +336,11 @@ public final class StateStore {
         } catch {
             throw StateError("\(error.description); tabd needs to write a new snapshot to start (it set damage aside or read an older format) — free space in \(directory) and start it again")
         }
-        for g in journalGenerations() where g < next { unlink(journalPath(g)) }
+        for g in journalGenerations() where g < next { try? Sys.unlink(journalPath(g)) }
         generation = next
         journalGeneration = next
         journalBytes = 0
-        if journalFD >= 0 { close(journalFD); journalFD = -1 }
+        if journalFD >= 0 { Sys.close(journalFD); journalFD = -1 }
         try openJournal(syncingDirectory: true)
         logger.notice("state written as a new snapshot", metadata: [
             "state.generation": "\(next)", "state.bytes": "\(bytes)", "state.format.read": "\(formatRead)",
@@ -369,11 +369,8 @@ public final class StateStore {
 
     /// The generations of the journal files in the directory, oldest first.
     private func journalGenerations() -> [UInt64] {
-        guard let d = opendir(directory) else { return [] }
-        defer { closedir(d) }
         var out: [UInt64] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        for name in (try? Sys.directoryEntries(directory)) ?? [] {
             // Exactly "journal-<generation>.log" (no "journal-01.log", no "journal-+1.log").
             guard name.hasPrefix("journal-"), name.hasSuffix(".log"),
                   let g = UInt64(name.dropFirst("journal-".count).dropLast(".log".count)), name == "journal-\(g).log" else { continue }
@@ -534,12 +531,11 @@ public final class StateStore {
     /// The bytes of a torn record, beside the journal, when there is room (never needed to start).
     private func saveTorn(_ path: String, _ bytes: ArraySlice<UInt8>) {
         let aside = "\(path).torn-\(Int(Date().timeIntervalSince1970))"
-        let fd = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o640)
         var saved = false
-        if fd >= 0 {
-            saved = bytes.withUnsafeBytes { Self.writeAll(fd, $0, at: 0) } == nil
-            close(fd)
-            if !saved { unlink(aside) }
+        if let fd = try? Sys.open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: 0o640) {
+            saved = bytes.withUnsafeBytes { (try? Sys.pwriteAll(fd, $0, at: 0)) != nil }
+            Sys.close(fd)
+            if !saved { try? Sys.unlink(aside) }
         }
         logger.warning("the journal ends with a torn record (a crash during a write; it was never acknowledged): cut off", metadata: [
             "file": "\(path)", "torn.bytes": "\(bytes.count)", "torn.saved": "\(saved ? aside : "no (no room); not needed to start")",
@@ -577,17 +573,19 @@ public final class StateStore {
     /// a file with other hard links, one larger than `readLimit`.
     /// `upTo`: only the file's first bytes (a header), not the whole of it.
     static func readFile(_ path: String, upTo prefix: Int = .max) throws(StateError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else {
-            if errno == ENOENT { return nil }
-            if errno == ELOOP {
+        let fd: Int32
+        do {
+            fd = try Sys.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        } catch {
+            if error.errno == ENOENT { return nil }
+            if error.errno == ELOOP {
                 throw StateError("\(path) is a symbolic link; tabd does not follow links in its state directory. Put the file itself there, or remove the link")
             }
-            throw StateError("cannot open \(path): \(errorText()); check its owner and mode")
+            throw StateError("cannot open \(path): \(error.reason); check its owner and mode")
         }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw StateError("cannot read \(path): \(errorText())") }
+        defer { Sys.close(fd) }
+        let st: stat
+        do { st = try Sys.fstat(fd) } catch { throw StateError("cannot read \(path): \(error.reason)") }
         guard st.st_mode & S_IFMT == S_IFREG else {
             let kind = st.st_mode & S_IFMT == S_IFIFO ? "a FIFO" : st.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
             throw StateError("\(path) is \(kind), not a file tabd wrote; remove it from the state directory, or restore it from a backup")
@@ -598,8 +596,9 @@ public final class StateStore {
         var length = Int(st.st_size)
         // Holes (and, on most filesystems, space allocated ahead and never written) at the end:
         // nothing there but zeros.
-        let hole = lseek(fd, 0, 4)  // SEEK_HOLE (Linux; not exported to Swift)
-        if hole >= 0, Int(hole) < length, lseek(fd, hole, 3) < 0  /* SEEK_DATA */, errno == ENXIO { length = Int(hole) }
+        if let hole = try? Sys.lseek(fd, 0, 4 /* SEEK_HOLE */), hole < length {
+            do { _ = try Sys.lseek(fd, hole, 3 /* SEEK_DATA */) } catch where error.errno == ENXIO { length = hole } catch {}
+        }
         length = min(length, prefix)
         guard length <= readLimit else {
             throw StateError("\(path) holds \(length) bytes, more than tabd reads from one state file (\(readLimit >> 30) GiB); it is not a file tabd wrote. Move it out of the state directory, or restore the directory from a backup")
@@ -607,9 +606,15 @@ public final class StateStore {
         var failure: String?
         let bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
             while count < length {
-                let n = pread(fd, buffer.baseAddress! + count, length - count, off_t(count))
-                if n < 0, errno == EINTR || errno == EAGAIN { continue }
-                guard n > 0 else { failure = n == 0 ? "it got shorter while it was read" : errorText(); return }
+                let n: Int
+                do throws(SystemError) {
+                    n = try Sys.pread(fd, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[count...])), at: count)
+                } catch {
+                    if error.wouldBlock { continue }
+                    failure = error.reason
+                    return
+                }
+                guard n > 0 else { failure = "it got shorter while it was read"; return }
                 count += n
             }
         }
@@ -645,20 +650,22 @@ public final class StateStore {
         let stamp = Int(Date().timeIntervalSince1970)
         var aside = "\(path).damaged-\(stamp)"
         var n = 1
-        while access(aside, F_OK) == 0 { aside = "\(path).damaged-\(stamp)-\(n)"; n += 1 }
-        guard rename(path, aside) == 0 else {
-            throw StateError("cannot set \(path) aside: \(Self.errorText()); check the state directory's owner and mode")
+        while Sys.exists(aside) { aside = "\(path).damaged-\(stamp)-\(n)"; n += 1 }
+        do { try Sys.rename(path, to: aside) } catch {
+            throw StateError("cannot set \(path) aside: \(error.reason); check the state directory's owner and mode")
         }
         return aside
     }
 
     private func openForWriting(_ path: String) throws(StateError) -> Int32 {
         if journalFD < 0 {
-            journalFD = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o640)
-            guard journalFD >= 0 else { throw StateError("cannot open \(path) for writing: \(Self.errorText()); check the state directory's owner, mode and free space") }
-            var st = stat()
-            if fstat(journalFD, &st) == 0, st.st_mode & S_IFMT != S_IFREG || st.st_nlink > 1 {
-                close(journalFD)
+            do {
+                journalFD = try Sys.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, mode: 0o640)
+            } catch {
+                throw StateError("cannot open \(path) for writing: \(error.reason); check the state directory's owner, mode and free space")
+            }
+            if let st = try? Sys.fstat(journalFD), st.st_mode & S_IFMT != S_IFREG || st.st_nlink > 1 {
+                Sys.close(journalFD)
                 journalFD = -1
                 throw StateError("\(path) \(st.st_mode & S_IFMT != S_IFREG ? "is not a regular file" : "has \(st.st_nlink) hard links"); tabd writes its state files only when they are its own. Remove it (or copy it in place of the link) and start again")
             }
@@ -673,12 +680,11 @@ public final class StateStore {
     func openJournal(syncingDirectory: Bool) throws(StateError) {
         let path = journalPath(journalGeneration)
         let fd = try openForWriting(path)
-        var st = stat()
-        allocatedBytes = fstat(fd, &st) == 0 ? Int(st.st_size) : journalBytes
+        allocatedBytes = (try? Sys.fstat(fd)).map { Int($0.st_size) } ?? journalBytes
         if journalBytes == 0 {
             let header = Array("tabd-journal \(JournalCodec.version) \(journalGeneration) \(committedSeq + 1)\n".utf8)
             if let failure = header.withUnsafeBytes({ Self.writeAll(fd, $0, at: 0) }) {
-                throw StateError("cannot write the header of \(path): \(failure); free space in \(directory) or check the file system")
+                throw StateError("cannot write the header of \(path): \(failure.reason); free space in \(directory) or check the file system")
             }
             journalBytes = header.count
             allocatedBytes = max(allocatedBytes, journalBytes)
@@ -701,16 +707,18 @@ public final class StateStore {
         guard !cannotPreallocate, end > allocatedBytes else { return 0 }
         let step = preallocationStep
         let target = (end + step - 1) / step * step
-        if tabd_fallocate(journalFD, Int64(target)) == 0 {
-            allocatedBytes = target
-            return 0
+        do {
+            try Sys.fallocate(journalFD, length: target)
+        } catch {
+            if error.errno == EOPNOTSUPP || error.errno == ENOSYS {
+                cannotPreallocate = true
+                logger.info("the filesystem cannot allocate the journal ahead; records are appended (slower, fsync always most)", metadata: ["state.directory": "\(directory)"])
+                return 0
+            }
+            return error.errno
         }
-        if errno == EOPNOTSUPP || errno == ENOSYS {
-            cannotPreallocate = true
-            logger.info("the filesystem cannot allocate the journal ahead; records are appended (slower, fsync always most)", metadata: ["state.directory": "\(directory)"])
-            return 0
-        }
-        return errno
+        allocatedBytes = target
+        return 0
     }
 
     // MARK: Writing
@@ -760,29 +768,29 @@ public final class StateStore {
             throw StateError(fault)
         }
         if let failure = write(at: at) {
-            return try fail("writing the journal \(journalPath(journalGeneration)) failed: \(failure)", cutTo: at)
+            return try fail("writing the journal \(journalPath(journalGeneration)) failed: \(failure.reason)", cutTo: at)
         }
         journalBytes = at + count
         unsynced = true
         if fsync == .always {
             if let failure = syncNow() {
-                return try fail("fsync of the journal \(journalPath(journalGeneration)) failed: \(failure)", cutTo: at)
+                return try fail("fsync of the journal \(journalPath(journalGeneration)) failed: \(failure.reason)", cutTo: at)
             }
         }
         committedSeq = appendedSeq
         resetPending()
     }
 
-    private func write(at: Int) -> String? {
+    private func write(at: Int) -> SystemError? {
         if let injected = injectedFault(sync: false) { return injected }
         preallocate(upTo: at + pending.count)  // no room ahead: the write itself may still fit; it says
         return pending.withBytes { Self.writeAll(journalFD, $0, at: at) }
     }
 
-    private func syncNow() -> String? {
+    private func syncNow() -> SystemError? {
         if let injected = injectedFault(sync: true) { return injected }
         let start = monotonicNanoseconds()
-        guard fdatasync(journalFD) == 0 else { return Self.errorText() }
+        do { try Sys.fdatasync(journalFD) } catch { return error }
         lastFsyncNanos = monotonicNanoseconds() - start
         unsynced = false
         return nil
@@ -792,14 +800,15 @@ public final class StateStore {
     /// may come back at the next start), the store is faulted, and the error is thrown.
     private func fail(_ message: String, cutTo at: Int) throws(StateError) {
         journalBytes = at
-        if ftruncate(journalFD, off_t(at)) == 0 {
+        do {
+            try Sys.ftruncate(journalFD, at)
             allocatedBytes = at
-        } else {
+        } catch {
             // The refused records must not come back at the next start: a zero where the next
             // record would begin ends the journal for the reader.
-            let truncateError = Self.errorText()
-            var zero: UInt8 = 0
-            let zeroed = pwrite(journalFD, &zero, 1, off_t(at)) == 1 && fdatasync(journalFD) == 0
+            let truncateError = error.reason
+            let zero: UInt8 = 0
+            let zeroed = withUnsafeBytes(of: zero) { (try? Sys.pwriteAll(journalFD, $0, at: at)) != nil } && (try? Sys.fdatasync(journalFD)) != nil
             logger.critical("the journal could not be cut back after a failed write; tabd keeps refusing changes until it can", metadata: [
                 "file": "\(journalPath(journalGeneration))", "error": "\(truncateError)",
                 "refused.records.neutralised": "\(zeroed ? "yes (zeroed)" : "no: if tabd stops before a retry succeeds, the next start may replay them")",
@@ -834,10 +843,10 @@ public final class StateStore {
     public func retry() -> Bool {
         guard let current = fault else { return true }
         if let injected = injectedFault(sync: false) ?? injectedFault(sync: true) {
-            fault = "\(current.split(separator: ":").first ?? "writing the journal failed"): \(injected)"
+            fault = "\(current.split(separator: ":").first ?? "writing the journal failed"): \(injected.reason)"
             return false
         }
-        guard ftruncate(journalFD, off_t(journalBytes)) == 0 else { return false }
+        guard (try? Sys.ftruncate(journalFD, journalBytes)) != nil else { return false }
         allocatedBytes = journalBytes
         // A whole step allocated ahead, when the disk has it; else (a filesystem smaller than
         // a step, or with less free) records are appended as they come, as at start, once a
@@ -845,31 +854,31 @@ public final class StateStore {
         if cannotPreallocate || preallocate(upTo: journalBytes + 1) != 0 {
             let page = [UInt8](repeating: 0, count: 4096)
             let failure = page.withUnsafeBytes { Self.writeAll(journalFD, $0, at: journalBytes) }
-            _ = ftruncate(journalFD, off_t(journalBytes))
+            try? Sys.ftruncate(journalFD, journalBytes)
             if failure != nil { return false }
         }
-        guard fdatasync(journalFD) == 0 else { return false }
+        guard (try? Sys.fdatasync(journalFD)) != nil else { return false }
         unsynced = false
         fault = nil
         return true
     }
 
     /// TABD_TEST_FAULT_FILE: the error its content names, while it exists.
-    private func injectedFault(sync: Bool) -> String? {
+    private func injectedFault(sync: Bool) -> SystemError? {
         guard let faultFile, let text = try? String(contentsOfFile: faultFile, encoding: .utf8) else { return nil }
         var spec = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let atSync = spec.hasPrefix("fsync:")
         if atSync { spec.removeFirst("fsync:".count) }
         guard atSync == sync else { return nil }
         let code: Int32 = spec == "EIO" ? EIO : spec == "EROFS" ? EROFS : ENOSPC
-        return String(cString: strerror(code))
+        return SystemError(sync ? "fdatasync" : "pwrite", errno: code)
     }
 
     /// Synchronously, when anything written is not yet on disk (shutdown, tests).
     public func syncIfNeeded() throws(StateError) {
         finishBackgroundWork()  // a background sync or compaction in flight finishes first
         if unsynced, fsync != .no, journalFD >= 0, let failure = syncNow() {
-            throw StateError("fsync of the journal \(journalPath(journalGeneration)) failed: \(failure)")
+            throw StateError("fsync of the journal \(journalPath(journalGeneration)) failed: \(failure.reason)")
         }
     }
 
@@ -880,19 +889,19 @@ public final class StateStore {
     public func syncInBackground(_ done: @escaping @Sendable (_ nanos: UInt64, _ error: String?) -> Void) {
         guard unsynced, fsync == .everysec, !backgroundSyncInFlight, fault == nil, journalFD >= 0 else { return }
         let injected = injectedFault(sync: true)
-        let fd = dup(journalFD)
-        guard fd >= 0 else { return done(0, "cannot duplicate the journal descriptor: \(Self.errorText())") }
+        let fd: Int32
+        do { fd = try Sys.duplicate(journalFD) } catch { return done(0, "cannot duplicate the journal descriptor: \(error.reason)") }
         unsynced = false
         backgroundSyncInFlight = true
         syncQueue.async {
             let start = monotonicNanoseconds()
             let message: String?
             if let injected {
-                message = "fsync of the journal failed: \(injected)"
+                message = "fsync of the journal failed: \(injected.reason)"
             } else {
-                message = fdatasync(fd) == 0 ? nil : "fsync of the journal failed: \(Self.errorText())"
+                do throws(SystemError) { try Sys.fdatasync(fd); message = nil } catch { message = "fsync of the journal failed: \(error.reason)" }
             }
-            close(fd)
+            Sys.close(fd)
             done(monotonicNanoseconds() - start, message)
         }
     }
@@ -932,15 +941,15 @@ public final class StateStore {
         let old = (fd: journalFD, generation: journalGeneration, bytes: journalBytes, allocated: allocatedBytes)
         let next = journalGeneration + 1
         journalFD = -1
-        unlink(journalPath(next))
+        try? Sys.unlink(journalPath(next))
         journalGeneration = next
         journalBytes = 0
         do {
             try openJournal(syncingDirectory: fsync == .always)
         } catch {
             // Stay with the journal there is; nothing was lost.
-            if journalFD >= 0 { close(journalFD) }
-            unlink(journalPath(next))
+            if journalFD >= 0 { Sys.close(journalFD) }
+            try? Sys.unlink(journalPath(next))
             (journalFD, journalGeneration, journalBytes, allocatedBytes) = (old.fd, old.generation, old.bytes, old.allocated)
             compactAt = journalBytes + compactBytes
             logger.error("compaction could not start a new journal; tabd goes on with this one and tries again later", metadata: ["error": "\(error)"])
@@ -954,20 +963,20 @@ public final class StateStore {
         syncQueue.async {
             let result: Result<Int, StateError>
             do {
-                if sync, fdatasync(old.fd) != 0 {
-                    throw StateError("fsync of \(replaced.last!) failed: \(Self.errorText())")
+                if sync {
+                    do throws(SystemError) { try Sys.fdatasync(old.fd) } catch { throw StateError("fsync of \(replaced.last!) failed: \(error.reason)") }
                 }
                 let bytes = try Self.writeSnapshot(state, generation: next, lastSeq: lastSeq, path: snapshotPath, directory: directory)
                 // Removing a 64 MiB file takes ext4 milliseconds: here, not on the loop. A crash
                 // before it leaves files `recover` removes.
-                for path in replaced { unlink(path) }
+                for path in replaced { try? Sys.unlink(path) }
                 result = .success(bytes)
             } catch let error as StateError {
                 result = .failure(error)
             } catch {
                 result = .failure(StateError("\(error)"))
             }
-            close(old.fd)
+            Sys.close(old.fd)
             done.put(result)
         }
     }
@@ -1004,15 +1013,21 @@ public final class StateStore {
         file += Array(" \(json.count)\n".utf8)
         file += json
         let tmp = path + ".tmp"
-        unlink(tmp)
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o640)
-        guard fd >= 0 else { throw StateError("cannot create \(tmp): \(errorText())") }
-        var failure = file.withUnsafeBytes { writeAll(fd, $0, at: 0) }.map { "writing \(tmp) failed: \($0)" }
-        if failure == nil, Glibc.fsync(fd) != 0 { failure = "fsync of \(tmp) failed: \(errorText())" }
-        close(fd)
-        if failure == nil, rename(tmp, path) != 0 { failure = "cannot rename \(tmp) to \(path): \(errorText())" }
+        try? Sys.unlink(tmp)
+        let fd: Int32
+        do { fd = try Sys.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: 0o640) } catch {
+            throw StateError("cannot create \(tmp): \(error.reason)")
+        }
+        var failure = file.withUnsafeBytes { writeAll(fd, $0, at: 0) }.map { "writing \(tmp) failed: \($0.reason)" }
+        if failure == nil {
+            do { try Sys.fsync(fd) } catch { failure = "fsync of \(tmp) failed: \(error.reason)" }
+        }
+        Sys.close(fd)
+        if failure == nil {
+            do { try Sys.rename(tmp, to: path) } catch { failure = "cannot rename \(tmp) to \(path): \(error.reason)" }
+        }
         if let failure {
-            unlink(tmp)
+            try? Sys.unlink(tmp)
             throw StateError(failure)
         }
         try syncDirectory(directory)
@@ -1021,27 +1036,19 @@ public final class StateStore {
 
     /// Makes the directory's entries durable: a renamed snapshot, a new journal's name.
     private static func syncDirectory(_ directory: String) throws(StateError) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StateError("cannot open \(directory): \(errorText())") }
-        defer { close(fd) }
-        _ = Glibc.fsync(fd)
+        let fd: Int32
+        do { fd = try Sys.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } catch {
+            throw StateError("cannot open \(directory): \(error.reason)")
+        }
+        defer { Sys.close(fd) }
+        try? Sys.fsync(fd)
     }
 
-    /// pwrite of everything, at `at`; nil, or the error's text.
-    static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, at: Int) -> String? {
-        var done = 0
-        while done < buf.count {
-            let n = pwrite(fd, buf.baseAddress! + done, buf.count - done, off_t(at + done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errorText()
-            }
-            done += n
-        }
+    /// pwrite of everything, at `at`; nil, or the failure.
+    static func writeAll(_ fd: Int32, _ buf: UnsafeRawBufferPointer, at: Int) -> SystemError? {
+        do { try Sys.pwriteAll(fd, buf, at: at) } catch { return error }
         return nil
     }
-
-    static func errorText() -> String { String(cString: strerror(errno)) }
 
     // MARK: Snapshot format
 

@@ -9,11 +9,13 @@ public enum RegularFile {
     /// The file's bytes, or a refusal in one sentence naming `path` (its `what`, like "the
     /// configuration file", starts the sentence) and what to do.
     public static func read(_ path: String, what: String, limit: Int) throws(RegularFileRefusal) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw RegularFileRefusal("cannot read \(what) \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw RegularFileRefusal("cannot stat \(what) \(path): \(String(cString: strerror(errno)))") }
+        let fd: Int32
+        do { fd = try Sys.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) } catch {
+            throw RegularFileRefusal("cannot read \(what) \(path): \(error.reason)")
+        }
+        defer { Sys.close(fd) }
+        let st: stat
+        do { st = try Sys.fstat(fd) } catch { throw RegularFileRefusal("cannot stat \(what) \(path): \(error.reason)") }
         guard st.st_mode & S_IFMT == S_IFREG else {
             let kinds: [mode_t: String] = [S_IFIFO: "a FIFO", S_IFDIR: "a directory", S_IFSOCK: "a socket", S_IFCHR: "a character device", S_IFBLK: "a block device"]
             throw RegularFileRefusal("\(what) \(path) is \(kinds[st.st_mode & S_IFMT] ?? "not a regular file"), not a regular file; put a file there")
@@ -25,9 +27,15 @@ public enum RegularFile {
         var bytes = [UInt8](repeating: 0, count: limit + 1)
         var count = 0
         while count <= limit {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + count, limit + 1 - count, off_t(count)) }
-            if n < 0, errno == EINTR || errno == EAGAIN { continue }
-            guard n >= 0 else { throw RegularFileRefusal("cannot read \(what) \(path): \(String(cString: strerror(errno)))") }
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) in try Sys.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: count) }
+            }
+            let n: Int
+            switch read {
+            case .success(let got): n = got
+            case .failure(let error) where error.wouldBlock: continue
+            case .failure(let error): throw RegularFileRefusal("cannot read \(what) \(path): \(error.reason)")
+            }
             if n == 0 { break }
             count += n
         }

@@ -1,7 +1,6 @@
 // tabd and systemd, without libsystemd: sd_notify (one datagram per notification to
 // $NOTIFY_SOCKET) and socket activation (the listening socket passed as descriptor 3).
 
-import CLinux
 import Foundation
 import Glibc
 import TabSystem
@@ -43,22 +42,13 @@ public struct SystemdNotifier {
         }
         let fd: Int32
         do {
-            fd = try syscall("socket(AF_UNIX)") { tabd_unix_socket(1) }
+            fd = try Sys.unixSocket(datagram: true)
         } catch {
             return error
         }
-        defer { close(fd) }
-        var bytes = Array(state.utf8)
-        let count = bytes.count
-        do {
-            _ = try syscall("sendto(NOTIFY_SOCKET=\(socketPath))") {
-                address.withSockaddr { addr, length in
-                    bytes.withUnsafeMutableBytes { sendto(fd, $0.baseAddress, count, Int32(MSG_NOSIGNAL), addr, length) }
-                }
-            }
-        } catch {
-            return error
-        }
+        defer { Sys.close(fd) }
+        let sent = Array(state.utf8).withUnsafeBytes { bytes in Result { () throws(SystemError) in try Sys.send(bytes, to: fd, address: address) } }
+        if case .failure(let error) = sent { return error.about("NOTIFY_SOCKET=\(socketPath)") }
         return nil
     }
 }
@@ -102,7 +92,7 @@ extension ListeningSocket {
             case .notListening:
                 throw SocketError.invalidSystemdSocket("descriptor \(fd) passed by systemd is not listening (Accept=no is needed)")
             case .system(let error):
-                throw SocketError.system("socket passed by systemd: \(error)")
+                throw SocketError.system(error, doing: "socket passed by systemd")
             }
         }
     }

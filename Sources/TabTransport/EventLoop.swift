@@ -38,16 +38,17 @@ public final class EventLoop {
     /// a client that goes away must be an EPIPE error, never a fatal signal.
     public init() throws {
         signal(SIGPIPE, SIG_IGN)
-        guard let base = event_base_new() else { throw SystemError("event_base_new", errno: errno) }
+        guard let base = event_base_new() else { throw SystemError.current("event_base_new") }
         guard event_base_priority_init(base, 2) == 0 else {
             event_base_free(base)
             throw SystemError("event_base_priority_init", errno: EINVAL)
         }
-        let fd = tabd_eventfd()
-        guard fd >= 0 else {
-            let code = errno
+        let fd: Int32
+        do {
+            fd = try Sys.eventfd()
+        } catch {
             event_base_free(base)
-            throw SystemError("eventfd", errno: code)
+            throw error
         }
         self.base = base
         self.door = LoopDoor(wakeFD: fd)
@@ -70,7 +71,7 @@ public final class EventLoop {
     /// Runs the loop (event_base_dispatch) until `stop()`.
     public func run() throws {
         if event_base_dispatch(base) == -1 {
-            throw SystemError("event_base_dispatch", errno: errno)
+            throw SystemError.current("event_base_dispatch")
         }
     }
 
@@ -159,15 +160,15 @@ public final class LoopDoor: Sendable {
             return queue.count == 1
         }
         if wasEmpty {
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
+            let one: UInt64 = 1
+            _ = withUnsafeBytes(of: one) { try? Sys.write(wakeFD, $0) }
         }
     }
 
     /// On the loop, when the eventfd is readable: everything queued so far.
     func take() -> [@Sendable () -> Void] {
         var counter: UInt64 = 0
-        _ = read(wakeFD, &counter, 8)
+        _ = withUnsafeMutableBytes(of: &counter) { try? Sys.read(wakeFD, into: $0) }
         return queued.withLock { queue in
             defer { queue.removeAll() }
             return queue

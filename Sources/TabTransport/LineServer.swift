@@ -311,7 +311,8 @@ public final class LineServer {
     private func accepted(_ fd: Int32) {
         let peer: PeerCredentials
         do {
-            peer = try Sys.peerCredentials(fd)
+            let raw = try Sys.peerCredentials(fd)
+            peer = PeerCredentials(pid: raw.pid, uid: raw.uid, gid: raw.gid)
         } catch {
             logger.warning("refusing a connection whose peer is unknown", metadata: ["error": "\(error)"])
             Sys.close(fd)

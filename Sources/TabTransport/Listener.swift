@@ -7,17 +7,23 @@ import Glibc
 import Logging
 import TabSystem
 
-/// Why a listening socket could not be set up. The description says what to do.
+/// Why a listening socket could not be set up. The description says what to do; a failed
+/// system call is kept as it came (`systemError`, with its errno) and its sentence is made
+/// from it when the error is told.
 public struct SocketError: Error, Equatable, CustomStringConvertible {
     private enum Kind: Equatable {
         case pathTooLong, addressInUse, notASocket, directoryMissing, invalidSystemdSocket, system
     }
     private let kind: Kind
-    public let message: String
+    /// The sentence; for a failed system call, what was being done (may be empty).
+    private let text: String
+    /// The system call that failed (`SocketError.system` only).
+    public let systemError: SystemError?
 
-    private init(_ kind: Kind, _ message: String) {
+    private init(_ kind: Kind, _ text: String, _ systemError: SystemError? = nil) {
         self.kind = kind
-        self.message = message
+        self.text = text
+        self.systemError = systemError
     }
 
     /// The path does not fit sun_path (107 bytes and a NUL on Linux).
@@ -30,7 +36,7 @@ public struct SocketError: Error, Equatable, CustomStringConvertible {
     public static let directoryMissing = SocketError(.directoryMissing, "")
     /// LISTEN_FDS names something that is not one listening AF_UNIX stream socket.
     public static let invalidSystemdSocket = SocketError(.invalidSystemdSocket, "")
-    /// Another system call failed.
+    /// Another system call failed, or the socket cannot be had at all.
     public static let system = SocketError(.system, "")
 
     static func pathTooLong(_ m: String) -> Self { .init(.pathTooLong, m) }
@@ -39,10 +45,18 @@ public struct SocketError: Error, Equatable, CustomStringConvertible {
     static func directoryMissing(_ m: String) -> Self { .init(.directoryMissing, m) }
     /// For TabSystemd, which says what is wrong with the socket systemd passed.
     public static func invalidSystemdSocket(_ m: String) -> Self { .init(.invalidSystemdSocket, m) }
-    public static func system(_ m: String) -> Self { .init(.system, m) }
+    static func unsupported(_ m: String) -> Self { .init(.system, m) }
+    /// `error` failed while doing `doing` (empty: the call says it all).
+    public static func system(_ error: SystemError, doing: String = "") -> Self { .init(.system, doing, error) }
 
     /// Same kind of error (the message is not compared).
     public static func == (a: Self, b: Self) -> Bool { a.kind == b.kind }
+
+    /// The sentence.
+    public var message: String {
+        guard let systemError else { return text }
+        return text.isEmpty ? systemError.description : "\(text): \(systemError)"
+    }
 
     public var description: String { message }
 }
@@ -64,7 +78,7 @@ public struct ListeningSocket {
     /// optionally gives it to `group`, and listens with a backlog of 511.
     public static func bind(path: String, mode: mode_t = 0o660, group: gid_t? = nil) throws -> ListeningSocket {
         guard !path.hasPrefix("@") else {
-            throw SocketError.system("socket path '\(path)': abstract socket names are not supported (tabd's socket is a file, so that its mode and group control access)")
+            throw SocketError.unsupported("socket path '\(path)': abstract socket names are not supported (tabd's socket is a file, so that its mode and group control access)")
         }
         guard let address = UnixAddress(path) else {
             throw SocketError.pathTooLong("socket path '\(path)' is \(path.utf8.count) bytes; a Unix socket path must be shorter than \(UnixAddress.capacity) bytes (choose a shorter one)")
@@ -75,33 +89,27 @@ public struct ListeningSocket {
         var bound = false
         do {
             let oldMask = umask(0o777 & ~mode)
-            let result = address.withSockaddr { Glibc.bind(fd, $0, $1) }
-            let code = errno
+            let binding = Result { () throws(SystemError) in try Sys.bind(fd, address) }
             umask(oldMask)
-            if result != 0 {
-                if code == ENOENT || code == ENOTDIR {
+            if case .failure(let error) = binding {
+                if error.errno == ENOENT || error.errno == ENOTDIR {
                     let dir = PathComponents(path: path).directory
                     throw SocketError.directoryMissing("cannot create the socket '\(path)': directory '\(dir)' does not exist (create it, e.g. systemd RuntimeDirectory=, or choose another socket path)")
                 }
-                if code == EADDRINUSE {
+                if error.errno == EADDRINUSE {
                     throw SocketError.addressInUse("cannot bind '\(path)': it appeared while tabd was starting; is another tabd starting too?")
                 }
-                throw SocketError.system(SystemError("bind(\(path))", errno: code).description)
+                throw SocketError.system(error.about(path))
             }
             bound = true
             if let group {
-                guard chown(path, uid_t.max, group) == 0 else {
-                    throw SocketError.system(SystemError("chown(\(path), group \(group))", errno: errno).description)
-                }
+                try wrap("\(path), group \(group)") { () throws(SystemError) in try Sys.chown(path, group: group) }
             }
-            var st = stat()
-            guard stat(path, &st) == 0 else {
-                throw SocketError.system(SystemError("stat(\(path))", errno: errno).description)
-            }
-            _ = try wrap { () throws(SystemError) in try syscall("listen(\(path))") { listen(fd, 511) } }
+            let st = try wrap(path) { () throws(SystemError) in try Sys.fileStatus(path) }
+            try wrap(path) { () throws(SystemError) in try Sys.listen(fd, backlog: 511) }
             return ListeningSocket(fd: fd, path: path, activated: false, file: FileIdentity(st))
         } catch {
-            if bound { unlink(path) }
+            if bound { try? Sys.unlink(path) }
             Sys.close(fd)
             throw error
         }
@@ -110,35 +118,34 @@ public struct ListeningSocket {
     /// Probes an existing socket file: a listener answering connect() means "in use"; a
     /// refused connect() means the file is stale and is removed.
     private static func removeStaleSocket(_ path: String, _ address: UnixAddress) throws {
-        var st = stat()
-        if lstat(path, &st) != 0 {
-            if errno == ENOENT { return }
-            throw SocketError.system(SystemError("lstat(\(path))", errno: errno).description)
+        let st: stat
+        do {
+            st = try Sys.linkStatus(path)
+        } catch {
+            if error.errno == ENOENT { return }
+            throw SocketError.system(error.about(path))
         }
         guard st.st_mode & S_IFMT == S_IFSOCK else {
             throw SocketError.notASocket("'\(path)' exists and is not a socket; tabd will not remove it (move it away or choose another socket path)")
         }
         let probe = try wrap { () throws(SystemError) in try Sys.unixSocket() }
         defer { Sys.close(probe) }
-        var result: Int32
-        repeat {
-            result = address.withSockaddr { connect(probe, $0, $1) }
-        } while result != 0 && errno == EINTR
-        let code = errno
-        if result == 0 || code == EAGAIN || code == EINPROGRESS {
+        var code: Int32 = 0
+        do { try Sys.connect(probe, address) } catch { code = error.errno }
+        if code == 0 || code == EAGAIN || code == EINPROGRESS {
             // Connected, or its backlog is full: either way a process is listening.
             throw SocketError.addressInUse("another process is listening on '\(path)' (is tabd already running?); stop it or choose another socket path")
         }
         switch code {
         case ECONNREFUSED:
             // Nobody listens: a stale socket left by a process that did not clean up.
-            if unlink(path) != 0 && errno != ENOENT {
-                throw SocketError.system(SystemError("unlink(\(path)) of a stale socket", errno: errno).description)
-            }
+            do { try Sys.unlink(path) } catch where error.errno != ENOENT {
+                throw SocketError.system(error.about(path), doing: "removing a stale socket")
+            } catch {}
         case ENOENT:
             return
         default:
-            throw SocketError.system("cannot check whether '\(path)' is in use: \(SystemError("connect", errno: code))")
+            throw SocketError.system(SystemError("connect", errno: code), doing: "cannot check whether '\(path)' is in use")
         }
     }
 
@@ -160,8 +167,7 @@ public struct ListeningSocket {
     /// activation, see TabSystemd): checks that `fd` is one listening AF_UNIX stream socket
     /// and makes it non-blocking and close-on-exec. Its file is never removed here.
     public static func adopt(_ fd: Int32) throws(AdoptionProblem) -> ListeningSocket {
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket }
+        guard let st = try? Sys.fstat(fd), st.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket }
         guard let address = UnixAddress(boundTo: fd) else { throw .notUnix }
         func option(_ option: Int32, _ name: String) throws(AdoptionProblem) -> Int32 {
             do { return try Sys.socketOption(fd, option, name) } catch { throw .system(error) }
@@ -176,9 +182,8 @@ public struct ListeningSocket {
     /// while the file is still the one it created (a newer tabd may have replaced it).
     public func removeSocketFile() {
         guard !activated, let path, let file else { return }
-        var st = stat()
-        guard lstat(path, &st) == 0, FileIdentity(st) == file else { return }
-        unlink(path)
+        guard let st = try? Sys.linkStatus(path), FileIdentity(st) == file else { return }
+        try? Sys.unlink(path)
     }
 
     /// Device, inode and change time: an inode number alone is reused as soon as it is free.
@@ -192,8 +197,9 @@ public struct ListeningSocket {
         }
     }
 
-    private static func wrap<T>(_ body: () throws(SystemError) -> T) throws -> T {
-        do { return try body() } catch { throw SocketError.system(error.description) }
+    /// A failed call as a `SocketError`, naming its `subject` (a path) when there is one.
+    private static func wrap<T>(_ subject: String? = nil, _ body: () throws(SystemError) -> T) throws(SocketError) -> T {
+        do { return try body() } catch { throw SocketError.system(subject.map(error.about) ?? error) }
     }
 }
 

@@ -7,6 +7,7 @@
 //   tabd-manpage BINARY SECTION [EXTRA.roff]   → the page on stdout (man(7) macros)
 
 import Foundation
+import TabJSON
 import TabProtocol
 
 /// What `--experimental-dump-help` prints (ArgumentParserToolInfo's ToolInfoV0), as far as a

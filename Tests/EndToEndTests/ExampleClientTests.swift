@@ -5,6 +5,7 @@
 // with the recipe of docs/protocol.md, "Staying in sync", and finds nothing missed: seq
 // continues across restarts, R11.4).
 
+import TabJSON
 import TestRandom
 import Foundation
 import Glibc

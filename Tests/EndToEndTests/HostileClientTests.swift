@@ -8,6 +8,7 @@
 // shows them (BENCHMARKS-HISTORY.md, "Hostile clients").
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 import TabSystem

@@ -5,6 +5,7 @@
 
 import Foundation
 import Glibc
+import TabJSON
 import TabProtocol
 import Testing
 

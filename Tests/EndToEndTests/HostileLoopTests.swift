@@ -4,6 +4,7 @@
 
 import Foundation
 import Glibc
+import TabJSON
 import TabProtocol
 import Testing
 

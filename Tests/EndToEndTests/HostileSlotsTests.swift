@@ -8,6 +8,7 @@
 
 import Foundation
 import Glibc
+import TabJSON
 import TabProtocol
 import Testing
 

@@ -3,6 +3,7 @@
 // say what the test did to it.
 
 import Foundation
+import TabJSON
 import TabProtocol
 import Testing
 

@@ -6,6 +6,7 @@
 // bytes; and a flat controller whose `state` has none of R13's members (R13.7).
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 

@@ -3,6 +3,8 @@
 // to one another (issue 31: "Package.swift's dependencies are the real ones; the module table
 // matches the imports"). An import of another of this package's modules that Package.swift does
 // not declare, a declared dependency nothing imports, or a table row that says otherwise fails.
+// No module re-exports another (`@_exported import`): an edge hidden that way is not in any of
+// the three, and the README's layout names every module.
 
 import Foundation
 import Testing
@@ -63,6 +65,43 @@ import Testing
                 #expect(t.dependencies.subtracting(imported).isEmpty,
                         "\(name) declares \(t.dependencies.subtracting(imported).sorted()) in Package.swift but imports none of it")
             }
+        }
+    }
+
+    /// The Swift files of the repository (this package, the SDK, tabd-web, the fuzzers), but
+    /// what SwiftPM fetched or built.
+    static func swiftFiles() -> [String] {
+        guard let walk = FileManager.default.enumerator(atPath: Build.packageRoot.path) else { return [] }
+        var files: [String] = []
+        while let file = walk.nextObject() as? String {
+            let name = (file as NSString).lastPathComponent
+            if name.hasPrefix(".") || name == "node_modules" { walk.skipDescendants(); continue }
+            if name.hasSuffix(".swift") { files.append(file) }
+        }
+        return files
+    }
+
+    @Test func noModuleReExportsAnother() throws {
+        let files = Self.swiftFiles()
+        #expect(files.count > 100, "the repository's Swift files were found")
+        var exporting: [String] = []
+        for file in files {
+            let text = try String(contentsOfFile: Build.packageRoot.path + "/" + file, encoding: .utf8)
+            if text.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("@_exported") }) {
+                exporting.append(file)
+            }
+        }
+        #expect(exporting.isEmpty, "\(exporting) re-export a module (@_exported import): import it where it is used instead")
+    }
+
+    /// The README's "Layout" block names every target of Package.swift.
+    @Test func theReadmeLayoutNamesEveryModule() throws {
+        let readme = try String(contentsOf: Build.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        guard let start = readme.range(of: "## Layout\n"), let block = readme[start.upperBound...].split(separator: "```").dropFirst().first
+        else { throw TestFailure("README.md has no Layout block") }
+        let words = Set(block.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "-" }).map(String.init))
+        for name in try Self.declared().keys.sorted() where !name.hasSuffix("Tests") {
+            #expect(words.contains(name), "README.md's layout does not name the module \(name)")
         }
     }
 

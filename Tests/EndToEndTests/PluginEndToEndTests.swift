@@ -3,6 +3,7 @@
 
 import Foundation
 import Glibc
+import TabJSON
 import TabProtocol
 import Testing
 

@@ -1,6 +1,7 @@
 // tabd end to end: a real daemon on a temporary socket, spoken to in JSON lines.
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 

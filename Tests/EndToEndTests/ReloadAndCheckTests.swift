@@ -6,6 +6,7 @@
 // journald prefixes only on the journal stream; a fresh install starts and serves.
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 

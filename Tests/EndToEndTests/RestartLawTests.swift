@@ -28,6 +28,7 @@
 //   TABD_SOAK_TRACE=1  print every request and its reply
 // Every failure names its seed: TABD_SOAK_SEEDS=<seed> swift test --filter RestartLaw runs it again.
 
+import TabJSON
 import TestRandom
 import Foundation
 import Glibc

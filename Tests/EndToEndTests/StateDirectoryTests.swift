@@ -3,6 +3,7 @@
 // refused, and journal-only operations are not commands.
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 

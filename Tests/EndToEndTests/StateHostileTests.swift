@@ -4,6 +4,7 @@
 // ran once (plugin.call is not run twice) and must not lose replies that are not lines.
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 

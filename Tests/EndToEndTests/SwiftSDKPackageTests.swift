@@ -6,6 +6,7 @@
 
 import Foundation
 import Glibc
+import TabJSON
 import TabProtocol
 import Testing
 

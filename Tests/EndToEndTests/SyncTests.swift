@@ -3,6 +3,7 @@
 // say when a controller is gone; numbering continues across restarts and re-creation.
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 

@@ -12,6 +12,7 @@ import Foundation
 import Glibc
 import Synchronization
 import TabClient
+import TabJSON
 import TabProtocol
 import Testing
 

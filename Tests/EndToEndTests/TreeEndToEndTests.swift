@@ -5,6 +5,7 @@
 // hidden tabs that answer `state` with the same bytes.
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 

@@ -4,6 +4,7 @@
 
 import Foundation
 import TabCore
+import TabJSON
 import TabPlugins
 import TabProtocol
 import Testing

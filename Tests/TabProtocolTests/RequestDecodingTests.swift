@@ -2,6 +2,7 @@
 // `selected` (R2.6), `controller.create` `tap_pops` (R4.3), layout sizes (R10.1), and tab
 // objects copied from `state` accepted back by set_tabs, add_tab and update_tab.
 
+import TabJSON
 import Testing
 import TabCore
 @testable import TabProtocol

@@ -2,6 +2,7 @@
 // its JSON token instead of decoding a value and encoding it again — on the fast path, on
 // the general path, and in error replies.
 
+import TabJSON
 import Testing
 @testable import TabProtocol
 

@@ -4,6 +4,7 @@
 
 import Foundation
 import Logging
+import TabJSON
 import TestLogging
 import TabCore
 import TabProtocol

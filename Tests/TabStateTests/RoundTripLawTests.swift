@@ -10,6 +10,7 @@
 //    TABD_ROUNDTRIP_SEED=<n> replays one stream (the seed a failure prints);
 //    TABD_ROUNDTRIP_STREAMS=<n> runs more (or fewer) than 200.
 
+import TabJSON
 import TestRandom
 import Foundation
 import Logging

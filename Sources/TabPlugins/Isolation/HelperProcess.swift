@@ -9,6 +9,7 @@ import CTabPolicy
 import Glibc
 import Logging
 import TabCore
+import TabSystem
 
 public enum PluginHelperProcess {
     /// The socket to tabd, and the plugin's file (opened and checked by tabd).
@@ -32,11 +33,12 @@ public enum PluginHelperProcess {
             exit(1)
         }
         var note: String?
-        if tabd_sandbox_restrict() != 0 {
-            note = "the seccomp filter could not be installed (\(String(cString: strerror(errno)))); the helper runs with no new privileges only"
+        do {
+            _ = try syscall("prctl(PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP)") { tabd_sandbox_restrict() }
+        } catch {
+            note = "the seccomp filter could not be installed (\(error.reason)); the helper runs with no new privileges only"
         }
-        var st = stat()
-        guard fstat(pluginFD, &st) == 0 else {
+        guard let st = try? Sys.fstat(pluginFD) else {
             session.sendHello(error: "the helper did not receive the plugin's file")
             exit(1)
         }
@@ -62,8 +64,10 @@ public enum PluginHelperProcess {
             return uid == geteuid() ? nil
                 : "it is to run as '\(user)' but tabd is not root and cannot switch users; run tabd as root or remove `user`"
         }
-        if tabd_sandbox_become(uid, gid) != 0 {
-            return "the helper could not switch to the user '\(user)': \(String(cString: strerror(errno)))"
+        do {
+            _ = try syscall("setgroups, setgid, setuid") { tabd_sandbox_become(uid, gid) }
+        } catch {
+            return "the helper could not switch to the user '\(user)': \(error.reason)"
         }
         return nil
     }
@@ -244,7 +248,7 @@ final class HelperSession {
     }
 
     private func send(_ w: WireWriter) {
-        if !Packets.send(PluginHelperProcess.socketFD, w.bytes, wait: { _ in false }) { exit(0) }
+        if Packets.send(PluginHelperProcess.socketFD, w.bytes, wait: Packets.noWaiting) != nil { exit(0) }
     }
 
     func sendHello(error: String) {
@@ -271,7 +275,7 @@ final class HelperSession {
     /// Answers requests until tabd closes the socket.
     func serve() -> Never {
         while true {
-            switch Packets.receive(PluginHelperProcess.socketFD, into: &buffer, wait: { _ in false }) {
+            switch Packets.receive(PluginHelperProcess.socketFD, into: &buffer, wait: Packets.noWaiting) {
             case .message(let n):
                 do throws(WireReader.Short) {
                     try answer(WireReader(base: UnsafePointer(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)), count: n))

@@ -17,6 +17,7 @@
 import CTabPolicy
 import Glibc
 import TabCore
+import TabSystem
 
 enum HelperOp: UInt8 {
     case initialize = 1, fini, shouldSelect, supportedOrientations, preferredOrientation, didSelect,
@@ -118,9 +119,13 @@ enum Packets {
     /// room to spare. A helper that sends more is treated as crashed.
     static let maxAnswerBytes = 16 << 20
 
-    /// Sends `message`. `wait(events)` is asked to wait when the socket is full (tabd's side
-    /// is non-blocking, with a deadline); it returns false to give up.
-    static func send(_ fd: Int32, _ message: [UInt8], wait: (Int16) -> Bool) -> Bool {
+    /// What a side that never waits answers `wait` with (the helper's blocking socket).
+    static func noWaiting(_ events: Int16) -> SystemError? { SystemError("poll", errno: EAGAIN) }
+
+    /// Sends `message`: nil, or why it could not. `wait(events)` is asked to wait when the
+    /// socket is full (tabd's side is non-blocking, with a deadline): nil when it may be tried
+    /// again, else why not (EAGAIN: the deadline passed).
+    static func send(_ fd: Int32, _ message: [UInt8], wait: (Int16) -> SystemError?) -> SystemError? {
         var packet = [UInt8](repeating: 0, count: min(message.count, chunk) + 1)
         var offset = 0
         repeat {
@@ -134,42 +139,43 @@ enum Packets {
                 }
             }
             while true {
-                let sent = packet.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if sent >= 0 { break }
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK, wait(Int16(POLLOUT)) { continue }
-                return false
+                let sent = packet.withUnsafeBytes { bytes in Result { () throws(SystemError) in try Sys.send(bytes, to: fd) } }
+                guard case .failure(let error) = sent else { break }
+                guard error.wouldBlock else { return error }
+                if let gaveUp = wait(Int16(POLLOUT)) { return gaveUp }
             }
             offset += n
         } while offset < message.count
-        return true
+        return nil
     }
 
-    enum Received { case message(Int), end, failed(Int32), gaveUp }
+    enum Received { case message(Int), end, failed(SystemError), gaveUp(SystemError) }
 
     /// Receives one message into `buffer` (grown as needed); `.message(n)`: its n bytes.
+    /// `wait` as for `send`.
     static func receive(_ fd: Int32, into buffer: inout UnsafeMutableRawBufferPointer, maxBytes: Int = .max,
-                        wait: (Int16) -> Bool) -> Received {
+                        wait: (Int16) -> SystemError?) -> Received {
         var used = 0
         while true {
             // A message past maxBytes is refused, not collected: the sender is broken or hostile.
-            if used > maxBytes { return .failed(EMSGSIZE) }
+            if used > maxBytes { return .failed(SystemError("recv", errno: EMSGSIZE)) }
             if buffer.count - used < chunk + 1 {
                 let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(buffer.count * 2, used + chunk + 1), alignment: 16)
                 if used > 0 { bigger.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: used) }
                 buffer.deallocate()
                 buffer = bigger
             }
-            let n = recv(fd, buffer.baseAddress! + used, buffer.count - used, 0)
-            if n == 0 { return .end }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
-                    if wait(Int16(POLLIN)) { continue }
-                    return .gaveUp
+            let n: Int
+            do throws(SystemError) {
+                n = try Sys.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[used...]))
+            } catch {
+                if error.wouldBlock {
+                    if let gaveUp = wait(Int16(POLLIN)) { return .gaveUp(gaveUp) }
+                    continue
                 }
-                return errno == ECONNRESET ? .end : .failed(errno)
+                return error.errno == ECONNRESET ? .end : .failed(error)
             }
+            if n == 0 { return .end }
             let more = buffer.load(fromByteOffset: used, as: UInt8.self) == 1
             // Drop the flag byte: the packet's bytes move over it.
             if n > 1 { (buffer.baseAddress! + used).copyMemory(from: buffer.baseAddress! + used + 1, byteCount: n - 1) }

@@ -64,9 +64,12 @@ final class RemotePlugin {
     /// throws why the plugin cannot run (the helper's own words when it said them).
     init(file: CheckedFile, spec: PluginSpec, logger: Logger) throws(Refusal) {
         self.spec = spec; self.path = file.path; self.identity = file.identity; self.logger = logger
-        pluginFD = fcntl(file.fd, F_DUPFD_CLOEXEC, 10)
-        close(file.fd)
-        guard pluginFD >= 0 else { throw Refusal("cannot keep its file open for the helper: \(String(cString: strerror(errno)))") }
+        let kept = Result { () throws(SystemError) in try Sys.duplicate(file.fd, lowest: 10) }
+        Sys.close(file.fd)
+        switch kept {
+        case .success(let fd): pluginFD = fd
+        case .failure(let error): throw Refusal("cannot keep its file open for the helper: \(error.reason)")
+        }
         try spawn()
         let deadline = monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9)
         switch receive(until: deadline) {
@@ -87,14 +90,14 @@ final class RemotePlugin {
     // MARK: The helper process
 
     private func spawn() throws(Refusal) {
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw Refusal("socketpair for its helper failed: \(String(cString: strerror(errno)))")
+        let pair: (ours: Int32, theirs: Int32)
+        do { pair = try Sys.socketPair(Int32(SOCK_SEQPACKET.rawValue)) } catch {
+            throw Refusal("socketpair for its helper failed: \(error.reason)")
         }
         // Both above the descriptors the helper gets (3, 4): dup2 then clears close-on-exec.
-        let theirs = fcntl(pair[1], F_DUPFD_CLOEXEC, 10)
-        close(pair[1])
-        defer { close(theirs) }
+        let theirs = (try? Sys.duplicate(pair.theirs, lowest: 10)) ?? -1
+        Sys.close(pair.theirs)
+        defer { Sys.close(theirs) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -129,22 +132,22 @@ final class RemotePlugin {
         var child: pid_t = 0
         let rc = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, cArgs, environment)
         guard rc == 0 else {
-            close(pair[0])
-            throw Refusal("cannot start its helper process (/proc/self/exe): \(String(cString: strerror(rc)))")
+            Sys.close(pair.ours)
+            throw Refusal("cannot start its helper process (/proc/self/exe): \(SystemError("posix_spawn", errno: rc).reason)")
         }
         pid = child
-        fd = pair[0]
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        fd = pair.ours
+        try? Sys.setNonBlocking(fd)
     }
 
     /// Kills the helper's process group and forgets the socket (reaped on SIGCHLD).
     private func kill() {
         if pid > 0 {
-            Glibc.kill(-pid, SIGKILL)
+            try? Sys.kill(-pid, SIGKILL)
             Self.unreaped.withLock { _ = $0.insert(pid) }
             Self.reap()
         }
-        if fd >= 0 { close(fd) }
+        if fd >= 0 { Sys.close(fd) }
         fd = -1
         pid = 0
     }
@@ -153,9 +156,11 @@ final class RemotePlugin {
     static func reap() {
         unreaped.withLock { unreaped in
             for p in unreaped {
-                var status: Int32 = 0
-                let r = waitpid(p, &status, WNOHANG)
-                if r == p || (r < 0 && errno == ECHILD) { unreaped.remove(p) }
+                do throws(SystemError) {
+                    if try Sys.waitpid(p, options: WNOHANG).pid == p { unreaped.remove(p) }
+                } catch {
+                    if error.errno == ECHILD { unreaped.remove(p) }
+                }
             }
         }
     }
@@ -186,8 +191,8 @@ final class RemotePlugin {
     func exchange(_ message: [UInt8], hook: PluginHook) -> Result<Answer, Failure> {
         let deadline = monotonicNanoseconds() &+ deadlineNanoseconds
         if let failure = ensureUp(until: deadline, hook: hook) { return .failure(failure) }
-        guard Packets.send(fd, message, wait: { self.wait($0, until: deadline) }) else {
-            return .failure(fail(errno == EAGAIN || errno == EWOULDBLOCK || errno == 0 ? .timedOut : .crashed, hook: hook))
+        if let error = Packets.send(fd, message, wait: { self.wait($0, until: deadline) }) {
+            return .failure(fail(error.wouldBlock ? .timedOut : .crashed, hook: hook))
         }
         switch receive(until: deadline) {
         case .success(let n):
@@ -200,28 +205,25 @@ final class RemotePlugin {
     }
 
     private func receive(until deadline: UInt64) -> Result<Int, Failure> {
-        var timedOut = false
-        switch Packets.receive(fd, into: &buffer, maxBytes: Packets.maxAnswerBytes, wait: { events in
-            let ok = self.wait(events, until: deadline)
-            if !ok { timedOut = true }
-            return ok
-        }) {
+        switch Packets.receive(fd, into: &buffer, maxBytes: Packets.maxAnswerBytes, wait: { self.wait($0, until: deadline) }) {
         case .message(let n): return .success(n)
-        case .gaveUp: return .failure(timedOut ? .timedOut : .crashed)
+        case .gaveUp(let error): return .failure(error.wouldBlock ? .timedOut : .crashed)
         case .end, .failed: return .failure(.crashed)
         }
     }
 
-    /// poll until `deadline`; false when it passed (or the socket broke).
-    private func wait(_ events: Int16, until deadline: UInt64) -> Bool {
+    /// poll until `deadline`: nil when the socket is ready (or hung up: the next call says
+    /// which); EAGAIN when the deadline passed, or poll's error.
+    private func wait(_ events: Int16, until deadline: UInt64) -> SystemError? {
         while true {
             let now = monotonicNanoseconds()
-            guard now < deadline else { errno = EAGAIN; return false }
-            var p = pollfd(fd: fd, events: events, revents: 0)
+            guard now < deadline else { return SystemError("poll", errno: EAGAIN) }
             let ms = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
-            let r = poll(&p, 1, ms)
-            if r > 0 { return true }  // ready, or hung up: the next call says which
-            if r < 0 && errno != EINTR { return false }
+            do {
+                if try Sys.poll(fd, events, milliseconds: ms) != 0 { return nil }
+            } catch {
+                return error
+            }
         }
     }
 
@@ -255,7 +257,7 @@ final class RemotePlugin {
         }
         restarts += 1
         phase = .starting(deadline: monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9), stage: 0)
-        _ = Packets.send(fd, initializeMessage(), wait: { _ in false })
+        _ = Packets.send(fd, initializeMessage(), wait: Packets.noWaiting)
         scheduleProgress()
     }
 
@@ -345,7 +347,7 @@ final class RemotePlugin {
         self.configJSON = configJSON
         let message = initializeMessage()
         let deadline = monotonicNanoseconds() + UInt64(Self.startupSeconds * 1e9)
-        guard case .starting = phase, Packets.send(fd, message, wait: { self.wait($0, until: deadline) }) else {
+        guard case .starting = phase, Packets.send(fd, message, wait: { self.wait($0, until: deadline) }) == nil else {
             return (TABD_ERROR, "its helper process is not running")
         }
         switch receive(until: deadline) {

@@ -1,6 +1,7 @@
 // End-to-end support: a real tabd process on a temporary socket, and a JSON line client.
 
 import Foundation
+import TabJSON
 import Testing
 import TabProtocol
 import TabSystem

@@ -11,6 +11,7 @@ import Foundation
 import HummingbirdWebSocket
 import Synchronization
 import TabClient
+import TabJSON
 import TabProtocol
 
 struct Session: Sendable {

@@ -4,6 +4,7 @@
 
 import Foundation
 import TabClient
+import TabJSON
 
 let arguments = CommandLine.arguments
 let mirror = Mirror(path: arguments[1], controllers: [arguments[2]], reconnect: .init(giveUpAfter: .seconds(60)))
