@@ -49,13 +49,14 @@ let package = Package(
         // What every process of tabd's shares and nothing else of tabd's: the monotonic clock,
         // Unix socket addresses, SystemError. Only Glibc below it.
         .target(name: "TabSystem"),
-        // The state machine: pure values, no I/O.
         // Short ASCII strings as the two words a String keeps them in: the ids and names on
         // the hot paths (SmallASCII; its layout is checked once at start: tabd refuses to
         // start on a runtime that lays strings out otherwise). No unsafe flags: it is in the
         // Swift SDK's closure (BENCHMARKS-HISTORY.md, "The Swift SDK as a package").
         .target(name: "TabStrings"),
-        .target(name: "TabCore", dependencies: ["TabStrings"]),
+        // The state machine: pure values, no I/O. A tab is described once there (`Tab.fields`),
+        // and read and written in each of its forms with TabJSON.
+        .target(name: "TabCore", dependencies: ["TabStrings", "TabJSON"]),
         // The one JSON codec: the strict parser, the value tree, the writer, Codable over them.
         // No dependencies: the server, the plugin host, the state files and the Swift SDK
         // (linked into each plugin) all use it.
@@ -83,7 +84,7 @@ let package = Package(
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
-            dependencies: ["CCRC32", "CLinux", "TabCore", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCRC32", "CLinux", "TabCore", "TabJSON", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // Line-delimited requests over a Unix socket: the libevent loop, the listener,
@@ -141,7 +142,7 @@ let package = Package(
         .target(name: "TestLogging", dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")],
                 path: "Tests/TestLogging"),
 
-        .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
+        .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore", "TabJSON"]),
         .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON", "TabStrings"]),
         .testTarget(name: "TabPolicyTests", dependencies: ["CTabPolicy", "TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabProtocol"]),
