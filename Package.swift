@@ -119,7 +119,7 @@ let package = Package(
         // Front ends' side of the socket: async requests, events, the seq mirror. The
         // Unix socket and a reading thread; no networking framework (tabd-web, in web/, puts
         // Hummingbird on top of it, in a package of its own).
-        .target(name: "TabClient", dependencies: ["TabJSON", "TabProtocol", "TabSystem"]),
+        .target(name: "TabClient", dependencies: ["TabCore", "TabJSON", "TabProtocol", "TabSystem"]),
         .executableTarget(
             name: "tabctl",
             dependencies: [

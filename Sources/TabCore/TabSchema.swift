@@ -71,6 +71,10 @@ public protocol TabFieldValue: Equatable, Sendable {
     func write(to w: inout JSONWriter, _ form: TabForm)
     /// `orNull`: the member may also be null (it is an optional's), for the error's words.
     init(json: JSONValue, at path: String, _ form: TabForm, orNull: Bool) throws(TabFieldError)
+    /// A value that is not `value`: what the tests of `Tab.fields` set each field to.
+    static func other(than value: Self) -> Self
+    /// One value of the type (for `other(than:)` of an optional).
+    static var example: Self { get }
 }
 
 extension TabFieldValue {
@@ -96,18 +100,21 @@ extension String: TabFieldScalar {
     public static var expected: String { "a string" }
     public func write(to w: inout JSONWriter, _ form: TabForm) { w.string(self) }
     public static func scalar(_ json: JSONValue) -> String? { if case .string(let s) = json { s } else { nil } }
+    public static func other(than value: String) -> String { value + "x" }
 }
 
 extension Bool: TabFieldScalar {
     public static var expected: String { "true or false" }
     public func write(to w: inout JSONWriter, _ form: TabForm) { w.bool(self) }
     public static func scalar(_ json: JSONValue) -> Bool? { if case .bool(let b) = json { b } else { nil } }
+    public static func other(than value: Bool) -> Bool { !value }
 }
 
 extension Int: TabFieldScalar {
     public static var expected: String { "an integer" }
     public func write(to w: inout JSONWriter, _ form: TabForm) { w.int(self) }
     public static func scalar(_ json: JSONValue) -> Int? { if case .int(let i) = json { Int(exactly: i) } else { nil } }
+    public static func other(than value: Int) -> Int { value &+ 1 }
 }
 
 extension Optional: TabFieldValue where Wrapped: TabFieldValue {
@@ -119,6 +126,11 @@ extension Optional: TabFieldValue where Wrapped: TabFieldValue {
         if json == .null { self = nil; return }
         self = try Wrapped(json: json, at: path, form, orNull: true)
     }
+    public static var example: Self { nil }
+    public static func other(than value: Self) -> Self {
+        guard let value else { return Wrapped.other(than: Wrapped.example) }
+        return Wrapped.other(than: value)
+    }
 }
 
 /// A value an array holds: how the array is named in an error ("an array of screens").
@@ -126,7 +138,20 @@ public protocol TabFieldElement: TabFieldValue {
     static var plural: String { get }
 }
 
-extension String: TabFieldElement { public static var plural: String { "strings" } }
+extension String: TabFieldElement {
+    public static var plural: String { "strings" }
+    public static var example: String { "x" }
+}
+
+extension Bool: TabFieldElement {
+    public static var plural: String { "booleans" }
+    public static var example: Bool { false }
+}
+
+extension Int: TabFieldElement {
+    public static var plural: String { "integers" }
+    public static var example: Int { 0 }
+}
 
 extension Array: TabFieldValue where Element: TabFieldElement {
     public static var expected: String { "an array of " + Element.plural }
@@ -142,6 +167,8 @@ extension Array: TabFieldValue where Element: TabFieldElement {
         for (i, v) in values.enumerated() { out.append(try Element(json: v, at: "\(path)[\(i)]", form, orNull: false)) }
         self = out
     }
+    public static func other(than value: Self) -> Self { value + [Element.example] }
+    public static var example: Self { [] }
 }
 
 /// A value named by its wire name (`Placement`, `TabRole`).
@@ -159,6 +186,8 @@ extension TabFieldName {
         }
         self = v
     }
+    public static func other(than value: Self) -> Self { allCases.first { $0 != value } ?? value }
+    public static var example: Self { allCases.first! }
 }
 
 extension Placement: TabFieldName {}
@@ -183,6 +212,8 @@ extension OrientationMask: TabFieldValue {
             insert(o.mask)
         }
     }
+    public static func other(than value: Self) -> Self { value == .landscapeLeft ? .portrait : .landscapeLeft }
+    public static var example: Self { .portrait }
 }
 
 /// The members of one object, each taken at most once; `finish` refuses the rest in the
@@ -256,6 +287,8 @@ extension TabItem: TabFieldValue {
                   tag: try r.read("tag", as: Int?.self) ?? nil, badge: try r.read("badge", as: String?.self) ?? nil)
         try r.finish()
     }
+    public static func other(than value: Self) -> Self { TabItem(title: String?.other(than: value.title), image: "i", tag: 1, badge: "b") }
+    public static var example: Self { TabItem() }
 }
 
 extension Screen: TabFieldElement {
@@ -272,6 +305,8 @@ extension Screen: TabFieldElement {
         self.init(id: try r.required("id"), title: try r.read("title", as: String?.self) ?? nil)
         try r.finish()
     }
+    public static func other(than value: Self) -> Self { Screen(id: value.id + "x", title: "t") }
+    public static var example: Self { Screen(id: "s") }
 }
 
 extension RestorationArchive: TabFieldValue {
@@ -294,6 +329,8 @@ extension RestorationArchive: TabFieldValue {
         }
         try r.finish()
     }
+    public static func other(than value: Self) -> Self { RestorationArchive(selected: String?.other(than: value.selected)) }
+    public static var example: Self { RestorationArchive() }
 }
 
 // MARK: Fields
@@ -354,6 +391,8 @@ public struct TabField: Sendable {
     let read: @Sendable (JSONValue, inout Tab, String, TabForm) throws(TabFieldError) -> Void
     let equal: @Sendable (Tab, Tab) -> Bool
     let copy: @Sendable (Tab, inout Tab) -> Void
+    /// Sets the field to a value other than its default (the tests of `Tab.fields`).
+    let setOther: @Sendable (inout Tab) -> Void
 
     /// A stored field. `state`: what `state` shows instead of the stored value (nil: the
     /// value); `showsIf`: when it shows it at all, within its place (nil: always).
@@ -371,6 +410,12 @@ public struct TabField: Sendable {
             showsIn: showsIf ?? { _ in true },
             writeShown: state ?? { t, _, w in t[keyPath: path].write(to: &w, .state) },
             read: { (json, t, at, form) throws(TabFieldError) in
+                // A `state` object is read by clients, perhaps of another tabd's: a member
+                // this one cannot read is left at its default.
+                if form == .state {
+                    if let v = try? V(json: json, at: at, form, orNull: false) { t[keyPath: path] = v }
+                    return
+                }
                 // In the state files, a null where the field cannot be null is its default
                 // (as the journal's reader always took it).
                 if json == .null, form == .journal || form == .snapshot {
@@ -380,7 +425,8 @@ public struct TabField: Sendable {
                 t[keyPath: path] = try V(json: json, at: at, form, orNull: false)
             },
             equal: { $0[keyPath: path] == $1[keyPath: path] },
-            copy: { from, to in to[keyPath: path] = from[keyPath: path] })
+            copy: { from, to in to[keyPath: path] = from[keyPath: path] },
+            setOther: { $0[keyPath: path] = V.other(than: defaultValue) })
     }
 
     /// A member only `state` shows, computed from the tab (`badge`, the item's badge again).
@@ -388,7 +434,7 @@ public struct TabField: Sendable {
         TabField(
             name: name, key: name, accepts: .ignored, journal: .never, snapshot: .never, shown: shown, arranges: false,
             path: nil, isDefault: { _ in true }, write: { _, _, _ in }, showsIn: { _ in true }, writeShown: state,
-            read: { _, _, _, _ in }, equal: { _, _ in true }, copy: { _, _ in })
+            read: { _, _, _, _ in }, equal: { _, _ in true }, copy: { _, _ in }, setOther: { _ in })
     }
 
     /// Whether `form` writes the field for `t`.
@@ -413,51 +459,6 @@ public struct TabField: Sendable {
 }
 
 extension Tab {
-    /// Every field of a tab, in the order the wire and the journal write them. Adding an
-    /// optional field is its property (above, in `Tab`) and its row here: every form follows.
-    public static let fields: [TabField] = [
-        .field("id", "id", \.id, default: "", journal: .always, snapshot: .always, shown: .always),
-        .field("title", "title", \.title, default: nil, journal: .always, shown: .always),  // R1.3: null, never the id
-        .field("item", "item", \.item, default: nil, journal: .always, shown: .always,
-               state: { t, _, w in t.effectiveItem.write(to: &w, .state) }),
-        .shown("badge") { t, _, w in t.badge.write(to: &w, .state) },
-        .field("restoration_id", "restorationID", \.restorationID, default: nil, journal: .always, shown: .always),
-        .field("orientations", "orientations", \.orientations, default: nil, journal: .always, shown: .always,
-               state: { t, _, w in t.supportedOrientations.write(to: &w, .state) }),
-        .field("full_screen_layout", "fullScreenLayout", \.fullScreenLayout, default: false, journal: .always, snapshot: .always, shown: .always),
-        .field("navigation", "navigation", \.navigation, default: false, journal: .always, snapshot: .always, shown: .always),
-        .field("stack", "stack", \.stack, default: [], accepts: .ignored, snapshot: .always, shown: .always),
-        .field("content_loaded", "contentLoaded", \.contentLoaded, default: false, accepts: .ignored, snapshot: .always, shown: .always),
-        // R13.8: the description left `hidden` out (input only, never state): issue 30's records.
-        .field("keeps_hidden", "keepsHidden", \.keepsHidden, default: false, accepts: .refused, snapshot: .never, shown: .never),
-        // R13 and R14: written by `state` only for a tab that uses them.
-        .field("placement", "placement", \.placement, default: .automatic, arranges: true,
-               state: { t, _, w in w.string(t.placement.rawValue) }),
-        .field("hidden", "hidden", \.hidden, default: false, arranges: true),
-        .field("allows_hiding", "allowsHiding", \.allowsHiding, default: false, arranges: true),
-        .field("hidden_by_default", "hiddenByDefault", \.hiddenByDefault, default: false, arranges: true),
-        .field("subtitle", "subtitle", \.subtitle, default: nil),
-        .field("enabled", "enabled", \.enabled, default: true),  // R14.2
-        .field("role", "role", \.role, default: nil, arranges: true, showsIf: { $0.role != nil }),  // R14.1
-        .field("activates_search", "activatesSearch", \.activatesSearch, default: false,
-               showsIf: { $0.isSearch || $0.activatesSearch }),
-        // A group's (R13.1, R13.12).
-        .field("expanded", "expanded", \.expanded, default: nil, shown: .group,
-               state: { t, _, w in w.bool(t.isExpanded) }),
-        .field("children", "children", \.children, default: nil, shown: .group, arranges: true,
-               state: { t, c, w in
-                   w.beginArray()
-                   for k in t.children ?? [] { k.write(to: &w, .state, in: c) }
-                   w.endArray()
-               }),
-        .field("default_child", "defaultChild", \.defaultChild, default: nil, shown: .group, arranges: true),
-        .field("allows_reordering", "allowsReordering", \.allowsReordering, default: false, shown: .group, arranges: true),
-        .field("selected_child", "selectedChild", \.selectedChild, default: nil, accepts: .ignored, shown: .group,
-               state: { t, c, w in (c?.shownChildID(of: t.id) ?? t.selectedChild).write(to: &w, .state) }),
-        .field("display_order", "displayOrder", \.displayOrder, default: nil, accepts: .ignored, shown: .group,
-               state: { t, _, w in t.orderedChildren.map(\.id).write(to: &w, .state) }),
-    ]
-
     /// The fields a snapshot writes, its keys sorted (Swift's String order, as Codable's
     /// sorted keys were).
     static let snapshotFields = fields.filter { $0.snapshot != .never }.sorted { $0.key < $1.key }
@@ -534,6 +535,8 @@ extension Tab: TabFieldElement {
     public init(json: JSONValue, at path: String, _ form: TabForm, orNull: Bool) throws(TabFieldError) {
         try self.init(json: json, at: path, form)
     }
+    public static func other(than value: Self) -> Self { Tab(id: value.id + "x") }
+    public static var example: Self { Tab(id: "kid") }
 }
 
 // MARK: update_tab

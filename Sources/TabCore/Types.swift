@@ -1,6 +1,8 @@
 // Values that describe a tab container: idioms, orientations, tabs and their items.
 // Everything here is a plain value, Equatable for tests; how a tab is read and written in
-// each of its forms (the wire, the journal, the snapshot) is TabSchema.swift's `Tab.fields`.
+// each of its forms (the wire, the journal, the snapshot) is `Tab.fields`, below.
+
+import TabJSON
 
 /// The kind of device a controller behaves like (seeds: phone, pad, tv).
 public enum Idiom: String, Sendable, CaseIterable {
@@ -134,6 +136,54 @@ public struct Tab: Equatable, Sendable {
     /// identity rule keeps its value and a new one starts at `hidden_by_default` (R13.8,
     /// R13.9). The controller clears it when it installs the tab.
     public var keepsHidden = false
+
+    /// Every field of a tab, in the order the wire and the journal write them: its names (the
+    /// wire's and the journal's; the snapshot's), its default, where each form writes it
+    /// (`TabField.field`'s parameters say). Adding an optional field is its property (above)
+    /// and its row here: the wire's decoder and `state`, `update_tab`, the journal, the
+    /// snapshot and TabClient's mirror follow (docs/architecture.md, "How to add a field").
+    public static let fields: [TabField] = [
+        .field("id", "id", \.id, default: "", journal: .always, snapshot: .always, shown: .always),
+        .field("title", "title", \.title, default: nil, journal: .always, shown: .always),  // R1.3: null, never the id
+        .field("item", "item", \.item, default: nil, journal: .always, shown: .always,
+               state: { t, _, w in t.effectiveItem.write(to: &w, .state) }),
+        .shown("badge") { t, _, w in t.badge.write(to: &w, .state) },
+        .field("restoration_id", "restorationID", \.restorationID, default: nil, journal: .always, shown: .always),
+        .field("orientations", "orientations", \.orientations, default: nil, journal: .always, shown: .always,
+               state: { t, _, w in t.supportedOrientations.write(to: &w, .state) }),
+        .field("full_screen_layout", "fullScreenLayout", \.fullScreenLayout, default: false, journal: .always, snapshot: .always, shown: .always),
+        .field("navigation", "navigation", \.navigation, default: false, journal: .always, snapshot: .always, shown: .always),
+        .field("stack", "stack", \.stack, default: [], accepts: .ignored, snapshot: .always, shown: .always),
+        .field("content_loaded", "contentLoaded", \.contentLoaded, default: false, accepts: .ignored, snapshot: .always, shown: .always),
+        // R13.8: the description left `hidden` out (input only, never state): issue 30's records.
+        .field("keeps_hidden", "keepsHidden", \.keepsHidden, default: false, accepts: .refused, snapshot: .never, shown: .never),
+        // R13 and R14: written by `state` only for a tab that uses them.
+        .field("placement", "placement", \.placement, default: .automatic, arranges: true,
+               state: { t, _, w in w.string(t.placement.rawValue) }),
+        .field("hidden", "hidden", \.hidden, default: false, arranges: true),
+        .field("allows_hiding", "allowsHiding", \.allowsHiding, default: false, arranges: true),
+        .field("hidden_by_default", "hiddenByDefault", \.hiddenByDefault, default: false, arranges: true),
+        .field("subtitle", "subtitle", \.subtitle, default: nil),
+        .field("enabled", "enabled", \.enabled, default: true),  // R14.2
+        .field("role", "role", \.role, default: nil, arranges: true, showsIf: { $0.role != nil }),  // R14.1
+        .field("activates_search", "activatesSearch", \.activatesSearch, default: false,
+               showsIf: { $0.isSearch || $0.activatesSearch }),
+        // A group's (R13.1, R13.12).
+        .field("expanded", "expanded", \.expanded, default: nil, shown: .group,
+               state: { t, _, w in w.bool(t.isExpanded) }),
+        .field("children", "children", \.children, default: nil, shown: .group, arranges: true,
+               state: { t, c, w in
+                   w.beginArray()
+                   for k in t.children ?? [] { k.write(to: &w, .state, in: c) }
+                   w.endArray()
+               }),
+        .field("default_child", "defaultChild", \.defaultChild, default: nil, shown: .group, arranges: true),
+        .field("allows_reordering", "allowsReordering", \.allowsReordering, default: false, shown: .group, arranges: true),
+        .field("selected_child", "selectedChild", \.selectedChild, default: nil, accepts: .ignored, shown: .group,
+               state: { t, c, w in (c?.shownChildID(of: t.id) ?? t.selectedChild).write(to: &w, .state) }),
+        .field("display_order", "displayOrder", \.displayOrder, default: nil, accepts: .ignored, shown: .group,
+               state: { t, _, w in t.orderedChildren.map(\.id).write(to: &w, .state) }),
+    ]
 
     public init(id: String, title: String? = nil, item: TabItem? = nil, restorationID: String? = nil,
                 orientations: OrientationMask? = nil, fullScreenLayout: Bool = false,
