@@ -42,7 +42,6 @@ import Logging
 import Synchronization
 import TabCore
 import TabJSON
-import TabProtocol
 import TabSystem
 
 /// When the journal is fsynced (Redis' appendfsync). Every acknowledged change is
