@@ -50,13 +50,14 @@ let package = Package(
         // layer (`Sys`, each wrapper named after its C call, errors as `SystemError`), the
         // monotonic clock, Unix socket addresses. Only Glibc and CLinux's inline shims below it.
         .target(name: "TabSystem", dependencies: ["CLinux"]),
-        // The state machine: pure values, no I/O.
         // Short ASCII strings as the two words a String keeps them in: the ids and names on
         // the hot paths (SmallASCII; its layout is checked once at start: tabd refuses to
         // start on a runtime that lays strings out otherwise). No unsafe flags: it is in the
         // Swift SDK's closure (BENCHMARKS-HISTORY.md, "The Swift SDK as a package").
         .target(name: "TabStrings"),
-        .target(name: "TabCore", dependencies: ["TabStrings"]),
+        // The state machine: pure values, no I/O. A tab is described once there (`Tab.fields`),
+        // and read and written in each of its forms with TabJSON.
+        .target(name: "TabCore", dependencies: ["TabStrings", "TabJSON"]),
         // The one JSON codec: the strict parser, the value tree, the writer, Codable over them.
         // No dependencies: the server, the plugin host, the state files and the Swift SDK
         // (linked into each plugin) all use it.
@@ -84,7 +85,7 @@ let package = Package(
         // The state files: the journal's own record codec, snapshots, the directory lock.
         .target(
             name: "TabState",
-            dependencies: ["CCRC32", "TabCore", "TabJSON", "TabProtocol", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CCRC32", "TabCore", "TabJSON", "TabStrings", "TabSystem", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPath
         ),
         // Line-delimited requests over a Unix socket: the libevent loop, the listener,
@@ -119,7 +120,7 @@ let package = Package(
         // Front ends' side of the socket: async requests, events, the seq mirror. The
         // Unix socket and a reading thread; no networking framework (tabd-web, in web/, puts
         // Hummingbird on top of it, in a package of its own).
-        .target(name: "TabClient", dependencies: ["TabJSON", "TabProtocol", "TabSystem"]),
+        .target(name: "TabClient", dependencies: ["TabCore", "TabJSON", "TabProtocol", "TabSystem"]),
         .executableTarget(
             name: "tabctl",
             dependencies: [
@@ -142,7 +143,7 @@ let package = Package(
         .target(name: "TestLogging", dependencies: [.product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")],
                 path: "Tests/TestLogging"),
 
-        .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore"]),
+        .testTarget(name: "TabCoreTests", dependencies: ["TestRandom", "TabCore", "TabJSON"]),
         // The system call layer: EINTR retried, errno kept and named by its call.
         .testTarget(name: "TabSystemTests", dependencies: ["TabSystem"]),
         .testTarget(name: "TabJSONTests", dependencies: ["TestRandom", "TabJSON", "TabStrings"]),

@@ -5,6 +5,7 @@
 // them as the last `state` reported them and remembers that reply's seq (`readAt`), so the
 // drawing can say how old they are.
 
+import TabCore
 import TabJSON
 
 public struct ScreenView: Equatable, Sendable {
@@ -14,8 +15,8 @@ public struct ScreenView: Equatable, Sendable {
     /// A `stack` array (of `state` or `navigation_changed`): the pushed screens.
     static func stack(_ values: [JSONValue]) -> [ScreenView] {
         values.compactMap {
-            guard case .object(let s) = $0, let id = s.text("id") else { return nil }
-            return ScreenView(id: id, title: s.text("title"))
+            guard let s = try? Screen(json: $0, at: "stack", .state, orNull: false) else { return nil }
+            return ScreenView(id: s.id, title: s.title)
         }
     }
 }
@@ -48,28 +49,34 @@ public struct TabView: Equatable, Sendable {
     /// A group collapsed in the sidebar: false.
     public var expanded = true
 
-    /// A tab object as `state` reports it (also in `tabs_changed.objects` and `tab_updated`).
+    /// A tab object as `state` reports it (also in `tabs_changed.objects` and `tab_updated`),
+    /// read by TabCore's one description of a tab (`Tab.fields`); nil when it is not one.
     public init?(_ value: JSONValue) {
-        guard case .object(let o) = value, let id = o.text("id") else { return nil }
-        self.id = id
-        title = o.text("title")
-        let item = o.object("item")
-        itemTitle = item?.text("title")
-        badge = o.text("badge") ?? item?.text("badge")
-        navigation = o.flag("navigation") ?? false
-        stack = ScreenView.stack(o.array("stack") ?? [])
-        contentLoaded = o.flag("content_loaded") ?? false
-        placement = o.text("placement")
-        hidden = o.flag("hidden") ?? false
-        isSearch = o.text("role") == "search"
-        enabled = o.flag("enabled") ?? true
-        expanded = o.flag("expanded") ?? true
-        guard let kids = o.array("children") else { return }
-        let parsed = kids.compactMap(TabView.init)
+        guard let tab = try? Tab(json: value, at: "tab", .state) else { return nil }
+        self.init(tab)
+    }
+
+    /// The picture of a tab read from its `state` object (whose item is the effective one).
+    init(_ tab: Tab) {
+        id = tab.id
+        title = tab.title
+        itemTitle = tab.item?.title
+        badge = tab.badge
+        navigation = tab.navigation
+        stack = tab.stack.map { ScreenView(id: $0.id, title: $0.title) }
+        contentLoaded = tab.contentLoaded
+        // R13's members are reported only for a tab that uses R13 or R14.
+        placement = tab.usesModernModel ? tab.placement.rawValue : nil
+        hidden = tab.hidden
+        isSearch = tab.isSearch
+        enabled = tab.enabled
+        expanded = tab.isExpanded
+        guard let kids = tab.children else { return }
+        let parsed = kids.map(TabView.init)
         children = parsed
-        defaultChild = o.text("default_child")
-        displayOrder = o.strings("display_order") ?? parsed.map(\.id)
-        let shown = o.text("selected_child")
+        defaultChild = tab.defaultChild
+        displayOrder = tab.displayOrder ?? parsed.map(\.id)
+        let shown = tab.selectedChild
         rememberedKnown = shown != fallbackChild
         remembered = rememberedKnown ? shown : nil
     }

@@ -19,49 +19,28 @@ public enum Change<Value: Equatable & Sendable>: Equatable, Sendable {
     case set(Value)
 }
 
-/// The properties `update_tab` may change.
+/// What `update_tab` changes: any field a client's description sets but `id` (a field of
+/// `Tab.fields` that `accepts` `.read`), each left as it is or set (possibly to nil):
+/// `update.title = .set("Inbox")` (a field of `Tab` looked up by its key path). The new
+/// values are kept in a tab, with a bit for each field they are of: a new field of
+/// `Tab.fields` is a field of `update_tab` with no edit here.
+@dynamicMemberLookup
 public struct TabUpdate: Equatable, Sendable {
-    public var title: Change<String?> = .keep
-    public var item: Change<TabItem?> = .keep
-    public var restorationID: Change<String?> = .keep
-    public var orientations: Change<OrientationMask?> = .keep
-    public var fullScreenLayout: Change<Bool> = .keep
-    /// Whether the tab is a navigation stack; false drops its stack (R6.1, as R2.5).
-    public var navigation: Change<Bool> = .keep
-    // R13.8: every writable field of a tab object as `state` reports it.
-    /// A group's new children, matched to the tree by id (R13.8's identity rule).
-    public var children: Change<[Tab]?> = .keep
-    public var defaultChild: Change<String?> = .keep
-    public var allowsReordering: Change<Bool> = .keep
-    /// The app hides or shows the tab (R13.9: cause `app`).
-    public var hidden: Change<Bool> = .keep
-    public var allowsHiding: Change<Bool> = .keep
-    public var hiddenByDefault: Change<Bool> = .keep
-    public var placement: Change<Placement> = .keep
-    public var subtitle: Change<String?> = .keep
-    // R14.
-    public var role: Change<TabRole?> = .keep
-    public var activatesSearch: Change<Bool> = .keep
-    public var enabled: Change<Bool> = .keep
-    /// R13.12: a group's expansion in the sidebar.
-    public var expanded: Change<Bool> = .keep
+    /// The new values; those of fields not in `changed` hold their defaults.
+    public internal(set) var values = Tab(id: "")
+    /// Which fields change: bit i for `Tab.fields[i]`.
+    public internal(set) var changed: UInt64 = 0
+    public init() {}
 
-    /// Whether the update changes how the tree is arranged (anything of R13 but the subtitle).
-    var arranges: Bool {
-        children != .keep || defaultChild != .keep || allowsReordering != .keep || hidden != .keep
-            || allowsHiding != .keep || hiddenByDefault != .keep || placement != .keep || role != .keep
-    }
-    public init(title: Change<String?> = .keep, item: Change<TabItem?> = .keep,
-                restorationID: Change<String?> = .keep, orientations: Change<OrientationMask?> = .keep,
-                fullScreenLayout: Change<Bool> = .keep, navigation: Change<Bool> = .keep) {
-        self.title = title; self.item = item; self.restorationID = restorationID
-        self.orientations = orientations; self.fullScreenLayout = fullScreenLayout
-        self.navigation = navigation
+    /// The update `changes` makes: `TabUpdate { $0.title = .set("Inbox") }`.
+    public init(_ changes: (inout TabUpdate) -> Void) {
+        self.init()
+        changes(&self)
     }
 }
 
 /// What `preserve` saves and `restore` applies (R11.1–R11.2).
-public struct RestorationArchive: Codable, Equatable, Sendable {
+public struct RestorationArchive: Equatable, Sendable {
     /// The selected tab's restoration path, or nil (no selection, More, or no restoration id).
     public var selected: String?
     /// Navigation stacks of tabs that have a restoration id, by restoration path.
@@ -73,7 +52,6 @@ public struct RestorationArchive: Codable, Equatable, Sendable {
     public init(selected: String? = nil, stacks: [String: [Screen]] = [:], legacyPaths: Bool = false) {
         self.selected = selected; self.stacks = stacks; self.legacyPaths = legacyPaths
     }
-    private enum CodingKeys: String, CodingKey { case selected, stacks }
 }
 
 /// The rules a command is applied under. Journals written before the amended rules
@@ -147,42 +125,73 @@ public enum Command: Equatable, Sendable {
     case selectChild(group: String, child: String)
 }
 
+/// Every command of the protocol, by its wire name, in the order `hello` lists them: the one
+/// list of command names. A command's place in it (`index`) is what statistics count by.
+public enum CommandName: String, CaseIterable, Sendable {
+    case hello, ping, state, controllers
+    case controllerCreate = "controller.create", controllerDelete = "controller.delete"
+    case setTabs = "set_tabs", addTab = "add_tab", removeTab = "remove_tab", updateTab = "update_tab"
+    case badge, select, tap, push, pop
+    case popToRoot = "pop_to_root", customizable
+    case customizeBegin = "customize.begin", customizeMove = "customize.move", customizeEnd = "customize.end"
+    case rotate, layout, preserve, restore
+    case setHidden = "set_hidden", reorder, sidebar, subscribe, unsubscribe, plugins
+    case pluginCall = "plugin.call", explain, reload, stats, metrics, config
+    // R13.12, R14 (issue 30).
+    case setExpanded = "set_expanded", search, setEnabled = "set_enabled", setBarHidden = "set_bar_hidden"
+    case setSizeClass = "set_size_class", setCompactTabs = "set_compact_tabs", setMode = "set_mode"
+    case editBegin = "edit.begin", editEnd = "edit.end", selectChild = "select_child"
+
+    /// The command's place in `allCases`: a case of an enum without payloads is stored as its
+    /// place (one byte; CommandNameTests checks every case), so this is a load, not a search.
+    @inlinable
+    public var index: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
+}
+
 extension Command {
-    /// The command's name, on the wire and in the journal (`set_orientation` is the
-    /// journal's alone).
-    public var name: String {
+    /// The command's wire name; `set_orientation`, the journal's form of a rotation, is
+    /// `rotate`'s (as statistics count it).
+    public var commandName: CommandName {
         switch self {
-        case .setTabs: "set_tabs"
-        case .addTab: "add_tab"
-        case .removeTab: "remove_tab"
-        case .updateTab: "update_tab"
-        case .badge: "badge"
-        case .select: "select"
-        case .tap: "tap"
-        case .push: "push"
-        case .pop: "pop"
-        case .popToRoot: "pop_to_root"
-        case .setCustomizable: "customizable"
-        case .customizeBegin: "customize.begin"
-        case .customizeMove: "customize.move"
-        case .customizeEnd: "customize.end"
-        case .rotate: "rotate"
-        case .setOrientation: "set_orientation"
-        case .restore: "restore"
-        case .setHidden: "set_hidden"
-        case .reorder: "reorder"
-        case .sidebar: "sidebar"
-        case .setExpanded: "set_expanded"
-        case .search: "search"
-        case .setEnabled: "set_enabled"
-        case .setBarHidden: "set_bar_hidden"
-        case .setSizeClass: "set_size_class"
-        case .setCompactTabs: "set_compact_tabs"
-        case .setMode: "set_mode"
-        case .editBegin: "edit.begin"
-        case .editEnd: "edit.end"
-        case .selectChild: "select_child"
+        case .setTabs: .setTabs
+        case .addTab: .addTab
+        case .removeTab: .removeTab
+        case .updateTab: .updateTab
+        case .badge: .badge
+        case .select: .select
+        case .tap: .tap
+        case .push: .push
+        case .pop: .pop
+        case .popToRoot: .popToRoot
+        case .setCustomizable: .customizable
+        case .customizeBegin: .customizeBegin
+        case .customizeMove: .customizeMove
+        case .customizeEnd: .customizeEnd
+        case .rotate, .setOrientation: .rotate
+        case .restore: .restore
+        case .setHidden: .setHidden
+        case .reorder: .reorder
+        case .sidebar: .sidebar
+        case .setExpanded: .setExpanded
+        case .search: .search
+        case .setEnabled: .setEnabled
+        case .setBarHidden: .setBarHidden
+        case .setSizeClass: .setSizeClass
+        case .setCompactTabs: .setCompactTabs
+        case .setMode: .setMode
+        case .editBegin: .editBegin
+        case .editEnd: .editEnd
+        case .selectChild: .selectChild
         }
+    }
+
+    /// The journal's name of `set_orientation`, a command no client sends.
+    public static let setOrientationName = "set_orientation"
+
+    /// The command's name in the journal: its wire name, or `set_orientation`.
+    public var name: String {
+        if case .setOrientation = self { return Self.setOrientationName }
+        return commandName.rawValue
     }
 }
 

@@ -1,6 +1,8 @@
 // Any number of controllers, by name. The daemon keeps one of these.
 
-public struct TabContainers: Equatable, Sendable, Codable {
+import TabJSON
+
+public struct TabContainers: Equatable, Sendable {
     /// The controller every request addresses unless it names another. Computed: a literal
     /// is made in place, where a stored global is a lazy-initialisation check and a retain
     /// on every request that names no controller.
@@ -66,20 +68,31 @@ public struct TabContainers: Equatable, Sendable, Codable {
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case controllers, seqFloor, pluginData }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        controllers = try c.decode([String: Controller].self, forKey: .controllers)
-        seqFloor = try c.decodeIfPresent(UInt64.self, forKey: .seqFloor) ?? 0
-        pluginData = try c.decodeIfPresent([String: [String: String]].self, forKey: .pluginData) ?? [:]
+    /// The snapshot's body: compact JSON, objects' keys sorted, in the names Swift's Codable
+    /// gave the fields (snapshots written by Codable read the same).
+    public func writeSnapshot(to w: inout JSONWriter) {
+        var m = SortedMembers()
+        m.add("controllers") { SortedMembers.write(controllers, to: &$0) { $0.writeSnapshot(to: &$1) } }
+        m.add("seqFloor") { $0.int(Int(truncatingIfNeeded: seqFloor)) }
+        if !pluginData.isEmpty {
+            m.add("pluginData") { SortedMembers.write(pluginData, to: &$0) { store, w in SortedMembers.write(store, to: &w) { $1.string($0) } } }
+        }
+        m.write(to: &w)
     }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(controllers, forKey: .controllers)
-        try c.encode(seqFloor, forKey: .seqFloor)
-        if !pluginData.isEmpty { try c.encode(pluginData, forKey: .pluginData) }
+    /// The state a snapshot's body holds.
+    public init(snapshot json: JSONValue) throws(TabFieldError) {
+        var r = try TabObjectReader.object(json, at: "", .snapshot, orNull: false, expected: "an object")
+        guard let all = r.take("controllers") else { throw TabFieldError("controllers", .missing) }
+        controllers = try SortedMembers.read(all, at: "controllers") { (v, at) throws(TabFieldError) in try Controller(snapshot: v, at: at) }
+        let floor = try r.read("seqFloor", as: Int.self) ?? 0
+        guard floor >= 0 else { throw TabFieldError("seqFloor", .type(expected: "a count")) }
+        seqFloor = UInt64(floor)
+        if let data = r.take("pluginData") {
+            pluginData = try SortedMembers.read(data, at: "pluginData") { (v, at) throws(TabFieldError) in
+                try SortedMembers.read(v, at: at) { (s, at) throws(TabFieldError) in try String(json: s, at: at, .snapshot, orNull: false) }
+            }
+        }
     }
 
     public init() {}

@@ -3,6 +3,8 @@
 // outcome: the ordered notifications it produced, with what the delegate decided (a
 // refusal, which changed nothing; the orientations) and asked for (its effects).
 
+import TabJSON
+
 public struct Controller: Equatable, Sendable {
     /// The wire name of the More item (R3.2): never a tab id.
     public static let moreID = "more"
@@ -828,30 +830,14 @@ public struct Controller: Equatable, Sendable {
         guard let at = locate(id) else { throw .noTab(id) }
         let old = self[at: at]
         var tab = old
-        if case .set(let v) = update.title { tab.title = v }
-        if case .set(let v) = update.item { tab.item = v }
-        if case .set(let v) = update.restorationID { tab.restorationID = v }
-        if case .set(let v) = update.orientations { tab.orientations = v }
-        if case .set(let v) = update.fullScreenLayout { tab.fullScreenLayout = v }
-        if case .set(let v) = update.navigation {
-            tab.navigation = v
-            if !v { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
-        }
-        if case .set(let v) = update.subtitle { tab.subtitle = v }
-        if case .set(let v) = update.activatesSearch { tab.activatesSearch = v }
-        if case .set(let v) = update.enabled { tab.enabled = v }
-        if case .set(let v) = update.expanded, tab.children != nil { tab.expanded = v ? nil : false }
+        update.apply(to: &tab, arranging: false)
+        if update.navigation == .set(false) { tab.stack = [] }  // no longer a navigation stack: its screens go (as R2.5)
+        // R13.12: only a group has an expansion, and expanded is its default (nil).
+        if case .set(let v) = update.expanded { tab.expanded = old.children == nil ? old.expanded : v == false ? false : nil }
         tab.keepForm(of: old)
         if update.arranges {
             // R13.8: the tab as described, its children matched to the tree by identity.
-            if case .set(let v) = update.children { tab.children = v }
-            if case .set(let v) = update.defaultChild { tab.defaultChild = v }
-            if case .set(let v) = update.allowsReordering { tab.allowsReordering = v }
-            if case .set(let v) = update.hidden { tab.hidden = v }
-            if case .set(let v) = update.allowsHiding { tab.allowsHiding = v }
-            if case .set(let v) = update.hiddenByDefault { tab.hiddenByDefault = v }
-            if case .set(let v) = update.placement { tab.placement = v }
-            if case .set(let v) = update.role { tab.role = v }
+            update.apply(to: &tab, arranging: true)
             guard tab != old else { return }
             try refuseWhileCustomizing("change a tab's place in the tree")
             if original { throw TabError(.invalid, "update_tab of R13 fields was not a command before issue 30") }
@@ -1607,60 +1593,129 @@ extension Controller {
     }
 }
 
-extension Controller: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case name, idiom, maxVisible, tabs, selection, customizable, customizingOrder, customizingStart, orientation, seq
-        case tapPops, mode, sidebarVisible, barOrder
-        case sizeClass, compactTabs, barHidden, searchActive, searchReturn, editingStart
+extension Controller {
+    /// The controller as the snapshot keeps it: the names Swift's Codable gave its fields,
+    /// keys sorted, what holds its default left out where Codable left it out.
+    func writeSnapshot(to w: inout JSONWriter) {
+        var m = SortedMembers()
+        m.add("name") { $0.string(name) }
+        m.add("idiom") { idiom.write(to: &$0, .snapshot) }
+        m.add("maxVisible") { $0.int(maxVisible) }
+        m.add("tabs") { tabs.write(to: &$0, .snapshot) }
+        m.add("selection") { selection.writeSnapshot(to: &$0) }
+        m.add("customizable") { customizable.write(to: &$0, .snapshot) }
+        if let customizingOrder { m.add("customizingOrder") { customizingOrder.write(to: &$0, .snapshot) } }
+        if let customizingStart { m.add("customizingStart") { customizingStart.write(to: &$0, .snapshot) } }
+        m.add("orientation") { orientation.write(to: &$0, .snapshot) }
+        m.add("seq") { $0.int(Int(truncatingIfNeeded: seq)) }
+        m.add("tapPops") { tapPops.write(to: &$0, .snapshot) }
+        if mode != .automatic { m.add("mode") { mode.write(to: &$0, .snapshot) } }
+        if !sidebarVisible { m.add("sidebarVisible") { $0.bool(false) } }
+        if let barOrder { m.add("barOrder") { barOrder.write(to: &$0, .snapshot) } }
+        if sizeClass != idiom.defaultSizeClass { m.add("sizeClass") { sizeClass.write(to: &$0, .snapshot) } }
+        if let compactTabs { m.add("compactTabs") { compactTabs.write(to: &$0, .snapshot) } }
+        if barHidden { m.add("barHidden") { $0.bool(true) } }
+        if searchActive { m.add("searchActive") { $0.bool(true) } }
+        if let searchReturn { m.add("searchReturn") { $0.string(searchReturn) } }
+        if let editingStart { m.add("editingStart") { editingStart.writeSnapshot(to: &$0) } }
+        m.write(to: &w)
     }
 
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        name = try c.decode(String.self, forKey: .name)
-        idiom = try c.decode(Idiom.self, forKey: .idiom)
-        maxVisible = try c.decode(Int.self, forKey: .maxVisible)
-        tapPops = try c.decodeIfPresent(TapPops.self, forKey: .tapPops) ?? .always  // absent before issue 17
-        mode = try c.decodeIfPresent(Mode.self, forKey: .mode) ?? .automatic  // R13's: absent before issue 18
-        sidebarVisible = try c.decodeIfPresent(Bool.self, forKey: .sidebarVisible) ?? true
-        barOrder = try c.decodeIfPresent([String].self, forKey: .barOrder)
+    /// A controller from the snapshot; what snapshots written before a field have not is its
+    /// default.
+    init(snapshot json: JSONValue, at path: String) throws(TabFieldError) {
+        var r = try TabObjectReader.object(json, at: path, .snapshot, orNull: false, expected: "a controller object")
+        name = try r.required("name")
+        idiom = try r.required("idiom")
+        maxVisible = try r.required("maxVisible")
+        tapPops = try r.read("tapPops") ?? .always  // absent before issue 17
+        mode = try r.read("mode") ?? .automatic  // R13's: absent before issue 18
+        sidebarVisible = try r.read("sidebarVisible") ?? true
+        barOrder = try r.read("barOrder")
         // R13.11–R14's: absent before issue 30.
-        sizeClass = try c.decodeIfPresent(SizeClass.self, forKey: .sizeClass) ?? idiom.defaultSizeClass
-        barHidden = try c.decodeIfPresent(Bool.self, forKey: .barHidden) ?? false
-        searchActive = try c.decodeIfPresent(Bool.self, forKey: .searchActive) ?? false
-        if let v = try c.decodeIfPresent([String].self, forKey: .compactTabs) { compactTabs = v }
-        if let v = try c.decodeIfPresent(String.self, forKey: .searchReturn) { searchReturn = v }
-        if let v = try c.decodeIfPresent(EditingStart.self, forKey: .editingStart) { editingStart = v }
-        tabs = try c.decode([Tab].self, forKey: .tabs)
-        selection = try c.decode(Selection.self, forKey: .selection)
-        customizable = try c.decode([String].self, forKey: .customizable)
-        customizingOrder = try c.decodeIfPresent([String].self, forKey: .customizingOrder)
-        customizingStart = try c.decodeIfPresent([String].self, forKey: .customizingStart)
-        orientation = try c.decode(Orientation.self, forKey: .orientation)
-        seq = try c.decodeIfPresent(UInt64.self, forKey: .seq) ?? 0  // snapshots written before seq was kept
+        sizeClass = try r.read("sizeClass") ?? idiom.defaultSizeClass
+        barHidden = try r.read("barHidden") ?? false
+        searchActive = try r.read("searchActive") ?? false
+        if let v = try r.read("compactTabs", as: [String].self) { compactTabs = v }
+        if let v = try r.read("searchReturn", as: String.self) { searchReturn = v }
+        if let v = r.take("editingStart") { editingStart = try EditingStart(snapshot: v, at: r.place("editingStart")) }
+        tabs = try r.required("tabs")
+        guard let selection = r.take("selection") else { throw TabFieldError(r.place("selection"), .missing) }
+        self.selection = try Selection(snapshot: selection, at: r.place("selection"))
+        customizable = try r.required("customizable")
+        customizingOrder = try r.read("customizingOrder")
+        customizingStart = try r.read("customizingStart")
+        orientation = try r.required("orientation")
+        let seq = try r.read("seq", as: Int.self) ?? 0  // snapshots written before seq was kept
+        guard seq >= 0 else { throw TabFieldError(r.place("seq"), .type(expected: "a count")) }
+        self.seq = UInt64(seq)
         rebuildIndex()
     }
+}
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(name, forKey: .name)
-        try c.encode(idiom, forKey: .idiom)
-        try c.encode(maxVisible, forKey: .maxVisible)
-        try c.encode(tabs, forKey: .tabs)
-        try c.encode(selection, forKey: .selection)
-        try c.encode(customizable, forKey: .customizable)
-        try c.encodeIfPresent(customizingOrder, forKey: .customizingOrder)
-        try c.encodeIfPresent(customizingStart, forKey: .customizingStart)
-        try c.encode(orientation, forKey: .orientation)
-        try c.encode(seq, forKey: .seq)
-        try c.encode(tapPops, forKey: .tapPops)
-        if mode != .automatic { try c.encode(mode, forKey: .mode) }
-        if !sidebarVisible { try c.encode(false, forKey: .sidebarVisible) }
-        try c.encodeIfPresent(barOrder, forKey: .barOrder)
-        if sizeClass != idiom.defaultSizeClass { try c.encode(sizeClass, forKey: .sizeClass) }
-        try c.encodeIfPresent(compactTabs, forKey: .compactTabs)
-        if barHidden { try c.encode(true, forKey: .barHidden) }
-        if searchActive { try c.encode(true, forKey: .searchActive) }
-        try c.encodeIfPresent(searchReturn, forKey: .searchReturn)
-        try c.encodeIfPresent(editingStart, forKey: .editingStart)
+extension Idiom: TabFieldName {}
+extension Orientation: TabFieldName {}
+extension TapPops: TabFieldName {}
+extension Mode: TabFieldName {}
+extension SizeClass: TabFieldName {}
+
+extension Selection {
+    /// Codable's synthesized form, which snapshots keep: `{"none":{}}`, `{"tab":{"_0":id}}`,
+    /// `{"more":{}}`.
+    func writeSnapshot(to w: inout JSONWriter) {
+        w.beginObject()
+        switch self {
+        case .none: w.key(literal: "none"); w.beginObject(); w.endObject()
+        case .tab(let id): w.key(literal: "tab"); w.beginObject(); w.key(literal: "_0"); w.string(id); w.endObject()
+        case .more: w.key(literal: "more"); w.beginObject(); w.endObject()
+        }
+        w.endObject()
+    }
+
+    init(snapshot json: JSONValue, at path: String) throws(TabFieldError) {
+        guard case .object(let o) = json, o.count == 1 else { throw TabFieldError(path, .type(expected: "a selection object")) }
+        switch o.key(at: 0) {
+        case "none": self = .none
+        case "more": self = .more
+        case "tab":
+            var r = try TabObjectReader.object(o.value(at: 0), at: path + ".tab", .snapshot, orNull: false, expected: "an object")
+            self = .tab(try r.required("_0"))
+        default: throw TabFieldError(path, .type(expected: "a selection object"))
+        }
+    }
+}
+
+/// An object's members written in the order of their keys (Swift's String order), as
+/// Codable's sorted keys wrote them: the snapshot's objects.
+struct SortedMembers {
+    private var members: [(key: String, write: (inout JSONWriter) -> Void)] = []
+
+    mutating func add(_ key: String, _ write: @escaping (inout JSONWriter) -> Void) { members.append((key, write)) }
+
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        for m in members.sorted(by: { $0.key < $1.key }) {
+            w.key(m.key)
+            m.write(&w)
+        }
+        w.endObject()
+    }
+
+    /// A dictionary's entries, keys sorted.
+    static func write<V>(_ d: [String: V], to w: inout JSONWriter, _ value: (V, inout JSONWriter) -> Void) {
+        w.beginObject()
+        for k in d.keys.sorted() {
+            w.key(k)
+            value(d[k]!, &w)
+        }
+        w.endObject()
+    }
+
+    /// A dictionary's entries, read with `value`.
+    static func read<V>(_ json: JSONValue, at path: String, _ value: (JSONValue, String) throws(TabFieldError) -> V) throws(TabFieldError) -> [String: V] {
+        guard case .object(let o) = json else { throw TabFieldError(path, .type(expected: "an object")) }
+        var out: [String: V] = [:]
+        for (k, v) in o { out[k] = try value(v, path + "." + k) }
+        return out
     }
 }

@@ -66,7 +66,7 @@ public struct ControllerLimits: Equatable, Sendable {
             for i in order { try id(i, "tab id") }
         case .updateTab(_, let update):
             if case .set(let title) = update.title { try text(title, "title") }
-            if case .set(let item) = update.item, let item { try check(item) }
+            if case .set(let item?) = update.item { try check(item) }
             if case .set(let rid) = update.restorationID { try id(rid, "restoration_id") }
             if case .set(let s) = update.subtitle { try text(s, "subtitle") }
             if case .set(let d) = update.defaultChild { try id(d, "default_child") }

@@ -3,13 +3,33 @@
 // group's selected child. Each command changes what it names and announces it; what the bar
 // shows follows (`bar_changed`, from `applyOnce`).
 
+import TabJSON
+
 /// What an editing session may change, as it was when it began (R14.6): `did_end_editing`'s
 /// `changed` compares it with the end.
-struct EditingStart: Codable, Equatable, Sendable {
+struct EditingStart: Equatable, Sendable {
     var barOrder: [String]
     /// Each group's children in display order.
     var orders: [String: [String]]
     var hidden: [String]
+}
+
+extension EditingStart {
+    func writeSnapshot(to w: inout JSONWriter) {
+        var m = SortedMembers()
+        m.add("barOrder") { barOrder.write(to: &$0, .snapshot) }
+        m.add("orders") { SortedMembers.write(orders, to: &$0) { $0.write(to: &$1, .snapshot) } }
+        m.add("hidden") { hidden.write(to: &$0, .snapshot) }
+        m.write(to: &w)
+    }
+
+    init(snapshot json: JSONValue, at path: String) throws(TabFieldError) {
+        var r = try TabObjectReader.object(json, at: path, .snapshot, orNull: false, expected: "an object")
+        barOrder = try r.required("barOrder")
+        guard let orders = r.take("orders") else { throw TabFieldError(r.place("orders"), .missing) }
+        self.orders = try SortedMembers.read(orders, at: r.place("orders")) { (v, at) throws(TabFieldError) in try [String](json: v, at: at, .snapshot, orNull: false) }
+        hidden = try r.required("hidden")
+    }
 }
 
 /// R14's state that holds references, boxed (`Controller.extras`).

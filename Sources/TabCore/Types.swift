@@ -1,8 +1,11 @@
 // Values that describe a tab container: idioms, orientations, tabs and their items.
-// Everything here is a plain value: Codable for persistence, Equatable for tests.
+// Everything here is a plain value, Equatable for tests; how a tab is read and written in
+// each of its forms (the wire, the journal, the snapshot) is `Tab.fields`, below.
+
+import TabJSON
 
 /// The kind of device a controller behaves like (seeds: phone, pad, tv).
-public enum Idiom: String, Codable, Sendable, CaseIterable {
+public enum Idiom: String, Sendable, CaseIterable {
     case phone, pad, tv
 
     /// R14.4: phone is always compact; tv always regular; a pad starts regular.
@@ -19,7 +22,7 @@ public enum Idiom: String, Codable, Sendable, CaseIterable {
 }
 
 /// One interface orientation. Raw values are the wire names.
-public enum Orientation: String, Codable, Sendable, CaseIterable {
+public enum Orientation: String, Sendable, CaseIterable {
     case portrait
     case portraitUpsideDown = "portrait_upside_down"
     case landscapeLeft = "landscape_left"
@@ -37,7 +40,7 @@ public enum Orientation: String, Codable, Sendable, CaseIterable {
 }
 
 /// A set of orientations. Bits match `tabd_orientation_mask` in policy.h.
-public struct OrientationMask: OptionSet, Hashable, Sendable, Codable {
+public struct OrientationMask: OptionSet, Hashable, Sendable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
@@ -54,18 +57,10 @@ public struct OrientationMask: OptionSet, Hashable, Sendable, Codable {
 
     /// The orientations in the mask, in the fixed order of `Orientation.allCases`.
     public var orientations: [Orientation] { Orientation.allCases.filter { contains($0.mask) } }
-
-    public init(from decoder: Decoder) throws {
-        self.init(try decoder.singleValueContainer().decode([Orientation].self))
-    }
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.singleValueContainer()
-        try c.encode(orientations)
-    }
 }
 
 /// A tab's bar item (seeds: UITabBarItem): what the bar shows for it.
-public struct TabItem: Codable, Equatable, Sendable {
+public struct TabItem: Equatable, Sendable {
     public var title: String?
     public var image: String?
     public var tag: Int?
@@ -76,7 +71,7 @@ public struct TabItem: Codable, Equatable, Sendable {
 }
 
 /// A screen pushed onto a tab's navigation stack (R6).
-public struct Screen: Codable, Equatable, Sendable {
+public struct Screen: Equatable, Sendable {
     public var id: String
     public var title: String?
     public init(id: String, title: String? = nil) { self.id = id; self.title = title }
@@ -142,6 +137,54 @@ public struct Tab: Equatable, Sendable {
     /// R13.9). The controller clears it when it installs the tab.
     public var keepsHidden = false
 
+    /// Every field of a tab, in the order the wire and the journal write them: its names (the
+    /// wire's and the journal's; the snapshot's), its default, where each form writes it
+    /// (`TabField.field`'s parameters say). Adding an optional field is its property (above)
+    /// and its row here: the wire's decoder and `state`, `update_tab`, the journal, the
+    /// snapshot and TabClient's mirror follow (docs/architecture.md, "How to add a field").
+    public static let fields: [TabField] = [
+        .field("id", "id", \.id, default: "", journal: .always, snapshot: .always, shown: .always),
+        .field("title", "title", \.title, default: nil, journal: .always, shown: .always),  // R1.3: null, never the id
+        .field("item", "item", \.item, default: nil, journal: .always, shown: .always,
+               state: { t, _, w in t.effectiveItem.write(to: &w, .state) }),
+        .shown("badge") { t, _, w in t.badge.write(to: &w, .state) },
+        .field("restoration_id", "restorationID", \.restorationID, default: nil, journal: .always, shown: .always),
+        .field("orientations", "orientations", \.orientations, default: nil, journal: .always, shown: .always,
+               state: { t, _, w in t.supportedOrientations.write(to: &w, .state) }),
+        .field("full_screen_layout", "fullScreenLayout", \.fullScreenLayout, default: false, journal: .always, snapshot: .always, shown: .always),
+        .field("navigation", "navigation", \.navigation, default: false, journal: .always, snapshot: .always, shown: .always),
+        .field("stack", "stack", \.stack, default: [], accepts: .ignored, snapshot: .always, shown: .always),
+        .field("content_loaded", "contentLoaded", \.contentLoaded, default: false, accepts: .ignored, snapshot: .always, shown: .always),
+        // R13.8: the description left `hidden` out (input only, never state): issue 30's records.
+        .field("keeps_hidden", "keepsHidden", \.keepsHidden, default: false, accepts: .refused, snapshot: .never, shown: .never),
+        // R13 and R14: written by `state` only for a tab that uses them.
+        .field("placement", "placement", \.placement, default: .automatic, arranges: true,
+               state: { t, _, w in w.string(t.placement.rawValue) }),
+        .field("hidden", "hidden", \.hidden, default: false, arranges: true),
+        .field("allows_hiding", "allowsHiding", \.allowsHiding, default: false, arranges: true),
+        .field("hidden_by_default", "hiddenByDefault", \.hiddenByDefault, default: false, arranges: true),
+        .field("subtitle", "subtitle", \.subtitle, default: nil),
+        .field("enabled", "enabled", \.enabled, default: true),  // R14.2
+        .field("role", "role", \.role, default: nil, arranges: true, showsIf: { $0.role != nil }),  // R14.1
+        .field("activates_search", "activatesSearch", \.activatesSearch, default: false,
+               showsIf: { $0.isSearch || $0.activatesSearch }),
+        // A group's (R13.1, R13.12).
+        .field("expanded", "expanded", \.expanded, default: nil, shown: .group,
+               state: { t, _, w in w.bool(t.isExpanded) }),
+        .field("children", "children", \.children, default: nil, shown: .group, arranges: true,
+               state: { t, c, w in
+                   w.beginArray()
+                   for k in t.children ?? [] { k.write(to: &w, .state, in: c) }
+                   w.endArray()
+               }),
+        .field("default_child", "defaultChild", \.defaultChild, default: nil, shown: .group, arranges: true),
+        .field("allows_reordering", "allowsReordering", \.allowsReordering, default: false, shown: .group, arranges: true),
+        .field("selected_child", "selectedChild", \.selectedChild, default: nil, accepts: .ignored, shown: .group,
+               state: { t, c, w in (c?.shownChildID(of: t.id) ?? t.selectedChild).write(to: &w, .state) }),
+        .field("display_order", "displayOrder", \.displayOrder, default: nil, accepts: .ignored, shown: .group,
+               state: { t, _, w in t.orderedChildren.map(\.id).write(to: &w, .state) }),
+    ]
+
     public init(id: String, title: String? = nil, item: TabItem? = nil, restorationID: String? = nil,
                 orientations: OrientationMask? = nil, fullScreenLayout: Bool = false,
                 navigation: Bool = false, stack: [Screen] = [], contentLoaded: Bool = false,
@@ -199,19 +242,19 @@ public struct Tab: Equatable, Sendable {
 }
 
 /// What a tab is for beyond showing its content (R14.1). Raw values are the wire names.
-public enum TabRole: String, Codable, Sendable, CaseIterable {
+public enum TabRole: String, Sendable, CaseIterable {
     /// UISearchTab: trailing in the bar, never under More; may activate search.
     case search
 }
 
 /// A pad's width class (R14.4): `compact` behaves as a phone's bar (no sidebar, compact tabs).
 /// Raw values are the wire names.
-public enum SizeClass: String, Codable, Sendable, CaseIterable {
+public enum SizeClass: String, Sendable, CaseIterable {
     case regular, compact
 }
 
 /// Where a tab goes in the bar (R13.4). Raw values are the wire names.
-public enum Placement: String, Codable, Sendable, CaseIterable {
+public enum Placement: String, Sendable, CaseIterable {
     /// `default` for a root tab, `optional` for a tab inside a group.
     case automatic
     /// In the bar; the user may move it or take it out.
@@ -229,7 +272,7 @@ public enum Placement: String, Codable, Sendable, CaseIterable {
 }
 
 /// How a controller presents its tabs (R13.6). Raw values are the wire names.
-public enum Mode: String, Codable, Sendable, CaseIterable {
+public enum Mode: String, Sendable, CaseIterable {
     /// A sidebar on the pad idiom when the tabs have a group; a bar otherwise.
     case automatic
     /// A bar only.
@@ -251,7 +294,7 @@ public struct SidebarItem: Equatable, Sendable {
 }
 
 /// What a tap on a tab whose navigation stack is deeper than its root does (R4.3).
-public enum TapPops: String, Codable, Sendable, CaseIterable {
+public enum TapPops: String, Sendable, CaseIterable {
     /// The seeds' rule: any tap on such a tab pops it to its root.
     case always
     /// Current UIKit: only a tap on the already selected tab pops; switching tabs keeps stacks.
@@ -259,7 +302,7 @@ public enum TapPops: String, Codable, Sendable, CaseIterable {
 }
 
 /// What is selected, a tab (by id), or the More item (R3.3).
-public enum Selection: Equatable, Sendable, Codable {
+public enum Selection: Equatable, Sendable {
     case none
     case tab(String)
     case more
@@ -300,90 +343,9 @@ public enum Candidate: Equatable, Sendable {
 }
 
 /// A rectangle in points (R10).
-public struct Frame: Equatable, Sendable, Codable {
+public struct Frame: Equatable, Sendable {
     public var x: Double, y: Double, width: Double, height: Double
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.x = x; self.y = y; self.width = width; self.height = height
-    }
-}
-
-extension Tab {
-    /// Two tabs are equal when every field but `keepsHidden` is: that one says how a
-    /// description was written (`hidden` left out), not what the tab is, and a description
-    /// decoded from the wire equals the same tab built in code.
-    public static func == (a: Tab, b: Tab) -> Bool {
-        a.id == b.id && a.title == b.title && a.item == b.item && a.restorationID == b.restorationID
-            && a.orientations == b.orientations && a.fullScreenLayout == b.fullScreenLayout && a.navigation == b.navigation
-            && a.stack == b.stack && a.contentLoaded == b.contentLoaded && a.children == b.children
-            && a.defaultChild == b.defaultChild && a.allowsReordering == b.allowsReordering && a.hidden == b.hidden
-            && a.allowsHiding == b.allowsHiding && a.hiddenByDefault == b.hiddenByDefault && a.placement == b.placement
-            && a.subtitle == b.subtitle && a.selectedChild == b.selectedChild && a.displayOrder == b.displayOrder
-            && a.role == b.role && a.activatesSearch == b.activatesSearch && a.enabled == b.enabled && a.expanded == b.expanded
-    }
-}
-
-extension Tab: Codable {
-    // The names Swift gave the fields when Tab's coding was synthesized: snapshots keep them.
-    private enum CodingKeys: String, CodingKey {
-        case id, title, item, restorationID, orientations, fullScreenLayout, navigation, stack, contentLoaded
-        case children, defaultChild, allowsReordering, hidden, allowsHiding, hiddenByDefault, placement
-        case subtitle, selectedChild, displayOrder
-        case role, activatesSearch, enabled, expanded
-    }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try c.decode(String.self, forKey: .id))
-        title = try c.decodeIfPresent(String.self, forKey: .title)
-        item = try c.decodeIfPresent(TabItem.self, forKey: .item)
-        restorationID = try c.decodeIfPresent(String.self, forKey: .restorationID)
-        orientations = try c.decodeIfPresent(OrientationMask.self, forKey: .orientations)
-        fullScreenLayout = try c.decode(Bool.self, forKey: .fullScreenLayout)
-        navigation = try c.decode(Bool.self, forKey: .navigation)
-        stack = try c.decode([Screen].self, forKey: .stack)
-        contentLoaded = try c.decode(Bool.self, forKey: .contentLoaded)
-        // R13's fields: absent from snapshots written before them, and from tabs without them.
-        children = try c.decodeIfPresent([Tab].self, forKey: .children)
-        defaultChild = try c.decodeIfPresent(String.self, forKey: .defaultChild)
-        allowsReordering = try c.decodeIfPresent(Bool.self, forKey: .allowsReordering) ?? false
-        hidden = try c.decodeIfPresent(Bool.self, forKey: .hidden) ?? false
-        allowsHiding = try c.decodeIfPresent(Bool.self, forKey: .allowsHiding) ?? false
-        hiddenByDefault = try c.decodeIfPresent(Bool.self, forKey: .hiddenByDefault) ?? false
-        placement = try c.decodeIfPresent(Placement.self, forKey: .placement) ?? .automatic
-        subtitle = try c.decodeIfPresent(String.self, forKey: .subtitle)
-        selectedChild = try c.decodeIfPresent(String.self, forKey: .selectedChild)
-        displayOrder = try c.decodeIfPresent([String].self, forKey: .displayOrder)
-        // R13.12 and R14's: absent from snapshots written before them (format 3 and earlier).
-        role = try c.decodeIfPresent(TabRole.self, forKey: .role)
-        activatesSearch = try c.decodeIfPresent(Bool.self, forKey: .activatesSearch) ?? false
-        enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
-        expanded = try c.decodeIfPresent(Bool.self, forKey: .expanded)
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encodeIfPresent(title, forKey: .title)
-        try c.encodeIfPresent(item, forKey: .item)
-        try c.encodeIfPresent(restorationID, forKey: .restorationID)
-        try c.encodeIfPresent(orientations, forKey: .orientations)
-        try c.encode(fullScreenLayout, forKey: .fullScreenLayout)
-        try c.encode(navigation, forKey: .navigation)
-        try c.encode(stack, forKey: .stack)
-        try c.encode(contentLoaded, forKey: .contentLoaded)
-        try c.encodeIfPresent(children, forKey: .children)
-        try c.encodeIfPresent(defaultChild, forKey: .defaultChild)
-        if allowsReordering { try c.encode(true, forKey: .allowsReordering) }
-        if hidden { try c.encode(true, forKey: .hidden) }
-        if allowsHiding { try c.encode(true, forKey: .allowsHiding) }
-        if hiddenByDefault { try c.encode(true, forKey: .hiddenByDefault) }
-        if placement != .automatic { try c.encode(placement, forKey: .placement) }
-        try c.encodeIfPresent(subtitle, forKey: .subtitle)
-        try c.encodeIfPresent(selectedChild, forKey: .selectedChild)
-        try c.encodeIfPresent(displayOrder, forKey: .displayOrder)
-        try c.encodeIfPresent(role, forKey: .role)
-        if activatesSearch { try c.encode(true, forKey: .activatesSearch) }
-        if !enabled { try c.encode(false, forKey: .enabled) }
-        try c.encodeIfPresent(expanded, forKey: .expanded)
     }
 }

@@ -50,71 +50,13 @@ public enum ReplyEncoder {
         w.endArray()
     }
 
-    public static func orientations(_ m: OrientationMask, _ w: inout JSONWriter) {
-        w.beginArray()
-        for o in Orientation.allCases where m.contains(o.mask) { w.string(o.rawValue) }  // no array made
-        w.endArray()
-    }
+    public static func orientations(_ m: OrientationMask, _ w: inout JSONWriter) { m.write(to: &w, .state) }
 
-    public static func item(_ item: TabItem, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "title"); optionalString(item.title, &w)
-        w.key(literal: "image"); optionalString(item.image, &w)
-        w.key(literal: "tag"); optionalInt(item.tag, &w)
-        w.key(literal: "badge"); optionalString(item.badge, &w)
-        w.endObject()
-    }
+    public static func stack(_ stack: [Screen], _ w: inout JSONWriter) { stack.write(to: &w, .state) }
 
-    public static func screen(_ s: Screen, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "id"); w.string(s.id)
-        if let title = s.title { w.key(literal: "title"); w.string(title) }
-        w.endObject()
-    }
-
-    public static func stack(_ stack: [Screen], _ w: inout JSONWriter) {
-        w.beginArray()
-        for s in stack { screen(s, &w) }
-        w.endArray()
-    }
-
-    /// A tab as `state` shows it: the effective item and the runtime state.
+    /// A tab as `state` shows it (`Tab.fields`): the effective item and the runtime state.
     public static func tab(_ t: Tab, in controller: Controller? = nil, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "id"); w.string(t.id)
-        w.key(literal: "title"); optionalString(t.title, &w)  // R1.3: null, never the id
-        w.key(literal: "item"); item(t.effectiveItem, &w)
-        w.key(literal: "badge"); optionalString(t.badge, &w)
-        w.key(literal: "restoration_id"); optionalString(t.restorationID, &w)
-        w.key(literal: "orientations"); orientations(t.supportedOrientations, &w)
-        w.key(literal: "full_screen_layout"); w.bool(t.fullScreenLayout)
-        w.key(literal: "navigation"); w.bool(t.navigation)
-        w.key(literal: "stack"); stack(t.stack, &w)
-        w.key(literal: "content_loaded"); w.bool(t.contentLoaded)
-        if t.usesModernModel { modernMembers(t, in: controller, &w) }
-        w.endObject()
-    }
-
-    /// R13's members of a tab object: only for a tab that uses R13, so that every other tab
-    /// reads as it always did. `controller`: to say which child a group shows.
-    private static func modernMembers(_ t: Tab, in controller: Controller?, _ w: inout JSONWriter) {
-        w.key(literal: "placement"); w.string(t.placement.rawValue)
-        w.key(literal: "hidden"); w.bool(t.hidden)
-        w.key(literal: "allows_hiding"); w.bool(t.allowsHiding)
-        w.key(literal: "hidden_by_default"); w.bool(t.hiddenByDefault)
-        w.key(literal: "subtitle"); optionalString(t.subtitle, &w)
-        w.key(literal: "enabled"); w.bool(t.enabled)  // R14.2
-        if let role = t.role { w.key(literal: "role"); w.string(role.rawValue) }  // R14.1
-        if t.isSearch || t.activatesSearch { w.key(literal: "activates_search"); w.bool(t.activatesSearch) }
-        guard let kids = t.children else { return }
-        w.key(literal: "expanded"); w.bool(t.isExpanded)  // R13.12
-        w.key(literal: "children"); w.beginArray()
-        for k in kids { tab(k, in: controller, &w) }
-        w.endArray()
-        w.key(literal: "default_child"); optionalString(t.defaultChild, &w)
-        w.key(literal: "allows_reordering"); w.bool(t.allowsReordering)
-        w.key(literal: "selected_child"); optionalString(controller?.shownChildID(of: t.id) ?? t.selectedChild, &w)
-        w.key(literal: "display_order"); strings(t.orderedChildren.map(\.id), &w)
+        t.write(to: &w, .state, in: controller)
     }
 
     /// The members of `state`'s result (PROTOCOL.md). Asks no delegate: the orientations are
@@ -206,14 +148,7 @@ public enum ReplyEncoder {
         w.endObject()
     }
 
-    public static func archive(_ a: RestorationArchive, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "selected"); optionalString(a.selected, &w)
-        w.key(literal: "stacks"); w.beginObject()
-        for path in a.stacks.keys.sorted() { w.key(path); stack(a.stacks[path]!, &w) }
-        w.endObject()
-        w.endObject()
-    }
+    public static func archive(_ a: RestorationArchive, _ w: inout JSONWriter) { a.write(to: &w, .state) }
 
     // MARK: Events
 

@@ -48,6 +48,11 @@ public struct ProtocolError: Error, Equatable, Sendable {
         self.code = code; self.message = message.oneLine; self.details = details; self.lists = lists
     }
 
+    /// A member of a tab object (or of a value in one) that is not what it must be.
+    public init(_ error: TabFieldError) {
+        self.init(.invalidRequest, error.wireMessage, details: [("field", error.path)])
+    }
+
     public static func invalid(_ field: String, _ message: String) -> ProtocolError {
         ProtocolError(.invalidRequest, message, details: [("field", field)])
     }
@@ -162,74 +167,40 @@ public struct Request: Equatable, Sendable {
     public static var placeholder: Request { Request(id: nil, controller: TabContainers.defaultName, command: .ping) }
 }
 
-/// The wire names of every command, in the order `hello` lists them.
-public let commandNames = [
-    "hello", "ping", "state", "controllers", "controller.create", "controller.delete",
-    "set_tabs", "add_tab", "remove_tab", "update_tab", "badge", "select", "tap",
-    "push", "pop", "pop_to_root", "customizable", "customize.begin", "customize.move", "customize.end",
-    "rotate", "layout", "preserve", "restore", "set_hidden", "reorder", "sidebar", "subscribe", "unsubscribe",
-    "plugins", "plugin.call", "explain", "reload", "stats", "metrics", "config",
-    // R13.12, R14 (issue 30).
-    "set_expanded", "search", "set_enabled", "set_bar_hidden", "set_size_class", "set_compact_tabs", "set_mode",
-    "edit.begin", "edit.end", "select_child",
-]
+/// The wire names of every command, in the order `hello` lists them (TabCore's `CommandName`).
+public let commandNames = CommandName.allCases.map(\.rawValue)
 
 extension RequestCommand {
     /// The command's wire name (as `commandNames` lists it).
-    public var name: String { commandNames[nameIndex] }
+    public var name: String { commandName.rawValue }
 
-    /// The command's place in `commandNames`: the one map from a command to its name, and
-    /// what statistics count by (an integer from a switch, where the name was a string made,
-    /// compared and released on every request). `set_orientation`, the journal's form of a
-    /// rotate, is never a request: counted as `rotate`.
-    public var nameIndex: Int {
+    /// The command's place in `commandNames`: what statistics count by (an integer, where the
+    /// name was a string made, compared and released on every request).
+    @inline(__always)
+    public var nameIndex: Int { commandName.index }
+
+    /// The command's name. `set_orientation`, the journal's form of a rotate, is never a
+    /// request: counted as `rotate`.
+    public var commandName: CommandName {
         switch self {
-        case .hello: 0
-        case .ping: 1
-        case .state: 2
-        case .controllers: 3
-        case .controllerCreate: 4
-        case .controllerDelete: 5
-        case .core(.setTabs): 6
-        case .core(.addTab): 7
-        case .core(.removeTab): 8
-        case .core(.updateTab): 9
-        case .core(.badge): 10
-        case .core(.select): 11
-        case .core(.tap): 12
-        case .core(.push): 13
-        case .core(.pop): 14
-        case .core(.popToRoot): 15
-        case .core(.setCustomizable): 16
-        case .core(.customizeBegin): 17
-        case .core(.customizeMove): 18
-        case .core(.customizeEnd): 19
-        case .core(.rotate), .core(.setOrientation): 20
-        case .layout: 21
-        case .preserve: 22
-        case .core(.restore): 23
-        case .core(.setHidden): 24
-        case .core(.reorder): 25
-        case .core(.sidebar): 26
-        case .subscribe: 27
-        case .unsubscribe: 28
-        case .plugins: 29
-        case .pluginCall: 30
-        case .explain: 31
-        case .reload: 32
-        case .stats: 33
-        case .metrics, .metricsPrometheus: 34
-        case .config: 35
-        case .core(.setExpanded): 36
-        case .core(.search): 37
-        case .core(.setEnabled): 38
-        case .core(.setBarHidden): 39
-        case .core(.setSizeClass): 40
-        case .core(.setCompactTabs): 41
-        case .core(.setMode): 42
-        case .core(.editBegin): 43
-        case .core(.editEnd): 44
-        case .core(.selectChild): 45
+        case .hello: .hello
+        case .ping: .ping
+        case .state: .state
+        case .controllers: .controllers
+        case .controllerCreate: .controllerCreate
+        case .controllerDelete: .controllerDelete
+        case .core(let command): command.commandName
+        case .layout: .layout
+        case .preserve: .preserve
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .plugins: .plugins
+        case .pluginCall: .pluginCall
+        case .explain: .explain
+        case .reload: .reload
+        case .stats: .stats
+        case .metrics, .metricsPrometheus: .metrics
+        case .config: .config
         }
     }
 
@@ -314,20 +285,20 @@ public enum RequestDecoder {
         }
         let controller = try f.string("controller") ?? TabContainers.defaultName
         let command: RequestCommand
-        switch name {
+        switch CommandName(rawValue: name) {
         // The commands clients send most come first: a switch on strings compares in order.
-        case "select":
+        case .select?:
             command = .core(.select(try selectTarget(&f, allowIndex: true)))
-        case "tap":
+        case .tap?:
             switch try selectTarget(&f, allowIndex: false) {
             case .tab(let id): command = .core(.tap(.tab(id)))
             default: command = .core(.tap(.more))
             }
-        case "hello": command = .hello
-        case "ping": command = .ping
-        case "state": command = .state
-        case "controllers": command = .controllers
-        case "controller.create":
+        case .hello?: command = .hello
+        case .ping?: command = .ping
+        case .state?: command = .state
+        case .controllers?: command = .controllers
+        case .controllerCreate?:
             guard f.has("controller") else { throw .invalid("controller", "controller.create needs \"controller\": the new controller's name") }
             let idiomName = try f.string("idiom") ?? "phone"
             guard let idiom = Idiom(rawValue: idiomName) else {
@@ -347,10 +318,10 @@ public enum RequestDecoder {
             }
             command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops, mode: mode,
                                         sizeClass: size, compactTabs: try f.nullableStringArray("compact_tabs"))
-        case "controller.delete":
+        case .controllerDelete?:
             guard f.has("controller") else { throw .invalid("controller", "controller.delete needs \"controller\"") }
             command = .controllerDelete
-        case "set_tabs":
+        case .setTabs?:
             let tabs = try f.requiredArray("tabs").enumerated().map { (i, v) throws(ProtocolError) in
                 try tab(v, path: "tabs[\(i)]")
             }
@@ -364,36 +335,36 @@ public enum RequestDecoder {
             default: throw .invalid("selected", "'selected' must be a tab id (a string) or an index (an integer)")
             }
             command = .core(.setTabs(tabs, animated: try f.bool("animated") ?? false, selected: selected))
-        case "add_tab":
+        case .addTab?:
             guard let v = f.value("tab") else { throw .invalid("tab", "add_tab needs \"tab\": a tab object") }
             let t = try tab(v, path: "tab")
             command = .core(.addTab(t, index: try f.int("index"), group: try f.nullableString("group")))
-        case "remove_tab":
+        case .removeTab?:
             command = .core(.removeTab(try f.requiredString("tab")))
-        case "update_tab":
+        case .updateTab?:
             command = .core(.updateTab(try f.requiredString("tab"), try update(&f)))
-        case "badge":
+        case .badge?:
             let tab = try f.requiredString("tab")
             guard f.has("value") else { throw .invalid("value", "badge needs \"value\": a string, or null to remove the badge") }
             command = .core(.badge(tab: tab, value: try f.nullableString("value")))
-        case "push":
+        case .push?:
             let tab = try f.requiredString("tab")
             guard let v = f.value("screen") else { throw .invalid("screen", "push needs \"screen\": {\"id\": …, \"title\": …}") }
             command = .core(.push(tab: tab, screen: try screen(v, path: "screen")))
-        case "pop": command = .core(.pop(tab: try f.requiredString("tab")))
-        case "pop_to_root": command = .core(.popToRoot(tab: try f.requiredString("tab")))
-        case "customizable":
+        case .pop?: command = .core(.pop(tab: try f.requiredString("tab")))
+        case .popToRoot?: command = .core(.popToRoot(tab: try f.requiredString("tab")))
+        case .customizable?:
             guard f.has("tabs") else { throw .invalid("tabs", "customizable needs \"tabs\": tab ids, or null for none") }
             command = .core(.setCustomizable(try f.nullableStringArray("tabs")))
-        case "customize.begin": command = .core(.customizeBegin)
-        case "customize.move":
+        case .customizeBegin?: command = .core(.customizeBegin)
+        case .customizeMove?:
             let tab = try f.requiredString("tab")
             guard let to = try f.int("to") else { throw .invalid("to", "customize.move needs \"to\": the new position") }
             command = .core(.customizeMove(tab: tab, to: to))
-        case "customize.end": command = .core(.customizeEnd)
-        case "rotate":
+        case .customizeEnd?: command = .core(.customizeEnd)
+        case .rotate?:
             command = .core(.rotate(try orientation(f.requiredString("orientation"), field: "orientation")))
-        case "layout":
+        case .layout?:
             guard let w = try f.number("width"), let h = try f.number("height") else {
                 throw .invalid(f.has("width") ? "height" : "width", "layout needs \"width\" and \"height\" in points")
             }
@@ -404,72 +375,72 @@ public enum RequestDecoder {
                 throw ProtocolError(.outOfRange, "'\(field)' is \(shown); layout sizes are points, 0 or more", details: [("field", field)])
             }
             command = .layout(width: w, height: h, statusBar: statusBar)
-        case "set_hidden":
+        case .setHidden?:
             let tab = try f.requiredString("tab")
             guard let hidden = try f.bool("hidden") else { throw .invalid("hidden", "set_hidden needs \"hidden\": true or false") }
             command = .core(.setHidden(tab: tab, hidden: hidden))
-        case "reorder":
+        case .reorder?:
             let group = try f.nullableString("group")
             guard let order = try f.nullableStringArray("order") else {
                 throw .invalid("order", "reorder needs \"order\": tab ids (a group's children, or the bar's tabs between the fixed and the pinned ones)")
             }
             command = .core(.reorder(group: group, order: order))
-        case "sidebar":
+        case .sidebar?:
             guard let visible = try f.bool("visible") else { throw .invalid("visible", "sidebar needs \"visible\": true or false") }
             command = .core(.sidebar(visible: visible))
-        case "set_expanded":
+        case .setExpanded?:
             let group = try f.requiredString("group")
             guard let e = try f.bool("expanded") else { throw .invalid("expanded", "set_expanded needs \"expanded\": true or false") }
             command = .core(.setExpanded(group: group, expanded: e))
-        case "search":
+        case .search?:
             guard let a = try f.bool("active") else { throw .invalid("active", "search needs \"active\": true or false") }
             command = .core(.search(active: a))
-        case "set_enabled":
+        case .setEnabled?:
             let tab = try f.requiredString("tab")
             guard let e = try f.bool("enabled") else { throw .invalid("enabled", "set_enabled needs \"enabled\": true or false") }
             command = .core(.setEnabled(tab: tab, enabled: e))
-        case "set_bar_hidden":
+        case .setBarHidden?:
             guard let h = try f.bool("hidden") else { throw .invalid("hidden", "set_bar_hidden needs \"hidden\": true or false") }
             command = .core(.setBarHidden(hidden: h, animated: try f.bool("animated") ?? false))
-        case "set_size_class":
+        case .setSizeClass?:
             guard let size = try sizeClass(&f) else { throw .invalid("size_class", "set_size_class needs \"size_class\": \"regular\" or \"compact\"") }
             command = .core(.setSizeClass(size))
-        case "set_compact_tabs":
+        case .setCompactTabs?:
             guard f.has("tabs") else { throw .invalid("tabs", "set_compact_tabs needs \"tabs\": root tab ids, or null for all") }
             command = .core(.setCompactTabs(try f.nullableStringArray("tabs")))
-        case "set_mode":
+        case .setMode?:
             guard let m = try mode(&f) else { throw .invalid("mode", "set_mode needs \"mode\": one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))") }
             command = .core(.setMode(m))
-        case "edit.begin": command = .core(.editBegin)
-        case "edit.end": command = .core(.editEnd)
-        case "select_child":
+        case .editBegin?: command = .core(.editBegin)
+        case .editEnd?: command = .core(.editEnd)
+        case .selectChild?:
             command = .core(.selectChild(group: try f.requiredString("group"), child: try f.requiredString("child")))
-        case "preserve": command = .preserve
-        case "restore":
+        case .preserve?: command = .preserve
+        case .restore?:
             guard let v = f.value("archive") else { throw .invalid("archive", "restore needs \"archive\": what preserve returned") }
             command = .core(.restore(try archive(v)))
-        case "subscribe":
+        case .subscribe?:
             command = .subscribe(events: try eventNames(&f), controllers: try subscribedControllers(&f))
-        case "unsubscribe":
+        case .unsubscribe?:
             command = .unsubscribe(events: try eventNames(&f))
-        case "plugins": command = .plugins
-        case "plugin.call":
+        case .plugins?: command = .plugins
+        case .pluginCall?:
             command = .pluginCall(plugin: try f.requiredString("plugin"), method: try f.requiredString("method"),
                                   args: f.value("args"))
-        case "explain":
+        case .explain?:
             let limit = try f.int("limit") ?? 20
             guard limit > 0, limit <= 1000 else { throw .invalid("limit", "'limit' must be between 1 and 1000") }
             command = .explain(limit: limit)
-        case "reload": command = .reload
-        case "config": command = .config
-        case "stats": command = .stats
-        case "metrics":
+        case .reload?: command = .reload
+        case .config?: command = .config
+        case .stats?: command = .stats
+        case .metrics?:
             let name = try f.string("format") ?? MetricsFormat.openmetrics.rawValue
             guard let format = MetricsFormat(rawValue: name) else {
                 throw .invalid("format", "'format' must be openmetrics (OpenMetrics 1.0.0, the default) or prometheus (the Prometheus text format 0.0.4)")
             }
             command = format == .prometheus ? .metricsPrometheus : .metrics
-        default:
+        case nil:
             throw ProtocolError(.unknownCommand, "unknown command '\(name)'; send {\"cmd\":\"hello\"} for the list",
                                 details: [("cmd", name)])
         }
@@ -538,132 +509,25 @@ public enum RequestDecoder {
         return o
     }
 
+    /// A tab object a client sends (`Tab.fields` says what it holds).
     static func tab(_ value: JSONValue, path: String) throws(ProtocolError) -> Tab {
-        guard case .object(let object) = value else { throw .invalid(path, "'\(path)' must be a tab object like {\"id\":\"music\"}") }
-        var f = Fields(object: object, path: path + ".")
-        var tab = Tab(id: try f.requiredString("id"))
-        tab.title = try f.nullableString("title")
-        if let v = f.value("item"), v != .null { tab.item = try item(v, path: path + ".item") }
-        tab.restorationID = try f.nullableString("restoration_id")
-        if let names = try f.nullableStringArray("orientations") {
-            var mask = OrientationMask()
-            for (i, name) in names.enumerated() { mask.insert(try orientation(name, field: "\(path).orientations[\(i)]").mask) }
-            tab.orientations = mask
-        }
-        tab.fullScreenLayout = try f.bool("full_screen_layout") ?? false
-        tab.navigation = try f.bool("navigation") ?? false
-        // R13: groups, hiding, placement.
-        if let v = f.value("children"), v != .null {
-            guard case .array(let kids) = v else { throw .invalid(path + ".children", "'\(path).children' must be an array of tab objects") }
-            tab.children = try kids.enumerated().map { (i, k) throws(ProtocolError) in try self.tab(k, path: "\(path).children[\(i)]") }
-        }
-        tab.defaultChild = try f.nullableString("default_child")
-        tab.allowsReordering = try f.bool("allows_reordering") ?? false
-        tab.allowsHiding = try f.bool("allows_hiding") ?? false
-        tab.hiddenByDefault = try f.bool("hidden_by_default") ?? false
-        // R13.8–13.9: left out, a kept tab keeps its `hidden` and a new one starts hidden by default.
-        let hidden = try f.bool("hidden")
-        tab.keepsHidden = hidden == nil
-        tab.hidden = hidden ?? tab.hiddenByDefault
-        if let name = try f.string("placement") {
-            guard let p = Placement(rawValue: name) else {
-                throw .invalid(path + ".placement", "'\(path).placement' must be one of \(Placement.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
-            }
-            tab.placement = p
-        }
-        tab.subtitle = try f.nullableString("subtitle")
-        // R14, R13.12.
-        if let name = try f.nullableString("role") {
-            guard let r = TabRole(rawValue: name) else { throw .invalid(path + ".role", "'\(path).role' must be \"search\" or null (got '\(name)')") }
-            tab.role = r
-        }
-        tab.activatesSearch = try f.bool("activates_search") ?? false
-        tab.enabled = try f.bool("enabled") ?? true
-        tab.expanded = try f.bool("expanded")
-        f.ignoreStateOnly()
-        try f.finish()
-        return tab
-    }
-
-    static func item(_ value: JSONValue, path: String) throws(ProtocolError) -> TabItem {
-        guard case .object(let object) = value else { throw .invalid(path, "'\(path)' must be an item object") }
-        var f = Fields(object: object, path: path + ".")
-        let item = TabItem(title: try f.nullableString("title"), image: try f.nullableString("image"),
-                           tag: try f.nullableInt("tag"), badge: try f.nullableString("badge"))
-        try f.finish()
-        return item
+        do { return try Tab(json: value, at: path, .description) } catch { throw ProtocolError(error) }
     }
 
     static func screen(_ value: JSONValue, path: String) throws(ProtocolError) -> Screen {
-        guard case .object(let object) = value else { throw .invalid(path, "'\(path)' must be a screen object like {\"id\":\"detail\"}") }
-        var f = Fields(object: object, path: path + ".")
-        let s = Screen(id: try f.requiredString("id"), title: try f.nullableString("title"))
-        try f.finish()
-        return s
+        do { return try Screen(json: value, at: path, .description, orNull: false) } catch { throw ProtocolError(error) }
     }
 
+    /// `update_tab`'s members: each field of a tab object a client may set, as present.
     private static func update(_ f: inout Fields) throws(ProtocolError) -> TabUpdate {
-        var u = TabUpdate()
-        if f.has("title") { u.title = .set(try f.nullableString("title")) }
-        if let v = f.value("item") { u.item = .set(v == .null ? nil : try item(v, path: "item")) }
-        if f.has("restoration_id") { u.restorationID = .set(try f.nullableString("restoration_id")) }
-        if f.has("orientations") {
-            if let names = try f.nullableStringArray("orientations") {
-                var mask = OrientationMask()
-                for (i, name) in names.enumerated() { mask.insert(try orientation(name, field: "orientations[\(i)]").mask) }
-                u.orientations = .set(mask)
-            } else {
-                u.orientations = .set(nil)
-            }
-        }
-        if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
-        if let v = try f.bool("navigation") { u.navigation = .set(v) }
-        // R13.8: every writable field of a tab object as `state` reports it.
-        if let v = f.value("children") {
-            if v == .null { u.children = .set(nil) } else {
-                guard case .array(let kids) = v else { throw .invalid("children", "'children' must be an array of tab objects, or null") }
-                u.children = .set(try kids.enumerated().map { (i, k) throws(ProtocolError) in try tab(k, path: "children[\(i)]") })
-            }
-        }
-        if f.has("default_child") { u.defaultChild = .set(try f.nullableString("default_child")) }
-        if let v = try f.bool("allows_reordering") { u.allowsReordering = .set(v) }
-        if let v = try f.bool("hidden") { u.hidden = .set(v) }
-        if let v = try f.bool("allows_hiding") { u.allowsHiding = .set(v) }
-        if let v = try f.bool("hidden_by_default") { u.hiddenByDefault = .set(v) }
-        if let name = try f.string("placement") {
-            guard let p = Placement(rawValue: name) else {
-                throw .invalid("placement", "'placement' must be one of \(Placement.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
-            }
-            u.placement = .set(p)
-        }
-        if f.has("subtitle") { u.subtitle = .set(try f.nullableString("subtitle")) }
-        if f.has("role") {
-            let name = try f.nullableString("role")
-            guard name == nil || TabRole(rawValue: name!) != nil else { throw .invalid("role", "'role' must be \"search\" or null (got '\(name!)')") }
-            u.role = .set(name.flatMap(TabRole.init(rawValue:)))
-        }
-        if let v = try f.bool("activates_search") { u.activatesSearch = .set(v) }
-        if let v = try f.bool("enabled") { u.enabled = .set(v) }
-        if let v = try f.bool("expanded") { u.expanded = .set(v) }  // R13.12, as set_expanded
+        let u: TabUpdate
+        do { u = try TabUpdate(.description) { f.value($0) } } catch { throw ProtocolError(error) }
         f.ignoreStateOnly()
         return u
     }
 
     static func archive(_ value: JSONValue) throws(ProtocolError) -> RestorationArchive {
-        guard case .object(let object) = value else { throw .invalid("archive", "'archive' must be the object preserve returned") }
-        var f = Fields(object: object, path: "archive.")
-        var a = RestorationArchive(selected: try f.nullableString("selected"))
-        if let v = f.value("stacks"), v != .null {
-            guard case .object(let stacks) = v else { throw .invalid("archive.stacks", "'archive.stacks' must be an object") }
-            for (path, stack) in stacks {
-                guard case .array(let screens) = stack else { throw .invalid("archive.stacks.\(path)", "a stack is an array of screens") }
-                a.stacks[path] = try screens.enumerated().map { (i, s) throws(ProtocolError) in
-                    try screen(s, path: "archive.stacks.\(path)[\(i)]")
-                }
-            }
-        }
-        try f.finish()
-        return a
+        do { return try RestorationArchive(json: value, at: "archive", .description, orNull: false) } catch { throw ProtocolError(error) }
     }
 }
 
@@ -693,7 +557,7 @@ struct Fields {
     /// which repeats `item.badge`): a tab object copied from `state` is accepted back, these
     /// ignored.
     mutating func ignoreStateOnly() {
-        for key in ["stack", "content_loaded", "badge", "selected_child", "display_order"] { markUsed(key) }
+        for field in Tab.fields where field.accepts == .ignored { markUsed(field.name) }
     }
 
     mutating func has(_ key: String) -> Bool { value(key) != nil }

@@ -16,7 +16,6 @@
 
 import TabCore
 import TabJSON
-import TabProtocol
 import TabStrings
 
 /// One change, as the journal records it.
@@ -96,11 +95,11 @@ public enum JournalCodec {
             w.key(literal: "op"); w.string(literal: "controller.create")
             w.key(literal: "controller"); w.string(name)
             w.key(literal: "idiom"); w.string(idiom.rawValue)
-            w.key(literal: "max_visible"); ReplyEncoder.optionalInt(maxVisible, &w)
+            w.key(literal: "max_visible"); maxVisible.write(to: &w, .journal)
             w.key(literal: "tap_pops"); w.string(tapPops.rawValue)
             if mode != .automatic { w.key(literal: "mode"); w.string(mode.rawValue) }  // R13.6
             if let sizeClass { w.key(literal: "size_class"); w.string(sizeClass.rawValue) }  // R14.4
-            if let compactTabs { w.key(literal: "compact_tabs"); ReplyEncoder.strings(compactTabs, &w) }
+            if let compactTabs { w.key(literal: "compact_tabs"); compactTabs.write(to: &w, .journal) }
             w.endObject()
         case .deleteController(let name):
             begin(seq: seq, into: &w)
@@ -118,7 +117,7 @@ public enum JournalCodec {
             w.key(literal: "op"); w.string(literal: "plugin.store")
             w.key(literal: "plugin"); w.string(plugin)
             w.key(literal: "key"); w.string(key)
-            w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
+            w.key(literal: "value"); value.write(to: &w, .journal)
             w.endObject()
         }
     }
@@ -195,7 +194,7 @@ public enum JournalCodec {
             selection(command, controller: controller, into: &w)
         case .setTabs(let tabs, let animated, let selected):
             op("set_tabs", controller, &w)
-            w.key(literal: "tabs"); w.beginArray(); for t in tabs { tab(t, &w) }; w.endArray()
+            w.key(literal: "tabs"); tabs.write(to: &w, .journal)
             w.key(literal: "animated"); w.bool(animated)
             // R2.6, only when named (records before issue 17 never name one).
             switch selected {
@@ -206,31 +205,25 @@ public enum JournalCodec {
             }
         case .addTab(let t, let index, let group):
             op("add_tab", controller, &w)
-            w.key(literal: "tab"); tab(t, &w)
-            w.key(literal: "index"); ReplyEncoder.optionalInt(index, &w)
+            w.key(literal: "tab"); t.write(to: &w, .journal)
+            w.key(literal: "index"); index.write(to: &w, .journal)
             if let group { w.key(literal: "group"); w.string(group) }
         case .removeTab(let id):
             op("remove_tab", controller, &w); w.key(literal: "tab"); w.string(id)
         case .updateTab(let id, let u):
             op("update_tab", controller, &w); w.key(literal: "tab"); w.string(id)
             // A field present is a change (null included); a field absent is left as it is.
-            if case .set(let v) = u.title { w.key(literal: "title"); ReplyEncoder.optionalString(v, &w) }
-            if case .set(let v) = u.item { w.key(literal: "item"); optionalItem(v, &w) }
-            if case .set(let v) = u.restorationID { w.key(literal: "restoration_id"); ReplyEncoder.optionalString(v, &w) }
-            if case .set(let v) = u.orientations { w.key(literal: "orientations"); optionalOrientations(v, &w) }
-            if case .set(let v) = u.fullScreenLayout { w.key(literal: "full_screen_layout"); w.bool(v) }
-            if case .set(let v) = u.navigation { w.key(literal: "navigation"); w.bool(v) }
-            modernUpdate(u, &w)
+            u.write(to: &w, .journal)
         case .badge(let tab, let value):
-            op("badge", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); ReplyEncoder.optionalString(value, &w)
+            op("badge", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "value"); value.write(to: &w, .journal)
         case .push(let tab, let s):
-            op("push", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "screen"); ReplyEncoder.screen(s, &w)
+            op("push", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "screen"); s.write(to: &w, .journal)
         case .pop(let tab):
             op("pop", controller, &w); w.key(literal: "tab"); w.string(tab)
         case .popToRoot(let tab):
             op("pop_to_root", controller, &w); w.key(literal: "tab"); w.string(tab)
         case .setCustomizable(let ids):
-            op("customizable", controller, &w); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
+            op("customizable", controller, &w); w.key(literal: "tabs"); ids.write(to: &w, .journal)
         case .customizeBegin: op("customize.begin", controller, &w)
         case .customizeMove(let tab, let to):
             op("customize.move", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "to"); w.int(to)
@@ -240,13 +233,13 @@ public enum JournalCodec {
         case .setOrientation(let o):
             op("set_orientation", controller, &w); w.key(literal: "orientation"); w.string(o.rawValue)
         case .restore(let a):
-            op("restore", controller, &w); w.key(literal: "archive"); ReplyEncoder.archive(a, &w)
+            op("restore", controller, &w); w.key(literal: "archive"); a.write(to: &w, .journal)
             if a.legacyPaths { w.key(literal: "legacy_paths"); w.bool(true) }
         case .setHidden(let tab, let hidden):
             op("set_hidden", controller, &w); w.key(literal: "tab"); w.string(tab); w.key(literal: "hidden"); w.bool(hidden)
         case .reorder(let group, let order):
-            op("reorder", controller, &w); w.key(literal: "group"); ReplyEncoder.optionalString(group, &w)
-            w.key(literal: "order"); ReplyEncoder.strings(order, &w)
+            op("reorder", controller, &w); w.key(literal: "group"); group.write(to: &w, .journal)
+            w.key(literal: "order"); order.write(to: &w, .journal)
         case .sidebar(let visible):
             op("sidebar", controller, &w); w.key(literal: "visible"); w.bool(visible)
         case .setExpanded, .search, .setEnabled, .setBarHidden, .setSizeClass, .setCompactTabs, .setMode, .editBegin, .editEnd,
@@ -254,26 +247,6 @@ public enum JournalCodec {
             // R13.12 and R14, written apart: `body` stays as small as select's path needs.
             modernBody(command, controller: controller, into: &w)
         }
-    }
-
-    /// update_tab's fields of R13.8 and R14, written apart (see `modernBody`).
-    @inline(never)
-    private static func modernUpdate(_ u: TabUpdate, _ w: inout JSONWriter) {
-        if case .set(let v) = u.children {
-            w.key(literal: "children")
-            if let v { w.beginArray(); for k in v { tab(k, &w) }; w.endArray() } else { w.null() }
-        }
-        if case .set(let v) = u.defaultChild { w.key(literal: "default_child"); ReplyEncoder.optionalString(v, &w) }
-        if case .set(let v) = u.allowsReordering { w.key(literal: "allows_reordering"); w.bool(v) }
-        if case .set(let v) = u.hidden { w.key(literal: "hidden"); w.bool(v) }
-        if case .set(let v) = u.allowsHiding { w.key(literal: "allows_hiding"); w.bool(v) }
-        if case .set(let v) = u.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(v) }
-        if case .set(let v) = u.placement { w.key(literal: "placement"); w.string(v.rawValue) }
-        if case .set(let v) = u.subtitle { w.key(literal: "subtitle"); ReplyEncoder.optionalString(v, &w) }
-        if case .set(let v) = u.role { w.key(literal: "role"); ReplyEncoder.optionalString(v?.rawValue, &w) }
-        if case .set(let v) = u.activatesSearch { w.key(literal: "activates_search"); w.bool(v) }
-        if case .set(let v) = u.enabled { w.key(literal: "enabled"); w.bool(v) }
-        if case .set(let v) = u.expanded { w.key(literal: "expanded"); w.bool(v) }
     }
 
     @inline(never)
@@ -290,7 +263,7 @@ public enum JournalCodec {
         case .setSizeClass(let size):
             op("set_size_class", controller, &w); w.key(literal: "size_class"); w.string(size.rawValue)
         case .setCompactTabs(let ids):
-            op("set_compact_tabs", controller, &w); w.key(literal: "tabs"); if let ids { ReplyEncoder.strings(ids, &w) } else { w.null() }
+            op("set_compact_tabs", controller, &w); w.key(literal: "tabs"); ids.write(to: &w, .journal)
         case .setMode(let mode):
             op("set_mode", controller, &w); w.key(literal: "mode"); w.string(mode.rawValue)
         case .editBegin: op("edit.begin", controller, &w)
@@ -299,53 +272,6 @@ public enum JournalCodec {
             op("select_child", controller, &w); w.key(literal: "group"); w.string(group); w.key(literal: "child"); w.string(child)
         default: assertionFailure("modernBody(\(command.name))")
         }
-    }
-
-    /// Every field of a tab, nulls included; its runtime state (stack, loaded content) only
-    /// when it is not the initial one.
-    private static func tab(_ t: Tab, _ w: inout JSONWriter) {
-        w.beginObject()
-        w.key(literal: "id"); w.string(t.id)
-        w.key(literal: "title"); ReplyEncoder.optionalString(t.title, &w)
-        w.key(literal: "item"); optionalItem(t.item, &w)
-        w.key(literal: "restoration_id"); ReplyEncoder.optionalString(t.restorationID, &w)
-        w.key(literal: "orientations"); optionalOrientations(t.orientations, &w)
-        w.key(literal: "full_screen_layout"); w.bool(t.fullScreenLayout)
-        w.key(literal: "navigation"); w.bool(t.navigation)
-        if !t.stack.isEmpty { w.key(literal: "stack"); ReplyEncoder.stack(t.stack, &w) }
-        if t.contentLoaded { w.key(literal: "content_loaded"); w.bool(true) }
-        // R13's fields, when they are not the initial ones (records before issue 18 have none).
-        if let kids = t.children { w.key(literal: "children"); w.beginArray(); for k in kids { tab(k, &w) }; w.endArray() }
-        if let d = t.defaultChild { w.key(literal: "default_child"); w.string(d) }
-        if t.allowsReordering { w.key(literal: "allows_reordering"); w.bool(true) }
-        if t.hidden { w.key(literal: "hidden"); w.bool(true) }
-        if t.keepsHidden { w.key(literal: "keeps_hidden"); w.bool(true) }  // R13.8: issue 30's records only
-        if t.allowsHiding { w.key(literal: "allows_hiding"); w.bool(true) }
-        if t.hiddenByDefault { w.key(literal: "hidden_by_default"); w.bool(true) }
-        if t.placement != .automatic { w.key(literal: "placement"); w.string(t.placement.rawValue) }
-        if let s = t.subtitle { w.key(literal: "subtitle"); w.string(s) }
-        if let s = t.selectedChild { w.key(literal: "selected_child"); w.string(s) }
-        if let o = t.displayOrder { w.key(literal: "display_order"); ReplyEncoder.strings(o, &w) }
-        // R14, R13.12 (records before issue 30 have none).
-        if let r = t.role { w.key(literal: "role"); w.string(r.rawValue) }
-        if t.activatesSearch { w.key(literal: "activates_search"); w.bool(true) }
-        if !t.enabled { w.key(literal: "enabled"); w.bool(false) }
-        if let e = t.expanded { w.key(literal: "expanded"); w.bool(e) }
-        w.endObject()
-    }
-
-    private static func optionalItem(_ item: TabItem?, _ w: inout JSONWriter) {
-        guard let item else { return w.null() }
-        w.beginObject()
-        w.key(literal: "title"); ReplyEncoder.optionalString(item.title, &w)
-        w.key(literal: "image"); ReplyEncoder.optionalString(item.image, &w)
-        w.key(literal: "tag"); ReplyEncoder.optionalInt(item.tag, &w)
-        w.key(literal: "badge"); ReplyEncoder.optionalString(item.badge, &w)
-        w.endObject()
-    }
-
-    private static func optionalOrientations(_ mask: OrientationMask?, _ w: inout JSONWriter) {
-        if let mask { ReplyEncoder.orientations(mask, &w) } else { w.null() }
     }
 
     // MARK: Reading
@@ -456,7 +382,7 @@ public enum JournalCodec {
             guard case .array(let values)? = f.take("tabs") else { throw JournalRecordError("'set_tabs' has no \"tabs\" array") }
             var tabs: [Tab] = []
             tabs.reserveCapacity(values.count)
-            for (i, v) in values.enumerated() { tabs.append(try tab(v, path: "tabs[\(i)]")) }
+            for (i, v) in values.enumerated() { tabs.append(try read { () throws(TabFieldError) in try Tab(json: v, at: "tabs[\(i)]", .journal) }) }
             let animated = try f.bool("animated") ?? false
             var selected: SelectTarget?
             switch f.take("selected") {
@@ -471,52 +397,20 @@ public enum JournalCodec {
             return .setTabs(tabs, animated: animated, selected: selected)
         case "add_tab":
             guard let v = f.take("tab") else { throw JournalRecordError("'add_tab' has no \"tab\"") }
-            return .addTab(try tab(v, path: "tab"), index: try f.int("index"), group: try f.string("group"))
+            return .addTab(try read { () throws(TabFieldError) in try Tab(json: v, at: "tab", .journal) }, index: try f.int("index"), group: try f.string("group"))
         case "remove_tab": return .removeTab(try f.requiredString("tab"))
         case "update_tab":
             let id = try f.requiredString("tab")
-            var u = TabUpdate()
-            if let v = f.take("title") { u.title = .set(try nullableString(v, "title")) }
-            if let v = f.take("item") { u.item = .set(try item(v, path: "item")) }
-            if let v = f.take("restoration_id") { u.restorationID = .set(try nullableString(v, "restoration_id")) }
-            if let v = f.take("orientations") { u.orientations = .set(try orientations(v, path: "orientations")) }
-            if let v = try f.bool("full_screen_layout") { u.fullScreenLayout = .set(v) }
-            if let v = try f.bool("navigation") { u.navigation = .set(v) }
-            if let v = f.take("children") {
-                if v == .null { u.children = .set(nil) } else {
-                    guard case .array(let values) = v else { throw JournalRecordError("'children' is not an array of tabs") }
-                    var kids: [Tab] = []
-                    for (i, k) in values.enumerated() { kids.append(try tab(k, path: "children[\(i)]")) }
-                    u.children = .set(kids)
-                }
-            }
-            if let v = f.take("default_child") { u.defaultChild = .set(try nullableString(v, "default_child")) }
-            if let v = try f.bool("allows_reordering") { u.allowsReordering = .set(v) }
-            if let v = try f.bool("hidden") { u.hidden = .set(v) }
-            if let v = try f.bool("allows_hiding") { u.allowsHiding = .set(v) }
-            if let v = try f.bool("hidden_by_default") { u.hiddenByDefault = .set(v) }
-            if let name = try f.string("placement") {
-                guard let p = Placement(rawValue: name) else { throw JournalRecordError("unknown placement '\(name)'") }
-                u.placement = .set(p)
-            }
-            if let v = f.take("subtitle") { u.subtitle = .set(try nullableString(v, "subtitle")) }
-            if let v = f.take("role") {
-                let name = try nullableString(v, "role")
-                guard name == nil || TabRole(rawValue: name!) != nil else { throw JournalRecordError("unknown role '\(name!)'") }
-                u.role = .set(name.flatMap(TabRole.init(rawValue:)))
-            }
-            if let v = try f.bool("activates_search") { u.activatesSearch = .set(v) }
-            if let v = try f.bool("enabled") { u.enabled = .set(v) }
-            if let v = try f.bool("expanded") { u.expanded = .set(v) }
+            let u = try read { () throws(TabFieldError) in try TabUpdate(.journal) { f.take($0) } }
             return .updateTab(id, u)
         case "badge":
             let tab = try f.requiredString("tab")
             guard let v = f.take("value") else { throw JournalRecordError("'badge' has no \"value\"") }
-            return .badge(tab: tab, value: try nullableString(v, "value"))
+            return .badge(tab: tab, value: try read { () throws(TabFieldError) in try String?(json: v, at: "value", .journal, orNull: false) })
         case "push":
             let tab = try f.requiredString("tab")
             guard let v = f.take("screen") else { throw JournalRecordError("'push' has no \"screen\"") }
-            return .push(tab: tab, screen: try screen(v, path: "screen"))
+            return .push(tab: tab, screen: try read { () throws(TabFieldError) in try Screen(json: v, at: "screen", .journal, orNull: false) })
         case "pop": return .pop(tab: try f.requiredString("tab"))
         case "pop_to_root": return .popToRoot(tab: try f.requiredString("tab"))
         case "customizable":
@@ -533,7 +427,7 @@ public enum JournalCodec {
         case "set_orientation": return .setOrientation(try orientation(try f.requiredString("orientation")))
         case "restore":
             guard let v = f.take("archive") else { throw JournalRecordError("'restore' has no \"archive\"") }
-            var a = try archive(v)
+            var a = try read { () throws(TabFieldError) in try RestorationArchive(json: v, at: "archive", .journal, orNull: false) }
             // Formats 1 and 2 (before issue 17) matched paths "<restoration id>#<tab id>" (R11.1 then).
             a.legacyPaths = try f.bool("legacy_paths") ?? false || version < 3
             return .restore(a)
@@ -578,95 +472,9 @@ public enum JournalCodec {
         }
     }
 
-    private static func tab(_ value: JSONValue, path: String) throws(JournalRecordError) -> Tab {
-        guard case .object(let object) = value else { throw JournalRecordError("'\(path)' is not a tab object") }
-        var f = RecordFields(object, path: path + ".")
-        var t = Tab(id: try f.requiredString("id"))
-        if let v = f.take("title") { t.title = try nullableString(v, path + ".title") }
-        if let v = f.take("item") { t.item = try item(v, path: path + ".item") }
-        if let v = f.take("restoration_id") { t.restorationID = try nullableString(v, path + ".restoration_id") }
-        if let v = f.take("orientations") { t.orientations = try orientations(v, path: path + ".orientations") }
-        t.fullScreenLayout = try f.bool("full_screen_layout") ?? false
-        t.navigation = try f.bool("navigation") ?? false
-        if let v = f.take("stack") { t.stack = try screens(v, path: path + ".stack") }
-        t.contentLoaded = try f.bool("content_loaded") ?? false
-        if let v = f.take("children"), v != .null {
-            guard case .array(let values) = v else { throw JournalRecordError("'\(path).children' is not an array of tabs") }
-            var kids: [Tab] = []
-            for (i, k) in values.enumerated() { kids.append(try tab(k, path: "\(path).children[\(i)]")) }
-            t.children = kids
-        }
-        t.defaultChild = try f.string("default_child")
-        t.allowsReordering = try f.bool("allows_reordering") ?? false
-        t.hidden = try f.bool("hidden") ?? false
-        t.keepsHidden = try f.bool("keeps_hidden") ?? false
-        t.allowsHiding = try f.bool("allows_hiding") ?? false
-        t.hiddenByDefault = try f.bool("hidden_by_default") ?? false
-        if let name = try f.string("placement") {
-            guard let p = Placement(rawValue: name) else { throw JournalRecordError("unknown placement '\(name)'") }
-            t.placement = p
-        }
-        t.subtitle = try f.string("subtitle")
-        t.selectedChild = try f.string("selected_child")
-        if let v = f.take("display_order") { t.displayOrder = try strings(v, path: path + ".display_order") }
-        if let name = try f.string("role") {
-            guard let r = TabRole(rawValue: name) else { throw JournalRecordError("unknown role '\(name)'") }
-            t.role = r
-        }
-        t.activatesSearch = try f.bool("activates_search") ?? false
-        t.enabled = try f.bool("enabled") ?? true
-        t.expanded = try f.bool("expanded")
-        try f.finish(path)
-        return t
-    }
-
-    private static func item(_ value: JSONValue, path: String) throws(JournalRecordError) -> TabItem? {
-        if value == .null { return nil }
-        guard case .object(let object) = value else { throw JournalRecordError("'\(path)' is not an item object") }
-        var f = RecordFields(object, path: path + ".")
-        var item = TabItem()
-        if let v = f.take("title") { item.title = try nullableString(v, path + ".title") }
-        if let v = f.take("image") { item.image = try nullableString(v, path + ".image") }
-        if let v = f.take("tag") { item.tag = try nullableInt(v, path + ".tag") }
-        if let v = f.take("badge") { item.badge = try nullableString(v, path + ".badge") }
-        try f.finish(path)
-        return item
-    }
-
-    private static func screen(_ value: JSONValue, path: String) throws(JournalRecordError) -> Screen {
-        guard case .object(let object) = value else { throw JournalRecordError("'\(path)' is not a screen object") }
-        var f = RecordFields(object, path: path + ".")
-        var s = Screen(id: try f.requiredString("id"))
-        if let v = f.take("title") { s.title = try nullableString(v, path + ".title") }
-        try f.finish(path)
-        return s
-    }
-
-    private static func screens(_ value: JSONValue, path: String) throws(JournalRecordError) -> [Screen] {
-        guard case .array(let values) = value else { throw JournalRecordError("'\(path)' is not an array of screens") }
-        var out: [Screen] = []
-        for (i, v) in values.enumerated() { out.append(try screen(v, path: "\(path)[\(i)]")) }
-        return out
-    }
-
-    private static func archive(_ value: JSONValue) throws(JournalRecordError) -> RestorationArchive {
-        guard case .object(let object) = value else { throw JournalRecordError("'archive' is not an object") }
-        var f = RecordFields(object, path: "archive.")
-        var a = RestorationArchive()
-        if let v = f.take("selected") { a.selected = try nullableString(v, "archive.selected") }
-        if let v = f.take("stacks"), v != .null {
-            guard case .object(let stacks) = v else { throw JournalRecordError("'archive.stacks' is not an object") }
-            for (path, stack) in stacks { a.stacks[path] = try screens(stack, path: "archive.stacks.\(path)") }
-        }
-        try f.finish("archive")
-        return a
-    }
-
-    private static func orientations(_ value: JSONValue, path: String) throws(JournalRecordError) -> OrientationMask? {
-        if value == .null { return nil }
-        var mask = OrientationMask()
-        for name in try strings(value, path: path) { mask.insert(try orientation(name).mask) }
-        return mask
+    /// A value of a tab (`Tab.fields`) read, its error said as the journal says it.
+    private static func read<V>(_ body: () throws(TabFieldError) -> V) throws(JournalRecordError) -> V {
+        do { return try body() } catch { throw JournalRecordError(error.journalMessage) }
     }
 
     private static func sizeClass(_ name: String) throws(JournalRecordError) -> SizeClass {
@@ -687,24 +495,6 @@ public enum JournalCodec {
             out.append(s)
         }
         return out
-    }
-
-    private static func nullableString(_ value: JSONValue, _ path: String) throws(JournalRecordError) -> String? {
-        switch value {
-        case .null: return nil
-        case .string(let s): return s
-        default: throw JournalRecordError("'\(path)' is not a string or null")
-        }
-    }
-
-    private static func nullableInt(_ value: JSONValue, _ path: String) throws(JournalRecordError) -> Int? {
-        switch value {
-        case .null: return nil
-        case .int(let i):
-            guard let v = Int(exactly: i) else { throw JournalRecordError("'\(path)' is out of range") }
-            return v
-        default: throw JournalRecordError("'\(path)' is not an integer or null")
-        }
     }
 }
 

@@ -41,7 +41,6 @@ import Logging
 import Synchronization
 import TabCore
 import TabJSON
-import TabProtocol
 import TabSystem
 
 /// When the journal is fsynced (Redis' appendfsync). Every acknowledged change is
@@ -1053,13 +1052,13 @@ public final class StateStore {
     // MARK: Snapshot format
 
     /// The state as compact JSON, objects' keys sorted (the controllers are a dictionary), by
-    /// TabJSON's Codable encoder and writer. tabd wrote snapshots with Foundation's JSONEncoder
-    /// (sorted keys, "/" escaped) before: the same JSON values, read the same.
+    /// TabCore's snapshot codec (`TabContainers.writeSnapshot`, tabs by `Tab.fields`) and
+    /// TabJSON's writer: the bytes TabJSON's Codable encoder wrote before it. tabd wrote
+    /// snapshots with Foundation's JSONEncoder (sorted keys, "/" escaped) before that: the
+    /// same JSON values, read the same.
     static func encodeSnapshotBody(_ state: TabContainers) throws(StateError) -> [UInt8] {
-        let value: JSONValue
-        do { value = try JSONValueEncoder(sortedKeys: true).encode(state) } catch { throw StateError("cannot encode the state: \(error)") }
         var w = JSONWriter(capacity: 4096)
-        w.write(value)
+        state.writeSnapshot(to: &w)
         return w.bytes
     }
 
@@ -1100,7 +1099,7 @@ public final class StateStore {
         let state: TabContainers
         do {
             let value = try body.withUnsafeBytes { try JSONParser.parse($0, maxDepth: snapshotMaxDepth) }
-            state = try JSONValueDecoder().decode(TabContainers.self, from: value)
+            state = try TabContainers(snapshot: value)
         } catch {
             throw .damaged("its state cannot be read")
         }

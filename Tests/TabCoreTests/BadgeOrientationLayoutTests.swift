@@ -51,10 +51,10 @@ struct OrientationTests {
             Tab(id: "c", orientations: [.landscapeLeft, .portrait]),
         ])
         #expect(c.tabsOrientations == [.portrait, .landscapeLeft])
-        _ = try c.apply(.updateTab("c", TabUpdate(orientations: .set([.landscapeRight]))))
+        _ = try c.apply(.updateTab("c", TabUpdate { $0.orientations = .set([.landscapeRight]) }))
         #expect(c.tabsOrientations == [.landscapeRight])
         // R9.4 (issue 17): an update that leaves nothing in common is refused.
-        expectRefused(&c, .updateTab("b", TabUpdate(orientations: .set(.portrait))), .conflict)
+        expectRefused(&c, .updateTab("b", TabUpdate { $0.orientations = .set(.portrait) }), .conflict)
         #expect(c.tabsOrientations == [.landscapeRight])
     }
 
@@ -111,7 +111,7 @@ struct OrientationTests {
         #expect(set?.message.contains("'l'") == true)
         let add = expectRefused(&c, .addTab(Tab(id: "up", orientations: [.portraitUpsideDown]), index: 0), .conflict)
         #expect(add?.message.contains("'up' supports portrait_upside_down") == true)
-        let update = expectRefused(&c, .updateTab("a", TabUpdate(orientations: .set(.landscapeRight))), .conflict)
+        let update = expectRefused(&c, .updateTab("a", TabUpdate { $0.orientations = .set(.landscapeRight) }), .conflict)
         #expect(update?.message.contains("'a'") == true)
         expectRefused(&c, .setTabs([Tab(id: "none", orientations: [])], animated: false), .conflict)
         #expect(!c.tabsOrientations.isEmpty)
@@ -131,7 +131,7 @@ struct OrientationTests {
         #expect(c.orientation == .portrait)
         #expect(add.lastButBar == .orientationChanged(from: .landscapeRight, to: .portrait))
         #expect(add.journal(of: .addTab(Tab(id: "p"), index: nil)) == .addTab(Tab(id: "p"), index: nil))
-        let update = try c.apply(.updateTab("p", TabUpdate(orientations: .set(.landscape))))
+        let update = try c.apply(.updateTab("p", TabUpdate { $0.orientations = .set(.landscape) }))
         #expect(c.orientation == .landscapeLeft)
         #expect(update.lastButBar == .orientationChanged(from: .portrait, to: .landscapeLeft))
         // The last tab gone: the controller supports portrait only again (R9.1).

@@ -73,7 +73,7 @@ struct ChildrenTests {
     @Test("R1.5 the bar shows what the commands made of the tabs, nothing else")
     func barIsDerived() throws {
         var c = try controller(tabs("a", "b"))
-        _ = try c.apply(.updateTab("b", TabUpdate(item: .set(TabItem(title: "Bee", image: "b.png")))))
+        _ = try c.apply(.updateTab("b", TabUpdate { $0.item = .set(TabItem(title: "Bee", image: "b.png")) }))
         #expect(c.tab("b")?.effectiveItem == TabItem(title: "Bee", image: "b.png"))
         _ = try c.apply(.removeTab("a"))
         #expect(c.barVisible == ["b"])

@@ -36,8 +36,8 @@ struct LimitsTests {
         #expect(refusal(.addTab(tab, index: nil), on: c)?.contains("item image of 18 bytes") == true)
         #expect(refusal(.badge(tab: "a", value: longText), on: c)?.contains("badge") == true)
         #expect(refusal(.badge(tab: "a", value: "99+"), on: c) == nil)
-        #expect(refusal(.updateTab("a", TabUpdate(restorationID: .set(longID))), on: c)?.contains("restoration_id") == true)
-        #expect(refusal(.updateTab("a", TabUpdate(title: .set(longText))), on: c)?.contains("title") == true)
+        #expect(refusal(.updateTab("a", TabUpdate { $0.restorationID = .set(longID) }), on: c)?.contains("restoration_id") == true)
+        #expect(refusal(.updateTab("a", TabUpdate { $0.title = .set(longText) }), on: c)?.contains("title") == true)
         #expect(refusal(.push(tab: "a", screen: Screen(id: longID)), on: c)?.contains("screen id") == true)
         // Exactly at the limit is fine: 8 bytes, 16 bytes.
         #expect(refusal(.setTabs([Tab(id: "12345678", title: String(repeating: "é", count: 8))], animated: false), on: c) == nil)

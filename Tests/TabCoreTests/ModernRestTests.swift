@@ -290,7 +290,7 @@ struct ModernRestTests {
         _ = try c.apply(.setSizeClass(.compact))  // ends the session
         _ = try c.apply(.setSizeClass(.regular))
         _ = try c.apply(.editBegin)
-        let back = try JSONDecoder().decode(Controller.self, from: JSONEncoder().encode(c))
+        let back = try roundTrip(c)
         #expect(back == c && back.editing && back.searchActive && back.barHidden && back.compactTabs == ["a"])
     }
 }

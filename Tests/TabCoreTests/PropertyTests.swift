@@ -360,7 +360,6 @@ struct PropertyTests {
         var journal: [Command] = []
         var archives: [RestorationArchive] = []
         var history: [String] = []
-        let encoder = JSONEncoder(), decoder = JSONDecoder()
 
         for step in 0..<steps {
             let command = gen.command(for: c, archives: archives)
@@ -409,7 +408,7 @@ struct PropertyTests {
             if let why = invariantViolation(c) { return fail(why) }
             do {
                 // The delegate's answers are not saved: a start asks for them again.
-                let back = try decoder.decode(Controller.self, from: encoder.encode(c))
+                let back = try roundTrip(c)
                 if back.asked(policy) != c { return fail("R11.3 encode → decode changed the controller") }
             } catch { return fail("R11.3 encode → decode failed: \(error)") }
             if c.moreShown { stats.more += 1 }

@@ -1,11 +1,26 @@
 // R11: state preservation and restoration, and persistence of whole controllers.
-import Foundation
 import Testing
+import TabJSON
 @testable import TabCore
 
-/// JSON encode → decode, the way the daemon writes snapshots.
-func roundTrip<T: Codable>(_ value: T) throws -> T {
-    try JSONDecoder().decode(T.self, from: JSONEncoder().encode(value))
+/// The snapshot's JSON of a controller, parsed.
+func snapshotJSON(_ c: Controller) throws -> JSONValue {
+    var w = JSONWriter()
+    c.writeSnapshot(to: &w)
+    let bytes = w.bytes
+    return try bytes.withUnsafeBytes { try JSONParser.parse($0, maxDepth: 512) }
+}
+
+/// Written and read back by the snapshot's codec, the way the daemon writes snapshots.
+func roundTrip(_ c: Controller) throws -> Controller {
+    try Controller(snapshot: snapshotJSON(c), at: "")
+}
+
+func roundTrip(_ all: TabContainers) throws -> TabContainers {
+    var w = JSONWriter()
+    all.writeSnapshot(to: &w)
+    let bytes = w.bytes
+    return try TabContainers(snapshot: bytes.withUnsafeBytes { try JSONParser.parse($0, maxDepth: 512) })
 }
 
 @Suite("R11 State preservation")
@@ -194,9 +209,9 @@ struct RestorationTests {
     func r11_3_tapPopsPersisted() throws {
         let c = Controller(name: "r", tapPops: .reselect)
         #expect(try roundTrip(c).tapPops == .reselect)
-        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(c)) as? [String: Any])
-        json.removeValue(forKey: "tapPops")
-        let old = try JSONDecoder().decode(Controller.self, from: JSONSerialization.data(withJSONObject: json))
+        guard case .object(var json) = try snapshotJSON(c) else { Issue.record("not an object"); return }
+        _ = json.removeValue(forKey: "tapPops")
+        let old = try Controller(snapshot: .object(json), at: "")
         #expect(old.tapPops == .always)
     }
 }

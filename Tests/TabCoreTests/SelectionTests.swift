@@ -124,7 +124,7 @@ struct SelectionTests {
                 == [.selectionChanged(tab: "t2", index: 2, previous: "t1", cause: .tap)])
         #expect(try c.apply(.removeTab("t2")).selectionChanges
                 == [.selectionChanged(tab: "t3", index: 2, previous: "t2", cause: .tabs)])
-        _ = try c.apply(.updateTab("t0", TabUpdate(restorationID: .set("home"))))
+        _ = try c.apply(.updateTab("t0", TabUpdate { $0.restorationID = .set("home") }))
         #expect(try c.apply(.restore(RestorationArchive(selected: "home#t0"))).selectionChanges
                 == [.selectionChanged(tab: "t0", index: 0, previous: "t3", cause: .restore)])
     }

@@ -200,7 +200,6 @@ struct TreePropertyTests {
         var replay = c
         var contained = Set<String>()
         var history: [String] = []
-        let encoder = JSONEncoder(), decoder = JSONDecoder()
         for step in 0..<steps {
             let command = gen.command(for: c)
             history.append("\(command)")
@@ -228,7 +227,7 @@ struct TreePropertyTests {
             if replay != c { return fail("replaying the journal gives another controller") }
             if let why = treeInvariantViolation(c) { return fail(why) }
             do {
-                if try decoder.decode(Controller.self, from: encoder.encode(c)) != c { return fail("encode → decode changed the controller") }
+                if try roundTrip(c) != c { return fail("encode → decode changed the controller") }
             } catch { return fail("encode → decode failed: \(error)") }
             if c.selectedPath.count > 1 { reached.nested += 1 }
             // Restoration: restoring what preserve saved selects the same leaf and keeps every

@@ -123,10 +123,7 @@ struct RequestDecodingTests {
         // The object's members after its "id" as update_tab members.
         let members = String(object.dropFirst(#"{"id":"mail","#.count).dropLast())
         let update = try decode(#"{"cmd":"update_tab","tab":"mail",\#(members)}"#).get()
-        #expect(update == .core(.updateTab("mail", TabUpdate(
-            title: .set("Mail"), item: .set(TabItem(title: "Inbox", image: "mail.png", tag: nil, badge: "4")),
-            restorationID: .set("m"), orientations: .set([.portrait, .landscapeLeft]), fullScreenLayout: .set(true),
-            navigation: .set(true)))))
+        #expect(update == .core(.updateTab("mail", TabUpdate { $0.title = .set("Mail"); $0.item = .set(TabItem(title: "Inbox", image: "mail.png", tag: nil, badge: "4")); $0.restorationID = .set("m"); $0.orientations = .set([.portrait, .landscapeLeft]); $0.fullScreenLayout = .set(true); $0.navigation = .set(true) })))
         // Applied to the tab it came from, it changes nothing.
         var c = Controller(name: "c")
         let (tab, _) = Self.stateObject()

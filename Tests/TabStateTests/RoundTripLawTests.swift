@@ -77,7 +77,7 @@ import Testing
         let fullScreens: [Change<Bool>] = [.keep, .set(false), .set(true)]
         var out: [TabUpdate] = []
         for t in titles { for i in itemChanges { for r in rids { for o in orientations { for f in fullScreens {
-            out.append(TabUpdate(title: t, item: i, restorationID: r, orientations: o, fullScreenLayout: f))
+            out.append(TabUpdate { $0.title = t; $0.item = i; $0.restorationID = r; $0.orientations = o; $0.fullScreenLayout = f })
         } } } } }
         return out
     }
@@ -679,8 +679,7 @@ struct StreamGenerator {
             let orientations: Change<OrientationMask?> = chance(2, in: 3) ? .keep : .set(mask())
             let fullScreen: Change<Bool> = chance(2, in: 3) ? .keep : .set(bool())
             let navigation: Change<Bool> = chance(9, in: 10) ? .keep : .set(chance(2, in: 3))
-            return .updateTab(tabID(c), TabUpdate(title: title, item: item, restorationID: rid, orientations: orientations,
-                                                  fullScreenLayout: fullScreen, navigation: navigation))
+            return .updateTab(tabID(c), TabUpdate { $0.title = title; $0.item = item; $0.restorationID = rid; $0.orientations = orientations; $0.fullScreenLayout = fullScreen; $0.navigation = navigation })
         case 26..<33:
             return .badge(tab: tabID(c), value: chance(1, in: 3) ? nil : pick(["1", "2", "", "99+"]))
         case 33..<44:

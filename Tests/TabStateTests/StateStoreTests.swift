@@ -502,7 +502,7 @@ import Testing
         dir.write("journal-2.log", v1.flatMap { Journal.line($0) } + [UInt8](repeating: 0, count: 4096))
         let expected = try Replayer.state([
             Self.badge(3),
-            .command(controller: Self.main, .updateTab("a", TabUpdate(title: .set("A"), item: .set(TabItem(title: "Live", image: "a.png"))))),
+            .command(controller: Self.main, .updateTab("a", TabUpdate { $0.title = .set("A"); $0.item = .set(TabItem(title: "Live", image: "a.png")) })),
             .command(controller: Self.main, .addTab(Tab(id: "c", title: "C", fullScreenLayout: true), index: 0)),
             .command(controller: Self.main, .push(tab: "b", screen: Screen(id: "detail", title: "Detail"))),
             .createController(name: "tv1", idiom: .tv, maxVisible: 3),
