@@ -4,10 +4,16 @@
 #
 #   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state]  (default 8 seconds)
 #
-# Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice: once answering only a
-# set_tabs, once under loadgen (10 connections x 16 in flight, `select` a / b in turn, like
-# the harness's select case) for SECONDS. Prints (Ir of the loaded run - Ir of the idle run)
-# / selects answered (from tabd's own `stats`), and the functions with the most instructions.
+# Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice under loadgen (10
+# connections x 16 in flight, `select` a / b in turn, like the harness's select case): a
+# warm-up run of WARM_SECONDS (default 1) and a run of SECONDS. Prints (Ir of the long run -
+# Ir of the warm-up run) / (selects answered in the long run - in the warm-up run), counted by
+# tabd's own `stats`, and the functions with the most instructions. Both runs pay the same
+# first-use costs (the dynamic linker's lazy binding, the runtime's first conformance
+# lookups, loadgen's connections), so the figure is what one more request costs, whatever
+# the number of requests the machine's load let valgrind answer (before, the idle run sent no
+# request, and a run slowed by other work spread those costs over fewer requests: +100 a
+# select at half the requests).
 # Kernel time (syscalls) is not counted. valgrind 3.19 cannot read Swift 6's DWARF 5, so the
 # binary is run with its debug sections stripped (symbols stay).
 #
@@ -120,9 +126,10 @@ run() {
     echo "$(callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }') $n"
 }
 
-read -r idle _ < <(run 0)
-read -r loaded selects < <(run "$SECONDS_LOADED")
-[ "$selects" -gt 0 ] || { echo "no $COMMAND was answered" >&2; exit 1; }
+read -r idle warm < <(run "${WARM_SECONDS:-1}")
+read -r loaded total < <(run "$SECONDS_LOADED")
+selects=$(( total - warm ))
+[ "$selects" -gt 0 ] || { echo "the long run answered no more ${COMMAND}s than the warm-up ($total, $warm)" >&2; exit 1; }
 [ -z "${CALLGRIND_OUT:-}" ] || cp "$DIR/cg.out" "$CALLGRIND_OUT"
 case "${2:-}" in
     tap) what="tap (login gate, logged in)" ;;
@@ -134,7 +141,7 @@ case "${2:-}" in
 esac
 echo "tabd at git $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'): $(( (loaded - idle) / selects )) instructions per $what ($selects ${COMMAND}s, user space, callgrind)"
 echo "most instructions (self, per $COMMAND):"
-callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk -v n="$selects" '
+callgrind_annotate "$DIR/cg.out" 2>/dev/null | awk -v n="$total" '
     /^-+$/ { dashes++; next }
     dashes >= 5 && shown < 15 && $1 ~ /^[0-9,]+$/ {
         ir = $1; gsub(",", "", ir)

@@ -178,6 +178,7 @@ public struct ServiceEngine: ~Copyable {
 
     /// Handles one line from `client`: its reply (and events) in `out`. Returns the
     /// command's `nameIndex` (for statistics), or `ServiceStats.invalid`.
+    @inline(__always)
     public mutating func handle(_ line: UnsafeRawBufferPointer, from client: Client, into out: inout Step) -> Int {
         var common = false
         let request = RequestDecoder.decodeCommon(line, found: &common)

@@ -148,7 +148,9 @@ extension ServiceEngine {
     mutating func run(_ command: Command, id: RequestID?, controller name: String, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
         let outcome: Outcome
-        let paths = self.paths
+        // Unowned: the engine keeps the memo alive, and a strong local cost a retain and a
+        // release every command.
+        unowned(unsafe) let paths = self.paths
         do {
             try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
             if command.addsTabs { try ControllerLimits.checkTotal(command, on: name, in: containers, maxTotal: config.maxTotalTabs) }
@@ -176,7 +178,7 @@ extension ServiceEngine {
     }
 
     private mutating func state(id: RequestID?, controller name: String, _ out: inout Step) throws(ProtocolError) {
-        let states = self.states
+        unowned(unsafe) let states = self.states  // as `paths` in run(_:id:controller:_:)
         do {
             try containers.reading(name) { c in
                 if states.write(c, &out.reply, id: id) { return }

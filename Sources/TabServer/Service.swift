@@ -107,23 +107,27 @@ public final class TabService: LineServiceDelegate, EngineHost {
     /// Sends what `step` holds: its events to their subscribers, then its reply to `to`
     /// (events before the reply, as a subscriber sending the request sees them).
     @inline(__always)
-    func deliver(to connection: Connection?) {
-        if let ok = step.reloaded { hooks.reload(.end(ok: ok)) }
-        if !step.deliveries.isEmpty { deliverEvents() }
-        if let connection {
-            if let subscribed = step.subscribed {
-                subscribers[connection.id] = subscribed ? connection : nil
-                connection.keepsAlive = subscribed
-            }
-            if let deferred = step.deferred {
-                sendBig(deferred, to: connection)
-            } else if step.reply.count > 0 {
-                step.reply.withBytes { connection.send($0) }
-            }
+    func deliver(to connection: Connection) {
+        deliverEvents()
+        if let subscribed = step.subscribed {
+            subscribers[connection.id] = subscribed ? connection : nil
+            connection.keepsAlive = subscribed
+        }
+        if let deferred = step.deferred {
+            sendBig(deferred, to: connection)
+        } else if step.reply.count > 0 {
+            step.reply.withBytes { connection.send($0) }
         }
     }
 
-    private func deliverEvents() {
+    /// What a step of no client's (a timer, a reload, recovery) holds: its events.
+    @inline(__always)
+    func deliverEvents() {
+        if let ok = step.reloaded { hooks.reload(.end(ok: ok)) }
+        if !step.deliveries.isEmpty { sendEvents() }
+    }
+
+    private func sendEvents() {
         for d in step.deliveries {
             for client in step.recipients[d.recipients] {
                 guard let c = subscribers[client] else { continue }
@@ -150,7 +154,7 @@ public final class TabService: LineServiceDelegate, EngineHost {
     func fireTimer(_ timer: PluginTimer) {
         step.reset()
         engine.fireTimer(timer, into: &step)
-        deliver(to: nil)
+        deliverEvents()
         commitOutsideTurn()
     }
 
@@ -159,7 +163,7 @@ public final class TabService: LineServiceDelegate, EngineHost {
     public func reload() -> Result<ServiceEngine.ReloadReport, ConfigError> {
         step.reset()
         let result = engine.reload(into: &step)
-        deliver(to: nil)
+        deliverEvents()
         if !turnOpen { commitOutsideTurn() }
         return result
     }

@@ -54,7 +54,7 @@ extension TabService {
     public func finishRecovery() {
         step.reset()
         engine.finishRecovery(into: &step)
-        deliver(to: nil)
+        deliverEvents()
         commitOutsideTurn()
     }
 
@@ -112,7 +112,7 @@ extension TabService {
         guard store.fault == nil else { return }
         step.reset()
         engine.createConfiguredControllers(into: &step)
-        deliver(to: nil)
+        deliverEvents()
         commitOutsideTurn()
         if store.fault == nil { hooks.stateFault(nil) }
     }

@@ -101,7 +101,7 @@ extension TabService {
         if !turnReplays.isEmpty {
             step.reset()
             engine.decideOrientations(into: &step)
-            deliver(to: nil)
+            deliverEvents()
         }
         engine.containers.keepChanges()
         forgetTurn()

@@ -10,7 +10,7 @@ import TabTransport
 import TabState
 
 struct ServiceStats {
-    let started = Date()
+    let started: Date
     /// By command (its `RequestCommand.nameIndex`; `invalid` past them), its histogram
     /// once one was recorded: an array read per request, where a name was compared.
     private var byCommand = [LatencyHistogram?](repeating: nil, count: commandNames.count + 1)
@@ -19,10 +19,17 @@ struct ServiceStats {
     var errors: UInt64 = 0
     /// Error replies by code (`ProtocolError.Code.allCases`' order).
     private(set) var errorsByCode = [UInt64](repeating: 0, count: ProtocolError.Code.allCases.count)
-    var reloads = ReloadStatus()
+    /// Reloads; the last success is the start until one succeeds (the same instant as
+    /// `started`: metrics say the two are equal, and two clock readings could differ).
+    var reloads: ReloadStatus
     var denials: UInt64 = 0
     var eventsSent: UInt64 = 0
     var connectionsAccepted: UInt64 = 0
+
+    init() {
+        started = Date()
+        reloads = ReloadStatus(lastSuccess: started)
+    }
     /// Turns (or changes outside a turn) whose records could not be written: undone and refused.
     var storageFaults: UInt64 = 0
 
@@ -116,7 +123,7 @@ struct ReloadStatus {
     var successes: UInt64 = 0
     var failures: UInt64 = 0
     /// The start, then each successful reload.
-    var lastSuccess = Date()
+    var lastSuccess: Date
     /// The last reload, when it failed and none succeeded since: when, and its problems.
     var failed: (at: Date, problems: [String])?
 

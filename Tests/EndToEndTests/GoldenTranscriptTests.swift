@@ -7,7 +7,7 @@
 // the diff show the change in review.
 //
 // What differs from run to run is masked before comparing, and only that: the temporary
-// directory's path, wall-clock times and durations, the process's instance, the version, and
+// directory's path and the build's (where the plugins are), wall-clock times and durations, the process's instance, the version, and
 // the values of `metrics`' samples.
 //
 // Record again (after a change SEMANTICS asks for):
@@ -93,9 +93,9 @@ struct GoldenTranscript {
         volatileKeys.contains(key) || volatileEndings.contains { key.hasSuffix($0) }
     }
 
-    /// `raw` with the run's directory and the values of `volatileKeys` masked.
+    /// `raw` with the run's and the build's directories and the values of `volatileKeys` masked.
     static func mask(_ raw: String, dir: String) -> String {
-        let text = raw.replacingOccurrences(of: dir, with: "$DIR")
+        let text = raw.replacingOccurrences(of: dir, with: "$DIR").replacingOccurrences(of: Build.binDirectory.path, with: "$BIN")
         guard let value = try? JSONParser.parse(text) else { return text }
         return masked(value).jsonString
     }
