@@ -240,6 +240,14 @@ public struct TabContainers: Equatable, Sendable {
         return controllers.values[i].lend(read)
     }
 
+    /// `reading(_:_:)` with something of the caller's handed to `read` in place too (the
+    /// daemon's memo of `state` replies, a stored property beside this set: passed so, the
+    /// two are reached together without `read` capturing their owner).
+    public mutating func reading<R, Extra: ~Copyable>(_ name: String, with extra: inout Extra, _ read: (Controller, inout Extra) -> R) throws(TabError) -> R {
+        let i = try lookUp(name)
+        return controllers.values[i].lend { read($0, &extra) }
+    }
+
     /// Where the controller `name` lies: the last one looked up, else found by its hash.
     @inline(__always)
     private mutating func lookUp(_ name: String) throws(TabError) -> Dictionary<String, Controller>.Index {

@@ -75,6 +75,9 @@ public struct Step: ~Copyable {
     public var reloaded: Bool?
     /// The request's id (nil: none, or not a request).
     public var requestID: RequestID?
+    /// Nothing but the reply was set (the common case, a select or a state): what sets any
+    /// other member makes it false, and `reset` and the adapter's delivery then look at them.
+    public internal(set) var plain = true
 
     public struct Delivery {
         /// `events[start ..< start + count]`, or a big event kept once for all who get it.
@@ -108,19 +111,22 @@ public struct Step: ~Copyable {
     @inline(__always)
     mutating func reset() {
         reply.reset(keepingAtMost: 1 << 20)
+        if !plain { resetTheRest() }
+    }
+
+    private mutating func resetTheRest() {
         if events.count > 0 { events.reset(keepingAtMost: 4 << 20) }
         if !deliveries.isEmpty {
             deliveries.removeAll(keepingCapacity: deliveries.count <= 1024)
             recipients.removeAll(keepingCapacity: true)
         }
-        if outsideState {
-            outsideState = false
-            if !storeWriters.isEmpty { storeWriters.removeAll() }
-        }
-        if deferred != nil { deferred = nil }
+        outsideState = false
+        if !storeWriters.isEmpty { storeWriters.removeAll() }
+        deferred = nil
         subscribed = nil
         reloaded = nil
-        if requestID != nil { requestID = nil }
+        requestID = nil
+        plain = true
     }
 
     /// The bytes of a delivery.
@@ -155,7 +161,7 @@ public struct ServiceEngine: ~Copyable {
     /// The selected paths replies named lately, encoded (`selectedPath(of:_:)`).
     let paths = EncodedPaths()
     /// The `state` replies given lately, encoded.
-    let states = EncodedStates()
+    var states = EncodedStates()
     var stats = ServiceStats()
 
     /// Selections plugins may still have applied in the chain of effects under way (what
@@ -189,6 +195,7 @@ public struct ServiceEngine: ~Copyable {
             return request.command.nameIndex
         }
         let (id, result) = RequestDecoder.decodeInGeneral(line, maxDepth: config.maxJSONDepth)
+        out.plain = false
         out.requestID = id
         switch result {
         case .failure(let error):

@@ -178,9 +178,10 @@ extension ServiceEngine {
     }
 
     private mutating func state(id: RequestID?, controller name: String, _ out: inout Step) throws(ProtocolError) {
-        unowned(unsafe) let states = self.states  // as `paths` in run(_:id:controller:_:)
         do {
-            try containers.reading(name) { c in
+            // The memo handed in beside the controller, not captured: a class captured cost a
+            // retain and a release a state (~40 instructions).
+            try containers.reading(name, with: &states) { c, states in
                 if states.write(c, &out.reply, id: id) { return }
                 if Self.deferIfBig(c, id: id, kind: .state, &out) { return }
                 ReplyEncoder.success(id: id, into: &out.reply) { w in
@@ -199,6 +200,7 @@ extension ServiceEngine {
     /// False when `c` is small (the caller encodes it).
     static func deferIfBig(_ c: Controller, id: RequestID?, kind: BigReply, _ out: inout Step) -> Bool {
         guard BigReply.estimatedBytes(c) >= BigReply.bigBytes else { return false }
+        out.plain = false
         out.deferred = Step.DeferredReply(controller: c, kind: kind, id: id)
         return true
     }
@@ -354,14 +356,15 @@ extension Controller {
 /// of encoding every tab again. That comparison is the whole test, so no change can be
 /// missed; it is cheap for an unchanged controller, whose arrays are the same buffers
 /// (compared by identity first) and whose strings the same bits. A few controllers, replies
-/// up to 64 KiB each (BENCHMARKS-HISTORY.md, "state from a memo"). A class, as `EncodedPaths`.
-final class EncodedStates {
+/// up to 64 KiB each (BENCHMARKS-HISTORY.md, "state from a memo").
+struct EncodedStates {
     private var controllers: [Controller] = [], json: [[UInt8]] = []
     private var next = 0
     private static let size = 4, largest = 64 << 10
 
     /// Appends the members kept for a controller equal to `c`; false when none is kept.
-    func write(_ c: Controller, _ w: inout JSONWriter, id: RequestID?) -> Bool {
+    /// Mutating (it changes nothing) so that the engine's memo is used in place.
+    mutating func write(_ c: Controller, _ w: inout JSONWriter, id: RequestID?) -> Bool {
         for i in controllers.indices where controllers[i].isEqual(to: c) {
             ReplyEncoder.success(id: id, into: &w) { w in json[i].withUnsafeBytes { w.append(bytes: $0) } }
             return true
@@ -371,7 +374,7 @@ final class EncodedStates {
 
     /// Keeps what `w` holds from `start` on as `c`'s members, in place of the controller's
     /// earlier reply or else of the oldest kept.
-    func keep(_ c: Controller, _ w: borrowing JSONWriter, from start: Int) {
+    mutating func keep(_ c: Controller, _ w: borrowing JSONWriter, from start: Int) {
         guard w.count - start <= Self.largest else { return }
         let bytes = w.withBytes { Array($0[start...]) }
         if let i = controllers.firstIndex(where: { $0.name == c.name }) {

@@ -30,6 +30,7 @@ extension ServiceEngine {
         s.events.formUnion(events)
         if let controllers { s.controllers = Set(controllers) }
         subscriptions[client.id] = s
+        out.plain = false
         out.subscribed = true  // a subscriber waits for events: never idle
         reply(r, &out) { w in
             w.key(literal: "events"); ReplyEncoder.strings(s.events.sorted(), &w)
@@ -49,6 +50,7 @@ extension ServiceEngine {
         if events.contains("*") { s.events.removeAll() } else { s.events.subtract(events) }
         if s.events.isEmpty {
             subscriptions[client.id] = nil
+            out.plain = false
             out.subscribed = false
         } else {
             subscriptions[client.id] = s
@@ -104,6 +106,7 @@ extension ServiceEngine {
             out.events.truncate(to: start)  // kept once, in `shared`
         }
         if out.recipients.last != recipientScratch { out.recipients.append(recipientScratch) }
+        out.plain = false
         out.deliveries.append(Step.Delivery(start: start, count: count, shared: shared, recipients: out.recipients.count - 1, fromPlugin: fromPlugin))
         stats.eventsSent += UInt64(recipientScratch.count)
     }

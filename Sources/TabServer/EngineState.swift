@@ -118,6 +118,7 @@ extension ServiceEngine {
         case .success: stats.reloads.record(nil)
         case .failure(let error): stats.reloads.record(error.problems.map(\.description))
         }
+        out.plain = false
         out.reloaded = (try? result.get()) != nil  // the adapter says so once the engine is done
         return result
     }

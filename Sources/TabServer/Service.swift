@@ -108,6 +108,10 @@ public final class TabService: LineServiceDelegate, EngineHost {
     /// (events before the reply, as a subscriber sending the request sees them).
     @inline(__always)
     func deliver(to connection: Connection) {
+        if step.plain {
+            if step.reply.count > 0 { step.reply.withBytes { connection.send($0) } }
+            return
+        }
         deliverEvents()
         if let subscribed = step.subscribed {
             subscribers[connection.id] = subscribed ? connection : nil
@@ -123,6 +127,7 @@ public final class TabService: LineServiceDelegate, EngineHost {
     /// What a step of no client's (a timer, a reload, recovery) holds: its events.
     @inline(__always)
     func deliverEvents() {
+        if step.plain { return }
         if let ok = step.reloaded { hooks.reload(.end(ok: ok)) }
         if !step.deliveries.isEmpty { sendEvents() }
     }
