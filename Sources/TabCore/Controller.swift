@@ -1015,7 +1015,7 @@ public struct Controller: Equatable, Sendable {
         var popped = false
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
-        if let leaf, !stackIsEmpty(at: leaf.address), case .tab(let id, _) = candidate,
+        if let leaf, !Self.stackIsEmpty(at: leaf.address, in: tabs), case .tab(let id, _) = candidate,
            tapPops == .always || current.path.contains(id) {
             modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true
