@@ -287,7 +287,7 @@ public struct Controller: Equatable, Sendable {
         let moves = Self.movesSelectionOnly(command)
         let bar = moves ? nil : barState
         // An arranged controller's select or tap: only the bar's selected item can move.
-        let barItem = moves && arranged ? arrangedBarSelected : nil
+        let barSlot = moves && arranged ? current.barSlot : 0  // the item as a number (`TreeNode.barSlot`)
         // R14.1: search follows the leaf before the command where a search tab exists or search
         // is active, apart: a leaf kept in a local here was released by every flat select.
         if searchActive || (arranged && layout.search != nil) {
@@ -298,7 +298,7 @@ public struct Controller: Equatable, Sendable {
             if extras != nil || (arranged && layout.search != nil) { followModern(leafBefore: nil, &out) }
         }
         if let bar { if bar != barState { out.barMoved = true } }
-        if moves, arranged, barItem != arrangedBarSelected { out.barMoved = true }
+        if moves, arranged, current.barSlot != barSlot { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
         if out.notificationCount > 0, !out.changed { out.journalsNumbering = true }
         seq &+= UInt64(truncatingIfNeeded: out.notificationCount)
@@ -985,7 +985,7 @@ public struct Controller: Equatable, Sendable {
             guard Self.onScreen(node, from: current, layout, barHidden: barHidden, tv: idiom == .tv) || touchableInSidebar(node) else {
                 throw Self.untouchableTap(id)
             }
-            candidate = .tab(id: id, index: node.address[0])
+            candidate = .tab(id: id, index: node.rootIndex)
         }
         // The delegate's effects gather in a local array, handed to `out` once at the end (as
         // in `tap`): `&out.effects` rebuilt the outcome's boxed answers twice per call.
@@ -1001,7 +1001,7 @@ public struct Controller: Equatable, Sendable {
         var popped = false
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
-        if let leaf, !stackIsEmpty(at: leaf.address), case .tab(let id, _) = candidate,
+        if let leaf, !Self.stackIsEmpty(at: leaf.address, in: tabs), case .tab(let id, _) = candidate,
            tapPops == .always || current.path.contains(id) {
             modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true
@@ -1042,7 +1042,7 @@ public struct Controller: Equatable, Sendable {
     private static func onScreen(_ node: TreeNode, from current: TreeNode, _ layout: TreeLayout, barHidden: Bool, tv: Bool) -> Bool {
         // Roots compared by their indices (a node of this layout has its address; a path's
         // own node has none), else ids by their words (`InlineID.same`).
-        if let root = current.address.first { if root == node.address[0] { return true } }
+        if current.rootIndex >= 0 { if current.rootIndex == node.rootIndex { return true } }
         else if let root = current.path.first, InlineID.same(node.path[0], root) { return true }
         guard !barHidden else { return false }
         // A root tab's bar item is itself when it is on the bar, More when it is in More's

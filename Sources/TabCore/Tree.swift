@@ -73,7 +73,8 @@ final class TreeLayout: Equatable, Sendable {
         if path.count == 1, last == Controller.moreID { return .more }
         let n = node(last)
         if let n, n.path == path { return n }
-        return TreeNode(id: last, address: [], path: path, hidden: false, childNodes: [], defaultChild: nil, barItem: n?.barItem)
+        return TreeNode(id: last, address: [], path: path, hidden: false, childNodes: [], defaultChild: nil, barItem: n?.barItem,
+                        barSlot: n?.barSlot ?? -1)
     }
 
     static func == (a: TreeLayout, b: TreeLayout) -> Bool {
@@ -140,6 +141,13 @@ final class TreeNode: Equatable, Sendable {
     /// The bar item shown as selected while this tab is the selected leaf: the deepest tab
     /// of its path on the bar, else More when one is under More, else nil.
     let barItem: String?
+    /// `barItem` as a number within its layout: its index in the bar's shown tabs, -2 for
+    /// More, -1 for none. A select or tap compares it before and after (an `Int` kept across
+    /// the command where the string was retained, released and compared).
+    let barSlot: Int
+    /// `address[0]`, the root's index (-1 for a node without an address): read without
+    /// retaining the array.
+    let rootIndex: Int
     /// `id` as an `InlineID` (`.none` when it is not one): derived, compared by `sameID`.
     let key: InlineID
     /// Whether a select of this tab lands on it (R13.2, R13.3): a visible tab that is not a
@@ -147,10 +155,11 @@ final class TreeNode: Equatable, Sendable {
     let landsOnItself: Bool
 
     init(id: String, address: [Int], path: [String], hidden: Bool, childNodes: [TreeNode], defaultChild: String?, barItem: String?,
-         disabled: String? = nil) {
+         barSlot: Int = -1, disabled: String? = nil) {
         self.id = id; self.address = address; self.path = path; self.hidden = hidden; self.disabled = disabled
         self.childNodes = childNodes; self.children = childNodes.map(\.id)
-        self.defaultChild = defaultChild; self.barItem = barItem
+        self.defaultChild = defaultChild; self.barItem = barItem; self.barSlot = barSlot
+        rootIndex = address.first ?? -1
         key = InlineID(id) ?? .none
         landsOnItself = childNodes.isEmpty && !hidden && !address.isEmpty && path.count == address.count
             && id != Controller.moreID
@@ -207,11 +216,11 @@ final class TreeNode: Equatable, Sendable {
     static let nothing = TreeNode(id: "", address: [], path: [], hidden: false, childNodes: [], defaultChild: nil, barItem: nil)
     /// The end of `["more"]`: More is selected and is its own bar item.
     static let more = TreeNode(id: Controller.moreID, address: [], path: [Controller.moreID], hidden: false, childNodes: [],
-                               defaultChild: nil, barItem: Controller.moreID)
+                               defaultChild: nil, barItem: Controller.moreID, barSlot: -2)
 
     static func == (a: TreeNode, b: TreeNode) -> Bool {
         a === b || a.id == b.id && a.address == b.address && a.path == b.path && a.hidden == b.hidden && a.children == b.children
-            && a.childNodes == b.childNodes && a.defaultChild == b.defaultChild && a.barItem == b.barItem && a.disabled == b.disabled
+            && a.childNodes == b.childNodes && a.defaultChild == b.defaultChild && a.barItem == b.barItem && a.barSlot == b.barSlot && a.disabled == b.disabled
     }
 }
 
@@ -261,14 +270,19 @@ extension Controller {
         }
     }
 
-    /// Whether the tab at `address` has no pushed screens, read in place (no copy of the tab).
+    /// Whether the tab at `address` in the tree `tabs` has no pushed screens, read in place
+    /// (no copy of the tab). Static: a mutating command calls it without copying the
+    /// controller (an instance method inlined into a tap still copied it, ~30 instructions).
     @inline(__always)
-    func stackIsEmpty(at a: [Int]) -> Bool {
+    static func stackIsEmpty(at a: [Int], in tabs: [Tab]) -> Bool {
         switch a.count {
         case 1: return tabs[a[0]].stack.isEmpty
         case 2: return tabs[a[0]].children![a[1]].stack.isEmpty
         case 3: return tabs[a[0]].children![a[1]].children![a[2]].stack.isEmpty
-        default: return self[at: a].stack.isEmpty
+        default:
+            var t = tabs[a[0]]
+            for i in a.dropFirst() { t = t.children![i] }
+            return t.stack.isEmpty
         }
     }
 
@@ -423,11 +437,12 @@ extension Controller {
         // A long bar is looked up through sets: every node asks, and a nested scan of a bar
         // at max_tabs would be quadratic.
         let long = shown.count + rest.count > Controller.linearLookupLimit
-        let shownSet = long ? Set(shown) : [], restSet = long ? Set(rest) : []
-        func barItem(_ path: [String]) -> String? {
+        let shownIndex = long ? Dictionary(shown.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }) : [:]
+        let restSet = long ? Set(rest) : []
+        func barItem(_ path: [String]) -> (item: String, slot: Int)? {
             for id in path.reversed() {
-                if long ? shownSet.contains(id) : shown.contains(id) { return id }
-                if !tv, long ? restSet.contains(id) : rest.contains(id) { return Controller.moreID }
+                if let i = long ? shownIndex[id] : shown.firstIndex(of: id) { return (id, i) }
+                if !tv, long ? restSet.contains(id) : rest.contains(id) { return (Controller.moreID, -2) }
             }
             return nil
         }
@@ -440,8 +455,9 @@ extension Controller {
                 byID[k.id] = node(k, address + [i], path, hiddenAbove: hidden, disabledAbove: disabled)
             }
             let shownKids = t.orderedChildren.filter { !$0.hidden }.compactMap { byID[$0.id] }
+            let bar = barItem(path)
             let n = TreeNode(id: t.id, address: address, path: path, hidden: hidden, childNodes: shownKids,
-                             defaultChild: t.defaultChild, barItem: barItem(path), disabled: disabled)
+                             defaultChild: t.defaultChild, barItem: bar?.item, barSlot: bar?.slot ?? -1, disabled: disabled)
             ordered.append(n)  // after its children: leaves come first, where selects go
             return n
         }
@@ -621,34 +637,31 @@ extension Controller {
     mutating func moveSelection(toLeaf leaf: TreeNode, cause: SelectionCause, _ out: inout Outcome) {
         // As in `moveSelection`: `leaf` is a node of the layout `current` is of.
         guard leaf !== current else { return }
-        let records = out.recordsNotifications
-        // Read only for the event (a select without subscribers builds none), and for a plugin
-        // told every selection change.
-        let tells = records || out.recordsSelectionChanges
-        let previous = tells ? selection.wireValue : nil
         // The old leaf is `current`'s id; `TreeNode.nothing` (no leaf) is the one node whose
         // path is empty. Same id: `appearLeaves` does nothing.
         let hadLeaf = !current.path.isEmpty
         let sameLeaf = hadLeaf && current.sameID(leaf)
+        // Nobody told (no subscribers, no plugin told every selection change): nothing is
+        // built, and no optional is kept for the events (each was released by every select).
+        guard out.recordsNotifications || out.recordsSelectionChanges else {
+            selection = .tab(leaf.path[0])
+            rememberInPlace(leaf)
+            current = leaf
+            if !sameLeaf {
+                loadContent(of: leaf, &out)
+                out.skip(hadLeaf ? 4 : 2)
+            }
+            return out.skip(1)
+        }
+        let records = out.recordsNotifications
+        let previous = selection.wireValue
         let oldLeaf: String? = records && hadLeaf && !sameLeaf ? current.id : nil
-        let previousPath = tells ? current.path : nil
+        let previousPath = current.path
         selection = .tab(leaf.path[0])
         rememberInPlace(leaf)
         current = leaf  // `setCurrentPath(leaf.path, leaf: leaf)`
         if !sameLeaf {
-            // `appearLeaves(old:new:at:)`: the leaf is not More (`landsOnItself`). Its content
-            // flag read here, in place (a call to `contentLoaded(at:)` copied the controller).
-            let a = leaf.address
-            let loaded: Bool
-            switch a.count {
-            case 1: loaded = tabs[a[0]].contentLoaded
-            case 2: loaded = tabs[a[0]].children![a[1]].contentLoaded
-            default: loaded = contentLoaded(at: a)
-            }
-            if !loaded {
-                modify(at: leaf.address) { $0.contentLoaded = true }
-                out.notify(.contentLoaded(tab: leaf.id))
-            }
+            loadContent(of: leaf, &out)
             if records {
                 if let oldLeaf { out.notify(.appearance(tab: oldLeaf, phase: .willDisappear)) }
                 out.notify(.appearance(tab: leaf.id, phase: .willAppear))
@@ -658,9 +671,25 @@ extension Controller {
                 out.skip(hadLeaf ? 4 : 2)
             }
         }
-        guard tells else { return out.skip(1) }
-        out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.address[0],
+        out.notify(.selectionChanged(tab: selection.wireValue, index: leaf.rootIndex,
                                      previous: previous, cause: cause, path: leaf.path, previousPath: previousPath))
+    }
+
+    /// `appearLeaves(old:new:at:)`'s loading of a leaf that is not More (`landsOnItself`): its
+    /// content flag read in place (a call to `contentLoaded(at:)` copied the controller).
+    @inline(__always)
+    private mutating func loadContent(of leaf: TreeNode, _ out: inout Outcome) {
+        let a = leaf.address
+        let loaded: Bool
+        switch a.count {
+        case 1: loaded = tabs[a[0]].contentLoaded
+        case 2: loaded = tabs[a[0]].children![a[1]].contentLoaded
+        default: loaded = contentLoaded(at: a)
+        }
+        if !loaded {
+            modify(at: leaf.address) { $0.contentLoaded = true }
+            out.notify(.contentLoaded(tab: leaf.id))
+        }
     }
 
     /// `remember(leaf.path, leaf: leaf)`, the groups of a path up to 3 deep read and written
