@@ -713,16 +713,9 @@ extension Controller {
     }
 
     /// Whether a group's remembered child `s` is `child` (`s == child`, as `InlineID.same`).
-    /// First by their bits, read in place: the same bits are the same string (an optional's
-    /// nil is a pattern no string has), without copying either (two retains and releases);
-    /// else as strings.
+    /// (Comparing their bits in place first saved nothing: BENCHMARKS.md, "Unsafe constructs".)
     @inline(__always)
     private static func holds(_ s: borrowing String?, _ child: borrowing String) -> Bool {
-        if MemoryLayout<String?>.size == MemoryLayout<String>.size {
-            let a = withUnsafeBytes(of: s) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
-            let b = withUnsafeBytes(of: child) { ($0.load(as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
-            if a == b { return true }
-        }
         switch s {
         case .some(let s): return InlineID.same(copy s, copy child)
         case .none: return false

@@ -220,11 +220,17 @@ public enum Sys {
     // MARK: Processes
 
     /// poll(2) of one descriptor for `events` up to `milliseconds` (-1: no limit): the events
-    /// that came (0: the time ran out). EINTR is retried with the same time.
+    /// that came, 0 when the time ran out or a signal came first. EINTR is not retried here,
+    /// as it is everywhere else: a caller with a deadline computes the time left again.
     @inlinable
     public static func poll(_ fd: Int32, _ events: Int16, milliseconds: Int32) throws(SystemError) -> Int16 {
         var p = pollfd(fd: fd, events: events, revents: 0)
-        let n = try syscall("poll") { Glibc.poll(&p, 1, milliseconds) }
+        let n = Glibc.poll(&p, 1, milliseconds)
+        if n < 0 {
+            let code = Glibc.errno
+            if code == EINTR { return 0 }
+            throw SystemError("poll", errno: code)
+        }
         return n == 0 ? 0 : p.revents
     }
 

@@ -119,13 +119,13 @@ private func packets(_ bytes: UnsafeBufferPointer<UInt8>) {
     // A small buffer, so that receiving grows it (tabd's starts at 64 KiB).
     var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16, alignment: 16)
     defer { buffer.deallocate() }
-    switch Packets.receive(pair.1, into: &buffer, wait: { _ in false }) {
+    switch Packets.receive(pair.1, into: &buffer, wait: Packets.noWaiting) {
     case .message(let n):
         require(outcome == "message", "received a message where the packets give: \(outcome)")
         require(n == expected.count && buffer.prefix(n).elementsEqual(expected), "the message received is not the packets' bytes")
     case .end: require(outcome == "end", "received the end where the packets give: \(outcome)")
     case .gaveUp: require(outcome == "gave up", "gave up where the packets give: \(outcome)")
-    case .failed(let e): fatalError("receive failed with errno \(e)")
+    case .failed(let e): fatalError("receive failed: \(e)")
     }
     var scratch = [UInt8](repeating: 0, count: 1 << 16)
     while recv(pair.1, &scratch, scratch.count, 0) >= 0 {}
