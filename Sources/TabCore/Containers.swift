@@ -243,9 +243,20 @@ public struct TabContainers: Equatable, Sendable {
     /// `reading(_:_:)` with something of the caller's handed to `read` in place too (the
     /// daemon's memo of `state` replies, a stored property beside this set: passed so, the
     /// two are reached together without `read` capturing their owner).
+    /// Inlinable, so that it is specialized in the caller's module (a generic call across
+    /// modules cost ~100 instructions a `state`).
+    @inlinable
     public mutating func reading<R, Extra: ~Copyable>(_ name: String, with extra: inout Extra, _ read: (Controller, inout Extra) -> R) throws(TabError) -> R {
+        var result: R?
+        try lending(name) { result = read($0, &extra) }
+        return result!
+    }
+
+    /// `reading`'s lookup and loan, not generic (so not specialized anywhere).
+    @usableFromInline
+    mutating func lending(_ name: String, _ read: (Controller) -> Void) throws(TabError) {
         let i = try lookUp(name)
-        return controllers.values[i].lend { read($0, &extra) }
+        controllers.values[i].lend(read)
     }
 
     /// Where the controller `name` lies: the last one looked up, else found by its hash.
