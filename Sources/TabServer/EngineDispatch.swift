@@ -148,16 +148,18 @@ extension ServiceEngine {
     mutating func run(_ command: Command, id: RequestID?, controller name: String, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
         let outcome: Outcome
-        // Unowned: the engine keeps the memo alive, and a strong local cost a retain and a
-        // release every command.
-        unowned(unsafe) let paths = self.paths
+        // Unretained: the engine keeps the memo alive, and a strong (or unowned) reference used
+        // in the reply's closure cost a retain and a release every command.
+        let paths = Unmanaged.passUnretained(self.paths)
         do {
             try config.controllerLimits.check(command) { () throws(TabError) in try containers.controller(name) }
             if command.addsTabs { try ControllerLimits.checkTotal(command, on: name, in: containers, maxTotal: config.maxTotalTabs) }
             outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying,
                                            selectionChanges: plugins.watchesSelection) { c, outcome in
                 guard !outcome.isRefused else { return }
-                ReplyEncoder.success(id: id, into: &out.reply) { w in Self.result(of: command, c, outcome, paths, &w) }
+                paths._withUnsafeGuaranteedRef { paths in
+                    ReplyEncoder.success(id: id, into: &out.reply) { w in Self.result(of: command, c, outcome, paths, &w) }
+                }
             }
         } catch {
             throw ProtocolError(error)
