@@ -334,8 +334,10 @@ final class EncodedPaths {
             ids.removeAll(keepingCapacity: true); kept.removeAll(keepingCapacity: true); spans.removeAll(keepingCapacity: true)
             store.reset(keepingAtMost: 64 << 10)
         }
+        var one = JSONWriter(capacity: 64)  // a writer of its own: `store`'s would put a comma first
+        ReplyEncoder.strings(c.currentPath, &one)
         let start = store.count
-        ReplyEncoder.strings(c.currentPath, &store)
+        one.withBytes { store.append(bytes: $0) }
         let span = (start: start, count: store.count - start)
         store.withBytes { w.append(bytes: UnsafeRawBufferPointer(rebasing: $0[span.start..<(span.start + span.count)])) }
         ids.append(ObjectIdentifier(identity)); kept.append(identity); spans.append(span)

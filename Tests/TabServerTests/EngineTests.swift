@@ -242,4 +242,20 @@ struct EngineTestFailure: Error, CustomStringConvertible {
         let preserve = e.step.deferred?.kind
         #expect(preserve == .preserve)
     }
+
+    /// Selects of nested tabs name their path; the memo of encoded paths (eight kept, then
+    /// forgotten together) gives the same JSON as a fresh encoding, before and after it fills.
+    @Test func nestedSelectsNameTheirPathsThroughTheMemo() throws {
+        let e = EmbeddedEngine()
+        let groups = (0..<10).map { #"{"id":"g\#($0)","children":[{"id":"a\#($0)"},{"id":"b\#($0)"}]}"# }.joined(separator: ",")
+        _ = try e.result(#"{"cmd":"set_tabs","tabs":[\#(groups)]}"#)
+        for round in 0..<2 {
+            for g in 0..<10 {
+                for leaf in ["a", "b"] {
+                    let r = try e.result(#"{"cmd":"select","tab":"\#(leaf)\#(g)"}"#)
+                    #expect(r["selected_path"] == .array([.string("g\(g)"), .string("\(leaf)\(g)")]), "round \(round): \(r)")
+                }
+            }
+        }
+    }
 }
