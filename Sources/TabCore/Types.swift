@@ -200,10 +200,13 @@ public struct Tab: Equatable, Sendable {
         self.selectedChild = nil; self.displayOrder = nil
     }
 
-    /// Whether the tab uses anything of R13 or R14 (a controller whose tabs use none behaves as R1–R12).
+    /// Whether the tab uses anything of R13 or R14 (a controller whose tabs use none behaves as
+    /// R1–R12): a group's fields, or any field `state` shows among R13's members (`.modern`)
+    /// that does not hold its default — a field added there counts with no edit here.
     public var usesModernModel: Bool {
-        children != nil || defaultChild != nil || allowsReordering || hidden || allowsHiding
-            || hiddenByDefault || placement != .automatic || subtitle != nil || role != nil || activatesSearch || !enabled
+        if children != nil || defaultChild != nil || allowsReordering { return true }
+        for f in Tab.shownModern where !f.isDefault(self) { return true }
+        return false
     }
 
     /// The search tab (R14.1).
