@@ -418,7 +418,7 @@ public final class TabField: Sendable {
         _ name: StaticString, _ key: StaticString, _ path: WritableKeyPath<Tab, V> & Sendable, _ get: @escaping @Sendable (Tab) -> V,
         default defaultValue: V,
         accepts: Accepts = .read, journal: Presence = .unlessDefault, snapshot: Presence = .unlessDefault,
-        shown: Shown = .modern, arranges: Bool = false,
+        shown: Shown = .always, arranges: Bool = false,
         showsIf: (@Sendable (Tab) -> Bool)? = nil, state: (@Sendable (Tab, Controller?, inout JSONWriter) -> Void)? = nil
     ) -> TabField {
         TabField(

@@ -143,30 +143,30 @@ public struct Tab: Equatable, Sendable {
     /// and its row here: the wire's decoder and `state`, `update_tab`, the journal, the
     /// snapshot and TabClient's mirror follow (docs/architecture.md, "How to add a field").
     public static let fields: [TabField] = [
-        .field("id", "id", \.id, \.id, default: "", journal: .always, snapshot: .always, shown: .always),
-        .field("title", "title", \.title, \.title, default: nil, journal: .always, shown: .always),  // R1.3: null, never the id
-        .field("item", "item", \.item, \.item, default: nil, journal: .always, shown: .always,
+        .field("id", "id", \.id, \.id, default: "", journal: .always, snapshot: .always),
+        .field("title", "title", \.title, \.title, default: nil, journal: .always),  // R1.3: null, never the id
+        .field("item", "item", \.item, \.item, default: nil, journal: .always,
                state: { t, _, w in t.effectiveItem.write(to: &w, .state) }),
         .shown("badge") { t, _, w in t.badge.write(to: &w, .state) },
-        .field("restoration_id", "restorationID", \.restorationID, \.restorationID, default: nil, journal: .always, shown: .always),
-        .field("orientations", "orientations", \.orientations, \.orientations, default: nil, journal: .always, shown: .always,
+        .field("restoration_id", "restorationID", \.restorationID, \.restorationID, default: nil, journal: .always),
+        .field("orientations", "orientations", \.orientations, \.orientations, default: nil, journal: .always,
                state: { t, _, w in t.supportedOrientations.write(to: &w, .state) }),
-        .field("full_screen_layout", "fullScreenLayout", \.fullScreenLayout, \.fullScreenLayout, default: false, journal: .always, snapshot: .always, shown: .always),
-        .field("navigation", "navigation", \.navigation, \.navigation, default: false, journal: .always, snapshot: .always, shown: .always),
-        .field("stack", "stack", \.stack, \.stack, default: [], accepts: .ignored, snapshot: .always, shown: .always),
-        .field("content_loaded", "contentLoaded", \.contentLoaded, \.contentLoaded, default: false, accepts: .ignored, snapshot: .always, shown: .always),
+        .field("full_screen_layout", "fullScreenLayout", \.fullScreenLayout, \.fullScreenLayout, default: false, journal: .always, snapshot: .always),
+        .field("navigation", "navigation", \.navigation, \.navigation, default: false, journal: .always, snapshot: .always),
+        .field("stack", "stack", \.stack, \.stack, default: [], accepts: .ignored, snapshot: .always),
+        .field("content_loaded", "contentLoaded", \.contentLoaded, \.contentLoaded, default: false, accepts: .ignored, snapshot: .always),
         // R13.8: the description left `hidden` out (input only, never state): issue 30's records.
         .field("keeps_hidden", "keepsHidden", \.keepsHidden, \.keepsHidden, default: false, accepts: .refused, snapshot: .never, shown: .never),
         // R13 and R14: written by `state` only for a tab that uses them.
-        .field("placement", "placement", \.placement, \.placement, default: .automatic, arranges: true,
+        .field("placement", "placement", \.placement, \.placement, default: .automatic, shown: .modern, arranges: true,
                state: { t, _, w in w.string(t.placement.rawValue) }),
-        .field("hidden", "hidden", \.hidden, \.hidden, default: false, arranges: true),
-        .field("allows_hiding", "allowsHiding", \.allowsHiding, \.allowsHiding, default: false, arranges: true),
-        .field("hidden_by_default", "hiddenByDefault", \.hiddenByDefault, \.hiddenByDefault, default: false, arranges: true),
-        .field("subtitle", "subtitle", \.subtitle, \.subtitle, default: nil),
-        .field("enabled", "enabled", \.enabled, \.enabled, default: true),  // R14.2
-        .field("role", "role", \.role, \.role, default: nil, arranges: true, showsIf: { $0.role != nil }),  // R14.1
-        .field("activates_search", "activatesSearch", \.activatesSearch, \.activatesSearch, default: false,
+        .field("hidden", "hidden", \.hidden, \.hidden, default: false, shown: .modern, arranges: true),
+        .field("allows_hiding", "allowsHiding", \.allowsHiding, \.allowsHiding, default: false, shown: .modern, arranges: true),
+        .field("hidden_by_default", "hiddenByDefault", \.hiddenByDefault, \.hiddenByDefault, default: false, shown: .modern, arranges: true),
+        .field("subtitle", "subtitle", \.subtitle, \.subtitle, default: nil, shown: .modern),
+        .field("enabled", "enabled", \.enabled, \.enabled, default: true, shown: .modern),  // R14.2
+        .field("role", "role", \.role, \.role, default: nil, shown: .modern, arranges: true, showsIf: { $0.role != nil }),  // R14.1
+        .field("activates_search", "activatesSearch", \.activatesSearch, \.activatesSearch, default: false, shown: .modern,
                showsIf: { $0.isSearch || $0.activatesSearch }),
         // A group's (R13.1, R13.12).
         .field("expanded", "expanded", \.expanded, \.expanded, default: nil, shown: .group,
@@ -201,12 +201,10 @@ public struct Tab: Equatable, Sendable {
     }
 
     /// Whether the tab uses anything of R13 or R14 (a controller whose tabs use none behaves as
-    /// R1–R12): a group's fields, or any field `state` shows among R13's members (`.modern`)
-    /// that does not hold its default — a field added there counts with no edit here.
+    /// R1–R12): the fields `Tab.fields` shows among R13's members (TabSchemaTests compares).
     public var usesModernModel: Bool {
-        if children != nil || defaultChild != nil || allowsReordering { return true }
-        for f in Tab.shownModern where !f.isDefault(self) { return true }
-        return false
+        children != nil || defaultChild != nil || allowsReordering || hidden || allowsHiding
+            || hiddenByDefault || placement != .automatic || subtitle != nil || role != nil || activatesSearch || !enabled
     }
 
     /// The search tab (R14.1).
