@@ -142,9 +142,17 @@ def main():
         shutil.copy(path, os.path.join(out, "config", os.path.basename(path)))
     commands = {json.loads(l)["cmd"] for l in lines}
     # Every command the decoder knows must have a seed (an example in the docs).
-    source = open(os.path.join(ROOT, "Sources", "TabProtocol", "Request.swift"), encoding="utf-8").read()
-    names = source[source.index("public let commandNames"):]
-    known = set(re.findall(r'"([a-z_.]+)"', names[:names.index("]")]))
+    # TabCore's CommandName, the one list of names: `case a, b = "b.c", …` (a raw value, else the case's name).
+    source = open(os.path.join(ROOT, "Sources", "TabCore", "Command.swift"), encoding="utf-8").read()
+    body = source[source.index("public enum CommandName"):]
+    body = body[:body.index("public var index")]
+    known = set()
+    for line in body.splitlines():
+        line = line.strip()
+        if line.startswith("case "):
+            for part in line[5:].split(","):
+                m = re.match(r'\s*(\w+)(?:\s*=\s*"([a-z_.]+)")?', part)
+                if m: known.add(m.group(2) or m.group(1))
     if known - commands:
         raise SystemExit("fuzz/seed.py: no request line in README.md or docs/*.md for " + ", ".join(sorted(known - commands))
                          + ": add an example to docs/protocol.md")

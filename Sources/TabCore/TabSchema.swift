@@ -337,8 +337,9 @@ extension RestorationArchive: TabFieldValue {
 
 /// One field of a tab: its names, where each form writes it, and how its value is got, set,
 /// compared, written and read. Made by `TabField.field` (a stored field) or `TabField.shown`
-/// (a member only `state` shows, computed).
-public struct TabField: Sendable {
+/// (a member only `state` shows, computed). A class: the codecs walk the table for every tab
+/// they write, and a reference is all such a walk copies.
+public final class TabField: Sendable {
     /// When a form writes a field.
     public enum Presence: Sendable {
         case always
@@ -373,6 +374,7 @@ public struct TabField: Sendable {
     public let name: String
     /// The snapshot's name.
     public let key: String
+    let nameLiteral: StaticString, keyLiteral: StaticString
     public let accepts: Accepts
     public let journal: Presence
     public let snapshot: Presence
@@ -380,13 +382,13 @@ public struct TabField: Sendable {
     /// `update_tab` of the field changes how the tree is arranged (R13.8: the whole tree is
     /// checked and installed again).
     public let arranges: Bool
-    /// The field, for `TabUpdate`'s subscript (nil for a member only `state` shows).
+    /// The field, for `TabUpdate`'s members (nil for a member only `state` shows).
     let path: (PartialKeyPath<Tab> & Sendable)?
 
     let isDefault: @Sendable (Tab) -> Bool
     let write: @Sendable (Tab, inout JSONWriter, TabForm) -> Void
     /// What `state` writes: whether it shows the field for this tab, and its value as shown.
-    let showsIn: @Sendable (Tab) -> Bool
+    let showsIn: (@Sendable (Tab) -> Bool)?
     let writeShown: @Sendable (Tab, Controller?, inout JSONWriter) -> Void
     let read: @Sendable (JSONValue, inout Tab, String, TabForm) throws(TabFieldError) -> Void
     let equal: @Sendable (Tab, Tab) -> Bool
@@ -394,21 +396,38 @@ public struct TabField: Sendable {
     /// Sets the field to a value other than its default (the tests of `Tab.fields`).
     let setOther: @Sendable (inout Tab) -> Void
 
-    /// A stored field. `state`: what `state` shows instead of the stored value (nil: the
-    /// value); `showsIf`: when it shows it at all, within its place (nil: always).
+    init(name: StaticString, key: StaticString, accepts: Accepts, journal: Presence, snapshot: Presence, shown: Shown, arranges: Bool,
+         path: (PartialKeyPath<Tab> & Sendable)?, isDefault: @escaping @Sendable (Tab) -> Bool,
+         write: @escaping @Sendable (Tab, inout JSONWriter, TabForm) -> Void, showsIn: (@Sendable (Tab) -> Bool)?,
+         writeShown: @escaping @Sendable (Tab, Controller?, inout JSONWriter) -> Void,
+         read: @escaping @Sendable (JSONValue, inout Tab, String, TabForm) throws(TabFieldError) -> Void,
+         equal: @escaping @Sendable (Tab, Tab) -> Bool, copy: @escaping @Sendable (Tab, inout Tab) -> Void,
+         setOther: @escaping @Sendable (inout Tab) -> Void) {
+        self.name = name.description; self.key = key.description; nameLiteral = name; keyLiteral = key
+        self.accepts = accepts; self.journal = journal; self.snapshot = snapshot; self.shown = shown; self.arranges = arranges
+        self.path = path; self.isDefault = isDefault; self.write = write; self.showsIn = showsIn; self.writeShown = writeShown
+        self.read = read; self.equal = equal; self.copy = copy; self.setOther = setOther
+    }
+
+    /// A stored field: its names, its key path and the reading of it (`get`, `\.title`:
+    /// the key path again, as a function, which compiles to a plain read), its default.
+    /// `state`: what `state` shows instead of the stored value (nil: the value); `showsIf`:
+    /// when it shows it at all, within its place (nil: always).
+    @inline(__always)
     static func field<V: TabFieldValue>(
-        _ name: String, _ key: String, _ path: WritableKeyPath<Tab, V> & Sendable, default defaultValue: V,
+        _ name: StaticString, _ key: StaticString, _ path: WritableKeyPath<Tab, V> & Sendable, _ get: @escaping @Sendable (Tab) -> V,
+        default defaultValue: V,
         accepts: Accepts = .read, journal: Presence = .unlessDefault, snapshot: Presence = .unlessDefault,
-        shown: Shown = .modern, arranges: Bool = false,
+        shown: Shown = .always, arranges: Bool = false,
         showsIf: (@Sendable (Tab) -> Bool)? = nil, state: (@Sendable (Tab, Controller?, inout JSONWriter) -> Void)? = nil
     ) -> TabField {
         TabField(
             name: name, key: key, accepts: accepts, journal: journal, snapshot: snapshot, shown: shown, arranges: arranges,
             path: path,
-            isDefault: { $0[keyPath: path] == defaultValue },
-            write: { t, w, form in t[keyPath: path].write(to: &w, form) },
-            showsIn: showsIf ?? { _ in true },
-            writeShown: state ?? { t, _, w in t[keyPath: path].write(to: &w, .state) },
+            isDefault: { get($0) == defaultValue },
+            write: { t, w, form in get(t).write(to: &w, form) },
+            showsIn: showsIf,
+            writeShown: state ?? { t, _, w in get(t).write(to: &w, .state) },
             read: { (json, t, at, form) throws(TabFieldError) in
                 // A `state` object is read by clients, perhaps of another tabd's: a member
                 // this one cannot read is left at its default.
@@ -424,16 +443,16 @@ public struct TabField: Sendable {
                 }
                 t[keyPath: path] = try V(json: json, at: at, form, orNull: false)
             },
-            equal: { $0[keyPath: path] == $1[keyPath: path] },
-            copy: { from, to in to[keyPath: path] = from[keyPath: path] },
+            equal: { get($0) == get($1) },
+            copy: { from, to in to[keyPath: path] = get(from) },
             setOther: { $0[keyPath: path] = V.other(than: defaultValue) })
     }
 
     /// A member only `state` shows, computed from the tab (`badge`, the item's badge again).
-    static func shown(_ name: String, _ shown: Shown = .always, _ state: @escaping @Sendable (Tab, Controller?, inout JSONWriter) -> Void) -> TabField {
+    static func shown(_ name: StaticString, _ shown: Shown = .always, _ state: @escaping @Sendable (Tab, Controller?, inout JSONWriter) -> Void) -> TabField {
         TabField(
             name: name, key: name, accepts: .ignored, journal: .never, snapshot: .never, shown: shown, arranges: false,
-            path: nil, isDefault: { _ in true }, write: { _, _, _ in }, showsIn: { _ in true }, writeShown: state,
+            path: nil, isDefault: { _ in true }, write: { _, _, _ in }, showsIn: nil, writeShown: state,
             read: { _, _, _, _ in }, equal: { _, _ in true }, copy: { _, _ in }, setOther: { _ in })
     }
 
@@ -463,6 +482,11 @@ extension Tab {
     /// sorted keys were).
     static let snapshotFields = fields.filter { $0.snapshot != .never }.sorted { $0.key < $1.key }
 
+    /// The fields `state` shows, by where it shows them.
+    static let shownAlways = fields.filter { $0.shown == .always }
+    static let shownModern = fields.filter { $0.shown == .modern }
+    static let shownInGroups = fields.filter { $0.shown == .group }
+
     /// The stored fields `==` compares: all but those that say how a description was
     /// written (`keepsHidden`) rather than what the tab is.
     static let comparedFields = fields.filter { $0.path != nil && $0.snapshot != .never }
@@ -483,26 +507,32 @@ extension Tab {
         w.beginObject()
         switch form {
         case .state:
-            let modern = usesModernModel, group = children != nil
-            for f in Tab.fields where f.shown != .never {
-                if f.shown == .modern, !modern { continue }
-                if f.shown == .group, !(modern && group) { continue }
-                guard f.showsIn(self) else { continue }
-                w.key(f.name)
-                f.writeShown(self, controller, &w)
+            writeShown(Tab.shownAlways, to: &w, in: controller)
+            if usesModernModel {
+                writeShown(Tab.shownModern, to: &w, in: controller)
+                if children != nil { writeShown(Tab.shownInGroups, to: &w, in: controller) }
             }
         case .journal, .description:
             for f in Tab.fields where f.writes(self, .journal) {
-                w.key(f.name)
+                w.key(literal: f.nameLiteral)
                 f.write(self, &w, form)
             }
         case .snapshot:
             for f in Tab.snapshotFields where f.writes(self, .snapshot) {
-                w.key(f.key)
+                w.key(literal: f.keyLiteral)
                 f.write(self, &w, .snapshot)
             }
         }
         w.endObject()
+    }
+
+    @inline(__always)
+    private func writeShown(_ fields: [TabField], to w: inout JSONWriter, in controller: Controller?) {
+        for f in fields {
+            if let shows = f.showsIn, !shows(self) { continue }
+            w.key(literal: f.nameLiteral)
+            f.writeShown(self, controller, &w)
+        }
     }
 
     /// A tab object in `form`. A description that leaves `hidden` out keeps a kept tab's
@@ -558,7 +588,7 @@ extension TabUpdate {
     public func write(to w: inout JSONWriter, _ form: TabForm) {
         for i in Tab.updatableFields where changed & (1 &<< UInt64(i)) != 0 {
             let f = Tab.fields[i]
-            w.key(f.name)
+            w.key(literal: f.nameLiteral)
             f.write(values, &w, form)
         }
     }

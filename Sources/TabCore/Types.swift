@@ -143,45 +143,45 @@ public struct Tab: Equatable, Sendable {
     /// and its row here: the wire's decoder and `state`, `update_tab`, the journal, the
     /// snapshot and TabClient's mirror follow (docs/architecture.md, "How to add a field").
     public static let fields: [TabField] = [
-        .field("id", "id", \.id, default: "", journal: .always, snapshot: .always, shown: .always),
-        .field("title", "title", \.title, default: nil, journal: .always, shown: .always),  // R1.3: null, never the id
-        .field("item", "item", \.item, default: nil, journal: .always, shown: .always,
+        .field("id", "id", \.id, \.id, default: "", journal: .always, snapshot: .always),
+        .field("title", "title", \.title, \.title, default: nil, journal: .always),  // R1.3: null, never the id
+        .field("item", "item", \.item, \.item, default: nil, journal: .always,
                state: { t, _, w in t.effectiveItem.write(to: &w, .state) }),
         .shown("badge") { t, _, w in t.badge.write(to: &w, .state) },
-        .field("restoration_id", "restorationID", \.restorationID, default: nil, journal: .always, shown: .always),
-        .field("orientations", "orientations", \.orientations, default: nil, journal: .always, shown: .always,
+        .field("restoration_id", "restorationID", \.restorationID, \.restorationID, default: nil, journal: .always),
+        .field("orientations", "orientations", \.orientations, \.orientations, default: nil, journal: .always,
                state: { t, _, w in t.supportedOrientations.write(to: &w, .state) }),
-        .field("full_screen_layout", "fullScreenLayout", \.fullScreenLayout, default: false, journal: .always, snapshot: .always, shown: .always),
-        .field("navigation", "navigation", \.navigation, default: false, journal: .always, snapshot: .always, shown: .always),
-        .field("stack", "stack", \.stack, default: [], accepts: .ignored, snapshot: .always, shown: .always),
-        .field("content_loaded", "contentLoaded", \.contentLoaded, default: false, accepts: .ignored, snapshot: .always, shown: .always),
+        .field("full_screen_layout", "fullScreenLayout", \.fullScreenLayout, \.fullScreenLayout, default: false, journal: .always, snapshot: .always),
+        .field("navigation", "navigation", \.navigation, \.navigation, default: false, journal: .always, snapshot: .always),
+        .field("stack", "stack", \.stack, \.stack, default: [], accepts: .ignored, snapshot: .always),
+        .field("content_loaded", "contentLoaded", \.contentLoaded, \.contentLoaded, default: false, accepts: .ignored, snapshot: .always),
         // R13.8: the description left `hidden` out (input only, never state): issue 30's records.
-        .field("keeps_hidden", "keepsHidden", \.keepsHidden, default: false, accepts: .refused, snapshot: .never, shown: .never),
+        .field("keeps_hidden", "keepsHidden", \.keepsHidden, \.keepsHidden, default: false, accepts: .refused, snapshot: .never, shown: .never),
         // R13 and R14: written by `state` only for a tab that uses them.
-        .field("placement", "placement", \.placement, default: .automatic, arranges: true,
+        .field("placement", "placement", \.placement, \.placement, default: .automatic, shown: .modern, arranges: true,
                state: { t, _, w in w.string(t.placement.rawValue) }),
-        .field("hidden", "hidden", \.hidden, default: false, arranges: true),
-        .field("allows_hiding", "allowsHiding", \.allowsHiding, default: false, arranges: true),
-        .field("hidden_by_default", "hiddenByDefault", \.hiddenByDefault, default: false, arranges: true),
-        .field("subtitle", "subtitle", \.subtitle, default: nil),
-        .field("enabled", "enabled", \.enabled, default: true),  // R14.2
-        .field("role", "role", \.role, default: nil, arranges: true, showsIf: { $0.role != nil }),  // R14.1
-        .field("activates_search", "activatesSearch", \.activatesSearch, default: false,
+        .field("hidden", "hidden", \.hidden, \.hidden, default: false, shown: .modern, arranges: true),
+        .field("allows_hiding", "allowsHiding", \.allowsHiding, \.allowsHiding, default: false, shown: .modern, arranges: true),
+        .field("hidden_by_default", "hiddenByDefault", \.hiddenByDefault, \.hiddenByDefault, default: false, shown: .modern, arranges: true),
+        .field("subtitle", "subtitle", \.subtitle, \.subtitle, default: nil, shown: .modern),
+        .field("enabled", "enabled", \.enabled, \.enabled, default: true, shown: .modern),  // R14.2
+        .field("role", "role", \.role, \.role, default: nil, shown: .modern, arranges: true, showsIf: { $0.role != nil }),  // R14.1
+        .field("activates_search", "activatesSearch", \.activatesSearch, \.activatesSearch, default: false, shown: .modern,
                showsIf: { $0.isSearch || $0.activatesSearch }),
         // A group's (R13.1, R13.12).
-        .field("expanded", "expanded", \.expanded, default: nil, shown: .group,
+        .field("expanded", "expanded", \.expanded, \.expanded, default: nil, shown: .group,
                state: { t, _, w in w.bool(t.isExpanded) }),
-        .field("children", "children", \.children, default: nil, shown: .group, arranges: true,
+        .field("children", "children", \.children, \.children, default: nil, shown: .group, arranges: true,
                state: { t, c, w in
                    w.beginArray()
                    for k in t.children ?? [] { k.write(to: &w, .state, in: c) }
                    w.endArray()
                }),
-        .field("default_child", "defaultChild", \.defaultChild, default: nil, shown: .group, arranges: true),
-        .field("allows_reordering", "allowsReordering", \.allowsReordering, default: false, shown: .group, arranges: true),
-        .field("selected_child", "selectedChild", \.selectedChild, default: nil, accepts: .ignored, shown: .group,
+        .field("default_child", "defaultChild", \.defaultChild, \.defaultChild, default: nil, shown: .group, arranges: true),
+        .field("allows_reordering", "allowsReordering", \.allowsReordering, \.allowsReordering, default: false, shown: .group, arranges: true),
+        .field("selected_child", "selectedChild", \.selectedChild, \.selectedChild, default: nil, accepts: .ignored, shown: .group,
                state: { t, c, w in (c?.shownChildID(of: t.id) ?? t.selectedChild).write(to: &w, .state) }),
-        .field("display_order", "displayOrder", \.displayOrder, default: nil, accepts: .ignored, shown: .group,
+        .field("display_order", "displayOrder", \.displayOrder, \.displayOrder, default: nil, accepts: .ignored, shown: .group,
                state: { t, _, w in t.orderedChildren.map(\.id).write(to: &w, .state) }),
     ]
 
@@ -200,7 +200,8 @@ public struct Tab: Equatable, Sendable {
         self.selectedChild = nil; self.displayOrder = nil
     }
 
-    /// Whether the tab uses anything of R13 or R14 (a controller whose tabs use none behaves as R1–R12).
+    /// Whether the tab uses anything of R13 or R14 (a controller whose tabs use none behaves as
+    /// R1–R12): the fields `Tab.fields` shows among R13's members (TabSchemaTests compares).
     public var usesModernModel: Bool {
         children != nil || defaultChild != nil || allowsReordering || hidden || allowsHiding
             || hiddenByDefault || placement != .automatic || subtitle != nil || role != nil || activatesSearch || !enabled

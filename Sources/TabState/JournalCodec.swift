@@ -8,8 +8,10 @@
 // resolved to; `controller.create` and `controller.delete` as facts), and writes every
 // field of a tab, its item and a controller, nulls included, so that replaying a record
 // needs no default that could drift from the one the client's request was read with.
-// Screens and restoration archives are written as `state` and `preserve` show them (a
-// screen without a title has none).
+// Tabs, `update_tab`'s fields, screens and restoration archives are TabCore's forms
+// (`Tab.fields`, the journal's `TabForm`), not the protocol's: a change of the wire changes
+// no record. Screens and archives read as `state` and `preserve` show them (a screen
+// without a title has none).
 //
 // Format 1 (tabd 0.1.0) wrote client requests (`{"cmd":…}`, no sequence number, the
 // rotation as `_set_orientation`); it is read here too, and nowhere else.

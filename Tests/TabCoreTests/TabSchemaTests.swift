@@ -97,6 +97,17 @@ struct TabSchemaTests {
         #expect(back.id == t.id)
     }
 
+    /// `Tab.usesModernModel` names R13's and R14's fields: those `state` shows among R13's
+    /// members, and no field it shows in every tab object.
+    @Test(arguments: stored)
+    func theModernFieldsAreTheModelsOwn(_ name: String) throws {
+        let f = try Self.row(name)
+        guard f.shown != .group else { return }
+        var t = Tab(id: "a")
+        f.setOther(&t)
+        #expect(t.usesModernModel == (f.shown == .modern))
+    }
+
     /// A wrong member is refused with a sentence naming it, in a client's words and the
     /// journal's.
     @Test func aWrongMemberIsNamed() throws {
