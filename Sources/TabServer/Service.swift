@@ -124,6 +124,15 @@ public final class TabService: LineServiceDelegate, EngineHost {
         }
     }
 
+    /// An input of no client's (a timer, a reload, recovery, a retry): the engine's step for
+    /// it, its events delivered.
+    func outsideALine<R>(_ input: (inout ServiceEngine, inout Step) -> R) -> R {
+        step.reset()
+        let result = input(&engine, &step)
+        deliverEvents()
+        return result
+    }
+
     /// What a step of no client's (a timer, a reload, recovery) holds: its events.
     @inline(__always)
     func deliverEvents() {
@@ -157,18 +166,14 @@ public final class TabService: LineServiceDelegate, EngineHost {
     /// A plugin's timer is due (plugin ABI 1.6): its hook runs, then what it asked for is
     /// done and committed, as after a client's request.
     func fireTimer(_ timer: PluginTimer) {
-        step.reset()
-        engine.fireTimer(timer, into: &step)
-        deliverEvents()
+        outsideALine { $0.fireTimer(timer, into: &$1) }
         commitOutsideTurn()
     }
 
     /// Re-reads the config file and applies it as one transaction (`ServiceEngine.reload`),
     /// committed unless a turn is open (a `reload` command's turn commits it).
     public func reload() -> Result<ServiceEngine.ReloadReport, ConfigError> {
-        step.reset()
-        let result = engine.reload(into: &step)
-        deliverEvents()
+        let result = outsideALine { $0.reload(into: &$1) }
         if !turnOpen { commitOutsideTurn() }
         return result
     }

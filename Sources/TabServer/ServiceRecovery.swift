@@ -52,9 +52,7 @@ extension TabService {
     /// The second half of `recover`, once the plugins are loaded: what their init asked for,
     /// their orientations, the configured controllers, all committed.
     public func finishRecovery() {
-        step.reset()
-        engine.finishRecovery(into: &step)
-        deliverEvents()
+        outsideALine { $0.finishRecovery(into: &$1) }
         commitOutsideTurn()
     }
 
@@ -110,9 +108,7 @@ extension TabService {
         store.requestSnapshot()
         compactIfDue()
         guard store.fault == nil else { return }
-        step.reset()
-        engine.createConfiguredControllers(into: &step)
-        deliverEvents()
+        outsideALine { $0.createConfiguredControllers(into: &$1) }
         commitOutsideTurn()
         if store.fault == nil { hooks.stateFault(nil) }
     }

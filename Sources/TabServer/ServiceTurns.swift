@@ -99,9 +99,7 @@ extension TabService {
         // changed with the orientations the plugins decided before those lines. Asked again
         // (not a change of state: nothing to journal, so it is not refused now).
         if !turnReplays.isEmpty {
-            step.reset()
-            engine.decideOrientations(into: &step)
-            deliverEvents()
+            outsideALine { $0.decideOrientations(into: &$1) }
         }
         engine.containers.keepChanges()
         forgetTurn()
