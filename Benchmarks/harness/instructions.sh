@@ -25,7 +25,8 @@
 # count to its store on every tap (plugin ABI 1.6: a journal record per tap). Against a tabd
 # before 1.6, hello.c has no store and only counts in memory: the difference of the two runs
 # is the store's cost on the tap path.
-# CALLGRIND_OUT=file keeps the loaded run's callgrind output there (for callgrind_annotate).
+# CALLGRIND_OUT=file keeps the loaded run's callgrind output there (for callgrind_annotate);
+# CALLGRIND_FLAGS adds valgrind options (e.g. `--dump-instr=yes`: costs and calls by address).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -102,7 +103,7 @@ ask() { echo "$1" | socat -t 10 - "UNIX-CONNECT:$DIR/tabd.sock"; }
 # run SECONDS: prints "<instructions> <selects answered>"
 run() {
     rm -rf "$DIR/state" "$DIR/tabd.sock" "$DIR/cg.out"
-    valgrind --tool=callgrind --callgrind-out-file="$DIR/cg.out" "$DIR/tabd" --socket "$DIR/tabd.sock" \
+    valgrind --tool=callgrind ${CALLGRIND_FLAGS:-} --callgrind-out-file="$DIR/cg.out" "$DIR/tabd" --socket "$DIR/tabd.sock" \
         --state-dir "$DIR/state" --fsync everysec --log-level warning "${CONFIG[@]}" 2>/dev/null &
     VG=$!
     for _ in $(seq 300); do

@@ -950,9 +950,7 @@ public struct Controller: Equatable, Sendable {
         // `&out.effects` rebuilt the outcome's boxed answers twice per call (~400 instructions).
         var effects: [PolicyEffect] = []
         defer { if !effects.isEmpty { out.effects.append(contentsOf: effects) } }
-        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &effects) }) {
-            return refuse(candidate, by: by, reason: reason, message: message, &out)
-        }
+        guard allowsTap(candidate, policy: policy, &effects, &out) else { return }
         // What a tap can change: the selection (and with it a tab's content loading, which
         // happens only when the selection moves) and the tapped tab's stack. The delegate's
         // did-select sees a copy and changes nothing.
@@ -973,33 +971,29 @@ public struct Controller: Equatable, Sendable {
         if selection != selectionBefore || poppedToRoot { out.journalsCommand = true }
     }
 
+    /// R4.2's should-select for a tap: true when the delegate allows it, else false with the
+    /// refusal in `out` (and nothing changed). `effects`: the delegate's, gathered by the caller.
+    @inline(__always)
+    private mutating func allowsTap(_ candidate: Candidate, policy: Policy, _ effects: inout [PolicyEffect], _ out: inout Outcome) -> Bool {
+        guard case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &effects) }) else { return true }
+        refuse(candidate, by: by, reason: reason, message: message, &out)
+        return false
+    }
+
     /// R4.2–R4.4 with R13.2 and R13.8: a tap on what the user can touch now; should-select
     /// sees the tapped tab, did-select reports it with the path to the leaf it shows.
     private mutating func tapArranged(_ target: TapTarget, policy: Policy, _ out: inout Outcome) throws(TabError) {
-        let candidate: Candidate, leaf: TreeNode?  // nil for More
-        switch target {
-        case .more:
-            guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
-            guard moreShown else { throw moreNotShown }
-            candidate = .more; leaf = nil
-        case .tab(let id):
-            guard let node = layout.node(id) else { throw .noTab(id) }
-            // `landing(at:)`'s leaf, without its path (and its error for a hidden tab).
-            leaf = node.hidden ? try landing(at: node).leaf : node.leaf(in: tabs)
-            // R14.2: a disabled tab (or one in a disabled group) is refused before the delegate.
-            if let off = node.disabled { throw Self.disabledTap(id, in: off) }
-            guard Self.onScreen(node, from: current, layout, barHidden: barHidden, tv: idiom == .tv) || touchableInSidebar(node) else {
-                throw Self.untouchableTap(id)
-            }
-            candidate = .tab(id: id, index: node.rootIndex)
-        }
+        guard case .tab(let id) = target else { return try tapMoreArranged(policy: policy, &out) }
+        // The leaf is not optional (More is `tapMoreArranged`'s) and the tapped node is not
+        // kept: a node unwrapped from an optional, or bound across the controller's mutating
+        // calls, was retained and released around each of them (BENCHMARKS.md, issue 30).
+        let (leaf, rootIndex) = try tapped(id)
+        let candidate = Candidate.tab(id: id, index: rootIndex)
         // The delegate's effects gather in a local array, handed to `out` once at the end (as
-        // in `tap`): `&out.effects` rebuilt the outcome's boxed answers twice per call.
+        // in `tap`).
         var effects: [PolicyEffect] = []
         defer { if !effects.isEmpty { out.effects.append(contentsOf: effects) } }
-        if case .deny(let by, let reason, let message) = lend({ policy.shouldSelect(candidate, in: $0, effects: &effects) }) {
-            return refuse(candidate, by: by, reason: reason, message: message, &out)
-        }
+        guard allowsTap(candidate, policy: policy, &effects, &out) else { return }
         // The start of the command, what the last one left: its node (compared, not kept: a
         // reference is a retain and a release) and, for did_select, its leaf.
         let start = ObjectIdentifier(current)
@@ -1007,25 +1001,50 @@ public struct Controller: Equatable, Sendable {
         var popped = false
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
-        if let leaf, !Self.stackIsEmpty(at: leaf.address, in: tabs), case .tab(let id, _) = candidate,
-           tapPops == .always || current.path.contains(id) {
+        if !Self.stackIsEmpty(at: leaf.address, in: tabs), tapPops == .always || current.path.contains(id) {
             modify(at: leaf.address) { $0.stack.removeAll() }
             popped = true
             out.notify(.navigationChanged(tab: leaf.id, stack: []))
         }
-        if let leaf {
-            if leaf.landsOnItself { moveSelection(toLeaf: leaf, cause: .tap, &out) }
-            else { moveSelection(to: leaf.path, leaf: leaf, cause: .tap, &out) }
-        } else {
-            moveSelection(to: [Controller.moreID], cause: .tap, &out)
-        }
-        out.notify(.didSelect(tab: candidate.id, index: candidate.index,
-                              leaf: LeafChange(path: leaf?.path ?? [Controller.moreID], previous: previous)))
+        if leaf.landsOnItself { moveSelection(toLeaf: leaf, cause: .tap, &out) }
+        else { moveSelection(to: leaf.path, leaf: leaf, cause: .tap, &out) }
+        out.notify(.didSelect(tab: id, index: rootIndex, leaf: LeafChange(path: leaf.path, previous: previous)))
         lend { policy.didSelect(candidate, in: $0, effects: &effects) }
         // `current` is the node the move left: another node is another path (a move to the
-        // same leaf, or More again, keeps the node; the start's node was alive beside the
-        // leaf's, so their identities differ).
+        // same leaf keeps the node; the start's node was alive beside the leaf's, so their
+        // identities differ).
         if ObjectIdentifier(current) != start || popped { out.journalsCommand = true }
+    }
+
+    /// `tapArranged`'s checks of the tapped tab `id` (R13.3, R13.8, R14.2): the leaf it lands
+    /// on (`landing(at:)`'s, without its path) and its root's index, or why the user cannot
+    /// tap it. Mutating though it changes nothing: the controller is then reached in place (a
+    /// non-mutating call copied 176 bytes of it first).
+    @inline(__always)
+    private mutating func tapped(_ id: String) throws(TabError) -> (leaf: TreeNode, rootIndex: Int) {
+        guard let node = layout.node(id) else { throw .noTab(id) }
+        let leaf = node.hidden ? try landing(at: node).leaf! : node.leaf(in: tabs)
+        // R14.2: a disabled tab (or one in a disabled group) is refused before the delegate.
+        if let off = node.disabled { throw Self.disabledTap(id, in: off) }
+        guard Self.onScreen(node, from: current, layout, barHidden: barHidden, tv: idiom == .tv) || touchableInSidebar(node) else {
+            throw Self.untouchableTap(id)
+        }
+        return (leaf, node.rootIndex)
+    }
+
+    /// `tapArranged` of More (R3.7): the bar's More item, which lands on More's list.
+    private mutating func tapMoreArranged(policy: Policy, _ out: inout Outcome) throws(TabError) {
+        guard idiom != .tv else { throw TabError(.notAvailable, "the tv idiom has no More item") }
+        guard moreShown else { throw moreNotShown }
+        var effects: [PolicyEffect] = []
+        defer { if !effects.isEmpty { out.effects.append(contentsOf: effects) } }
+        guard allowsTap(.more, policy: policy, &effects, &out) else { return }
+        let start = ObjectIdentifier(current)
+        let previous = out.recordsNotifications ? current.path.last : nil
+        moveSelection(to: [Controller.moreID], cause: .tap, &out)
+        out.notify(.didSelect(tab: Controller.moreID, index: nil, leaf: LeafChange(path: [Controller.moreID], previous: previous)))
+        lend { policy.didSelect(.more, in: $0, effects: &effects) }
+        if ObjectIdentifier(current) != start { out.journalsCommand = true }
     }
 
     /// The refusals of a tap, made out of line: their sentences kept `tapArranged` too big for

@@ -200,7 +200,12 @@ final class TreeNode: Equatable, Sendable {
     /// This node, or the leaf below it its groups show, child by child (R13.2).
     @inline(__always)
     func leaf(in tabs: [Tab]) -> TreeNode {
-        var leaf = self
+        // Unrolled for the usual depths: a `let` is read in place, where a loop's variable was
+        // retained and released around each call on it (a group's leaf: one retain here, where
+        // `var leaf = self` and the loop took three and two releases).
+        guard let child = shownChild(in: tabs) else { return self }
+        guard let grandchild = child.shownChild(in: tabs) else { return child }
+        var leaf = grandchild
         while let next = leaf.shownChild(in: tabs) { leaf = next }
         return leaf
     }

@@ -480,8 +480,13 @@ final class OneReplyServer: @unchecked Sendable {
         try client.ok(#"{"cmd":"customize.begin"}"#)
         try client.ok(#"{"cmd":"customize.move","tab":"settings","to":2}"#)
         try client.ok(#"{"cmd":"customize.end"}"#)
-        try client.ok(#"{"cmd":"remove_tab","tab":"music"}"#)
         try client.ok(#"{"cmd":"select","more":true}"#)
+        // Last, a change after which the watcher reads what events do not announce (the
+        // supported orientations, `rereadAfter`): that read then answers at the last seq, and the
+        // drawing says nothing of an older read. (With `select` last, the read that `remove_tab`
+        // caused could be answered before the select's events: a drawing marked "as state said
+        // at seq N", right, but not `show`'s.)
+        try client.ok(#"{"cmd":"remove_tab","tab":"music"}"#)
         let expected = try Self.show(tabd).output
         let seq = try client.ok(#"{"cmd":"state"}"#).int("seq") ?? 0
         // The last drawing becomes exactly what a fresh `show` draws, from events alone:
