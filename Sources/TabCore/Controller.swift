@@ -288,6 +288,9 @@ public struct Controller: Equatable, Sendable {
         let bar = moves ? nil : barState
         // An arranged controller's select or tap: only the bar's selected item can move.
         let barSlot = moves && arranged ? current.barSlot : 0  // the item as a number (`TreeNode.barSlot`)
+        // R13.6: a change of the tree can make the sidebar come or go (automatic mode: a group
+        // is added, or the last one goes); `set_mode` and `set_size_class` announce their own.
+        let sidebarBefore = !moves && Self.changesTree(command) ? sidebarAvailable : nil
         // R14.1: search follows the leaf before the command where a search tab exists or search
         // is active, apart: a leaf kept in a local here was released by every flat select.
         if searchActive || (arranged && layout.search != nil) {
@@ -297,6 +300,7 @@ public struct Controller: Equatable, Sendable {
             settleCurrent(moves: moves)
             if extras != nil || (arranged && layout.search != nil) { followModern(leafBefore: nil, &out) }
         }
+        if let sidebarBefore, sidebarAvailable != sidebarBefore { out.notify(.sidebarChanged(visible: sidebarVisible)) }
         if let bar { if bar != barState { out.barMoved = true } }
         if moves, arranged, current.barSlot != barSlot { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
@@ -351,6 +355,14 @@ public struct Controller: Equatable, Sendable {
 
     var barState: BarState {
         BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected, hidden: barHidden, top: barAtTop)
+    }
+
+    /// The commands that change the tree's shape (which tabs there are, and where).
+    private static func changesTree(_ command: Command) -> Bool {
+        switch command {
+        case .setTabs, .addTab, .removeTab, .updateTab: return true
+        default: return false
+        }
     }
 
     /// `select` and `tap` move the selection and change no list: whether the bar's selected

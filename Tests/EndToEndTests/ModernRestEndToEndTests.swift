@@ -157,6 +157,13 @@ import TabProtocol
         try sub.ok(#"{"cmd":"subscribe","controllers":["pad"],"events":["*"]}"#)
         let (events, _) = try M.eventsAndReply(sub, #"{"cmd":"set_tabs","controller":"pad","tabs":[{"id":"home"},{"id":"songs"},{"id":"albums"}]}"#)
         #expect(events.first?.string("event") == "did_end_editing", "\(events)")
+        // R13.6: the sidebar went with the last group (automatic mode), and says so.
+        #expect(try M.data(events, "sidebar_changed").bool("available") == false, "\(events)")
+        // It comes back with a group, announced the same way.
+        let (back, _) = try M.eventsAndReply(sub, #"{"cmd":"add_tab","controller":"pad","tab":{"id":"lib","children":[{"id":"x"}]}}"#)
+        #expect(try M.data(back, "sidebar_changed").bool("available") == true, "\(back)")
+        #expect(back.filter { $0.string("event") == "sidebar_changed" }.count == 1, "\(back)")
+        try c.ok(#"{"cmd":"remove_tab","controller":"pad","tab":"lib"}"#)
         // No group left: `state` is R1–R12's again, without `editing` (nor a session).
         #expect(try c.ok(#"{"cmd":"state","controller":"pad"}"#).bool("editing") == nil)
         #expect(try c.error(#"{"cmd":"edit.end","controller":"pad"}"#).string("code") == "conflict")

@@ -100,6 +100,29 @@ struct ModernRestTests {
         expectRefused(&phone, .setExpanded(group: "lib", expanded: false), .notAvailable)
     }
 
+    @Test("r13_6: in automatic mode the sidebar comes with the first group and goes with the last, announced by sidebar_changed")
+    func r13_6_sidebarComesAndGoesWithTheTree() throws {
+        var c = try controller(.pad, [tab("home"), tab("a")])
+        #expect(!c.sidebarAvailable)
+        let came = try c.apply(.addTab(grp("lib", ["b"]), index: nil))
+        #expect(c.sidebarAvailable)
+        #expect(came.notifications.filter { $0 == .sidebarChanged(visible: true) }.count == 1)
+        // A change that keeps a group changes nothing of the sidebar's coming or going.
+        let kept = try c.apply(.addTab(tab("c"), index: nil, group: "lib"))
+        #expect(!kept.notifications.contains(.sidebarChanged(visible: true)))
+        // The last group goes: through set_tabs, remove_tab or update_tab (children: null).
+        var viaSetTabs = c, viaRemove = c, viaUpdate = c
+        for (went, name) in [(try viaSetTabs.apply(.setTabs([tab("home"), tab("a")], animated: false)), "set_tabs"),
+                             (try viaRemove.apply(.removeTab("lib")), "remove_tab"),
+                             (try viaUpdate.apply(.updateTab("lib", TabUpdate { $0.children = .set(nil) })), "update_tab")] {
+            #expect(went.notifications.filter { $0 == .sidebarChanged(visible: true) }.count == 1, "\(name)")
+        }
+        #expect(!viaSetTabs.sidebarAvailable && !viaRemove.sidebarAvailable && !viaUpdate.sidebarAvailable)
+        // The phone has no sidebar whatever its tree: nothing to announce.
+        var phone = try controller([tab("home")])
+        #expect(!(try phone.apply(.addTab(grp("lib", ["b"]), index: nil))).notifications.contains { if case .sidebarChanged = $0 { true } else { false } })
+    }
+
     // MARK: R14.1
 
     @Test("r14_1: the search tab: root and automatic/pinned only, one; trailing; activates and deactivates search")
