@@ -2,7 +2,8 @@
 # User-space instructions tabd spends per request, counted by callgrind: a measure that does
 # not move with the machine's load, for comparing two builds where ops/s is too noisy.
 #
-#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state]  (default 8 seconds)
+#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state|state-encoded|state-encoded-groups|set-tabs]
+#   (default 8 seconds)
 #
 # Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice under loadgen (10
 # connections x 16 in flight, `select` a / b in turn, like the harness's select case): a
@@ -75,6 +76,21 @@ if [ "${2:-}" = state ]; then
     COMMAND=state
     printf '{"cmd":"state"}\n' > "$DIR/select.req"
 fi
+# `state-encoded` / `state-encoded-groups`: a `state` after each `select` (of a, then b), so the
+# memo never answers and every `state` encodes its tabs (the figure includes the select);
+# `-groups` on the nested setup's two groups and four tabs (R13).
+if [ "${2:-}" = state-encoded ] || [ "${2:-}" = state-encoded-groups ]; then
+    COMMAND=state
+    [ "$2" = state-encoded ] || SETUP='{"cmd":"set_tabs","tabs":[{"id":"g1","children":[{"id":"a"},{"id":"x"}]},{"id":"g2","children":[{"id":"b"},{"id":"y"}]},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}'
+    printf '{"cmd":"select","tab":"a"}\n{"cmd":"state"}\n{"cmd":"select","tab":"b"}\n{"cmd":"state"}\n' > "$DIR/select.req"
+fi
+# `set-tabs`: two 6-tab lists in turn (a title changed, one tab replaced): R13.8's matching,
+# the tabs decoded, journaled and announced.
+if [ "${2:-}" = set-tabs ]; then
+    COMMAND=set_tabs
+    printf '%s\n' '{"cmd":"set_tabs","tabs":[{"id":"a","title":"A"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f"}]}' \
+        '{"cmd":"set_tabs","tabs":[{"id":"a","title":"B"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"g"}]}' > "$DIR/select.req"
+fi
 if [ "${2:-}" = tap ]; then
     COMMAND=tap
     SETUP='{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"}]}'
@@ -137,6 +153,9 @@ case "${2:-}" in
     store) what="tap (hello.c, its count to its store per tap)" ;;
     flat-tap|group-tap) what="tap ($2, no plugin)" ;;
     state) what="state (6 tabs)" ;;
+    state-encoded) what="state encoded (6 tabs, with the select before it)" ;;
+    state-encoded-groups) what="state encoded (2 groups, 4 tabs, with the select before it)" ;;
+    set-tabs) what="set_tabs (6 tabs)" ;;
     "") what=select ;;
     *) what="select ($2)" ;;
 esac

@@ -477,6 +477,24 @@ public final class TabField: Sendable {
     }
 }
 
+extension Array where Element == TabField {
+    /// Calls `body` with each row in order until it returns false; false when it did. The
+    /// rows are reached unretained (`Tab.fields` and the lists made from it are constants
+    /// kept for the process's life): `for f in rows` retained and released each row, and each
+    /// closure it called, for every field of every tab read, written or compared, which cost
+    /// an uncached `state` of 6 tabs ~4,400 instructions (BENCHMARKS.md, "One tab schema").
+    @inline(__always)
+    @discardableResult
+    func eachRow(_ body: (TabField) -> Bool) -> Bool {
+        withUnsafeBufferPointer { rows in
+            for i in rows.indices {
+                guard Unmanaged.passUnretained(rows[i])._withUnsafeGuaranteedRef(body) else { return false }
+            }
+            return true
+        }
+    }
+}
+
 extension Tab {
     /// The fields a snapshot writes, its keys sorted (Swift's String order, as Codable's
     /// sorted keys were).
@@ -498,8 +516,7 @@ extension Tab {
     /// description was written, not what the tab is: a description decoded from the wire
     /// equals the same tab built in code).
     public static func == (a: Tab, b: Tab) -> Bool {
-        for f in comparedFields where !f.equal(a, b) { return false }
-        return true
+        comparedFields.eachRow { $0.equal(a, b) }
     }
 
     /// The tab object in `form`. `controller`: for `state`, to say which child a group shows.
@@ -513,14 +530,20 @@ extension Tab {
                 if children != nil { writeShown(Tab.shownInGroups, to: &w, in: controller) }
             }
         case .journal, .description:
-            for f in Tab.fields where f.writes(self, .journal) {
-                w.key(literal: f.nameLiteral)
-                f.write(self, &w, form)
+            Tab.fields.eachRow { f in
+                if f.writes(self, .journal) {
+                    w.key(literal: f.nameLiteral)
+                    f.write(self, &w, form)
+                }
+                return true
             }
         case .snapshot:
-            for f in Tab.snapshotFields where f.writes(self, .snapshot) {
-                w.key(literal: f.keyLiteral)
-                f.write(self, &w, .snapshot)
+            Tab.snapshotFields.eachRow { f in
+                if f.writes(self, .snapshot) {
+                    w.key(literal: f.keyLiteral)
+                    f.write(self, &w, .snapshot)
+                }
+                return true
             }
         }
         w.endObject()
@@ -528,10 +551,11 @@ extension Tab {
 
     @inline(__always)
     private func writeShown(_ fields: [TabField], to w: inout JSONWriter, in controller: Controller?) {
-        for f in fields {
-            if let shows = f.showsIn, !shows(self) { continue }
+        fields.eachRow { f in
+            if let shows = f.showsIn, !shows(self) { return true }
             w.key(literal: f.nameLiteral)
             f.writeShown(self, controller, &w)
+            return true
         }
     }
 
@@ -541,14 +565,18 @@ extension Tab {
         var r = try TabObjectReader.object(json, at: path, form, orNull: false, expected: Tab.expected)
         self.init(id: "")
         var sawID = false, sawHidden = false
-        for f in Tab.fields where f.reads(form) {
+        var failure: TabFieldError?
+        Tab.fields.eachRow { f in
+            guard f.reads(form) else { return true }
             let name = form == .snapshot ? f.key : f.name
-            guard let v = r.take(name) else { continue }
-            if f.accepts == .ignored, form == .description { continue }
-            try f.read(v, &self, r.place(name), form)
+            guard let v = r.take(name) else { return true }
+            if f.accepts == .ignored, form == .description { return true }
+            do throws(TabFieldError) { try f.read(v, &self, r.place(name), form) } catch { failure = error; return false }
             if f.name == "id" { sawID = true }
             if f.name == "hidden" { sawHidden = true }
+            return true
         }
+        if let failure { throw failure }
         guard sawID else { throw TabFieldError(r.place("id"), .missing) }
         if form == .description, !sawHidden {
             keepsHidden = true

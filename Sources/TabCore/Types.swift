@@ -246,6 +246,14 @@ public struct Tab: Equatable, Sendable {
 public enum TabRole: String, Sendable, CaseIterable {
     /// UISearchTab: trailing in the bar, never under More; may activate search.
     case search
+
+    /// Compared by case, not by raw strings (as `Placement`).
+    @inline(__always)
+    public static func == (a: TabRole, b: TabRole) -> Bool {
+        switch (a, b) {
+        case (.search, .search): true
+        }
+    }
 }
 
 /// A pad's width class (R14.4): `compact` behaves as a phone's bar (no sidebar, compact tabs).
@@ -270,6 +278,26 @@ public enum Placement: String, Sendable, CaseIterable {
     case fixed
     /// Never in the bar: only the sidebar lists it.
     case sidebarOnly = "sidebar_only"
+
+    /// Compared by case. Without it `==` and `!=` resolved to RawRepresentable's (the raw
+    /// strings compared), and a test of a tab's placement inside an `||` made the optimizer
+    /// copy the whole tab, a retain and a release of each of its strings and arrays
+    /// (BENCHMARKS.md, "One tab schema").
+    @inline(__always)
+    public static func == (a: Placement, b: Placement) -> Bool { a.ordinal == b.ordinal }
+
+    @inline(__always)
+    private var ordinal: Int {
+        switch self {
+        case .automatic: 0
+        case .default: 1
+        case .optional: 2
+        case .movable: 3
+        case .pinned: 4
+        case .fixed: 5
+        case .sidebarOnly: 6
+        }
+    }
 }
 
 /// How a controller presents its tabs (R13.6). Raw values are the wire names.
