@@ -264,6 +264,8 @@ bench-instructions: deps
 	Benchmarks/harness/instructions.sh 8 tap
 	Benchmarks/harness/instructions.sh 8 store
 	Benchmarks/harness/instructions.sh 8 state
+	Benchmarks/harness/instructions.sh 8 state-encoded
+	Benchmarks/harness/instructions.sh 8 set-tabs
 
 # tabd against the libevent floor in alternating pairs, seconds apart (the P=16 target).
 bench-isolation: deps
