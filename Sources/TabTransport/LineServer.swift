@@ -96,10 +96,16 @@ public struct TransportLimits: Sendable {
     public var maxConnections = 100_000
     /// Seconds without accepting after running out of descriptors (EMFILE, ENFILE).
     public var acceptBackoff = 0.1
-    /// Seconds clients get to take their output at shutdown; then they are closed anyway.
+    /// Seconds a client may take none of its output at shutdown; then it is closed anyway.
+    /// A reply tabd still owes (a big `state` or `preserve` made off the loop) is not the
+    /// client's delay: it is finished first; and a client taking its output, however slowly,
+    /// is given it (`maxShutdownWait` in all).
     /// (A client closing for any other reason — its end of input, `close()`, a refusal —
     /// takes its output under the same rules as an open one: `maxOutputBytes`, `outputTimeout`.)
     public var closeGracePeriod = 2.0
+    /// Seconds a shutdown waits at most, replies still owed included: then every client is
+    /// closed, owed or not.
+    public var maxShutdownWait = 30.0
     /// Connections one uid may hold (privileged peers excepted); 0: no cap of its own.
     public var maxConnectionsPerUID = 0
     /// Of `maxConnections`, slots only privileged peers (root, admins) may take.
@@ -195,6 +201,7 @@ public final class LineServer {
     private var shutdownPhase = ShutdownPhase.serving
     private var afterShutdown: [() -> Void] = []
     private var shutdownDeadline: TimerHandle?
+    private var shutdownBegan = 0.0
     private var listenerClosed = false
 
     /// Takes ownership of `listener`'s descriptor. Call `start()` to accept connections.
@@ -294,16 +301,35 @@ public final class LineServer {
         acceptor.stop()
         closeListener()
         for c in byID.values where c.state == .open { beginClosing(c, .serverShutdown) }
-        shutdownDeadline = loop.once(after: limits.closeGracePeriod) { [unowned self] in
-            shutdownDeadline = nil
-            if !byID.isEmpty {
-                logger.warning("shutdown: closing clients that did not take their output in time", metadata: [
-                    "shutdown.connections": "\(byID.count)",
-                ])
-            }
-            for c in Array(byID.values) { tearDown(c, reason: .serverShutdown) }
-        }
+        shutdownBegan = monotonicSeconds()
+        shutdownDeadline = loop.once(after: limits.closeGracePeriod) { [unowned self] in graceEnds() }
         wakeEndOfTurn()
+    }
+
+    /// The shutdown's grace is over: clients that took none of their output for the grace
+    /// period are closed. Not the client's delay, and waited for (up to `maxShutdownWait` in
+    /// all): a reply tabd still makes off the loop (a big `state`), and output the client is
+    /// taking, however slowly — the grace runs from the last time it took some.
+    private func graceEnds() {
+        shutdownDeadline = nil
+        let now = monotonicSeconds(), grace = limits.closeGracePeriod
+        let giveUp = now - shutdownBegan >= limits.maxShutdownWait
+        var late: [Connection] = [], next: Double?
+        for c in byID.values {
+            let left = c.deferredReplies > 0 ? grace : grace - (now - max(c.stalledSince ?? now, shutdownBegan))
+            if left > 0, !giveUp { next = min(next ?? left, left) } else { late.append(c) }
+        }
+        if !late.isEmpty {
+            logger.warning(giveUp ? "shutdown: closing clients still taking their output after the longest wait" : "shutdown: closing clients that did not take their output in time", metadata: [
+                "shutdown.connections": "\(late.count)",
+                "limits.close_grace_seconds": "\(grace)",
+            ])
+        }
+        for c in late { tearDown(c, reason: .serverShutdown) }
+        if let next, !byID.isEmpty {
+            let wait = min(next, limits.maxShutdownWait - (now - shutdownBegan))
+            shutdownDeadline = loop.once(after: max(wait, 0.01)) { [unowned self] in graceEnds() }
+        }
     }
 
     // MARK: Accepting

@@ -137,19 +137,102 @@ extension TransportTests {
             #expect(server.sync { server.server.limitHits } == ["max_output_bytes": 1])
         }
 
-        /// A client that does not read its output does not hold up shutdown past the grace period.
-        @Test func shutdownIsBounded() throws {
-            let server = try TestServer(limits: TransportLimits(closeGracePeriod: 0.3))
-            let big = [UInt8](repeating: UInt8(ascii: "b"), count: 1 << 20) + [UInt8(ascii: "\n")]
+        /// A server under `limits` that answers any line with `megabytes` of "b" and a newline,
+        /// and a client whose reply to one line is queued, unread.
+        static func bigReplyQueued(_ limits: TransportLimits, megabytes: Int) throws -> (TestServer, Client, [UInt8]) {
+            let server = try TestServer(limits: limits)
+            let big = [UInt8](repeating: UInt8(ascii: "b"), count: megabytes << 20) + [UInt8(ascii: "\n")]
             server.delegate.reply = { c, _ in c.send(big) }
-            let sleeper = try Client(path: server.path)
-            sleeper.write("big\n")
+            let client = try Client(path: server.path)
+            client.write("big\n")
             try server.wait("the reply is queued") { server.delegate.lines.count == 1 }
+            return (server, client, big)
+        }
+
+        /// Begins the server's shutdown on its loop: signalled when it completes.
+        static func beginShutdown(_ server: TestServer) -> (DispatchSemaphore, Date) {
             let done = DispatchSemaphore(value: 0)
             let started = Date()
             server.loop.door.async { server.server.beginShutdown { done.signal() } }
+            return (done, started)
+        }
+
+        /// A client that does not read its output does not hold up shutdown past the grace period.
+        @Test func shutdownIsBounded() throws {
+            let (server, sleeper, _) = try Self.bigReplyQueued(TransportLimits(closeGracePeriod: 0.3), megabytes: 1)
+            let (done, started) = Self.beginShutdown(server)
             #expect(done.wait(timeout: .now() + 5) == .success)
             #expect(Date().timeIntervalSince(started) < 2)
+            #expect(server.sync { Array(server.delegate.closed.values) } == [.serverShutdown])
+            withExtendedLifetime(sleeper) {}  // it never reads, but stays connected
+        }
+
+        /// The grace period counts from the last time a client took output: one reading a big
+        /// reply slowly, for longer than the grace in all, gets all of it before it is closed.
+        @Test func shutdownWaitsForAClientTakingItsOutputSlowly() throws {
+            let (server, reader, big) = try Self.bigReplyQueued(TransportLimits(closeGracePeriod: 0.3), megabytes: 4)
+            let (done, started) = Self.beginShutdown(server)
+            var got = 0
+            while got < big.count {  // 256 KiB every 0.1 s: about 1.6 s in all
+                let chunk = reader.read(count: min(256 << 10, big.count - got), timeout: 2)
+                if chunk.isEmpty { break }
+                got += chunk.count
+                usleep(100_000)
+            }
+            #expect(got == big.count)
+            #expect(Date().timeIntervalSince(started) > 0.6)
+            #expect(done.wait(timeout: .now() + 5) == .success)
+            #expect(server.sync { Array(server.delegate.closed.values) } == [.serverShutdown])
+        }
+
+        /// A reply the delegate makes later (`deferReply`, a big state encoded off the loop) is
+        /// not the client's delay: shutdown waits for it past the grace period, then lets the
+        /// client take it.
+        @Test func shutdownWaitsForADeferredReply() throws {
+            let server = try TestServer(limits: TransportLimits(closeGracePeriod: 0.2))
+            server.delegate.reply = { c, _ in
+                c.deferReply()
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.8) {
+                    server.loop.door.async {
+                        c.send(Array("late\n".utf8))
+                        c.endDeferredReply()
+                    }
+                }
+            }
+            let client = try Client(path: server.path)
+            client.write("ask\n")
+            try server.wait("the line is handled") { server.delegate.lines.count == 1 }
+            let done = DispatchSemaphore(value: 0)
+            server.loop.door.async { server.server.beginShutdown { done.signal() } }
+            #expect(client.readLine(timeout: 5) == "late")
+            #expect(done.wait(timeout: .now() + 5) == .success)
+        }
+
+        /// docs/operations.md states tabd's shutdown limits: the same numbers as the defaults
+        /// (which tabd uses).
+        @Test func operationsStatesTheShutdownLimits() throws {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            let text = try String(contentsOf: root.appendingPathComponent("docs/operations.md"), encoding: .utf8)
+                .replacingOccurrences(of: "\n", with: " ")
+            let limits = TransportLimits()
+            #expect(text.contains("takes none of its output for \(Int(limits.closeGracePeriod)) s is closed"))
+            #expect(text.contains("\(Int(limits.maxShutdownWait)) s at most in all"))
+        }
+
+        /// However slowly a client reads, shutdown ends after `maxShutdownWait`.
+        @Test func shutdownWaitsForSlowReadersAtMostTheLongestWait() throws {
+            var limits = TransportLimits(closeGracePeriod: 0.2)
+            limits.maxShutdownWait = 0.8
+            let (server, reader, _) = try Self.bigReplyQueued(limits, megabytes: 8)
+            let (done, started) = Self.beginShutdown(server)
+            var ended = false
+            while !ended, Date().timeIntervalSince(started) < 5 {  // 64 KiB every 0.05 s: never done in time
+                ended = reader.read(count: 64 << 10, timeout: 1).isEmpty
+                usleep(50_000)
+                if done.wait(timeout: .now()) == .success { break }
+            }
+            let took = Date().timeIntervalSince(started)
+            #expect(took > 0.7 && took < 3, "\(took)")
             #expect(server.sync { Array(server.delegate.closed.values) } == [.serverShutdown])
         }
     }
