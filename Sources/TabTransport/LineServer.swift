@@ -104,8 +104,9 @@ public struct TransportLimits: Sendable {
     /// takes its output under the same rules as an open one: `maxOutputBytes`, `outputTimeout`.)
     public var closeGracePeriod = 2.0
     /// Seconds a shutdown waits at most, replies still owed included: then every client is
-    /// closed, owed or not.
-    public var maxShutdownWait = 30.0
+    /// closed, owed or not. Below the unit's `TimeoutStopSec` (15 s, systemd/tabd.service), so
+    /// that tabd still syncs its journal and exits before systemd kills it.
+    public var maxShutdownWait = 10.0
     /// Connections one uid may hold (privileged peers excepted); 0: no cap of its own.
     public var maxConnectionsPerUID = 0
     /// Of `maxConnections`, slots only privileged peers (root, admins) may take.

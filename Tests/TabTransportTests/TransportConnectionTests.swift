@@ -217,6 +217,11 @@ extension TransportTests {
             let limits = TransportLimits()
             #expect(text.contains("takes none of its output for \(Int(limits.closeGracePeriod)) s is closed"))
             #expect(text.contains("\(Int(limits.maxShutdownWait)) s at most in all"))
+            // The unit lets a stop take longer than the longest wait, with room for the journal.
+            let unit = try String(contentsOf: root.appendingPathComponent("systemd/tabd.service"), encoding: .utf8)
+            let stop = unit.split(separator: "\n").first { $0.hasPrefix("TimeoutStopSec=") }
+                .flatMap { Double($0.dropFirst("TimeoutStopSec=".count).filter(\.isNumber)) }
+            #expect(try #require(stop) >= limits.maxShutdownWait + 5)
         }
 
         /// However slowly a client reads, shutdown ends after `maxShutdownWait`.
