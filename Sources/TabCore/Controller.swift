@@ -863,7 +863,14 @@ public struct Controller: Equatable, Sendable {
             Controller.modify(&roots, at: at) { $0 = tab }
             try Controller.validateTree(roots)
             try Controller.requireCommonOrientation(roots, naming: id)
-            return try replaceTree(roots, as: .update(id), named: nil, &out)
+            let sidebarBefore = sidebarAvailable
+            try replaceTree(roots, as: .update(id), named: nil, &out)
+            // R13.12: a group collapsed or expanded by the same update. (A sidebar that came or
+            // went is announced once, by `applyOnce`.)
+            if self.tab(id)?.isExpanded != old.isExpanded, sidebarBefore, sidebarAvailable {
+                out.notify(.sidebarChanged(visible: sidebarVisible))
+            }
+            return
         }
         guard tab != old else { return }
         let root = at.count == 1

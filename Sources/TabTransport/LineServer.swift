@@ -289,8 +289,9 @@ public final class LineServer {
 
     public var connections: some Collection<Connection> { byID.values }
 
-    /// Stops accepting, stops reading, lets every connection take what is queued for it (at
-    /// most `limits.closeGracePeriod` seconds), closes them all, then calls `then`.
+    /// Stops accepting, stops reading, lets every connection take what is queued for it (one
+    /// that takes none of it for `limits.closeGracePeriod` seconds is closed; none waits past
+    /// `limits.maxShutdownWait`: `graceEnds`), closes them all, then calls `then`.
     public func beginShutdown(then: @escaping () -> Void) {
         switch shutdownPhase {
         case .done: return then()
@@ -303,7 +304,7 @@ public final class LineServer {
         closeListener()
         for c in byID.values where c.state == .open { beginClosing(c, .serverShutdown) }
         shutdownBegan = monotonicSeconds()
-        shutdownDeadline = loop.once(after: limits.closeGracePeriod) { [unowned self] in graceEnds() }
+        shutdownDeadline = loop.once(after: min(limits.closeGracePeriod, limits.maxShutdownWait)) { [unowned self] in graceEnds() }
         wakeEndOfTurn()
     }
 
@@ -323,7 +324,7 @@ public final class LineServer {
         if !late.isEmpty {
             logger.warning(giveUp ? "shutdown: closing clients still taking their output after the longest wait" : "shutdown: closing clients that did not take their output in time", metadata: [
                 "shutdown.connections": "\(late.count)",
-                "limits.close_grace_seconds": "\(grace)",
+                giveUp ? "limits.max_shutdown_wait_seconds" : "limits.close_grace_seconds": "\(giveUp ? limits.maxShutdownWait : grace)",
             ])
         }
         for c in late { tearDown(c, reason: .serverShutdown) }

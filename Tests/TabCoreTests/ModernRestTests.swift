@@ -98,6 +98,10 @@ struct ModernRestTests {
         #expect(c.tab("lib")?.isExpanded == true && opened.notifications.contains(.sidebarChanged(visible: true)))
         var phone = try controller([tab("home"), grp("lib", ["a"])])
         expectRefused(&phone, .setExpanded(group: "lib", expanded: false), .notAvailable)
+        // An update that changes the group's children and collapses it says so, once.
+        let both = try c.apply(.updateTab("lib", TabUpdate { $0.children = .set([tab("a"), tab("b")]); $0.expanded = .set(false) }))
+        #expect(c.tab("lib")?.isExpanded == false)
+        #expect(both.notifications.filter { $0 == .sidebarChanged(visible: true) }.count == 1, "\(both.notifications)")
     }
 
     @Test("r13_6: in automatic mode the sidebar comes with the first group and goes with the last, announced by sidebar_changed")

@@ -208,6 +208,17 @@ extension TransportTests {
             #expect(done.wait(timeout: .now() + 5) == .success)
         }
 
+        /// The longest wait bounds the shutdown even where it is shorter than the grace period.
+        @Test func theLongestWaitBoundsAGracePeriodLongerThanIt() throws {
+            var limits = TransportLimits(closeGracePeriod: 1.5)
+            limits.maxShutdownWait = 0.3
+            let (server, sleeper, _) = try Self.bigReplyQueued(limits, megabytes: 1)
+            let (done, started) = Self.beginShutdown(server)
+            #expect(done.wait(timeout: .now() + 5) == .success)
+            #expect(Date().timeIntervalSince(started) < 1.2)
+            withExtendedLifetime(sleeper) {}
+        }
+
         /// docs/operations.md states tabd's shutdown limits: the same numbers as the defaults
         /// (which tabd uses).
         @Test func operationsStatesTheShutdownLimits() throws {
