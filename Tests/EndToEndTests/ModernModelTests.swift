@@ -27,12 +27,18 @@ import TabProtocol
         let t = try TabdProcess()
         let c = try t.client()
         try makePad(c)
-        let sub = try t.client()
-        try sub.ok(#"{"cmd":"subscribe","controllers":["pad"],"events":["*"]}"#)
+        let sub = try Self.subscriber(t, to: "pad")
         return (t, c, sub)
     }
 
     /// The events a connection receives up to (and not including) the reply of its request.
+    /// A new client of `t` subscribed to every event of `controller`.
+    static func subscriber(_ t: TabdProcess, to controller: String) throws -> LineClient {
+        let sub = try t.client()
+        try sub.ok(#"{"cmd":"subscribe","controllers":["\#(controller)"],"events":["*"]}"#)
+        return sub
+    }
+
     static func eventsAndReply(_ c: LineClient, _ line: String) throws -> (events: [JSONObject], reply: JSONObject) {
         try c.write(line + "\n")
         var events: [JSONObject] = []
@@ -246,8 +252,7 @@ import TabProtocol
         let c = try t.client()
         try c.ok(#"{"cmd":"controller.create","controller":"pad","idiom":"pad","max_visible":6}"#)
         try c.ok(#"{"cmd":"set_tabs","controller":"pad","tabs":[{"id":"home","placement":"fixed"},{"id":"library","children":[{"id":"albums"},{"id":"artists"},{"id":"songs"}],"allows_reordering":true},{"id":"fixedgroup","children":[{"id":"x"},{"id":"y"}]},{"id":"news"},{"id":"mail","placement":"movable"},{"id":"extra","placement":"optional"},{"id":"search","placement":"pinned"}]}"#)
-        let sub = try t.client()
-        try sub.ok(#"{"cmd":"subscribe","controllers":["pad"],"events":["*"]}"#)
+        let sub = try Self.subscriber(t, to: "pad")
         var state = try c.ok(#"{"cmd":"state","controller":"pad"}"#)
         #expect(state.object("bar")?.strings("visible") == ["home", "library", "fixedgroup", "news", "mail", "search"])
         // A group: a permutation of its children.
