@@ -322,7 +322,7 @@ public final class LineServer {
             if left > 0, !giveUp { next = min(next ?? left, left) } else { late.append(c) }
         }
         if !late.isEmpty {
-            logger.warning(giveUp ? "shutdown: closing clients still taking their output after the longest wait" : "shutdown: closing clients that did not take their output in time", metadata: [
+            logger.warning(giveUp ? "shutdown: closing clients still owed a reply or taking their output after the longest wait" : "shutdown: closing clients that did not take their output in time", metadata: [
                 "shutdown.connections": "\(late.count)",
                 giveUp ? "limits.max_shutdown_wait_seconds" : "limits.close_grace_seconds": "\(giveUp ? limits.maxShutdownWait : grace)",
             ])
