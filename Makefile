@@ -12,7 +12,7 @@ DESTDIR    ?=
 PIP_PACKAGES := pytest wheel mypy
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
-.PHONY: all build test run deps bench bench-core bench-memory bench-hostile bench-instructions bench-pairs bench-replay bench-isolation bench-nested clean install install-files uninstall
+.PHONY: all build test run deps bench bench-core bench-memory bench-hostile bench-instructions bench-pairs bench-replay bench-isolation bench-nested bench-scale clean install install-files uninstall
 
 all: build
 
@@ -266,6 +266,16 @@ bench-instructions: deps
 	Benchmarks/harness/instructions.sh 8 state
 	Benchmarks/harness/instructions.sh 8 state-encoded
 	Benchmarks/harness/instructions.sh 8 set-tabs
+
+# How a change's cost grows with the controller (issue 41): callgrind instructions per request
+# at 6 tabs and at 10,000 (1,000 for add/remove and customize.move), with the ratio against its
+# target, and another client's ping p99 while one floods badges, then adds and removes tabs, on
+# a 10,000-tab controller (BENCHMARKS.md, "A change costs what it changes"). About 6 minutes.
+.PHONY: bench-scale
+bench-scale: deps
+	$(SWIFT) build -c release
+	Benchmarks/harness/scale.sh
+	Benchmarks/harness/scale-ping.sh
 
 # tabd against the libevent floor in alternating pairs, seconds apart (the P=16 target).
 bench-isolation: deps

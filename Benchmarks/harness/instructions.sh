@@ -2,7 +2,7 @@
 # User-space instructions tabd spends per request, counted by callgrind: a measure that does
 # not move with the machine's load, for comparing two builds where ops/s is too noisy.
 #
-#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state|state-encoded|state-encoded-groups|set-tabs]
+#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state|state-encoded|state-encoded-groups|set-tabs|scale-*]
 #   (default 8 seconds)
 #
 # Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice under loadgen (10
@@ -105,6 +105,35 @@ if [ "${2:-}" = tap ]; then
     CONFIG=(--config "$DIR/gate.yaml")
 fi
 
+# The scale modes (`make bench-scale`, Benchmarks/harness/scale.sh): TABS flat tabs t0..t(TABS-1)
+# (default 6), each a navigation stack, then `select`/`tap`/`badge`/`update_tab` of t1 (two
+# values in turn), `push` + `pop` of t1, `add_tab` + `remove_tab` of x, or `customize.move` of
+# t1 to 2 and back (in a session begun in the setup). One connection (CONNS, default 1 here):
+# each pair must arrive in order. The figure is per request of COMMAND (for the pairs, per pair).
+SCALE_MODES="scale-select scale-tap scale-badge scale-update-tab scale-push-pop scale-add-remove scale-customize-move"
+case " $SCALE_MODES " in
+    *" ${2:-none} "*)
+        TABS=${TABS:-6}
+        CONNS=${CONNS:-1}
+        SETUP=$(awk -v n="$TABS" 'BEGIN { printf "{\"cmd\":\"set_tabs\",\"tabs\":["; for (i = 0; i < n; i++) printf "%s{\"id\":\"t%d\",\"navigation\":true}", (i ? "," : ""), i; printf "]}" }')
+        SETUP_VIA_ASK=1
+        printf 'limits:\n  max_tabs: %d\n  max_total_tabs: %d\n  max_line_bytes: %d\n' "$((TABS + 10))" "$((TABS + 10))" $((64 << 20)) > "$DIR/scale.yaml"
+        CONFIG=(--config "$DIR/scale.yaml")
+        case "$2" in
+            scale-select) COMMAND=select; printf '{"cmd":"select","tab":"t0"}\n{"cmd":"select","tab":"t1"}\n' > "$DIR/select.req" ;;
+            scale-tap) COMMAND=tap; printf '{"cmd":"tap","tab":"t0"}\n{"cmd":"tap","tab":"t1"}\n' > "$DIR/select.req" ;;
+            scale-badge) COMMAND=badge; printf '{"cmd":"badge","tab":"t1","value":"1"}\n{"cmd":"badge","tab":"t1","value":"2"}\n' > "$DIR/select.req" ;;
+            scale-update-tab) COMMAND=update_tab; printf '{"cmd":"update_tab","tab":"t1","title":"A"}\n{"cmd":"update_tab","tab":"t1","title":"B"}\n' > "$DIR/select.req" ;;
+            scale-push-pop) COMMAND=push; printf '{"cmd":"push","tab":"t1","screen":{"id":"s"}}\n{"cmd":"pop","tab":"t1"}\n' > "$DIR/select.req" ;;
+            scale-add-remove) COMMAND=add_tab; printf '{"cmd":"add_tab","tab":{"id":"x"}}\n{"cmd":"remove_tab","tab":"x"}\n' > "$DIR/select.req" ;;
+            scale-customize-move)
+                COMMAND=customize.move
+                SETUP_AFTER='{"cmd":"customize.begin"}'
+                printf '{"cmd":"customize.move","tab":"t1","to":2}\n{"cmd":"customize.move","tab":"t1","to":1}\n' > "$DIR/select.req" ;;
+        esac
+        ;;
+esac
+
 if [ "${2:-}" = store ]; then
     COMMAND=tap
     printf '{"cmd":"tap","tab":"a"}\n{"cmd":"tap","tab":"b"}\n' > "$DIR/select.req"
@@ -114,7 +143,9 @@ if [ "${2:-}" = store ]; then
     CONFIG=(--config "$DIR/hello.yaml")
 fi
 
-ask() { echo "$1" | socat -t 10 - "UNIX-CONNECT:$DIR/tabd.sock"; }
+# tabd answers and closes a connection its client half-closed: -t bounds only a stalled reply
+# (a 10,000-tab set_tabs under valgrind on a loaded machine takes seconds).
+ask() { echo "$1" | socat -t 120 - "UNIX-CONNECT:$DIR/tabd.sock"; }
 
 # run SECONDS: prints "<instructions> <selects answered>"
 run() {
@@ -131,6 +162,15 @@ run() {
         ask "$SETUP" >/dev/null
         ask "$LOGIN" | grep -q '"ok":true' || { echo "the login failed" >&2; exit 1; }
         [ "$1" -gt 0 ] && "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" -e '"ok":false' >/dev/null
+    elif [ -n "${SETUP_VIA_ASK:-}" ]; then
+        # A setup too long for one argument (10,000 tabs): sent here, once, before the load.
+        ask "$SETUP" | grep -q '"ok":true' || { echo "the setup failed" >&2; exit 1; }
+        [ -z "${SETUP_AFTER:-}" ] || ask "$SETUP_AFTER" | grep -q '"ok":true' || { echo "the setup failed: $SETUP_AFTER" >&2; exit 1; }
+        if [ "$1" -gt 0 ]; then
+            local out
+            out=$("$BUILD/loadgen" -s "$DIR/tabd.sock" -c "$CONNS" -P 16 -d "$1" -w 0 -R "$DIR/select.req" -e '"ok":false')
+            case "$out" in *" errors=0"*) ;; *) echo "refused requests in the load (the figure would mix in refusals): $out" >&2; exit 1 ;; esac
+        fi
     elif [ "$1" -gt 0 ]; then
         "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" --setup "$SETUP" >/dev/null
     else
@@ -156,6 +196,9 @@ case "${2:-}" in
     state-encoded) what="state encoded (6 tabs, with the select before it)" ;;
     state-encoded-groups) what="state encoded (2 groups, 4 tabs, with the select before it)" ;;
     set-tabs) what="set_tabs (6 tabs)" ;;
+    scale-push-pop) what="push + pop ($TABS tabs)" ;;
+    scale-add-remove) what="add_tab + remove_tab ($TABS tabs)" ;;
+    scale-*) what="$COMMAND ($TABS tabs)" ;;
     "") what=select ;;
     *) what="select ($2)" ;;
 esac

@@ -36,12 +36,20 @@ public struct TabContainers: Equatable, Sendable {
     private var before = Before()
 
     private struct Before: Equatable, Sendable {
-        var saved: [(name: String, controller: Controller?)] = []
+        var saved: [(name: String, controller: SavedController)] = []
         /// `seqFloor` before the first delete to undo.
         var seqFloor: UInt64?
 
         static func == (a: Before, b: Before) -> Bool {
             a.seqFloor == b.seqFloor && a.saved.elementsEqual(b.saved) { $0.name == $1.name && $0.controller == $1.controller }
+        }
+
+        /// Where `name`'s entry is, if it has one. The common case (a run of requests to one
+        /// controller) compares one name.
+        @inline(__always)
+        func position(of name: String) -> Int? {
+            if let last = saved.last, last.name == name { return saved.count - 1 }
+            return saved.firstIndex(where: { $0.name == name })
         }
     }
 
@@ -128,7 +136,7 @@ public struct TabContainers: Equatable, Sendable {
             }
         }
         guard controllers[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
-        save(name, nil as Controller?)
+        saveWhole(name)
         var c = Controller(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
                            sizeClass: sizeClass, compactTabs: compactTabs)
         c.seq = seqFloor
@@ -144,10 +152,9 @@ public struct TabContainers: Equatable, Sendable {
         guard name != Self.defaultName || replaying else {
             throw TabError(.conflict, "'\(name)' is the default controller and cannot be deleted; delete only controllers you created")
         }
-        guard let removed = controllers.removeValue(forKey: name) else {
-            throw TabError(.notFound, "no controller named '\(name)'")
-        }
-        save(name, removed)
+        guard controllers[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
+        saveWhole(name)
+        let removed = controllers.removeValue(forKey: name)!
         if before.seqFloor == nil { before.seqFloor = seqFloor }
         let last = removed.seq &+ 1
         seqFloor = max(seqFloor, last)
@@ -159,7 +166,7 @@ public struct TabContainers: Equatable, Sendable {
     /// plugin's), and returns its seq; nil when there is no such controller.
     public mutating func nextSeq(_ name: String) -> UInt64? {
         guard controllers[name] != nil else { return nil }
-        save(name, controllers[name])
+        saveSeq(name)
         controllers[name]!.seq &+= 1
         return controllers[name]!.seq
     }
@@ -168,25 +175,55 @@ public struct TabContainers: Equatable, Sendable {
     /// state). Never lowers it.
     public mutating func setSeq(_ name: String, _ seq: UInt64) throws(TabError) {
         guard controllers[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
-        save(name, controllers[name])
+        saveSeq(name)
         controllers[name]!.seq = max(controllers[name]!.seq, seq)
     }
 
     // MARK: Undo
 
-    /// Remembers a controller as it is before it changes, once per controller until
-    /// `keepChanges` or `undoChanges`. The common case (a run of requests to one controller)
-    /// compares one name.
-    @inline(__always)
-    private mutating func save(_ name: String, _ controller: Controller?) {
-        guard !isSaved(name) else { return }
-        before.saved.append((name, controller))
+    /// Remembers the controller `name` (nil: absent) whole as it is before it changes, once per
+    /// controller until `keepChanges` or `undoChanges`; an entry that kept only some roots
+    /// (`SavedController.roots`) becomes whole, as it was at the turn's start.
+    private mutating func saveWhole(_ name: String) {
+        guard let at = before.position(of: name) else {
+            return before.saved.append((name, controllers[name].map(SavedController.whole) ?? .absent))
+        }
+        if case .roots = before.saved[at].controller {
+            before.saved[at].controller = .whole(before.saved[at].controller.restored(from: controllers[name])!)
+        }
     }
 
+    /// Remembers the controller `name` before a change of its seq alone (its tabs stay).
+    private mutating func saveSeq(_ name: String) {
+        guard before.position(of: name) == nil, let c = controllers[name] else { return }
+        before.saved.append((name, c.tabs.count < Controller.footprintMinimumTabs ? .whole(c) : .roots(c.withoutTabs, [])))
+    }
+
+    /// Remembers the controller at `i` before `command` changes it: for a controller of
+    /// `Controller.footprintMinimumTabs` tabs or more, only the roots the command may write
+    /// when it says which (`Controller.footprint`); else the whole controller.
     @inline(__always)
-    private func isSaved(_ name: String) -> Bool {
-        if let last = before.saved.last, last.name == name { return true }
-        return before.saved.contains(where: { $0.name == name })
+    private mutating func save(_ name: String, at i: Dictionary<String, Controller>.Index, before command: Command) {
+        guard let at = before.position(of: name) else {
+            guard controllers.values[i].tabs.count >= Controller.footprintMinimumTabs,
+                  let footprint = controllers.values[i].footprint(of: command)
+            else { return before.saved.append((name, .whole(controllers.values[i]))) }
+            var saved = SavedController.roots(controllers.values[i].withoutTabs, [])
+            saved.log(footprint, of: controllers.values[i])
+            return before.saved.append((name, saved))
+        }
+        guard case .roots = before.saved[at].controller else { return }
+        if let footprint = controllers.values[i].footprint(of: command) {
+            before.saved[at].controller.log(footprint, of: controllers.values[i])
+        } else {
+            before.saved[at].controller = .whole(before.saved[at].controller.restored(from: controllers.values[i])!)
+        }
+    }
+
+    /// Whether every change to undo kept only some roots of its controller (tests: the
+    /// footprints' path was taken).
+    var undoesRootsOnly: Bool {
+        !before.saved.isEmpty && before.saved.allSatisfy { if case .roots = $0.controller { true } else { false } }
     }
 
     /// The changes since the last call are kept: nothing to undo any more.
@@ -204,7 +241,7 @@ public struct TabContainers: Equatable, Sendable {
         if let floor = before.seqFloor { seqFloor = floor }
         before.seqFloor = nil
         for (name, controller) in saved.reversed() {
-            if let controller { controllers[name] = controller } else { controllers[name] = nil }
+            controllers[name] = controller.restored(from: controllers[name])
         }
         recent = Recent()
         return saved.map(\.name)
@@ -224,10 +261,28 @@ public struct TabContainers: Equatable, Sendable {
                                selectionChanges: Bool = false, semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i = try lookUp(name)
-        if !isSaved(name) { before.saved.append((name, controllers.values[i])) }
+        save(name, at: i, before: command)
+        #if DEBUG
+        // The footprint's promise, checked by every test that runs a command (whatever the
+        // controller's size): no root outside it was written.
+        let footprint = controllers.values[i].footprint(of: command), tabsBefore = controllers.values[i].tabs
+        defer { if let footprint { Self.checkFootprint(footprint, of: command, before: tabsBefore, after: controllers[name]?.tabs) } }
+        #endif
         return try controllers.values[i].apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
                                                semantics: semantics, reading: read)
     }
+
+    #if DEBUG
+    private static func checkFootprint(_ footprint: RootFootprint, of command: Command, before: [Tab], after: [Tab]?) {
+        guard let after else { return }
+        precondition(after.count == before.count, "\(command) changed the number of root tabs, outside its footprint")
+        var inside = Set<Int>()
+        footprint.forEach { inside.insert($0) }
+        for i in before.indices where !inside.contains(i) {
+            precondition(before[i] == after[i], "\(command) changed root tab \(i) ('\(before[i].id)'), outside its footprint \(inside.sorted())")
+        }
+    }
+    #endif
 
     /// Hands the controller `name` to `read` where it lies (one lookup, no copy): a copy
     /// retains and releases each of its arrays and strings, about a thousand instructions

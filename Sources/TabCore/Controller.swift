@@ -285,7 +285,13 @@ public struct Controller: Equatable, Sendable {
     private mutating func applyOnce(_ command: Command, policy: Policy, notifying: Bool, selectionChanges: Bool) throws(TabError) -> Outcome {
         var out = Outcome(recordsNotifications: notifying, recordsSelectionChanges: selectionChanges)
         let moves = Self.movesSelectionOnly(command)
-        let bar = moves ? nil : barState
+        let keepsBar = Self.keepsBar(command)
+        // The bar's lists are as long as the controller: read only where the command can move them.
+        let bar = moves || keepsBar ? nil : barState
+        #if DEBUG
+        let barBefore = keepsBar ? barState : nil
+        defer { if let barBefore { precondition(barState == barBefore, "\(command) moved the bar, which keepsBar says it cannot") } }
+        #endif
         // An arranged controller's select or tap: only the bar's selected item can move.
         let barSlot = moves && arranged ? current.barSlot : 0  // the item as a number (`TreeNode.barSlot`)
         // R13.6: a change of the tree can make the sidebar come or go (automatic mode: a group
@@ -355,6 +361,16 @@ public struct Controller: Equatable, Sendable {
 
     var barState: BarState {
         BarState(visible: barVisible, more: moreList, unreachable: unreachable, selected: barSelected, hidden: barHidden, top: barAtTop)
+    }
+
+    /// The commands that never change what the bar shows (`barState`): they write one tab's
+    /// badge, stack or shown fields (checked after each of them in debug builds).
+    private static func keepsBar(_ command: Command) -> Bool {
+        switch command {
+        case .badge, .push, .pop, .popToRoot: return true
+        case .updateTab(_, let update): return !update.arranges
+        default: return false
+        }
     }
 
     /// The commands that change the tree's shape (which tabs there are, and where).

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# How a change's cost grows with the controller (issue 41, "A change costs what it changes"):
+# user-space instructions per request counted by callgrind (Benchmarks/harness/instructions.sh,
+# its scale-* modes), for a controller of 6 flat tabs and of N, in the same run, and the ratio.
+#
+#   Benchmarks/harness/scale.sh [SECONDS]     (default 3 seconds a run; TABD=path, MODES=...)
+#
+# The targets: select, tap, badge, update_tab of one tab, push + pop at N = 10,000 within 1.5x
+# of N = 6; add_tab + remove_tab and customize.move at N = 1,000 within 5x. Prints one line a
+# request and exits 1 when a ratio is above its target (so a regression shows).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+SECS=${1:-3}
+MODES=${MODES:-"select tap badge update-tab push-pop add-remove customize-move"}
+fail=0
+printf '%-16s %8s %14s %14s %7s %7s\n' request N "instr (N=6)" "instr (N)" ratio target
+for m in $MODES; do
+    case "$m" in add-remove|customize-move) n=1000; target=5.0 ;; *) n=10000; target=1.5 ;; esac
+    small=$(TABS=6 "$HERE/instructions.sh" "$SECS" "scale-$m" | sed -n 's/.*: \([0-9]*\) instructions per.*/\1/p')
+    large=$(TABS=$n "$HERE/instructions.sh" "$SECS" "scale-$m" | sed -n 's/.*: \([0-9]*\) instructions per.*/\1/p')
+    ratio=$(awk -v a="$small" -v b="$large" 'BEGIN { printf "%.2f", b / a }')
+    ok=$(awk -v r="$ratio" -v t="$target" 'BEGIN { print (r <= t) ? "" : "  ABOVE TARGET" }')
+    [ -z "$ok" ] || fail=1
+    printf '%-16s %8d %14d %14d %6sx %6sx%s\n' "$m" "$n" "$small" "$large" "$ratio" "$target" "$ok"
+done
+echo "tabd at git $(git -C "$HERE/../.." rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%F), $SECS s a run"
+exit $fail
