@@ -211,7 +211,9 @@ public enum Daemon {
         loop.onSignal(SIGCHLD) { plugins.reapHelpers() }
         // The state first: plugins' init reads what they keep in their store (plugin ABI 1.6).
         let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
-        let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
+        // Who tabd runs as, read once: its own user is an admin (the engine asks no kernel).
+        let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version,
+                                 ownUID: Sys.effectiveUserID())
         service.hooks.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
         plugins.scheduleTimer = { seconds, body in
             let timer = loop.once(after: seconds, body)

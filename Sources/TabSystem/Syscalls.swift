@@ -242,6 +242,12 @@ public enum Sys {
         return (r, status)
     }
 
+    /// geteuid(2): the uid the process acts as (it cannot fail).
+    @inlinable
+    public static func effectiveUserID() -> uid_t {
+        geteuid()
+    }
+
     /// kill(2).
     @inlinable
     public static func kill(_ pid: pid_t, _ signal: Int32) throws(SystemError) {
