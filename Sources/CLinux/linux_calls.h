@@ -41,10 +41,10 @@ static inline int tabd_eventfd(void) {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
 
-/// socket(AF_UNIX, SOCK_STREAM or SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0). In C because
-/// the Glibc enum's constants do not import reliably next to other C modules.
-static inline int tabd_unix_socket(int datagram) {
-    return socket(AF_UNIX, (datagram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+/// socket(AF_UNIX, SOCK_STREAM or SOCK_DGRAM | SOCK_NONBLOCK unless `blocking` | SOCK_CLOEXEC, 0).
+/// In C because the Glibc enum's constants do not import reliably next to other C modules.
+static inline int tabd_unix_socket(int datagram, int blocking) {
+    return socket(AF_UNIX, (datagram ? SOCK_DGRAM : SOCK_STREAM) | (blocking ? 0 : SOCK_NONBLOCK) | SOCK_CLOEXEC, 0);
 }
 
 /// SO_TYPE's value for a stream socket.

@@ -136,7 +136,7 @@ struct PluginLoader {
     /// Who may own a plugin file or a directory above one besides root.
     let trustedUID: uid_t
 
-    init(directories: [String], trustedUID: uid_t = geteuid()) {
+    init(directories: [String], trustedUID: uid_t = Sys.effectiveUserID()) {
         self.directories = directories.compactMap(PluginLoader.realPath)
         self.trustedUID = trustedUID
     }

@@ -32,14 +32,13 @@ public enum Daemon {
     /// initialised with its settings (then stopped) by the code a start runs.
     public static func check(_ config: ServerConfig) -> Check {
         var check = Check()
-        if let name = config.socketGroup, getgrnam(name) == nil {
+        if let name = config.socketGroup, groupID(named: name) == nil {
             check.errors.append(ConfigProblem(config.location(of: "socket_group"), "socket_group '\(name)' does not exist; create it (groupadd \(name)) or change socket_group"))
         }
         if let problem = socketProblem(config.socketPath) { check.errors.append(ConfigProblem(config.location(of: "socket"), problem)) }
         if let problem = stateDirectoryProblem(config.stateDir) { check.errors.append(ConfigProblem(config.location(of: "state_dir"), problem)) }
         // What the start would lower, with the warning it would log.
-        var limit = rlimit()
-        if let configured = config.maxConnections, tabd_get_nofile(&limit) == 0,
+        if let configured = config.maxConnections, let limit = try? Sys.openFileLimit(),
            configured > max(1, Int(clamping: limit.rlim_max) - reservedDescriptors) {
             check.warnings.append(ConfigProblem(config.location(of: "limits.max_connections"),
                 "limits.max_connections (\(configured)) is more than the open file limit allows (\(limit.rlim_max) descriptors, \(reservedDescriptors) kept for tabd); tabd would serve \(max(1, Int(clamping: limit.rlim_max) - reservedDescriptors)): raise LimitNOFILE (or ulimit -n)"))
@@ -69,6 +68,11 @@ public enum Daemon {
         return check
     }
 
+    /// The gid of the group `name` (nil: there is none, or the group database could not say).
+    static func groupID(named name: String) -> gid_t? {
+        (try? Sys.groupID(named: name)) ?? nil
+    }
+
     /// Why tabd could not bind `path` (nil: it can, as far as can be known before binding).
     /// Not asked when systemd passes the socket (LISTEN_FDS): then systemd made it.
     static func socketProblem(_ path: String) -> String? {
@@ -77,13 +81,12 @@ public enum Daemon {
         }
         if ProcessInfo.processInfo.environment["LISTEN_FDS"] != nil { return nil }
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        var st = stat()
-        guard stat(directory, &st) == 0 else {
+        guard let st = try? Sys.fileStatus(directory) else {
             return "the directory of socket \(path), \(directory), does not exist; create it (under systemd, tabd.socket or RuntimeDirectory=tabd does) or choose another socket"
         }
         guard st.st_mode & S_IFMT == S_IFDIR else { return "the directory of socket \(path), \(directory), is not a directory; choose another socket" }
-        guard access(directory, W_OK | X_OK) == 0 else {
-            return "uid \(geteuid()) cannot create socket \(path) in \(directory); chown the directory to tabd's user or choose another socket"
+        guard (try? Sys.access(directory, W_OK | X_OK)) != nil else {
+            return "uid \(Sys.effectiveUserID()) cannot create socket \(path) in \(directory); chown the directory to tabd's user or choose another socket"
         }
         return nil
     }
@@ -104,19 +107,18 @@ public enum Daemon {
 
     /// Why tabd could not use `directory` for its state (nil: it can, or can create it).
     static func stateDirectoryProblem(_ directory: String) -> String? {
-        var st = stat()
-        if stat(directory, &st) == 0 {
+        if let st = try? Sys.fileStatus(directory) {
             guard st.st_mode & S_IFMT == S_IFDIR else { return "state_dir \(directory) is not a directory" }
-            guard access(directory, W_OK | X_OK) == 0 else {
-                return "state_dir \(directory) is not writable by uid \(geteuid()); chown it to tabd's user or choose another state_dir"
+            guard (try? Sys.access(directory, W_OK | X_OK)) != nil else {
+                return "state_dir \(directory) is not writable by uid \(Sys.effectiveUserID()); chown it to tabd's user or choose another state_dir"
             }
             return nil
         }
         var parent = (directory as NSString).deletingLastPathComponent
-        while !parent.isEmpty, stat(parent, &st) != 0 { parent = (parent as NSString).deletingLastPathComponent }
+        while !parent.isEmpty, (try? Sys.fileStatus(parent)) == nil { parent = (parent as NSString).deletingLastPathComponent }
         if parent.isEmpty { parent = "." }
-        guard access(parent, W_OK | X_OK) == 0 else {
-            return "state_dir \(directory) does not exist and uid \(geteuid()) cannot create it in \(parent); create it (systemd-tmpfiles --create) or choose another state_dir"
+        guard (try? Sys.access(parent, W_OK | X_OK)) != nil else {
+            return "state_dir \(directory) does not exist and uid \(Sys.effectiveUserID()) cannot create it in \(parent); create it (systemd-tmpfiles --create) or choose another state_dir"
         }
         return nil
     }
@@ -145,11 +147,10 @@ public enum Daemon {
         /// Files first, then the directories, deepest first (each only when empty).
         func remove() {
             for name in (try? FileManager.default.contentsOfDirectory(atPath: stateDir)) ?? [] where !(before?.contains(name) ?? false) {
-                var st = stat()
-                if lstat(stateDir + "/" + name, &st) == 0, st.st_mode & S_IFMT == S_IFREG { unlink(stateDir + "/" + name) }
+                if let st = try? Sys.linkStatus(stateDir + "/" + name), st.st_mode & S_IFMT == S_IFREG { try? Sys.unlink(stateDir + "/" + name) }
             }
             for path in missing {
-                if unlink(path) != 0 { rmdir(path) }
+                if (try? Sys.unlink(path)) == nil { try? Sys.rmdir(path) }
             }
         }
     }
@@ -181,7 +182,7 @@ public enum Daemon {
         let config = options.config
         // A socket group that does not exist is a configuration problem found before
         // anything is created.
-        if let name = config.socketGroup, getgrnam(name) == nil {
+        if let name = config.socketGroup, groupID(named: name) == nil {
             throw ConfigError([ConfigProblem(config.location(of: "socket_group"), "socket_group '\(name)' does not exist; create it (groupadd \(name)) or change socket_group")])
         }
         // What a start refused for its configuration must not leave behind: the files (and
@@ -211,7 +212,9 @@ public enum Daemon {
         loop.onSignal(SIGCHLD) { plugins.reapHelpers() }
         // The state first: plugins' init reads what they keep in their store (plugin ABI 1.6).
         let store = StateStore(directory: config.stateDir, fsync: config.fsync, compactBytes: config.compactBytes, logger: logger)
-        let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version)
+        // Who tabd runs as, read once: its own user is an admin (the engine asks no kernel).
+        let service = TabService(config: config, store: store, plugins: plugins, logger: logger, version: options.version,
+                                 ownUID: Sys.effectiveUserID())
         service.hooks.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
         plugins.scheduleTimer = { seconds, body in
             let timer = loop.once(after: seconds, body)
@@ -239,8 +242,8 @@ public enum Daemon {
         } else {
             var group: gid_t?
             if let name = config.socketGroup {
-                guard let g = getgrnam(name) else { throw ConfigError([ConfigProblem(config.location(of: "socket_group"), "socket_group '\(name)' does not exist")]) }
-                group = g.pointee.gr_gid
+                guard let g = groupID(named: name) else { throw ConfigError([ConfigProblem(config.location(of: "socket_group"), "socket_group '\(name)' does not exist")]) }
+                group = g
             }
             listener = try ListeningSocket.bind(path: config.socketPath, mode: config.socketMode, group: group)
         }
@@ -337,12 +340,11 @@ public enum Daemon {
     /// hard one (what LimitNOFILE= allows), then keeps `reservedDescriptors`. A configured
     /// `limits.max_connections` above that is lowered, with a warning saying what to raise.
     static func connectionLimit(configured: Int?, logger: Logger) -> Int {
-        var limit = rlimit()
-        guard tabd_get_nofile(&limit) == 0 else { return configured ?? 1024 }
+        guard var limit = try? Sys.openFileLimit() else { return configured ?? 1024 }
         if limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = limit.rlim_max
-            if tabd_set_nofile(&raised) == 0 { limit = raised }
+            if (try? Sys.setOpenFileLimit(raised)) != nil { limit = raised }
         }
         let fits = max(1, Int(clamping: limit.rlim_cur) - reservedDescriptors)
         guard let configured else { return min(fits, ServerConfig.Limits.maxConnections.upperBound) }

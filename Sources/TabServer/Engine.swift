@@ -1,17 +1,29 @@
 // The service's engine: tabd's behaviour as a value. Its input is a request line and the
-// client who sent it (or a timer, a reload, the end of recovery); its output a `Step` — the
-// reply, the events for each subscriber, whether the request acted outside the state — and
-// the journal records it appended to `journal`. It holds the controllers, the subscriptions,
-// the memos of encoded replies and the counters; it never touches a socket, a file or the
-// loop. `TabService` (the transport's adapter) feeds it lines, delivers its steps, commits
-// its journal and, when a commit fails, undoes the turn and sends it through again.
+// client who sent it (or a timer, the end of recovery, a reload the adapter prepared); its
+// output a `Step` — the reply, the events for each subscriber, whether the request acted
+// outside the state — and the journal records it appended to `journal`. It holds the
+// controllers, the subscriptions, the memos of encoded replies and the counters.
+//
+// It does no I/O: it opens no file or socket, starts no process, never touches the loop,
+// and asks the kernel nothing of anyone's credentials (it reads the clock, for `stats`).
+// `TabService` (the transport's adapter) feeds it lines, delivers its steps, commits its
+// journal and, when a commit fails, undoes the turn and sends it through again. For a
+// reload the adapter reads the configuration file and prepares its plugins (loads their
+// code, starts isolated plugins' helpers, runs their init), and hands the engine the result
+// (`PreparedReload`). What else the engine knows of the world is handed in too: each line's
+// peer credentials (read by the transport), a peer's supplementary groups and the figures
+// of `stats` (asked of the host, `EngineHost`), tabd's own uid (read once by the daemon at
+// start). The plugins are its policy: it calls their hooks through the plugin host, which
+// runs their code (in tabd, or in an isolated plugin's helper) and, when the engine swaps
+// in a reload's plugins, stops the ones they replace.
 //
 // Its jobs live in files of their own: EngineDispatch (requests → replies), EngineEvents
 // (subscriptions and events), EnginePlugins (what plugins answer and ask for), EngineState
 // (controllers created, the journal, faults, recovery and reload).
 //
-// Unit tests drive it with no sockets or processes (Tests/TabServerTests/EngineTests.swift),
-// as swift-nio's EmbeddedChannel drives a handler.
+// Unit tests drive it with no sockets, processes or files (Tests/TabServerTests/EngineTests.swift),
+// as swift-nio's EmbeddedChannel drives a handler: a reload too, its configuration parsed
+// from text.
 
 import Foundation
 import Logging
@@ -33,14 +45,11 @@ public struct Client: Sendable {
     }
 }
 
-/// What the engine asks of the world around it, read only when a request needs it: the
-/// peer's supplementary groups (a system call, for admin_gids and plugin.call), the
-/// figures `stats` and `metrics` report of the transport and the journal, and a reload's
-/// phases (for systemd).
+/// What the engine asks of the world around it, read by the host only when a request needs
+/// it: the peer's supplementary groups (a system call, for admin_gids and plugin.call), and
+/// the figures `stats` and `metrics` report of the transport and the journal.
 public protocol EngineHost: AnyObject {
     func peerGroups(of client: Client) throws -> [gid_t]
-    /// A reload begins (systemd's RELOADING=1; its end is the step's `reloaded`).
-    func reloadBegins()
     var transportStatus: LineServer.Status { get }
     var journalFigures: JournalFigures { get }
 }
@@ -73,6 +82,10 @@ public struct Step: ~Copyable {
     /// A reload ended, successfully or not (systemd's READY=1 and the status, said by the
     /// adapter once the engine is done).
     public var reloaded: Bool?
+    /// A `reload` command asks for a reload: the adapter reads the configuration, prepares its
+    /// plugins and hands them to `ServiceEngine.reload(_:answering:into:)` before it delivers
+    /// the step, whose reply that fills.
+    public var reloadAsked: ReloadAsked?
     /// The request's id (nil: none, or not a request).
     public var requestID: RequestID?
     /// Nothing but the reply was set (the common case, a select or a state): what sets any
@@ -102,6 +115,11 @@ public struct Step: ~Copyable {
         }
     }
 
+    /// The `reload` command that asked (its reply's id).
+    public struct ReloadAsked {
+        public let id: RequestID?
+    }
+
     public init() {}
 
     /// Ready for the next input (buffers grown by a huge reply or event are given back). The
@@ -125,6 +143,7 @@ public struct Step: ~Copyable {
         deferred = nil
         subscribed = nil
         reloaded = nil
+        reloadAsked = nil
         requestID = nil
         plain = true
     }
@@ -147,6 +166,9 @@ public struct ServiceEngine: ~Copyable {
     unowned var host: EngineHost
     let logger: Logger
     let version: String
+    /// The uid tabd runs as (its effective uid, read once by the daemon at start): its own
+    /// user is an admin (`isAdmin`).
+    let ownUID: uid_t
     let instance = UInt64.random(in: 1...UInt64.max)
 
     /// The records appended since the last commit (the adapter commits them).
@@ -169,8 +191,9 @@ public struct ServiceEngine: ~Copyable {
     var pluginSelectionsLeft = 0
     var pluginSelectionsCapLogged = false
 
-    public init(config: ServerConfig, plugins: PluginHost, host: EngineHost, journal: consuming JournalBatch, logger: Logger, version: String) {
+    public init(config: ServerConfig, plugins: PluginHost, host: EngineHost, journal: consuming JournalBatch, logger: Logger, version: String, ownUID: uid_t) {
         self.config = config
+        self.ownUID = ownUID
         self.plugins = plugins
         self.policy = plugins
         self.host = host

@@ -21,7 +21,7 @@ extension ServiceEngine {
     }
 
     /// A command failed: its error reply replaces whatever part of a reply was written.
-    private mutating func fail(id: RequestID?, _ error: ProtocolError, _ out: inout Step) {
+    mutating func fail(id: RequestID?, _ error: ProtocolError, _ out: inout Step) {
         stats.countError(error.code)
         out.reply.reset()
         ReplyEncoder.failure(id: id, error, into: &out.reply)
@@ -65,7 +65,7 @@ extension ServiceEngine {
         case .plugins: listPlugins(r, &out)
         case .pluginCall(let plugin, let method, let args): try callPlugin(r, plugin: plugin, method: method, args: args, client, &out)
         case .explain(let limit): explain(r, limit: limit, &out)
-        case .reload: try reload(r, &out)
+        case .reload: askForReload(r, &out)
         case .stats:
             reply(r, &out) { w in stats.encode(&w, transport: host.transportStatus, subscribers: subscriptions.count, store: host.journalFigures, plugins: plugins) }
         case .config:
@@ -285,7 +285,7 @@ extension ServiceEngine {
     /// admin_gids is set and nothing else matched (a failure to get them is not an admin).
     public func isAdmin(_ client: Client) -> Bool {
         let peer = client.peer
-        if peer.uid == 0 || peer.uid == geteuid() || config.adminUIDs.contains(peer.uid) || config.adminGIDs.contains(peer.gid) {
+        if peer.uid == 0 || peer.uid == ownUID || config.adminUIDs.contains(peer.uid) || config.adminGIDs.contains(peer.gid) {
             return true
         }
         guard !config.adminGIDs.isEmpty else { return false }

@@ -1,6 +1,7 @@
 // The engine's state beyond a request: controllers created (configured or asked for), the
 // journal records of a change, changes refused while the journal cannot be written, what
-// is left to do once recovery loaded plugins, and a reload's transaction.
+// is left to do once recovery loaded plugins, and a reload's transaction (what the adapter
+// prepared, swapped in).
 
 import Foundation
 import Logging
@@ -91,13 +92,31 @@ extension ServiceEngine {
         public var stale: [PluginProblem] = []
     }
 
-    /// Re-reads the config file and applies it as one transaction: the new configuration
-    /// and its plugins are prepared beside the running ones (files checked and loaded, new
-    /// or changed plugins initialised); only if all of that succeeds is it swapped in. On
-    /// failure nothing running changes and the error lists every problem.
-    public mutating func reload(into out: inout Step) -> Result<ReloadReport, ConfigError> {
-        host.reloadBegins()
-        let result = reloadTransaction(&out)
+    /// A reload's input, made by the adapter (`TabService.prepareReload`): the configuration
+    /// file read again and parsed (with the running command line's overrides), and its
+    /// plugins prepared beside the running ones (files checked and loaded, new or changed
+    /// plugins initialised). The engine reads no file and starts no plugin: it is handed this.
+    public struct PreparedReload {
+        public var config: ServerConfig
+        public var plugins: PreparedPlugins
+
+        public init(config: ServerConfig, plugins: PreparedPlugins) {
+            self.config = config
+            self.plugins = plugins
+        }
+    }
+
+    /// Applies a reload the adapter prepared, as one transaction: only a usable preparation
+    /// is swapped in (the new configuration and its plugins; the replaced instances are
+    /// stopped). On failure — the file could not be read or is invalid, or a required plugin
+    /// would not run (the adapter discarded what it prepared) — nothing running changes and
+    /// the error lists every problem. Logged and counted for `stats` either way.
+    public mutating func reload(_ prepared: Result<PreparedReload, ConfigError>, into out: inout Step) -> Result<ReloadReport, ConfigError> {
+        let result: Result<ReloadReport, ConfigError>
+        switch prepared {
+        case .success(let p): result = .success(swapIn(p, &out))
+        case .failure(let error): result = .failure(error)
+        }
         switch result {
         case .success(let report):
             var metadata: Logger.Metadata = [
@@ -123,23 +142,8 @@ extension ServiceEngine {
         return result
     }
 
-    private mutating func reloadTransaction(_ out: inout Step) -> Result<ReloadReport, ConfigError> {
-        var next = config
-        if let path = config.path {
-            do {
-                next = try ServerConfig.load(path: path)
-            } catch let error as ConfigError {
-                return .failure(error)
-            } catch {
-                return .failure(ConfigError("\(path): \(error)"))
-            }
-            next.overrides = config.overrides
-        }
-        let prepared = plugins.prepare(next.plugins, directories: next.pluginDirectories)
-        guard prepared.isUsable else {
-            plugins.discard(prepared)
-            return .failure(ConfigError(next.problems(requiredFailures: prepared.failures)))
-        }
+    private mutating func swapIn(_ prepared: PreparedReload, _ out: inout Step) -> ReloadReport {
+        let next = prepared.config
         var report = ReloadReport()
         (report.changed, report.restartRequired) = config.differences(to: next)
         // What needs a restart keeps its running value.
@@ -156,26 +160,44 @@ extension ServiceEngine {
         applied.maxTotalTabs = next.maxTotalTabs
         applied.slowHookMilliseconds = next.slowHookMilliseconds
         plugins.slowHookNanoseconds = UInt64(next.slowHookMilliseconds) * 1_000_000
-        report.plugins = plugins.commit(prepared, controllers: containers.names.compactMap { containers[$0] })
+        report.plugins = plugins.commit(prepared.plugins, controllers: containers.names.compactMap { containers[$0] })
         plugins.maxJSONDepth = applied.maxJSONDepth
         if !report.plugins.started.isEmpty || !report.plugins.stopped.isEmpty, !report.changed.contains("plugins.load") {
             report.changed.append("plugins.load")  // the same settings, but a file changed or a refused plugin now runs
         }
-        report.refused = prepared.refused
-        report.stale = prepared.stale
+        report.refused = prepared.plugins.refused
+        report.stale = prepared.plugins.stale
         config = applied
         // Events the stopped plugins emitted (a login gate's logouts), and selections they
         // asked for; then every controller's orientations as the new plugins decide them.
         perform(report.plugins.effects, &out)
         decideOrientations(into: &out)
         createConfiguredControllers(into: &out)
-        return .success(report)
+        return report
     }
 
-    /// The `reload` command: `reload(into:)`, answered with what it did.
-    mutating func reload(_ r: Request, _ out: inout Step) throws(ProtocolError) {
+    /// The `reload` command: the engine cannot answer it alone (the file and the plugins are
+    /// the adapter's), so the step asks for a reload (`Step.reloadAsked`); the adapter
+    /// prepares one and hands it to `reload(_:answering:into:)`, which answers.
+    func askForReload(_ r: Request, _ out: inout Step) {
+        out.plain = false
+        out.reloadAsked = Step.ReloadAsked(id: r.id)
+    }
+
+    /// Answers the `reload` command the step asked for with the adapter's `prepared`:
+    /// `reload(_:into:)`, and a reply saying what it did, or a `config_invalid` error.
+    public mutating func reload(_ prepared: Result<PreparedReload, ConfigError>, answering asked: Step.ReloadAsked, into out: inout Step) {
+        out.reloadAsked = nil
+        do throws(ProtocolError) {
+            try answerReload(prepared, id: asked.id, &out)
+        } catch {
+            fail(id: asked.id, error, &out)
+        }
+    }
+
+    private mutating func answerReload(_ prepared: Result<PreparedReload, ConfigError>, id: RequestID?, _ out: inout Step) throws(ProtocolError) {
         let report: ReloadReport
-        switch reload(into: &out) {
+        switch reload(prepared, into: &out) {
         case .success(let r): report = r
         case .failure(let error):
             // One sentence; the problems, each once, in `problems`.
@@ -183,7 +205,7 @@ extension ServiceEngine {
             throw ProtocolError(.configInvalid, "reload refused: \(config.path ?? "the configuration") has \(n) problem\(n == 1 ? "" : "s"); nothing changed and the running configuration stays until it is fixed and reloaded",
                                 lists: [("problems", error.problems.map(\.description))])
         }
-        reply(r, &out) { w in
+        ReplyEncoder.success(id: id, into: &out.reply) { w in
             w.key(literal: "reloaded"); w.bool(true)
             w.key(literal: "plugins"); ReplyEncoder.strings(plugins.plugins.filter(\.loaded).map(\.name), &w)
             w.key(literal: "changed"); ReplyEncoder.strings(report.changed, &w)

@@ -8,6 +8,7 @@
 
 import Foundation
 import Logging
+import TabSystem
 import TabJSON
 
 public struct JournaldLogHandler: LogHandler {
@@ -39,8 +40,7 @@ public struct JournaldLogHandler: LogHandler {
         guard let value else { return false }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return false }
+        guard let st = try? Sys.fstat(fd) else { return false }
         return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
     }
 

@@ -4,7 +4,8 @@
 // journal records — or, when they cannot be made durable, undoes the turn and sends its
 // lines through again (ServiceTurns). It owns what the engine must not: connections, the
 // state store and its faults and retries (ServiceRecovery), big replies encoded off the
-// loop (ServiceBigStates), and the clock. Runs on the loop thread only.
+// loop (ServiceBigStates), the clock, and a reload's files and plugins (read and prepared
+// here, handed to the engine). Runs on the loop thread only.
 
 import Foundation
 import Logging
@@ -74,12 +75,14 @@ public final class TabService: LineServiceDelegate, EngineHost {
     public var config: ServerConfig { engine.config }
     var stats: ServiceStats { engine.stats }
 
-    public init(config: ServerConfig, store: StateStore, plugins: PluginHost, logger: Logger, version: String) {
+    /// `ownUID`: the uid tabd runs as, read once at start (its own user is an admin).
+    public init(config: ServerConfig, store: StateStore, plugins: PluginHost, logger: Logger, version: String, ownUID: uid_t) {
         self.store = store
         self.plugins = plugins
         self.logger = logger
         // The engine's host is this adapter, set once it exists (the engine keeps it unowned).
-        engine = ServiceEngine(config: config, plugins: plugins, host: PendingHost.shared, journal: store.batch(), logger: logger, version: version)
+        engine = ServiceEngine(config: config, plugins: plugins, host: PendingHost.shared, journal: store.batch(), logger: logger,
+                               version: version, ownUID: ownUID)
         engine.host = self
         plugins.storeWritable = { [store] in store.fault == nil }
         plugins.onTimer = { [unowned self] timer in fireTimer(timer) }
@@ -94,7 +97,6 @@ public final class TabService: LineServiceDelegate, EngineHost {
 
     public var transportStatus: LineServer.Status { hooks.transportStatus() }
     public var journalFigures: JournalFigures { store.figures }
-    public func reloadBegins() { hooks.reload(.begin) }
 
     /// Root, tabd's own user, an admin uid, or a peer in an admin group (the transport's
     /// reserved slots).
@@ -170,12 +172,43 @@ public final class TabService: LineServiceDelegate, EngineHost {
         commitOutsideTurn()
     }
 
-    /// Re-reads the config file and applies it as one transaction (`ServiceEngine.reload`),
-    /// committed unless a turn is open (a `reload` command's turn commits it).
+    // MARK: Reload
+
+    /// Re-reads the config file and applies it as one transaction: prepared here
+    /// (`prepareReload`), swapped in by the engine (`ServiceEngine.reload`), committed unless
+    /// a turn is open (a `reload` command's turn commits it).
     public func reload() -> Result<ServiceEngine.ReloadReport, ConfigError> {
-        let result = outsideALine { $0.reload(into: &$1) }
+        let prepared = prepareReload()
+        let result = outsideALine { $0.reload(prepared, into: &$1) }
         if !turnOpen { commitOutsideTurn() }
         return result
+    }
+
+    /// What a reload hands the engine, made once systemd is told it begins: the config file
+    /// read again (with the running command line's overrides; the running configuration when
+    /// tabd has no file) and its plugins prepared beside the running ones — files checked and
+    /// loaded, new or changed plugins initialised. Nothing running changes here. A required
+    /// plugin that would not run makes it a failure, and what was prepared is stopped again.
+    func prepareReload() -> Result<ServiceEngine.PreparedReload, ConfigError> {
+        hooks.reload(.begin)
+        let running = engine.config
+        var next = running
+        if let path = running.path {
+            do {
+                next = try ServerConfig.load(path: path)
+            } catch let error as ConfigError {
+                return .failure(error)
+            } catch {
+                return .failure(ConfigError("\(path): \(error)"))
+            }
+            next.overrides = running.overrides
+        }
+        let prepared = plugins.prepare(next.plugins, directories: next.pluginDirectories)
+        guard prepared.isUsable else {
+            plugins.discard(prepared)
+            return .failure(ConfigError(next.problems(requiredFailures: prepared.failures)))
+        }
+        return .success(ServiceEngine.PreparedReload(config: next, plugins: prepared))
     }
 }
 
@@ -183,7 +216,6 @@ public final class TabService: LineServiceDelegate, EngineHost {
 private final class PendingHost: EngineHost {
     nonisolated(unsafe) static let shared = PendingHost()
     func peerGroups(of client: Client) throws -> [gid_t] { [] }
-    func reloadBegins() {}
     var transportStatus: LineServer.Status { LineServer.Status() }
     var journalFigures: JournalFigures { JournalFigures(fsync: .no) }
 }

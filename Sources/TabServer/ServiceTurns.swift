@@ -56,6 +56,10 @@ extension TabService {
         current = connection
         let name = engine.handle(line, from: Client(id: connection.id, peer: connection.peer), into: &step)
         current = nil
+        // A `reload` command: its files and plugins are prepared here, and the engine answers.
+        if !step.plain, let asked = step.reloadAsked {
+            engine.reload(prepareReload(), answering: asked, into: &step)
+        }
         deliver(to: connection)
         return name
     }

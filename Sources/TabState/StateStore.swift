@@ -291,8 +291,8 @@ public final class StateStore {
         guard st.st_mode & S_IFMT == S_IFDIR else {
             throw StateError("the state directory \(directory) is not a directory; choose another state_dir")
         }
-        guard st.st_uid == 0 || st.st_uid == geteuid() else {
-            throw StateError("the state directory \(directory) is owned by uid \(st.st_uid), not by root or tabd's user (uid \(geteuid())); chown it to tabd's user")
+        guard st.st_uid == 0 || st.st_uid == Sys.effectiveUserID() else {
+            throw StateError("the state directory \(directory) is owned by uid \(st.st_uid), not by root or tabd's user (uid \(Sys.effectiveUserID())); chown it to tabd's user")
         }
         guard st.st_mode & 0o022 == 0 else {
             throw StateError("the state directory \(directory) is writable by its group or by others (mode \(String(st.st_mode & 0o7777, radix: 8))); anyone who can write there chooses the state tabd loads. Run chmod go-w on it")

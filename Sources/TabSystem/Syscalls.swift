@@ -185,7 +185,20 @@ public enum Sys {
     /// access(2) with F_OK: whether `path` exists (false on any failure).
     @inlinable
     public static func exists(_ path: String) -> Bool {
-        access(path, F_OK) == 0
+        Glibc.access(path, F_OK) == 0
+    }
+
+    /// access(2) with `mode` (W_OK | X_OK…): throws (EACCES…) unless the process's real uid
+    /// and gid may use `path` so.
+    @inlinable
+    public static func access(_ path: String, _ mode: Int32) throws(SystemError) {
+        _ = try syscall("access") { Glibc.access(path, mode) }
+    }
+
+    /// rmdir(2): an empty directory removed.
+    @inlinable
+    public static func rmdir(_ path: String) throws(SystemError) {
+        _ = try syscall("rmdir") { Glibc.rmdir(path) }
     }
 
     /// mmap(2) of `length` bytes of `fd` from its start, readable and writable, MAP_SHARED.
@@ -217,7 +230,60 @@ public enum Sys {
         try syscall("eventfd") { tabd_eventfd() }
     }
 
+    // MARK: Terminals
+
+    /// isatty(3): whether `fd` is a terminal.
+    @inlinable
+    public static func isTerminal(_ fd: Int32) -> Bool {
+        isatty(fd) == 1
+    }
+
+    /// tcgetattr(3): the terminal `fd`'s settings.
+    @inlinable
+    public static func terminalAttributes(_ fd: Int32) throws(SystemError) -> termios {
+        var t = termios()
+        _ = try syscall("tcgetattr") { tcgetattr(fd, &t) }
+        return t
+    }
+
+    /// tcsetattr(3) with TCSAFLUSH: the terminal `fd` set to `attributes` once its output is
+    /// written, its unread input discarded.
+    @inlinable
+    public static func setTerminalAttributes(_ fd: Int32, _ attributes: termios) throws(SystemError) {
+        var t = attributes
+        _ = try syscall("tcsetattr") { tcsetattr(fd, TCSAFLUSH, &t) }
+    }
+
     // MARK: Processes
+
+    /// geteuid(2): the uid the process acts as (it cannot fail).
+    @inlinable
+    public static func effectiveUserID() -> uid_t {
+        geteuid()
+    }
+
+    /// getrlimit(2) of RLIMIT_NOFILE: how many descriptors the process may open (soft, hard).
+    @inlinable
+    public static func openFileLimit() throws(SystemError) -> rlimit {
+        var limit = rlimit()
+        _ = try syscall("getrlimit(RLIMIT_NOFILE)") { tabd_get_nofile(&limit) }
+        return limit
+    }
+
+    /// setrlimit(2) of RLIMIT_NOFILE.
+    @inlinable
+    public static func setOpenFileLimit(_ limit: rlimit) throws(SystemError) {
+        var limit = limit
+        _ = try syscall("setrlimit(RLIMIT_NOFILE)") { tabd_set_nofile(&limit) }
+    }
+
+    /// sigaction(2): `action` for `signal`; returns the action it replaces.
+    @inlinable
+    public static func setSignalAction(_ signal: Int32, _ action: sigaction) throws(SystemError) -> sigaction {
+        var new = action, old = sigaction()
+        _ = try syscall("sigaction") { sigaction(signal, &new, &old) }
+        return old
+    }
 
     /// poll(2) of one descriptor for `events` up to `milliseconds` (-1: no limit): the events
     /// that came, 0 when the time ran out or a signal came first. EINTR is not retried here,
@@ -242,6 +308,15 @@ public enum Sys {
         return (r, status)
     }
 
+    /// sigprocmask(2) with SIG_UNBLOCK: `signals` are delivered to the calling thread,
+    /// whatever mask the process was started with.
+    public static func unblockSignals(_ signals: [Int32]) throws(SystemError) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in signals { sigaddset(&set, s) }
+        _ = try syscall("sigprocmask") { sigprocmask(SIG_UNBLOCK, &set, nil) }
+    }
+
     /// kill(2).
     @inlinable
     public static func kill(_ pid: pid_t, _ signal: Int32) throws(SystemError) {
@@ -250,10 +325,11 @@ public enum Sys {
 
     // MARK: Sockets
 
-    /// socket(AF_UNIX, SOCK_STREAM or SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0).
+    /// socket(AF_UNIX, SOCK_STREAM or SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0); without
+    /// SOCK_NONBLOCK when `blocking` (a client that waits for its reply: tabctl).
     @inlinable
-    public static func unixSocket(datagram: Bool = false) throws(SystemError) -> Int32 {
-        try syscall("socket(AF_UNIX)") { tabd_unix_socket(datagram ? 1 : 0) }
+    public static func unixSocket(datagram: Bool = false, blocking: Bool = false) throws(SystemError) -> Int32 {
+        try syscall("socket(AF_UNIX)") { tabd_unix_socket(datagram ? 1 : 0, blocking ? 1 : 0) }
     }
 
     /// socketpair(AF_UNIX, `type` | SOCK_CLOEXEC, 0).
@@ -315,6 +391,14 @@ public enum Sys {
         return value
     }
 
+    /// setsockopt(SO_RCVTIMEO): a blocking receive on `fd` waits `seconds` at most, then fails
+    /// with EAGAIN (0: as long as it takes).
+    public static func setReceiveTimeout(_ fd: Int32, seconds: Double) throws(SystemError) {
+        let whole = seconds.rounded(.down)
+        var tv = timeval(tv_sec: Int(whole), tv_usec: Int((seconds - whole) * 1_000_000))
+        _ = try syscall("setsockopt(SO_RCVTIMEO)") { setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size)) }
+    }
+
     /// getsockopt(SO_PEERCRED): who the peer was when it connected.
     public static func peerCredentials(_ fd: Int32) throws(SystemError) -> (pid: pid_t, uid: uid_t, gid: gid_t) {
         var raw = tabd_peer_credentials()
@@ -345,3 +429,46 @@ public enum Sys {
 // function.
 @usableFromInline func cStat(_ path: String, _ st: inout stat) -> Int32 { stat(path, &st) }
 @usableFromInline func cFlock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
+
+// MARK: Users and groups
+
+extension Sys {
+    /// getpwnam_r(3): the user `name`'s uid and primary gid (nil: there is no such user).
+    public static func user(named name: String) throws(SystemError) -> (uid: uid_t, gid: gid_t)? {
+        try lookUp("getpwnam_r", passwd(), { getpwnam_r(name, $0, $1, $2, $3) }) { ($0.pw_uid, $0.pw_gid) }
+    }
+
+    /// getgrnam_r(3): the group `name`'s gid (nil: there is no such group).
+    public static func groupID(named name: String) throws(SystemError) -> gid_t? {
+        try lookUp("getgrnam_r", group(), { getgrnam_r(name, $0, $1, $2, $3) }) { $0.gr_gid }
+    }
+
+    /// getgrgid_r(3): the name of the group `gid` (nil: there is no such group).
+    public static func groupName(of gid: gid_t) throws(SystemError) -> String? {
+        try lookUp("getgrgid_r", group(), { getgrgid_r(gid, $0, $1, $2, $3) }) { String(cString: $0.gr_name) }
+    }
+
+    /// A reentrant lookup of the user and group databases (`call`): `get` fills `entry` with
+    /// strings kept in a buffer of the caller's, which starts at `bufferBytes` and doubles
+    /// while the call says it is too small (ERANGE), up to 1 MiB. These calls return their
+    /// errno rather than set it, and "no such entry" is success with no result.
+    static func lookUp<Entry, Value>(_ call: String, _ entry: Entry, bufferBytes: Int = 1024,
+                                     _ get: (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int, UnsafeMutablePointer<UnsafeMutablePointer<Entry>?>) -> Int32,
+                                     _ value: (Entry) -> Value) throws(SystemError) -> Value? {
+        var entry = entry
+        var size = bufferBytes
+        while true {
+            var found: UnsafeMutablePointer<Entry>?
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            defer { buffer.deallocate() }
+            let code = get(&entry, buffer, size, &found)
+            if code == EINTR { continue }
+            if code == ERANGE, size < 1 << 20 {
+                size *= 2
+                continue
+            }
+            if code != 0 { throw SystemError(call, errno: code) }
+            return found.map { value($0.pointee) }
+        }
+    }
+}

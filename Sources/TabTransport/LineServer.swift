@@ -191,7 +191,7 @@ public final class LineServer {
     // Slots.
     /// Whether a new connection's peer may take the slots kept for admins and is free of the
     /// per-uid cap (the delegate's rule; root and tabd's own user at least).
-    public var isPrivileged: (Connection) -> Bool = { $0.peer.uid == 0 || $0.peer.uid == geteuid() }
+    public var isPrivileged: (Connection) -> Bool = { $0.peer.uid == 0 || $0.peer.uid == Sys.effectiveUserID() }
     /// Open connections of peers that are not privileged, in all and by uid.
     private var ordinaryConnections = 0
     private var connectionsByUID: [uid_t: Int] = [:]

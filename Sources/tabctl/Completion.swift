@@ -6,6 +6,7 @@
 import Foundation
 import TabJSON
 import TabProtocol
+import TabSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -32,9 +33,8 @@ enum Completion {
     /// The result of one request, or nil (no tabd, an error, more than a second).
     static func ask(_ socket: String, _ request: String) -> JSONObject? {
         guard var conn = try? Connection(path: socket) else { return nil }
-        defer { close(conn.fd) }
-        var tv = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(conn.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        defer { Sys.close(conn.fd) }
+        conn.timeout = 1
         guard (try? conn.send(request)) != nil, let line = try? conn.readLine(),
               case .object(let reply)? = try? JSONParser.parse(line), case .object(let result)? = reply["result"] else { return nil }
         return result

@@ -10,6 +10,7 @@ import ArgumentParser
 import Foundation
 import TabJSON
 import TabProtocol
+import TabSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -22,7 +23,7 @@ enum Interactive {
     static func wanted(_ arguments: [String]) -> Bool {
         if arguments.contains(where: { flags.contains($0) }) { return true }
         // No command, only the options every command takes (tabctl -s PATH): on a terminal.
-        guard isatty(0) == 1, isatty(1) == 1 else { return false }
+        guard Sys.isTerminal(0), Sys.isTerminal(1) else { return false }
         return arguments.isEmpty || (try? Common.parse(arguments)) != nil
     }
 
@@ -37,7 +38,7 @@ enum Interactive {
             exit(TabctlExit.usage.code)
         }
         let socket = parsed.socketPath
-        let terminal = isatty(0) == 1
+        let terminal = Sys.isTerminal(0)
         if terminal {
             let hello = Completion.ask(socket, #"{"cmd":"hello"}"#)
             let version = hello.flatMap { if case .string(let v)? = $0["version"] { return v } else { return nil } }
@@ -148,11 +149,10 @@ struct History {
         lines.append(line)
         if lines.count > Self.limit { lines.removeFirst(lines.count - Self.limit) }
         guard let path else { return }
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let text = lines.joined(separator: "\n") + "\n"
-        _ = text.utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
-        close(fd)
+        guard let fd = try? Sys.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o600) else { return }
+        defer { Sys.close(fd) }
+        let text = Array((lines.joined(separator: "\n") + "\n").utf8)
+        _ = try? text.withUnsafeBytes { bytes in try Sys.pwriteAll(fd, bytes, at: 0) }
     }
 }
 
@@ -165,23 +165,18 @@ struct LineEditor {
 
     private static func byte() -> UInt8? {
         var b: UInt8 = 0
-        while true {
-            let n = Glibc.read(0, &b, 1)
-            if n == 1 { return b }
-            if n < 0 && errno == EINTR { continue }
-            return nil
-        }
+        let n = try? withUnsafeMutableBytes(of: &b) { buffer in try Sys.read(0, into: buffer) }
+        return n == 1 ? b : nil
     }
 
     /// The next line, or nil at Ctrl-D on an empty line (or the end of input).
     mutating func read(complete: (String) -> [String]) -> String? {
-        var saved = termios()
-        tcgetattr(0, &saved)
+        let saved = (try? Sys.terminalAttributes(0)) ?? termios()
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
-        tcsetattr(0, TCSAFLUSH, &raw)
-        defer { tcsetattr(0, TCSAFLUSH, &saved) }
+        try? Sys.setTerminalAttributes(0, raw)
+        defer { try? Sys.setTerminalAttributes(0, saved) }
         var line: [Character] = [], cursor = 0
         var recalled = history.lines.count  // history.lines.count: the line being typed
         var typed: [Character] = []

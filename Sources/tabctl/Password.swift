@@ -2,6 +2,7 @@
 // an argument (others can read arguments in ps and /proc/PID/cmdline).
 
 import Foundation
+import TabSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ enum Password {
     /// From the terminal when stdin is one (prompt and answer on /dev/tty, echo off), else
     /// the first line of stdin (without its line end).
     static func read(prompt: String) throws -> String {
-        if isatty(0) == 1 { return try fromTerminal(prompt: prompt) }
+        if Sys.isTerminal(0) { return try fromTerminal(prompt: prompt) }
         guard let line = Swift.readLine(strippingNewline: true) else {
             throw Failure(description: "no password: stdin ended before a line")
         }
@@ -30,14 +31,14 @@ enum Password {
     private static let stopSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP]
 
     private static func fromTerminal(prompt: String) throws -> String {
-        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw Failure(description: "no password: /dev/tty cannot be opened (\(String(cString: strerror(errno)))); give it on stdin")
+        let fd: Int32
+        do { fd = try Sys.open("/dev/tty", O_RDWR | O_CLOEXEC) } catch {
+            throw Failure(description: "no password: /dev/tty cannot be opened (\(error.reason)); give it on stdin")
         }
-        defer { close(fd) }
-        var original = termios()
-        guard tcgetattr(fd, &original) == 0 else {
-            throw Failure(description: "no password: the terminal's settings cannot be read (\(String(cString: strerror(errno))))")
+        defer { Sys.close(fd) }
+        let original: termios
+        do { original = try Sys.terminalAttributes(fd) } catch {
+            throw Failure(description: "no password: the terminal's settings cannot be read (\(error.reason))")
         }
         write(fd, prompt)
         var quiet = original
@@ -49,29 +50,28 @@ enum Password {
         var previous: [Int32: sigaction] = [:]
         for s in stopSignals {
             var action = sigaction()
+            // The handler makes the raw calls: in a signal handler only async-signal-safe C
+            // calls may run (nothing that allocates or throws, as the wrappers may).
             action.__sigaction_handler.sa_handler = { signal in
                 tcsetattr(Password.ttyFD, TCSAFLUSH, &Password.saved)
                 Glibc.signal(signal, SIG_DFL)
                 raise(signal)
             }
             sigemptyset(&action.sa_mask)
-            var old = sigaction()
-            sigaction(s, &action, &old)
-            previous[s] = old
+            previous[s] = try? Sys.setSignalAction(s, action)
         }
         defer {
-            tcsetattr(fd, TCSAFLUSH, &original)
-            for (s, old) in previous { var o = old; sigaction(s, &o, nil) }
+            try? Sys.setTerminalAttributes(fd, original)
+            for (s, old) in previous { _ = try? Sys.setSignalAction(s, old) }
             ttyFD = -1
         }
-        guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else {
-            throw Failure(description: "no password: echo cannot be turned off (\(String(cString: strerror(errno))))")
+        do { try Sys.setTerminalAttributes(fd, quiet) } catch {
+            throw Failure(description: "no password: echo cannot be turned off (\(error.reason))")
         }
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while true {
-            let n = Glibc.read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
+            let n = (try? withUnsafeMutableBytes(of: &byte) { buffer in try Sys.read(fd, into: buffer) }) ?? -1
             if n <= 0 {
                 if bytes.isEmpty { throw Failure(description: "no password: the terminal ended before a line") }
                 break
@@ -85,6 +85,6 @@ enum Password {
 
     private static func write(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        _ = try? bytes.withUnsafeBytes { buffer in try Sys.write(fd, buffer) }
     }
 }

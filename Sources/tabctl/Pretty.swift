@@ -3,6 +3,7 @@
 
 import Foundation
 import TabJSON
+import TabSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ import Glibc
 enum Output {
     /// The result as tabctl prints it: pretty on a terminal unless `oneLine`.
     static func text(_ value: JSONValue, oneLine: Bool) -> String {
-        guard !oneLine, isatty(1) == 1 else { return value.jsonString }
+        guard !oneLine, Sys.isTerminal(1) else { return value.jsonString }
         var out = ""
         Pretty(colour: ColorMode.auto.enabled).write(value, indent: 0, into: &out)
         return out

@@ -3,9 +3,9 @@
 // sentence and a non-zero exit, never printed as if it were the answer; and before anything
 // secret is sent, the process at the other end of the socket must be tabd (SO_PEERCRED).
 
-import CLinux
 import Foundation
 import TabJSON
+import TabSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -16,23 +16,20 @@ extension Connection {
     /// `timeout` fails with a sentence saying so.
     mutating func receive() throws -> Int {
         // Set at every read: a connection that waits for events (`connectForEvents`) has none.
-        let seconds = timeout ?? 0
-        var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        try? Sys.setReceiveTimeout(fd, seconds: timeout ?? 0)
         let start = buffer.count
         buffer.reserveCapacity(start + Self.chunk)
-        while true {
-            var chunk = [UInt8](repeating: 0, count: Self.chunk)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK, let timeout {
-                    throw Failure.cut("tabd sent nothing for \(timeout.formatted()) s\(start > 0 ? " after \(start) bytes of a reply" : ""); give it longer with --timeout")
-                }
-                throw Failure.unreachable("read failed: \(String(cString: strerror(errno)))")
-            }
+        var chunk = [UInt8](repeating: 0, count: Self.chunk)
+        let received = chunk.withUnsafeMutableBytes { b in Result { () throws(SystemError) in try Sys.receive(fd, into: b) } }
+        switch received {
+        case .success(let n):
             buffer.append(contentsOf: chunk[..<n])
             return n
+        case .failure(let error):
+            if error.wouldBlock, let timeout {
+                throw Failure.cut("tabd sent nothing for \(timeout.formatted()) s\(start > 0 ? " after \(start) bytes of a reply" : ""); give it longer with --timeout")
+            }
+            throw Failure.unreachable("read failed: \(error.reason)")
         }
     }
 
@@ -40,8 +37,7 @@ extension Connection {
 
     /// The uid of the process that listens at the other end (SO_PEERCRED).
     func peerUID() -> uid_t? {
-        var cred = tabd_peer_credentials()
-        return tabd_get_peer_credentials(fd, &cred) == 0 ? cred.uid : nil
+        try? Sys.peerCredentials(fd).uid
     }
 }
 
@@ -78,12 +74,12 @@ extension Common {
     /// user has its secrets anyway), and `serverUser` (a name or a uid; default the `tabd`
     /// user where it exists).
     static func trustedServerUIDs(_ serverUser: String?) throws -> Set<uid_t> {
-        var uids: Set<uid_t> = [0, geteuid()]
+        var uids: Set<uid_t> = [0, Sys.effectiveUserID()]
         let name = serverUser ?? "tabd"
         if let uid = uid_t(name) {
             uids.insert(uid)
-        } else if let pw = getpwnam(name) {
-            uids.insert(pw.pointee.pw_uid)
+        } else if let user = (try? Sys.user(named: name)) ?? nil {
+            uids.insert(user.uid)
         } else if serverUser != nil {
             fail("tabctl: --server-user \(name) is neither a user nor a uid")
         }

@@ -9,6 +9,7 @@ import Foundation
 import TabJSON
 import TabClient
 import TabProtocol
+import TabSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -26,7 +27,7 @@ enum ColorMode: String, ExpressibleByArgument, CaseIterable {
         case .never: return false
         case .auto:
             let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-            return isatty(1) == 1 && !noColor
+            return Sys.isTerminal(1) && !noColor
         }
     }
 }
@@ -64,7 +65,7 @@ extension Tabctl {
             let drawing = Drawing(colour: color.enabled)
             if watch {
                 let watcher = Watcher(common: common, name: controller, drawing: drawing,
-                                      terminal: isatty(1) == 1, reconnectSeconds: reconnectSeconds)
+                                      terminal: Sys.isTerminal(1), reconnectSeconds: reconnectSeconds)
                 try watcher.runBlocking()
                 return
             }
@@ -110,14 +111,11 @@ final class Watcher: @unchecked Sendable {  // used by one task at a time
         setvbuf(tabd_stdout(), nil, _IOFBF, 1 << 16)
         // It runs until stopped: whatever mask it was started with, SIGINT, SIGTERM and
         // SIGHUP stop it.
-        var stop = sigset_t()
-        sigemptyset(&stop)
-        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stop, s) }
-        sigprocmask(SIG_UNBLOCK, &stop, nil)
+        try? Sys.unblockSignals([SIGINT, SIGTERM, SIGHUP])
         // The first connection as every command makes it (its message and exit 3 when tabd
         // cannot be reached); the mirror makes its own.
         let probe = try common.connect()
-        close(probe.fd)
+        Sys.close(probe.fd)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Int32?>(nil)
         Task {

@@ -2,7 +2,6 @@
 // Exit statuses: TabctlExit (TabProtocol/ExitStatus.swift), the one table of them.
 
 import ArgumentParser
-import CLinux
 import Foundation
 import TabJSON
 import TabProtocol
@@ -17,18 +16,14 @@ struct Connection {
     var buffer: [UInt8] = []
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure.unreachable("socket(): \(String(cString: strerror(errno)))") }
+        do { fd = try Sys.unixSocket(blocking: true) } catch { throw Failure.unreachable("socket(): \(error.reason)") }
         guard let address = UnixAddress(path, abstract: false) else {
-            close(fd)
+            Sys.close(fd)
             throw Failure.unreachable(UnixAddress.isTooLong(path) ? "the path is too long for a Unix socket" : String(cString: strerror(ENOENT)))
         }
-        let ok = address.withSockaddr { connect(fd, $0, $1) }
-        guard ok == 0 else {
-            let code = errno
-            let reason = String(cString: strerror(code))
-            close(fd)
-            throw code == EACCES || code == EPERM ? Failure.denied(reason) : Failure.unreachable(reason)
+        do { try Sys.connect(fd, address) } catch {
+            Sys.close(fd)
+            throw error.errno == EACCES || error.errno == EPERM ? Failure.denied(error.reason) : Failure.unreachable(error.reason)
         }
     }
 
@@ -139,8 +134,7 @@ struct Common: ParsableArguments {
             return conn
         } catch Failure.denied(let reason) {
             // The socket is there, its mode keeps this user out: say which group lets one in.
-            var st = stat()
-            let group = stat(path, &st) == 0 ? getgrgid(st.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
+            let group = (try? Sys.fileStatus(path)).flatMap { try? Sys.groupName(of: $0.st_gid) }
             let text = "tabctl: cannot connect to \(path) (\(origin)): \(reason): "
                 + (group.map { "the socket is for the members of group \($0); join it (sudo usermod -aG \($0) $USER, then log in again) or ask an administrator" }
                     ?? "this user may not use the socket")
@@ -166,7 +160,7 @@ struct Common: ParsableArguments {
     /// end and checked (`Common.reply(from:)`).
     func exchange(_ line: String) throws -> String {
         var conn = try connect()
-        defer { close(conn.fd) }
+        defer { Sys.close(conn.fd) }
         try conn.send(line)
         return try Common.reply(from: &conn)
     }
@@ -283,7 +277,7 @@ struct Tabctl: ParsableCommand {
         @Argument(help: "Request lines; read from stdin when omitted.") var lines: [String] = []
         func run() throws {
             var conn = try common.connect()
-            defer { close(conn.fd) }
+            defer { Sys.close(conn.fd) }
             var requests = lines
             if requests.isEmpty { while let l = Swift.readLine() { if !l.isEmpty { requests.append(l) } } }
             for r in requests { try conn.send(r) }
@@ -359,7 +353,7 @@ struct Tabctl: ParsableCommand {
         func run() throws {
             // Who listens is checked before the password is asked for, let alone sent.
             var conn = try common.connect()
-            defer { close(conn.fd) }
+            defer { Sys.close(conn.fd) }
             try common.requireTrustedServer(conn, serverUser: serverUser)
             let password: String
             do { password = try Password.read(prompt: "Password for \(user): ") } catch {

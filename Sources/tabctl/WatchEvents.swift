@@ -8,6 +8,7 @@ import Synchronization
 import TabClient
 import TabJSON
 import TabProtocol
+import TabSystem
 
 extension Tabctl.Watch {
     /// Prints events until `count` were printed (exit 0) or tabd closes the connection (exit 3,
@@ -15,7 +16,7 @@ extension Tabctl.Watch {
     /// what it asked for).
     func follow() throws {
         let probe = try common.connect()  // the message and exit 3 of every command
-        close(probe.fd)
+        Sys.close(probe.fd)
         setvbuf(tabd_stdout(), nil, _IOLBF, 0)
         let (path, names, controller, count) = (common.socketPath, events, common.controller, count)
         let outcome = Mutex<Int32>(0)

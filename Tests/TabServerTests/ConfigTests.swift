@@ -215,7 +215,7 @@ import TabState
         let config = try ServerConfig.load(path: path)
         let logger = Logger(label: "test")
         let store = StateStore(directory: dir + "/state", fsync: .no, compactBytes: 1 << 20, logger: logger)
-        let service = TabService(config: config, store: store, plugins: PluginHost(directories: [], logger: logger), logger: logger, version: "test")
+        let service = TabService(config: config, store: store, plugins: PluginHost(directories: [], logger: logger), logger: logger, version: "test", ownUID: 4000)
         try service.recover(repair: false)
 
         for (yaml, key) in [

@@ -15,9 +15,7 @@ import TabTransport
 /// The engine's world, made up: every peer in no supplementary group, fixed figures.
 final class TestHost: EngineHost {
     var groups: [gid_t] = []
-    var reloadsBegun = 0
     func peerGroups(of client: Client) throws -> [gid_t] { groups }
-    func reloadBegins() { reloadsBegun += 1 }
     var transportStatus: LineServer.Status { LineServer.Status() }
     var journalFigures: JournalFigures { JournalFigures(fsync: .no, committedSeq: 7) }
 }
@@ -33,13 +31,29 @@ final class EmbeddedEngine {
     static let user = Client(id: 1, peer: PeerCredentials(pid: 100, uid: 1000, gid: 1000))
     static let watcher = Client(id: 2, peer: PeerCredentials(pid: 101, uid: 1001, gid: 1001))
     static let root = Client(id: 3, peer: PeerCredentials(pid: 102, uid: 0, gid: 0))
+    /// The uid the engine is told tabd runs as.
+    static let tabdUID: uid_t = 4000
+
+    /// The plugin host, with no plugin directory: preparing its plugins touches no file.
+    let plugins: PluginHost
+    /// What a `reload` the engine asks for is answered with, as the adapter would after
+    /// reading the configuration file and preparing its plugins (nil: the step is left asking).
+    var prepareReload: ((EmbeddedEngine) -> Result<ServiceEngine.PreparedReload, ConfigError>)?
 
     init(config: ServerConfig = ServerConfig()) {
         let logger = Logger(label: "engine-test")
         let host = TestHost()
         self.host = host
-        engine = ServiceEngine(config: config, plugins: PluginHost(directories: [], logger: logger), host: host,
-                               journal: JournalBatch(after: 0), logger: logger, version: "test")
+        plugins = PluginHost(directories: [], logger: logger)
+        engine = ServiceEngine(config: config, plugins: plugins, host: host,
+                               journal: JournalBatch(after: 0), logger: logger, version: "test", ownUID: Self.tabdUID)
+    }
+
+    /// A reload's input made of `yaml` (read from no file) and no plugins.
+    func prepared(_ yaml: String) throws -> ServiceEngine.PreparedReload {
+        var config = try ServerConfig.parse(yaml, baseDirectory: "/etc/tabd", file: "/etc/tabd/tabd.yaml")
+        config.path = "/etc/tabd/tabd.yaml"
+        return ServiceEngine.PreparedReload(config: config, plugins: plugins.prepare(config.plugins, directories: config.pluginDirectories))
     }
 
     /// Sends `line` from `client`: the reply line (without its newline), and the events
@@ -49,6 +63,9 @@ final class EmbeddedEngine {
         step.reset()
         var bytes = Array(line.utf8)
         _ = bytes.withUnsafeMutableBytes { engine.handle(UnsafeRawBufferPointer($0), from: client, into: &step) }
+        if let asked = step.reloadAsked, let prepareReload {
+            engine.reload(prepareReload(self), answering: asked, into: &step)
+        }
         let reply = step.reply.withBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .newlines)
         var events: [(client: UInt64, line: String)] = []
         for d in step.deliveries {
@@ -209,6 +226,9 @@ struct EngineTestFailure: Error, CustomStringConvertible {
         let e = EmbeddedEngine(config: config)
         #expect(try e.errorCode(#"{"cmd":"config"}"#) == "forbidden")
         #expect(try e.result(#"{"cmd":"config"}"#, from: EmbeddedEngine.root)["config"] != nil)
+        // tabd's own user, as the daemon read it at start (the engine asks no kernel).
+        let tabd = Client(id: 4, peer: PeerCredentials(pid: 103, uid: EmbeddedEngine.tabdUID, gid: 4000))
+        #expect(try e.result(#"{"cmd":"config"}"#, from: tabd)["config"] != nil)
         e.host.groups = [4242]
         #expect(try e.result(#"{"cmd":"config"}"#)["config"] != nil)
         // stats is for everyone, with the host's figures.
@@ -257,5 +277,77 @@ struct EngineTestFailure: Error, CustomStringConvertible {
                 }
             }
         }
+    }
+
+    // MARK: Reload, with no file and no plugin
+
+    /// A `reload` command asks the adapter for its input and answers nothing yet; handed a
+    /// configuration (parsed from text here: the engine reads no file, though its running
+    /// configuration names one that does not exist), it swaps it in: the reply says what
+    /// changed and what waits for a restart, a newly configured controller is created (and
+    /// journaled), the new admin uid is an admin, and `stats` counts it.
+    @Test func aReloadIsHandedItsConfigurationAndReadsNoFile() throws {
+        var config = ServerConfig()
+        config.path = "/nonexistent/tabd.yaml"
+        let e = EmbeddedEngine(config: config)
+        #expect(try e.errorCode(#"{"cmd":"config"}"#) == "forbidden")
+
+        let asking = e.send(#"{"cmd":"reload","id":7}"#, from: EmbeddedEngine.root)
+        let (asked, reloaded) = (e.step.reloadAsked?.id, e.step.reloaded)
+        #expect(asking.reply.isEmpty && asked?.json == "7" && reloaded == nil)
+
+        e.prepareReload = { .success(try! $0.prepared("access:\n  admin_uids: [1000]\ncontrollers:\n  - name: side\nsocket: /run/elsewhere.sock\n")) }
+        let reply = e.send(#"{"cmd":"reload","id":8}"#, from: EmbeddedEngine.root).reply
+        let stillAsking = e.step.reloadAsked != nil
+        #expect(!stillAsking)
+        guard case .object(let o) = try JSONParser.parse(reply), case .object(let result)? = o["result"] else { throw EngineTestFailure("not a success: \(reply)") }
+        #expect(o["id"] == .int(8))
+        #expect(result["reloaded"] == .bool(true))
+        #expect(result["changed"] == .array([.string("access.admin_uids"), .string("controllers")]))
+        #expect(result["restart_required"] == .array([.string("socket")]))
+        #expect(result["plugins"] == .array([]) && result["refused"] == .array([]) && result["stale"] == .array([]))
+        let ended = e.step.reloaded
+        #expect(ended == true)
+        #expect(e.commit().contains { $0.contains("side") })
+        #expect(e.engine.containers["side"] != nil)
+        // The new admin uid applies; the socket keeps its running value until a restart.
+        #expect(try e.result(#"{"cmd":"config"}"#)["config"] != nil)
+        #expect(e.engine.config.socketPath == ServerConfig().socketPath)
+        guard case .object(let reloads)? = try e.result(#"{"cmd":"stats"}"#)["reload"] else { throw EngineTestFailure("stats without reload") }
+        #expect(reloads["last"] == .string("ok") && reloads["successes"] == .int(1) && reloads["failures"] == .int(0))
+    }
+
+    /// A reload the adapter could not prepare (the file is invalid, or a required plugin
+    /// would not run) changes nothing: the reply is config_invalid in one sentence naming the
+    /// file, with every problem listed once; `stats` keeps the failure until a reload works.
+    @Test func aReloadThatCouldNotBePreparedChangesNothingAndSaysWhy() throws {
+        var config = ServerConfig()
+        config.path = "/etc/tabd/tabd.yaml"
+        config.adminUIDs = [1000]
+        let e = EmbeddedEngine(config: config)
+        let problems = [ConfigProblem(ConfigLocation(file: "/etc/tabd/tabd.yaml", line: 2, column: 3), "unknown key 'admin_uid'; did you mean 'admin_uids'?"),
+                        ConfigProblem(ConfigLocation(file: "/etc/tabd/tabd.yaml", line: 5, column: 5), "required plugin 'gate' (/usr/lib/tabd/plugins/gate.so) cannot run: init failed: no credentials")]
+        e.prepareReload = { _ in .failure(ConfigError(problems)) }
+        let before = e.engine.containers
+        let (reply, events) = e.send(#"{"cmd":"reload","id":"r"}"#)
+        guard case .object(let o) = try JSONParser.parse(reply), case .object(let error)? = o["error"] else { throw EngineTestFailure("not an error: \(reply)") }
+        #expect(o["id"] == .string("r"))
+        #expect(error["code"] == .string("config_invalid"))
+        #expect(error["message"] == .string("reload refused: /etc/tabd/tabd.yaml has 2 problems; nothing changed and the running configuration stays until it is fixed and reloaded"))
+        #expect(error["problems"] == .array(problems.map { .string($0.description) }))
+        let ended = e.step.reloaded
+        #expect(ended == false && events.isEmpty)
+        #expect(e.engine.config.adminUIDs == [1000] && e.engine.containers == before && e.engine.journal.isEmpty)
+        guard case .object(let reloads)? = try e.result(#"{"cmd":"stats"}"#)["reload"] else { throw EngineTestFailure("stats without reload") }
+        #expect(reloads["last"] == .string("failed") && reloads["failures"] == .int(1))
+        #expect(reloads["problems"] == .array(problems.map { .string($0.description) }))
+
+        // A reload with no client's request (SIGHUP's) takes the same input.
+        e.step.reset()
+        let report = try e.engine.reload(.success(e.prepared("access:\n  admin_uids: [1000]\n")), into: &e.step).get()
+        let ok = e.step.reloaded
+        #expect(report.changed.isEmpty && report.restartRequired.isEmpty && ok == true)
+        guard case .object(let after)? = try e.result(#"{"cmd":"stats"}"#)["reload"] else { throw EngineTestFailure("stats without reload") }
+        #expect(after["last"] == .string("ok") && after["problems"] == .array([]))
     }
 }

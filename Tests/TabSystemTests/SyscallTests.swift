@@ -3,7 +3,7 @@
 // so that callers can act on it (ENOENT, EWOULDBLOCK, ELOOP…) and say it in their words.
 
 import Glibc
-import TabSystem
+@testable import TabSystem
 import Testing
 
 @Suite struct SyscallTests {
@@ -112,4 +112,106 @@ import Testing
         let n = try buffer.withUnsafeMutableBytes { b in try Sys.receive(receiver, into: b) }
         #expect(String(decoding: buffer[..<n], as: UTF8.self) == "READY=1")
     }
+
+    /// A blocking stream socket (tabctl's) connects to a listener and, with a receive timeout
+    /// of a fraction of a second (its whole and micro seconds set apart), fails with EAGAIN
+    /// when nothing comes in time; 0 takes the limit away again.
+    @Test func aBlockingSocketsReceiveTimeoutIsEAGAIN() throws {
+        let dir = try Self.directory()
+        defer { Self.remove(dir) }
+        let address = try #require(UnixAddress(dir + "/tabd.sock"))
+        let listener = try Sys.unixSocket()
+        defer { Sys.close(listener) }
+        try Sys.bind(listener, address)
+        try Sys.listen(listener, backlog: 1)
+        let client = try Sys.unixSocket(blocking: true)
+        defer { Sys.close(client) }
+        #expect(try Sys.fstat(client).st_mode & S_IFMT == S_IFSOCK)
+        let flags = fcntl(client, F_GETFL), fdFlags = fcntl(client, F_GETFD)
+        #expect(flags & O_NONBLOCK == 0 && fdFlags & FD_CLOEXEC != 0)
+        try Sys.connect(client, address)
+        // (The kernel keeps it in ticks of its clock: half a second is a whole number of them.)
+        try Sys.setReceiveTimeout(client, seconds: 2.5)
+        #expect(Self.receiveTimeout(client) == timeval(tv_sec: 2, tv_usec: 500_000))
+        try Sys.setReceiveTimeout(client, seconds: 0.02)
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let silent = #expect(throws: SystemError.self) {
+            _ = try buffer.withUnsafeMutableBytes { b in try Sys.receive(client, into: b) }
+        }
+        #expect(silent?.wouldBlock == true)
+        try Sys.setReceiveTimeout(client, seconds: 0)
+        #expect(Self.receiveTimeout(client) == timeval(tv_sec: 0, tv_usec: 0))
+        // Not a terminal, so it has no terminal settings.
+        #expect(!Sys.isTerminal(client))
+        let error = #expect(throws: SystemError.self) { _ = try Sys.terminalAttributes(client) }
+        #expect(error?.call == "tcgetattr" && error?.errno == ENOTTY)
+    }
+
+    static func receiveTimeout(_ fd: Int32) -> timeval {
+        var tv = timeval()
+        var length = socklen_t(MemoryLayout<timeval>.size)
+        _ = getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &length)
+        return tv
+    }
+
+    /// The user and group databases: root is uid 0 in group 0 everywhere; a name no system
+    /// has is nil, not an error; a buffer too small (ERANGE) is grown until the entry fits.
+    @Test func usersAndGroupsAreLookedUpAndAMissingOneIsNil() throws {
+        let root = try #require(try Sys.user(named: "root"))
+        #expect(root.uid == 0 && root.gid == 0)
+        #expect(try Sys.groupID(named: "root") == 0)
+        #expect(try Sys.groupName(of: 0) == "root")
+        #expect(try Sys.user(named: "no-such-user-tabd-test") == nil)
+        #expect(try Sys.groupID(named: "no-such-group-tabd-test") == nil)
+        var calls = 0
+        let name = try Sys.lookUp("getgrgid_r", group(), bufferBytes: 1, { calls += 1; return getgrgid_r(0, $0, $1, $2, $3) }) { String(cString: $0.gr_name) }
+        #expect(name == "root" && calls > 1)
+        // Another errno than ERANGE is the call's error, as it returned it.
+        let error = #expect(throws: SystemError.self) {
+            _ = try Sys.lookUp("getgrgid_r", group(), { _, _, _, _ in EIO }) { $0.gr_gid }
+        }
+        #expect(error == SystemError("getgrgid_r", errno: EIO))
+    }
+
+    /// access(2) says what the process may do with a path; rmdir(2) removes an empty
+    /// directory only.
+    @Test func accessAndRmdir() throws {
+        let dir = try Self.directory()
+        defer { Self.remove(dir) }
+        try Sys.access(dir, W_OK | X_OK)
+        let missing = #expect(throws: SystemError.self) { try Sys.access(dir + "/missing", F_OK) }
+        #expect(missing?.call == "access" && missing?.errno == ENOENT)
+        try Sys.mkdir(dir + "/sub", mode: 0o700)
+        let fd = try Sys.open(dir + "/sub/file", O_WRONLY | O_CREAT | O_CLOEXEC, mode: 0o600)
+        Sys.close(fd)
+        let full = #expect(throws: SystemError.self) { try Sys.rmdir(dir + "/sub") }
+        #expect(full?.errno == ENOTEMPTY)
+        try Sys.unlink(dir + "/sub/file")
+        try Sys.rmdir(dir + "/sub")
+        #expect(!Sys.exists(dir + "/sub"))
+    }
+
+    /// The open file limit reads back as it was set (its soft limit, set to what it is), and
+    /// signals unblocked are out of the thread's mask.
+    @Test func theOpenFileLimitAndTheSignalMask() throws {
+        let limit = try Sys.openFileLimit()
+        #expect(limit.rlim_cur <= limit.rlim_max && limit.rlim_cur > 0)
+        try Sys.setOpenFileLimit(limit)
+        let again = try Sys.openFileLimit()
+        #expect(again.rlim_cur == limit.rlim_cur && again.rlim_max == limit.rlim_max)
+
+        var blocked = sigset_t(), before = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGUSR2)
+        pthread_sigmask(SIG_BLOCK, &blocked, &before)
+        defer { pthread_sigmask(SIG_SETMASK, &before, nil) }
+        try Sys.unblockSignals([SIGUSR2])
+        var now = sigset_t()
+        pthread_sigmask(SIG_BLOCK, nil, &now)
+        #expect(sigismember(&now, SIGUSR2) == 0)
+    }
+}
+
+extension timeval: @retroactive Equatable {
+    public static func == (a: timeval, b: timeval) -> Bool { a.tv_sec == b.tv_sec && a.tv_usec == b.tv_usec }
 }

@@ -58,10 +58,11 @@ public enum PluginHelperProcess {
     /// current one is refused then (nil: done, or nothing to do).
     private static func becomeUser(_ user: String) -> String? {
         guard !user.isEmpty else { return nil }
-        guard let pw = getpwnam(user) else { return "the user '\(user)' (plugins.load user) does not exist; create it or remove `user`" }
-        let uid = pw.pointee.pw_uid, gid = pw.pointee.pw_gid
-        if geteuid() != 0 {
-            return uid == geteuid() ? nil
+        guard let (uid, gid) = (try? Sys.user(named: user)) ?? nil else {
+            return "the user '\(user)' (plugins.load user) does not exist; create it or remove `user`"
+        }
+        if Sys.effectiveUserID() != 0 {
+            return uid == Sys.effectiveUserID() ? nil
                 : "it is to run as '\(user)' but tabd is not root and cannot switch users; run tabd as root or remove `user`"
         }
         do {
