@@ -53,12 +53,18 @@ public struct TabContainers: Equatable, Sendable {
         }
     }
 
-    /// Equal when they hold the same controllers, the same seq floor and the same changes to
-    /// undo (two sets with changes kept and not yet kept differ: `undoChanges` would make them
-    /// differ); the lookup cache `recent` is the one thing left out.
+    /// Equal when they hold the same controllers, the same seq floor, the same plugins'
+    /// stored data and the same changes to undo (two sets with changes kept and not yet kept
+    /// differ: `undoChanges` would make them differ). `notCompared` lists what is left out
+    /// and why; a test holds the stored properties to these two lists.
     public static func == (a: TabContainers, b: TabContainers) -> Bool {
-        a.controllers == b.controllers && a.seqFloor == b.seqFloor && a.before == b.before
+        a.controllers == b.controllers && a.seqFloor == b.seqFloor && a.pluginData == b.pluginData && a.before == b.before
     }
+
+    /// The stored properties `==` compares.
+    static let compared: Set<String> = ["controllers", "seqFloor", "pluginData", "before"]
+    /// The stored properties `==` leaves out, with the reason.
+    static let notCompared: [String: String] = ["recent": "where the last lookup landed, a cache of positions that cannot be compared"]
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
     /// configured name, then key. Kept here so that the snapshot and the journal carry it

@@ -68,3 +68,25 @@ struct EqualityTests {
         #expect(a == b)
     }
 }
+
+@Suite("TabContainers equality tells the truth")
+struct ContainersEqualityTests {
+    /// Every stored property of the set is compared by `==` or listed as left out, with its
+    /// reason: a property added to neither list fails here.
+    @Test func everyStoredPropertyIsComparedOrListedAsLeftOut() {
+        let properties = Set(Mirror(reflecting: TabContainers.withDefault()).children.compactMap(\.label))
+        #expect(properties == TabContainers.compared.union(TabContainers.notCompared.keys))
+        #expect(TabContainers.compared.isDisjoint(with: TabContainers.notCompared.keys))
+    }
+
+    /// Two sets that differ only in a plugin's stored data are not equal: the round-trip law
+    /// and the journal's fuzzer, which compare sets, see lost plugin data.
+    @Test func pluginDataIsCompared() {
+        let a = TabContainers.withDefault()
+        var b = a
+        b.setPluginValue(plugin: "login-gate", key: "session", _: "demo")
+        #expect(a != b)
+        b.setPluginValue(plugin: "login-gate", key: "session", _: nil)
+        #expect(a == b)
+    }
+}
