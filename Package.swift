@@ -159,7 +159,7 @@ let package = Package(
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "TabStateTests", dependencies: ["TestRandom", "TabCore", "TabJSON", "TabState", "TabProtocol", "CCRC32", "TestLogging"],
                     exclude: ["Fixtures"]),  // snapshots written by earlier versions
-        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "CTabPolicy", "TabClient", "TabJSON", "TabPolicy", "TabProtocol", "TabSystem"],
+        .testTarget(name: "EndToEndTests", dependencies: ["TestRandom", "CTabPolicy", "TabClient", "TabCore", "TabJSON", "TabPolicy", "TabProtocol", "TabSystem"],
                     exclude: ["Fixtures"]),  // C sources the tests compile as plugin authors would
     ],
     // Swift 6: the loop-bound types (the event loop, the server and its connections, the

@@ -1,7 +1,8 @@
-// One function per command of docs/protocol.md, "Commands". Each sends the command with the
-// fields it names and returns the reply's `result` (typed where a front end reads it: hello,
-// state, controllers, subscribe); an error reply throws TabdError. `controller` defaults to
-// tabd's default (`main`) when nil.
+// One function per command of docs/protocol.md (TabCore's CommandName: the one list of
+// command names; TabClientTests.everyCommandHasAFunction holds the two together). Each sends
+// the command with the fields it names and returns the reply's `result` (typed where a front
+// end reads it: hello, state, controllers, subscribe); an error reply throws TabdError.
+// `controller` defaults to tabd's default (`main`) when nil.
 
 import TabJSON
 import TabProtocol
@@ -93,9 +94,13 @@ extension TabClient {
         return try await request("set_tabs", on(controller, fields))
     }
 
+    /// `group`: the group the tab goes into (nil: the root); `index` its place there.
     @discardableResult
-    public func addTab(_ tab: JSONValue, at index: Int? = nil, controller: String? = nil) async throws -> JSONObject {
-        try await request("add_tab", on(controller, [("tab", tab)] + (index.map { [("index", .int(Int64($0)))] } ?? [])))
+    public func addTab(_ tab: JSONValue, at index: Int? = nil, group: String? = nil, controller: String? = nil) async throws -> JSONObject {
+        var fields: [(String, JSONValue)] = [("tab", tab)]
+        if let index { fields.append(("index", .int(Int64(index)))) }
+        if let group { fields.append(("group", .string(group))) }
+        return try await request("add_tab", on(controller, fields))
     }
 
     @discardableResult
@@ -180,6 +185,68 @@ extension TabClient {
         try await request("sidebar", on(controller, [("visible", .bool(visible))]))
     }
 
+    /// Expands or collapses a group in the sidebar (R13.12).
+    @discardableResult
+    public func setExpanded(group: String, _ expanded: Bool, controller: String? = nil) async throws -> JSONObject {
+        try await request("set_expanded", on(controller, [("group", .string(group)), ("expanded", .bool(expanded))]))
+    }
+
+    /// Activates search (only with the search tab selected) or cancels it (R14.1).
+    @discardableResult
+    public func search(active: Bool, controller: String? = nil) async throws -> JSONObject {
+        try await request("search", on(controller, [("active", .bool(active))]))
+    }
+
+    /// A disabled tab stays in the bar and the sidebar, but a tap on it is refused (R14.2).
+    @discardableResult
+    public func setEnabled(_ id: String, _ enabled: Bool, controller: String? = nil) async throws -> JSONObject {
+        try await request("set_enabled", on(controller, [("tab", .string(id)), ("enabled", .bool(enabled))]))
+    }
+
+    /// Hides or shows the whole bar (R14.3).
+    @discardableResult
+    public func setBarHidden(_ hidden: Bool, animated: Bool? = nil, controller: String? = nil) async throws -> JSONObject {
+        var fields: [(String, JSONValue)] = [("hidden", .bool(hidden))]
+        if let animated { fields.append(("animated", .bool(animated))) }
+        return try await request("set_bar_hidden", on(controller, fields))
+    }
+
+    /// `sizeClass`: `regular` or `compact`; only a pad changes it (R14.4).
+    @discardableResult
+    public func setSizeClass(_ sizeClass: String, controller: String? = nil) async throws -> JSONObject {
+        try await request("set_size_class", on(controller, [("size_class", .string(sizeClass))]))
+    }
+
+    /// The root tabs compact appearances show (R14.4); nil: all.
+    @discardableResult
+    public func setCompactTabs(_ ids: [String]?, controller: String? = nil) async throws -> JSONObject {
+        try await request("set_compact_tabs", on(controller, [("tabs", ids.map(Self.strings) ?? .null)]))
+    }
+
+    /// `mode`: `automatic`, `tab_bar` or `tab_sidebar` (R14.5).
+    @discardableResult
+    public func setMode(_ mode: String, controller: String? = nil) async throws -> JSONObject {
+        try await request("set_mode", on(controller, [("mode", .string(mode))]))
+    }
+
+    /// The sidebar's editing session (R14.6), where the sidebar exists.
+    @discardableResult
+    public func editBegin(controller: String? = nil) async throws -> JSONObject {
+        try await request("edit.begin", on(controller, []))
+    }
+
+    @discardableResult
+    public func editEnd(controller: String? = nil) async throws -> JSONObject {
+        try await request("edit.end", on(controller, []))
+    }
+
+    /// The child `group` shows, without selecting it unless the group is on the selected
+    /// path (R14.7).
+    @discardableResult
+    public func selectChild(group: String, _ child: String, controller: String? = nil) async throws -> JSONObject {
+        try await request("select_child", on(controller, [("group", .string(group)), ("child", .string(child))]))
+    }
+
     /// The archive to hand to `restore`.
     public func preserve(controller: String? = nil) async throws -> JSONObject {
         try await request("preserve", on(controller, []))
@@ -251,6 +318,12 @@ extension TabClient {
 
     public func stats() async throws -> JSONObject { try await request("stats") }
 
-    /// The OpenMetrics text.
-    public func metrics() async throws -> String { try await request("metrics").text("text") ?? "" }
+    /// The configuration tabd runs with (`file`, `flags`, `config`). For administrators
+    /// (`forbidden` otherwise).
+    public func config() async throws -> JSONObject { try await request("config") }
+
+    /// The OpenMetrics text (`format` nil), or `prometheus`'s.
+    public func metrics(format: String? = nil) async throws -> String {
+        try await request("metrics", format.map { [("format", .string($0))] } ?? []).text("text") ?? ""
+    }
 }

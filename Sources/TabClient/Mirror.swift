@@ -63,7 +63,8 @@ public struct Mirror: Sendable {
         case resynced(ControllerView, reason: String)
         /// `controller_deleted` (its seq), or a `state` that no longer finds it (nil).
         case deleted(String, seq: Int?)
-        /// The connection ended; reconnecting (`reason`: what ended it).
+        /// The connection ended; reconnecting (`reason`: what ended it, with the connection's
+        /// `DisconnectReason`).
         case disconnected(reason: String)
     }
 
@@ -121,10 +122,11 @@ private struct Runner {
             } catch is CancellationError {
                 return
             }
+            let why = c.disconnectReason.map { ": \($0)" } ?? ""
             c.close()
             client = nil
             if Task.isCancelled { return }
-            out.yield(.disconnected(reason: "the connection to tabd at \(mirror.path) ended"))
+            out.yield(.disconnected(reason: "the connection to tabd at \(mirror.path) ended\(why)"))
         }
     }
 

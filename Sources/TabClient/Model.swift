@@ -282,11 +282,30 @@ public struct ControllerView: Equatable, Sendable {
         case unsure
     }
 
+    /// Whether what the picture holds says the controller uses R13 or R14, so that `state`
+    /// reports their members (`mode`, `size_class`, `editing`, `selected_path`, …). False
+    /// when nothing it holds does: a user's order of the bar (`reorder` without a group),
+    /// which neither events nor `state` show, may still.
+    public var holdsModernModel: Bool {
+        (mode ?? "automatic") != "automatic" || compactTabs != nil || bar.hidden || editing
+            || sizeClass.map { $0 != Idiom(rawValue: idiom)?.defaultSizeClass.rawValue } == true
+            || tabs.contains { $0.placement != nil }
+    }
+
+    /// The events after which `state` may start or stop reporting R13's and R14's members
+    /// (no event says so): the mirror compares what it holds with what it had.
+    static let mayTurnTheModernModel: Set<TabEvent.Kind> = [
+        .tabsChanged, .tabUpdated, .barChanged, .modeChanged, .sizeClassChanged, .willBeginEditing, .didEndEditing,
+    ]
+
     /// Applies one event (already known to be for this controller, with seq > self.seq).
     public mutating func apply(event: String, seq: Int, data: JSONObject) -> Outcome {
         self.seq = seq
-        switch event {
-        case "tabs_changed":
+        // An event of a newer tabd: nothing this picture has.
+        guard let kind = TabEvent.Kind(rawValue: event) else { return .applied }
+        let reported = mode != nil  // `state` reports `mode` exactly when it reports R13's members
+        switch kind {
+        case .tabsChanged:
             // `tabs` is the new order; `objects` the tabs added or changed. The others are as
             // they were (the same children, R2.5).
             guard let ids = data.array("tabs"), let objects = data.array("objects") else { return .unsure }
@@ -300,21 +319,21 @@ public struct ControllerView: Equatable, Sendable {
                 next.append(t)
             }
             tabs = next
-        case "tab_updated":
+        case .tabUpdated:
             guard let object = data["object"], let tab = TabView(object), modifyTab(tab.id, { $0 = tab }) else { return .unsure }
-        case "badge_changed":
+        case .badgeChanged:
             guard let id = data.text("tab"), modifyTab(id, { $0.badge = data.text("value") }) else { return .unsure }
-        case "navigation_changed":
+        case .navigationChanged:
             guard let id = data.text("tab"), let stack = data.array("stack"),
                   modifyTab(id, { $0.stack = ScreenView.stack(stack) }) else { return .unsure }
-        case "content_loaded":
+        case .contentLoaded:
             // Any tab of the tree: in a group, the leaf's content loads (R13.2).
             guard let id = data.text("tab"), modifyTab(id, { $0.contentLoaded = true }) else { return .unsure }
-        case "selection_changed":
+        case .selectionChanged:
             selected = data.text("tab")
             selectedIndex = data.integer("index")
             if let path = data.strings("path") { remember(path) }
-        case "visibility_changed":
+        case .visibilityChanged:
             // R13.3: each tab's new visibility; a group whose children change may show another child.
             guard let changes = data.array("tabs") else { return .unsure }
             for case .object(let change) in changes {
@@ -322,13 +341,13 @@ public struct ControllerView: Equatable, Sendable {
                       modifyTab(id, { $0.hidden = hidden }) else { return .unsure }
                 if !groupIsSure(tabs.lazy.compactMap { $0.parent(of: id) }.first) { return .unsure }
             }
-        case "display_order_changed":
+        case .displayOrderChanged:
             // R13.5: a group's order (the bar's order is in bar_changed).
             guard let order = data.strings("order") else { return .unsure }
             if let group = data.text("group") {
                 guard modifyTab(group, { $0.displayOrder = order }), groupIsSure(group) else { return .unsure }
             }
-        case "sidebar_changed":
+        case .sidebarChanged:
             // R13.12: the whole sidebar; its groups' expansion is read from its items.
             guard let visible = data.flag("visible") else { return .unsure }
             if data.flag("available") != false { sidebarWanted = visible }
@@ -339,45 +358,49 @@ public struct ControllerView: Equatable, Sendable {
                 }
             }
             expand(data.array("items") ?? [])
-        case "search_changed":
+        case .searchChanged:
             guard let active = data.flag("active") else { return .unsure }
             searchActive = active
-        case "size_class_changed":
+        case .sizeClassChanged:
             guard let size = data.text("size_class") else { return .unsure }
             sizeClass = size
-        case "mode_changed":
+        case .modeChanged:
             guard let m = data.text("mode") else { return .unsure }
             mode = m
-        case "will_begin_editing":
+        case .willBeginEditing:
             editing = true
-        case "did_end_editing":
+        case .didEndEditing:
             editing = false
-        case "bar_changed":
+        case .barChanged:
             bar = BarView(data)
             compactTabs = data.strings("compact_tabs")
-        case "customizable_changed":
+        case .customizableChanged:
             customizable = data.strings("tabs")
-        case "will_begin_customizing":
+        case .willBeginCustomizing:
             customizing = true
             // What customize.begin starts from; later moves are not announced.
             customizingOrder = tabs.map(\.id)
             orderReadAt = seq
-        case "will_end_customizing":
-            break
-        case "did_end_customizing":
+        case .didEndCustomizing:
             customizing = false
             customizingOrder = nil
             // The new order of all tabs (a tabs_changed with the objects follows when it changed).
             if let order = data.strings("tabs"), Set(order) == Set(tabs.map(\.id)), order.count == tabs.count {
                 tabs = order.compactMap { id in tabs.first { $0.id == id } }
             }
-        case "orientation_changed":
+        case .orientationChanged:
             guard let to = data.text("orientation") else { return .unsure }
             orientation = to
-        case "controller_deleted":
+        case .controllerDeleted:
             return .deleted
-        default:
-            break  // did_select, appearance, containment, plugin: nothing the drawing shows
+        case .didSelect, .appearance, .containment, .willEndCustomizing, .plugin:
+            break  // nothing the drawing shows
+        }
+        if Self.mayTurnTheModernModel.contains(kind) {
+            // `bar_changed` is `state`'s bar, which has `hidden` exactly when R13's members are
+            // reported; after the others, what the picture holds is a sure yes, a likely no.
+            let now = kind == .barChanged ? data["hidden"] != nil : holdsModernModel
+            if now != reported { return .unsure }
         }
         return .applied
     }

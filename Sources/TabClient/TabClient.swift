@@ -10,6 +10,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TabCore
 import TabJSON
 import TabProtocol
 import TabSystem
@@ -46,7 +47,8 @@ public struct TabdError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum TabClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// connect() failed: the path and the reason.
     case unreachable(path: String, reason: String)
-    /// The connection ended (tabd stopped or restarted, or closed it) before the reply came.
+    /// The connection ended (tabd stopped or restarted, or closed it) before the reply came;
+    /// `TabClient.disconnectReason` says why.
     case disconnected
     /// A line from tabd that is not what the protocol says.
     case badReply(String)
@@ -60,6 +62,44 @@ public enum TabClientError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
+/// Why a connection ended (`TabClient.disconnectReason`): the first of these that happened.
+public enum DisconnectReason: Error, Sendable, Equatable, CustomStringConvertible {
+    /// tabd closed the connection at the end of a line: it stopped or restarted, or closed
+    /// this connection (a limit of docs/protocol.md, "Framing": its error reply, when it sent
+    /// one, came before).
+    case endOfFile
+    /// tabd's side ended in the middle of a line: `bytes` of it had come.
+    case endOfFileInLine(bytes: Int)
+    /// This side ended it: `close()`.
+    case closed
+    /// Reading failed: recv(2)'s errno (ECONNRESET, …).
+    case readFailed(errno: Int32)
+    /// Writing a request failed: send(2)'s errno (EPIPE: tabd had closed the connection).
+    case writeFailed(errno: Int32)
+    /// tabd sent a line longer than the client takes (`maxLineBytes`).
+    case lineTooLong(limit: Int)
+    /// tabd sent a line this client cannot read: not a JSON object, or an event without a
+    /// name (the line, cut to 200 bytes).
+    case badLine(String)
+    /// tabd sent a reply when no request waited for one (the line, cut to 200 bytes).
+    case unexpectedReply(String)
+
+    public var description: String {
+        switch self {
+        case .endOfFile: return "tabd closed the connection"
+        case .endOfFileInLine(let n): return "tabd closed the connection in the middle of a line (after \(n) bytes of it)"
+        case .closed: return "this client closed the connection"
+        case .readFailed(let e): return "reading from tabd failed: \(String(cString: strerror(e))) (errno \(e))"
+        case .writeFailed(let e): return "writing to tabd failed: \(String(cString: strerror(e))) (errno \(e))"
+        case .lineTooLong(let limit): return "tabd sent a line longer than \(limit) bytes, more than this client takes"
+        case .badLine(let line): return "tabd sent a line this client cannot read: \(line)"
+        case .unexpectedReply(let line): return "tabd sent a reply no request waited for: \(line)"
+        }
+    }
+
+    static func excerpt(_ line: ArraySlice<UInt8>) -> String { String(decoding: line.prefix(200), as: UTF8.self) }
+}
+
 /// One event as tabd sends it: `{"event":…,"controller":…,"seq":…,"data":{…}}`.
 public struct TabEvent: Sendable, Equatable {
     /// The event's name (`Kind` when it is one this library knows).
@@ -70,17 +110,9 @@ public struct TabEvent: Sendable, Equatable {
 
     public var kind: Kind? { Kind(rawValue: name) }
 
-    /// The events of docs/protocol.md, "Events".
-    public enum Kind: String, Sendable, CaseIterable {
-        case tabsChanged = "tabs_changed", tabUpdated = "tab_updated", badgeChanged = "badge_changed"
-        case navigationChanged = "navigation_changed", contentLoaded = "content_loaded"
-        case selectionChanged = "selection_changed", didSelect = "did_select", appearance, containment
-        case barChanged = "bar_changed", customizableChanged = "customizable_changed"
-        case willBeginCustomizing = "will_begin_customizing", willEndCustomizing = "will_end_customizing"
-        case didEndCustomizing = "did_end_customizing", orientationChanged = "orientation_changed"
-        case visibilityChanged = "visibility_changed", displayOrderChanged = "display_order_changed"
-        case sidebarChanged = "sidebar_changed", controllerDeleted = "controller_deleted", plugin
-    }
+    /// The events of docs/protocol.md, "Events": TabCore's one list of event names (a case
+    /// per event, `.tabsChanged` for `tabs_changed`; CaseIterable).
+    public typealias Kind = EventName
 
     public init(name: String, controller: String, seq: Int, data: JSONObject) {
         self.name = name; self.controller = controller; self.seq = seq; self.data = data
@@ -107,6 +139,11 @@ public final class TabClient: Sendable {
 
     private final class Inbox: Sendable {
         let state = Mutex(Shared())
+
+        /// Records why the connection ended, unless something ended it first.
+        func end(_ reason: DisconnectReason) {
+            state.withLock { s in if s.reason == nil { s.reason = reason } }
+        }
     }
 
     private struct Shared: ~Copyable {
@@ -114,11 +151,22 @@ public final class TabClient: Sendable {
         var events: [TabEvent] = []
         var eventWaiter: CheckedContinuation<Void, Never>?
         var closed = false
+        /// Why the connection ended: set once, by the first to know.
+        var reason: DisconnectReason?
     }
 
+    /// The longest line tabd may send this client (a reply or an event).
+    public let maxLineBytes: Int
+
+    /// The default `maxLineBytes`: 256 MiB, a `state` many times the size of the largest
+    /// controller tabd holds by default.
+    public static let defaultMaxLineBytes = 1 << 28
+
     /// Connects to the socket at `path` (TABD_SOCKET's default is the caller's to choose).
-    public init(path: String) throws(TabClientError) {
+    /// A line from tabd longer than `maxLineBytes` ends the connection (`lineTooLong`).
+    public init(path: String, maxLineBytes: Int = TabClient.defaultMaxLineBytes) throws(TabClientError) {
         self.path = path
+        self.maxLineBytes = maxLineBytes
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .unreachable(path: path, reason: String(cString: strerror(errno))) }
         guard let address = UnixAddress(path, abstract: false) else {
@@ -133,7 +181,7 @@ public final class TabClient: Sendable {
         self.fd = fd
         let inbox = Inbox()
         self.inbox = inbox
-        let reader = Thread { Self.readLoop(fd: fd, inbox: inbox) }
+        let reader = Thread { Self.readLoop(fd: fd, inbox: inbox, maxLineBytes: maxLineBytes) }
         reader.name = "tabclient-reader"
         reader.start()
     }
@@ -142,11 +190,16 @@ public final class TabClient: Sendable {
 
     /// Ends the connection: calls waiting for replies throw `disconnected`, `events` ends.
     public func close() {
+        inbox.end(.closed)
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// Whether the connection has ended.
     public var isClosed: Bool { inbox.state.withLock { $0.closed } }
+
+    /// Why the connection ended (nil while it has not): the first of what ended it. Set
+    /// before calls waiting for replies throw `disconnected` and before `events` ends.
+    public var disconnectReason: DisconnectReason? { inbox.state.withLock { $0.closed ? $0.reason : nil } }
 
     // MARK: requests
 
@@ -179,15 +232,16 @@ public final class TabClient: Sendable {
                     return true
                 }
                 guard open else { return c.resume(throwing: TabClientError.disconnected) }
-                if !writeAll(bytes) {
+                do throws(SystemError) {
+                    try sendAll(fd, bytes)
+                } catch {
                     // The reader sees the end too and fails what is pending, this call included.
+                    inbox.end(.writeFailed(errno: error.errno))
                     shutdown(fd, Int32(SHUT_RDWR))
                 }
             }
         }
     }
-
-    private func writeAll(_ bytes: [UInt8]) -> Bool { (try? sendAll(fd, bytes)) != nil }
 
     // MARK: events
 
@@ -243,35 +297,8 @@ public final class TabClient: Sendable {
 
     // MARK: reading
 
-    private static func readLoop(fd: Int32, inbox: Inbox) {
-        var buffer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        reading: while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            buffer.append(contentsOf: chunk[..<n])
-            var start = 0
-            while let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = buffer[start..<nl]
-                start = nl + 1
-                guard case .object(let o)? = try? line.withUnsafeBytes({ try JSONParser.parse($0) }) else { break reading }
-                if o["event"] != nil {
-                    guard let event = TabEvent(o) else { break reading }
-                    let waiter = inbox.state.withLock { s -> CheckedContinuation<Void, Never>? in
-                        s.events.append(event)
-                        defer { s.eventWaiter = nil }
-                        return s.eventWaiter
-                    }
-                    waiter?.resume()
-                } else {
-                    let c = inbox.state.withLock { s in s.pending.isEmpty ? nil : s.pending.removeFirst() }
-                    guard let c else { break reading }  // a reply nobody asked for
-                    c.resume(returning: o)
-                }
-            }
-            buffer.removeSubrange(..<start)
-        }
+    private static func readLoop(fd: Int32, inbox: Inbox, maxLineBytes: Int) {
+        inbox.end(read(fd: fd, inbox: inbox, maxLineBytes: maxLineBytes))
         let (pending, waiter) = inbox.state.withLock { s in
             s.closed = true
             defer { s.pending = []; s.eventWaiter = nil }
@@ -280,5 +307,48 @@ public final class TabClient: Sendable {
         for c in pending { c.resume(throwing: TabClientError.disconnected) }
         waiter?.resume()
         Glibc.close(fd)
+    }
+
+    /// Reads lines and hands them out until the connection ends; returns why it did.
+    private static func read(fd: Int32, inbox: Inbox, maxLineBytes: Int) -> DisconnectReason {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        // Where the search for the next newline goes on: the bytes before it have none.
+        var scanned = 0
+        while true {
+            let n: Int
+            switch chunk.withUnsafeMutableBytes({ b in Result { () throws(SystemError) in try Sys.receive(fd, into: b) } }) {
+            case .success(let count): n = count
+            case .failure(let error): return .readFailed(errno: error.errno)
+            }
+            if n == 0 { return buffer.isEmpty ? .endOfFile : .endOfFileInLine(bytes: buffer.count) }
+            buffer.append(contentsOf: chunk[..<n])
+            var start = 0
+            while let nl = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[start..<nl]
+                start = nl + 1
+                scanned = start
+                if line.count > maxLineBytes { return .lineTooLong(limit: maxLineBytes) }
+                guard case .object(let o)? = try? line.withUnsafeBytes({ try JSONParser.parse($0) }) else {
+                    return .badLine(DisconnectReason.excerpt(line))
+                }
+                if o["event"] != nil {
+                    guard let event = TabEvent(o) else { return .badLine(DisconnectReason.excerpt(line)) }
+                    let waiter = inbox.state.withLock { s -> CheckedContinuation<Void, Never>? in
+                        s.events.append(event)
+                        defer { s.eventWaiter = nil }
+                        return s.eventWaiter
+                    }
+                    waiter?.resume()
+                } else {
+                    let c = inbox.state.withLock { s in s.pending.isEmpty ? nil : s.pending.removeFirst() }
+                    guard let c else { return .unexpectedReply(DisconnectReason.excerpt(line)) }
+                    c.resume(returning: o)
+                }
+            }
+            buffer.removeSubrange(..<start)
+            scanned = buffer.count
+            if buffer.count > maxLineBytes { return .lineTooLong(limit: maxLineBytes) }
+        }
     }
 }

@@ -76,49 +76,45 @@ public enum Notification: Equatable, Sendable {
     case willBeginEditing
     case didEndEditing(changed: Bool)
 
-    /// The event name on the wire.
-    public var eventName: String {
+    /// The event this notification is on the wire (EventName: the one list of event names).
+    public var event: EventName {
         switch self {
-        case .selectionChanged: return "selection_changed"
-        case .didSelect: return "did_select"
-        case .contentLoaded: return "content_loaded"
-        case .appearance: return "appearance"
-        case .containment: return "containment"
-        case .tabsChanged: return "tabs_changed"
-        case .customizableChanged: return "customizable_changed"
-        case .badgeChanged: return "badge_changed"
-        case .navigationChanged: return "navigation_changed"
-        case .willBeginCustomizing: return "will_begin_customizing"
-        case .willEndCustomizing: return "will_end_customizing"
-        case .didEndCustomizing: return "did_end_customizing"
-        case .orientationChanged: return "orientation_changed"
-        case .tabUpdated: return "tab_updated"
-        case .barChanged: return "bar_changed"
-        case .visibilityChanged: return "visibility_changed"
-        case .displayOrderChanged: return "display_order_changed"
-        case .sidebarChanged: return "sidebar_changed"
-        case .searchChanged: return "search_changed"
-        case .sizeClassChanged: return "size_class_changed"
-        case .modeChanged: return "mode_changed"
-        case .willBeginEditing: return "will_begin_editing"
-        case .didEndEditing: return "did_end_editing"
+        case .selectionChanged: return .selectionChanged
+        case .didSelect: return .didSelect
+        case .contentLoaded: return .contentLoaded
+        case .appearance: return .appearance
+        case .containment: return .containment
+        case .tabsChanged: return .tabsChanged
+        case .customizableChanged: return .customizableChanged
+        case .badgeChanged: return .badgeChanged
+        case .navigationChanged: return .navigationChanged
+        case .willBeginCustomizing: return .willBeginCustomizing
+        case .willEndCustomizing: return .willEndCustomizing
+        case .didEndCustomizing: return .didEndCustomizing
+        case .orientationChanged: return .orientationChanged
+        case .tabUpdated: return .tabUpdated
+        case .barChanged: return .barChanged
+        case .visibilityChanged: return .visibilityChanged
+        case .displayOrderChanged: return .displayOrderChanged
+        case .sidebarChanged: return .sidebarChanged
+        case .searchChanged: return .searchChanged
+        case .sizeClassChanged: return .sizeClassChanged
+        case .modeChanged: return .modeChanged
+        case .willBeginEditing: return .willBeginEditing
+        case .didEndEditing: return .didEndEditing
         }
     }
 
+    /// The event name on the wire.
+    public var eventName: String { event.rawValue }
+
     /// Every event name a notification can have, and `controller_deleted`, for `hello` and
-    /// `subscribe`.
-    public static let eventNames = [
-        "selection_changed", "did_select", "content_loaded", "appearance", "containment",
-        "tabs_changed", "customizable_changed", "badge_changed", "navigation_changed",
-        "will_begin_customizing", "will_end_customizing", "did_end_customizing",
-        "orientation_changed", "tab_updated", "bar_changed",
-        "visibility_changed", "display_order_changed", "sidebar_changed",
-        "search_changed", "size_class_changed", "mode_changed", "will_begin_editing", "did_end_editing", controllerDeleted,
-    ]
+    /// `subscribe` (EventName's, without `plugin`).
+    public static let eventNames = EventName.allCases.filter { $0 != .plugin }.map(\.rawValue)
 
     /// The event a deleted controller's subscribers get last (sent by the daemon: it is not
     /// a state machine's notification).
-    public static let controllerDeleted = "controller_deleted"
+    public static let controllerDeleted = EventName.controllerDeleted.rawValue
 }
 
 /// Who changed a tab's visibility or a display order (R13.9): the user (`set_hidden`,

@@ -18,7 +18,7 @@ import Testing
 
 /// What a mirror's updates said, collected by the task that iterates them.
 final class MirrorLog: Sendable {
-    struct Seen { var views: [String: ControllerView] = [:]; var syncs: [Mirror.Sync] = []; var resyncs: [String] = []; var disconnects = 0 }
+    struct Seen { var views: [String: ControllerView] = [:]; var syncs: [Mirror.Sync] = []; var resyncs: [String] = []; var disconnects = 0; var disconnectReasons: [String] = [] }
     private let seen = Mutex(Seen())
     private let task = Mutex<Task<Void, Never>?>(nil)
 
@@ -41,7 +41,7 @@ final class MirrorLog: Sendable {
             case .changed(let v, _): s.views[v.name] = v
             case .resynced(let v, let reason): s.views[v.name] = v; s.resyncs.append(reason)
             case .deleted(let name, _): s.views[name] = nil
-            case .disconnected: s.disconnects += 1
+            case .disconnected(let reason): s.disconnects += 1; s.disconnectReasons.append(reason)
             }
         }
     }
@@ -50,6 +50,7 @@ final class MirrorLog: Sendable {
     var syncs: [Mirror.Sync] { seen.withLock { $0.syncs } }
     var resyncs: [String] { seen.withLock { $0.resyncs } }
     var disconnects: Int { seen.withLock { $0.disconnects } }
+    var disconnectReasons: [String] { seen.withLock { $0.disconnectReasons } }
 
     /// Ends the mirror and waits until it has: no connection or retry outlives the test
     /// (other suites count the process's descriptors).

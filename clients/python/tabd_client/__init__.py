@@ -14,10 +14,10 @@ from .aio import AsyncClient, follow_async
 from .client import Client, Follower
 from .core import Changed, Checked, Deleted, Disconnected, MirrorCore, Resynced, Synced, Update
 from .errors import ConnectionLost, TabdError, Unreachable
-from .model import IGNORED, ControllerMirror, OutOfSync, diff
+from .model import IGNORED, ControllerMirror, Event, OutOfSync, diff
 
 __all__ = [
     "AsyncClient", "Changed", "Checked", "Client", "ConnectionLost", "ControllerMirror", "Deleted",
-    "Disconnected", "Follower", "IGNORED", "MirrorCore", "OutOfSync", "Resynced", "Synced", "TabdError",
+    "Disconnected", "Event", "Follower", "IGNORED", "MirrorCore", "OutOfSync", "Resynced", "Synced", "TabdError",
     "Unreachable", "Update", "diff", "follow_async",
 ]

@@ -90,8 +90,9 @@ class Client(Commands[JSON]):
         return reply.get("result") or {}
 
     def pipeline(self, requests: List[Tuple[str, JSON]]) -> List[Union[JSON, TabdError]]:
-        """Writes every request at once, then reads the replies (tabd answers
-        in order): each result, or the TabdError of an error reply."""
+        """Writes every request at once (its fields as given, None as null),
+        then reads the replies (tabd answers in order): each result, or the
+        TabdError of an error reply."""
         self._write(b"".join(request_line(cmd, **fields) for cmd, fields in requests))
         out: List[Union[JSON, TabdError]] = []
         for _ in requests:

@@ -1,8 +1,13 @@
-"""One method per command of docs/protocol.md, "Commands", for both clients.
+"""One method per command of docs/protocol.md, for both clients.
 
 Each builds the request and hands it to `_call`, which the blocking client
 answers with the result and the asyncio client with an awaitable of it. An
 error reply raises TabdError. `controller=None` is tabd's default (`main`).
+An optional argument left None is left out of the request, except where null
+means something (`badge`'s value, `customizable`'s and `set_compact_tabs`'
+tabs, `update_tab`'s fields): there None is sent as null.
+tests/test_coverage.py checks that every command tabd and docs/protocol.md
+name has a method here.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ class Commands(Generic[R]):
     def request(self, cmd: str, **fields: Any) -> R:
         """Any command, its fields as keyword arguments (None leaves one out)."""
         return self._call(cmd, {k: v for k, v in fields.items() if v is not None})
+
+    def _with_nulls(self, cmd: str, controller: Optional[str], **fields: Any) -> R:
+        """A command whose fields are sent as given, None as null (it means "none" there)."""
+        return self._call(cmd, {**fields, **({"controller": controller} if controller else {})})
 
     def hello(self) -> R:
         return self.request("hello")
@@ -42,17 +51,21 @@ class Commands(Generic[R]):
                  controller: Optional[str] = None) -> R:
         return self.request("set_tabs", tabs=tabs, selected=selected, animated=animated, controller=controller)
 
-    def add_tab(self, tab: JSON, *, index: Optional[int] = None, controller: Optional[str] = None) -> R:
-        return self.request("add_tab", tab=tab, index=index, controller=controller)
+    def add_tab(self, tab: JSON, *, index: Optional[int] = None, group: Optional[str] = None,
+                controller: Optional[str] = None) -> R:
+        """`group`: the group the tab goes into (None: the root); `index` its place there."""
+        return self.request("add_tab", tab=tab, index=index, group=group, controller=controller)
 
     def remove_tab(self, tab: str, *, controller: Optional[str] = None) -> R:
         return self.request("remove_tab", tab=tab, controller=controller)
 
     def update_tab(self, tab: str, *, controller: Optional[str] = None, **fields: Any) -> R:
-        return self._call("update_tab", {"tab": tab, **fields, **({"controller": controller} if controller else {})})
+        """`fields`: the members to change (`title`, `item`, ...); None removes one."""
+        return self._with_nulls("update_tab", controller, tab=tab, **fields)
 
     def badge(self, tab: str, value: Optional[str], *, controller: Optional[str] = None) -> R:
-        return self._call("badge", {"tab": tab, "value": value, **({"controller": controller} if controller else {})})
+        """`value` None: no badge."""
+        return self._with_nulls("badge", controller, tab=tab, value=value)
 
     def push(self, tab: str, screen: JSON, *, controller: Optional[str] = None) -> R:
         return self.request("push", tab=tab, screen=screen, controller=controller)
@@ -64,7 +77,8 @@ class Commands(Generic[R]):
         return self.request("pop_to_root", tab=tab, controller=controller)
 
     def customizable(self, tabs: Optional[List[str]], *, controller: Optional[str] = None) -> R:
-        return self._call("customizable", {"tabs": tabs, **({"controller": controller} if controller else {})})
+        """`tabs` None: nothing may be rearranged."""
+        return self._with_nulls("customizable", controller, tabs=tabs)
 
     def customize_begin(self, *, controller: Optional[str] = None) -> R:
         return self.request("customize.begin", controller=controller)
@@ -90,6 +104,46 @@ class Commands(Generic[R]):
 
     def sidebar(self, visible: bool, *, controller: Optional[str] = None) -> R:
         return self.request("sidebar", visible=visible, controller=controller)
+
+    def set_expanded(self, group: str, expanded: bool, *, controller: Optional[str] = None) -> R:
+        """Expands or collapses a group in the sidebar (R13.12)."""
+        return self.request("set_expanded", group=group, expanded=expanded, controller=controller)
+
+    def search(self, active: bool, *, controller: Optional[str] = None) -> R:
+        """Activates search (only with the search tab selected) or cancels it (R14.1)."""
+        return self.request("search", active=active, controller=controller)
+
+    def set_enabled(self, tab: str, enabled: bool, *, controller: Optional[str] = None) -> R:
+        """A disabled tab stays in the bar and sidebar; a tap on it is refused (R14.2)."""
+        return self.request("set_enabled", tab=tab, enabled=enabled, controller=controller)
+
+    def set_bar_hidden(self, hidden: bool, *, animated: Optional[bool] = None, controller: Optional[str] = None) -> R:
+        """Hides or shows the whole bar (R14.3)."""
+        return self.request("set_bar_hidden", hidden=hidden, animated=animated, controller=controller)
+
+    def set_size_class(self, size_class: str, *, controller: Optional[str] = None) -> R:
+        """`regular` or `compact`; only a pad changes it (R14.4)."""
+        return self.request("set_size_class", size_class=size_class, controller=controller)
+
+    def set_compact_tabs(self, tabs: Optional[List[str]], *, controller: Optional[str] = None) -> R:
+        """The root tabs compact appearances show (R14.4); None: all."""
+        return self._with_nulls("set_compact_tabs", controller, tabs=tabs)
+
+    def set_mode(self, mode: str, *, controller: Optional[str] = None) -> R:
+        """`automatic`, `tab_bar` or `tab_sidebar` (R14.5)."""
+        return self.request("set_mode", mode=mode, controller=controller)
+
+    def edit_begin(self, *, controller: Optional[str] = None) -> R:
+        """The sidebar's editing session (R14.6), where the sidebar exists."""
+        return self.request("edit.begin", controller=controller)
+
+    def edit_end(self, *, controller: Optional[str] = None) -> R:
+        return self.request("edit.end", controller=controller)
+
+    def select_child(self, group: str, child: str, *, controller: Optional[str] = None) -> R:
+        """The child `group` shows, without selecting it unless the group is on the
+        selected path (R14.7)."""
+        return self.request("select_child", group=group, child=child, controller=controller)
 
     def preserve(self, *, controller: Optional[str] = None) -> R:
         return self.request("preserve", controller=controller)
@@ -136,5 +190,10 @@ class Commands(Generic[R]):
     def stats(self) -> R:
         return self.request("stats")
 
-    def metrics(self) -> R:
-        return self.request("metrics")
+    def config(self) -> R:
+        """The configuration tabd runs with. For administrators (`forbidden` otherwise)."""
+        return self.request("config")
+
+    def metrics(self, *, format: Optional[str] = None) -> R:
+        """`text`: OpenMetrics (`format` None), or `prometheus`'s text format."""
+        return self.request("metrics", format=format)

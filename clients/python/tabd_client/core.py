@@ -83,8 +83,8 @@ Update = Union[Synced, Changed, Resynced, Deleted, Disconnected, Checked]
 
 
 def request_line(cmd: str, **fields: Any) -> bytes:
-    fields = {"cmd": cmd, **{k: v for k, v in fields.items() if v is not None}}
-    return (json.dumps(fields, separators=(",", ":")) + "\n").encode()
+    """One request line: the fields as given (None is null)."""
+    return (json.dumps({"cmd": cmd, **fields}, separators=(",", ":")) + "\n").encode()
 
 
 class MirrorCore:

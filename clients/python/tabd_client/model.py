@@ -2,21 +2,53 @@
 
 The rules of docs/protocol.md, "Staying in sync": start from a `state` result,
 then `apply` every later event in order. Each `on_<event>` method is the rule
-for one event; events without one (did_select, appearance, containment,
-will_end_customizing, plugin) change nothing `state` reports and only advance
-`seq`. An event the mirror cannot follow raises OutOfSync: read `state` again.
+for one event of `Event`; the events in `UNSHOWN` (did_select, appearance,
+containment, will_end_customizing, plugin) change nothing `state` reports and
+only advance `seq`. An event the mirror cannot follow raises OutOfSync: read
+`state` again.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, Iterator, List, Optional
+from enum import Enum
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional
 
 JSON = Dict[str, Any]
 
 # What a mirror kept from events cannot know: plugins decide these when asked
 # (orientation), and moves are announced only at customize.end.
 IGNORED = {"orientation.supported", "orientation.preferred", "customizing_order"}
+
+
+class Event(str, Enum):
+    """The events of docs/protocol.md, "Events" (`hello` lists them too; the
+    tests compare the three). An event dict's name is `Event(event["event"])`."""
+    SELECTION_CHANGED = "selection_changed"
+    DID_SELECT = "did_select"
+    CONTENT_LOADED = "content_loaded"
+    APPEARANCE = "appearance"
+    CONTAINMENT = "containment"
+    TABS_CHANGED = "tabs_changed"
+    CUSTOMIZABLE_CHANGED = "customizable_changed"
+    BADGE_CHANGED = "badge_changed"
+    NAVIGATION_CHANGED = "navigation_changed"
+    WILL_BEGIN_CUSTOMIZING = "will_begin_customizing"
+    WILL_END_CUSTOMIZING = "will_end_customizing"
+    DID_END_CUSTOMIZING = "did_end_customizing"
+    ORIENTATION_CHANGED = "orientation_changed"
+    TAB_UPDATED = "tab_updated"
+    BAR_CHANGED = "bar_changed"
+    VISIBILITY_CHANGED = "visibility_changed"
+    DISPLAY_ORDER_CHANGED = "display_order_changed"
+    SIDEBAR_CHANGED = "sidebar_changed"
+    SEARCH_CHANGED = "search_changed"
+    SIZE_CLASS_CHANGED = "size_class_changed"
+    MODE_CHANGED = "mode_changed"
+    WILL_BEGIN_EDITING = "will_begin_editing"
+    DID_END_EDITING = "did_end_editing"
+    CONTROLLER_DELETED = "controller_deleted"
+    PLUGIN = "plugin"
 
 
 class OutOfSync(Exception):
@@ -31,6 +63,18 @@ def _walk(tabs: List[JSON]) -> Iterator[JSON]:
 
 class ControllerMirror:
     """One controller's `state`, kept from events (`state` is the dict)."""
+
+    #: Events that change nothing `state` reports: they have no rule.
+    UNSHOWN: FrozenSet[Event] = frozenset({Event.DID_SELECT, Event.APPEARANCE, Event.CONTAINMENT,
+                                           Event.WILL_END_CUSTOMIZING, Event.PLUGIN})
+
+    #: Events after which `state` may start or stop reporting R13's and R14's
+    #: members (`mode`, `size_class`, `compact_tabs`, `editing`, `bar.hidden`,
+    #: `selected_path`, `sidebar`, ...), which no event says: the mirror then
+    #: compares what it holds with what it had.
+    MAY_TURN_THE_MODERN_MODEL: FrozenSet[str] = frozenset({
+        Event.TABS_CHANGED.value, Event.TAB_UPDATED.value, Event.BAR_CHANGED.value, Event.MODE_CHANGED.value,
+        Event.SIZE_CLASS_CHANGED.value, Event.WILL_BEGIN_EDITING.value, Event.DID_END_EDITING.value})
 
     def __init__(self, state: JSON) -> None:
         if "seq" not in state:
@@ -53,9 +97,20 @@ class ControllerMirror:
             # something was missed, so the mirror is in doubt.
             raise OutOfSync("seq %d was followed by %d" % (self.seq, event["seq"]))
         self.state["seq"] = event["seq"]
+        data = event.get("data") or {}
+        reported = self._reports_modern()
         rule = getattr(self, "on_" + event["event"], None)
         if rule:
-            rule(event.get("data") or {})
+            rule(data)
+        if event["event"] in self.MAY_TURN_THE_MODERN_MODEL:
+            # `bar_changed` is state's bar, which has `hidden` exactly when R13's
+            # members are reported; after the others, what the mirror holds is
+            # a sure yes and a likely no (a user's order of the bar, which
+            # neither events nor state show, may keep them).
+            now = "hidden" in data if event["event"] == Event.BAR_CHANGED.value else self._holds_modern()
+            if now != reported:
+                raise OutOfSync("%s: state %s R13's members (mode, size_class, ...) now"
+                                % (event["event"], "reports" if now else "may no longer report"))
 
     def _tab(self, tab_id: str) -> JSON:
         for tab in _walk(self.state["tabs"]):
@@ -65,6 +120,18 @@ class ControllerMirror:
 
     def _uses_groups(self) -> bool:
         return any("children" in t for t in self.state["tabs"])
+
+    def _reports_modern(self) -> bool:
+        """Whether state reports R13's and R14's members (it then has `mode`)."""
+        return "mode" in self.state
+
+    def _holds_modern(self) -> bool:
+        """Whether what the mirror holds says the controller uses R13 or R14."""
+        s = self.state
+        default_size = "compact" if s.get("idiom") == "phone" else "regular"
+        return (s.get("mode", "automatic") != "automatic" or s.get("compact_tabs") is not None
+                or bool(s["bar"].get("hidden")) or bool(s.get("editing")) or s.get("size_class", default_size) != default_size
+                or any("placement" in t for t in s["tabs"]))
 
     def on_tabs_changed(self, data: JSON) -> None:
         """`tabs` is the new order of ids; `objects` are the tabs the change
@@ -116,8 +183,13 @@ class ControllerMirror:
 
     def on_bar_changed(self, data: JSON) -> None:
         """What the bar shows (`visible`, `more`, `selected`, ...), whatever
-        the cause: a client never re-implements the More rule."""
-        self.state["bar"] = copy.deepcopy(data)
+        the cause: a client never re-implements the More rule. Its
+        `compact_tabs` (absent: null) is state's, beside the bar."""
+        bar = copy.deepcopy(data)
+        compact = bar.pop("compact_tabs", None)
+        self.state["bar"] = bar
+        if self._reports_modern():
+            self.state["compact_tabs"] = compact
 
     def on_customizable_changed(self, data: JSON) -> None:
         self.state["customizable"] = copy.deepcopy(data["tabs"])
@@ -150,10 +222,40 @@ class ControllerMirror:
         raise OutOfSync("display_order_changed: the sidebar's items follow from state")
 
     def on_sidebar_changed(self, data: JSON) -> None:
-        sidebar = self.state.get("sidebar")
-        if sidebar is None:
+        """The whole of state's `sidebar`; a group's `expanded` is read from
+        its item (R13.12)."""
+        if "sidebar" not in self.state:
             raise OutOfSync("sidebar_changed for a controller whose state has no sidebar")
-        sidebar["visible"] = data["visible"]
+        self.state["sidebar"] = copy.deepcopy(data)
+
+        def expand(items: List[JSON]) -> None:
+            for item in items:
+                if "expanded" in item:
+                    self._tab(item["id"])["expanded"] = item["expanded"]
+                expand(item.get("children") or [])
+        expand(data.get("items") or [])
+
+    def on_search_changed(self, data: JSON) -> None:
+        """R14.1: `search.active` (state has `search` when a search tab exists)."""
+        search = self.state.get("search")
+        if search is None:
+            raise OutOfSync("search_changed for a controller whose state has no search")
+        search["active"] = data["active"]
+
+    def on_size_class_changed(self, data: JSON) -> None:
+        """R14.4 (the sidebar and the bar follow in their own events)."""
+        self.state["size_class"] = data["size_class"]
+
+    def on_mode_changed(self, data: JSON) -> None:
+        """R14.5 (the sidebar and the bar follow in their own events)."""
+        self.state["mode"] = data["mode"]
+
+    def on_will_begin_editing(self, data: JSON) -> None:
+        """R14.6: the sidebar's editing session."""
+        self.state["editing"] = True
+
+    def on_did_end_editing(self, data: JSON) -> None:
+        self.state["editing"] = False
 
     def on_controller_deleted(self, data: JSON) -> None:
         """The controller's last event: the mirror is gone."""
