@@ -11,21 +11,21 @@ public struct TabContainers: Equatable, Sendable {
     /// Names are short, printable and safe in logs and file names.
     public static let maxNameLength = 64
 
-    public private(set) var controllers: [String: Controller] = [:]
+    public internal(set) var controllers: [String: Controller] = [:]
 
     /// The highest event seq a deleted controller reached (its `controller_deleted`). A
     /// controller created later starts counting from here, so that a name's seq never repeats
     /// however often it is deleted and created again (R11.4), with nothing kept per name.
-    public private(set) var seqFloor: UInt64 = 0
+    public internal(set) var seqFloor: UInt64 = 0
 
     /// Where the controller last addressed lies: requests come in runs for one controller (most
     /// of them for `main`), and comparing a short name costs less than hashing it. Forgotten
     /// whenever a controller is added or removed: a dictionary index lives only until then.
-    private var recent = Recent()
+    var recent = Recent()
 
     /// Not compared (see `==`): where a lookup landed is not what the set holds, and the
     /// positions of two dictionaries cannot be compared.
-    private struct Recent: Sendable {
+    struct Recent: Sendable {
         var name = ""
         var index: Dictionary<String, Controller>.Index?
     }
@@ -33,25 +33,7 @@ public struct TabContainers: Equatable, Sendable {
     /// Each controller as it was before its first change since `keepChanges()` (nil: it did
     /// not exist), so that `undoChanges()` can put them back: the daemon undoes a turn whose
     /// journal records could not be made durable.
-    private var before = Before()
-
-    private struct Before: Equatable, Sendable {
-        var saved: [(name: String, controller: SavedController)] = []
-        /// `seqFloor` before the first delete to undo.
-        var seqFloor: UInt64?
-
-        static func == (a: Before, b: Before) -> Bool {
-            a.seqFloor == b.seqFloor && a.saved.elementsEqual(b.saved) { $0.name == $1.name && $0.controller == $1.controller }
-        }
-
-        /// Where `name`'s entry is, if it has one. The common case (a run of requests to one
-        /// controller) compares one name.
-        @inline(__always)
-        func position(of name: String) -> Int? {
-            if let last = saved.last, last.name == name { return saved.count - 1 }
-            return saved.firstIndex(where: { $0.name == name })
-        }
-    }
+    var before = UndoLog()
 
     /// Equal when they hold the same controllers, the same seq floor, the same plugins'
     /// stored data and the same changes to undo (two sets with changes kept and not yet kept
@@ -185,74 +167,6 @@ public struct TabContainers: Equatable, Sendable {
         controllers[name]!.seq = max(controllers[name]!.seq, seq)
     }
 
-    // MARK: Undo
-
-    /// Remembers the controller `name` (nil: absent) whole as it is before it changes, once per
-    /// controller until `keepChanges` or `undoChanges`; an entry that kept only some roots
-    /// (`SavedController.roots`) becomes whole, as it was at the turn's start.
-    private mutating func saveWhole(_ name: String) {
-        guard let at = before.position(of: name) else {
-            return before.saved.append((name, controllers[name].map(SavedController.whole) ?? .absent))
-        }
-        if case .roots = before.saved[at].controller {
-            before.saved[at].controller = .whole(before.saved[at].controller.restored(from: controllers[name])!)
-        }
-    }
-
-    /// Remembers the controller `name` before a change of its seq alone (its tabs stay).
-    private mutating func saveSeq(_ name: String) {
-        guard before.position(of: name) == nil, let c = controllers[name] else { return }
-        before.saved.append((name, c.tabs.count < Controller.footprintMinimumTabs ? .whole(c) : .roots(c.withoutTabs, [])))
-    }
-
-    /// Remembers the controller at `i` before `command` changes it: for a controller of
-    /// `Controller.footprintMinimumTabs` tabs or more, only the roots the command may write
-    /// when it says which (`Controller.footprint`); else the whole controller.
-    @inline(__always)
-    private mutating func save(_ name: String, at i: Dictionary<String, Controller>.Index, before command: Command) {
-        guard let at = before.position(of: name) else {
-            guard controllers.values[i].tabs.count >= Controller.footprintMinimumTabs,
-                  let footprint = controllers.values[i].footprint(of: command)
-            else { return before.saved.append((name, .whole(controllers.values[i]))) }
-            var saved = SavedController.roots(controllers.values[i].withoutTabs, [])
-            saved.log(footprint, of: controllers.values[i])
-            return before.saved.append((name, saved))
-        }
-        guard case .roots = before.saved[at].controller else { return }
-        if let footprint = controllers.values[i].footprint(of: command) {
-            before.saved[at].controller.log(footprint, of: controllers.values[i])
-        } else {
-            before.saved[at].controller = .whole(before.saved[at].controller.restored(from: controllers.values[i])!)
-        }
-    }
-
-    /// Whether every change to undo kept only some roots of its controller (tests: the
-    /// footprints' path was taken).
-    var undoesRootsOnly: Bool {
-        !before.saved.isEmpty && before.saved.allSatisfy { if case .roots = $0.controller { true } else { false } }
-    }
-
-    /// The changes since the last call are kept: nothing to undo any more.
-    public mutating func keepChanges() {
-        if !before.saved.isEmpty { before.saved.removeAll(keepingCapacity: true) }
-        before.seqFloor = nil
-    }
-
-    /// Puts every controller changed since `keepChanges()` back as it was (created ones go,
-    /// deleted ones come back). Returns the names of those controllers.
-    @discardableResult
-    public mutating func undoChanges() -> [String] {
-        let saved = before.saved
-        before.saved.removeAll()
-        if let floor = before.seqFloor { seqFloor = floor }
-        before.seqFloor = nil
-        for (name, controller) in saved.reversed() {
-            controllers[name] = controller.restored(from: controllers[name])
-        }
-        recent = Recent()
-        return saved.map(\.name)
-    }
-
     /// Applies `command` to the controller `name`; a refused command changes nothing.
     /// `semantics`: the rules the command was recorded under (a journal's, on replay).
     public mutating func apply(_ command: Command, to name: String, policy: Policy = DefaultPolicy(), notifying: Bool = true,
@@ -267,28 +181,20 @@ public struct TabContainers: Equatable, Sendable {
                                selectionChanges: Bool = false, semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i = try lookUp(name)
-        save(name, at: i, before: command)
+        let edit = prepareUndo(name, at: i, before: command)
+        #if DEBUG
+        let footprint = controllers.values[i].footprint(of: command), tabsBefore = controllers.values[i].tabs
+        #endif
+        let outcome = try controllers.values[i].apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
+                                                      semantics: semantics, reading: read)
         #if DEBUG
         // The footprint's promise, checked by every test that runs a command (whatever the
-        // controller's size): no root outside it was written.
-        let footprint = controllers.values[i].footprint(of: command), tabsBefore = controllers.values[i].tabs
-        defer { if let footprint { Self.checkFootprint(footprint, of: command, before: tabsBefore, after: controllers[name]?.tabs) } }
+        // controller's size): the command did to the root tabs no more than it said.
+        if let footprint { footprint.check(command, before: tabsBefore, after: controllers.values[i].tabs) }
         #endif
-        return try controllers.values[i].apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
-                                               semantics: semantics, reading: read)
+        if let edit { before.record(edit) }
+        return outcome
     }
-
-    #if DEBUG
-    private static func checkFootprint(_ footprint: RootFootprint, of command: Command, before: [Tab], after: [Tab]?) {
-        guard let after else { return }
-        precondition(after.count == before.count, "\(command) changed the number of root tabs, outside its footprint")
-        var inside = Set<Int>()
-        footprint.forEach { inside.insert($0) }
-        for i in before.indices where !inside.contains(i) {
-            precondition(before[i] == after[i], "\(command) changed root tab \(i) ('\(before[i].id)'), outside its footprint \(inside.sorted())")
-        }
-    }
-    #endif
 
     /// Hands the controller `name` to `read` where it lies (one lookup, no copy): a copy
     /// retains and releases each of its arrays and strings, about a thousand instructions

@@ -286,11 +286,13 @@ public struct Controller: Equatable, Sendable {
         var out = Outcome(recordsNotifications: notifying, recordsSelectionChanges: selectionChanges)
         let moves = Self.movesSelectionOnly(command)
         let keepsBar = Self.keepsBar(command)
-        // The bar's lists are as long as the controller: read only where the command can move them.
-        let bar = moves || keepsBar ? nil : barState
+        // The bar's lists are as long as the controller: read only where the command can move
+        // them and may not (a flat list's root added or removed always moves them: every root
+        // is on the bar, in More or unreachable).
+        let surelyMoves = !moves && !keepsBar && movesBarWhenItChanges(command)
+        let bar = moves || keepsBar || surelyMoves ? nil : barState
         #if DEBUG
-        let barBefore = keepsBar ? barState : nil
-        defer { if let barBefore { precondition(barState == barBefore, "\(command) moved the bar, which keepsBar says it cannot") } }
+        let barBefore = keepsBar || surelyMoves ? barState : nil
         #endif
         // An arranged controller's select or tap: only the bar's selected item can move.
         let barSlot = moves && arranged ? current.barSlot : 0  // the item as a number (`TreeNode.barSlot`)
@@ -308,6 +310,11 @@ public struct Controller: Equatable, Sendable {
         }
         if let sidebarBefore, sidebarAvailable != sidebarBefore { out.notify(.sidebarChanged(visible: sidebarVisible)) }
         if let bar { if bar != barState { out.barMoved = true } }
+        if surelyMoves, out.changed { out.barMoved = true }
+        #if DEBUG
+        if let barBefore, keepsBar { precondition(barState == barBefore, "\(command) moved the bar, which keepsBar says it cannot") }
+        if let barBefore, surelyMoves, out.changed { precondition(barState != barBefore, "\(command) left the bar as it was, which movesBarWhenItChanges says it cannot") }
+        #endif
         if moves, arranged, current.barSlot != barSlot { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
         if out.notificationCount > 0, !out.changed { out.journalsNumbering = true }
@@ -369,6 +376,17 @@ public struct Controller: Equatable, Sendable {
         switch command {
         case .badge, .push, .pop, .popToRoot: return true
         case .updateTab(_, let update): return !update.arranges
+        default: return false
+        }
+    }
+
+    /// Whether `command`, if it changes anything, certainly changes what the bar shows: a root
+    /// added to or removed from a flat list.
+    private func movesBarWhenItChanges(_ command: Command) -> Bool {
+        guard !arranged, !original else { return false }
+        switch command {
+        case .addTab(let tab, _, nil): return !tab.arranges
+        case .removeTab(let id): return self.index(of: id) != nil
         default: return false
         }
     }
@@ -569,19 +587,27 @@ public struct Controller: Equatable, Sendable {
         guard at >= 0, at <= tabs.count else {
             throw TabError(.outOfRange, "index \(at) is out of range: \(TabError.allowed(upTo: tabs.count)) (\(tabs.count) tab\(tabs.count == 1 ? "" : "s"))")
         }
-        if !original { try Controller.requireCommonOrientation(tabs + [tab], naming: tab.id) }
+        if !original, tabsOrientations.intersection(tab.supportedOrientations).isEmpty {
+            try Controller.requireCommonOrientation(tabs + [tab], naming: tab.id)  // names the culprit
+        }
         if !original, arranged || tab.arranges {
             var roots = tabs
             roots.insert(tab, at: at)
             return try replaceTree(roots, as: .tabs(animated: false), named: nil, &out)
         }
         let before = selectionSnapshot
+        let stayFlat = !arranged && !tab.arranges
         tabs.insert(Controller.fresh(tab), at: at)
-        adjustBarOrder(previous: previousIDs)
-        rebuildIndex()
+        if stayFlat {
+            reindex(from: at, inserted: true)  // a flat list stays flat: no bar order, no layout
+        } else {
+            adjustBarOrder(previous: previousIDs)
+            rebuildIndex()
+        }
         installChild(tab.id, &out)
-        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: [tab.id]))
-        resetCustomizable(&out)
+        let ids = tabs.map(\.id)
+        out.notify(.tabsChanged(tabs: ids, animated: false, changed: [tab.id]))
+        resetCustomizable(to: ids, &out)
         reselect(after: before, removedSelected: false, cause: .tabs, &out)
         reorientIfUnsupported(&out)
     }
@@ -606,10 +632,15 @@ public struct Controller: Equatable, Sendable {
         let before = selectionSnapshot
         removeChild(id, onScreen: selection == .tab(id) ? selectedLeaf : nil, &out)
         tabs.remove(at: index)
-        adjustBarOrder(previous: barOrder == nil ? [] : treeIDs)  // no tab is new: none joins the bar
-        rebuildIndex()
-        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: []))
-        resetCustomizable(&out)
+        if arranged {
+            adjustBarOrder(previous: barOrder == nil ? [] : treeIDs)  // no tab is new: none joins the bar
+            rebuildIndex()
+        } else {
+            reindex(from: index, inserted: false, removedID: id)  // a flat list stays flat
+        }
+        let ids = tabs.map(\.id)
+        out.notify(.tabsChanged(tabs: ids, animated: false, changed: []))
+        resetCustomizable(to: ids, &out)
         reselect(after: before, removedSelected: before.selection == .tab(id), cause: .tabs, &out)
         reorientIfUnsupported(&out)  // the last tab gone: portrait only (R9.1)
     }
@@ -751,7 +782,11 @@ public struct Controller: Equatable, Sendable {
 
     /// R2.3: any change of the tab list makes every tab customizable again.
     private mutating func resetCustomizable(_ out: inout Outcome) {
-        let all = tabs.map(\.id)
+        resetCustomizable(to: tabs.map(\.id), &out)
+    }
+
+    /// `resetCustomizable` given the root ids in order.
+    private mutating func resetCustomizable(to all: [String], _ out: inout Outcome) {
         if customizable != all { customizable = all }
         out.notify(.customizableChanged(tabs: all))
     }
@@ -1548,12 +1583,28 @@ public struct Controller: Equatable, Sendable {
 
     private mutating func rebuildIndex() {
         refreshArranged()
+        rebuildIDIndex()
+    }
+
+    /// `indexByID` from `tabs` (empty while a linear search is cheaper).
+    mutating func rebuildIDIndex() {
         guard tabs.count > Self.linearLookupLimit else {
-            indexByID = [:]
+            if !indexByID.isEmpty { indexByID = [:] }
             return
         }
         indexByID.removeAll(keepingCapacity: true)
         for (i, tab) in tabs.enumerated() { indexByID[tab.id] = i }
+    }
+
+    /// Forgets `indexByID` (`withoutTabs`: rebuilt when the tabs come back).
+    mutating func dropIDIndex() { indexByID = [:] }
+
+    /// `indexByID` after one root was inserted at `at` or removed from it (`inserted` false):
+    /// only the roots from `at` on move.
+    private mutating func reindex(from at: Int, inserted: Bool, removedID: String? = nil) {
+        guard tabs.count > Self.linearLookupLimit, indexByID.count == tabs.count + (inserted ? -1 : 1) else { return rebuildIDIndex() }
+        if let removedID { indexByID[removedID] = nil }
+        for i in at..<tabs.count { indexByID[tabs[i].id] = i }
     }
 
     /// R2.5, R13.8: a tab that stays across a replacement, as its new description says (its

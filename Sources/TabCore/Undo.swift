@@ -1,119 +1,293 @@
 // Undoing a turn: the daemon undoes the changes of a turn whose journal records could not be
 // made durable (`TabContainers.keepChanges` / `undoChanges`). What is kept to undo a change
-// costs what the change touched, not the controller: a command that changes only some root
-// tabs in place (a badge, a push, a select) keeps the controller without its tabs and the
-// old values of those roots; any other keeps the whole controller (a copy that shares its
+// costs what the change touched, not the controller: a command that says what it does to the
+// root tabs (`Controller.footprint`: writes some roots in place, or inserts or removes one)
+// keeps the controller without its tabs once a turn and, per command, the old roots it writes
+// or the one it removes; any other command keeps the whole controller (a copy that shares its
 // storage: the command's own writes make it pay once for what they change).
 
 extension Controller {
     /// Below this many root tabs an undo keeps the whole controller: copying a few tabs once a
     /// turn costs less than working out each command's footprint. (Debug builds use 1, so
-    /// that every test runs the footprints.)
+    /// that every test runs the footprints and their checks.)
     #if DEBUG
     static let footprintMinimumTabs = 1
     #else
     static let footprintMinimumTabs = 32
     #endif
 
-    /// The root tabs (their indices in `tabs`) that `command` may change, when it changes
-    /// nothing else of `tabs` (no tab added, removed or moved, no other root written); nil
-    /// when it may change anything. Every caller's footprint is checked against what the
-    /// command did in debug builds (`TabContainers.apply`), so that a command that writes
-    /// outside the roots named here fails every test that runs it.
-    func footprint(of command: Command) -> RootFootprint? {
+    /// What `command` may do to the root tabs when that is all it does to `tabs`; nil when it
+    /// may change anything. Checked against what the command did in debug builds
+    /// (`TabContainers.apply`, `Footprint.check`), so that a command that does more stops
+    /// every test that runs it.
+    func footprint(of command: Command) -> Footprint? {
         // R14.1: search follows the selection over the whole tree.
         if searchActive || (arranged && layout.search != nil) { return nil }
         switch command {
         case .badge(let id, _), .push(let id, _), .pop(let id), .popToRoot(let id):
-            return RootFootprint(locate(id)?.first)
+            return .writes(rootIndex(of: id))
         case .updateTab(let id, let update):
-            return update.arranges ? nil : RootFootprint(locate(id)?.first)
+            return update.arranges ? nil : .writes(rootIndex(of: id))
         case .select(let target):
-            let root: Int? = switch target {
-            case .tab(let id): locate(id)?.first
-            case .index(let i): i >= 0 && i < tabs.count ? i : nil
-            case .more: nil
+            switch target {
+            case .tab(let id): return selecting(rootIndex(of: id), tapping: false)
+            case .index(let i): return selecting(i >= 0 && i < tabs.count ? i : nil, tapping: false)
+            case .more: return selecting(nil, tapping: false)
             }
-            return RootFootprint(root, selectedRoot)
         case .tap(let target):
-            if case .tab(let id) = target { return RootFootprint(locate(id)?.first, selectedRoot) }
-            return RootFootprint(nil, selectedRoot)
+            if case .tab(let id) = target { return selecting(rootIndex(of: id), tapping: true) }
+            return selecting(nil, tapping: true)
+        case .addTab(let tab, let index, nil) where !arranged && !tab.arranges && (tabs.isEmpty || selection.isTab):
+            // R2.2: the selection stays on its tab (or, the list empty, goes to the new one).
+            let at = index ?? tabs.count
+            return at >= 0 && at <= tabs.count ? .inserts(at: at) : .writes(nil)
+        case .removeTab(let id) where !arranged:
+            // Another tab stays selected: nothing is reselected (R2.2), nothing else written.
+            guard let at = self.index(of: id), case .tab(let selected) = selection, selected != id else { return nil }
+            return .removes(at: at)
         default:
             return nil
         }
     }
 
-    /// The root tab the selection is in, if any.
-    private var selectedRoot: Int? {
-        if arranged, current.rootIndex >= 0 { return current.rootIndex }
-        return selectedIndex
+    /// `footprint(of:)` reached in place (mutating only for that: it changes nothing). A
+    /// Controller read out of the set's dictionary is a copy, a retain of each of its arrays
+    /// and strings.
+    mutating func undoFootprint(for command: Command) -> Footprint? { footprint(of: command) }
+
+    /// The root at `i` with its index, for an undo's log (mutating only to be reached in place).
+    mutating func rootForUndo(_ i: Int) -> (index: Int, tab: Tab) { (i, tabs[i]) }
+
+    /// The root tab `id` is in (without the address array `locate` makes).
+    private func rootIndex(of id: String) -> Int? {
+        if arranged { return layout.node(id)?.rootIndex }
+        return self.index(of: id)
     }
 
-    /// This controller with no tabs: what an undo keeps beside the roots it logs (the tabs
-    /// stay the live controller's alone, so that writing one does not copy them all).
+    /// A select or tap of the root at `target` (nil: More, or no such tab). A flat controller
+    /// writes only the target: its content loaded the first time (R5.2), its stack popped by a
+    /// tap (R4.3); an arranged one also the groups on the paths it leaves and enters (R13.8).
+    private func selecting(_ target: Int?, tapping: Bool) -> Footprint {
+        if arranged { return .writes(target, current.rootIndex >= 0 ? current.rootIndex : selectedIndex) }
+        guard let target else { return .writes(nil) }
+        let t = tabs[target]
+        return .writes(!t.contentLoaded || (tapping && !t.stack.isEmpty) ? target : nil)
+    }
+
+    /// This controller without its tabs (nor their index, rebuilt by `restoring(tabs:)`): what
+    /// an undo keeps beside its edits, so that the live tabs stay the live controller's alone
+    /// and writing one does not copy them all.
     var withoutTabs: Controller {
         var c = self
         c.tabs = []
+        c.dropIDIndex()
+        return c
+    }
+
+    /// This controller (`withoutTabs`) with `tabs` back.
+    func restoring(tabs: [Tab]) -> Controller {
+        var c = self
+        c.tabs = tabs
+        c.rebuildIDIndex()
         return c
     }
 }
 
-/// At most two root indices (a select's target and the tab it leaves).
-struct RootFootprint: Sendable {
-    var first: Int?, second: Int?
+/// What one command may do to a controller's root tabs (`Controller.footprint`).
+enum Footprint: Sendable {
+    /// It writes at most these roots in place; no root is added, removed or moved.
+    case writes(Int?, Int? = nil)
+    /// It inserts one root at this index and writes no other.
+    case inserts(at: Int)
+    /// It removes the root at this index and writes no other.
+    case removes(at: Int)
 
-    init(_ first: Int?, _ second: Int? = nil) {
-        self.first = first
-        self.second = second == first ? nil : second
-    }
-
-    func forEach(_ body: (Int) -> Void) {
-        if let first { body(first) }
-        if let second { body(second) }
+    /// Stops (a test's failure) when the command did more to the roots than this says.
+    func check(_ command: Command, before: [Tab], after: [Tab]) {
+        if before == after { return }  // refused, or changed nothing
+        switch self {
+        case .writes(let a, let b):
+            precondition(after.count == before.count, "\(command) changed the number of root tabs; its footprint says it writes \([a, b].compactMap { $0 })")
+            for i in before.indices where i != a && i != b {
+                precondition(before[i] == after[i], "\(command) wrote root tab \(i) ('\(before[i].id)'), outside its footprint \([a, b].compactMap { $0 })")
+            }
+        case .inserts(let at):
+            var shown = after
+            precondition(after.count == before.count + 1, "\(command) did not insert one root tab, as its footprint says")
+            shown.remove(at: at)
+            precondition(shown == before, "\(command) changed root tabs besides inserting one at \(at)")
+        case .removes(let at):
+            var kept = before
+            precondition(after.count == before.count - 1, "\(command) did not remove one root tab, as its footprint says")
+            kept.remove(at: at)
+            precondition(kept == after, "\(command) changed root tabs besides removing the one at \(at)")
+        }
     }
 }
 
+/// One change to a controller's root tabs, with what undoing it needs.
+enum TabEdit: Equatable, Sendable {
+    case wrote(Int, Tab)
+    case inserted(Int)
+    case removed(Int, Tab)
+}
+
 /// What undoing a turn needs of one controller, kept at its first change in the turn.
-enum SavedController: Equatable, Sendable {
-    /// It did not exist: undoing deletes it.
-    case absent
-    /// The whole controller as it was.
-    case whole(Controller)
-    /// The controller as it was but its tabs (`withoutTabs`), and the old value of each root
-    /// tab changed since (by index, first write only): undoing puts them into the live tabs.
-    case roots(Controller, [(index: Int, tab: Tab)])
-
-    static func == (a: SavedController, b: SavedController) -> Bool {
-        switch (a, b) {
-        case (.absent, .absent): return true
-        case (.whole(let x), .whole(let y)): return x == y
-        case (.roots(let x, let xs), .roots(let y, let ys)):
-            return x == y && xs.elementsEqual(ys) { $0.index == $1.index && $0.tab == $1.tab }
-        default: return false
-        }
+struct SavedController: Equatable, Sendable {
+    enum Form: Equatable, Sendable {
+        /// It did not exist: undoing deletes it.
+        case absent
+        /// The whole controller as it was.
+        case whole(Controller)
+        /// The controller as it was but its tabs (`Controller.withoutTabs`); `edits` undo
+        /// what the turn did to the live tabs.
+        case withoutTabs(Controller)
     }
 
-    /// Logs the old value of each root of `footprint` in `live` not logged yet.
-    mutating func log(_ footprint: RootFootprint, of live: Controller) {
-        guard case .roots(let base, var logged) = self else { return }
-        let count = logged.count
-        footprint.forEach { i in
-            guard i < live.tabs.count, !logged.contains(where: { $0.index == i }) else { return }
-            logged.append((i, live.tabs[i]))
-        }
-        if logged.count != count { self = .roots(base, logged) }
-    }
+    var form: Form
+    /// In the order they happened (for `withoutTabs`).
+    var edits: [TabEdit] = []
 
-    /// The controller as it was, given the live one (`roots` needs its tabs).
+    /// The controller as it was, given the live one (`withoutTabs` needs its tabs).
     func restored(from live: Controller?) -> Controller? {
-        switch self {
+        switch form {
         case .absent: return nil
         case .whole(let c): return c
-        case .roots(var c, let logged):
+        case .withoutTabs(let c):
             var tabs = live?.tabs ?? []
-            for (i, tab) in logged.reversed() where i < tabs.count { tabs[i] = tab }
-            c.tabs = tabs
-            return c
+            for edit in edits.reversed() {
+                switch edit {
+                case .wrote(let i, let tab): tabs[i] = tab
+                case .inserted(let i): tabs.remove(at: i)
+                case .removed(let i, let tab): tabs.insert(tab, at: i)
+                }
+            }
+            return c.restoring(tabs: tabs)
         }
+    }
+
+    /// Whether the old value of `root` was logged since the last insertion or removal (then
+    /// a later write needs no entry of its own).
+    func logged(_ root: Int) -> Bool {
+        for edit in edits.reversed() {
+            guard case .wrote(let i, _) = edit else { return false }  // indices before an insertion or removal differ
+            if i == root { return true }
+        }
+        return false
+    }
+}
+
+/// Each controller changed since `keepChanges()` as it was before (`SavedController`), and
+/// the seq floor before the first delete.
+struct UndoLog: Equatable, Sendable {
+    var saved: [(name: String, controller: SavedController)] = []
+    /// `seqFloor` before the first delete to undo.
+    var seqFloor: UInt64?
+
+    static func == (a: UndoLog, b: UndoLog) -> Bool {
+        a.seqFloor == b.seqFloor && a.saved.elementsEqual(b.saved) { $0.name == $1.name && $0.controller == $1.controller }
+    }
+
+    /// Where `name`'s entry is, if it has one. The common case (a run of requests to one
+    /// controller) compares one name.
+    @inline(__always)
+    func position(of name: String) -> Int? {
+        if let last = saved.last, last.name == name { return saved.count - 1 }
+        return saved.firstIndex(where: { $0.name == name })
+    }
+
+    /// An insertion or removal the command made (logged once it was made).
+    mutating func record(_ edit: (at: Int, edit: TabEdit)) {
+        saved[edit.at].controller.edits.append(edit.edit)
+    }
+}
+
+extension TabContainers {
+    /// Remembers the controller `name` (nil: absent) whole as it is before it changes, once per
+    /// controller until `keepChanges` or `undoChanges`; an entry kept without its tabs becomes
+    /// whole, as it was at the turn's start.
+    mutating func saveWhole(_ name: String) {
+        guard let at = before.position(of: name) else {
+            return before.saved.append((name, SavedController(form: controllers[name].map { .whole($0) } ?? .absent)))
+        }
+        makeWhole(at, live: controllers[name])
+    }
+
+    private mutating func makeWhole(_ at: Int, live: Controller?) {
+        guard case .withoutTabs = before.saved[at].controller.form else { return }
+        before.saved[at].controller = SavedController(form: .whole(before.saved[at].controller.restored(from: live)!))
+    }
+
+    /// Remembers the controller `name` before a change of its seq alone (its tabs stay).
+    mutating func saveSeq(_ name: String) {
+        guard before.position(of: name) == nil, let c = controllers[name] else { return }
+        let form: SavedController.Form = c.tabs.count < Controller.footprintMinimumTabs ? .whole(c) : .withoutTabs(c.withoutTabs)
+        before.saved.append((name, SavedController(form: form)))
+    }
+
+    /// Remembers the controller at `i` before `command` changes it: for a controller of
+    /// `Controller.footprintMinimumTabs` tabs or more whose command says what it does to the
+    /// roots, the controller without its tabs (once a turn) and the roots it writes; else the
+    /// whole controller. Returns the insertion or removal to log once the command made it.
+    @inline(__always)
+    mutating func prepareUndo(_ name: String, at i: Dictionary<String, Controller>.Index,
+                              before command: Command) -> (at: Int, edit: TabEdit)? {
+        let at: Int
+        if let found = before.position(of: name) {
+            guard case .withoutTabs = before.saved[found].controller.form else { return nil }
+            at = found
+        } else if controllers.values[i].tabs.count >= Controller.footprintMinimumTabs {
+            at = before.saved.count
+            before.saved.append((name, SavedController(form: .withoutTabs(controllers.values[i].withoutTabs))))
+        } else {
+            before.saved.append((name, SavedController(form: .whole(controllers.values[i]))))
+            return nil
+        }
+        // Reached in place (a mutating call): a Controller read out of the dictionary is a
+        // copy, a retain of each of its arrays and strings per request.
+        switch controllers.values[i].undoFootprint(for: command) {
+        case .writes(let first, let second)?:
+            if let first, !before.saved[at].controller.logged(first) {
+                before.saved[at].controller.edits.append(.wrote(first, controllers.values[i].rootForUndo(first).tab))
+            }
+            if let second, !before.saved[at].controller.logged(second) {
+                before.saved[at].controller.edits.append(.wrote(second, controllers.values[i].rootForUndo(second).tab))
+            }
+            return nil
+        case .inserts(let p)?:
+            return (at, .inserted(p))
+        case .removes(let p)?:
+            return (at, .removed(p, controllers.values[i].rootForUndo(p).tab))
+        case nil:
+            makeWhole(at, live: controllers.values[i])
+            return nil
+        }
+    }
+
+    /// Whether every change to undo kept its controller without its tabs (tests: the
+    /// footprints' path was taken).
+    var undoesRootsOnly: Bool {
+        !before.saved.isEmpty && before.saved.allSatisfy { if case .withoutTabs = $0.controller.form { true } else { false } }
+    }
+
+    /// The changes since the last call are kept: nothing to undo any more.
+    public mutating func keepChanges() {
+        if !before.saved.isEmpty { before.saved.removeAll(keepingCapacity: true) }
+        before.seqFloor = nil
+    }
+
+    /// Puts every controller changed since `keepChanges()` back as it was (created ones go,
+    /// deleted ones come back). Returns the names of those controllers.
+    @discardableResult
+    public mutating func undoChanges() -> [String] {
+        let saved = before.saved
+        before.saved.removeAll()
+        if let floor = before.seqFloor { seqFloor = floor }
+        before.seqFloor = nil
+        for (name, controller) in saved.reversed() {
+            controllers[name] = controller.restored(from: controllers[name])
+        }
+        recent = Recent()
+        return saved.map(\.name)
     }
 }

@@ -50,6 +50,13 @@ public enum ReplyEncoder {
         w.endArray()
     }
 
+    /// The ids of `tabs` as a JSON array, read in place (no array of ids made).
+    public static func ids(of tabs: [Tab], _ w: inout JSONWriter) {
+        w.beginArray()
+        for i in tabs.indices { w.string(tabs[i].id) }
+        w.endArray()
+    }
+
     public static func orientations(_ m: OrientationMask, _ w: inout JSONWriter) { m.write(to: &w, .state) }
 
     public static func stack(_ stack: [Screen], _ w: inout JSONWriter) { stack.write(to: &w, .state) }

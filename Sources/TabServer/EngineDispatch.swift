@@ -223,7 +223,7 @@ extension ServiceEngine {
         case .push, .pop, .popToRoot:
             w.key(literal: "stack"); ReplyEncoder.stack(Self.navigationTab(of: command).flatMap { c.tab($0)?.stack } ?? [], &w)
         case .customizeEnd, .setTabs, .addTab, .removeTab:
-            w.key(literal: "tabs"); ReplyEncoder.strings(c.tabs.map(\.id), &w)
+            w.key(literal: "tabs"); ReplyEncoder.ids(of: c.tabs, &w)
         case .setCustomizable:
             w.key(literal: "customizable"); ReplyEncoder.strings(c.customizable, &w)
         case .customizeBegin, .customizeMove:

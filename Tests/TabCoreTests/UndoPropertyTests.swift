@@ -32,7 +32,7 @@ struct UndoPropertyTests {
             }
         }
         guard seeds.count > 1 else { return }
-        // The streams must undo many turns, and many that kept only some roots.
+        // The streams must undo many turns, and many that kept only the edits of the roots.
         #expect(reached.undone > 500 && reached.rootsKept > 200)
     }
 
@@ -85,7 +85,7 @@ struct UndoPropertyTests {
     /// A command for the 40-tab controller, mostly of those with a footprint.
     static func bigCommand(_ gen: inout TreeGenerator, _ c: Controller) -> Command {
         let id = c.tabs.isEmpty || gen.rng.chance(0.05) ? "zz" : gen.rng.pick(c.tabs.map(\.id))
-        switch gen.rng.int(0...9) {
+        switch gen.rng.int(0...11) {
         case 0: return .badge(tab: id, value: gen.rng.pick([nil, "1", "2"]))
         case 1: return .push(tab: id, screen: Screen(id: gen.rng.pick(["s1", "s2"])))
         case 2: return .pop(tab: id)
@@ -97,6 +97,10 @@ struct UndoPropertyTests {
             u.title = .set(gen.rng.pick(["A", "B", nil]))
             if gen.rng.chance(0.2) { u.hidden = .set(gen.rng.chance(0.5)) }
             return .updateTab(id, u)
+        case 7, 8:
+            let added = Tab(id: "n\(gen.rng.int(0...60))", navigation: gen.rng.chance(0.5))
+            return .addTab(added, index: gen.rng.chance(0.4) ? nil : gen.rng.int(-1...(c.tabs.count + 1)), group: nil)
+        case 9: return .removeTab(id)
         default: return gen.command(for: c)
         }
     }

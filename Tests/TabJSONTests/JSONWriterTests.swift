@@ -44,6 +44,29 @@ struct JSONWriterTests {
         }
     }
 
+    /// Short ASCII strings (at most 15 bytes, written from their two words) are escaped the
+    /// same way at every length and position, the bytes either side of the escaped ranges
+    /// included: the words' test must see each byte and nothing past the string.
+    @Test func escapesShortStringsAtEveryPosition() throws {
+        let probes: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7E, 0x7F]
+        for length in 1...15 {
+            for position in 0..<length {
+                for probe in probes {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = probe
+                    let s = String(decoding: bytes, as: UTF8.self)
+                    var w = JSONWriter()
+                    w.string(s)
+                    let text = String(decoding: w.bytes, as: UTF8.self)
+                    #expect(try jsonParsed(text) == .string(s), "\(bytes) was written as \(text)")
+                    let escaped = probe < 0x20 || probe == 0x22 || probe == 0x5C
+                    #expect(text.utf8.count == length + 2 + (escaped ? (probe < 0x20 && ![0x08, 0x09, 0x0A, 0x0C, 0x0D].contains(probe) ? 5 : 1) : 0),
+                            "\(bytes) was written as \(text)")
+                }
+            }
+        }
+    }
+
     /// Long strings (past the stack-buffer path) are escaped the same way.
     @Test func escapesLongStrings() throws {
         let s = String(repeating: "plain text é ", count: 20) + "\"\\\n\u{1}" + String(repeating: "x", count: 200) + "\t"
