@@ -181,18 +181,24 @@ public struct TabContainers: Equatable, Sendable {
                                selectionChanges: Bool = false, semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i = try lookUp(name)
-        let edit = prepareUndo(name, at: i, before: command)
+        let pending = prepareUndo(name, at: i, before: command)
         #if DEBUG
         let footprint = controllers.values[i].footprint(of: command), tabsBefore = controllers.values[i].tabs
         #endif
-        let outcome = try controllers.values[i].apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
+        let outcome: Outcome
+        do {
+            outcome = try controllers.values[i].apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
                                                       semantics: semantics, reading: read)
+        } catch {
+            before.settle(pending, made: false)
+            throw error
+        }
         #if DEBUG
         // The footprint's promise, checked by every test that runs a command (whatever the
         // controller's size): the command did to the root tabs no more than it said.
         if let footprint { footprint.check(command, before: tabsBefore, after: controllers.values[i].tabs) }
         #endif
-        if let edit { before.record(edit) }
+        before.settle(pending, made: outcome.changed)  // a refused or idle command inserted or removed nothing
         return outcome
     }
 

@@ -285,7 +285,7 @@ public struct Controller: Equatable, Sendable {
     private mutating func applyOnce(_ command: Command, policy: Policy, notifying: Bool, selectionChanges: Bool) throws(TabError) -> Outcome {
         var out = Outcome(recordsNotifications: notifying, recordsSelectionChanges: selectionChanges)
         let moves = Self.movesSelectionOnly(command)
-        let keepsBar = Self.keepsBar(command)
+        let keepsBar = !moves && Self.keepsBar(command)
         // The bar's lists are as long as the controller: read only where the command can move
         // them and may not (a flat list's root added or removed always moves them: every root
         // is on the bar, in More or unreachable).
@@ -314,6 +314,8 @@ public struct Controller: Equatable, Sendable {
         #if DEBUG
         if let barBefore, keepsBar { precondition(barState == barBefore, "\(command) moved the bar, which keepsBar says it cannot") }
         if let barBefore, surelyMoves, out.changed { precondition(barState != barBefore, "\(command) left the bar as it was, which movesBarWhenItChanges says it cannot") }
+        // What update_tab and remove_tab rely on to skip the orientation check (R9.1).
+        precondition(original || fitUnchecked || tabsOrientations.contains(orientation.mask), "\(command) left the orientation \(orientation) that the tabs do not support")
         #endif
         if moves, arranged, current.barSlot != barSlot { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
@@ -371,10 +373,11 @@ public struct Controller: Equatable, Sendable {
     }
 
     /// The commands that never change what the bar shows (`barState`): they write one tab's
-    /// badge, stack or shown fields (checked after each of them in debug builds).
+    /// badge, stack or shown fields, or a customization session's order (checked after each
+    /// of them in debug builds).
     private static func keepsBar(_ command: Command) -> Bool {
         switch command {
-        case .badge, .push, .pop, .popToRoot: return true
+        case .badge, .push, .pop, .popToRoot, .customizeMove: return true  // a move changes the session's order, not the bar
         case .updateTab(_, let update): return !update.arranges
         default: return false
         }
@@ -642,7 +645,8 @@ public struct Controller: Equatable, Sendable {
         out.notify(.tabsChanged(tabs: ids, animated: false, changed: []))
         resetCustomizable(to: ids, &out)
         reselect(after: before, removedSelected: before.selection == .tab(id), cause: .tabs, &out)
-        reorientIfUnsupported(&out)  // the last tab gone: portrait only (R9.1)
+        // Fewer tabs support at least as much, but none: portrait only (R9.1).
+        if tabs.isEmpty { reorientIfUnsupported(&out) }
     }
 
     /// What a change of the tree is, for its events: a replacement of the tab list (`set_tabs`,
@@ -936,7 +940,9 @@ public struct Controller: Equatable, Sendable {
         if tab.badge != old.badge { out.notify(.badgeChanged(tab: id, value: tab.badge)) }
         if tab.stack != old.stack { out.notify(.navigationChanged(tab: id, stack: tab.stack)) }
         if tab.isExpanded != old.isExpanded, sidebarAvailable { out.notify(.sidebarChanged(visible: sidebarVisible)) }
-        reorientIfUnsupported(&out)
+        // The orientation is always one the tabs support (R9.1): only a change of this tab's
+        // can leave it unsupported (the check reads every tab).
+        if tab.supportedOrientations != old.supportedOrientations { reorientIfUnsupported(&out) }
     }
 
     /// R8: a badge changes nothing but the badge.
@@ -1283,19 +1289,25 @@ public struct Controller: Equatable, Sendable {
         guard customizable.contains(id) else {
             throw TabError(.conflict, "tab '\(id)' is not customizable")
         }
-        let onBar = barTabCount
-        let was = order
-        order.remove(at: from)
-        order.insert(id, at: to)
-        let fixed = Set(tabs.map(\.id)).subtracting(customizable)
-        for other in fixed {
-            let before = was.firstIndex(of: other)! < onBar
-            let after = order.firstIndex(of: other)! < onBar
-            if before != after {
-                throw TabError(.conflict, "moving '\(id)' to \(to) would move the non-customizable tab '\(other)' \(before ? "off the bar into More" : "from More onto the bar")")
+        guard from != to else { return }
+        if customizable.count != tabs.count {
+            // R7.3: a tab that is not customizable keeps its side of the bar. Only the tabs
+            // between `from` and `to` shift, by one; the first one (in tab order) that would
+            // cross is named.
+            let onBar = barTabCount
+            let movable = Set(customizable)
+            for tab in tabs where !movable.contains(tab.id) {
+                let was = order.firstIndex(of: tab.id)!
+                let now = from < to ? (was > from && was <= to ? was - 1 : was) : (was >= to && was < from ? was + 1 : was)
+                let before = was < onBar
+                if before != (now < onBar) {
+                    throw TabError(.conflict, "moving '\(id)' to \(to) would move the non-customizable tab '\(tab.id)' \(before ? "off the bar into More" : "from More onto the bar")")
+                }
             }
         }
-        guard order != was else { return }
+        customizingOrder = nil  // the order's storage unshared while it moves
+        order.remove(at: from)
+        order.insert(id, at: to)
         customizingOrder = order
         // Moves notify nobody until the session ends, but they are state: journal them.
         out.journalsCommand = true

@@ -50,6 +50,10 @@ extension Controller {
         }
     }
 
+    /// How many root tabs (mutating only to be reached in place: a read through the set's
+    /// dictionary copies the controller).
+    mutating func rootCount() -> Int { tabs.count }
+
     /// `footprint(of:)` reached in place (mutating only for that: it changes nothing). A
     /// Controller read out of the set's dictionary is a copy, a retain of each of its arrays
     /// and strings.
@@ -138,22 +142,28 @@ struct SavedController: Equatable, Sendable {
         /// It did not exist: undoing deletes it.
         case absent
         /// The whole controller as it was.
-        case whole(Controller)
+        case whole
         /// The controller as it was but its tabs (`Controller.withoutTabs`); `edits` undo
         /// what the turn did to the live tabs.
-        case withoutTabs(Controller)
+        case withoutTabs
     }
 
+    /// Kept apart from `controller`, so that the request path tests a byte, not a payload.
     var form: Form
+    var controller: Controller?
     /// In the order they happened (for `withoutTabs`).
     var edits: [TabEdit] = []
+
+    static let absent = SavedController(form: .absent, controller: nil)
+    static func whole(_ c: Controller) -> SavedController { SavedController(form: .whole, controller: c) }
+    static func withoutTabs(_ c: Controller) -> SavedController { SavedController(form: .withoutTabs, controller: c.withoutTabs) }
 
     /// The controller as it was, given the live one (`withoutTabs` needs its tabs).
     func restored(from live: Controller?) -> Controller? {
         switch form {
         case .absent: return nil
-        case .whole(let c): return c
-        case .withoutTabs(let c):
+        case .whole: return controller
+        case .withoutTabs:
             var tabs = live?.tabs ?? []
             for edit in edits.reversed() {
                 switch edit {
@@ -162,7 +172,7 @@ struct SavedController: Equatable, Sendable {
                 case .removed(let i, let tab): tabs.insert(tab, at: i)
                 }
             }
-            return c.restoring(tabs: tabs)
+            return controller!.restoring(tabs: tabs)
         }
     }
 
@@ -196,10 +206,25 @@ struct UndoLog: Equatable, Sendable {
         return saved.firstIndex(where: { $0.name == name })
     }
 
-    /// An insertion or removal the command made (logged once it was made).
-    mutating func record(_ edit: (at: Int, edit: TabEdit)) {
-        saved[edit.at].controller.edits.append(edit.edit)
+    /// Settles what `prepareUndo` left pending once the command ran: an insertion is logged
+    /// (it was made); a removal logged ahead goes if the command was refused (`made` false).
+    mutating func settle(_ pending: PendingEdit, made: Bool) {
+        switch pending {
+        case .none: return
+        case .insertion(let at, let index): if made { saved[at].controller.edits.append(.inserted(index)) }
+        case .removal(let at): if !made { saved[at].controller.edits.removeLast() }
+        }
     }
+}
+
+/// An insertion or removal `prepareUndo` left to settle once the command ran (small: the
+/// request path passes it by value).
+enum PendingEdit {
+    case none
+    /// Log `.inserted(index)` in the entry at `at` if the command inserted.
+    case insertion(at: Int, index: Int)
+    /// The entry at `at` logged the removal ahead; take it back if the command was refused.
+    case removal(at: Int)
 }
 
 extension TabContainers {
@@ -208,44 +233,45 @@ extension TabContainers {
     /// whole, as it was at the turn's start.
     mutating func saveWhole(_ name: String) {
         guard let at = before.position(of: name) else {
-            return before.saved.append((name, SavedController(form: controllers[name].map { .whole($0) } ?? .absent)))
+            return before.saved.append((name, controllers[name].map { .whole($0) } ?? .absent))
         }
         makeWhole(at, live: controllers[name])
     }
 
     private mutating func makeWhole(_ at: Int, live: Controller?) {
-        guard case .withoutTabs = before.saved[at].controller.form else { return }
-        before.saved[at].controller = SavedController(form: .whole(before.saved[at].controller.restored(from: live)!))
+        guard before.saved[at].controller.form == .withoutTabs else { return }
+        before.saved[at].controller = .whole(before.saved[at].controller.restored(from: live)!)
     }
 
     /// Remembers the controller `name` before a change of its seq alone (its tabs stay).
     mutating func saveSeq(_ name: String) {
         guard before.position(of: name) == nil, let c = controllers[name] else { return }
-        let form: SavedController.Form = c.tabs.count < Controller.footprintMinimumTabs ? .whole(c) : .withoutTabs(c.withoutTabs)
-        before.saved.append((name, SavedController(form: form)))
+        before.saved.append((name, c.tabs.count < Controller.footprintMinimumTabs ? .whole(c) : .withoutTabs(c)))
     }
 
     /// Remembers the controller at `i` before `command` changes it: for a controller of
     /// `Controller.footprintMinimumTabs` tabs or more whose command says what it does to the
     /// roots, the controller without its tabs (once a turn) and the roots it writes; else the
-    /// whole controller. Returns the insertion or removal to log once the command made it.
+    /// whole controller. Returns what to settle once the command ran (`UndoLog.settle`).
     @inline(__always)
-    mutating func prepareUndo(_ name: String, at i: Dictionary<String, Controller>.Index,
-                              before command: Command) -> (at: Int, edit: TabEdit)? {
-        let at: Int
-        if let found = before.position(of: name) {
-            guard case .withoutTabs = before.saved[found].controller.form else { return nil }
-            at = found
-        } else if controllers.values[i].tabs.count >= Controller.footprintMinimumTabs {
-            at = before.saved.count
-            before.saved.append((name, SavedController(form: .withoutTabs(controllers.values[i].withoutTabs))))
-        } else {
-            before.saved.append((name, SavedController(form: .whole(controllers.values[i]))))
-            return nil
-        }
-        // Reached in place (a mutating call): a Controller read out of the dictionary is a
+    mutating func prepareUndo(_ name: String, at i: Dictionary<String, Controller>.Index, before command: Command) -> PendingEdit {
+        let at: Int, footprint: Footprint?
+        // Reached in place (mutating calls): a Controller read out of the dictionary is a
         // copy, a retain of each of its arrays and strings per request.
-        switch controllers.values[i].undoFootprint(for: command) {
+        if let found = before.position(of: name) {
+            guard before.saved[found].controller.form == .withoutTabs else { return .none }
+            at = found
+            footprint = controllers.values[i].undoFootprint(for: command)
+        } else if controllers.values[i].rootCount() >= Controller.footprintMinimumTabs,
+                  case let found? = controllers.values[i].undoFootprint(for: command) {
+            at = before.saved.count
+            footprint = found
+            before.saved.append((name, .withoutTabs(controllers.values[i])))
+        } else {
+            before.saved.append((name, .whole(controllers.values[i])))
+            return .none
+        }
+        switch footprint {
         case .writes(let first, let second)?:
             if let first, !before.saved[at].controller.logged(first) {
                 before.saved[at].controller.edits.append(.wrote(first, controllers.values[i].rootForUndo(first).tab))
@@ -253,21 +279,22 @@ extension TabContainers {
             if let second, !before.saved[at].controller.logged(second) {
                 before.saved[at].controller.edits.append(.wrote(second, controllers.values[i].rootForUndo(second).tab))
             }
-            return nil
+            return .none
         case .inserts(let p)?:
-            return (at, .inserted(p))
+            return .insertion(at: at, index: p)
         case .removes(let p)?:
-            return (at, .removed(p, controllers.values[i].rootForUndo(p).tab))
+            before.saved[at].controller.edits.append(.removed(p, controllers.values[i].rootForUndo(p).tab))
+            return .removal(at: at)
         case nil:
             makeWhole(at, live: controllers.values[i])
-            return nil
+            return .none
         }
     }
 
     /// Whether every change to undo kept its controller without its tabs (tests: the
     /// footprints' path was taken).
     var undoesRootsOnly: Bool {
-        !before.saved.isEmpty && before.saved.allSatisfy { if case .withoutTabs = $0.controller.form { true } else { false } }
+        !before.saved.isEmpty && before.saved.allSatisfy { $0.controller.form == .withoutTabs }
     }
 
     /// The changes since the last call are kept: nothing to undo any more.

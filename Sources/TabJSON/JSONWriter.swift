@@ -346,15 +346,15 @@ public struct JSONWriter: ~Copyable {
     @inline(__always)
     private mutating func smallQuoted(_ low: UInt64, _ high: UInt64, comma: Bool, colon: Bool) -> Bool {
         let n = SmallASCII.count(high)
-        // Both words at once: the bytes past `n` (zeros, and the high word's count byte) are
-        // replaced by a letter first, so that the test is exact for ASCII (no byte reaches
-        // 0x80, so no borrow crosses a byte that needs no escape).
-        let letters: UInt64 = 0x6161_6161_6161_6161
-        let lowKept: UInt64 = n >= 8 ? ~0 : (1 &<< UInt64(truncatingIfNeeded: n &* 8)) &- 1
-        let highKept: UInt64 = n <= 8 ? 0 : (1 &<< UInt64(truncatingIfNeeded: (n &- 8) &* 8)) &- 1
-        let lowTested = (low & lowKept) | (letters & ~lowKept)
-        let highTested = (high & highKept) | (letters & ~highKept)
-        if (quoteBackslashOrControl(lowTested) | quoteBackslashOrControl(highTested)) & 0x8080_8080_8080_8080 != 0 { return false }
+        // Byte by byte: ids are short, and eight bytes at once cost more below eight.
+        var w = low, i = 0
+        while i < n {
+            if i == 8 { w = high }
+            let b = UInt8(truncatingIfNeeded: w)
+            if b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
+            w &>>= 8
+            i &+= 1
+        }
         let p = reserve(n &+ 20)
         var k = 0
         if comma { p[0] = UInt8(ascii: ","); k = 1 }

@@ -1,4 +1,5 @@
 // R7: customization (More → Edit).
+import TestRandom
 import Testing
 @testable import TabCore
 
@@ -191,5 +192,41 @@ struct CustomizationTests {
         #expect(out.notifications == [.willBeginCustomizing(tabs: ["t1", "t5", "t6"])])
         #expect(policy.calls == [.willBeginCustomizing(["t1", "t5", "t6"])])
         #expect(c.customizingOrder == c.ids)  // the order edited is still all the tabs
+    }
+}
+
+/// R7.3 on random sessions: a move is refused exactly when the order it would make puts a
+/// non-customizable tab on the other side of the bar (found here by looking the tab up in
+/// both orders), naming the first such tab in tab order; an accepted move makes that order.
+@Test("R7.3 random moves: refused exactly when a fixed tab would cross the bar")
+func customizeMoveAgainstItsDefinition() throws {
+    var rng = SplitMix64(seed: 0x7_3_3)
+    for _ in 0..<300 {
+        let count = rng.int(3...12)
+        var c = try controller(tabs(count: count))
+        let ids = c.ids
+        let movable = ids.filter { _ in rng.chance(0.7) }
+        guard !movable.isEmpty else { continue }
+        _ = try c.apply(.setCustomizable(movable))
+        guard (try? c.apply(.customizeBegin)) != nil else { continue }
+        for _ in 0..<8 {
+            let id = rng.pick(movable), to = rng.int(0...(count - 1))
+            let was = c.customizingOrder!
+            var order = was
+            order.remove(at: order.firstIndex(of: id)!)
+            order.insert(id, at: to)
+            let onBar = c.barTabCount
+            let crossing = ids.first { other in
+                !movable.contains(other) && (was.firstIndex(of: other)! < onBar) != (order.firstIndex(of: other)! < onBar)
+            }
+            do {
+                _ = try c.apply(.customizeMove(tab: id, to: to))
+                #expect(crossing == nil, "moving \(id) to \(to) in \(was) was accepted though '\(crossing ?? "")' crosses")
+                #expect(c.customizingOrder == order)
+            } catch {
+                #expect(crossing != nil && error.message.contains("'\(crossing!)'"), "moving \(id) to \(to) in \(was): \(error.message)")
+                #expect(c.customizingOrder == was)
+            }
+        }
     }
 }
