@@ -22,7 +22,10 @@
 //
 // Logins are kept in the plugin's store (plugin ABI 1.6), so they survive restarts and
 // kill -9 (and an expiry that fell while tabd was down is logged out as it starts). A reload
-// that replaces or removes the gate still logs everyone out, with an event. A logout tabd
+// that replaces or removes the gate still logs everyone out, with an event. A controller that
+// is deleted is logged out too, with an event (plugin ABI 1.7, controller_deleted), and its
+// session key goes: a controller created again under its name, maybe by another client,
+// starts logged out; init drops the sessions of controllers that no longer exist. A logout tabd
 // cannot keep (its journal cannot be written) is refused and tells no one: the session goes
 // on (an expired one is tried again every second).
 //
@@ -46,9 +49,9 @@ import TabSystem
 
 @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(LoginGate.self) }
 
-final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook, TimerHook {
+final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook, TimerHook, ControllerDeletedHook {
     static let name = "login-gate"
-    static let version = "1.3.0"
+    static let version = "1.4.0"
     static let summary = "Refuses every tab but the login tab until a user logs in on the controller."
 
     let host: PolicyHost
@@ -137,8 +140,17 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         }
         // The logins the last run kept: each one's expiry is watched again (one already past
         // is logged out as soon as tabd serves, with its event).
+        // A session of a controller that no longer exists (deleted while no gate of ABI 1.7
+        // ran) ends now: a controller created again under its name must start logged out.
+        let controllers = host.has(\.controller_at) ? Set(host.controllers) : nil
         for key in host.storedKeys where key.hasPrefix(Session.keyPrefix) {
             let controller = String(key.dropFirst(Session.keyPrefix.count))
+            if let controllers, !controllers.contains(controller) {
+                if (try? host.store(nil, for: key)) != nil {
+                    host.log(.info, "the session on controller '\(controller)' ended: the controller no longer exists")
+                }
+                continue
+            }
             if let session = session(of: controller) { watch(session, controller: controller) }
         }
     }
@@ -330,6 +342,23 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         } catch {
             host.log(.error, "the logout of '\(user)' on controller '\(controller.name)' could not be kept (\(error.description)); the session stays in the gate's store")
         }
+    }
+
+    /// The controller is being deleted: its session ends, with a logout event its subscribers
+    /// get before the controller goes, and its key leaves the store, so that a controller
+    /// created again under this name (by any client) starts logged out.
+    func controllerDeleted(_ controller: ControllerView) {
+        expiryRetries.remove(controller.name)
+        guard let user = session(of: controller.name)?.user else { return }
+        do throws(StoreError) {
+            try keep(nil, controller: controller.name)
+        } catch {
+            // tabd refuses the delete itself while its journal cannot be written: not reached.
+            host.log(.error, "the session of '\(user)' on deleted controller '\(controller.name)' could not be removed (\(error.description)); it ends at its timer or at the next start")
+            return
+        }
+        host.log(.info, "'\(user)' logged out of controller '\(controller.name)' (controller deleted)")
+        host.emit(["event": "logout", "user": .string(user), "reason": "controller deleted"], in: controller)
     }
 
     /// Ends the session on `controller` (with a logout event) and returns the selection to

@@ -152,6 +152,13 @@ public final class PluginHost: Policy {
     /// Runs a due timer: the service lends its controller and calls `fire(_:in:)`.
     public var onTimer: ((PluginTimer) -> Void)?
     var timers: [PluginTimer.Key: PluginTimer.Armed] = [:]
+    /// tabd is stopping: no timer fires or is armed any more (`stopTimers`).
+    var timersStopped = false
+    /// The names of the controllers tabd holds, in byte order (plugin ABI 1.7's
+    /// `controller_at`; PluginControllers.swift).
+    var controllerNames: [String] = []
+    /// The running instances, in load order.
+    var runningPlugins: [PluginInstance] { running }
     var timerGeneration: UInt64 = 0
     /// Some running plugin has selection_changed: the service then keeps a command's
     /// notifications to tell it (`selectionChanged`).

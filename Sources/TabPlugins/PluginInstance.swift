@@ -245,6 +245,8 @@ extension PluginHook {
         case .displayOrderChanged: return 12
         case .selectionChanged: return 13
         case .timer: return 14
+        case .controllerCreated: return 15
+        case .controllerDeleted: return 16
         }
     }
 }

@@ -226,6 +226,8 @@ public enum PluginHook: String, CaseIterable, Sendable {
     case displayOrderChanged = "display_order_changed"
     case selectionChanged = "selection_changed"
     case timer
+    case controllerCreated = "controller_created"
+    case controllerDeleted = "controller_deleted"
 }
 
 /// One plugin's answer within a decision.

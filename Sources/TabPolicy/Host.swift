@@ -99,6 +99,18 @@ public final class PolicyHost {
         return keys
     }
 
+    // MARK: Controllers (ABI 1.7)
+
+    /// The names of the controllers tabd holds now, in byte order: in `init`, those that exist
+    /// as the plugin starts (`ControllerCreatedHook` and `ControllerDeletedHook` tell of later
+    /// ones). Empty in a tabd before ABI 1.7.
+    public var controllers: [String] {
+        guard has(\.controller_at), let at = table.pointee.controller_at else { return [] }
+        var names: [String] = []
+        while let name = at(table, names.count) { names.append(String(cString: name)) }
+        return names
+    }
+
     // MARK: Timers (ABI 1.6)
 
     /// Arms the timer `name` (moves it when armed): `TimerHook.timer` runs once, `seconds`

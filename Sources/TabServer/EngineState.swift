@@ -38,6 +38,13 @@ extension ServiceEngine {
         journal.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
                                          sizeClass: sizeClass, compactTabs: compactTabs))
         perform(containers.decideOrientations(of: name, policy: policy), &out)
+        // Plugin ABI 1.7: the plugins are told, and what they ask for is done.
+        var effects: [PolicyEffect] = []
+        let plugins = self.plugins
+        _ = try? containers.reading(name) { c in
+            withUnsafePointer(to: c) { p in plugins.controllerCreated(in: LentController(p), effects: &effects) }
+        }
+        perform(effects, &out)
     }
 
     /// Writes what `command` changed (or announced: R11.4) to the journal, in the form the

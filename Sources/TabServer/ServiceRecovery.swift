@@ -47,6 +47,7 @@ extension TabService {
         }
         logger.info("state recovered", metadata: metadata)
         plugins.adoptStore(engine.containers.pluginData)
+        plugins.adoptControllers(engine.containers.names)
     }
 
     /// The second half of `recover`, once the plugins are loaded: what their init asked for,

@@ -373,7 +373,24 @@ final class RemotePlugin {
         var w = WireWriter(.initialize)
         w.string(configJSON)
         writeStore(&w)
+        writeControllers(&w)
         return w.bytes
+    }
+
+    /// The names of the controllers tabd holds now (since 1.7, `controller_at`).
+    func writeControllers(_ w: inout WireWriter) {
+        let names = owner?.host.controllerNames ?? []
+        w.u32(UInt32(names.count))
+        for n in names { w.string(n) }
+    }
+
+    /// Sends the helper the list of controllers again (one was created or deleted, and the
+    /// plugin has no hook that would have carried it).
+    func syncControllers() {
+        guard case .up = phase else { return }
+        var w = WireWriter(.controllersSync)
+        writeControllers(&w)
+        _ = exchange(w.bytes, hook: .initialize)
     }
 
     /// The plugin's store as tabd holds it now.
