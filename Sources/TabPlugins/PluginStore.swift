@@ -127,7 +127,7 @@ extension PluginHost {
     // MARK: Timers
 
     func setTimer(_ instance: PluginInstance, controller: String?, name: String, milliseconds: UInt64) -> Bool {
-        guard let scheduleTimer, instance.running || instance.starting else { return false }
+        guard let scheduleTimer, !timersStopped, instance.running || instance.starting else { return false }
         guard !name.isEmpty, name.utf8.count <= PluginTimer.maxNameBytes,
               milliseconds >= 1, milliseconds <= PluginTimer.maxMilliseconds else { return false }
         let key = PluginTimer.Key(plugin: ObjectIdentifier(instance), controller: controller, name: name)
@@ -152,6 +152,13 @@ extension PluginHost {
     func cancelTimers(of instance: PluginInstance) {
         let id = ObjectIdentifier(instance)
         for key in timers.keys where key.plugin == id { timers.removeValue(forKey: key)?.cancel() }
+    }
+
+    /// tabd is stopping: every armed timer is disarmed, and none is armed again (set_timer
+    /// answers TABD_ERROR, unlogged). The plugins' other hooks, fini included, still run.
+    public func stopTimers() {
+        timersStopped = true
+        for key in Array(timers.keys) { timers.removeValue(forKey: key)?.cancel() }
     }
 
     /// Disarms every plugin's timers for the controller `name` (it was deleted): a controller
@@ -311,7 +318,7 @@ extension PluginInstance {
         if controller != nil, c == nil { return TABD_ERROR }
         guard host.setTimer(self, controller: c, name: n, milliseconds: ms) else {
             let frame = host.frame
-            if !frame.timerRefusalLogged {
+            if !frame.timerRefusalLogged, !host.timersStopped {
                 frame.counted = true
                 frame.timerRefusalLogged = true
                 host.logger.warning("plugin's set_timer refused: a bad name or delay, or \(PluginTimer.maxArmed) timers armed already (TABD_TIMER_MAX); said once per hook call", metadata: ["plugin.name": .string(self.name)])

@@ -300,7 +300,11 @@ public enum Daemon {
             stopping = true
             logger.notice("stopping: answering what was received, then exiting")
             notifier.notify("STOPPING=1\nSTATUS=stopping")
+            // No plugin timer fires from now on (a plugin's timers could keep the loop busy
+            // for ever); the plugins' hooks for what is still answered, and their fini, run.
+            plugins.stopTimers()
             server.beginShutdown {
+                service.stopPlugins()
                 service.finish()
                 if !listener.activated { listener.removeSocketFile() }
                 loop.stop()

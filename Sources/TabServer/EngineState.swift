@@ -78,6 +78,13 @@ extension ServiceEngine {
         createConfiguredControllers(into: &out)
     }
 
+    /// At shutdown: every plugin's fini, then what they asked for meanwhile (their store
+    /// writes are journaled with the rest; the adapter commits them).
+    public mutating func stopPlugins(into out: inout Step) {
+        plugins.shutdown()
+        perform(plugins.takeEffects(), &out)
+    }
+
     /// Every controller's orientations asked of the plugins again (not a change of state:
     /// nothing to journal), and what they asked for meanwhile done.
     public mutating func decideOrientations(into out: inout Step) {

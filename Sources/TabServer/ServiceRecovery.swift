@@ -132,6 +132,12 @@ extension TabService {
         }
     }
 
+    /// At shutdown, once the clients were answered: every plugin's fini (their timers were
+    /// stopped as the shutdown began); what they asked for is done, and `finish` commits it.
+    public func stopPlugins() {
+        outsideALine { $0.stopPlugins(into: &$1) }
+    }
+
     /// At shutdown: everything written and synced.
     public func finish() {
         do {

@@ -412,8 +412,8 @@ final class RemotePlugin {
 
     /// Runs fini in the helper (within the deadline), then ends it.
     func stop() {
-        if case .up = phase {
-            _ = exchange(WireWriter(.fini).bytes, hook: .fini)
+        if case .up = phase, case .success(let a) = exchange(WireWriter(.fini).bytes, hook: .fini) {
+            apply(a.effects, controller: nil)  // its log lines and store writes, as in process
         }
         kill()
         phase = .stopped
@@ -447,7 +447,7 @@ final class RemotePlugin {
                 if status != TABD_STORE_OK, status != TABD_STORE_MISSING { refusedStore += 1 }
             case .timer(let timerController, let name, let ms):
                 if let ms {
-                    if !owner.host.setTimer(owner, controller: timerController, name: name, milliseconds: ms) { refusedTimers += 1 }
+                    if !owner.host.setTimer(owner, controller: timerController, name: name, milliseconds: ms), !owner.host.timersStopped { refusedTimers += 1 }
                 } else {
                     owner.host.cancelTimer(owner, controller: timerController, name: name)
                 }

@@ -610,8 +610,10 @@ struct tabd_host {
      * (1 to TABD_TIMER_MAX_MS), on tabd's loop like any hook (the same deadline, isolation and
      * `explain` record). Arming a name that is armed moves it. A repeating timer arms itself
      * again from its hook. Timers are not kept across restarts or reloads that replace the
-     * instance: arm them again in init (from the store). TABD_ERROR: a NULL or bad name, a
-     * delay out of range, or TABD_TIMER_MAX timers armed already.
+     * instance: arm them again in init (from the store). Once tabd is stopping (SIGTERM) no
+     * timer fires any more and set_timer answers TABD_ERROR; fini still runs. TABD_ERROR: a
+     * NULL or bad name, a delay out of range, TABD_TIMER_MAX timers armed already, or tabd
+     * stopping.
      */
     tabd_result (*set_timer)(const tabd_host *host, const char *controller, const char *name, uint64_t milliseconds);
     /** Disarms the timer (TABD_OK also when it was not armed). */
