@@ -67,11 +67,12 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// How long a login lasts, in seconds (0: until logout).
     let sessionSeconds: Int
 
-    /// The controller a tap last asked about and when its session ends (0: no end; nil: no
-    /// session), while this instance changed no session since: a tap compares one name
-    /// instead of reading the store. (Another instance changes the store only as a reload
-    /// stops it, before this one is asked anything.)
-    private var lastAsked: (controller: String, until: Int?)?
+    /// The controller a tap last asked about, its session's text in the store and when that
+    /// session ends (0: no end; nil: no session): a tap whose controller and stored text are
+    /// the same parses nothing. The text is compared, not trusted: tabd may have undone a
+    /// write this instance made (its journal failed at the commit), or another instance
+    /// written the store (a reload's will_stop).
+    private var lastAsked: (controller: String, text: String?, until: Int?)?
     /// Failed logins by user name (also for unknown names, so they cannot be told apart).
     private var failures: ExpiringTable<String, Failures>
     /// Failed logins by client uid (nil: calls no client made, or a tabd without callers).
@@ -171,11 +172,12 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// its timer logs it out (a controller deleted and created again has no timer left).
     private func isLoggedIn(_ controller: String) -> Bool {
         let until: Int?
-        if let last = lastAsked, last.controller == controller {
+        let text = host.stored(Session.keyPrefix + controller)
+        if let last = lastAsked, last.controller == controller, last.text == text {
             until = last.until
         } else {
-            until = session(of: controller)?.until
-            lastAsked = (controller, until)
+            until = text.flatMap { Session(text: $0) }?.until
+            lastAsked = (controller, text, until)
         }
         guard let until else { return false }
         return until == 0 || until > LoginGate.wallClock()
@@ -189,12 +191,18 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         static let keyPrefix = "session/"
         var user: String
         var until: Int
+
+        init(user: String, until: Int) { self.user = user; self.until = until }
+
+        /// The session a store value holds (nil: not one).
+        init?(text: String) {
+            guard let json = try? JSON(parsing: text), let user = json["user"]?.stringValue else { return nil }
+            self.init(user: user, until: json["until"]?.intValue ?? 0)
+        }
     }
 
     private func session(of controller: String) -> Session? {
-        guard let text = host.stored(Session.keyPrefix + controller), let json = try? JSON(parsing: text),
-              let user = json["user"]?.stringValue else { return nil }
-        return Session(user: user, until: json["until"]?.intValue ?? 0)
+        host.stored(Session.keyPrefix + controller).flatMap { Session(text: $0) }
     }
 
     /// Keeps the session (nil: removes it). Throws when tabd could not keep it.

@@ -68,6 +68,15 @@ struct PluginStoreData {
         return TABD_STORE_OK
     }
 
+    /// Puts `key` back to `value` (nil: absent), whatever the limits: what it held before a
+    /// write the journal could not keep.
+    mutating func restore(_ key: String, _ value: String?) {
+        let old = values[key].map { key.utf8.count + $0.utf8.count } ?? 0
+        if (values[key] == nil) != (value == nil) { sorted = nil }
+        values[key] = value
+        bytes += (value.map { key.utf8.count + $0.utf8.count } ?? 0) - old
+    }
+
     /// The key at `index` in byte order.
     mutating func key(at index: Int) -> String? {
         if sorted == nil { sorted = values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
@@ -119,6 +128,17 @@ extension PluginHost {
         let box = PluginStoreBox()
         stores[plugin] = box
         return box
+    }
+
+    /// Puts store keys back as they were before writes the journal could not keep: (plugin,
+    /// key, value before; nil: absent). Isolated helpers get their plugin's store again.
+    public func restoreStore(_ entries: [(plugin: String, key: String, value: String?)]) {
+        var plugins = Set<String>()
+        for e in entries {
+            storeBox(for: e.plugin).data.restore(e.key, e.value)
+            plugins.insert(e.plugin)
+        }
+        for p in runningPlugins where plugins.contains(p.name) { p.remote?.syncStore() }
     }
 
     /// What `plugin`'s store holds (for the helper of an isolated plugin, and tests).

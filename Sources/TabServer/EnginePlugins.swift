@@ -64,6 +64,8 @@ extension ServiceEngine {
         }
         // The plugins' store writes first: they were made before the events that may tell of them.
         for case .store(let plugin, let key, let value) in effects {
+            let k = PluginStoreKey(plugin: plugin, key: key)
+            if storeBefore[k] == nil { storeBefore[k] = .some(containers.pluginData[plugin]?[key]) }
             containers.setPluginValue(plugin: plugin, key: key, value)
             journal.append(.pluginData(plugin: plugin, key: key, value: value))
             if out.outsideState { out.storeWriters.insert(plugin) }

@@ -53,6 +53,29 @@ extension ServiceEngine {
         outcome.journal(of: command) { journal.append($0, controller: controller) }
     }
 
+    /// What was changed since the last commit is durable now: nothing to undo any more.
+    public mutating func keepChanges() {
+        containers.keepChanges()
+        if !storeBefore.isEmpty { storeBefore.removeAll() }
+    }
+
+    /// What was changed since the last commit could not be made durable: the controllers
+    /// are put back as they were (created ones go, deleted ones come back), and so is every
+    /// plugin store key written meanwhile — in the containers and in the plugins' own copies
+    /// (an isolated helper's too) — so that a refused login leaves no session behind. The
+    /// plugins hear of the controllers as they are again (`controller_at`). Returns the names
+    /// of the controllers put back.
+    public mutating func undoChanges() -> [String] {
+        let undone = containers.undoChanges()
+        if !storeBefore.isEmpty {
+            for (k, old) in storeBefore { containers.setPluginValue(plugin: k.plugin, key: k.key, old) }
+            plugins.restoreStore(storeBefore.map { ($0.key.plugin, $0.key.key, $0.value) })
+            storeBefore.removeAll()
+        }
+        plugins.adoptControllers(containers.names)
+        return undone
+    }
+
     /// The journal could not be written: changes are refused until the adapter's retry
     /// succeeds (and sets `fault` to nil).
     public mutating func storageFaulted(_ fault: String) {
@@ -243,4 +266,10 @@ extension ServiceEngine {
         }
         w.endArray()
     }
+}
+
+/// One key of one plugin's store.
+struct PluginStoreKey: Hashable {
+    let plugin: String
+    let key: String
 }

@@ -61,13 +61,17 @@ extension TabService {
 
     /// Commits what was changed outside a turn (start, SIGHUP, a retry); on failure the
     /// changes are undone.
-    func commitOutsideTurn() {
+    /// Returns whether they were made durable.
+    @discardableResult
+    func commitOutsideTurn() -> Bool {
         do {
             try store.commit(&engine.journal)
-            engine.containers.keepChanges()
+            engine.keepChanges()
+            return true
         } catch {
-            let undone = engine.containers.undoChanges()
+            let undone = engine.undoChanges()
             storeFaulted(error.description, undone: undone)
+            return false
         }
     }
 
