@@ -197,7 +197,7 @@ final class PluginInstance {
         let n = frame[keyPath: count]
         if n <= cap { return true }
         if n == cap + 1 {
-            host.logger.warning("plugin \(what) more than \(cap) times in one hook call; the rest of this call's are dropped", metadata: ["plugin.name": .string(name)])
+            host.warnings.warn(what, subject: name, "plugin \(what) more than \(cap) times in one hook call; the rest of this call's are dropped", metadata: ["plugin.name": .string(name)])
         }
         return false
     }
@@ -213,7 +213,7 @@ final class PluginInstance {
             guard event.isObject else { throw Refusal("it is not a JSON object") }
         } catch {
             failures += 1
-            host.logger.warning("plugin emitted an event tabd does not accept; dropped", metadata: [
+            host.warnings.warn("event refused", subject: name, "plugin emitted an event tabd does not accept; dropped", metadata: [
                 "plugin.name": .string(name), "error": .string(error.description),
             ])
             return false

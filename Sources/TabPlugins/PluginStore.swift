@@ -323,7 +323,7 @@ extension PluginInstance {
             guard frame.storeBytes > PluginStoreData.maxTotalBytes else { return TABD_STORE_OK }
             if !frame.storeCapLogged {
                 frame.storeCapLogged = true
-                host.logger.warning("plugin wrote more than \(PluginStoreData.maxTotalBytes) bytes to its store in one hook call; the rest of this call's writes are refused", metadata: ["plugin.name": .string(name)])
+                host.warnings.warn("store per call", subject: name, "plugin wrote more than \(PluginStoreData.maxTotalBytes) bytes to its store in one hook call; the rest of this call's writes are refused", metadata: ["plugin.name": .string(name)])
             }
             return TABD_STORE_TOO_LARGE
         }
@@ -341,7 +341,7 @@ extension PluginInstance {
             if !frame.timerRefusalLogged, !host.timersStopped {
                 frame.counted = true
                 frame.timerRefusalLogged = true
-                host.logger.warning("plugin's set_timer refused: a bad name or delay, or \(PluginTimer.maxArmed) timers armed already (TABD_TIMER_MAX); said once per hook call", metadata: ["plugin.name": .string(self.name)])
+                host.warnings.warn("set_timer refused", subject: self.name, "plugin's set_timer refused: a bad name or delay, or \(PluginTimer.maxArmed) timers armed already (TABD_TIMER_MAX); said once per hook call", metadata: ["plugin.name": .string(self.name)])
             }
             return TABD_ERROR
         }

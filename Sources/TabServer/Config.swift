@@ -63,6 +63,9 @@ public struct ServerConfig: Sendable {
     /// A non-required plugin that was in a hook when tabd died this many starts in a row is
     /// not loaded again until its file changes or an operator clears it.
     public var quarantineAfter = 3
+    /// What tabd says of a plugin's behaviour (a cap passed, output refused) is said once per
+    /// this many seconds per plugin and kind, then with how many more times it happened.
+    public var warningPeriod = PluginWarnings.defaultPeriod
     public var logLevel = "info"
     /// The file this came from, re-read on reload.
     public var path: String?
@@ -155,6 +158,7 @@ public struct ServerConfig: Sendable {
         ("limits.max_total_tabs", { "\($0.maxTotalTabs)" }),
         ("plugins.directories", { "\($0.pluginDirectories)" }), ("plugins.load", { "\($0.plugins)" }),
         ("plugins.slow_hook_ms", { "\($0.slowHookMilliseconds)" }),
+        ("plugins.warning_period_seconds", { "\($0.warningPeriod)" }),
     ]
 
     /// Settings only a restart applies (the socket, the state directory, the transport's
@@ -306,6 +310,7 @@ public struct ServerConfig: Sendable {
             c.pluginDirectories = p.strings("directories").map(resolve)
             if let v = p.int("slow_hook_ms", in: Limits.slowHookMilliseconds) { c.slowHookMilliseconds = v }
             if let v = p.int("quarantine_after", in: Limits.quarantineAfter) { c.quarantineAfter = v }
+            if let v = p.seconds("warning_period_seconds", in: Limits.seconds) { c.warningPeriod = v }
             for (i, node) in p.list("load").enumerated() {
                 guard var s = Section(node, path: "plugins.load[\(i)].", problems: problems) else { continue }
                 let file = s.string("path")

@@ -84,6 +84,7 @@ extension ServerConfig {
             ("plugins", .object(JSONObject([
                 ("directories", .array(pluginDirectories.map { .string($0) })),
                 ("slow_hook_ms", int(slowHookMilliseconds)), ("quarantine_after", int(quarantineAfter)),
+                ("warning_period_seconds", .double(warningPeriod)),
                 ("load", .array(load)),
             ]))),
         ]

@@ -197,6 +197,8 @@ extension ServiceEngine {
         applied.maxTotalTabs = next.maxTotalTabs
         applied.slowHookMilliseconds = next.slowHookMilliseconds
         plugins.slowHookNanoseconds = UInt64(next.slowHookMilliseconds) * 1_000_000
+        applied.warningPeriod = next.warningPeriod
+        plugins.warnings.period = next.warningPeriod
         report.plugins = plugins.commit(prepared.plugins, controllers: containers.names.compactMap { containers[$0] })
         plugins.maxJSONDepth = applied.maxJSONDepth
         if !report.plugins.started.isEmpty || !report.plugins.stopped.isEmpty, !report.changed.contains("plugins.load") {

@@ -428,10 +428,10 @@ final class RemotePlugin {
         var refusedStore = 0, refusedTimers = 0
         defer {
             if refusedStore > 0 {
-                owner.host.logger.warning("isolated plugin's store writes refused by tabd (\(refusedStore) in one hook call); its helper's copy differs until it restarts", metadata: ["plugin.name": .string(owner.name)])
+                owner.host.warnings.warn("store refused", subject: owner.name, "isolated plugin's store writes refused by tabd (\(refusedStore) in one hook call); its helper's copy differs until it restarts", metadata: ["plugin.name": .string(owner.name)])
             }
             if refusedTimers > 0 {
-                owner.host.logger.warning("isolated plugin's set_timer refused by tabd (\(refusedTimers) in one hook call: a bad name or delay, or TABD_TIMER_MAX timers armed)", metadata: ["plugin.name": .string(owner.name)])
+                owner.host.warnings.warn("set_timer refused", subject: owner.name, "isolated plugin's set_timer refused by tabd (\(refusedTimers) in one hook call: a bad name or delay, or TABD_TIMER_MAX timers armed)", metadata: ["plugin.name": .string(owner.name)])
             }
         }
         for e in effects {
