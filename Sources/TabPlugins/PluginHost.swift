@@ -151,6 +151,11 @@ public final class PluginHost: Policy {
     var stores: [String: PluginStoreBox] = [:]
     /// Whether a store write can be made durable now (the service: its journal has no fault).
     public var storeWritable: () -> Bool = { true }
+    /// What each plugin may write over time (plugin ABI 1.7); nil: no budget (an isolated
+    /// plugin's helper, --check-config: tabd itself checks the writes it journals).
+    public var storeBudget: PluginStoreBudget?
+    /// Whether the journal takes plugins' writes now (false while it waits for a compaction).
+    public var storeRoom: () -> Bool = { true }
     /// Arms a one-shot timer on the loop and returns what cancels it (the daemon's loop).
     /// nil: timers cannot be armed (set_timer answers TABD_ERROR).
     public var scheduleTimer: ((Double, @escaping () -> Void) -> (() -> Void))?

@@ -173,6 +173,8 @@ final class PluginInstance {
             if c[0] > 0 { hooks.append(.init(hook: hook, calls: c[0], totalNanoseconds: c[1], maxNanoseconds: c[2])) }
         }
         var stats = PluginStats(name: name, hooks: hooks, denials: denials, failures: failures)
+        stats.storeRefusals = store.refusals
+        stats.storeBytes = store.writtenBytes
         if let remote {
             stats.isolation = .process
             stats.crashes = remote.crashes &+ inherited.crashes

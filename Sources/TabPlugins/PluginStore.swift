@@ -88,6 +88,45 @@ struct PluginStoreData {
 /// one per plugin name, and each instance holds its own.
 final class PluginStoreBox {
     var data = PluginStoreData()
+    /// What the plugin may still write now (plugin ABI 1.7's budget: `PluginHost.storeBudget`),
+    /// and when that was last refilled (0: never spent yet, the budget is full).
+    var allowance = 0.0
+    var refilledAt: UInt64 = 0
+    /// Writes tabd refused for the budget or the journal, and the bytes written (each write's
+    /// key, value and TABD_STORE_WRITE_COST_BYTES), since start: `stats` and `metrics`.
+    var refusals: UInt64 = 0
+    var writtenBytes: UInt64 = 0
+
+    /// Takes `cost` from the allowance after refilling it: false (nothing taken) when it does
+    /// not hold that much.
+    func spend(_ cost: Int, _ budget: PluginStoreBudget, now: UInt64) -> Bool {
+        if refilledAt == 0 {
+            allowance = Double(budget.burstBytes)
+        } else {
+            allowance = min(Double(budget.burstBytes), allowance + Double(now &- refilledAt) / 1e9 * Double(budget.bytesPerSecond))
+        }
+        refilledAt = now
+        guard allowance >= Double(cost) else { return false }
+        allowance -= Double(cost)
+        return true
+    }
+}
+
+/// What each plugin may write to its store over time (plugin ABI 1.7): `bytesPerSecond`
+/// (plugins.store_bytes_per_second), after a burst of `burstBytes` (plugins.store_burst_bytes);
+/// each write counts its key, its value and TABD_STORE_WRITE_COST_BYTES.
+public struct PluginStoreBudget: Sendable, Equatable {
+    public var bytesPerSecond: Int
+    public var burstBytes: Int
+    public init(bytesPerSecond: Int = Self.defaultBytesPerSecond, burstBytes: Int = Self.defaultBurstBytes) {
+        self.bytesPerSecond = bytesPerSecond
+        self.burstBytes = burstBytes
+    }
+    public static let defaultBytesPerSecond = 64 << 10
+    /// A full store's worth at once: what one hook call may write.
+    public static let defaultBurstBytes = PluginStoreData.maxTotalBytes
+    /// The least burst: one write of the largest key and value, or it could never be made.
+    public static let leastBurstBytes = PluginStoreData.maxKeyBytes + PluginStoreData.maxValueBytes + PluginStoreData.writeCostBytes
 }
 
 /// A plugin's timer: armed by set_timer, due once.
@@ -139,6 +178,11 @@ extension PluginHost {
             plugins.insert(e.plugin)
         }
         for p in runningPlugins where plugins.contains(p.name) { p.remote?.syncStore() }
+    }
+
+    /// Sets one key of `plugin`'s store as tabd holds it (an isolated helper's copy).
+    func patchStore(_ plugin: String, _ key: String, _ value: String?) {
+        storeBox(for: plugin).data.restore(key, value)
     }
 
     /// What `plugin`'s store holds (for the helper of an isolated plugin, and tests).
@@ -320,7 +364,7 @@ extension PluginInstance {
             let frame = host.frame
             frame.counted = true
             frame.storeBytes += key.utf8.count + (value?.utf8.count ?? 0) + PluginStoreData.writeCostBytes
-            guard frame.storeBytes > PluginStoreData.maxTotalBytes else { return TABD_STORE_OK }
+            guard frame.storeBytes > PluginStoreData.maxTotalBytes else { return admitOverTime(key, value) }
             if !frame.storeCapLogged {
                 frame.storeCapLogged = true
                 host.warnings.warn("store per call", subject: name, "plugin wrote more than \(PluginStoreData.maxTotalBytes) bytes to its store in one hook call; the rest of this call's writes are refused", metadata: ["plugin.name": .string(name)])
@@ -329,6 +373,27 @@ extension PluginInstance {
         }
         if status == TABD_STORE_OK { host.enqueue(store: key, value: value, from: self) }
         return status
+    }
+
+    /// The store's share over time (plugin ABI 1.7): a write waits while tabd's journal waits
+    /// for a compaction (so plugins cannot grow the state directory past about twice
+    /// limits.compact_bytes), and is within the plugin's budget. Refusals are counted and
+    /// said once per plugins.warning_period_seconds.
+    private func admitOverTime(_ key: String, _ value: String?) -> tabd_store_status {
+        guard let budget = host.storeBudget else { return TABD_STORE_OK }
+        let cost = key.utf8.count + (value?.utf8.count ?? 0) + PluginStoreData.writeCostBytes
+        guard host.storeRoom() else {
+            store.refusals &+= 1
+            host.warnings.warn("store waits for compaction", subject: name, "plugin '\(name)' wrote to its store while tabd's journal waited for a compaction to finish (limits.compact_bytes written since it began); its writes are refused until then: write less, or raise limits.compact_bytes", metadata: ["plugin.name": .string(name)])
+            return TABD_STORE_RATE_LIMITED
+        }
+        guard store.spend(cost, budget, now: monotonicNanoseconds()) else {
+            store.refusals &+= 1
+            host.warnings.warn("store budget", subject: name, "plugin '\(name)' wrote more to its store than its budget allows (plugins.store_bytes_per_second \(budget.bytesPerSecond), plugins.store_burst_bytes \(budget.burstBytes)); its writes are refused until the budget refills: write less often, or raise the budget", metadata: ["plugin.name": .string(name)])
+            return TABD_STORE_RATE_LIMITED
+        }
+        store.writtenBytes &+= UInt64(cost)
+        return TABD_STORE_OK
     }
 
     func setTimer(_ controller: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ ms: UInt64) -> tabd_result {

@@ -204,6 +204,7 @@ public enum Daemon {
         plugins.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
         plugins.slowHookNanoseconds = UInt64(config.slowHookMilliseconds) * 1_000_000
         plugins.warnings.period = config.warningPeriod
+        plugins.storeBudget = config.storeBudget
         // Names a plugin that was in a hook when the last run died, and quarantines repeat offenders.
         let watch = PluginWatch(directory: config.stateDir, quarantineAfter: config.quarantineAfter, logger: logger)
         plugins.watch = watch

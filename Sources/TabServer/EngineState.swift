@@ -199,6 +199,8 @@ extension ServiceEngine {
         plugins.slowHookNanoseconds = UInt64(next.slowHookMilliseconds) * 1_000_000
         applied.warningPeriod = next.warningPeriod
         plugins.warnings.period = next.warningPeriod
+        applied.storeBudget = next.storeBudget
+        plugins.storeBudget = next.storeBudget
         report.plugins = plugins.commit(prepared.plugins, controllers: containers.names.compactMap { containers[$0] })
         plugins.maxJSONDepth = applied.maxJSONDepth
         if !report.plugins.started.isEmpty || !report.plugins.stopped.isEmpty, !report.changed.contains("plugins.load") {

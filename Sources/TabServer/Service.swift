@@ -85,6 +85,9 @@ public final class TabService: LineServiceDelegate, EngineHost {
                                version: version, ownUID: ownUID)
         engine.host = self
         plugins.storeWritable = { [store] in store.fault == nil }
+        // Plugins' writes wait while a compaction is under way and the journal it started has
+        // grown to compact_bytes again: the state directory stays within about twice that.
+        plugins.storeRoom = { [store] in !store.journalAwaitsCompaction }
         plugins.onTimer = { [unowned self] timer in fireTimer(timer) }
     }
 

@@ -67,6 +67,8 @@ extension TabService {
         do {
             try store.commit(&engine.journal)
             engine.keepChanges()
+            // A timer's writes, as a turn's: the journal is compacted when it has grown enough.
+            if !turnOpen { compactIfDue() }
             return true
         } catch {
             let undone = engine.undoChanges()

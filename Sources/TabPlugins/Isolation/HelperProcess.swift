@@ -468,6 +468,10 @@ final class HelperSession {
             if op == .controllerCreated { hooks.controller_created?(state, token) } else { hooks.controller_deleted?(state, token) }
         case .controllersSync:
             try readControllers(&r)
+        case .storePatch:
+            for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys) * 4) {
+                if let k = try r.string() { let v = try r.string(); if let instance { host?.patchStore(instance.name, k, v) } }
+            }
         case .hello, .answer:
             exit(2)
         }

@@ -30,7 +30,10 @@ enum HelperOp: UInt8 {
          /// Since 1.7: a controller was created or is being deleted (the hook runs with its
          /// snapshot), or only the list of controllers changed (no hook runs). Each carries the
          /// names of the controllers after the change, for the helper's `controller_at`.
-         controllerCreated, controllerDeleted, controllersSync
+         controllerCreated, controllerDeleted, controllersSync,
+         /// Since 1.7: keys of the plugin's store as tabd holds them (a value, or absent), for
+         /// the helper's copy: writes it took that tabd refused (the plugin's budget).
+         storePatch
     case hello = 100, answer
 }
 

@@ -410,6 +410,18 @@ final class RemotePlugin {
         _ = exchange(w.bytes, hook: .initialize)
     }
 
+    /// Sends the helper tabd's values of `keys` (absent ones too): its copy took writes that
+    /// tabd then refused.
+    func patchStore(_ keys: [String]) {
+        guard case .up = phase, let owner, !keys.isEmpty else { return }
+        let values = owner.host.storeValues(of: owner.name)
+        var w = WireWriter(.storePatch)
+        let unique = Array(Set(keys))
+        w.u32(UInt32(unique.count))
+        for k in unique { w.string(k); w.string(values[k]) }
+        _ = exchange(w.bytes, hook: .initialize)
+    }
+
     /// Runs fini in the helper (within the deadline), then ends it.
     func stop() {
         if case .up = phase, case .success(let a) = exchange(WireWriter(.fini).bytes, hook: .fini) {
@@ -426,9 +438,12 @@ final class RemotePlugin {
         // that restarted the helper may still do is not spent on them.
         defer { if controller == nil { owner.host.frame.resetCounts() } }
         var refusedStore = 0, refusedTimers = 0
+        var refusedKeys: [String] = []
         defer {
             if refusedStore > 0 {
-                owner.host.warnings.warn("store refused", subject: owner.name, "isolated plugin's store writes refused by tabd (\(refusedStore) in one hook call); its helper's copy differs until it restarts", metadata: ["plugin.name": .string(owner.name)])
+                owner.host.warnings.warn("store refused", subject: owner.name, "isolated plugin '\(owner.name)' had store writes refused by tabd after its helper took them (\(refusedStore) in one hook call); its helper's copy of the store is put right: check what store_put answers and write less", metadata: ["plugin.name": .string(owner.name)])
+                // The helper answered the plugin's store_put from its own copy: put it right.
+                patchStore(refusedKeys)
             }
             if refusedTimers > 0 {
                 owner.host.warnings.warn("set_timer refused", subject: owner.name, "isolated plugin's set_timer refused by tabd (\(refusedTimers) in one hook call: a bad name or delay, or TABD_TIMER_MAX timers armed)", metadata: ["plugin.name": .string(owner.name)])
@@ -444,7 +459,10 @@ final class RemotePlugin {
                 if let controller { _ = owner.requestSelect(tab, controller: controller) }
             case .store(let key, let value):
                 let status = owner.storeSet(key, value)
-                if status != TABD_STORE_OK, status != TABD_STORE_MISSING { refusedStore += 1 }
+                if status != TABD_STORE_OK, status != TABD_STORE_MISSING {
+                    refusedStore += 1
+                    if refusedKeys.last != key { refusedKeys.append(key) }
+                }
             case .timer(let timerController, let name, let ms):
                 if let ms {
                     if !owner.host.setTimer(owner, controller: timerController, name: name, milliseconds: ms), !owner.host.timersStopped { refusedTimers += 1 }

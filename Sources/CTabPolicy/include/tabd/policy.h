@@ -290,7 +290,13 @@ typedef enum tabd_store_status {
     TABD_STORE_INVALID = 3,
     /** put/delete: tabd cannot write its journal now (a full or failing disk: clients'
      *  changes are refused too); nothing changed. Try again later. */
-    TABD_STORE_UNAVAILABLE = 4
+    TABD_STORE_UNAVAILABLE = 4,
+    /** put/delete (since 1.7): the plugin has written more than its budget over time allows
+     *  (tabd.yaml's plugins.store_bytes_per_second, with a burst of plugins.store_burst_bytes;
+     *  each write counts its key, its value and TABD_STORE_WRITE_COST_BYTES), or tabd's
+     *  journal is waiting for a compaction to finish; nothing changed. Write less often, or
+     *  try again later (a timer). */
+    TABD_STORE_RATE_LIMITED = 5
 } tabd_store_status;
 
 /** The store's limits, per plugin (tabd enforces exactly these; docs/plugins.md, "Keeping
