@@ -132,6 +132,27 @@ final class PluginInstance {
         if dt > c[2] { c[2] = dt }
     }
 
+    /// The loop time its timers may still take now (ns; `PluginTimer.loopShare`), and when it
+    /// was last refilled (0: never: the burst is whole).
+    private var timerAllowance = Double(PluginTimer.burstNanoseconds)
+    private var timerRefilledAt: UInt64 = 0
+
+    /// How long a timer due now must wait for the plugin's share of the loop (0: it runs).
+    func timerWait(_ now: UInt64) -> Double {
+        if timerRefilledAt != 0 {
+            timerAllowance = min(Double(PluginTimer.burstNanoseconds),
+                                 timerAllowance + Double(now &- timerRefilledAt) * PluginTimer.loopShare)
+        }
+        timerRefilledAt = now
+        guard timerAllowance <= 0 else { return 0 }
+        return max(0.001, -timerAllowance / PluginTimer.loopShare / 1e9)
+    }
+
+    /// A timer of this plugin took `nanoseconds` of the loop (its hook, its effects, its commit).
+    func spendTimerTime(_ nanoseconds: UInt64) {
+        timerAllowance -= Double(nanoseconds)
+    }
+
     /// Which slot of the crash watch's page this plugin is, shifted into place (0: unwatched).
     var mark: UInt64 = 0
     /// A hook slower than this is logged (plugins.slow_hook_ms).

@@ -150,6 +150,12 @@ public struct PluginTimer {
     static let maxNameBytes = 64
     static let maxArmed = Int(TABD_TIMER_MAX)
     static let maxMilliseconds = UInt64(TABD_TIMER_MAX_MS)
+    /// The share of tabd's time one plugin's timers may take (their hooks, what those asked
+    /// for and its commit), after a burst of `burstNanoseconds`: a timer due past it runs when
+    /// the plugin's share allows (docs/plugins.md, "Acting on time"). No plugin's timers can
+    /// keep other clients waiting, in process or isolated (a helper's round trips included).
+    public static let loopShare = 0.2
+    public static let burstNanoseconds: UInt64 = 2_000_000
 }
 
 extension PluginHost {
@@ -233,10 +239,20 @@ extension PluginHost {
     }
 
     private func due(_ timer: PluginTimer) {
-        guard timers[timer.key]?.generation == timer.generation else { return }
+        guard let armed = timers[timer.key], armed.generation == timer.generation else { return }
+        guard timer.instance.running else { timers[timer.key] = nil; return }
+        let plugin = timer.instance, now = monotonicNanoseconds()
+        let wait = plugin.timerWait(now)
+        if wait > 0, let scheduleTimer {
+            // Past its share of the loop: later, as the same timer (set_timer still moves it).
+            let cancel = scheduleTimer(wait) { [weak self] in self?.due(timer) }
+            timers[timer.key] = PluginTimer.Armed(cancel: cancel, generation: armed.generation)
+            warnings.warn("timer share", subject: plugin.name, "plugin '\(plugin.name)''s timers took more than \(Int(PluginTimer.loopShare * 100))% of tabd's time, so they run later than asked: arm fewer timers, or do less in them", metadata: ["plugin.name": .string(plugin.name)])
+            return
+        }
         timers[timer.key] = nil
-        guard timer.instance.running else { return }
         if let onTimer { onTimer(timer) } else { _ = fire(timer, in: nil) }
+        plugin.spendTimerTime(monotonicNanoseconds() &- now)
     }
 
     /// Runs `timer`'s hook with `controller` lent (nil: a timer of no controller). Returns what

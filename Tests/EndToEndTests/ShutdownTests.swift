@@ -40,4 +40,22 @@ import Testing
         #expect(took < 30, "SIGTERM to exit: \(took) s")
         print("ShutdownTests: SIGTERM to exit under timerflood (\(isolated ? "isolated" : "in process")): \(String(format: "%.3f", took)) s")
     }
+
+    /// The same flood takes no more than its share of the loop: its timers run later than
+    /// asked (said in the log, once per period) and other clients are answered meanwhile (how
+    /// fast is `make bench-hostile`'s to say: here, 200 pings and their slowest, printed).
+    @Test(arguments: [false, true]) func aPluginsTimersTakeNoMoreThanTheirShareOfTheLoop(isolated: Bool) throws {
+        let tabd = try Self.flooded(isolated ? "sharei" : "share", isolated: isolated)
+        let deadline = Date().addingTimeInterval(60)
+        while !tabd.log.contains("'s timers took more than 20% of tabd's time"), Date() < deadline { usleep(20_000) }
+        #expect(tabd.log.contains("plugin 'timerflood''s timers took more than 20% of tabd's time, so they run later than asked"), "\(tabd.log.suffix(1500))")
+        let c = try tabd.client()
+        var slowest = 0.0
+        for _ in 0..<200 {
+            let a = Date()
+            _ = try c.ok(#"{"cmd":"ping"}"#)
+            slowest = max(slowest, Date().timeIntervalSince(a))
+        }
+        print("ShutdownTests: 200 pings under timerflood (\(isolated ? "isolated" : "in process")), the slowest \(String(format: "%.1f", slowest * 1000)) ms")
+    }
 }
