@@ -25,6 +25,12 @@ Attacks (each bounded in time: an old tabd that hangs is reported, not waited fo
              password?
   disk       a 2 MiB tmpfs as the state directory filled up, then emptied: seconds until a
              change is accepted again (capped at 30 s; needs root to mount)
+  timers     a plugin (Tests/EndToEndTests/Fixtures/timerflood.c, built here with cc) arms 64
+             timers every 1 ms, each writing a 64 KiB store value, while another client pings:
+             ping p50/p99/max, what the plugin wrote (journal bytes/s) and what tabd refused,
+             the state directory's largest size (compact_bytes 64 MiB), then SIGTERM: seconds
+             until tabd exited (capped at 30 s); `timers-isolated` the same with
+             `isolation: process`
 
 Prints a Markdown table with the command that produced it. Needs root for slots, squat and
 disk (setpriv, mount); they are reported as not run otherwise.
@@ -377,12 +383,67 @@ def attack_disk(binary):
         t.cleanup()
 
 
+def attack_timers(binary, seconds, isolated=False):
+    d = tempfile.mkdtemp(prefix="tabd-timers-")
+    os.chmod(d, 0o755)
+    so = os.path.join(d, "timerflood.so")
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-I", os.path.join(ROOT, "Sources/CTabPolicy/include"),
+                    os.path.join(ROOT, "Tests/EndToEndTests/Fixtures/timerflood.c"), "-o", so], check=True)
+    load = "    - path: timerflood.so\n" + ("      isolation: process\n      deadline_ms: 2000\n" if isolated else "")
+    t = Tabd(binary, "plugins:\n  directories: [%s]\n  load:\n%s" % (d, load))
+    try:
+        def plugin_stats():
+            for p in Client(t.sock).request({"cmd": "stats"})["result"].get("plugins", []):
+                if p["name"] == "timerflood":
+                    return p.get("store_bytes"), p.get("store_refusals")
+            return None, None
+
+        def state_bytes():
+            total = 0
+            for name in os.listdir(t.state):
+                try:
+                    total += os.stat(os.path.join(t.state, name)).st_size
+                except OSError:
+                    pass
+            return total
+
+        time.sleep(1)
+        wrote0, _ = plugin_stats()
+        dir0, a = state_bytes(), time.time()
+        ping = subprocess.Popen(loadgen("-s", t.sock, "-c", "1", "-P", "1", "-d", str(seconds), "-w", "0",
+                                        "-r", '{"cmd":"ping"}'), stdout=subprocess.PIPE, text=True)
+        largest = dir0
+        while ping.poll() is None:
+            largest = max(largest, state_bytes())
+            time.sleep(0.05)
+        p = figures(ping.communicate()[0])
+        wrote1, refused = plugin_stats()
+        took = time.time() - a
+        rate = "%.1f MB/s" % ((wrote1 - wrote0) / took / 1e6) if wrote0 is not None and wrote1 is not None else "? (no store_bytes in stats: an older tabd)"
+        t.proc.send_signal(15)
+        b = time.time()
+        try:
+            t.proc.wait(30)
+            stopped = "%.2f s" % (time.time() - b)
+        except subprocess.TimeoutExpired:
+            stopped = "> 30 s (still running: killed)"
+            t.proc.kill()
+            t.proc.wait()
+        return {"ping p50 ms": "%.2f" % (float(p.get("p50_us", "nan")) / 1000), "ping p99 ms": "%.2f" % (float(p.get("p99_us", "nan")) / 1000),
+                "ping max ms": "%.1f" % (float(p.get("max_us", "nan")) / 1000), "plugin wrote (journal)": rate,
+                "writes refused": refused if refused is not None else "?", "state dir at most": "%.1f MB" % (largest / 1e6),
+                "SIGTERM to exit": stopped, "exit status": t.proc.returncode}
+    finally:
+        t.cleanup()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tabd", default=os.path.join(ROOT, ".build/release/tabd"))
     ap.add_argument("--tabctl", default=None)
     ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--only", default="states,states-2g,halfclose,slots,fifo,bomb,lock,squat,disk")
+    ap.add_argument("--only", default="states,states-2g,halfclose,slots,fifo,bomb,lock,squat,disk,timers,timers-isolated")
     a = ap.parse_args()
     tabctl = a.tabctl or os.path.join(os.path.dirname(a.tabd), "tabctl")
     rev = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(a.tabd)), "rev-parse", "--short", "HEAD"],
@@ -391,7 +452,9 @@ def main():
                "states-2g": lambda: attack_states(a.tabd, a.seconds, budget=2 << 30), "halfclose": lambda: attack_halfclose(a.tabd),
                "slots": lambda: attack_slots(a.tabd), "fifo": lambda: attack_fifo(a.tabd),
                "bomb": lambda: attack_bomb(a.tabd), "lock": lambda: attack_lock(a.tabd),
-               "squat": lambda: attack_squat(tabctl), "disk": lambda: attack_disk(a.tabd)}
+               "squat": lambda: attack_squat(tabctl), "disk": lambda: attack_disk(a.tabd),
+               "timers": lambda: attack_timers(a.tabd, a.seconds),
+               "timers-isolated": lambda: attack_timers(a.tabd, a.seconds, isolated=True)}
     print("`%s` (tabd at git %s)\n" % (" ".join(["Benchmarks/harness/hostile.py"] + sys.argv[1:]), rev))
     print("| attack | what happened |\n|---|---|")
     for name in a.only.split(","):

@@ -22,7 +22,10 @@
 //
 // Logins are kept in the plugin's store (plugin ABI 1.6), so they survive restarts and
 // kill -9 (and an expiry that fell while tabd was down is logged out as it starts). A reload
-// that replaces or removes the gate still logs everyone out, with an event. A logout tabd
+// that replaces or removes the gate still logs everyone out, with an event. A controller that
+// is deleted is logged out too, with an event (plugin ABI 1.7, controller_deleted), and its
+// session key goes: a controller created again under its name, maybe by another client,
+// starts logged out; init drops the sessions of controllers that no longer exist. A logout tabd
 // cannot keep (its journal cannot be written) is refused and tells no one: the session goes
 // on (an expired one is tried again every second).
 //
@@ -46,9 +49,9 @@ import TabSystem
 
 @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(LoginGate.self) }
 
-final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook, TimerHook {
+final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook, TimerHook, ControllerDeletedHook {
     static let name = "login-gate"
-    static let version = "1.3.0"
+    static let version = "1.4.0"
     static let summary = "Refuses every tab but the login tab until a user logs in on the controller."
 
     let host: PolicyHost
@@ -64,11 +67,12 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// How long a login lasts, in seconds (0: until logout).
     let sessionSeconds: Int
 
-    /// The controller a tap last asked about and when its session ends (0: no end; nil: no
-    /// session), while this instance changed no session since: a tap compares one name
-    /// instead of reading the store. (Another instance changes the store only as a reload
-    /// stops it, before this one is asked anything.)
-    private var lastAsked: (controller: String, until: Int?)?
+    /// The controller a tap last asked about, its session's text in the store and when that
+    /// session ends (0: no end; nil: no session): a tap whose controller and stored text are
+    /// the same parses nothing. The text is compared, not trusted: tabd may have undone a
+    /// write this instance made (its journal failed at the commit), or another instance
+    /// written the store (a reload's will_stop).
+    private var lastAsked: (controller: String, text: String?, until: Int?)?
     /// Failed logins by user name (also for unknown names, so they cannot be told apart).
     private var failures: ExpiringTable<String, Failures>
     /// Failed logins by client uid (nil: calls no client made, or a tabd without callers).
@@ -137,8 +141,17 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         }
         // The logins the last run kept: each one's expiry is watched again (one already past
         // is logged out as soon as tabd serves, with its event).
+        // A session of a controller that no longer exists (deleted while no gate of ABI 1.7
+        // ran) ends now: a controller created again under its name must start logged out.
+        let controllers = host.has(\.controller_at) ? Set(host.controllers) : nil
         for key in host.storedKeys where key.hasPrefix(Session.keyPrefix) {
             let controller = String(key.dropFirst(Session.keyPrefix.count))
+            if let controllers, !controllers.contains(controller) {
+                if (try? host.store(nil, for: key)) != nil {
+                    host.log(.info, "the session on controller '\(controller)' ended: the controller no longer exists")
+                }
+                continue
+            }
             if let session = session(of: controller) { watch(session, controller: controller) }
         }
     }
@@ -159,11 +172,12 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// its timer logs it out (a controller deleted and created again has no timer left).
     private func isLoggedIn(_ controller: String) -> Bool {
         let until: Int?
-        if let last = lastAsked, last.controller == controller {
+        let text = host.stored(Session.keyPrefix + controller)
+        if let last = lastAsked, last.controller == controller, last.text == text {
             until = last.until
         } else {
-            until = session(of: controller)?.until
-            lastAsked = (controller, until)
+            until = text.flatMap { Session(text: $0) }?.until
+            lastAsked = (controller, text, until)
         }
         guard let until else { return false }
         return until == 0 || until > LoginGate.wallClock()
@@ -177,12 +191,18 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         static let keyPrefix = "session/"
         var user: String
         var until: Int
+
+        init(user: String, until: Int) { self.user = user; self.until = until }
+
+        /// The session a store value holds (nil: not one).
+        init?(text: String) {
+            guard let json = try? JSON(parsing: text), let user = json["user"]?.stringValue else { return nil }
+            self.init(user: user, until: json["until"]?.intValue ?? 0)
+        }
     }
 
     private func session(of controller: String) -> Session? {
-        guard let text = host.stored(Session.keyPrefix + controller), let json = try? JSON(parsing: text),
-              let user = json["user"]?.stringValue else { return nil }
-        return Session(user: user, until: json["until"]?.intValue ?? 0)
+        host.stored(Session.keyPrefix + controller).flatMap { Session(text: $0) }
     }
 
     /// Keeps the session (nil: removes it). Throws when tabd could not keep it.
@@ -330,6 +350,23 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         } catch {
             host.log(.error, "the logout of '\(user)' on controller '\(controller.name)' could not be kept (\(error.description)); the session stays in the gate's store")
         }
+    }
+
+    /// The controller is being deleted: its session ends, with a logout event its subscribers
+    /// get before the controller goes, and its key leaves the store, so that a controller
+    /// created again under this name (by any client) starts logged out.
+    func controllerDeleted(_ controller: ControllerView) {
+        expiryRetries.remove(controller.name)
+        guard let user = session(of: controller.name)?.user else { return }
+        do throws(StoreError) {
+            try keep(nil, controller: controller.name)
+        } catch {
+            // tabd refuses the delete itself while its journal cannot be written: not reached.
+            host.log(.error, "the session of '\(user)' on deleted controller '\(controller.name)' could not be removed (\(error.description)); it ends at its timer or at the next start")
+            return
+        }
+        host.log(.info, "'\(user)' logged out of controller '\(controller.name)' (controller deleted)")
+        host.emit(["event": "logout", "user": .string(user), "reason": "controller deleted"], in: controller)
     }
 
     /// Ends the session on `controller` (with a logout event) and returns the selection to

@@ -6,7 +6,9 @@
  * code. Every tap it sees is counted and announced to subscribers as a `plugin` event; the
  * count is kept in the plugin's store, so it survives restarts (and kill -9). It can tell
  * of every selection change (settings events.selected) and remind a controller's
- * subscribers of something later (its "remind" method arms a timer).
+ * subscribers of something later (its "remind" method arms a timer, and keeps the text in
+ * the store under "remind/<controller>"). It follows controllers coming and going (since
+ * 1.7): it counts them, and forgets a deleted controller's reminder.
  *
  * Build it anywhere, with nothing but the installed header (`make install` puts it and
  * tabd-policy.pc in place), and try it before configuring it:
@@ -28,7 +30,7 @@
  *     {"cmd":"plugin.call","plugin":"hello","method":"unlock","args":{"code":"open-sesame"}}
  *     {"cmd":"tap","tab":"secret-notes"}                 → ok
  *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242,"admin":false,"groups":[27,1000]}
- *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"selections":2,"prefix":"secret"}
+ *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"selections":2,"prefix":"secret","controllers":1}
  *     {"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":1,"text":"stand up"}}
  *                                                        → a `plugin` event {"event":"reminder",...} a second later
  *
@@ -55,7 +57,7 @@ typedef struct hello_state {
     size_t exempt_count;
     int announce_taps;      /* settings events.tapped: emit an event per tap */
     int announce_selected;  /* settings events.selected: emit an event per selection change */
-    char reminder[128];     /* what the "remind" timer says */
+    size_t controllers;     /* controllers tabd holds (since 1.7: listed in init, then told) */
     int unlocked;           /* one switch for all controllers, to keep the example short */
     unsigned long taps;     /* taps seen by did_select */
     unsigned long selections; /* selection changes seen by selection_changed, since init */
@@ -187,8 +189,23 @@ static tabd_result hello_init(const tabd_host *host, const char *config_json, vo
     if (TABD_HOST_HAS(host, store_get) && host->store_get(host, "taps", &kept) == TABD_STORE_OK)
         s->taps = strtoul(kept, NULL, 10);
 
+    /* The controllers (since 1.7): those that exist now are listed by controller_at; later
+     * ones are told by controller_created and controller_deleted. A reminder kept for a
+     * controller that went while this plugin was not running is dropped now: one created
+     * again under that name is a new controller. */
+    if (TABD_HOST_HAS(host, controller_at)) {
+        const char *name, *key;
+        while (host->controller_at(host, s->controllers) != NULL) s->controllers++;
+        for (size_t i = 0; host->store_key(host, i, &key) == TABD_STORE_OK; i++) {
+            if (strncmp(key, "remind/", 7) != 0) continue;
+            int exists = 0;
+            for (size_t c = 0; !exists && (name = host->controller_at(host, c)) != NULL; c++) exists = strcmp(name, key + 7) == 0;
+            if (!exists && host->store_delete(host, key) == TABD_STORE_OK) i--;  /* the next key moved to i */
+        }
+    }
+
     char line[160];
-    snprintf(line, sizeof line, "hello ready: tabs starting with '%s' are locked", s->prefix);
+    snprintf(line, sizeof line, "hello ready: tabs starting with '%s' are locked; %zu controller(s)", s->prefix, s->controllers);
     host->log(host, TABD_LOG_INFO, line);
     *state = s;
     return TABD_OK;
@@ -281,13 +298,41 @@ static void hello_timer(void *state, const tabd_controller *controller, const ch
     hello_state *s = state;
     const tabd_host *h = s->host;
     if (controller == NULL || strcmp(name, "remind") != 0) return;
+    char key[96];
+    const char *text = "reminder";
+    snprintf(key, sizeof key, "remind/%s", h->controller_name(controller));
+    h->store_get(h, key, &text);   /* what remind kept; the default if it could not */
     tabd_json_builder *b = h->json_builder(h);
     h->json_begin_object(h, b, NULL);
     h->json_add_string(h, b, "event", "reminder");
-    h->json_add_string(h, b, "text", s->reminder);
+    h->json_add_string(h, b, "text", text);
     h->json_end(h, b);
     const char *event = h->json_finish(h, b);
     if (event != NULL) h->emit(h, controller, event);
+}
+
+/*
+ * controller_created / controller_deleted (since 1.7) — demonstrates: following controllers
+ * coming and going. A plugin that keeps something per controller (a reminder here, a login
+ * in the login gate) forgets it when the controller is deleted — its store keys included —
+ * because a controller created again under that name is a new one, maybe another client's.
+ * controller_deleted runs while the controller is still readable, and what it emits reaches
+ * the controller's subscribers before the controller_deleted event.
+ */
+static void hello_controller_created(void *state, const tabd_controller *controller) {
+    hello_state *s = state;
+    (void)controller;
+    s->controllers++;
+}
+
+static void hello_controller_deleted(void *state, const tabd_controller *controller) {
+    hello_state *s = state;
+    const tabd_host *h = s->host;
+    char key[96];
+    if (s->controllers > 0) s->controllers--;
+    snprintf(key, sizeof key, "remind/%s", h->controller_name(controller));
+    if (h->store_delete(h, key) == TABD_STORE_OK)    /* TABD_STORE_MISSING: it had none */
+        h->emit(h, controller, "{\"event\":\"reminder-dropped\"}");
 }
 
 /*
@@ -356,6 +401,7 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
         h->json_add_int(h, b, "taps", (int64_t)s->taps);
         h->json_add_int(h, b, "selections", (int64_t)s->selections);
         h->json_add_string(h, b, "prefix", s->prefix);
+        h->json_add_int(h, b, "controllers", (int64_t)s->controllers);
         h->json_end(h, b);
         reply->json = h->json_finish(h, b);
         if (reply->json == NULL) {
@@ -381,7 +427,13 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
             reply->message = "remind's text must be a string";
             return TABD_ERROR;
         }
-        snprintf(s->reminder, sizeof s->reminder, "%s", text);
+        /* The text waits in the store (it survives a restart, though the timer does not). */
+        char key[96];
+        snprintf(key, sizeof key, "remind/%s", h->controller_name(controller));
+        if (h->store_put(h, key, text) != TABD_STORE_OK) {
+            reply->message = "remind's text could not be kept (too long, or tabd cannot write its journal now)";
+            return TABD_ERROR;
+        }
         if (h->set_timer(h, h->controller_name(controller), "remind", (uint64_t)(seconds * 1000 + 0.5)) != TABD_OK) {
             reply->message = "tabd refused the timer";
             return TABD_ERROR;
@@ -444,6 +496,8 @@ static const tabd_policy_descriptor hello_descriptor = {
     .display_order_changed = NULL,
     .selection_changed = hello_selection_changed,
     .timer = hello_timer,
+    .controller_created = hello_controller_created,
+    .controller_deleted = hello_controller_deleted,
 };
 
 /*

@@ -11,8 +11,10 @@ _Static_assert(offsetof(tabd_policy_descriptor, visibility_changed) > offsetof(t
                "the 1.4 hooks come after the 1.2 will_stop: the descriptor only grows at its end");
 _Static_assert(offsetof(tabd_policy_descriptor, selection_changed) > offsetof(tabd_policy_descriptor, display_order_changed),
                "the 1.6 hooks come after the 1.4 ones");
-_Static_assert(offsetof(tabd_policy_descriptor, timer) + sizeof(void *) == sizeof(tabd_policy_descriptor),
-               "the 1.6 descriptor ends with `timer`; append new hooks after it and bump the minor");
+_Static_assert(offsetof(tabd_policy_descriptor, controller_created) == offsetof(tabd_policy_descriptor, timer) + sizeof(void *),
+               "the 1.7 hooks come right after the 1.6 `timer`");
+_Static_assert(offsetof(tabd_policy_descriptor, controller_deleted) + sizeof(void *) == sizeof(tabd_policy_descriptor),
+               "the 1.7 descriptor ends with `controller_deleted`; append new hooks after it and bump the minor");
 _Static_assert(offsetof(tabd_candidate, path) > offsetof(tabd_candidate, is_more),
                "the 1.4 path comes after the 1.0 fields of tabd_candidate");
 _Static_assert(offsetof(tabd_policy_descriptor, abi_major) == 0,
@@ -30,6 +32,8 @@ _Static_assert(offsetof(tabd_host, json_get_array) > offsetof(tabd_host, selecte
                "the 1.5 list readers come after the 1.4 selected_path");
 _Static_assert(offsetof(tabd_host, store_get) > offsetof(tabd_host, json_object_key),
                "the 1.6 store and timer functions come after the 1.5 list readers");
-_Static_assert(offsetof(tabd_host, cancel_timer) + sizeof(void *) == sizeof(tabd_host),
-               "the 1.6 host table ends with cancel_timer; append new functions after it and bump the minor");
+_Static_assert(offsetof(tabd_host, controller_at) == offsetof(tabd_host, cancel_timer) + sizeof(void *),
+               "the 1.7 controller_at comes right after the 1.6 cancel_timer");
+_Static_assert(offsetof(tabd_host, controller_at) + sizeof(void *) == sizeof(tabd_host),
+               "the 1.7 host table ends with controller_at; append new functions after it and bump the minor");
 _Static_assert(offsetof(tabd_selection_change, struct_size) == 0, "tabd_selection_change starts with its size");

@@ -264,6 +264,12 @@ struct HostSlot {
         cancel_timer: { host, controller, name in
             guard let plugin = HostSlot.owner(of: host) else { return TABD_ERROR }
             return plugin.cancelTimer(controller, name)
+        },
+        // since 1.7
+        controller_at: { host, index in
+            guard let plugin = HostSlot.owner(of: host) else { return nil }
+            let names = plugin.host.controllerNames
+            return index < names.count ? plugin.host.frame.keep(names[index]) : nil
         }
     )
 }

@@ -43,7 +43,12 @@ public final class PluginHost: Policy {
     public var defaultDecision: Decision = .allow
     /// Runs `body` on the loop after some seconds (the daemon's timers): isolated plugins'
     /// helpers are restarted with it. nil: a helper is restarted at the next hook instead.
-    public var schedule: ((Double, @escaping () -> Void) -> Void)?
+    public var schedule: ((Double, @escaping () -> Void) -> Void)? {
+        didSet { warnings.schedule = schedule }
+    }
+    /// What tabd says of the plugins' behaviour, once per period per plugin and kind
+    /// (PluginWarnings.swift); the engine says its own through it too.
+    public private(set) lazy var warnings = PluginWarnings(logger: logger)
 
     /// Marks which plugin hook runs, for the next start to name a plugin that crashed tabd.
     /// Set it before `load`; its quarantines apply to every load and reload.
@@ -146,12 +151,24 @@ public final class PluginHost: Policy {
     var stores: [String: PluginStoreBox] = [:]
     /// Whether a store write can be made durable now (the service: its journal has no fault).
     public var storeWritable: () -> Bool = { true }
+    /// What each plugin may write over time (plugin ABI 1.7); nil: no budget (an isolated
+    /// plugin's helper, --check-config: tabd itself checks the writes it journals).
+    public var storeBudget: PluginStoreBudget?
+    /// Whether the journal takes plugins' writes now (false while it waits for a compaction).
+    public var storeRoom: () -> Bool = { true }
     /// Arms a one-shot timer on the loop and returns what cancels it (the daemon's loop).
     /// nil: timers cannot be armed (set_timer answers TABD_ERROR).
     public var scheduleTimer: ((Double, @escaping () -> Void) -> (() -> Void))?
     /// Runs a due timer: the service lends its controller and calls `fire(_:in:)`.
     public var onTimer: ((PluginTimer) -> Void)?
     var timers: [PluginTimer.Key: PluginTimer.Armed] = [:]
+    /// tabd is stopping: no timer fires or is armed any more (`stopTimers`).
+    var timersStopped = false
+    /// The names of the controllers tabd holds, in byte order (plugin ABI 1.7's
+    /// `controller_at`; PluginControllers.swift).
+    var controllerNames: [String] = []
+    /// The running instances, in load order.
+    var runningPlugins: [PluginInstance] { running }
     var timerGeneration: UInt64 = 0
     /// Some running plugin has selection_changed: the service then keeps a command's
     /// notifications to tell it (`selectionChanged`).
@@ -591,7 +608,7 @@ public final class PluginHost: Policy {
             ? (reply.pointee.message.map { HookCaps.text($0) } ?? "it returned TABD_ERROR")
             : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
         answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
-        logger.warning("plugin failed deciding a tap; counted as a refusal", metadata: [
+        warnings.warn("should_select failed", subject: plugin.name, "plugin failed deciding a tap; counted as a refusal", metadata: [
             "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
             "tab": .string(id), "error": .string(why),
         ])
@@ -875,7 +892,7 @@ public final class PluginHost: Policy {
                         outcome = .success(try CheckedJSON(json, maxBytes: PluginHost.maxResultBytes, maxDepth: maxJSONDepth).text)
                     } catch {
                         plugin.failures += 1
-                        logger.warning("plugin answered a call with JSON tabd does not accept; the client gets an internal error", metadata: [
+                        warnings.warn("call result refused", subject: name, "plugin answered a call with JSON tabd does not accept; the client gets an internal error", metadata: [
                             "plugin.name": .string(name), "plugin.method": .string(method), "error": .string(error.description),
                         ])
                         outcome = .failure(TabError(.internal, "plugin '\(name)' answered '\(method)' with JSON tabd does not accept (\(error.description)); the plugin needs fixing",
@@ -927,7 +944,7 @@ public final class PluginHost: Policy {
 
     func enqueue(event json: String, from plugin: PluginInstance, controller: String) -> Bool {
         guard pendingEvents < Self.maxQueued else {
-            logger.warning("too many plugin events queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
+            warnings.warn("events queued", subject: plugin.name, "too many plugin events queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
             return false
         }
         pendingEvents += 1
@@ -943,7 +960,7 @@ public final class PluginHost: Policy {
 
     func enqueue(selection target: SelectTarget, from plugin: PluginInstance, controller: String) -> Bool {
         guard pendingSelections < Self.maxQueued else {
-            logger.warning("too many plugin selections queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
+            warnings.warn("selections queued", subject: plugin.name, "too many plugin selections queued; dropped", metadata: ["plugin.name": .string(plugin.name)])
             return false
         }
         pendingSelections += 1

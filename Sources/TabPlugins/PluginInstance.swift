@@ -132,6 +132,27 @@ final class PluginInstance {
         if dt > c[2] { c[2] = dt }
     }
 
+    /// The loop time its timers may still take now (ns; `PluginTimer.loopShare`), and when it
+    /// was last refilled (0: never: the burst is whole).
+    private var timerAllowance = Double(PluginTimer.burstNanoseconds)
+    private var timerRefilledAt: UInt64 = 0
+
+    /// How long a timer due now must wait for the plugin's share of the loop (0: it runs).
+    func timerWait(_ now: UInt64) -> Double {
+        if timerRefilledAt != 0 {
+            timerAllowance = min(Double(PluginTimer.burstNanoseconds),
+                                 timerAllowance + Double(now &- timerRefilledAt) * PluginTimer.loopShare)
+        }
+        timerRefilledAt = now
+        guard timerAllowance <= 0 else { return 0 }
+        return max(0.001, -timerAllowance / PluginTimer.loopShare / 1e9)
+    }
+
+    /// A timer of this plugin took `nanoseconds` of the loop (its hook, its effects, its commit).
+    func spendTimerTime(_ nanoseconds: UInt64) {
+        timerAllowance -= Double(nanoseconds)
+    }
+
     /// Which slot of the crash watch's page this plugin is, shifted into place (0: unwatched).
     var mark: UInt64 = 0
     /// A hook slower than this is logged (plugins.slow_hook_ms).
@@ -173,6 +194,8 @@ final class PluginInstance {
             if c[0] > 0 { hooks.append(.init(hook: hook, calls: c[0], totalNanoseconds: c[1], maxNanoseconds: c[2])) }
         }
         var stats = PluginStats(name: name, hooks: hooks, denials: denials, failures: failures)
+        stats.storeRefusals = store.refusals
+        stats.storeBytes = store.writtenBytes
         if let remote {
             stats.isolation = .process
             stats.crashes = remote.crashes &+ inherited.crashes
@@ -197,7 +220,7 @@ final class PluginInstance {
         let n = frame[keyPath: count]
         if n <= cap { return true }
         if n == cap + 1 {
-            host.logger.warning("plugin \(what) more than \(cap) times in one hook call; the rest of this call's are dropped", metadata: ["plugin.name": .string(name)])
+            host.warnings.warn(what, subject: name, "plugin \(what) more than \(cap) times in one hook call; the rest of this call's are dropped", metadata: ["plugin.name": .string(name)])
         }
         return false
     }
@@ -213,7 +236,7 @@ final class PluginInstance {
             guard event.isObject else { throw Refusal("it is not a JSON object") }
         } catch {
             failures += 1
-            host.logger.warning("plugin emitted an event tabd does not accept; dropped", metadata: [
+            host.warnings.warn("event refused", subject: name, "plugin emitted an event tabd does not accept; dropped", metadata: [
                 "plugin.name": .string(name), "error": .string(error.description),
             ])
             return false
@@ -245,6 +268,8 @@ extension PluginHook {
         case .displayOrderChanged: return 12
         case .selectionChanged: return 13
         case .timer: return 14
+        case .controllerCreated: return 15
+        case .controllerDeleted: return 16
         }
     }
 }

@@ -81,6 +81,8 @@ final class PluginCode {
         if hooks.display_order_changed != nil { names.append(PluginHook.displayOrderChanged.rawValue) }
         if hooks.selection_changed != nil { names.append(PluginHook.selectionChanged.rawValue) }
         if hooks.timer != nil { names.append(PluginHook.timer.rawValue) }
+        if hooks.controller_created != nil { names.append(PluginHook.controllerCreated.rawValue) }
+        if hooks.controller_deleted != nil { names.append(PluginHook.controllerDeleted.rawValue) }
         return names
     }
 

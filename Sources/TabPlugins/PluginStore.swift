@@ -68,6 +68,15 @@ struct PluginStoreData {
         return TABD_STORE_OK
     }
 
+    /// Puts `key` back to `value` (nil: absent), whatever the limits: what it held before a
+    /// write the journal could not keep.
+    mutating func restore(_ key: String, _ value: String?) {
+        let old = values[key].map { key.utf8.count + $0.utf8.count } ?? 0
+        if (values[key] == nil) != (value == nil) { sorted = nil }
+        values[key] = value
+        bytes += (value.map { key.utf8.count + $0.utf8.count } ?? 0) - old
+    }
+
     /// The key at `index` in byte order.
     mutating func key(at index: Int) -> String? {
         if sorted == nil { sorted = values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
@@ -79,6 +88,45 @@ struct PluginStoreData {
 /// one per plugin name, and each instance holds its own.
 final class PluginStoreBox {
     var data = PluginStoreData()
+    /// What the plugin may still write now (plugin ABI 1.7's budget: `PluginHost.storeBudget`),
+    /// and when that was last refilled (0: never spent yet, the budget is full).
+    var allowance = 0.0
+    var refilledAt: UInt64 = 0
+    /// Writes tabd refused for the budget or the journal, and the bytes written (each write's
+    /// key, value and TABD_STORE_WRITE_COST_BYTES), since start: `stats` and `metrics`.
+    var refusals: UInt64 = 0
+    var writtenBytes: UInt64 = 0
+
+    /// Takes `cost` from the allowance after refilling it: false (nothing taken) when it does
+    /// not hold that much.
+    func spend(_ cost: Int, _ budget: PluginStoreBudget, now: UInt64) -> Bool {
+        if refilledAt == 0 {
+            allowance = Double(budget.burstBytes)
+        } else {
+            allowance = min(Double(budget.burstBytes), allowance + Double(now &- refilledAt) / 1e9 * Double(budget.bytesPerSecond))
+        }
+        refilledAt = now
+        guard allowance >= Double(cost) else { return false }
+        allowance -= Double(cost)
+        return true
+    }
+}
+
+/// What each plugin may write to its store over time (plugin ABI 1.7): `bytesPerSecond`
+/// (plugins.store_bytes_per_second), after a burst of `burstBytes` (plugins.store_burst_bytes);
+/// each write counts its key, its value and TABD_STORE_WRITE_COST_BYTES.
+public struct PluginStoreBudget: Sendable, Equatable {
+    public var bytesPerSecond: Int
+    public var burstBytes: Int
+    public init(bytesPerSecond: Int = Self.defaultBytesPerSecond, burstBytes: Int = Self.defaultBurstBytes) {
+        self.bytesPerSecond = bytesPerSecond
+        self.burstBytes = burstBytes
+    }
+    public static let defaultBytesPerSecond = 64 << 10
+    /// A full store's worth at once: what one hook call may write.
+    public static let defaultBurstBytes = PluginStoreData.maxTotalBytes
+    /// The least burst: one write of the largest key and value, or it could never be made.
+    public static let leastBurstBytes = PluginStoreData.maxKeyBytes + PluginStoreData.maxValueBytes + PluginStoreData.writeCostBytes
 }
 
 /// A plugin's timer: armed by set_timer, due once.
@@ -102,6 +150,12 @@ public struct PluginTimer {
     static let maxNameBytes = 64
     static let maxArmed = Int(TABD_TIMER_MAX)
     static let maxMilliseconds = UInt64(TABD_TIMER_MAX_MS)
+    /// The share of tabd's time one plugin's timers may take (their hooks, what those asked
+    /// for and its commit), after a burst of `burstNanoseconds`: a timer due past it runs when
+    /// the plugin's share allows (docs/plugins.md, "Acting on time"). No plugin's timers can
+    /// keep other clients waiting, in process or isolated (a helper's round trips included).
+    public static let loopShare = 0.2
+    public static let burstNanoseconds: UInt64 = 2_000_000
 }
 
 extension PluginHost {
@@ -121,13 +175,29 @@ extension PluginHost {
         return box
     }
 
+    /// Puts store keys back as they were before writes the journal could not keep: (plugin,
+    /// key, value before; nil: absent). Isolated helpers get their plugin's store again.
+    public func restoreStore(_ entries: [(plugin: String, key: String, value: String?)]) {
+        var plugins = Set<String>()
+        for e in entries {
+            storeBox(for: e.plugin).data.restore(e.key, e.value)
+            plugins.insert(e.plugin)
+        }
+        for p in runningPlugins where plugins.contains(p.name) { p.remote?.syncStore() }
+    }
+
+    /// Sets one key of `plugin`'s store as tabd holds it (an isolated helper's copy).
+    func patchStore(_ plugin: String, _ key: String, _ value: String?) {
+        storeBox(for: plugin).data.restore(key, value)
+    }
+
     /// What `plugin`'s store holds (for the helper of an isolated plugin, and tests).
     public func storeValues(of plugin: String) -> [String: String] { stores[plugin]?.data.values ?? [:] }
 
     // MARK: Timers
 
     func setTimer(_ instance: PluginInstance, controller: String?, name: String, milliseconds: UInt64) -> Bool {
-        guard let scheduleTimer, instance.running || instance.starting else { return false }
+        guard let scheduleTimer, !timersStopped, instance.running || instance.starting else { return false }
         guard !name.isEmpty, name.utf8.count <= PluginTimer.maxNameBytes,
               milliseconds >= 1, milliseconds <= PluginTimer.maxMilliseconds else { return false }
         let key = PluginTimer.Key(plugin: ObjectIdentifier(instance), controller: controller, name: name)
@@ -154,6 +224,13 @@ extension PluginHost {
         for key in timers.keys where key.plugin == id { timers.removeValue(forKey: key)?.cancel() }
     }
 
+    /// tabd is stopping: every armed timer is disarmed, and none is armed again (set_timer
+    /// answers TABD_ERROR, unlogged). The plugins' other hooks, fini included, still run.
+    public func stopTimers() {
+        timersStopped = true
+        for key in Array(timers.keys) { timers.removeValue(forKey: key)?.cancel() }
+    }
+
     /// Disarms every plugin's timers for the controller `name` (it was deleted): a controller
     /// created again under its name is a new one, which they must not fire into.
     public func controllerDeleted(_ name: String) {
@@ -162,10 +239,20 @@ extension PluginHost {
     }
 
     private func due(_ timer: PluginTimer) {
-        guard timers[timer.key]?.generation == timer.generation else { return }
+        guard let armed = timers[timer.key], armed.generation == timer.generation else { return }
+        guard timer.instance.running else { timers[timer.key] = nil; return }
+        let plugin = timer.instance, now = monotonicNanoseconds()
+        let wait = plugin.timerWait(now)
+        if wait > 0, let scheduleTimer {
+            // Past its share of the loop: later, as the same timer (set_timer still moves it).
+            let cancel = scheduleTimer(wait) { [weak self] in self?.due(timer) }
+            timers[timer.key] = PluginTimer.Armed(cancel: cancel, generation: armed.generation)
+            warnings.warn("timer share", subject: plugin.name, "plugin '\(plugin.name)''s timers took more than \(Int(PluginTimer.loopShare * 100))% of tabd's time, so they run later than asked: arm fewer timers, or do less in them", metadata: ["plugin.name": .string(plugin.name)])
+            return
+        }
         timers[timer.key] = nil
-        guard timer.instance.running else { return }
         if let onTimer { onTimer(timer) } else { _ = fire(timer, in: nil) }
+        plugin.spendTimerTime(monotonicNanoseconds() &- now)
     }
 
     /// Runs `timer`'s hook with `controller` lent (nil: a timer of no controller). Returns what
@@ -293,15 +380,36 @@ extension PluginInstance {
             let frame = host.frame
             frame.counted = true
             frame.storeBytes += key.utf8.count + (value?.utf8.count ?? 0) + PluginStoreData.writeCostBytes
-            guard frame.storeBytes > PluginStoreData.maxTotalBytes else { return TABD_STORE_OK }
+            guard frame.storeBytes > PluginStoreData.maxTotalBytes else { return admitOverTime(key, value) }
             if !frame.storeCapLogged {
                 frame.storeCapLogged = true
-                host.logger.warning("plugin wrote more than \(PluginStoreData.maxTotalBytes) bytes to its store in one hook call; the rest of this call's writes are refused", metadata: ["plugin.name": .string(name)])
+                host.warnings.warn("store per call", subject: name, "plugin wrote more than \(PluginStoreData.maxTotalBytes) bytes to its store in one hook call; the rest of this call's writes are refused", metadata: ["plugin.name": .string(name)])
             }
             return TABD_STORE_TOO_LARGE
         }
         if status == TABD_STORE_OK { host.enqueue(store: key, value: value, from: self) }
         return status
+    }
+
+    /// The store's share over time (plugin ABI 1.7): a write waits while tabd's journal waits
+    /// for a compaction (so plugins cannot grow the state directory past about twice
+    /// limits.compact_bytes), and is within the plugin's budget. Refusals are counted and
+    /// said once per plugins.warning_period_seconds.
+    private func admitOverTime(_ key: String, _ value: String?) -> tabd_store_status {
+        guard let budget = host.storeBudget else { return TABD_STORE_OK }
+        let cost = key.utf8.count + (value?.utf8.count ?? 0) + PluginStoreData.writeCostBytes
+        guard host.storeRoom() else {
+            store.refusals &+= 1
+            host.warnings.warn("store waits for compaction", subject: name, "plugin '\(name)' wrote to its store while tabd's journal waited for a compaction to finish (limits.compact_bytes written since it began); its writes are refused until then: write less, or raise limits.compact_bytes", metadata: ["plugin.name": .string(name)])
+            return TABD_STORE_RATE_LIMITED
+        }
+        guard store.spend(cost, budget, now: monotonicNanoseconds()) else {
+            store.refusals &+= 1
+            host.warnings.warn("store budget", subject: name, "plugin '\(name)' wrote more to its store than its budget allows (plugins.store_bytes_per_second \(budget.bytesPerSecond), plugins.store_burst_bytes \(budget.burstBytes)); its writes are refused until the budget refills: write less often, or raise the budget", metadata: ["plugin.name": .string(name)])
+            return TABD_STORE_RATE_LIMITED
+        }
+        store.writtenBytes &+= UInt64(cost)
+        return TABD_STORE_OK
     }
 
     func setTimer(_ controller: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?, _ ms: UInt64) -> tabd_result {
@@ -311,10 +419,10 @@ extension PluginInstance {
         if controller != nil, c == nil { return TABD_ERROR }
         guard host.setTimer(self, controller: c, name: n, milliseconds: ms) else {
             let frame = host.frame
-            if !frame.timerRefusalLogged {
+            if !frame.timerRefusalLogged, !host.timersStopped {
                 frame.counted = true
                 frame.timerRefusalLogged = true
-                host.logger.warning("plugin's set_timer refused: a bad name or delay, or \(PluginTimer.maxArmed) timers armed already (TABD_TIMER_MAX); said once per hook call", metadata: ["plugin.name": .string(self.name)])
+                host.warnings.warn("set_timer refused", subject: self.name, "plugin's set_timer refused: a bad name or delay, or \(PluginTimer.maxArmed) timers armed already (TABD_TIMER_MAX); said once per hook call", metadata: ["plugin.name": .string(self.name)])
             }
             return TABD_ERROR
         }

@@ -226,6 +226,8 @@ public enum PluginHook: String, CaseIterable, Sendable {
     case displayOrderChanged = "display_order_changed"
     case selectionChanged = "selection_changed"
     case timer
+    case controllerCreated = "controller_created"
+    case controllerDeleted = "controller_deleted"
 }
 
 /// One plugin's answer within a decision.
@@ -360,6 +362,10 @@ public struct PluginStats: Sendable, Equatable {
     public var crashes: UInt64 = 0
     public var timeouts: UInt64 = 0
     public var restarts: UInt64 = 0
+    /// Store writes tabd refused for the plugin's budget over time or while the journal waited
+    /// for a compaction, and the bytes it wrote (keys, values and their records' cost) (1.7).
+    public var storeRefusals: UInt64 = 0
+    public var storeBytes: UInt64 = 0
 
     /// `{"name":…,"denials":…,"failures":…,"hooks":{"should_select":{"calls":…,"total_ns":…,"avg_ns":…,"max_ns":…},…}}`
     public var json: String {
@@ -372,6 +378,8 @@ public struct PluginStats: Sendable, Equatable {
             w.field("crashes", Int(clamping: crashes))
             w.field("timeouts", Int(clamping: timeouts))
             w.field("restarts", Int(clamping: restarts))
+            w.field("store_refusals", Int(clamping: storeRefusals))
+            w.field("store_bytes", Int(clamping: storeBytes))
             w.key("hooks")
             w.beginObject()
                 for h in hooks {

@@ -34,7 +34,9 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
         visibility_changed: type is any VisibilityChangedHook.Type ? Thunks.visibilityChanged : nil,
         display_order_changed: type is any DisplayOrderChangedHook.Type ? Thunks.displayOrderChanged : nil,
         selection_changed: type is any SelectionChangedHook.Type ? Thunks.selectionChanged : nil,
-        timer: type is any TimerHook.Type ? Thunks.timer : nil
+        timer: type is any TimerHook.Type ? Thunks.timer : nil,
+        controller_created: type is any ControllerCreatedHook.Type ? Thunks.controllerCreated : nil,
+        controller_deleted: type is any ControllerDeletedHook.Type ? Thunks.controllerDeleted : nil
     ))
     Exported.descriptor = d
     return UnsafeRawPointer(d)
@@ -69,6 +71,8 @@ final class Instance {
     let displayOrderChanged: (any DisplayOrderChangedHook)?
     let selectionChanged: (any SelectionChangedHook)?
     let timer: (any TimerHook)?
+    let controllerCreated: (any ControllerCreatedHook)?
+    let controllerDeleted: (any ControllerDeletedHook)?
     /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
     /// Unchecked: read by every hook, and no hook reaches it while another access is open
     /// (the dynamic check cost ~75 instructions per decision).
@@ -96,6 +100,8 @@ final class Instance {
         displayOrderChanged = plugin as? any DisplayOrderChangedHook
         selectionChanged = plugin as? any SelectionChangedHook
         timer = plugin as? any TimerHook
+        controllerCreated = plugin as? any ControllerCreatedHook
+        controllerDeleted = plugin as? any ControllerDeletedHook
     }
 
     deinit {
@@ -252,6 +258,16 @@ enum Thunks {
     static let timer: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?) -> Void = { state, c, name in
         guard let i = Instance.from(state), let name else { return }
         i.timer?.timer(String(cString: name), in: c == nil ? nil : i.view(c))
+    }
+
+    static let controllerCreated: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void = { state, c in
+        guard let i = Instance.from(state) else { return }
+        i.controllerCreated?.controllerCreated(i.view(c))
+    }
+
+    static let controllerDeleted: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void = { state, c in
+        guard let i = Instance.from(state) else { return }
+        i.controllerDeleted?.controllerDeleted(i.view(c))
     }
 
     static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in

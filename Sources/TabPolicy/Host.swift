@@ -99,6 +99,18 @@ public final class PolicyHost {
         return keys
     }
 
+    // MARK: Controllers (ABI 1.7)
+
+    /// The names of the controllers tabd holds now, in byte order: in `init`, those that exist
+    /// as the plugin starts (`ControllerCreatedHook` and `ControllerDeletedHook` tell of later
+    /// ones). Empty in a tabd before ABI 1.7.
+    public var controllers: [String] {
+        guard has(\.controller_at), let at = table.pointee.controller_at else { return [] }
+        var names: [String] = []
+        while let name = at(table, names.count) { names.append(String(cString: name)) }
+        return names
+    }
+
     // MARK: Timers (ABI 1.6)
 
     /// Arms the timer `name` (moves it when armed): `TimerHook.timer` runs once, `seconds`
@@ -142,6 +154,9 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalid
         /// tabd cannot write its journal now; try again later.
         case unavailable
+        /// The plugin wrote more than its budget over time allows, or tabd's journal waits for
+        /// a compaction (ABI 1.7); write less often, or try again later.
+        case rateLimited
         /// This tabd has no store (plugin ABI before 1.6).
         case unsupported
 
@@ -149,6 +164,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             switch s {
             case TABD_STORE_TOO_LARGE: self = .tooLarge
             case TABD_STORE_UNAVAILABLE: self = .unavailable
+            case TABD_STORE_RATE_LIMITED: self = .rateLimited
             default: self = .invalid
             }
         }
@@ -159,6 +175,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooLarge: return "the store write passes a limit of the plugin's store (TABD_STORE_* in tabd/policy.h)"
         case .invalid: return "the store write has an empty key or text that is not UTF-8"
         case .unavailable: return "tabd cannot write its journal now, so the store write was not kept; try again later"
+        case .rateLimited: return "the plugin wrote more to its store than its budget allows (plugins.store_bytes_per_second), so the write was not kept; write less often, or try again later"
         case .unsupported: return "this tabd has no plugin store (it needs plugin ABI 1.6)"
         }
     }

@@ -119,6 +119,20 @@ public protocol TimerHook: PolicyPlugin {
     func timer(_ name: String, in controller: ControllerView?)
 }
 
+/// controller_created (ABI 1.7): a controller was created (a client's `controller.create`, or
+/// one tabd's configuration names). Not called for those that exist as the plugin starts:
+/// `host.controllers` lists them in `init`.
+public protocol ControllerCreatedHook: PolicyPlugin {
+    func controllerCreated(_ controller: ControllerView)
+}
+
+/// controller_deleted (ABI 1.7): `controller` is about to be deleted (`controller.delete`),
+/// still readable. Forget what the plugin keeps for it: a controller created again under its
+/// name is a new one. Events emitted now reach its subscribers before it goes.
+public protocol ControllerDeletedHook: PolicyPlugin {
+    func controllerDeleted(_ controller: ControllerView)
+}
+
 /// One change of a controller's selection (selection_changed).
 public struct SelectionChange: Equatable, Sendable {
     /// Why it changed (the wire event's `cause`).
@@ -171,7 +185,7 @@ public struct SelectionChange: Equatable, Sendable {
 
 /// The list of hooks of SDKs before ABI 1.3. A plugin declares its hooks by conforming to
 /// their protocols now, so that a misspelled hook cannot compile.
-@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook, SelectionChangedHook, TimerHook); see plugins.md, \"A plugin in Swift\"")
+@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook, SelectionChangedHook, TimerHook, ControllerCreatedHook, ControllerDeletedHook); see plugins.md, \"A plugin in Swift\"")
 public struct PolicyHooks {}
 
 /// An answer to should-select.

@@ -63,6 +63,11 @@ public struct ServerConfig: Sendable {
     /// A non-required plugin that was in a hook when tabd died this many starts in a row is
     /// not loaded again until its file changes or an operator clears it.
     public var quarantineAfter = 3
+    /// What tabd says of a plugin's behaviour (a cap passed, output refused) is said once per
+    /// this many seconds per plugin and kind, then with how many more times it happened.
+    public var warningPeriod = PluginWarnings.defaultPeriod
+    /// What each plugin may write to its store over time (bytes per second, after a burst).
+    public var storeBudget = PluginStoreBudget()
     public var logLevel = "info"
     /// The file this came from, re-read on reload.
     public var path: String?
@@ -94,6 +99,9 @@ public struct ServerConfig: Sendable {
         public static let deadlineMilliseconds: ClosedRange<Int> = 1...60_000
         public static let slowHookMilliseconds: ClosedRange<Int> = 1...60_000
         public static let quarantineAfter: ClosedRange<Int> = 1...1000
+        public static let storeBytesPerSecond: ClosedRange<Int> = 1...(1 << 30)
+        /// At least one write of the largest key and value (PluginStoreBudget.leastBurstBytes).
+        public static let storeBurstBytes: ClosedRange<Int> = PluginStoreBudget.leastBurstBytes...(1 << 32)
         /// The most tabd reads of its configuration file: far beyond any real one.
         public static let configFileBytes = 1 << 20
         /// The most YAML nodes a configuration may hold, its aliases expanded.
@@ -155,6 +163,9 @@ public struct ServerConfig: Sendable {
         ("limits.max_total_tabs", { "\($0.maxTotalTabs)" }),
         ("plugins.directories", { "\($0.pluginDirectories)" }), ("plugins.load", { "\($0.plugins)" }),
         ("plugins.slow_hook_ms", { "\($0.slowHookMilliseconds)" }),
+        ("plugins.warning_period_seconds", { "\($0.warningPeriod)" }),
+        ("plugins.store_bytes_per_second", { "\($0.storeBudget.bytesPerSecond)" }),
+        ("plugins.store_burst_bytes", { "\($0.storeBudget.burstBytes)" }),
     ]
 
     /// Settings only a restart applies (the socket, the state directory, the transport's
@@ -306,6 +317,9 @@ public struct ServerConfig: Sendable {
             c.pluginDirectories = p.strings("directories").map(resolve)
             if let v = p.int("slow_hook_ms", in: Limits.slowHookMilliseconds) { c.slowHookMilliseconds = v }
             if let v = p.int("quarantine_after", in: Limits.quarantineAfter) { c.quarantineAfter = v }
+            if let v = p.seconds("warning_period_seconds", in: Limits.seconds) { c.warningPeriod = v }
+            if let v = p.int("store_bytes_per_second", in: Limits.storeBytesPerSecond) { c.storeBudget.bytesPerSecond = v }
+            if let v = p.int("store_burst_bytes", in: Limits.storeBurstBytes) { c.storeBudget.burstBytes = v }
             for (i, node) in p.list("load").enumerated() {
                 guard var s = Section(node, path: "plugins.load[\(i)].", problems: problems) else { continue }
                 let file = s.string("path")

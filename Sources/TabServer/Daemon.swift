@@ -203,6 +203,8 @@ public enum Daemon {
         plugins.maxJSONDepth = config.maxJSONDepth
         plugins.schedule = { seconds, body in _ = loop.once(after: seconds, body) }
         plugins.slowHookNanoseconds = UInt64(config.slowHookMilliseconds) * 1_000_000
+        plugins.warnings.period = config.warningPeriod
+        plugins.storeBudget = config.storeBudget
         // Names a plugin that was in a hook when the last run died, and quarantines repeat offenders.
         let watch = PluginWatch(directory: config.stateDir, quarantineAfter: config.quarantineAfter, logger: logger)
         plugins.watch = watch
@@ -300,7 +302,11 @@ public enum Daemon {
             stopping = true
             logger.notice("stopping: answering what was received, then exiting")
             notifier.notify("STOPPING=1\nSTATUS=stopping")
+            // No plugin timer fires from now on (a plugin's timers could keep the loop busy
+            // for ever); the plugins' hooks for what is still answered, and their fini, run.
+            plugins.stopTimers()
             server.beginShutdown {
+                service.stopPlugins()
                 service.finish()
                 if !listener.activated { listener.removeSocketFile() }
                 loop.stop()

@@ -84,6 +84,8 @@ extension ServerConfig {
             ("plugins", .object(JSONObject([
                 ("directories", .array(pluginDirectories.map { .string($0) })),
                 ("slow_hook_ms", int(slowHookMilliseconds)), ("quarantine_after", int(quarantineAfter)),
+                ("warning_period_seconds", .double(warningPeriod)),
+                ("store_bytes_per_second", int(storeBudget.bytesPerSecond)), ("store_burst_bytes", int(storeBudget.burstBytes)),
                 ("load", .array(load)),
             ]))),
         ]

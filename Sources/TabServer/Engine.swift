@@ -190,6 +190,10 @@ public struct ServiceEngine: ~Copyable {
     /// one command, call or timer sets off), and whether its excess was logged.
     var pluginSelectionsLeft = 0
     var pluginSelectionsCapLogged = false
+    /// What each plugin store key written since the last commit held before (nil: absent),
+    /// by plugin and key: a commit that fails puts them back (`undoChanges`), as the
+    /// controllers are put back, so that a plugin's store never holds what was refused.
+    var storeBefore: [PluginStoreKey: String?] = [:]
 
     public init(config: ServerConfig, plugins: PluginHost, host: EngineHost, journal: consuming JournalBatch, logger: Logger, version: String, ownUID: uid_t) {
         self.config = config
@@ -246,7 +250,7 @@ public struct ServiceEngine: ~Copyable {
     /// answered ok would come back as a login after kill -9).
     public static func storeNotKept(id: RequestID?, writers: Set<String>) -> [UInt8] {
         let plugins = writers.sorted().map { "'\($0)'" }.joined(separator: ", ")
-        let error = ProtocolError(.unavailable, "the journal could not be written, so what plugin \(plugins) wrote to its store is not durable: it holds until tabd stops and is written once the journal can be written again; check the plugin's state then")
+        let error = ProtocolError(.unavailable, "the journal could not be written, so what plugin \(plugins) wrote to its store for this request was undone and nothing it announced is sent: try again once tabd takes changes (stats says when)")
         return ReplyEncoder.failure(id: id, error)
     }
 

@@ -126,10 +126,18 @@ extension ServiceEngine {
 
     private mutating func deleteController(_ r: Request, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
+        // Plugin ABI 1.7: the plugins are told while the controller is still there (its
+        // timers go too); what they write is kept and what they emit reaches its subscribers
+        // before it goes, but a selection in it is moot.
+        var effects: [PolicyEffect] = []
+        let plugins = self.plugins
+        _ = try? containers.reading(r.controller) { c in
+            withUnsafePointer(to: c) { p in plugins.controllerDeleting(in: LentController(p), effects: &effects) }
+        }
+        perform(effects.filter { if case .select(let c, _) = $0, c == r.controller { false } else { true } }, &out)
         let last: UInt64
         do { last = try containers.delete(r.controller) } catch { throw ProtocolError(error) }
         journal.append(.deleteController(name: r.controller))
-        plugins.controllerDeleted(r.controller)
         reply(r, &out) { w in w.key(literal: "deleted"); w.string(r.controller) }
         controllerDeleted(r.controller, seq: last, &out)
     }

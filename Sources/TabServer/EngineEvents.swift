@@ -80,7 +80,7 @@ extension ServiceEngine {
     /// A plugin's event, numbered in its controller's sequence, to the subscribers that want it.
     mutating func publishPluginEvent(plugin: String, controller: String, dataJSON: String, _ out: inout Step) {
         guard let n = containers.nextSeq(controller) else {
-            logger.warning("a plugin emitted an event for a controller that no longer exists; dropped", metadata: ["plugin": "\(plugin)", "controller": "\(controller)"])
+            plugins.warnings.warn("event of a deleted controller", subject: plugin, "a plugin emitted an event for a controller that no longer exists; dropped", metadata: ["plugin": "\(plugin)", "controller": "\(controller)"])
             return
         }
         journal.append(.eventSeq(controller: controller, seq: n))

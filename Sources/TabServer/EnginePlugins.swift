@@ -64,6 +64,8 @@ extension ServiceEngine {
         }
         // The plugins' store writes first: they were made before the events that may tell of them.
         for case .store(let plugin, let key, let value) in effects {
+            let k = PluginStoreKey(plugin: plugin, key: key)
+            if storeBefore[k] == nil { storeBefore[k] = .some(containers.pluginData[plugin]?[key]) }
             containers.setPluginValue(plugin: plugin, key: key, value)
             journal.append(.pluginData(plugin: plugin, key: key, value: value))
             if out.outsideState { out.storeWriters.insert(plugin) }
@@ -73,13 +75,13 @@ extension ServiceEngine {
         }
         for case .select(let name, let target) in effects {
             if let fault {
-                logger.warning("a plugin asked for a selection while changes are refused", metadata: ["controller": "\(name)", "error": "\(fault)"])
+                plugins.warnings.warn("selection while refused", subject: "controller \(name)", "a plugin asked for a selection while changes are refused", metadata: ["controller": "\(name)", "error": "\(fault)"])
                 continue
             }
             guard depth < Self.maxEffectDepth, pluginSelectionsLeft > 0 else {
                 if !pluginSelectionsCapLogged {
                     pluginSelectionsCapLogged = true
-                    logger.warning("plugins asked for selections while tabd applied ones they asked for, too many times over (more than \(Self.maxEffectDepth) levels deep or \(Self.maxChainSelections) in all); the rest are dropped", metadata: ["controller": "\(name)"])
+                    plugins.warnings.warn("selection chain", subject: "controller \(name)", "plugins asked for selections in controller '\(name)' while tabd applied ones they asked for, too many times over (more than \(Self.maxEffectDepth) levels deep or \(Self.maxChainSelections) in all); the rest are dropped: make them stop answering each other's selections", metadata: ["controller": "\(name)"])
                 }
                 continue
             }
@@ -94,7 +96,7 @@ extension ServiceEngine {
                 tellSelectionChanges(outcome, controller: name, effects: &more)
                 perform(more, depth: depth + 1, &out)
             } catch {
-                logger.warning("a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])
+                plugins.warnings.warn("selection refused", subject: "controller \(name)", "a plugin asked for a selection that cannot be made", metadata: ["controller": "\(name)", "error": "\(error)"])
             }
         }
     }

@@ -38,12 +38,42 @@ extension ServiceEngine {
         journal.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
                                          sizeClass: sizeClass, compactTabs: compactTabs))
         perform(containers.decideOrientations(of: name, policy: policy), &out)
+        // Plugin ABI 1.7: the plugins are told, and what they ask for is done.
+        var effects: [PolicyEffect] = []
+        let plugins = self.plugins
+        _ = try? containers.reading(name) { c in
+            withUnsafePointer(to: c) { p in plugins.controllerCreated(in: LentController(p), effects: &effects) }
+        }
+        perform(effects, &out)
     }
 
     /// Writes what `command` changed (or announced: R11.4) to the journal, in the form the
     /// outcome gives it (`Outcome.journal(of:)`).
     mutating func journal(_ outcome: Outcome, of command: Command, controller: String) {
         outcome.journal(of: command) { journal.append($0, controller: controller) }
+    }
+
+    /// What was changed since the last commit is durable now: nothing to undo any more.
+    public mutating func keepChanges() {
+        containers.keepChanges()
+        if !storeBefore.isEmpty { storeBefore.removeAll() }
+    }
+
+    /// What was changed since the last commit could not be made durable: the controllers
+    /// are put back as they were (created ones go, deleted ones come back), and so is every
+    /// plugin store key written meanwhile — in the containers and in the plugins' own copies
+    /// (an isolated helper's too) — so that a refused login leaves no session behind. The
+    /// plugins hear of the controllers as they are again (`controller_at`). Returns the names
+    /// of the controllers put back.
+    public mutating func undoChanges() -> [String] {
+        let undone = containers.undoChanges()
+        if !storeBefore.isEmpty {
+            for (k, old) in storeBefore { containers.setPluginValue(plugin: k.plugin, key: k.key, old) }
+            plugins.restoreStore(storeBefore.map { ($0.key.plugin, $0.key.key, $0.value) })
+            storeBefore.removeAll()
+        }
+        plugins.adoptControllers(containers.names)
+        return undone
     }
 
     /// The journal could not be written: changes are refused until the adapter's retry
@@ -69,6 +99,13 @@ extension ServiceEngine {
         // Replayed without plugins: their orientations are asked for now.
         decideOrientations(into: &out)
         createConfiguredControllers(into: &out)
+    }
+
+    /// At shutdown: every plugin's fini, then what they asked for meanwhile (their store
+    /// writes are journaled with the rest; the adapter commits them).
+    public mutating func stopPlugins(into out: inout Step) {
+        plugins.shutdown()
+        perform(plugins.takeEffects(), &out)
     }
 
     /// Every controller's orientations asked of the plugins again (not a change of state:
@@ -160,6 +197,10 @@ extension ServiceEngine {
         applied.maxTotalTabs = next.maxTotalTabs
         applied.slowHookMilliseconds = next.slowHookMilliseconds
         plugins.slowHookNanoseconds = UInt64(next.slowHookMilliseconds) * 1_000_000
+        applied.warningPeriod = next.warningPeriod
+        plugins.warnings.period = next.warningPeriod
+        applied.storeBudget = next.storeBudget
+        plugins.storeBudget = next.storeBudget
         report.plugins = plugins.commit(prepared.plugins, controllers: containers.names.compactMap { containers[$0] })
         plugins.maxJSONDepth = applied.maxJSONDepth
         if !report.plugins.started.isEmpty || !report.plugins.stopped.isEmpty, !report.changed.contains("plugins.load") {
@@ -229,4 +270,10 @@ extension ServiceEngine {
         }
         w.endArray()
     }
+}
+
+/// One key of one plugin's store.
+struct PluginStoreKey: Hashable {
+    let plugin: String
+    let key: String
 }

@@ -194,6 +194,10 @@ extension ServiceStats {
         for p in plugins { m.sample("tabd_plugin_failures_total", labels: [("plugin", p.name)], p.failures) }
         m.family("tabd_plugin_denials", .counter, help: "Selections a plugin refused, and calls it refused.")
         for p in plugins { m.sample("tabd_plugin_denials_total", labels: [("plugin", p.name)], p.denials) }
+        m.family("tabd_plugin_store_refusals", .counter, help: "Store writes of a plugin tabd refused: over its budget (plugins.store_bytes_per_second) or while the journal waited for a compaction.")
+        for p in plugins { m.sample("tabd_plugin_store_refusals_total", labels: [("plugin", p.name)], p.storeRefusals) }
+        m.family("tabd_plugin_store_written_bytes", .counter, help: "Bytes a plugin wrote to its store: keys, values and each write's record cost.")
+        for p in plugins { m.sample("tabd_plugin_store_written_bytes_total", labels: [("plugin", p.name)], p.storeBytes) }
         // Isolated plugins' helpers (0 for a plugin in tabd's own process).
         m.family("tabd_plugin_crashes", .counter, help: "Times an isolated plugin's helper process died in a hook.")
         for p in plugins { m.sample("tabd_plugin_crashes_total", labels: [("plugin", p.name)], p.crashes) }

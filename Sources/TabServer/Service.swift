@@ -85,6 +85,9 @@ public final class TabService: LineServiceDelegate, EngineHost {
                                version: version, ownUID: ownUID)
         engine.host = self
         plugins.storeWritable = { [store] in store.fault == nil }
+        // Plugins' writes wait while a compaction is under way and the journal it started has
+        // grown to compact_bytes again: the state directory stays within about twice that.
+        plugins.storeRoom = { [store] in !store.journalAwaitsCompaction }
         plugins.onTimer = { [unowned self] timer in fireTimer(timer) }
     }
 
@@ -156,7 +159,9 @@ public final class TabService: LineServiceDelegate, EngineHost {
     /// events and its reply (or, when it wrote plugins' stores, that they were not kept).
     func replayable(to connection: Connection) -> [(Connection, [UInt8])] {
         var sent: [(Connection, [UInt8])] = []
-        for d in step.deliveries where d.fromPlugin {
+        // A line that wrote plugins' stores: the writes are undone with the turn, so what the
+        // plugins announced (a login) is not sent, and the reply says so.
+        for d in step.deliveries where d.fromPlugin && step.storeWriters.isEmpty {
             for client in step.recipients[d.recipients] {
                 if let c = subscribers[client] { sent.append((c, step.withBytes(of: d) { Array($0) })) }
             }
@@ -167,9 +172,11 @@ public final class TabService: LineServiceDelegate, EngineHost {
 
     /// A plugin's timer is due (plugin ABI 1.6): its hook runs, then what it asked for is
     /// done and committed, as after a client's request.
+    /// Its events go out once that commit succeeded: one that failed undid what they tell.
     func fireTimer(_ timer: PluginTimer) {
-        outsideALine { $0.fireTimer(timer, into: &$1) }
-        commitOutsideTurn()
+        step.reset()
+        engine.fireTimer(timer, into: &step)
+        if commitOutsideTurn() { deliverEvents() }
     }
 
     // MARK: Reload

@@ -47,6 +47,7 @@ extension TabService {
         }
         logger.info("state recovered", metadata: metadata)
         plugins.adoptStore(engine.containers.pluginData)
+        plugins.adoptControllers(engine.containers.names)
     }
 
     /// The second half of `recover`, once the plugins are loaded: what their init asked for,
@@ -60,13 +61,19 @@ extension TabService {
 
     /// Commits what was changed outside a turn (start, SIGHUP, a retry); on failure the
     /// changes are undone.
-    func commitOutsideTurn() {
+    /// Returns whether they were made durable.
+    @discardableResult
+    func commitOutsideTurn() -> Bool {
         do {
             try store.commit(&engine.journal)
-            engine.containers.keepChanges()
+            engine.keepChanges()
+            // A timer's writes, as a turn's: the journal is compacted when it has grown enough.
+            if !turnOpen { compactIfDue() }
+            return true
         } catch {
-            let undone = engine.containers.undoChanges()
+            let undone = engine.undoChanges()
             storeFaulted(error.description, undone: undone)
+            return false
         }
     }
 
@@ -129,6 +136,12 @@ extension TabService {
                 }
             }
         }
+    }
+
+    /// At shutdown, once the clients were answered: every plugin's fini (their timers were
+    /// stopped as the shutdown began); what they asked for is done, and `finish` commits it.
+    public func stopPlugins() {
+        outsideALine { $0.stopPlugins(into: &$1) }
     }
 
     /// At shutdown: everything written and synced.

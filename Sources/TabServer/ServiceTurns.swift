@@ -71,11 +71,11 @@ extension TabService {
         do {
             try store.commit(&engine.journal)
         } catch {
-            let undone = engine.containers.undoChanges()
+            let undone = engine.undoChanges()
             storeFaulted(error.description, undone: undone)
             return false
         }
-        engine.containers.keepChanges()
+        engine.keepChanges()
         forgetTurn()
         compactIfDue()
         sendReadyStates()
@@ -105,7 +105,7 @@ extension TabService {
         if !turnReplays.isEmpty {
             outsideALine { $0.decideOrientations(into: &$1) }
         }
-        engine.containers.keepChanges()
+        engine.keepChanges()
         forgetTurn()
         sendReadyStates()
     }

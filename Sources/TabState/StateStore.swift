@@ -930,6 +930,15 @@ public final class StateStore {
         return !compactionInFlight && fault == nil && (journalBytes >= compactAt || snapshotOwed)
     }
 
+    /// A compaction is under way and the journal it started has grown to `compact_bytes`
+    /// again: plugins' store writes wait for it (clients' changes do not), so that whatever
+    /// plugins write, the directory holds at most the snapshot and two journals of about
+    /// `compact_bytes` each (docs/operations.md, "What plugins may write").
+    public var journalAwaitsCompaction: Bool {
+        collectCompaction()
+        return compactionInFlight && journalBytes >= compactBytes
+    }
+
     /// Starts a compaction and returns at once: from here on records go to the next journal,
     /// while a helper thread syncs the one before, writes `state` (a copy-on-write value,
     /// free to hand over) as the next snapshot and removes the journals it replaces. A

@@ -31,6 +31,14 @@ public final class EventLoop {
     /// What other threads may hold of the loop: `door.async` runs a closure on the loop thread.
     public let door: LoopDoor
     private var wakeEvent: OpaquePointer?
+    /// The event `stop()` activates, at the priority of everything else: it breaks the loop
+    /// once the callbacks queued before it have run. (event_base_loopexit queues its own event
+    /// at libevent's default priority, the lower one, which never ran while timers kept the
+    /// higher one busy: a plugin's 64 timers every 1 ms kept a stopping tabd alive for good.)
+    private var stopEvent: OpaquePointer?
+    /// Runs before every timer's body: the line server closes an overdue turn there, as it
+    /// does before every I/O callback, so that a loop busy with timers still ends its turns.
+    public var beforeTimer: (() -> Void)?
 
     /// Creates the event_base (libevent is given two priority levels, but every event uses
     /// level 0: `ioPriority` and `endOfTurnPriority` are the same, see above) and ignores
@@ -58,12 +66,17 @@ public final class EventLoop {
         event_priority_set(ev, Self.ioPriority)
         event_add(ev, nil)
         wakeEvent = ev
+        stopEvent = tabd_evtimer_new(base, 0, { _, _, ctx in
+            event_base_loopbreak(Unmanaged<EventLoop>.fromOpaque(ctx!).takeUnretainedValue().base)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        event_priority_set(stopEvent, Self.ioPriority)
     }
 
     deinit {
         for t in timers.values { t.free() }
         for s in signalHandlers { event_free(s.event) }
         if let wakeEvent { event_free(wakeEvent) }
+        if let stopEvent { event_free(stopEvent) }
         Sys.close(door.wakeFD)
         event_base_free(base)
     }
@@ -75,11 +88,12 @@ public final class EventLoop {
         }
     }
 
-    /// Ends `run()` once the callbacks already due have run (event_base_loopexit). Safe from
+    /// Ends `run()` once the callbacks already queued have run, however busy the loop is (an
+    /// event of the one priority everything has, whose callback breaks the loop). Safe from
     /// within callbacks; from another thread, through `door` to a closure that holds the loop
     /// as a `LoopBound`.
     public func stop() {
-        event_base_loopexit(base, nil)
+        if let stopEvent { event_active(stopEvent, EV_TIMEOUT, 0) } else { event_base_loopexit(base, nil) }
     }
 
     // MARK: Timers
@@ -225,7 +239,9 @@ public final class TimerHandle {
     }
 
     fileprivate func fire() {
+        let loop = self.loop
         if !repeating { cancel() }
+        loop?.beforeTimer?()
         body()
     }
 

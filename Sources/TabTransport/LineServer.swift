@@ -221,11 +221,14 @@ public final class LineServer {
         }, Unmanaged.passUnretained(self).toOpaque())
         event_priority_set(endOfTurnEvent, EventLoop.endOfTurnPriority)
         acceptor.hasRoom = { [unowned self] in byID.count < limits.maxConnections }
+        // A loop kept busy by timers (a plugin's) still ends a turn that is overdue.
+        loop.beforeTimer = { [unowned self] in closeTurnIfOverdue() }
         acceptor.onAccept = { [unowned self] fd in accepted(fd) }
     }
 
     deinit {
         // Free every event here, while the loop (a stored property) surely still exists.
+        loop.beforeTimer = nil
         for c in byID.values {
             c.tearDown()
         }

@@ -84,7 +84,8 @@ extension HostilePluginTests {
     /// process and isolated: each write past one is refused with its status, said once in the
     /// log, and what was accepted survives kill -9.
     @Test(arguments: [false, true]) func storeAndTimersStayWithinTheirLimits(isolated: Bool) throws {
-        let tabd = try Self.storeAbuse("store-abuse", isolated: isolated)
+        // The budget over time is StoreBudgetTests': here, as much as a hook call may write.
+        let tabd = try Self.storeAbuse("store-abuse", isolated: isolated, plugins: "  store_bytes_per_second: 1073741824\n  store_burst_bytes: 4294967296\n")
         var c = try tabd.client()
         func call(_ method: String, _ args: String = "{}") throws -> JSONObject? {
             try c.ok(#"{"cmd":"plugin.call","plugin":"storeabuse","method":"\#(method)","args":\#(args)}"#).object("value")
@@ -118,12 +119,14 @@ extension HostilePluginTests {
         #expect(try call("get", #"{"key":"fill-1020"}"#)?.int("status") == 1)
     }
 
-    /// tabd with storeabuse.c loaded (isolated: in a helper).
-    private static func storeAbuse(_ tag: String, isolated: Bool) throws -> TabdProcess {
+    /// tabd with storeabuse.c loaded (isolated: in a helper); `plugins` adds settings to the
+    /// `plugins` section.
+    private static func storeAbuse(_ tag: String, isolated: Bool, plugins: String = "") throws -> TabdProcess {
         let dir = temporaryDirectory(tag)
         try Plugins.build(Plugins.fixture("storeabuse.c"), "storeabuse.so", in: dir)
         let load = "    - path: storeabuse.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 5000\n" : "")
-        return try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
+        let config = Plugins.config(load, extraDirectory: dir).replacingOccurrences(of: "plugins:\n", with: "plugins:\n" + plugins)
+        return try TabdProcess(config: config)
     }
 
     /// A plugin that answers every selection change with 16 selections of its own, back and
@@ -140,5 +143,36 @@ extension HostilePluginTests {
         // The client's select, then 4 levels of 16 at most (HookCaps.selections each): 64.
         #expect(after - before <= 1 + 64, "selection changes told for one select: \(after - before)")
         #expect(warnings <= 1, "warnings: \(warnings)")
+    }
+
+    /// Two plugins answering each other's selection changes (here one that answers its own,
+    /// 16 at a time) cut every request's chain short: the warning is said once per period
+    /// (plugins.warning_period_seconds, 1 s here) with how many more there were, not once per
+    /// request (1,121 lines in 5 s before). Every one is counted: the lines' counts add up.
+    @Test func repeatedWarningsAreSaidOncePerPeriodWithACount() throws {
+        let tabd = try Self.storeAbuse("warnrate", isolated: false, plugins: "  warning_period_seconds: 1\n")
+        let c = try tabd.client()
+        _ = try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"},{"id":"c"}]}"#)
+        _ = try c.ok(#"{"cmd":"plugin.call","plugin":"storeabuse","method":"pingpong"}"#)
+        let requests = 200
+        try c.write(String(repeating: #"{"cmd":"select","tab":"c"}"# + "\n", count: requests))
+        for _ in 0..<requests { _ = try c.readLine() }
+        // Each request's chain was cut once: the plain lines and the counts add up to them,
+        // once the period's last count is said (waited for in the log).
+        func said() -> (lines: Int, total: Int) {
+            let lines = tabd.log.split(separator: "\n").filter { $0.contains("too many times over") }
+            let total = lines.reduce(0) { sum, line in
+                guard let r = line.range(of: #"warning\.repeated=(\d+)"#, options: .regularExpression) else { return sum + 1 }
+                return sum + (Int(line[r].split(separator: "=")[1]) ?? 0)
+            }
+            return (lines.count, total)
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while said().total < requests, Date() < deadline { usleep(50_000) }
+        let (lines, total) = said()
+        #expect(total == requests, "warnings counted: \(total) of \(requests)\n\(tabd.log.suffix(2000))")
+        #expect(lines >= 2 && lines <= 12, "lines for \(requests) warnings: \(lines)")
+        #expect(tabd.log.contains("more like it in the last"), "\(tabd.log.suffix(1500))")
+        _ = try tabd.client().ok(#"{"cmd":"ping"}"#)
     }
 }

@@ -270,7 +270,7 @@ import Testing
         // The logout's commit failed: it is not acknowledged, and says why.
         #expect(reply.bool("ok") != true, "an acknowledged logout came back as a login after kill -9: \(reply)")
         #expect(reply.object("error")?.string("code") == "unavailable", "\(reply)")
-        #expect(reply.object("error")?.string("message")?.contains("plugin 'login-gate' wrote to its store is not durable") == true, "\(reply)")
+        #expect(reply.object("error")?.string("message")?.contains("plugin 'login-gate' wrote to its store for this request was undone") == true, "\(reply)")
         #expect(status?.bool("logged_in") == true)
     }
 

@@ -85,11 +85,11 @@ import Glibc
     }
 
     /// The login gate's plugin.call in a turn whose commit fails is not run twice (a logout
-    /// would answer `{"user":null}`, the first run having logged the user out, and its
-    /// `logout` event would never be sent): its event goes out; its answer is `unavailable`,
-    /// since the logout it wrote to the gate's store is not durable yet (answered ok, it came
-    /// back as a login after kill -9: PluginPlatformTests).
-    @Test func aLogoutInAFailedTurnSaysItIsNotDurableAndTellsSubscribers() throws {
+    /// would answer `{"user":null}`, the first run having logged the user out): its answer is
+    /// `unavailable`, and what it wrote to the gate's store is undone (answered ok, it came
+    /// back as a login after kill -9: PluginPlatformTests), so its `logout` event is not sent
+    /// and the user is still logged in, as the reply says (issue 43).
+    @Test func aLogoutInAFailedTurnIsUndoneAndSaysSo() throws {
         let (dir, faultFile, env) = faultInjection("hostile")
         let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir))
         let t = try TabdProcess(config: Plugins.config(gate), dir: dir, environment: env)
@@ -108,7 +108,7 @@ import Glibc
         #expect(badge.object("error")?.string("code") == "unavailable")
         let logout = try object(try #require(try c.readLine()))
         #expect(logout.object("error")?.string("code") == "unavailable"
-                && logout.object("error")?.string("message")?.contains("plugin 'login-gate' wrote to its store is not durable") == true,
+                && logout.object("error")?.string("message")?.contains("plugin 'login-gate' wrote to its store for this request was undone") == true,
                 "logout answered \(JSONValue.object(logout).jsonString)")
         // Events come before the watcher's own ping reply.
         try watcher.write(#"{"cmd":"ping","id":"p"}"# + "\n")
@@ -119,7 +119,9 @@ import Glibc
             if let e = o.object("data")?.object("data")?.string("event") ?? o.object("data")?.string("event") { events.append(e) }
             else { events.append(line) }
         }
-        #expect(events.contains("logout"), "the watcher saw \(events)")
+        #expect(!events.contains("logout"), "the watcher saw \(events)")
+        let status = try c.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")
+        #expect(status?.bool("logged_in") == true, "the logout was undone: \(String(describing: status))")
     }
 
     /// A failed login in a turn whose commit fails counts twice: the gate locks the user out

@@ -6,6 +6,7 @@
 
 import Foundation
 import Testing
+import TabJSON
 import TabProtocol
 
 #if canImport(Glibc)
@@ -277,5 +278,39 @@ import Glibc
         let tabs = try t.client().ok(#"{"cmd":"state"}"#)["tabs"]
         guard case .array(let list)? = tabs, list.count == 2, case .object(let b) = list[1] else { throw TestFailure("tabs: \(String(describing: tabs))") }
         #expect(b.string("badge") == "back")
+    }
+
+    /// A login whose own commit meets the fault (issue 43) is refused `unavailable` and is
+    /// undone: the gate's `status` says nobody is logged in (it said `logged_in: true` at
+    /// once before), no `login` event is sent, and once the journal is writable again a tap
+    /// is still denied — in process and isolated; and after kill -9, still logged out.
+    @Test(arguments: [false, true]) func aLoginWhoseCommitFailsIsUndone(isolated: Bool) throws {
+        let (dir, faultFile, env) = faultInjection(isolated ? "lgundoi" : "lgundo")
+        var gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir))
+        if isolated { gate = gate.replacingOccurrences(of: "}\n", with: "}\n      isolation: process\n      deadline_ms: 2000\n") }
+        let tabd = try TabdProcess(config: Plugins.config(gate), dir: dir, environment: env)
+        let c = try tabd.client(), watcher = try tabd.client()
+        _ = try c.ok(PluginEndToEndTests.tabs)
+        _ = try watcher.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        try "EIO".write(toFile: faultFile, atomically: true, encoding: .utf8)
+        let login = try c.error(#"{"cmd":"plugin.call","plugin":"login-gate","method":"login","args":{"user":"demo","password":"demo"}}"#)
+        #expect(login.string("code") == "unavailable", "\(login)")
+        #expect(login.string("message")?.contains("plugin 'login-gate' wrote to its store for this request was undone") == true, "\(login)")
+        func status(_ client: LineClient) throws -> JSONObject? {
+            try client.ok(#"{"cmd":"plugin.call","plugin":"login-gate","method":"status"}"#).object("value")
+        }
+        #expect(try status(c)?.bool("logged_in") == false, "the refused login left a session behind")
+        unlink(faultFile)
+        try Self.waitUntilHealthy(c)
+        #expect(try c.error(#"{"cmd":"tap","tab":"settings"}"#).string("code") == "denied")
+        #expect(try status(c)?.bool("logged_in") == false)
+        // The watcher's events up to its own ping's reply: no login among them.
+        try watcher.write(#"{"cmd":"ping","id":"p"}"# + "\n")
+        var events: [String] = []
+        while let line = try watcher.readLine(), try object(line).string("id") != "p" { events.append(line) }
+        #expect(!events.contains { $0.contains(#""event":"login""#) }, "a login event for a refused login: \(events)")
+        tabd.stop(signal: SIGKILL)
+        try tabd.start(environment: env)
+        #expect(try status(try tabd.client())?.bool("logged_in") == false)
     }
 }

@@ -194,3 +194,10 @@ extension PluginTests {
     }
     #expect(doc.contains("logged more than \(HookCaps.logLines) times in one hook call"))
 }
+
+/// docs/plugins.md's "Acting on time" states the timers' share of the loop as the code has it.
+@Test func theTimersShareOfTheLoopIsTheCodes() throws {
+    let docs = try String(contentsOfFile: packageRoot + "/docs/plugins.md", encoding: .utf8)
+    let sentence = "may take at most \(Int(PluginTimer.loopShare * 100))% of tabd's\ntime, after a burst of \(PluginTimer.burstNanoseconds / 1_000_000) ms"
+    #expect(docs.contains(sentence), "plugins.md says: \(sentence)")
+}

@@ -190,7 +190,21 @@ final class HelperSession {
             s.effect(5) { $0.string(controller); $0.string(name); $0.i64(-1) }
             return TABD_OK
         }
+        // Since 1.7: the controllers as tabd last sent them (init, and each change).
+        t.controller_at = { _, index in
+            guard let s = HelperSession.current, index < s.controllers.count else { return nil }
+            return s.host?.frame.keep(s.controllers[index])
+        }
         functions = t
+    }
+
+    /// The names of tabd's controllers, as its last message said (since 1.7).
+    var controllers: [String] = []
+
+    private func readControllers(_ r: inout WireReader) throws(WireReader.Short) {
+        var names: [String] = []
+        for _ in 0..<min(try r.u32(), 1 << 20) { names.append(try r.string() ?? "") }
+        controllers = names
     }
 
     /// The timers the plugin armed and that have not run or been cancelled since.
@@ -358,6 +372,7 @@ final class HelperSession {
         case .initialize:
             let config = try r.cString()
             try adoptStore(&r)
+            try readControllers(&r)
             if let hook = hooks.`init` {
                 var newState: UnsafeMutableRawPointer?
                 result = hook(table, config, &newState, reply)
@@ -446,6 +461,17 @@ final class HelperSession {
             hooks.timer?(state, hasController ? token : nil, timerName)
         case .storeSync:
             try adoptStore(&r)
+        case .controllerCreated, .controllerDeleted:
+            try readSnapshot(&r)
+            try readControllers(&r)
+            inHook = true
+            if op == .controllerCreated { hooks.controller_created?(state, token) } else { hooks.controller_deleted?(state, token) }
+        case .controllersSync:
+            try readControllers(&r)
+        case .storePatch:
+            for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys) * 4) {
+                if let k = try r.string() { let v = try r.string(); if let instance { host?.patchStore(instance.name, k, v) } }
+            }
         case .hello, .answer:
             exit(2)
         }

@@ -12,7 +12,8 @@
 // helper → tabd: first `hello` (the descriptor, or why the plugin cannot load), then one
 // `answer` per request: the hook's result, its reply strings, and its effects in order
 // (log lines, emitted events, requested selections; store writes and timers, since 1.6) for
-// tabd to apply. `initialize` carries the plugin's store, which the helper keeps a copy of.
+// tabd to apply. `initialize` carries the plugin's store, which the helper keeps a copy of,
+// and (since 1.7) the names of the controllers, which it keeps too.
 
 import CTabPolicy
 import Glibc
@@ -25,7 +26,14 @@ enum HelperOp: UInt8 {
          visibilityChanged, displayOrderChanged, selectionChanged, timer,
          /// The plugin's store as tabd holds it, for the helper's copy (no hook runs): another
          /// instance of the plugin wrote it after this helper's init (a reload's will_stop).
-         storeSync
+         storeSync,
+         /// Since 1.7: a controller was created or is being deleted (the hook runs with its
+         /// snapshot), or only the list of controllers changed (no hook runs). Each carries the
+         /// names of the controllers after the change, for the helper's `controller_at`.
+         controllerCreated, controllerDeleted, controllersSync,
+         /// Since 1.7: keys of the plugin's store as tabd holds them (a value, or absent), for
+         /// the helper's copy: writes it took that tabd refused (the plugin's budget).
+         storePatch
     case hello = 100, answer
 }
 

@@ -49,6 +49,8 @@ extension RemotePlugin {
         }
         if has(.selectionChanged) { d.selection_changed = { s, c, change in RemotePlugin.of(s).selectionChanged(c, change) } }
         if has(.timer) { d.timer = { s, c, name in RemotePlugin.of(s).timer(c, name) } }
+        if has(.controllerCreated) { d.controller_created = { s, c in RemotePlugin.of(s).controllerChanged(.controllerCreated, c) } }
+        if has(.controllerDeleted) { d.controller_deleted = { s, c in RemotePlugin.of(s).controllerChanged(.controllerDeleted, c) } }
         let p = UnsafeMutablePointer<tabd_policy_descriptor>.allocate(capacity: 1)
         p.initialize(to: d)
         return try PluginCode(path: path, identity: identity, descriptor: p)
@@ -159,6 +161,15 @@ extension RemotePlugin {
         w.u32(UInt32(n))
         for i in 0..<n { w.string(ids?[i]) }
         w.u8(changed != 0 ? 1 : 0)
+        if case .success(let a) = exchange(w.bytes, hook: hook) { apply(a.effects, controller: controller.name) }
+    }
+
+    /// controller_created or controller_deleted (since 1.7): the snapshot, then the names of
+    /// the controllers after the change.
+    func controllerChanged(_ hook: PluginHook, _ c: OpaquePointer?) {
+        guard let (message, _, controller) = request(hook == .controllerCreated ? .controllerCreated : .controllerDeleted, c) else { return }
+        var w = message
+        writeControllers(&w)
         if case .success(let a) = exchange(w.bytes, hook: hook) { apply(a.effects, controller: controller.name) }
     }
 

@@ -373,7 +373,24 @@ final class RemotePlugin {
         var w = WireWriter(.initialize)
         w.string(configJSON)
         writeStore(&w)
+        writeControllers(&w)
         return w.bytes
+    }
+
+    /// The names of the controllers tabd holds now (since 1.7, `controller_at`).
+    func writeControllers(_ w: inout WireWriter) {
+        let names = owner?.host.controllerNames ?? []
+        w.u32(UInt32(names.count))
+        for n in names { w.string(n) }
+    }
+
+    /// Sends the helper the list of controllers again (one was created or deleted, and the
+    /// plugin has no hook that would have carried it).
+    func syncControllers() {
+        guard case .up = phase else { return }
+        var w = WireWriter(.controllersSync)
+        writeControllers(&w)
+        _ = exchange(w.bytes, hook: .initialize)
     }
 
     /// The plugin's store as tabd holds it now.
@@ -393,10 +410,22 @@ final class RemotePlugin {
         _ = exchange(w.bytes, hook: .initialize)
     }
 
+    /// Sends the helper tabd's values of `keys` (absent ones too): its copy took writes that
+    /// tabd then refused.
+    func patchStore(_ keys: [String]) {
+        guard case .up = phase, let owner, !keys.isEmpty else { return }
+        let values = owner.host.storeValues(of: owner.name)
+        var w = WireWriter(.storePatch)
+        let unique = Array(Set(keys))
+        w.u32(UInt32(unique.count))
+        for k in unique { w.string(k); w.string(values[k]) }
+        _ = exchange(w.bytes, hook: .initialize)
+    }
+
     /// Runs fini in the helper (within the deadline), then ends it.
     func stop() {
-        if case .up = phase {
-            _ = exchange(WireWriter(.fini).bytes, hook: .fini)
+        if case .up = phase, case .success(let a) = exchange(WireWriter(.fini).bytes, hook: .fini) {
+            apply(a.effects, controller: nil)  // its log lines and store writes, as in process
         }
         kill()
         phase = .stopped
@@ -409,12 +438,15 @@ final class RemotePlugin {
         // that restarted the helper may still do is not spent on them.
         defer { if controller == nil { owner.host.frame.resetCounts() } }
         var refusedStore = 0, refusedTimers = 0
+        var refusedKeys: [String] = []
         defer {
             if refusedStore > 0 {
-                owner.host.logger.warning("isolated plugin's store writes refused by tabd (\(refusedStore) in one hook call); its helper's copy differs until it restarts", metadata: ["plugin.name": .string(owner.name)])
+                owner.host.warnings.warn("store refused", subject: owner.name, "isolated plugin '\(owner.name)' had store writes refused by tabd after its helper took them (\(refusedStore) in one hook call); its helper's copy of the store is put right: check what store_put answers and write less", metadata: ["plugin.name": .string(owner.name)])
+                // The helper answered the plugin's store_put from its own copy: put it right.
+                patchStore(refusedKeys)
             }
             if refusedTimers > 0 {
-                owner.host.logger.warning("isolated plugin's set_timer refused by tabd (\(refusedTimers) in one hook call: a bad name or delay, or TABD_TIMER_MAX timers armed)", metadata: ["plugin.name": .string(owner.name)])
+                owner.host.warnings.warn("set_timer refused", subject: owner.name, "isolated plugin's set_timer refused by tabd (\(refusedTimers) in one hook call: a bad name or delay, or TABD_TIMER_MAX timers armed)", metadata: ["plugin.name": .string(owner.name)])
             }
         }
         for e in effects {
@@ -427,10 +459,13 @@ final class RemotePlugin {
                 if let controller { _ = owner.requestSelect(tab, controller: controller) }
             case .store(let key, let value):
                 let status = owner.storeSet(key, value)
-                if status != TABD_STORE_OK, status != TABD_STORE_MISSING { refusedStore += 1 }
+                if status != TABD_STORE_OK, status != TABD_STORE_MISSING {
+                    refusedStore += 1
+                    if refusedKeys.last != key { refusedKeys.append(key) }
+                }
             case .timer(let timerController, let name, let ms):
                 if let ms {
-                    if !owner.host.setTimer(owner, controller: timerController, name: name, milliseconds: ms) { refusedTimers += 1 }
+                    if !owner.host.setTimer(owner, controller: timerController, name: name, milliseconds: ms), !owner.host.timersStopped { refusedTimers += 1 }
                 } else {
                     owner.host.cancelTimer(owner, controller: timerController, name: name)
                 }

@@ -73,7 +73,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 6
+#define TABD_POLICY_ABI_MINOR 7
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -290,7 +290,13 @@ typedef enum tabd_store_status {
     TABD_STORE_INVALID = 3,
     /** put/delete: tabd cannot write its journal now (a full or failing disk: clients'
      *  changes are refused too); nothing changed. Try again later. */
-    TABD_STORE_UNAVAILABLE = 4
+    TABD_STORE_UNAVAILABLE = 4,
+    /** put/delete (since 1.7): the plugin has written more than its budget over time allows
+     *  (tabd.yaml's plugins.store_bytes_per_second, with a burst of plugins.store_burst_bytes;
+     *  each write counts its key, its value and TABD_STORE_WRITE_COST_BYTES), or tabd's
+     *  journal is waiting for a compaction to finish; nothing changed. Write less often, or
+     *  try again later (a timer). */
+    TABD_STORE_RATE_LIMITED = 5
 } tabd_store_status;
 
 /** The store's limits, per plugin (tabd enforces exactly these; docs/plugins.md, "Keeping
@@ -610,12 +616,28 @@ struct tabd_host {
      * (1 to TABD_TIMER_MAX_MS), on tabd's loop like any hook (the same deadline, isolation and
      * `explain` record). Arming a name that is armed moves it. A repeating timer arms itself
      * again from its hook. Timers are not kept across restarts or reloads that replace the
-     * instance: arm them again in init (from the store). TABD_ERROR: a NULL or bad name, a
-     * delay out of range, or TABD_TIMER_MAX timers armed already.
+     * instance: arm them again in init (from the store). Once tabd is stopping (SIGTERM) no
+     * timer fires any more and set_timer answers TABD_ERROR; fini still runs. TABD_ERROR: a
+     * NULL or bad name, a delay out of range, TABD_TIMER_MAX timers armed already, or tabd
+     * stopping.
      */
     tabd_result (*set_timer)(const tabd_host *host, const char *controller, const char *name, uint64_t milliseconds);
     /** Disarms the timer (TABD_OK also when it was not armed). */
     tabd_result (*cancel_timer)(const tabd_host *host, const char *controller, const char *name);
+
+    /* ---- since 1.7: controllers coming and going -------------------------------- */
+
+    /**
+     * The name of controller `index` of the controllers tabd holds now, in byte order of
+     * their names, or NULL past the end: iterate from 0 until NULL. Any hook may ask, init
+     * included: that is how a plugin learns the controllers that exist as it starts (later
+     * ones are told by controller_created and controller_deleted). During controller_deleted
+     * the controller being deleted is no longer listed. Valid until the hook returns.
+     *
+     *     const char *name;
+     *     for (size_t i = 0; (name = host->controller_at(host, i)) != NULL; i++) ... name ...;
+     */
+    const char *(*controller_at)(const tabd_host *host, size_t index);
 
     /* Functions added in later minors go here, each marked "since 1.N". */
 };
@@ -771,6 +793,21 @@ typedef struct tabd_policy_descriptor {
      *  readers answer nothing, and emit and request_select refuse). A timer whose controller
      *  was deleted is dropped. */
     void (*timer)(void *state, const tabd_controller *controller, const char *name);
+
+    /* ---- since 1.7 -------------------------------------------------------------- */
+
+    /** A controller was created (a client's controller.create, or one tabd's configuration
+     *  names): the controller as it starts. Not called for the controllers that exist when
+     *  the plugin starts (host->controller_at lists them in init), nor while tabd replays its
+     *  journal. emit and request_select work as in any hook. */
+    void (*controller_created)(void *state, const tabd_controller *controller);
+
+    /** A controller is being deleted (controller.delete): called just before it goes, with
+     *  it still readable. Forget what the plugin keeps for it (store keys, sessions): a
+     *  controller created again under its name is a new one, maybe another client's. Events
+     *  it emits reach the controller's subscribers before its controller_deleted event;
+     *  selections it asks for in this controller are dropped, and so are its timers. */
+    void (*controller_deleted)(void *state, const tabd_controller *controller);
 
     /* Hooks added in later minors go here, each marked "since 1.N". tabd reads only the
      * plugin's struct_size bytes of this descriptor: a hook past them is NULL. */
