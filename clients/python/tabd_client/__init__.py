@@ -13,11 +13,11 @@ Standard library only.
 from .aio import AsyncClient, follow_async
 from .client import Client, Follower
 from .core import Changed, Checked, Deleted, Disconnected, MirrorCore, Resynced, Synced, Update
-from .errors import ConnectionLost, TabdError, Unreachable
+from .errors import MAX_LINE_BYTES, ConnectionLost, LineTooLong, TabdError, TimedOut, Unreachable
 from .model import IGNORED, ControllerMirror, Event, OutOfSync, diff
 
 __all__ = [
     "AsyncClient", "Changed", "Checked", "Client", "ConnectionLost", "ControllerMirror", "Deleted",
-    "Disconnected", "Event", "Follower", "IGNORED", "MirrorCore", "OutOfSync", "Resynced", "Synced", "TabdError",
-    "Unreachable", "Update", "diff", "follow_async",
+    "Disconnected", "Event", "Follower", "IGNORED", "LineTooLong", "MAX_LINE_BYTES", "MirrorCore", "OutOfSync", "Resynced", "Synced", "TabdError",
+    "TimedOut", "Unreachable", "Update", "diff", "follow_async",
 ]

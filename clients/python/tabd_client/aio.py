@@ -11,7 +11,7 @@ import collections
 
 from .commands import JSON, Commands
 from .core import MirrorCore, Update, request_line
-from .errors import ConnectionLost, TabdError, Unreachable
+from .errors import MAX_LINE_BYTES, ConnectionLost, TabdError, Unreachable
 
 
 class AsyncClient(Commands[Awaitable[JSON]]):
@@ -30,7 +30,7 @@ class AsyncClient(Commands[Awaitable[JSON]]):
     @classmethod
     async def connect(cls, path: str) -> "AsyncClient":
         try:
-            reader, writer = await asyncio.open_unix_connection(path, limit=1 << 24)
+            reader, writer = await asyncio.open_unix_connection(path, limit=MAX_LINE_BYTES)
         except OSError as e:
             raise Unreachable("cannot reach tabd at %s: %s" % (path, e.strerror or e)) from e
         return cls(reader, writer)
@@ -122,7 +122,7 @@ async def follow_async(path: str, controllers: Optional[List[str]] = None, *,
         delay = first_delay
         while True:
             try:
-                reader, writer = await asyncio.open_unix_connection(path, limit=1 << 24)
+                reader, writer = await asyncio.open_unix_connection(path, limit=MAX_LINE_BYTES)
                 break
             except OSError as e:
                 if (first and not retry_first_connect) or (deadline is not None and loop.time() + delay > deadline):

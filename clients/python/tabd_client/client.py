@@ -12,7 +12,7 @@ from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple, Union
 
 from .commands import JSON, Commands
 from .core import MirrorCore, Update, request_line
-from .errors import ConnectionLost, TabdError, Unreachable
+from .errors import DEFAULT_TIMEOUT, MAX_LINE_BYTES, ConnectionLost, LineTooLong, TabdError, TimedOut, Unreachable
 
 
 def _connect(path: str) -> socket.socket:
@@ -26,17 +26,45 @@ def _connect(path: str) -> socket.socket:
 
 
 class _Lines:
-    """Whole lines from a socket."""
+    """Whole lines from a socket, each at most `max_line_bytes` long. The
+    search for a newline goes on where the last one stopped, so a long line is
+    scanned once, not once per read."""
 
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock, self.buf = sock, b""
+    def __init__(self, sock: socket.socket, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+        self.sock, self.buf, self.scanned, self.max_line_bytes = sock, bytearray(), 0, max_line_bytes
+
+    def _newline(self) -> int:
+        nl = self.buf.find(b"\n", self.scanned)
+        self.scanned = len(self.buf) if nl < 0 else self.scanned
+        return nl
 
     def ready(self) -> bool:
-        return b"\n" in self.buf
+        return self._newline() >= 0
 
-    def read(self) -> bytes:
-        """The next line; ConnectionLost at the end of the stream."""
-        while b"\n" not in self.buf:
+    def _too_long(self) -> LineTooLong:
+        self.sock.close()
+        return LineTooLong("tabd sent a line longer than %d bytes, the most this client takes" % self.max_line_bytes)
+
+    def read(self, deadline: Optional[float] = None) -> bytes:
+        """The next line; ConnectionLost at the end of the stream, LineTooLong
+        for a line above the limit, TimedOut when it has not ended by
+        `deadline` (time.monotonic(); None: no limit)."""
+        while True:
+            nl = self._newline()
+            if nl >= 0:
+                if nl > self.max_line_bytes:
+                    raise self._too_long()
+                line = bytes(self.buf[:nl])
+                del self.buf[:nl + 1]
+                self.scanned = 0
+                return line
+            if len(self.buf) > self.max_line_bytes:
+                raise self._too_long()
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+                    self.sock.close()
+                    raise TimedOut("tabd's reply did not arrive whole in time (%d bytes came)" % len(self.buf))
             try:
                 chunk = self.sock.recv(1 << 16)
             except OSError as e:
@@ -44,19 +72,22 @@ class _Lines:
             if not chunk:
                 raise ConnectionLost("tabd closed the connection")
             self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line
 
 
 class Client(Commands[JSON]):
     """One connection to tabd. Each command method returns the reply's
     `result` (a dict) or raises TabdError; events that arrive meanwhile are
-    kept for `events()`/`next_event()`."""
+    kept for `events()`/`next_event()`.
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    A reply must arrive whole within `timeout` seconds (None: no limit), else
+    TimedOut; a line longer than `max_line_bytes` raises LineTooLong. Both
+    close the connection."""
+
+    def __init__(self, path: str, *, timeout: Optional[float] = DEFAULT_TIMEOUT,
+                 max_line_bytes: int = MAX_LINE_BYTES) -> None:
+        self.path, self.timeout = path, timeout
         self.sock = _connect(path)
-        self._lines = _Lines(self.sock)
+        self._lines = _Lines(self.sock, max_line_bytes)
         self._events: Deque[JSON] = collections.deque()
 
     def close(self) -> None:
@@ -75,8 +106,9 @@ class Client(Commands[JSON]):
             raise ConnectionLost(str(e)) from e
 
     def _reply(self) -> JSON:
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         while True:
-            msg: JSON = json.loads(self._lines.read())
+            msg: JSON = json.loads(self._lines.read(deadline))
             if "event" in msg:
                 self._events.append(msg)
             else:
@@ -109,7 +141,9 @@ class Client(Commands[JSON]):
                 left = None if deadline is None else max(0.0, deadline - time.monotonic())
                 if not select.select([self.sock], [], [], left)[0]:
                     return None
-            msg = json.loads(self._lines.read())
+            # An event that has begun must end within the timeouts too.
+            limits = [d for d in (deadline, None if self.timeout is None else time.monotonic() + self.timeout) if d is not None]
+            msg = json.loads(self._lines.read(min(limits) if limits else None))
             if "event" not in msg:
                 raise ConnectionLost("a reply nobody waited for: %r" % msg)
             self._events.append(msg)
@@ -136,8 +170,8 @@ class Follower:
 
     def __init__(self, path: str, controllers: Optional[List[str]] = None, *,
                  reconnect_seconds: Optional[float] = None, first_delay: float = 0.05, max_delay: float = 1.0,
-                 retry_first_connect: bool = False) -> None:
-        self.path = path
+                 retry_first_connect: bool = False, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+        self.path, self.max_line_bytes = path, max_line_bytes
         self.core = MirrorCore(controllers)
         self.reconnect_seconds, self.first_delay, self.max_delay = reconnect_seconds, first_delay, max_delay
         self._pending: List[Update] = []
@@ -170,7 +204,7 @@ class Follower:
                     raise
                 time.sleep(delay)
                 delay = min(delay * 2, self.max_delay)
-        self._lines = _Lines(self.sock)
+        self._lines = _Lines(self.sock, self.max_line_bytes)
         self._write(self.core.connected())
 
     def _write(self, lines: List[bytes]) -> None:

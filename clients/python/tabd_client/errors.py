@@ -35,8 +35,27 @@ class TabdError(Exception):
         return cls(reply.get("error") or {})
 
 
+# The longest line (a reply or an event) the clients take from tabd: 256 MiB, the
+# default of the Swift TabClient and tabctl (TabClient.defaultMaxLineBytes), many times
+# the largest `state` tabd sends at its limits. A longer line ends the connection.
+MAX_LINE_BYTES = 256 << 20
+
+# Seconds a blocking Client waits for a whole reply (tabctl's --timeout default).
+DEFAULT_TIMEOUT = 30.0
+
+
 class ConnectionLost(Exception):
     """The connection to tabd ended (it stopped or restarted) before a reply."""
+
+
+class LineTooLong(ConnectionLost):
+    """tabd sent a line longer than the client takes (`max_line_bytes`); the
+    client closed the connection."""
+
+
+class TimedOut(ConnectionLost):
+    """A reply did not arrive whole within the client's `timeout`; the client
+    closed the connection (a late reply would answer the wrong request)."""
 
 
 class Unreachable(Exception):
