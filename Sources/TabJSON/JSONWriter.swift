@@ -494,14 +494,15 @@ func quoteBackslashOrControl(_ w: UInt64) -> UInt64 {
 }
 
 extension String {
-    /// The text as one line: line breaks and other control characters (C0, DEL, NEL, LS,
-    /// PS) written as JSON escapes (\n, \r, \t, \u0008 …), the rest as it is. For messages
-    /// that quote what someone else wrote (a client's field name, a config file's key), so
-    /// that a reply's message, tabctl's output and a log line stay one line. No copy is
-    /// made when there is nothing to escape.
+    /// The text as one line: line breaks and other control characters (C0, DEL, C1 — NEL
+    /// among them —, LS, PS) written as JSON escapes (\n, \r, \t, \u0008, \u009b …), the
+    /// rest as it is. For messages that quote what someone else wrote (a client's field name,
+    /// a config file's key), so that a reply's message, tabctl's output and a log line stay
+    /// one line and hold no control sequence for a terminal. No copy is made when there is
+    /// nothing to escape.
     public var oneLine: String {
         func breaks(_ u: Unicode.Scalar) -> Bool {
-            u.value < 0x20 || u.value == 0x7F || u.value == 0x85 || u.value == 0x2028 || u.value == 0x2029
+            u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
         }
         guard unicodeScalars.contains(where: breaks) else { return self }
         var out = String.UnicodeScalarView()

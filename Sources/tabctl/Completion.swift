@@ -45,8 +45,11 @@ enum Completion {
         return items.compactMap { if case .string(let s) = $0 { return s } else { return nil } }
     }
 
+    /// The candidates that start with `prefix`, as they may be printed: what tabd sent with
+    /// control characters escaped (`oneLine`), so that a tab id cannot drive the terminal
+    /// that lists it (the interactive mode's list, a shell's completion menu).
     static func matching(_ candidates: [String], _ prefix: String) -> [String] {
-        candidates.filter { $0.hasPrefix(prefix) }
+        candidates.filter { $0.hasPrefix(prefix) }.map(\.oneLine)
     }
 
     /// The tab ids of the controller on the line (every tab of a tree, groups' children too).

@@ -21,14 +21,14 @@ extension Tabctl {
 
         func run() throws {
             let result = try common.result(#"{"cmd":"config"}"#)
-            if common.json { return print(JSONValue.object(result).jsonString) }
+            if common.json { return print(JSONValue.object(result).jsonString.oneLine) }
             var text = "# tabd's configuration in use"
-            if case .string(let file)? = result["file"] { text += ", from \(file)" } else { text += ": the built-in defaults" }
+            if case .string(let file)? = result["file"] { text += ", from \(file.oneLine)" } else { text += ": the built-in defaults" }
             let flags = Completion.strings(result["flags"])
-            if !flags.isEmpty { text += ", overridden by \(flags.joined(separator: " "))" }
+            if !flags.isEmpty { text += ", overridden by \(flags.joined(separator: " ").oneLine)" }
             text += "\n"
             if case .object(let config)? = result["config"] { YAMLText.mapping(config, indent: 0, into: &text) }
-            FileHandle.standardOutput.write(Data(text.utf8))
+            FileHandle.standardOutput.write(Data(Output.lines(text).utf8))
         }
     }
 }

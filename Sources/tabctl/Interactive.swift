@@ -42,7 +42,7 @@ enum Interactive {
         if terminal {
             let hello = Completion.ask(socket, #"{"cmd":"hello"}"#)
             let version = hello.flatMap { if case .string(let v)? = $0["version"] { return v } else { return nil } }
-            print(version.map { "tabd \($0) on \(socket)" } ?? "tabd does not answer on \(socket) yet")
+            print(version.map { "tabd \($0.oneLine) on \(socket)" } ?? "tabd does not answer on \(socket) yet")
             print("Type a tabctl command (select home, watch -n 1), a JSON request, help, or quit; Tab completes, arrows recall.")
         }
         var editor = LineEditor(prompt: terminal ? "\(socket)> " : "", history: History.load())

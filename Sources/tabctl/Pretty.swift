@@ -10,9 +10,17 @@ import Glibc
 #endif
 
 enum Output {
+    /// A text of many lines from tabd (metrics, config) with the control characters of each
+    /// line escaped (`oneLine`); the line breaks stay.
+    static func lines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).oneLine }.joined(separator: "\n")
+    }
+
     /// The result as tabctl prints it: pretty on a terminal unless `oneLine`.
     static func text(_ value: JSONValue, oneLine: Bool) -> String {
-        guard !oneLine, Sys.isTerminal(1) else { return value.jsonString }
+        // JSON escapes C0 in strings; `oneLine` escapes DEL and C1 too (they are in strings
+        // only, so the text stays JSON): nothing from tabd reaches the terminal raw.
+        guard !oneLine, Sys.isTerminal(1) else { return value.jsonString.oneLine }
         var out = ""
         Pretty(colour: ColorMode.auto.enabled).write(value, indent: 0, into: &out)
         return out
@@ -34,7 +42,7 @@ struct Pretty {
         case .null: out += paint("null", "90")
         case .bool(let b): out += paint(b ? "true" : "false", "33")
         case .int, .double: out += paint(value.jsonString, "36")
-        case .string: out += paint(value.jsonString, "32")
+        case .string: out += paint(value.jsonString.oneLine, "32")
         case .array(let items):
             guard !items.isEmpty else { out += "[]"; return }
             out += "[\n"
@@ -49,7 +57,7 @@ struct Pretty {
             guard !members.isEmpty else { out += "{}"; return }
             out += "{\n"
             for (i, (key, item)) in members.enumerated() {
-                out += inner + paint(JSONValue.string(key).jsonString, "1;34") + ": "
+                out += inner + paint(JSONValue.string(key).jsonString.oneLine, "1;34") + ": "
                 write(item, indent: indent + 1, into: &out)
                 out += i == members.count - 1 ? "\n" : ",\n"
             }

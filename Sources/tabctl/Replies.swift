@@ -13,12 +13,19 @@ import Glibc
 
 extension Connection {
     /// Reads once into `buffer` (1 MiB at most); 0 at end of stream. A read that waits past
-    /// `timeout` fails with a sentence saying so.
-    mutating func receive() throws -> Int {
-        // Set at every read: a connection that waits for events (`connectForEvents`) has none.
-        try? Sys.setReceiveTimeout(fd, seconds: timeout ?? 0)
+    /// `deadline` (monotonic seconds; nil: no limit) fails with a sentence saying so.
+    mutating func receive(deadline: Double?) throws -> Int {
         let start = buffer.count
-        buffer.reserveCapacity(start + Self.chunk)
+        // Set at every read: a connection that waits for events (`connectForEvents`) has none.
+        var wait = 0.0
+        if let deadline {
+            wait = deadline - monotonicSeconds()
+            // SO_RCVTIMEO of 0 is no limit: at the deadline, the reply is late.
+            guard wait >= 0.001 else { throw late(start) }
+        }
+        try? Sys.setReceiveTimeout(fd, seconds: wait)
+        // No reserveCapacity here: reserving exactly what one more read needs reallocates
+        // (and copies) the whole buffer on every read; append grows it geometrically.
         var chunk = [UInt8](repeating: 0, count: Self.chunk)
         let received = chunk.withUnsafeMutableBytes { b in Result { () throws(SystemError) in try Sys.receive(fd, into: b) } }
         switch received {
@@ -26,11 +33,16 @@ extension Connection {
             buffer.append(contentsOf: chunk[..<n])
             return n
         case .failure(let error):
-            if error.wouldBlock, let timeout {
-                throw Failure.cut("tabd sent nothing for \(timeout.formatted()) s\(start > 0 ? " after \(start) bytes of a reply" : ""); give it longer with --timeout")
-            }
+            if error.wouldBlock, deadline != nil { throw late(start) }
             throw Failure.unreachable("read failed: \(error.reason)")
         }
+    }
+
+    private func late(_ received: Int) -> Failure {
+        let limit = (timeout ?? 0).formatted()
+        return received > 0
+            ? .cut("tabd's reply did not end within \(limit) s (\(received) bytes came); give it longer with --timeout")
+            : .cut("tabd sent nothing for \(limit) s; give it longer with --timeout")
     }
 
     static let chunk = 1 << 20

@@ -139,7 +139,7 @@ final class Watcher: @unchecked Sendable {  // used by one task at a time
                 case .synced(let sync):
                     if let missing = sync.missing[name] {
                         if sync.initial {
-                            FileHandle.standardError.write(Data("tabctl: \(missing.codeName): \(missing.message)\n".utf8))
+                            FileHandle.standardError.write(Data("tabctl: \(missing.codeName.oneLine): \(missing.message.oneLine)\n".utf8))
                             return 1
                         }
                         return finish(seq: nil)
@@ -196,6 +196,7 @@ final class Watcher: @unchecked Sendable {  // used by one task at a time
 
     /// A line about the connection or the controller itself, between drawings.
     private func say(_ text: String) {
+        let text = text.oneLine  // it may quote tabd (an instance, a reason)
         lastNotice = text
         print(terminal ? drawing.render([Drawing.Span(text: text, sgr: [Drawing.bold])]) : "--- \(text) ---")
         fflush(tabd_stdout())

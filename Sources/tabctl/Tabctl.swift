@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import Foundation
+import TabClient
 import TabJSON
 import TabProtocol
 import TabSystem
@@ -38,21 +39,27 @@ struct Connection {
     /// How much of `buffer` holds no newline: a reply of megabytes is searched once, not once
     /// per read.
     var scanned = 0
-    /// Seconds a read waits for tabd (`--timeout`); nil: as long as it takes.
+    /// Seconds tabd has to send a whole reply (`--timeout`); nil: as long as it takes.
     var timeout: Double?
+    /// The longest line tabctl takes from tabd: TabClient's, the one default of the clients.
+    var maxLineBytes = TabClient.defaultMaxLineBytes
 
     /// The next line from tabd, or nil at end of stream. A line the stream ends in the middle
-    /// of, or a read that waits longer than `timeout`, is a failure that says so.
+    /// of, a line longer than `maxLineBytes`, or a line that has not ended `timeout` seconds
+    /// after the call is a failure that says so.
     mutating func readLine() throws -> String? {
+        let deadline = timeout.map { monotonicSeconds() + $0 }
         while true {
             if let nl = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                guard nl <= maxLineBytes else { throw tooLong() }
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeSubrange(...nl)
                 scanned = 0
                 return line
             }
             scanned = buffer.count
-            let n = try receive()
+            guard buffer.count <= maxLineBytes else { throw tooLong() }
+            let n = try receive(deadline: deadline)
             if n == 0 {
                 guard buffer.isEmpty else {
                     throw Failure.cut("tabd closed the connection after \(buffer.count) bytes of a reply, before its end; the reply is incomplete and was not printed")
@@ -60,6 +67,10 @@ struct Connection {
                 return nil
             }
         }
+    }
+
+    private func tooLong() -> Failure {
+        .cut("tabd sent a line longer than \(maxLineBytes) bytes, the most tabctl reads; it was not printed")
     }
 }
 
@@ -169,7 +180,7 @@ struct Common: ParsableArguments {
     /// `oneLine`) or error (stderr, exit 1).
     static func report(_ reply: String, oneLine: Bool = false) throws {
         guard case .object(let o)? = try? JSONParser.parse(reply) else {
-            print(reply)
+            print(reply.oneLine)
             return
         }
         if case .bool(true)? = o["ok"] {
@@ -177,25 +188,26 @@ struct Common: ParsableArguments {
             return
         }
         if case .object(let e)? = o["error"] {
-            var text = "tabctl: \(e["code"].map(stringValue) ?? "error"): \(e["message"].map(stringValue) ?? reply)"
+            var text = "tabctl: \(e["code"].map(stringValue) ?? "error"): \(e["message"].map(stringValue) ?? reply.oneLine)"
             for (k, v) in e where k != "code" && k != "message" {
                 // A list (a refused reload's problems): one item a line, each once.
                 if case .array(let items) = v {
-                    text += "\n  \(k):"
+                    text += "\n  \(k.oneLine):"
                     for item in items { text += "\n    \(stringValue(item))" }
                 } else {
-                    text += "\n  \(k): \(stringValue(v))"
+                    text += "\n  \(k.oneLine): \(stringValue(v))"
                 }
             }
             FileHandle.standardError.write(Data((text + "\n").utf8))
             throw ExitCode(TabctlExit.errorReply.code)
         }
-        print(reply)
+        print(reply.oneLine)
     }
 
+    /// A value from tabd as one line of text, its control characters escaped (`oneLine`).
     static func stringValue(_ v: JSONValue) -> String {
-        if case .string(let s) = v { return s }
-        return v.jsonString
+        if case .string(let s) = v { return s.oneLine }
+        return v.jsonString.oneLine
     }
 }
 
@@ -284,7 +296,7 @@ struct Tabctl: ParsableCommand {
             var failed = false
             for _ in requests {
                 let reply = try Common.reply(from: &conn)
-                print(reply)
+                print(reply.oneLine)
                 if reply.contains("\"ok\":false") { failed = true }
             }
             if failed { throw ExitCode(1) }
@@ -432,7 +444,7 @@ struct Tabctl: ParsableCommand {
                 FileHandle.standardError.write(Data("tabctl: tabd's metrics result has no text: \(JSONValue.object(result).jsonString)\n".utf8))
                 throw ExitCode(1)
             }
-            FileHandle.standardOutput.write(Data(text.utf8))
+            FileHandle.standardOutput.write(Data(Output.lines(text).utf8))
         }
     }
 

@@ -33,7 +33,7 @@ extension Tabctl.Watch {
                     if let count, printed >= count { break }
                     let line = JSONObject([("event", .string(e.name)), ("controller", .string(e.controller)),
                                            ("seq", .int(Int64(e.seq))), ("data", .object(e.data))])
-                    print(JSONValue.object(line).jsonString)
+                    print(JSONValue.object(line).jsonString.oneLine)
                     printed += 1
                     if let count, printed >= count { break }
                 }
@@ -47,12 +47,12 @@ extension Tabctl.Watch {
                     code = 0
                 }
             } catch let e as TabdError {
-                var text = "tabctl: \(e.codeName): \(e.message)"
-                for (k, v) in e.object where k != "code" && k != "message" { text += "\n  \(k): \(Common.stringValue(v))" }
+                var text = "tabctl: \(e.codeName.oneLine): \(e.message.oneLine)"
+                for (k, v) in e.object where k != "code" && k != "message" { text += "\n  \(k.oneLine): \(Common.stringValue(v))" }
                 FileHandle.standardError.write(Data((text + "\n").utf8))
                 code = 1
             } catch {
-                FileHandle.standardError.write(Data("tabctl: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("tabctl: \(String(describing: error).oneLine)\n".utf8))
                 code = TabctlExit.unreachable.code
             }
             outcome.withLock { $0 = code }
