@@ -28,9 +28,12 @@ class AsyncClient(Commands[Awaitable[JSON]]):
         self.closed = False
 
     @classmethod
-    async def connect(cls, path: str) -> "AsyncClient":
+    async def connect(cls, path: str, *, max_line_bytes: int = MAX_LINE_BYTES) -> "AsyncClient":
+        """A line from tabd longer than `max_line_bytes` ends the connection
+        (calls waiting for replies raise ConnectionLost). For a time limit,
+        wrap a call in `asyncio.wait_for`."""
         try:
-            reader, writer = await asyncio.open_unix_connection(path, limit=MAX_LINE_BYTES)
+            reader, writer = await asyncio.open_unix_connection(path, limit=max_line_bytes)
         except OSError as e:
             raise Unreachable("cannot reach tabd at %s: %s" % (path, e.strerror or e)) from e
         return cls(reader, writer)
@@ -65,6 +68,7 @@ class AsyncClient(Commands[Awaitable[JSON]]):
             pass
         finally:
             self.closed = True
+            self._writer.close()  # after a line too long, tabd would go on sending
             while self._waiting:
                 future = self._waiting.popleft()
                 if not future.done():

@@ -5,6 +5,7 @@ line limit; and the limit's default is the Swift clients' one."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import threading
@@ -15,7 +16,7 @@ from typing import Iterator
 import pytest
 
 from conftest import ROOT
-from tabd_client import MAX_LINE_BYTES, Client, LineTooLong, TimedOut
+from tabd_client import MAX_LINE_BYTES, AsyncClient, Client, ConnectionLost, LineTooLong, TimedOut
 
 
 class EndlessServer:
@@ -78,6 +79,19 @@ def test_an_endless_reply_stops_at_the_line_limit(endless: EndlessServer) -> Non
     client = Client(endless.path, timeout=None, max_line_bytes=1 << 20)
     with pytest.raises(LineTooLong):
         client.ping()
+    endless.thread.join(30)
+    assert not endless.thread.is_alive(), "the client closed the connection"
+    assert endless.sent < 64 << 20, endless.sent
+
+
+def test_the_asyncio_client_stops_at_the_line_limit(endless: EndlessServer) -> None:
+    async def run() -> None:
+        client = await AsyncClient.connect(endless.path, max_line_bytes=1 << 20)
+        with pytest.raises(ConnectionLost):
+            await asyncio.wait_for(client.ping(), 30)
+        await client.close()
+
+    asyncio.run(run())
     endless.thread.join(30)
     assert not endless.thread.is_alive(), "the client closed the connection"
     assert endless.sent < 64 << 20, endless.sent
