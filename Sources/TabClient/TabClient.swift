@@ -160,7 +160,7 @@ public final class TabClient: Sendable {
 
     /// The default `maxLineBytes`: 256 MiB, a `state` many times the size of the largest
     /// controller tabd holds by default.
-    public static let defaultMaxLineBytes = 1 << 28
+    public static let defaultMaxLineBytes = ClientLimits.defaultMaxLineBytes
 
     /// Connects to the socket at `path` (TABD_SOCKET's default is the caller's to choose).
     /// A line from tabd longer than `maxLineBytes` ends the connection (`lineTooLong`).

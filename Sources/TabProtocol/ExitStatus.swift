@@ -22,10 +22,18 @@ public enum TabdExit {
     public static let all = [ok, failed, usage, config]
 }
 
+/// What the clients (TabClient, tabctl; clients/python mirrors it, and its tests compare)
+/// take from tabd: the one place of the default.
+public enum ClientLimits {
+    /// The longest line (a reply or an event) a client takes by default: 256 MiB, a `state`
+    /// many times the size of the largest controller tabd holds at its limits.
+    public static let defaultMaxLineBytes = 1 << 28
+}
+
 public enum TabctlExit {
     public static let ok = ExitStatus(0, "tabd answered with success (watch: it printed the --count events asked for)")
     public static let errorReply = ExitStatus(1, "tabd answered with an error, printed on stderr as tabctl: code: message; or login was given no password")
-    public static let unreachable = ExitStatus(3, "tabd could not be reached (no socket, or no permission to connect: the message names the group to join), or it closed the connection before answering; or its reply was cut off, not JSON, longer than 256 MiB or not whole within --timeout; or it went away during watch (or for longer than show --watch waits)")
+    public static let unreachable = ExitStatus(3, "tabd could not be reached (no socket, or no permission to connect: the message names the group to join), or it closed the connection before answering; or its reply was cut off, not JSON, longer than \(ClientLimits.defaultMaxLineBytes >> 20) MiB or not whole within --timeout; or it went away during watch (or for longer than show --watch waits)")
     public static let usage = ExitStatus(64, "the command line is wrong (usage error), or tabctl was run with no command and stdin is not a terminal")
 
     public static let all = [ok, errorReply, unreachable, usage]

@@ -36,7 +36,8 @@ class TabdError(Exception):
 
 
 # The longest line (a reply or an event) the clients take from tabd: 256 MiB, the
-# default of the Swift TabClient and tabctl (TabClient.defaultMaxLineBytes), many times
+# default of the Swift TabClient and tabctl (ClientLimits.defaultMaxLineBytes in
+# Sources/TabProtocol/ExitStatus.swift; tests/test_bounds.py compares), many times
 # the largest `state` tabd sends at its limits. A longer line ends the connection.
 MAX_LINE_BYTES = 256 << 20
 

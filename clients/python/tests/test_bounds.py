@@ -98,9 +98,9 @@ def test_the_asyncio_client_stops_at_the_line_limit(endless: EndlessServer) -> N
 
 
 def test_the_default_limit_is_the_swift_clients_one() -> None:
-    swift = (ROOT / "Sources" / "TabClient" / "TabClient.swift").read_text()
+    swift = (ROOT / "Sources" / "TabProtocol" / "ExitStatus.swift").read_text()
     m = re.search(r"static let defaultMaxLineBytes = 1 << (\d+)", swift)
-    assert m, "TabClient.defaultMaxLineBytes not found"
+    assert m, "ClientLimits.defaultMaxLineBytes not found"
     assert MAX_LINE_BYTES == 1 << int(m.group(1))
-    for doc in ("docs/clients.md", "clients/python/README.md"):
+    for doc in ("docs/clients.md", "docs/operations.md", "clients/python/README.md"):
         assert "%d MiB" % (MAX_LINE_BYTES >> 20) in (ROOT / doc).read_text(), doc
