@@ -41,7 +41,9 @@ public final class PluginWarnings {
         let key = Key(subject: subject, kind: kind)
         let now = monotonicNanoseconds()
         if var e = entries[key] {
-            if Double(now &- e.said) < period * 1e9 {
+            // Within the period, or its end is already scheduled (a busy loop may run it late:
+            // it says the count then, once).
+            if Double(now &- e.said) < period * 1e9 || e.flushScheduled {
                 e.repeated += 1
                 e.message = message()
                 e.metadata = metadata()
