@@ -59,8 +59,8 @@ extension Controller {
     /// and strings.
     mutating func undoFootprint(for command: Command) -> Footprint? { footprint(of: command) }
 
-    /// The root at `i` with its index, for an undo's log (mutating only to be reached in place).
-    mutating func rootForUndo(_ i: Int) -> (index: Int, tab: Tab) { (i, tabs[i]) }
+    /// The root at `i`, for an undo's log (mutating only to be reached in place).
+    mutating func rootForUndo(_ i: Int) -> Tab { tabs[i] }
 
     /// The root tab `id` is in (without the address array `locate` makes).
     private func rootIndex(of id: String) -> Int? {
@@ -273,22 +273,26 @@ extension TabContainers {
         }
         switch footprint {
         case .writes(let first, let second)?:
-            if let first, !before.saved[at].controller.logged(first) {
-                before.saved[at].controller.edits.append(.wrote(first, controllers.values[i].rootForUndo(first).tab))
-            }
-            if let second, !before.saved[at].controller.logged(second) {
-                before.saved[at].controller.edits.append(.wrote(second, controllers.values[i].rootForUndo(second).tab))
-            }
+            logWrite(first, at: at, from: i)
+            logWrite(second, at: at, from: i)
             return .none
         case .inserts(let p)?:
             return .insertion(at: at, index: p)
         case .removes(let p)?:
-            before.saved[at].controller.edits.append(.removed(p, controllers.values[i].rootForUndo(p).tab))
+            before.saved[at].controller.edits.append(.removed(p, controllers.values[i].rootForUndo(p)))
             return .removal(at: at)
         case nil:
             makeWhole(at, live: controllers.values[i])
             return .none
         }
+    }
+
+    /// Logs the old value of `root` of the controller at `i` in the undo entry `at`, unless
+    /// logged already since the last insertion or removal.
+    @inline(__always)
+    private mutating func logWrite(_ root: Int?, at: Int, from i: Dictionary<String, Controller>.Index) {
+        guard let root, !before.saved[at].controller.logged(root) else { return }
+        before.saved[at].controller.edits.append(.wrote(root, controllers.values[i].rootForUndo(root)))
     }
 
     /// Whether every change to undo kept its controller without its tabs (tests: the
