@@ -41,30 +41,58 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
+# make test: every suite, in stages timed by scripts/stage, which ends with one summary line per
+# stage (what it counted, how long it took; the logs in .build/stages/). The builds that do not
+# share .build (the release build in a scratch directory of its own, tabd-web's package, the
+# fuzz targets) run in the background one after the other, while the debug build's suites run
+# and leave part of the machine idle; each suite that needs one of them waits for it.
 # TabClientTests run in a test process of their own: their tests are async, so their tabd
 # and the mirrors they start need Swift's task pool (two threads here), which the other
 # suites' synchronous tests may hold while they wait for their own tabd to be reaped
 # (Foundation reaps children on one thread): together they could wait for each other.
-test: deps
-	$(SWIFT) build
-	$(SWIFT) test --skip TabClientTests
-	$(SWIFT) test --skip-build --filter TabClientTests
-	TABD_BIN_DIR=$(CURDIR)/.build/debug python3 -m pytest -q -p no:cacheprovider clients/python/tests
-	$(MAKE) test-web
+STAGE := scripts/stage
+TEST_RELEASE_BUILD := $(CURDIR)/.build/test-release
+TEST_RELEASE_BIN   := $(TEST_RELEASE_BUILD)/release
+test: deps deps-web
+	@$(STAGE) begin
+	@$(STAGE) run   build            $(SWIFT) build --build-tests
+	@$(STAGE) start build-release    $(SWIFT) build -c release --scratch-path $(TEST_RELEASE_BUILD)
+	@$(STAGE) start build-web        --after build-release $(SWIFT) build --package-path web
+	@$(STAGE) start build-fuzz       --after build-web env FUZZ_QUICK=1 FUZZ_BUILD_ONLY=1 fuzz/run.sh
+	@$(STAGE) run   suites           $(SWIFT) test --skip-build --skip TabClientTests
+	@$(STAGE) run   client-swift     $(SWIFT) test --skip-build --filter TabClientTests
+	@$(STAGE) run   client-python    env TABD_BIN_DIR=$(CURDIR)/.build/debug python3 -m pytest -q -p no:cacheprovider clients/python/tests
+	@$(STAGE) wait  build-release
+	@$(STAGE) run   release-e2e      env TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) $(SWIFT) test --skip-build --filter EndToEndTests --skip TabClientTests
+	@$(STAGE) run   release-client   env TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) $(SWIFT) test --skip-build --filter TabClientTests
+	@$(STAGE) wait  build-web
+	@$(STAGE) run   web              env $(WEB_TEST_ENV) python3 -m pytest -q -s -p no:cacheprovider web/tests
+	@$(STAGE) wait  build-fuzz
 	@# Every fuzz target builds and runs a few seconds over its corpus (fuzz/README.md).
-	FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/run.sh
-	$(MAKE) test-release
+	@$(STAGE) run   fuzz             env FUZZ_QUICK=1 FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/run.sh
+	@$(STAGE) summary
+
+# make test on a busy machine (scripts/test-stress): STRESS_LOOPS busy loops (default 1) hold
+# cores beside it, STRESS_RUNS runs in a row (default 1); STRESS_FRESH=1 runs `bash .ci/run` in a
+# fresh clone of HEAD each time, as CI does. Each run ends with its stage summary.
+STRESS_LOOPS ?= 1
+STRESS_RUNS  ?= 1
+STRESS_FRESH ?=
+.PHONY: test-stress
+test-stress: deps
+	scripts/test-stress --loops $(STRESS_LOOPS) --runs $(STRESS_RUNS) $(if $(STRESS_FRESH),--fresh)
 
 # What ships, tested: the release build (optimized, -enforce-exclusivity=unchecked, the
 # raw-memory paths that exist only there) under every end-to-end test, the restart law's
 # among them. The debug test bundle drives the release tabd, tabctl and plugins
-# (TABD_TEST_BIN_DIR; the unit suites test modules, not binaries, and stay in debug).
+# (TABD_TEST_BIN_DIR; the unit suites test modules, not binaries, and stay in debug). make
+# test runs the same, in its stages.
 .PHONY: test-release
 test-release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --scratch-path $(TEST_RELEASE_BUILD)
 	$(SWIFT) build --build-tests
-	TABD_TEST_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter EndToEndTests --skip TabClientTests
-	TABD_TEST_BIN_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter TabClientTests
+	TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) $(SWIFT) test --skip-build --filter EndToEndTests --skip TabClientTests
+	TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) $(SWIFT) test --skip-build --filter TabClientTests
 
 # The fuzz targets (fuzz/README.md): each built from this package's module graph with
 # libFuzzer and ASan, then run FUZZ_SECONDS (default 60) after the other. FUZZ_TARGETS picks
@@ -97,11 +125,11 @@ deps-web: deps
 	fi
 	@python3 -c 'import selenium' 2>/dev/null || python3 -m pip install -q selenium
 
+WEB_TEST_ENV := TABD_BIN_DIR=$(CURDIR)/.build/debug TABD_WEB_BIN=$(CURDIR)/web/.build/debug/tabd-web
 test-web: deps-web
 	$(SWIFT) build
 	$(SWIFT) build --package-path web
-	TABD_BIN_DIR=$(CURDIR)/.build/debug TABD_WEB_BIN=$(CURDIR)/web/.build/debug/tabd-web \
-		python3 -m pytest -q -s -p no:cacheprovider web/tests
+	env $(WEB_TEST_ENV) python3 -m pytest -q -s -p no:cacheprovider web/tests
 
 # The restart law for longer (Tests/EndToEndTests/RestartLawTests.swift): fresh random seeds
 # for SOAK_SECONDS (default 600), each driving a real tabd with both reference plugins through

@@ -5,12 +5,15 @@
 #   fuzz/run.sh request config       those targets
 #   FUZZ_SECONDS=600 fuzz/run.sh journal
 #   FUZZ_JOBS=2 fuzz/run.sh ...      that many targets at once
-# make fuzz runs it; make test runs it with FUZZ_SECONDS=3 (FUZZ_SMOKE=1), so that a target
-# that stops building, or that crashes on its corpus, fails CI.
+#   FUZZ_QUICK=1 fuzz/run.sh         the targets built unoptimized, in fuzz/.build-quick (a
+#                                    smoke run's build: less work to compile, slower to run)
+#   FUZZ_BUILD_ONLY=1 fuzz/run.sh    build the targets, run none
+# make fuzz runs it optimized; make test builds the targets with FUZZ_QUICK=1 and runs each for
+# FUZZ_SECONDS=3, so that a target that stops building, or that crashes on its corpus, fails CI.
 # Needs tabd's debug build (.build/debug: tabd and the reference plugins), from which
 # fuzz/seed.py writes the generated seeds (every request of the docs, real state directories).
 # A crash is written to fuzz/<target>/crashes/ and the script exits 1 after the other targets
-# ran; run ".build/release/fuzz-<target> <crash file>" in fuzz/ to reproduce it.
+# ran; run ".build/release/fuzz-<target> <crash file>" in fuzz/ (.build-quick/release/… after FUZZ_QUICK=1) to reproduce it.
 # Each run's figures (executions, coverage, corpus) go to fuzz/.build/runs/<target>.log.
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -21,12 +24,17 @@ targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 for t in "${all[@]}"; do mkdir -p "$t/crashes"; done   # fuzz/Package.swift excludes them
 [ -x ../.build/debug/tabd ] || { echo "fuzz/run.sh: build tabd first (swift build, or make build)" >&2; exit 2; }
-echo "fuzz/run.sh: building the fuzz targets (fuzz/.build, release, libFuzzer + ASan)"
-swift build -c release --build-path .build \
+# Quick: -Onone in a release build (a debug build renames an executable's main for testing, and
+# the linker then takes libFuzzer's main, which wants a LLVMFuzzerTestOneInput we do not define).
+build=.build opt=()
+[ -n "${FUZZ_QUICK:-}" ] && build=.build-quick opt=(-Xswiftc -Onone)
+echo "fuzz/run.sh: building the fuzz targets ($build, ${FUZZ_QUICK:+un}optimized, libFuzzer + ASan)"
+swift build -c release --build-path "$build" "${opt[@]}" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -use-ld=lld \
     -Xcc -fsanitize=fuzzer-no-link,address 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]|^(Building|Compiling|Write|Linking)' 
 [ "${PIPESTATUS[0]}" = 0 ] || { echo "fuzz/run.sh: a fuzz target does not build" >&2; exit 1; }
-bin=.build/release
+bin=$build/release
+[ -n "${FUZZ_BUILD_ONLY:-}" ] && exit 0
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tabd-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT

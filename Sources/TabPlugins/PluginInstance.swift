@@ -76,9 +76,15 @@ final class PluginInstance {
         let reply = host.reply
         reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
         var newState: UnsafeMutableRawPointer?
+        // Whether init was slow is judged on its own time: the wall clock less the time this
+        // thread waited for a CPU meanwhile, so that a busy machine alone does not make a
+        // plugin's init "slow" (its counters keep the wall clock, what clients waited).
+        let waited0 = runQueueWaitNanoseconds()
         let t0 = monotonicNanoseconds()
         let result = configJSON.withCString { initHook(hostTable, $0, &newState, reply) }
-        count(.initialize, since: t0)
+        let dt = monotonicNanoseconds() &- t0
+        let waited = waited0.flatMap { w0 in runQueueWaitNanoseconds().map { $0 &- w0 } } ?? 0
+        count(.initialize, nanoseconds: dt, own: dt &- min(dt, waited))
         // What init was handed (json_* strings, builders) lives until it returned and its
         // reply was read.
         defer { host.frame.endHook() }
@@ -118,10 +124,12 @@ final class PluginInstance {
         count(hook, nanoseconds: dt)
     }
 
+    /// Counts a call of `dt` ns; it is slow when `own` (its time less what the machine's load
+    /// took from it, where that is known; else all of it) is above plugins.slow_hook_ms.
     @inline(__always)
-    func count(_ hook: PluginHook, nanoseconds dt: UInt64) {
+    func count(_ hook: PluginHook, nanoseconds dt: UInt64, own: UInt64? = nil) {
         Self.add(dt, to: counters + 3 * hook.index)
-        if dt > slowNanoseconds { slow(hook, dt) }
+        if (own ?? dt) > slowNanoseconds { slow(hook, own ?? dt) }
     }
 
     /// Counts one call of `dt` ns into a hook's counters (calls, total ns, max ns).

@@ -32,3 +32,20 @@ func monotonicTimespec() -> timespec {
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return ts
 }
+
+/// How long the calling thread has waited, runnable, for a CPU since it started, in
+/// nanoseconds (the second field of /proc/thread-self/schedstat), or nil where the kernel does
+/// not keep it. The part of a wall-clock interval the machine's load took, not the code that
+/// ran: a hook's time minus this interval's growth is what the hook itself cost. A file read,
+/// so for rare calls (a plugin's init), not per request.
+public func runQueueWaitNanoseconds() -> UInt64? {
+    let fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 96)
+    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard n > 0 else { return nil }
+    let fields = buffer[..<n].split(separator: UInt8(ascii: " "))
+    guard fields.count >= 2 else { return nil }
+    return UInt64(String(decoding: fields[1], as: UTF8.self))
+}

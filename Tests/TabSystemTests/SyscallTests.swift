@@ -215,3 +215,39 @@ import Testing
 extension timeval: @retroactive Equatable {
     public static func == (a: timeval, b: timeval) -> Bool { a.tv_sec == b.tv_sec && a.tv_usec == b.tv_usec }
 }
+
+/// runQueueWaitNanoseconds: the time this thread waited for a CPU, which a plugin's init is
+/// judged without (plugins.slow_hook_ms). It grows while more threads want the CPUs than
+/// there are; the test makes that so and waits until it shows (never on a timing).
+@Suite struct RunQueueWaitTests {
+    @Test func growsWhileOtherThreadsHoldEveryCPU() throws {
+        let before = try #require(runQueueWaitNanoseconds(), "the kernel keeps /proc/thread-self/schedstat")
+        let stop = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        stop.initialize(to: 0)
+        defer { stop.deallocate() }
+        var threads: [pthread_t] = []
+        for _ in 0..<(2 * Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) {
+            var t = pthread_t()
+            pthread_create(&t, nil, { p in
+                let flag = p!.assumingMemoryBound(to: Int.self)
+                while __atomic_load_acquire(flag) == 0 {}
+                return nil
+            }, stop)
+            threads.append(t)
+        }
+        var now = before
+        let deadline = monotonicNanoseconds() + 60_000_000_000
+        while now == before && monotonicNanoseconds() < deadline { now = runQueueWaitNanoseconds() ?? before }
+        __atomic_store_release(stop, 1)
+        for t in threads { pthread_join(t, nil) }
+        #expect(now > before, "this thread never waited for a CPU while \(threads.count) threads spun")
+    }
+}
+
+@inline(never) private func __atomic_load_acquire(_ p: UnsafeMutablePointer<Int>) -> Int {
+    UnsafeMutableRawPointer(p).load(as: Int.self)
+}
+
+@inline(never) private func __atomic_store_release(_ p: UnsafeMutablePointer<Int>, _ v: Int) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Int.self)
+}

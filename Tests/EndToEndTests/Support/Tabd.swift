@@ -280,7 +280,7 @@ func shell(_ command: String, input: String? = nil) throws -> (status: Int32, ou
     p.executableURL = URL(fileURLWithPath: "/bin/bash")
     p.arguments = ["-c", command]
     // A command is run as a person would run it: not as a sub-make of whatever make ran the
-    // tests (`make test` runs `$(MAKE) test-release`), whose MAKEFLAGS would have a `make -s`
+    // tests (make test runs the suites), whose MAKEFLAGS would have a `make -s`
     // in the command print "Entering directory" lines.
     p.environment = ProcessInfo.processInfo.environment.filter { !["MAKEFLAGS", "MFLAGS", "MAKELEVEL"].contains($0.key) }
     let out = Pipe()
