@@ -27,8 +27,8 @@ public struct Controller: Equatable, Sendable {
     /// Search is active (R14.1).
     public internal(set) var searchActive = false
     /// R14's state that holds references (`compactTabs`, `searchReturn`, `editingStart`), in
-    /// one box, nil while none is set: a controller is copied on every request, and one word
-    /// copies for less than three retained fields (BENCHMARKS.md).
+    /// one box, nil while none is set: a copy of the controller (an undo keeps a small one
+    /// whole) retains one reference for them, not three.
     var extras: ExtrasBox?
     /// Whether the sidebar is shown, where there is one (R13.6).
     public internal(set) var sidebarVisible = true
@@ -197,7 +197,7 @@ public struct Controller: Equatable, Sendable {
         seq &+= UInt64(truncatingIfNeeded: out.notificationCount)
         if out.changed || out.orientations != nil { keepOrientations(policy: policy, &out) }
         // Moved out: a plain `return out` was copied (its arrays retained) and the original
-        // destroyed, ~160 instructions a select.
+        // destroyed.
         return consume out
     }
 

@@ -44,7 +44,7 @@ extension Controller {
         if self == saved {
             // The value as it was, storage and all: an equal value in new arrays made every
             // later `state` compare the memo's controller field by field instead of by its
-            // buffers (c=50 clients each sending the same set_tabs: state ops/s a third).
+            // buffers.
             self = saved
             return
         }

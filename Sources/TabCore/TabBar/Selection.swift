@@ -67,7 +67,7 @@ extension Controller {
             }
         }
         // The delegate's effects gather in a local array, handed to `out` once at the end:
-        // `&out.effects` rebuilt the outcome's boxed answers twice per call (~400 instructions).
+        // `&out.effects` rebuilt the outcome's boxed answers twice per call.
         var effects: [PolicyEffect] = []
         defer { if !effects.isEmpty { out.effects.append(contentsOf: effects) } }
         guard allowsTap(candidate, policy: policy, &effects, &out) else { return }
@@ -139,7 +139,7 @@ extension Controller {
     /// `tapArranged`'s checks of the tapped tab `id` (R13.3, R13.8, R14.2): the leaf it lands
     /// on (`landing(at:)`'s, without its path) and its root's index, or why the user cannot
     /// tap it. Mutating though it changes nothing: the controller is then reached in place (a
-    /// non-mutating call copied 176 bytes of it first).
+    /// non-mutating call copied it first).
     @inline(__always)
     private mutating func tapped(_ id: String) throws(TabError) -> (leaf: TreeNode, rootIndex: Int) {
         guard let node = layout.node(id) else { throw .noTab(id) }

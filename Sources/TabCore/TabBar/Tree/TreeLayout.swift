@@ -85,8 +85,8 @@ final class TreeLayout: Equatable, Sendable {
 /// A tab id that is a small ASCII string — at most 15 bytes, kept inside the `String` itself
 /// — as its two words: two such ids are equal exactly when their words are. A nested select
 /// finds its node by comparing these (two integer comparisons per node) where `String`'s
-/// `==` calls into the standard library for every id that differs (about 40 instructions
-/// each; BENCHMARKS-HISTORY.md, "The modern tab model"). The words are read by `SmallASCII`, which
+/// `==` calls into the standard library for every id that differs (BENCHMARKS-HISTORY.md,
+/// "The modern tab model"). The words are read by `SmallASCII`, which
 /// checks the standard library's layout once: where it does not hold, every id is compared
 /// as a string.
 struct InlineID: Equatable {
@@ -166,8 +166,7 @@ final class TreeNode: Equatable, Sendable {
     }
 
     /// `Controller.shownChild(of:)` of this node, the groups' remembered children read from
-    /// the controller's `tabs`: a mutating command calls it without copying the controller
-    /// (~30 instructions a call).
+    /// the controller's `tabs`: a mutating command calls it without copying the controller.
     @inline(__always)
     func shownChild(in tabs: [Tab]) -> TreeNode? {
         guard let first = childNodes.first else { return nil }

@@ -4,7 +4,6 @@
 extension Controller {
     // MARK: Selection in the tree (R13.2)
 
-    /// The path a selection of `target` lands on, root … leaf, or R4.5's and R13.3's errors.
     /// Where a selection of `target` lands: the path, root … leaf, and the leaf's node (nil
     /// for More); or R4.5's and R13.3's errors.
     func landing(for target: SelectTarget) throws(TabError) -> (path: [String], leaf: TreeNode?) {
