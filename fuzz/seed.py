@@ -143,7 +143,7 @@ def main():
     commands = {json.loads(l)["cmd"] for l in lines}
     # Every command the decoder knows must have a seed (an example in the docs).
     # TabCore's CommandName, the one list of names: `case a, b = "b.c", …` (a raw value, else the case's name).
-    source = open(os.path.join(ROOT, "Sources", "TabCore", "Command.swift"), encoding="utf-8").read()
+    source = open(os.path.join(ROOT, "Sources", "TabCore", "Model", "Command.swift"), encoding="utf-8").read()
     body = source[source.index("public enum CommandName"):]
     body = body[:body.index("public var index")]
     known = set()

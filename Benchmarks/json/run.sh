@@ -11,6 +11,6 @@ mods=$out.modules
 mkdir -p "$mods"
 swiftc -O -wmo -parse-as-library -module-name TabStrings Sources/TabStrings/*.swift \
     -emit-module -emit-module-path "$mods/TabStrings.swiftmodule" -c -o "$mods/TabStrings.o"
-swiftc -O -wmo -module-name JSONBench -I "$mods" Sources/TabJSON/*.swift Sources/TabCore/*.swift \
+swiftc -O -wmo -module-name JSONBench -I "$mods" Sources/TabJSON/*.swift $(find Sources/TabCore -name '*.swift') \
     Benchmarks/json/main.swift "$mods/TabStrings.o" -o "$out"
 "$out"

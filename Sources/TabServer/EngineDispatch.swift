@@ -332,7 +332,7 @@ final class EncodedPaths {
 
     /// Writes the reply's `selected_path` (after its key), kept encoded against the object
     /// that stands for it (`Controller.currentPathIdentity`): a select of a nested tab copies
-    /// its path's JSON instead of writing each id again (BENCHMARKS.md, "The modern tab model").
+    /// its path's JSON instead of writing each id again (BENCHMARKS-HISTORY.md, "The modern tab model").
     func selectedPath(of c: Controller, _ w: inout JSONWriter) {
         if write(c.currentPathID, &w) { return }
         let identity = c.currentPathIdentity

@@ -202,12 +202,12 @@ public struct TabContainers: Equatable, Sendable {
         return outcome
     }
 
-    /// Hands the controller `name` to `read` where it lies (one lookup, no copy): a copy
-    /// retains and releases each of its arrays and strings, about a thousand instructions
-    /// for a `state` that only reads it. Mutating only to reach it in place; it changes
-    /// nothing. As in `apply(_:to:…reading:)`, `read` must not touch this set of controllers:
-    /// while it runs the dictionary's in-place access has taken their storage away (a debug
-    /// build stops on such an access; a release build, exclusivity unchecked, would see none).
+    /// Hands the controller `name` to `read` where it lies (one lookup, no copy: a copy would
+    /// retain and release each of its arrays and strings for a `state` that only reads it).
+    /// Mutating only to reach it in place; it changes nothing. As in `apply(_:to:…reading:)`,
+    /// `read` must not touch this set of controllers: while it runs the dictionary's in-place
+    /// access has taken their storage away (a debug build stops on such an access; a release
+    /// build, exclusivity unchecked, would see none).
     public mutating func reading<R>(_ name: String, _ read: (Controller) -> R) throws(TabError) -> R {
         let i = try lookUp(name)
         return controllers.values[i].lend(read)
@@ -216,8 +216,8 @@ public struct TabContainers: Equatable, Sendable {
     /// `reading(_:_:)` with something of the caller's handed to `read` in place too (the
     /// daemon's memo of `state` replies, a stored property beside this set: passed so, the
     /// two are reached together without `read` capturing their owner).
-    /// Inlinable, so that it is specialized in the caller's module (a generic call across
-    /// modules cost ~100 instructions a `state`).
+    /// Inlinable, so that it is specialized in the caller's module (not a generic call across
+    /// modules).
     @inlinable
     public mutating func reading<R, Extra: ~Copyable>(_ name: String, with extra: inout Extra, _ read: (Controller, inout Extra) -> R) throws(TabError) -> R {
         var result: R?

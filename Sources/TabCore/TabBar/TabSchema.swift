@@ -481,8 +481,8 @@ extension Array where Element == TabField {
     /// Calls `body` with each row in order until it returns false; false when it did. The
     /// rows are reached unretained (`Tab.fields` and the lists made from it are constants
     /// kept for the process's life): `for f in rows` retained and released each row, and each
-    /// closure it called, for every field of every tab read, written or compared, which cost
-    /// an uncached `state` of 6 tabs ~4,400 instructions (BENCHMARKS.md, "One tab schema").
+    /// closure it called, for every field of every tab read, written or compared (BENCHMARKS.md,
+    /// "One tab schema").
     @inline(__always)
     @discardableResult
     func eachRow(_ body: (TabField) -> Bool) -> Bool {

@@ -74,7 +74,8 @@ public protocol Policy {
     func willEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect])
     /// R7.4: a customization session ended; `tabs` is now the controller's order.
     func didEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect])
-    /// R13.3: tabs were hidden or shown.
+    /// R13.3, R13.9: the user hid or showed a tab (`set_hidden`); the app's changes of
+    /// `hidden` (`set_tabs`, `update_tab`) are not told here.
     func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect])
     /// R13.5: the user reordered a group's children (`group`) or the bar (`group` nil).
     func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect])

@@ -45,7 +45,8 @@ public enum Notification: Equatable, Sendable {
     case customizableChanged(tabs: [String])
     /// R8.
     case badgeChanged(tab: String, value: String?)
-    /// R6: a tab's navigation stack changed; `depth` counts pushed screens (0 = root).
+    /// R6: a tab's navigation stack changed; `stack` is its pushed screens, bottom first
+    /// (empty: the root screen shows).
     case navigationChanged(tab: String, stack: [Screen])
     /// R7.
     case willBeginCustomizing(tabs: [String])

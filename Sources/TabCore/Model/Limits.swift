@@ -9,7 +9,8 @@
 /// screens × 1.3 KiB)), well inside the default memory budget; the config's `limits`
 /// section changes them (docs/operations.md).
 public struct ControllerLimits: Equatable, Sendable {
-    /// Tabs in one controller (`set_tabs`, `insert`).
+    /// Tabs in one controller, a group's children counted (`set_tabs`, `add_tab`, an
+    /// `update_tab` that gives a tab children).
     public var maxTabs = 1000
     /// Bytes (UTF-8) of a tab id, a screen id or a restoration id.
     public var maxIDBytes = 256
@@ -106,9 +107,10 @@ public struct ControllerLimits: Equatable, Sendable {
         }
     }
 
-    /// Refuses (`out_of_range`, `limits.max_total_tabs`) a `set_tabs` or `add_tab` that
-    /// would make all controllers together hold more than `maxTotal` tabs (a group's children
-    /// counted). Costs a walk of the controllers, for these two commands only.
+    /// Refuses (`out_of_range`, `limits.max_total_tabs`) a `set_tabs`, an `add_tab` or an
+    /// `update_tab` that gives a tab children, when it would make all controllers together
+    /// hold more than `maxTotal` tabs (a group's children counted). Costs a walk of the
+    /// controllers, for these commands only (`Command.addsTabs`).
     public static func checkTotal(_ command: Command, on name: String, in containers: TabContainers, maxTotal: Int) throws(TabError) {
         let adding: Int
         switch command {

@@ -46,8 +46,8 @@ public struct RestorationArchive: Equatable, Sendable {
     /// Navigation stacks of tabs that have a restoration id, by restoration path.
     public var stacks: [String: [Screen]]
     /// The paths are tabd 0.1.0's, "<restoration id>#<tab id>", and only those match: set by
-    /// the journal reader for format 1 restore records, which must replay as they applied
-    /// then. Never on the wire.
+    /// the journal reader for the restore records of formats 1 and 2 (and a record that says
+    /// `legacy_paths`), which must replay as they applied then. Never on the wire.
     public var legacyPaths = false
     public init(selected: String? = nil, stacks: [String: [Screen]] = [:], legacyPaths: Bool = false) {
         self.selected = selected; self.stacks = stacks; self.legacyPaths = legacyPaths
@@ -316,7 +316,8 @@ public struct Outcome: Equatable, Sendable {
 }
 
 extension Command {
-    /// `set_tabs` and `add_tab`: the commands that can add tabs (`limits.max_total_tabs`).
+    /// `set_tabs`, `add_tab` and an `update_tab` that gives a tab children: the commands that
+    /// can add tabs (`limits.max_total_tabs`).
     @inlinable
     public var addsTabs: Bool {
         switch self {
