@@ -150,21 +150,19 @@ soak: deps
 # Built into a directory of its own (.build/run: SwiftPM's lock is per build directory), so
 # that a `make test` or `swift build` running meanwhile does not hold up a restart.
 RUN_BUILD := $(CURDIR)/.build/run
+WEB_PORT  ?= 8765
 run: deps
 	$(SWIFT) build --scratch-path $(RUN_BUILD)
 	@mkdir -p $(RUN_DIR)/state
 	@[ -f $(RUN_DIR)/credentials ] || { printf 'demo:%s\n' "$$(openssl passwd -6 demo)" > $(RUN_DIR)/credentials; chmod 600 $(RUN_DIR)/credentials; }
 	@# tabd serves first; tabd-web (its own package: NIO and Hummingbird, minutes on a fresh
-	@# clone) builds in the background and starts once tabd listens, then prints its address
-	@# with a fresh token here. Ctrl-C stops tabd, the console and its build.
+	@# clone) builds in the background, then scripts/run-console starts it once tabd listens,
+	@# prints its address with a fresh token here, and stops it when tabd ends (Ctrl-C, or a
+	@# kill -9 of tabd). $$$$ is this shell's pid, which becomes tabd's at the exec below.
 	@rm -f $(RUN_DIR)/tabd-web.log; \
 	( $(SWIFT) build -c $(CONFIG) --package-path web > $(RUN_DIR)/tabd-web-build.log 2>&1 \
 		|| { echo "tabd-web did not build (see $(RUN_DIR)/tabd-web-build.log); tabd goes on without the console" >&2; exit 1; }; \
-	  for i in $$(seq 600); do [ -S $(RUN_DIR)/tabd.sock ] && break; sleep 0.1; done; \
-	  $(WEB_BIN) --socket $(RUN_DIR)/tabd.sock > $(RUN_DIR)/tabd-web.log 2>&1 & \
-	  for i in $$(seq 100); do grep -q token= $(RUN_DIR)/tabd-web.log 2>/dev/null && break; sleep 0.1; done; \
-	  { echo "the console is ready, in a browser on this machine:"; grep -m1 token= $(RUN_DIR)/tabd-web.log || cat $(RUN_DIR)/tabd-web.log; } >&2; \
-	  wait ) & \
+	  exec scripts/run-console $$$$ $(RUN_DIR) $(WEB_BIN) $(WEB_PORT) ) & \
 	echo "tabd: socket $(RUN_DIR)/tabd.sock, state $(RUN_DIR)/state; Ctrl-C stops it"; \
 	echo "for tabctl, in another terminal:"; \
 	echo "export TABD_SOCKET=$(RUN_DIR)/tabd.sock"; \
