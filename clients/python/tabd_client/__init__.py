@@ -1,7 +1,8 @@
 """tabd_client: a client for tabd (docs/clients.md).
 
 - `Client` (blocking) and `AsyncClient` (asyncio): one method per command,
-  pipelining, events; error replies raise `TabdError` with the protocol's code.
+  pipelining, events; error replies raise `TabdError` with the protocol's code,
+  as the subclass of that code (`NotFound`, `Denied`, ...: `ERRORS`).
 - `Follower` (blocking) and `follow_async` (asyncio): a mirror of controllers
   kept from events alone with the seq recipe of docs/protocol.md, "Staying in
   sync", resyncing when in doubt and reconnecting with backoff after tabd
@@ -13,11 +14,15 @@ Standard library only.
 from .aio import AsyncClient, follow_async
 from .client import Client, Follower
 from .core import Changed, Checked, Deleted, Disconnected, MirrorCore, Resynced, Synced, Update
-from .errors import MAX_LINE_BYTES, ConnectionLost, LineTooLong, TabdError, TimedOut, Unreachable
+from .errors import (ERRORS, MAX_LINE_BYTES, ConfigInvalid, Conflict, ConnectionLost, Denied, Forbidden, Internal,
+                     InvalidRequest, LineTooLong, NotAvailable, NotFound, OutOfRange, Overloaded, ParseError, TabdError,
+                     TimedOut, TooLarge, Unavailable, UnknownCommand, Unreachable)
 from .model import IGNORED, ControllerMirror, Event, OutOfSync, diff
 
 __all__ = [
-    "AsyncClient", "Changed", "Checked", "Client", "ConnectionLost", "ControllerMirror", "Deleted",
-    "Disconnected", "Event", "Follower", "IGNORED", "LineTooLong", "MAX_LINE_BYTES", "MirrorCore", "OutOfSync", "Resynced", "Synced", "TabdError",
-    "TimedOut", "Unreachable", "Update", "diff", "follow_async",
+    "AsyncClient", "Changed", "Checked", "Client", "ConfigInvalid", "Conflict", "ConnectionLost", "ControllerMirror",
+    "Deleted", "Denied", "Disconnected", "ERRORS", "Event", "Follower", "Forbidden", "IGNORED", "Internal",
+    "InvalidRequest", "LineTooLong", "MAX_LINE_BYTES", "MirrorCore", "NotAvailable", "NotFound", "OutOfRange",
+    "OutOfSync", "Overloaded", "ParseError", "Resynced", "Synced", "TabdError", "TimedOut", "TooLarge",
+    "Unavailable", "UnknownCommand", "Unreachable", "Update", "diff", "follow_async",
 ]

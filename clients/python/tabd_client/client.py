@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import select
 import socket
+import threading
 import time
 from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple, Union
 
 from .commands import JSON, Commands
-from .core import MirrorCore, Update, request_line
+from .core import MirrorCore, Synced, Update, request_line
 from .errors import DEFAULT_TIMEOUT, MAX_LINE_BYTES, ConnectionLost, LineTooLong, TabdError, TimedOut, Unreachable
 
 
@@ -164,9 +166,15 @@ class Follower:
     """A mirror of controllers (`controllers=None`: all of them) kept from
     events on its own connection. Iterate it, or call `poll()` when its
     `fileno()` is readable, for the updates (core.py's Synced, Changed,
-    Resynced, Deleted, Disconnected, Checked). When the connection ends it
+    Resynced, Deleted, Disconnected, Checked).
+
+    A thread of its own reads tabd's lines and, when the connection ends,
     reconnects with backoff (`first_delay` doubling up to `max_delay`) for up
-    to `reconnect_seconds` (None: for ever), then raises Unreachable."""
+    to `reconnect_seconds` (None: for ever; after that `poll` raises
+    Unreachable). So `poll(timeout)` never waits longer than `timeout`, tabd
+    up or down, and `fileno()` is one descriptor for the Follower's life (a
+    pipe the thread writes to), fit for select and selectors. An outage is
+    one `Disconnected` update, however many tries it takes to come back."""
 
     def __init__(self, path: str, controllers: Optional[List[str]] = None, *,
                  reconnect_seconds: Optional[float] = None, first_delay: float = 0.05, max_delay: float = 1.0,
@@ -175,8 +183,23 @@ class Follower:
         self.core = MirrorCore(controllers)
         self.reconnect_seconds, self.first_delay, self.max_delay = reconnect_seconds, first_delay, max_delay
         self._pending: List[Update] = []
+        self._inbox: Deque[Tuple[str, Any]] = collections.deque()  # ("connected", sock) / ("line", bytes) / ("lost", why) / ("unreachable", error)
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        self._lock = threading.Lock()
+        # The connection the requests go to: set by the caller's side when it takes the
+        # thread's "connected" (so no request goes ahead of the recipe's first ones), None
+        # while down. The thread's own is `_reading`.
         self.sock: Optional[socket.socket] = None
-        self._connect(first=True, retry=retry_first_connect)
+        self._reading: Optional[socket.socket] = None
+        self._closed = False
+        self._outage = False  # a Disconnected was told, and no sync has ended since
+        first = None if retry_first_connect else _connect(path)
+        if first is not None:
+            self.sock = first
+            self._write(self.core.connected())
+        self._thread = threading.Thread(target=self._run, args=(first,), name="tabd-follower", daemon=True)
+        self._thread.start()
 
     @property
     def mirrors(self) -> Dict[str, JSON]:
@@ -184,62 +207,130 @@ class Follower:
         return {n: m.state for n, m in self.core.mirrors.items()}
 
     def fileno(self) -> int:
-        assert self.sock is not None
-        return self.sock.fileno()
+        """Readable when `poll()` has something to do (a line came, the connection ended or came back)."""
+        return self._wake_r
 
     def close(self) -> None:
-        if self.sock:
-            self.sock.close()
-            self.sock = None
+        self._closed = True
+        self.sock = None
+        with self._lock:
+            sock = self._reading
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the thread's recv
+            except OSError:
+                pass
+        self._thread.join()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
 
-    def _connect(self, first: bool, retry: bool = True) -> None:
+    def __enter__(self) -> "Follower":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- the reading thread ------------------------------------------------------------
+
+    def _tell(self, kind: str, value: Any) -> None:
+        self._inbox.append((kind, value))
+        try:
+            os.write(self._wake_w, b".")
+        except (BlockingIOError, OSError):
+            pass  # the pipe is full of wake-ups already, or closed
+
+    def _run(self, sock: Optional[socket.socket]) -> None:
+        told = sock is not None  # the first connection's recipe went out in __init__
+        while not self._closed:
+            if sock is None:
+                sock = self._reconnect()
+                if sock is None:
+                    return
+            with self._lock:
+                if self._closed:
+                    sock.close()
+                    return
+                self._reading = sock
+            if not told:
+                self._tell("connected", sock)
+            told = False
+            lines = _Lines(sock, self.max_line_bytes)
+            try:
+                while True:
+                    self._tell("line", lines.read())
+            except ConnectionLost as e:
+                why = str(e)
+            with self._lock:
+                self._reading = None
+            sock.close()
+            sock = None
+            if not self._closed:
+                self._tell("lost", why)
+
+    def _reconnect(self) -> Optional[socket.socket]:
         deadline = None if self.reconnect_seconds is None else time.monotonic() + self.reconnect_seconds
         delay = self.first_delay
-        while True:
+        while not self._closed:
             try:
-                self.sock = _connect(self.path)
-                break
-            except Unreachable:
-                if not retry or (deadline is not None and time.monotonic() + delay > deadline):
-                    raise
-                time.sleep(delay)
-                delay = min(delay * 2, self.max_delay)
-        self._lines = _Lines(self.sock, self.max_line_bytes)
-        self._write(self.core.connected())
+                return _connect(self.path)
+            except Unreachable as e:
+                if deadline is not None and time.monotonic() + delay > deadline:
+                    self._tell("unreachable", e)
+                    return None
+            time.sleep(delay)
+            delay = min(delay * 2, self.max_delay)
+        return None
+
+    # -- the caller's side -------------------------------------------------------------
 
     def _write(self, lines: List[bytes]) -> None:
-        if lines and self.sock:
+        sock = self.sock
+        if lines and sock is not None:
             try:
-                self.sock.sendall(b"".join(lines))
+                sock.sendall(b"".join(lines))
             except OSError:
-                pass  # reading sees the end, and reconnects
+                pass  # the thread sees the end, and reconnects
 
     def check(self, controller: str = "main") -> None:
         """Compares the mirror with `state` (a `Checked` update answers)."""
         self._write(self.core.check(controller))
 
     def poll(self, timeout: Optional[float] = 0) -> List[Update]:
-        """Reads what has come (waiting up to `timeout` s for something) and
-        returns the updates it made; reconnects when the connection ended."""
+        """The updates made by what has come, waiting up to `timeout` seconds
+        (None: until there is one) and never longer, tabd up or down."""
         updates, self._pending = self._pending, []
-        if updates:
-            timeout = 0
-        assert self.sock is not None
-        if self._lines.ready() or select.select([self.sock], [], [], timeout)[0]:
-            try:
-                while True:
-                    line = self._lines.read()
-                    out, made = self.core.feed(line)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            while self._inbox:
+                kind, value = self._inbox.popleft()
+                if kind == "line":
+                    out, made = self.core.feed(value)
                     self._write(out)
+                    if any(isinstance(u, Synced) for u in made):
+                        self._outage = False
                     updates += made
-                    if not self._lines.ready():
-                        if not select.select([self.sock], [], [], 0)[0]:
-                            break
-            except ConnectionLost as e:
-                self.close()
-                updates += self.core.disconnected(str(e))
-                self._connect(first=False)
-        return updates
+                elif kind == "connected":
+                    self.sock = value
+                    self._write(self.core.connected())
+                elif kind == "lost":
+                    self.sock = None
+                    told = self.core.disconnected(value)
+                    if not self._outage:
+                        updates += told
+                    self._outage = True
+                else:
+                    raise value
+            try:
+                while os.read(self._wake_r, 4096):
+                    pass
+            except BlockingIOError:
+                pass
+            if self._inbox:
+                continue  # came while the wake-ups were drained
+            left = None if deadline is None else deadline - time.monotonic()
+            if updates or (left is not None and left <= 0):
+                return updates
+            select.select([self._wake_r], [], [], left)
 
     def __iter__(self) -> Iterator[Update]:
         while True:

@@ -9,13 +9,15 @@ import asyncio
 import json
 import random
 import shutil
+import select
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
-from typing import List
+from typing import Any, List
 
 import pytest
 
@@ -140,6 +142,47 @@ def test_follower_keeps_the_mirror_across_kill_9(tabd: Tabd, seed: int) -> None:
     assert drain_until_checked(f).seq == driver.state()["seq"]
     f.close()
     driver.close()
+
+
+def test_follower_poll_never_waits_longer_than_asked_and_an_outage_is_one_disconnect(tabd: Tabd) -> None:
+    """While tabd is down, poll(0) returns at once (it blocked for the whole
+    outage: 3.56 s for a 3.5 s one, for ever with tabd gone) and fileno() stays
+    one descriptor that select wakes on when tabd is back; however many tries
+    the reconnection takes, the outage is one Disconnected, then one Synced."""
+    from tabd_client import Disconnected
+    f = Follower(tabd.socket, ["main"], first_delay=0.01, max_delay=0.05)
+    assert drain_until_synced(f).initial
+    fd = f.fileno()
+    tabd.stop(signal.SIGKILL)
+    told: List[Any] = []
+    # Wait for the loss itself (observable: its Disconnected), then poll while tabd is down.
+    deadline = time.monotonic() + 60
+    while not any(isinstance(u, Disconnected) for u in told) and time.monotonic() < deadline:
+        told += f.poll(0.1)
+    assert any(isinstance(u, Disconnected) for u in told), "no Disconnected within 60 s of tabd's kill -9"
+    for _ in range(20):  # many reconnection tries fail meanwhile (every 10 to 50 ms)
+        # In a thread, so that a poll that waits for tabd (the fault) fails here, not hangs:
+        # 30 s is generous for a loaded machine, and tabd stays down until after.
+        got: List[Any] = []
+        t = threading.Thread(target=lambda: got.append(f.poll(0)), daemon=True)
+        t.start()
+        t.join(30)
+        assert got, "poll(0) waited while tabd was down"
+        told += got[0]
+        time.sleep(0.05)
+    tabd.start()
+    synced = None
+    deadline = time.monotonic() + 60
+    while synced is None and time.monotonic() < deadline:
+        select.select([fd], [], [], 1)
+        for u in f.poll(0):
+            told.append(u)
+            if isinstance(u, Synced):
+                synced = u
+    assert synced is not None and not synced.initial and synced.instance_changed, told
+    assert f.fileno() == fd
+    assert sum(isinstance(u, Disconnected) for u in told) == 1, told
+    f.close()
 
 
 def test_follower_of_a_pad_with_groups(tabd: Tabd) -> None:

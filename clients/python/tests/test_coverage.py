@@ -223,3 +223,36 @@ def test_mirror_follows_the_modern_model_coming_and_going(tabd: Tabd) -> None:
             differences, _ = check(f, name)
             assert differences == [], "step %d (%s): %s" % (i, name, differences)
         f.close()
+
+
+def documented_error_codes() -> Set[str]:
+    """The codes of docs/protocol.md's table in "Errors"."""
+    section = DOC.split("\n## Errors\n")[1].split("\n## ")[0]
+    return {m for line in section.splitlines() if line.startswith("| `")
+            for m in re.findall(r"^\| `([a-z_]+)`", line)}
+
+
+def test_every_error_code_has_its_exception(tabd: Tabd) -> None:
+    """ERRORS names a TabdError subclass for each code docs/protocol.md lists,
+    and an error reply of tabd raises that subclass."""
+    import tabd_client
+    codes = documented_error_codes()
+    assert len(codes) >= 14, codes
+    assert set(tabd_client.ERRORS) == codes, "docs/protocol.md and ERRORS differ: %s" % (set(tabd_client.ERRORS) ^ codes)
+    for code, cls in tabd_client.ERRORS.items():
+        assert issubclass(cls, TabdError) and cls is not TabdError and cls.__name__ in tabd_client.__all__, code
+    with Client(tabd.socket) as c:
+        try:
+            c.select("nowhere")
+        except tabd_client.NotFound as e:
+            assert e.code == "not_found" and isinstance(e, TabdError)
+        else:
+            raise AssertionError("select of a missing tab did not raise NotFound")
+        c.set_tabs([{"id": "login"}, {"id": "home"}])
+        try:
+            c.tap("home")
+        except tabd_client.Denied as e:
+            assert e.plugin == "login-gate", e.error
+        else:
+            raise AssertionError("a tap the login gate refuses did not raise Denied")
+    assert type(TabdError.from_reply({"ok": False, "error": {"code": "from_the_future", "message": "m"}})) is TabdError
