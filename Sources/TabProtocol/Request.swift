@@ -89,7 +89,8 @@ public struct ProtocolError: Error, Equatable, Sendable {
 /// a `select` is copied and destroyed on every request, and a small value does that with
 /// less work.
 public enum RequestCommand: Equatable, Sendable {
-    case hello
+    /// `via`: the connection relays for others (e.g. "tabd-web") and is no administrator.
+    case hello(via: String?)
     case ping
     case state
     case controllers
@@ -294,7 +295,12 @@ public enum RequestDecoder {
             case .tab(let id): command = .core(.tap(.tab(id)))
             default: command = .core(.tap(.more))
             }
-        case .hello?: command = .hello
+        case .hello?:
+            let via = try f.string("via")
+            if let via, via.isEmpty || via.utf8.count > 64 {
+                throw .invalid("via", "'via' must name the relay in 1 to 64 bytes, e.g. \"tabd-web\"")
+            }
+            command = .hello(via: via)
         case .ping?: command = .ping
         case .state?: command = .state
         case .controllers?: command = .controllers

@@ -38,10 +38,13 @@ import TabTransport
 public struct Client: Sendable {
     public var id: UInt64
     public var peer: PeerCredentials
+    /// The relay the connection said it is in `hello` (`via`): never an administrator.
+    public var via: String?
 
-    public init(id: UInt64, peer: PeerCredentials) {
+    public init(id: UInt64, peer: PeerCredentials, via: String? = nil) {
         self.id = id
         self.peer = peer
+        self.via = via
     }
 }
 
@@ -79,6 +82,8 @@ public struct Step: ~Copyable {
     public var deferred: DeferredReply?
     /// The sender subscribed (true) or dropped its last subscription (false).
     public var subscribed: Bool?
+    /// The sender said in `hello` that it relays for others (`via`).
+    public var via: String?
     /// A reload ended, successfully or not (systemd's READY=1 and the status, said by the
     /// adapter once the engine is done).
     public var reloaded: Bool?
@@ -142,6 +147,7 @@ public struct Step: ~Copyable {
         if !storeWriters.isEmpty { storeWriters.removeAll() }
         deferred = nil
         subscribed = nil
+        via = nil
         reloaded = nil
         reloadAsked = nil
         requestID = nil

@@ -49,7 +49,7 @@ extension ServiceEngine {
         }
         switch r.command {
         case .core, .state, .ping: assertionFailure("handle(_:from:into:) runs '\(r.name)'")
-        case .hello: hello(r, &out)
+        case .hello(let via): hello(r, via: via, &out)
         case .controllers: listControllers(r, &out)
         case .controllerCreate(let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
             try createController(r, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
@@ -77,7 +77,13 @@ extension ServiceEngine {
         }
     }
 
-    private func hello(_ r: Request, _ out: inout Step) {
+    /// `via`: the connection relays for users tabd cannot see, and is no administrator from
+    /// now on (a claim to fewer rights, safe to honour; nothing here grants more).
+    private func hello(_ r: Request, via: String?, _ out: inout Step) {
+        if let via {
+            out.plain = false
+            out.via = via
+        }
         reply(r, &out) { w in
             w.key(literal: "name"); w.string("tabd")
             w.key(literal: "version"); w.string(version)
@@ -289,9 +295,11 @@ extension ServiceEngine {
     }
 
     /// Root, tabd's own user, an admin uid, or a peer whose primary or supplementary group is
-    /// an admin gid. The supplementary groups cost a system call: asked for only when
-    /// admin_gids is set and nothing else matched (a failure to get them is not an admin).
+    /// an admin gid; never a relay (`hello` with `via`). The supplementary groups cost a
+    /// system call: asked for only when admin_gids is set and nothing else matched (a
+    /// failure to get them is not an admin).
     public func isAdmin(_ client: Client) -> Bool {
+        guard client.via == nil else { return false }
         let peer = client.peer
         if peer.uid == 0 || peer.uid == ownUID || config.adminUIDs.contains(peer.uid) || config.adminGIDs.contains(peer.gid) {
             return true

@@ -104,7 +104,7 @@ public final class TabService: LineServiceDelegate, EngineHost {
     /// Root, tabd's own user, an admin uid, or a peer in an admin group (the transport's
     /// reserved slots).
     public func isAdmin(_ connection: Connection) -> Bool {
-        engine.isAdmin(Client(id: connection.id, peer: connection.peer))
+        engine.isAdmin(Client(id: connection.id, peer: connection.peer, via: connection.via))
     }
 
     // MARK: Delivering steps
@@ -122,6 +122,7 @@ public final class TabService: LineServiceDelegate, EngineHost {
             subscribers[connection.id] = subscribed ? connection : nil
             connection.keepsAlive = subscribed
         }
+        if let via = step.via { connection.via = via }
         if let deferred = step.deferred {
             sendBig(deferred, to: connection)
         } else if step.reply.count > 0 {

@@ -54,7 +54,7 @@ extension TabService {
     private func handle(_ line: UnsafeRawBufferPointer, from connection: Connection) -> Int {
         step.reset()
         current = connection
-        let name = engine.handle(line, from: Client(id: connection.id, peer: connection.peer), into: &step)
+        let name = engine.handle(line, from: Client(id: connection.id, peer: connection.peer, via: connection.via), into: &step)
         current = nil
         // A `reload` command: its files and plugins are prepared here, and the engine answers.
         if !step.plain, let asked = step.reloadAsked {

@@ -158,6 +158,9 @@ public final class Connection {
     var holdsOrdinarySlot = false
     /// Subscribed: never closed for being idle (the delegate sets it).
     public var keepsAlive = false
+    /// What this connection said it relays for in `hello` (`via`, e.g. "tabd-web"): its
+    /// requests come from users tabd cannot see, so it is no administrator, whatever its uid.
+    public var via: String?
     /// Idle sweeps since it last sent anything (`LineServer.sweepIdle`).
     var idleSweeps = 0
     /// Replies the delegate owes and sends later (`deferReply`): until they are sent, no

@@ -47,6 +47,9 @@ class Web:
         found = re.search(r"(http://127\.0\.0\.1:(\d+))/\?token=([0-9a-f]+)", line)
         assert found, "tabd-web printed %r" % line
         self.url, self.base, self.port, self.token = found.group(0), found.group(1), int(found.group(2)), found.group(3)
+        # The token's cookie is named for the port (docs/operations.md, "The web console").
+        self.cookie_name = "tabd_web_token_%d" % self.port
+        self.cookie = "%s=%s" % (self.cookie_name, self.token)
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
@@ -218,7 +221,7 @@ def test_safe_by_default(tabd: Tabd) -> None:
         assert get("/?token=" + "0" * 32)[0] == 403
         status, headers, _ = get("/?token=" + web.token)
         assert status == 303 and "HttpOnly" in headers["Set-Cookie"] and "SameSite=Strict" in headers["Set-Cookie"]
-        cookie = {"Cookie": "tabd_web_token=" + web.token}
+        cookie = {"Cookie": web.cookie}
         status, headers, body = get("/", cookie)
         assert status == 200 and "<script src=\"/app.js\"" in body
         assert "script-src 'self'" in headers["Content-Security-Policy"]
@@ -230,7 +233,7 @@ def test_safe_by_default(tabd: Tabd) -> None:
                            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nOrigin: %s\r\n%s\r\n"
                            % (web.port, origin, cookie_line if with_cookie else "")).encode())
                 return s.recv(200).decode(errors="replace").split("\r\n")[0]
-        cookie_line = "Cookie: tabd_web_token=%s\r\n" % web.token
+        cookie_line = "Cookie: %s\r\n" % web.cookie
         assert " 101 " in upgrade("http://127.0.0.1:%d" % web.port)
         assert " 101 " not in upgrade("http://evil.example")
         assert " 101 " not in upgrade("http://127.0.0.1:%d" % web.port, with_cookie=False)
@@ -249,7 +252,8 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def test_on_a_unix_socket(tabd: Tabd, tmp_path: Path) -> None:
-    """--unix-socket: the same token rule, on a Unix socket instead of 127.0.0.1."""
+    """--unix-socket: the same token rule, on a Unix socket instead of 127.0.0.1 (its cookie
+    named for the socket)."""
     path = str(tmp_path / "web.sock")
     process = subprocess.Popen([str(WEB), "--socket", tabd.socket, "--unix-socket", path], stdout=subprocess.PIPE, text=True)
     try:
@@ -260,11 +264,11 @@ def test_on_a_unix_socket(tabd: Tabd, tmp_path: Path) -> None:
         def get(target: str) -> str:
             with socket.socket(socket.AF_UNIX) as s:
                 s.connect(path)
-                s.sendall(("GET %s HTTP/1.1\r\nHost: console\r\nConnection: close\r\n\r\n" % target).encode())
+                s.sendall(("GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n" % target).encode())
                 return s.recv(4096).decode(errors="replace")
         assert get("/").startswith("HTTP/1.1 403")
         answer = get("/?token=" + found.group(2))
-        assert answer.startswith("HTTP/1.1 303") and "tabd_web_token=" + found.group(2) in answer
+        assert answer.startswith("HTTP/1.1 303") and re.search(r"tabd_web_token_unix_[0-9a-f]+=" + found.group(2), answer)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(10)

@@ -97,6 +97,8 @@ struct Session: Sendable {
     }
 }
 
+enum BridgeError: Error { case helloRefused(String) }
+
 /// The page's requests, on a TabClient connection of the session's own (opened again when
 /// tabd restarted).
 final class Bridge: Sendable {
@@ -107,13 +109,23 @@ final class Bridge: Sendable {
 
     func close() { client.withLock { $0?.close() } }
 
-    private func connection() throws -> TabClient {
-        try client.withLock { c in
-            if let open = c, !open.isClosed { return open }
+    /// The open connection, or a new one. Unless --allow-admin, a new one says first in
+    /// `hello` that it relays for web users, so that tabd counts it as no administrator.
+    private func connection() async throws -> TabClient {
+        let (open, fresh) = try client.withLock { c throws -> (TabClient, Bool) in
+            if let open = c, !open.isClosed { return (open, false) }
             let fresh = try TabClient(path: settings.tabdSocket)
             c = fresh
-            return fresh
+            return (fresh, true)
         }
+        if fresh && !settings.allowAdmin {
+            let hello = try await open.exchange(#"{"cmd":"hello","via":"tabd-web"}"#)
+            guard case .bool(true)? = hello["ok"] else {
+                open.close()
+                throw BridgeError.helloRefused(JSONValue.object(hello).jsonString)
+            }
+        }
+        return open
     }
 
     /// The reply message to one message of the page.
@@ -133,6 +145,8 @@ final class Bridge: Sendable {
         }
         do {
             return reply(id, .object(try await connection().exchange(line)))
+        } catch BridgeError.helloRefused(let answer) {
+            return reply(id, self.error("unavailable", "tabd at \(settings.tabdSocket) refused tabd-web's hello with \"via\" (\(answer)); run a tabd as new as tabd-web"))
         } catch {
             return reply(id, self.error("unavailable", "tabd at \(settings.tabdSocket) cannot be reached: \(error)"))
         }

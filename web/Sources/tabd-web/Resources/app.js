@@ -29,8 +29,9 @@ function connect() {
   setStatus("connecting", "connecting…");
   socket = new WebSocket(`ws://${location.host}/ws`);
   socket.addEventListener("message", (m) => receive(JSON.parse(m.data)));
-  socket.addEventListener("close", () => {
-    setStatus("down", "tabd-web unreachable — reconnecting");
+  socket.addEventListener("close", (e) => {
+    // A refusal says why (e.g. 1013, --max-sessions); a connection lost says nothing.
+    setStatus("down", e.reason ? `${e.reason} — trying again` : "tabd-web unreachable — reconnecting");
     for (const resolve of pending.values()) resolve({ ok: false, error: { code: "unavailable", message: "the page lost tabd-web" } });
     pending.clear();
     setTimeout(connect, 1000);
