@@ -12,7 +12,7 @@ DESTDIR    ?=
 PIP_PACKAGES := pytest wheel mypy
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
-.PHONY: all build test run deps bench bench-core bench-memory bench-hostile bench-instructions bench-pairs bench-replay bench-isolation bench-nested bench-scale clean install install-files uninstall
+.PHONY: all build test run deps man man-files bench bench-core bench-memory bench-hostile bench-instructions bench-pairs bench-replay bench-isolation bench-nested bench-scale clean install install-files uninstall
 
 all: build
 
@@ -225,10 +225,7 @@ install-files:
 	@# The Swift SDK as a package of its own, for plugins' Package.swift (docs/plugins.md,
 	@# "A plugin in Swift"): sdk/Package.swift and its targets' directories of Sources/.
 	sdk/install.sh $(BIN_DIR)/tabd $(DESTDIR)$(SDKDIR) $(SDKDIR)
-	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabctl 1 man/tabctl.1.roff > $(DESTDIR)$(MANDIR)/man1/tabctl.1
-	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabd 8 man/tabd.8.roff > $(DESTDIR)$(MANDIR)/man8/tabd.8
-	$(SUBST) -i $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man8/tabd.8
-	$(SUBST) man/tabd.yaml.5 > $(DESTDIR)$(MANDIR)/man5/tabd.yaml.5
+	$(call write-man-pages,$(DESTDIR)$(MANDIR)/man1,$(DESTDIR)$(MANDIR)/man5,$(DESTDIR)$(MANDIR)/man8)
 	$(BIN_DIR)/tabctl --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/tabctl
 	$(BIN_DIR)/tabctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_tabctl
 	$(BIN_DIR)/tabctl --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/tabctl.fish
@@ -236,6 +233,28 @@ install-files:
 	@# The login gate's credentials: none yet, so a fresh install starts and serves with every
 	@# tab but the login tab refused until an operator adds a user (docs/operations.md).
 	[ -f $(DESTDIR)$(CONFDIR)/credentials ] || install -m 0640 /dev/null $(DESTDIR)$(CONFDIR)/credentials
+
+# The man pages, whole, from BIN_DIR's binaries: tabctl(1) into $(1), tabd.yaml(5) into $(2),
+# tabd(8) into $(3). man/tabctl.1.roff and man/tabd.8.roff are only the hand-written sections
+# (`man -l` on them shows fragments); tabd-manpage puts the parsers' part before them.
+define write-man-pages
+	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabctl 1 man/tabctl.1.roff > $(1)/tabctl.1
+	$(BIN_DIR)/tabd-manpage $(BIN_DIR)/tabd 8 man/tabd.8.roff > $(3)/tabd.8
+	$(SUBST) -i $(1)/tabctl.1 $(3)/tabd.8
+	$(SUBST) man/tabd.yaml.5 > $(2)/tabd.yaml.5
+endef
+
+# The man pages from a checkout, as `make install` writes them, into MAN_DIR (.build/man):
+# `make man && man -l .build/man/tabd.8` (and tabctl.1, tabd.yaml.5). man-files writes them
+# from already built binaries in BIN_DIR, as install-files does.
+MAN_DIR ?= .build/man
+man: build
+	$(MAKE) -s man-files BIN_DIR=$(BUILD_DIR)
+	@echo "man -l $(MAN_DIR)/tabd.8, $(MAN_DIR)/tabctl.1 or $(MAN_DIR)/tabd.yaml.5 shows them"
+
+man-files:
+	install -d $(MAN_DIR)
+	$(call write-man-pages,$(MAN_DIR),$(MAN_DIR),$(MAN_DIR))
 
 # tabd-web and its unit (installed, not enabled: docs/operations.md, "The web console").
 install-web:

@@ -99,14 +99,17 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         var announced = false
     }
 
+    /// Every setting the gate reads: any other key is refused, naming these (tabd.yaml(5) and
+    /// docs/plugins.md list them; ReferencePluginSettingsTests compares them with this refusal).
+    static let settingKeys: Set<String> = [
+        "login_tab", "credentials_file", "max_failures", "lockout_seconds", "failure_window_seconds",
+        "max_user_bytes", "max_tracked_users", "rate_burst", "rate_interval_seconds", "max_tracked_peers",
+        "max_hashes_per_second", "session_seconds",
+    ]
+
     init(settings: JSON, host: PolicyHost) throws {
-        let known: Set<String> = [
-            "login_tab", "credentials_file", "max_failures", "lockout_seconds", "failure_window_seconds",
-            "max_user_bytes", "max_tracked_users", "rate_burst", "rate_interval_seconds", "max_tracked_peers",
-            "max_hashes_per_second", "session_seconds",
-        ]
-        for key in (settings.objectValue ?? [:]).keys where !known.contains(key) {
-            throw PolicyError.invalid("unknown setting '\(key)' (known: \(known.sorted().joined(separator: ", ")))")
+        for key in (settings.objectValue ?? [:]).keys where !Self.settingKeys.contains(key) {
+            throw PolicyError.invalid("unknown setting '\(key)' (known: \(Self.settingKeys.sorted().joined(separator: ", ")))")
         }
         self.host = host
         loginTab = try LoginGate.string(settings, "login_tab") ?? "login"

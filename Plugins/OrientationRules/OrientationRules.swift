@@ -31,10 +31,13 @@ final class OrientationRules: PolicyPlugin, SupportedOrientationsHook, Preferred
     let lock: Orientations?
     let preferred: Orientation?
 
+    /// Every setting the plugin reads: any other key is refused, naming these (tabd.yaml(5) and
+    /// docs/plugins.md list them; ReferencePluginSettingsTests compares them with this refusal).
+    static let settingKeys: Set<String> = ["rules", "lock", "preferred"]
+
     init(settings: JSON, host: PolicyHost) throws {
-        let known: Set<String> = ["rules", "lock", "preferred"]
-        for key in (settings.objectValue ?? [:]).keys where !known.contains(key) {
-            throw PolicyError.invalid("unknown setting '\(key)' (known: lock, preferred, rules)")
+        for key in (settings.objectValue ?? [:]).keys where !Self.settingKeys.contains(key) {
+            throw PolicyError.invalid("unknown setting '\(key)' (known: \(Self.settingKeys.sorted().joined(separator: ", ")))")
         }
         var rules: [Rule] = []
         if let list = settings["rules"], !list.isNull {

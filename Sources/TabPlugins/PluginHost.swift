@@ -859,6 +859,12 @@ public final class PluginHost: Policy {
         return reply
     }
 
+    /// What a client is told of a method the plugin does not have (TABD_UNKNOWN_METHOD, or no
+    /// `call` hook at all): one sentence, in tabd's words.
+    static func unknownMethod(_ method: String, of plugin: String) -> TabError {
+        TabError(.notFound, "plugin '\(plugin)' has no method '\(method)'", plugin: plugin)
+    }
+
     private func answer(plugin name: String, method: String, args: JSONObject, controller: Controller,
                         caller: PluginCaller?) -> Result<String, TabError> {
         frame.caller = caller
@@ -870,7 +876,7 @@ public final class PluginHost: Policy {
             return .failure(TabError(.notFound, "no plugin named '\(name)' is loaded"))
         }
         guard let hook = plugin.code.hooks.call else {
-            return .failure(TabError(.notFound, "plugin '\(name)' has no methods"))
+            return .failure(Self.unknownMethod(method, of: name))
         }
         var argsText = JSONWriter(capacity: 256)
         argsText.write(.object(args))
@@ -900,11 +906,13 @@ public final class PluginHost: Policy {
                     }
                 }
             case TABD_DENY:
-                plugin.denials += 1
+                plugin.callRefusals += 1
                 let reason = reply.pointee.reason.map { HookCaps.text($0) } ?? message ?? "denied"
                 outcome = .failure(TabError(.denied, message ?? "'\(name)' refused '\(method)'", plugin: name, reason: reason))
             case TABD_UNKNOWN_METHOD:
-                outcome = .failure(TabError(.notFound, message ?? "plugin '\(name)' has no method '\(method)'", plugin: name))
+                // tabd's words, whatever the plugin set: the same sentence from every plugin,
+                // C or Swift, with or without a `call` hook.
+                outcome = .failure(Self.unknownMethod(method, of: name))
             case TABD_ERROR:
                 outcome = .failure(TabError(.invalid, message ?? "'\(name)' could not do '\(method)'", plugin: name))
             default:

@@ -24,8 +24,9 @@ final class PluginInstance {
     /// Its store (plugin ABI 1.6): the host's for its name, shared by its instances.
     private(set) lazy var store: PluginStoreBox = host.storeBox(for: name)
 
-    /// Counters, on the decision path: calls, total ns and max ns per hook, then denials
-    /// and failures. Raw memory, so counting costs no exclusivity check or COW test.
+    /// Counters, on the decision path: calls, total ns and max ns per hook, then denials (of
+    /// taps), failures and refused calls. Raw memory, so counting costs no exclusivity check
+    /// or COW test.
     private let counters: UnsafeMutablePointer<UInt64>
     private static let hookCount = PluginHook.allCases.count
     var denials: UInt64 {
@@ -36,11 +37,17 @@ final class PluginInstance {
         get { counters[3 * Self.hookCount + 1] }
         set { counters[3 * Self.hookCount + 1] = newValue }
     }
+    /// `plugin.call` requests the plugin refused (TABD_DENY from `call`): not taps.
+    var callRefusals: UInt64 {
+        get { counters[3 * Self.hookCount + 2] }
+        set { counters[3 * Self.hookCount + 2] = newValue }
+    }
+    private static let counterCount = 3 * hookCount + 3
 
     init(name: String, code: PluginCode, spec: PluginSpec, host: PluginHost) {
         self.name = name; self.code = code; self.spec = spec; self.host = host
-        counters = .allocate(capacity: 3 * Self.hookCount + 2)
-        counters.initialize(repeating: 0, count: 3 * Self.hookCount + 2)
+        counters = .allocate(capacity: Self.counterCount)
+        counters.initialize(repeating: 0, count: Self.counterCount)
         slot = HostSlot.make(for: self)
     }
 
@@ -189,8 +196,8 @@ final class PluginInstance {
     func inheritCounters(from other: PluginInstance) {
         let s = other.stats
         inherited = (s.crashes, s.timeouts, s.restarts)
-        let hooks = 3 * Self.hookCount  // per hook: calls, total ns, max ns; then denials, failures
-        for i in 0..<(hooks + 2) {
+        let hooks = 3 * Self.hookCount  // per hook: calls, total ns, max ns; then denials, failures, call refusals
+        for i in 0..<Self.counterCount {
             counters[i] = i < hooks && i % 3 == 2 ? max(counters[i], other.counters[i]) : counters[i] &+ other.counters[i]
         }
     }
@@ -202,6 +209,7 @@ final class PluginInstance {
             if c[0] > 0 { hooks.append(.init(hook: hook, calls: c[0], totalNanoseconds: c[1], maxNanoseconds: c[2])) }
         }
         var stats = PluginStats(name: name, hooks: hooks, denials: denials, failures: failures)
+        stats.callRefusals = callRefusals
         stats.storeRefusals = store.refusals
         stats.storeBytes = store.writtenBytes
         if let remote {

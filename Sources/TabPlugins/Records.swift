@@ -353,7 +353,7 @@ public struct PluginStats: Sendable, Equatable {
     public var name: String
     /// Hooks called at least once.
     public var hooks: [Hook]
-    /// should_select denials, and refused calls.
+    /// Taps the plugin refused (should_select answered TABD_DENY).
     public var denials: UInt64
     /// Hook calls that failed (errors, invalid values, bad JSON).
     public var failures: UInt64
@@ -366,6 +366,9 @@ public struct PluginStats: Sendable, Equatable {
     /// for a compaction, and the bytes it wrote (keys, values and their records' cost) (1.7).
     public var storeRefusals: UInt64 = 0
     public var storeBytes: UInt64 = 0
+    /// `plugin.call` requests the plugin refused (`denied`): counted apart from `denials`, which
+    /// are taps.
+    public var callRefusals: UInt64 = 0
 
     /// `{"name":…,"denials":…,"failures":…,"hooks":{"should_select":{"calls":…,"total_ns":…,"avg_ns":…,"max_ns":…},…}}`
     public var json: String {
@@ -373,6 +376,7 @@ public struct PluginStats: Sendable, Equatable {
         w.beginObject()
             w.field("name", name)
             w.field("denials", Int(clamping: denials))
+            w.field("call_refusals", Int(clamping: callRefusals))
             w.field("failures", Int(clamping: failures))
             w.field("isolation", isolation.rawValue)
             w.field("crashes", Int(clamping: crashes))

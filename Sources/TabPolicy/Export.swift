@@ -153,7 +153,9 @@ final class Instance {
             reply?.pointee.message = keep(String(describing: error))
             return TABD_ERROR
         }
-        reply?.pointee.message = keep(e.message)
+        // An unknown method is worded by tabd ("plugin 'p' has no method 'x'", with the name
+        // the configuration gives the plugin), as for a plugin in C.
+        if e.kind != .unknownMethod { reply?.pointee.message = keep(e.message) }
         switch e.kind {
         case .invalid: return TABD_ERROR
         case .denied:

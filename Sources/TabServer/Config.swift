@@ -412,8 +412,11 @@ public struct ServerConfig: Sendable {
                 if s.string == "null" || s.string == "~" || s.string.isEmpty { return .null }
                 if s.string == "true" { return .bool(true) }
                 if s.string == "false" { return .bool(false) }
-                if let i = Int64(s.string) { return .int(i) }
-                if let d = Double(s.string), d.isFinite { return .double(d) }
+                // Numbers by tabd's own rule: `1_000` is 1000 here as in tabd's keys.
+                if let n = Section.ungrouped(s.string) {
+                    if let i = Int64(n) { return .int(i) }
+                    if let d = Double(n), d.isFinite { return .double(d) }
+                }
             }
             if let key, key.hasSuffix("_file") || key.hasSuffix("_dir"), !s.string.hasPrefix("/") {
                 return .string(((base as NSString).appendingPathComponent(s.string) as NSString).standardizingPath)
@@ -572,7 +575,7 @@ private struct Section {
     mutating func seconds(_ key: String, in range: ClosedRange<Double>) -> Double? {
         let expected = "a number of seconds from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
         guard let s = scalar(key, expected: expected) else { return nil }
-        guard let v = Double(s.replacingOccurrences(of: "_", with: "")), range.contains(v) else {
+        guard let v = Self.ungrouped(s).flatMap({ Double($0) }), range.contains(v) else {
             problem(key, "\(path)\(key) must be \(expected) (got \(Self.shown(s)))")
             return nil
         }
@@ -629,7 +632,20 @@ private struct Section {
 
     /// A YAML integer as written in a config: decimal, "_" allowed between digits.
     static func integer(_ s: String) -> Int? {
-        Int(s.replacingOccurrences(of: "_", with: ""))
+        ungrouped(s).flatMap { Int($0) }
+    }
+
+    /// The one rule for numbers in the configuration, tabd's keys and plugins' settings alike
+    /// (tabd.yaml(5)): `_` may group digits (1_048_576, 0.000_5). The text without them, or nil
+    /// when a `_` is not between two digits (`_1`, `1_`, `1__0` are not numbers).
+    static func ungrouped(_ s: String) -> String? {
+        guard s.utf8.contains(UInt8(ascii: "_")) else { return s }
+        let bytes = Array(s.utf8)
+        func digit(_ i: Int) -> Bool { i >= 0 && i < bytes.count && bytes[i] >= UInt8(ascii: "0") && bytes[i] <= UInt8(ascii: "9") }
+        for i in bytes.indices where bytes[i] == UInt8(ascii: "_") {
+            guard digit(i - 1), digit(i + 1) else { return nil }
+        }
+        return String(decoding: bytes.filter { $0 != UInt8(ascii: "_") }, as: UTF8.self)
     }
 
     /// A value as an error message shows it: a scalar's text (cut when long), else its kind.

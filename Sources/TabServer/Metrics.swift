@@ -192,8 +192,10 @@ extension ServiceStats {
         }
         m.family("tabd_plugin_failures", .counter, help: "Hook calls of a plugin that failed (errors, invalid values, bad JSON).")
         for p in plugins { m.sample("tabd_plugin_failures_total", labels: [("plugin", p.name)], p.failures) }
-        m.family("tabd_plugin_denials", .counter, help: "Selections a plugin refused, and calls it refused.")
+        m.family("tabd_plugin_denials", .counter, help: "Taps a plugin refused.")
         for p in plugins { m.sample("tabd_plugin_denials_total", labels: [("plugin", p.name)], p.denials) }
+        m.family("tabd_plugin_call_refusals", .counter, help: "plugin.call requests a plugin refused.")
+        for p in plugins { m.sample("tabd_plugin_call_refusals_total", labels: [("plugin", p.name)], p.callRefusals) }
         m.family("tabd_plugin_store_refusals", .counter, help: "Store writes of a plugin tabd refused: over its budget (plugins.store_bytes_per_second) or while the journal waited for a compaction.")
         for p in plugins { m.sample("tabd_plugin_store_refusals_total", labels: [("plugin", p.name)], p.storeRefusals) }
         m.family("tabd_plugin_store_written_bytes", .counter, help: "Bytes a plugin wrote to its store: keys, values and each write's record cost.")

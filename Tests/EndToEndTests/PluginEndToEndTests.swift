@@ -463,4 +463,21 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         }
         #expect(denied, "after SIGHUP the plugin is consulted again")
     }
+
+    /// Numbers in a plugin's settings follow tabd.yaml(5)'s rule for tabd's own keys: `_` may
+    /// group digits, so the login gate gets `max_failures: 1_0` as the number 10 (issue 45: it
+    /// got the string "1_0" and refused to load); a quoted "1_0" stays a string it refuses.
+    @Test func settingsNumbersGroupDigitsAsTabdsOwnDo() throws {
+        let dir = temporaryDirectory("num")
+        let credentials = try Plugins.credentials(in: dir)
+        let grouped = Plugins.config(Plugins.loginGate(credentials: credentials, extra: ", max_failures: 1_0, session_seconds: 28_800"))
+        try grouped.write(toFile: dir + "/grouped.yaml", atomically: true, encoding: .utf8)
+        let ok = try ConfigAndLockTests.runTabd(["--check-config", "--config", dir + "/grouped.yaml", "--socket", dir + "/s", "--state-dir", dir + "/st"])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        let quoted = Plugins.config(Plugins.loginGate(credentials: credentials, extra: ", max_failures: \"1_0\""))
+        try quoted.write(toFile: dir + "/quoted.yaml", atomically: true, encoding: .utf8)
+        let refused = try ConfigAndLockTests.runTabd(["--check-config", "--config", dir + "/quoted.yaml", "--socket", dir + "/s", "--state-dir", dir + "/st"])
+        #expect(refused.status == 78 && refused.stderr.contains("max_failures"), "\(refused.stderr)")
+    }
 }
+

@@ -41,6 +41,28 @@ import TabState
 
     /// A key or value holding line breaks (quoted YAML can hold any character) is quoted
     /// back escaped: the problem stays one line (found by fuzz/config).
+    /// One rule for numbers (tabd.yaml(5)): `_` may group digits, in tabd's own keys and in a
+    /// plugin's settings alike (issue 45: `1_000` reached a plugin as the string "1_000").
+    /// A `_` that does not stand between two digits makes no number; a quoted value stays a
+    /// string.
+    @Test func numbersGroupDigitsByOneRuleInTabdsKeysAndPluginSettings() throws {
+        let c = try ServerConfig.parse("""
+            limits:
+              max_tabs: 1_000
+            plugins:
+              load:
+                - path: x.so
+                  settings: {a: 1_000, b: -2_500, c: 0.000_5, d: "1_000", e: _1, f: 1_, g: 1__0, h: 1e3, i: 9_223_372_036_854_775_807, j: [1_0, x_1]}
+            """, baseDirectory: "/")
+        #expect(c.controllerLimits.maxTabs == 1000)
+        #expect(c.plugins.first?.configJSON == #"{"a":1000,"b":-2500,"c":0.0005,"d":"1_000","e":"_1","f":"1_","g":"1__0","h":1000.0,"i":9223372036854775807,"j":[10,"x_1"]}"#,
+                "\(c.plugins.first?.configJSON ?? "no plugin")")
+        for bad in ["_1000", "1000_", "1__000"] {
+            Self.expectRefused("limits:\n  max_tabs: \(bad)\n", "limits.max_tabs must be an integer", bad)
+        }
+        Self.expectRefused("limits:\n  idle_timeout_seconds: 1_\n", "idle_timeout_seconds")
+    }
+
     @Test func keysWithLineBreaksAreQuotedOnOneLine() {
         Self.expectRefused("limits:\n  \"max\\nconnections\": 3\n", #"unknown setting 'limits.max\nconnections'"#)
         Self.expectRefused("fsync: \"every\\r\\nsec\"\n", #"every\r\nsec"#)

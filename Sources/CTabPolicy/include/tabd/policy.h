@@ -108,7 +108,8 @@ typedef enum tabd_result {
      *  client gets `invalid_request`. should_select: counts as a deny (fail closed).
      *  Orientation hooks: counts as an abstention, recorded as a failure. */
     TABD_ERROR = 4,
-    /** call: no such method; the client gets `not_found`. */
+    /** call: no such method; the client gets `not_found` with tabd's sentence "plugin 'p'
+     *  has no method 'x'" (reply->message is not used). */
     TABD_UNKNOWN_METHOD = 5
 } tabd_result;
 
