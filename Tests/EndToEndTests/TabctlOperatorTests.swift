@@ -14,7 +14,7 @@ import Testing
     static func onTerminal(_ arguments: [String], keys: [(after: String?, text: String)] = [], environment: [String: String] = [:],
                            program: String = Build.tabctl, in dir: String) throws -> (status: Int32, screen: String) {
         let script = #"""
-            import json, os, pty, select, sys, time
+            import json, os, pty, select, sys, termios, time
             args, keys, env = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
             pid, fd = pty.fork()
             if pid == 0:
@@ -22,10 +22,10 @@ import Testing
                 os.environ.update(env)
                 os.execv(args[0], args)
             out = b""
-            def read(until=None, seconds=10):
+            def read(until=None, seconds=60, since=0):
                 global out
                 end = time.time() + seconds
-                while time.time() < end and (until is None or until.encode() not in out):
+                while time.time() < end and (until is None or until.encode() not in out[since:]):
                     if select.select([fd], [], [], 0.05)[0]:
                         try:
                             chunk = os.read(fd, 4096)
@@ -36,11 +36,24 @@ import Testing
                         out += chunk
                     elif until is None and time.time() > end - seconds + 0.3:
                         return
+            def editing(seconds=60):
+                # A prompt comes just before the terminal's mode changes: wait for the change
+                # (the line editor's raw mode, or a password prompt's echo off), however long
+                # a loaded machine takes, rather than a fixed pause.
+                end = time.time() + seconds
+                while time.time() < end:
+                    lflag = termios.tcgetattr(fd)[3]
+                    if not lflag & termios.ICANON or not lflag & termios.ECHO:
+                        return
+                    time.sleep(0.01)
+            since = 0
             for after, text in keys:
-                read(after)
-                time.sleep(0.2)  # a prompt comes just before the terminal's mode changes
+                read(after, since=since)  # what comes after the last keys, not an earlier prompt
+                if after is not None:
+                    editing()
+                since = len(out)
                 os.write(fd, text.encode())
-            read("\x00", 10)
+            read("\x00", 60)
             status = os.waitpid(pid, 0)[1]
             sys.stdout.write(json.dumps({"screen": out.decode(errors="replace"), "status": os.waitstatus_to_exitcode(status)}))
             """#
@@ -93,8 +106,11 @@ import Testing
         p.standardError = err
         p.standardOutput = Pipe()
         try p.run()
-        usleep(300_000)
-        try tabd.client().ok(#"{"cmd":"select","tab":"music"}"#)
+        // Once it has subscribed (stats counts it; a loaded machine may start tabctl late).
+        let c = try tabd.client()
+        let deadline = Date().addingTimeInterval(60)
+        while try c.ok(#"{"cmd":"stats"}"#).int("subscribers") != 1, Date() < deadline { usleep(20_000) }
+        try c.ok(#"{"cmd":"select","tab":"music"}"#)
         usleep(200_000)
         #expect(tabd.stop() == 0)
         p.waitUntilExit()
