@@ -98,10 +98,12 @@ import Testing
     }
 
     /// SIGTERM while a big `state` is being encoded: tabd answers it before it stops (every
-    /// request received is answered), then closes.
+    /// request received is answered), then closes. 2 MB: eight times what is encoded off the
+    /// loop, and well within the longest wait of a stop (10 s) on a loaded machine, where
+    /// 30 MB took longer and was cut at the stop's bound, rightly.
     @Test func aBigStateAskedJustBeforeSIGTERMIsStillAnswered() throws {
         let t = try TabdProcess(config: Self.bigLimits)
-        try HostileSlotsTests.bigState(t, megabytes: 30)
+        try HostileSlotsTests.bigState(t, megabytes: 2)
         let c = try t.client()
         try c.write(#"{"cmd":"state","id":1}"# + "\n")
         // SIGTERM once tabd has received the request (docs/operations.md: it answers what it
@@ -111,7 +113,7 @@ import Testing
         kill(t.pid, SIGTERM)
         let line = try c.readLine()
         let reply = try object(try #require(line, "tabd stopped without answering the state; its log:\n\(t.log)"))
-        #expect(reply.int("id") == 1 && reply.object("result")?.strings("customizable")?.count == 15000)
+        #expect(reply.int("id") == 1 && reply.object("result")?.strings("customizable")?.count == 1000)
         #expect(try c.readsEndOfStream())
     }
 }

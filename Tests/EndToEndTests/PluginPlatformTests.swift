@@ -241,7 +241,9 @@ import Testing
         let dir = temporaryDirectory("lgrel")
         func config(_ extra: String) throws -> String {
             let gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir), extra: extra)
-            return Plugins.config(isolated ? gate.replacingOccurrences(of: "}\n", with: "}\n      isolation: process\n") : gate)
+            // A deadline of a minute: the default 50 ms is not what is tested, and a loaded
+            // machine's helper checking a password took longer.
+            return Plugins.config(isolated ? gate.replacingOccurrences(of: "}\n", with: "}\n      isolation: process\n      deadline_ms: 60000\n") : gate)
         }
         let tabd = try TabdProcess(config: try config(""), dir: dir)
         let c = try tabd.client()
