@@ -22,10 +22,20 @@ import Testing
                 os.environ.update(env)
                 os.execv(args[0], args)
             out = b""
-            def read(until=None, seconds=60, since=0):
+            def seen(until, since, entered):
+                # `until` in what came after the last keys: after the line they ended (Enter),
+                # when they did: a line editor draws the prompt again with each key typed.
+                region = out[since:]
+                if entered:
+                    nl = region.find(b"\n")
+                    if nl < 0:
+                        return False
+                    region = region[nl + 1:]
+                return until.encode() in region
+            def read(until=None, seconds=60, since=0, entered=False):
                 global out
                 end = time.time() + seconds
-                while time.time() < end and (until is None or until.encode() not in out[since:]):
+                while time.time() < end and (until is None or not seen(until, since, entered)):
                     if select.select([fd], [], [], 0.05)[0]:
                         try:
                             chunk = os.read(fd, 4096)
@@ -46,15 +56,23 @@ import Testing
                     if not lflag & termios.ICANON or not lflag & termios.ECHO:
                         return
                     time.sleep(0.01)
-            since = 0
+            since, entered = 0, False
             for after, text in keys:
-                read(after, since=since)  # what comes after the last keys, not an earlier prompt
+                read(after, since=since, entered=entered)  # what the last keys made, not an earlier prompt
                 if after is not None:
                     editing()
-                since = len(out)
+                since, entered = len(out), text.endswith(("\r", "\n"))
                 os.write(fd, text.encode())
             read("\x00", 60)
-            status = os.waitpid(pid, 0)[1]
+            # The program's end, waited for a minute at most (then killed: the screen says why).
+            end = time.time() + 60
+            done, status = os.waitpid(pid, os.WNOHANG)
+            while done == 0 and time.time() < end:
+                time.sleep(0.02)
+                done, status = os.waitpid(pid, os.WNOHANG)
+            if done == 0:
+                os.kill(pid, 9)
+                status = os.waitpid(pid, 0)[1]
             sys.stdout.write(json.dumps({"screen": out.decode(errors="replace"), "status": os.waitstatus_to_exitcode(status)}))
             """#
         let path = dir + "/terminal.py"
