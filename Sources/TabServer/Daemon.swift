@@ -100,6 +100,9 @@ public enum Daemon {
         let directory = (real as NSString).deletingLastPathComponent
         let host = PluginHost(directories: [directory.isEmpty ? "/" : directory], logger: logger)
         host.maxJSONDepth = maxJSONDepth
+        // As --check-config: how long init took on this machine now says nothing of the plugin
+        // (a loaded machine made a 10 ms init a slow-hook warning in the check's output).
+        host.slowHookNanoseconds = .max
         let prepared = host.prepare([PluginSpec(path: real, required: true, configJSON: settingsJSON)])
         host.discard(prepared)
         return prepared.plugins[0]  // one spec, one entry

@@ -10,7 +10,7 @@ import Testing
 @Suite struct ConfigAndLockTests {
     /// Runs tabd with `arguments` until it exits (killed after `timeout` seconds: a tabd that
     /// should have refused to start and serves instead fails the test with status 128+9).
-    static func runTabd(_ arguments: [String], timeout: Double = 20) throws -> (status: Int32, stderr: String) {
+    static func runTabd(_ arguments: [String], timeout: Double = 60) throws -> (status: Int32, stderr: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Build.tabd)
         p.arguments = arguments
@@ -157,7 +157,7 @@ import Testing
         try "socket_mode: \"0666\"\naccess:\n  admin_uids: [4294967295]\n".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
         kill(tabd.pid, SIGHUP)
         let sentence = "access.admin_uids[0] must be a uid from 0 to 4294967294 (got 4294967295)"
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while !tabd.log.contains(sentence) && Date() < deadline { usleep(20_000) }
         let failed = tabd.log.split(separator: "\n").filter { $0.contains("reload failed") }
         #expect(failed.count == 1 && failed[0].contains(sentence), "\(tabd.log)")
@@ -167,7 +167,7 @@ import Testing
 
         try "socket_mode: \"0666\"\naccess:\n  admin_uids: []\n".write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
         kill(tabd.pid, SIGHUP)
-        while !tabd.log.contains("configuration reloaded") && Date() < deadline.addingTimeInterval(20) { usleep(20_000) }
+        while !tabd.log.contains("configuration reloaded") && Date() < deadline.addingTimeInterval(60) { usleep(20_000) }
         #expect(try !Self.otherUserIsAdmin(tabd))
         #expect(tabd.stop() == 0)
     }
@@ -212,7 +212,7 @@ import Testing
             withExtendedLifetime(first) {}  // its directory is removed with it
         }
         var answer: JSONObject?
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while answer == nil && next.isRunning && Date() < deadline {
             answer = try? LineClient(path: secondSocket).request(#"{"cmd":"state"}"#)
             if answer == nil { usleep(20_000) }

@@ -115,7 +115,7 @@ enum DocExamples {
         _ = FileManager.default.createFile(atPath: dir + "/tabd.log", contents: nil)
         p.standardError = FileHandle(forWritingAtPath: dir + "/tabd.log")
         try p.run()
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if let c = try? LineClient(path: dir + "/run/tabd.sock"), (try? c.request(#"{"cmd":"ping"}"#)) != nil { return (dir, p) }
             guard p.isRunning else { break }

@@ -20,14 +20,14 @@ final class MirrorClient {
 
     init(socket: String, dir: String, controller: String = "main") throws {
         let script = Build.packageRoot.appendingPathComponent("examples/mirror.py").path
-        lines = try LinesProcess("/usr/bin/env", ["python3", script, "--socket", socket, "--controller", controller, "--reconnect-seconds", "30"],
+        lines = try LinesProcess("/usr/bin/env", ["python3", script, "--socket", socket, "--controller", controller, "--reconnect-seconds", "120"],
                                  dir: dir, input: true)
     }
 
     func send(_ line: String) throws { try lines.send(line) }
 
     /// The next line it prints, as an object; fails after `timeout` seconds or at its exit.
-    func readLine(timeout: Double = 30) throws -> JSONObject { try lines.readLine(timeout: timeout) }
+    func readLine(timeout: Double = 60) throws -> JSONObject { try lines.readLine(timeout: timeout) }
 
     /// Sends `check` and returns the seq its mirror had, failing on a mismatch.
     @discardableResult

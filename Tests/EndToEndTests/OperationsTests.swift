@@ -39,7 +39,7 @@ final class NotifySocket {
     }
 
     /// Datagrams until one contains `text` (returned with all before it), or the deadline.
-    func wait(for text: String, timeout: Double = 20) -> [String] {
+    func wait(for text: String, timeout: Double = 60) -> [String] {
         var seen: [String] = []
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -117,7 +117,7 @@ final class NotifySocket {
         let after = notify.wait(for: "READY=1").last ?? ""
         #expect(after.contains("was refused (2 problems"), "\(after)")
         // The periodic STATUS= line (every 10 s) still says so.
-        let periodic = notify.wait(for: "STATUS=serving", timeout: 15).last ?? ""
+        let periodic = notify.wait(for: "STATUS=serving").last ?? ""
         #expect(periodic.contains("STATUS=serving with the previous configuration: the reload at ") && periodic.contains("was refused (2 problems"), "\(periodic)")
         let c = try tabd.client()
         let stats = try #require(try c.ok(#"{"cmd":"stats"}"#).object("reload"))
@@ -178,7 +178,7 @@ final class NotifySocket {
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) }; p.waitUntilExit() }
         // systemd-socket-activate listens first and starts tabd on the first connection.
         var client: LineClient?
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while client == nil && Date() < deadline {
             client = try? LineClient(path: socket)
             if client == nil { usleep(20_000) }
@@ -247,10 +247,10 @@ final class NotifySocket {
         return pid
     }
 
-    /// Waits for `pid` (at most 20 s, then SIGKILL); its exit status, or -1.
+    /// Waits for `pid` (at most 60 s, then SIGKILL); its exit status, or -1.
     static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while waitpid(pid, &status, WNOHANG) == 0 {
             if Date() > deadline { kill(pid, SIGKILL) }
             usleep(10_000)

@@ -32,7 +32,7 @@ import Testing
         let dir = temporaryDirectory(isolated ? "kioski" : "kiosk")
         chmod(dir, 0o755)
         var gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir))
-        if isolated { gate = gate.replacingOccurrences(of: "}\n", with: "}\n      isolation: process\n      deadline_ms: 2000\n") }
+        if isolated { gate = gate.replacingOccurrences(of: "}\n", with: "}\n      isolation: process\n      deadline_ms: 60000\n") }
         let tabd = try TabdProcess(config: "socket_mode: \"0666\"\n" + Plugins.config(gate), dir: dir)
         let root = try tabd.client(), watcher = try tabd.client()
         _ = try root.ok(#"{"cmd":"controller.create","controller":"kiosk"}"#)
@@ -98,7 +98,7 @@ import Testing
     /// forgets a deleted controller's reminder, telling its subscribers before it goes.
     @Test(arguments: [false, true]) func helloFollowsControllers(isolated: Bool) throws {
         let dir = try PluginEndToEndTests.helloOutOfTree(isolated ? "hctli" : "hctl")
-        let load = "    - path: hello.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 2000\n" : "")
+        let load = "    - path: hello.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 60000\n" : "")
         let tabd = try TabdProcess(config: Plugins.config(load, extraDirectory: dir))
         let c = try tabd.client(), watcher = try tabd.client()
         func controllers() throws -> Int? {

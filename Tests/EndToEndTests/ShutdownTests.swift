@@ -14,7 +14,7 @@ import Testing
     static func flooded(_ tag: String, isolated: Bool, defines: [String] = [], extraConfig: String = "") throws -> TabdProcess {
         let dir = temporaryDirectory(tag)
         try Plugins.build(Plugins.fixture("timerflood.c"), "timerflood.so", in: dir, defines)
-        let load = "    - path: timerflood.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 2000\n" : "")
+        let load = "    - path: timerflood.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 60000\n" : "")
         let tabd = try TabdProcess(config: extraConfig + Plugins.config(load, extraDirectory: dir), dir: dir)
         let c = try tabd.client()
         let deadline = Date().addingTimeInterval(60)

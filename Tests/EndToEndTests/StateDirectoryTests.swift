@@ -26,7 +26,7 @@ import Glibc
     /// A tabd that is expected not to start: its exit status and what it said.
     static func failedStart(_ t: TabdProcess, arguments: [String] = []) throws -> (status: Int32, log: String) {
         try t.start(arguments: arguments, waitForSocket: false)
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while t.process?.isRunning == true, Date() < deadline {
             if (try? LineClient(path: t.socket)) != nil { throw TestFailure("tabd started although it should not have: \(t.log)") }
             usleep(20_000)

@@ -16,7 +16,7 @@ import Glibc
     /// Starts tabd on `t`'s directory and waits up to `timeout` s for it either to serve or
     /// to exit. Returns nil when it serves, else its exit status and log. A tabd still
     /// running without serving after `timeout` is killed and reported as a hang.
-    static func startOutcome(_ t: TabdProcess, timeout: Double = 15) throws -> (status: Int32, log: String)? {
+    static func startOutcome(_ t: TabdProcess, timeout: Double = 60) throws -> (status: Int32, log: String)? {
         try t.start(waitForSocket: false)
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -59,7 +59,7 @@ import Glibc
         t.stop()
         let journal = try StateDirectoryTests.journal(t)
         #expect(truncate(journal, 200 << 30) == 0)
-        if let failed = try Self.startOutcome(t, timeout: 30) {
+        if let failed = try Self.startOutcome(t) {
             #expect(failed.status == 1, "tabd crashed (status \(failed.status)): \(failed.log.prefix(300))")
             #expect(!failed.log.contains("Fatal error"), "\(failed.log.prefix(300))")
             #expect(failed.log.contains("tabd cannot start:") && failed.log.contains(journal))

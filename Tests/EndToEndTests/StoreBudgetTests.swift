@@ -32,7 +32,7 @@ import Testing
         let began = Date()
         let dir = temporaryDirectory(isolated ? "budgetsi" : "budgets")
         try Plugins.build(Plugins.fixture("timerflood.c"), "timerflood.so", in: dir, ["TIMERS=8", "VALUE_BYTES=4096"])
-        let load = "    - path: timerflood.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 2000\n" : "")
+        let load = "    - path: timerflood.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 60000\n" : "")
         let config = Plugins.config(load, extraDirectory: dir).replacingOccurrences(of: "plugins:\n", with:
             "plugins:\n  store_bytes_per_second: 65536\n  store_burst_bytes: 131072\n  warning_period_seconds: 1\n")
         let small = try TabdProcess(config: config, dir: dir)
@@ -82,7 +82,7 @@ import Testing
         let extra = "limits:\n  compact_bytes: \(compact)\n"
         let dir = temporaryDirectory(isolated ? "sharei" : "share")
         try Plugins.build(Plugins.fixture("timerflood.c"), "timerflood.so", in: dir)
-        let load = "    - path: timerflood.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 2000\n" : "")
+        let load = "    - path: timerflood.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 60000\n" : "")
         let config = extra + Plugins.config(load, extraDirectory: dir).replacingOccurrences(of: "plugins:\n", with:
             "plugins:\n  store_bytes_per_second: 1073741824\n  store_burst_bytes: 4294967296\n")
         let tabd = try TabdProcess(config: config, dir: dir)

@@ -243,7 +243,7 @@ extension TabClientTests {
             let name = try object(line).string("controller") ?? "main"
             try driver.ok(line)
             let state = ControllerView(state: try driver.ok(#"{"cmd":"state","controller":"\#(name)"}"#), name: name)
-            let same = await eventually(10) { announced(log.views[name]) == announced(state) }
+            let same = await eventually { announced(log.views[name]) == announced(state) }
             #expect(same, "after \(line):\nmirror \(String(describing: log.views[name]))\nstate  \(state)")
         }
         await log.stop()
@@ -277,7 +277,7 @@ extension TabClientTests {
         let chatty = try StandIn("extra") { _ in .send(StandIn.ok + Array(extra.utf8) + [10]) }
         let asked = try TabClient(path: chatty.path)
         try await asked.ping()
-        #expect(await eventually(10) { asked.isClosed })
+        #expect(await eventually { asked.isClosed })
         #expect(asked.disconnectReason == .unexpectedReply(extra))
         await #expect(throws: TabClientError.disconnected) { try await asked.ping() }
 
@@ -285,7 +285,7 @@ extension TabClientTests {
         let client = try TabClient(path: server.path)
         try await client.ping()
         client.close()
-        #expect(await eventually(10) { client.isClosed })
+        #expect(await eventually { client.isClosed })
         #expect(client.disconnectReason == .closed)
         #expect(await client.nextEvents().isEmpty)
 

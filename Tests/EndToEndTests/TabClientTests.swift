@@ -72,7 +72,7 @@ func announced(_ v: ControllerView?) -> ControllerView? {
 
 /// Polls until `condition` holds (every 10 ms) or `timeout` seconds passed. It sleeps as a
 /// task, not a thread: the mirror's tasks share the pool with the test.
-func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
+func eventually(_ timeout: Double = 60, _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }
@@ -176,7 +176,7 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
                 tabd.stop(signal: SIGKILL)
                 try tabd.start()
                 driver = try tabd.client()
-                #expect(await eventually(30) { log.syncs.count >= 2 }, "no resync after the restart")
+                #expect(await eventually { log.syncs.count >= 2 }, "no resync after the restart")
                 let sync = try #require(log.syncs.last)
                 #expect(!sync.initial && sync.instanceChanged && sync.nothingMissed, "\(sync)")
                 #expect(sync.controllers["main"]?.seq == before)
@@ -237,7 +237,7 @@ func eventually(_ timeout: Double = 30, _ condition: () throws -> Bool) async re
                 for i in v.tabs.indices { strip(&v.tabs[i]) }
                 return v
             }
-            let same = await eventually(5) { shown(log.views["pad"]) == shown(state) }
+            let same = await eventually { shown(log.views["pad"]) == shown(state) }
             #expect(same, "after \(line):\nmirror \(String(describing: log.views["pad"]))\nstate  \(state)")
         }
         #expect(log.resyncs.isEmpty, "in doubt: \(log.resyncs)")
@@ -358,7 +358,7 @@ final class LinesProcess {
     }
 
     /// The next line it prints, as an object; fails after `timeout` seconds or at its exit.
-    func readLine(timeout: Double = 30) throws -> JSONObject {
+    func readLine(timeout: Double = 60) throws -> JSONObject {
         let fd = output.fileHandleForReading.fileDescriptor
         let deadline = Date().addingTimeInterval(timeout)
         while true {

@@ -14,7 +14,7 @@ import Testing
     static func onTerminal(_ arguments: [String], keys: [(after: String?, text: String)] = [], environment: [String: String] = [:],
                            program: String = Build.tabctl, in dir: String) throws -> (status: Int32, screen: String) {
         let script = #"""
-            import json, os, pty, select, sys, time
+            import json, os, pty, select, sys, termios, time
             args, keys, env = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
             pid, fd = pty.fork()
             if pid == 0:
@@ -22,10 +22,20 @@ import Testing
                 os.environ.update(env)
                 os.execv(args[0], args)
             out = b""
-            def read(until=None, seconds=10):
+            def seen(until, since, entered):
+                # `until` in what came after the last keys: after the line they ended (Enter),
+                # when they did: a line editor draws the prompt again with each key typed.
+                region = out[since:]
+                if entered:
+                    nl = region.find(b"\n")
+                    if nl < 0:
+                        return False
+                    region = region[nl + 1:]
+                return until.encode() in region
+            def read(until=None, seconds=60, since=0, entered=False):
                 global out
                 end = time.time() + seconds
-                while time.time() < end and (until is None or until.encode() not in out):
+                while time.time() < end and (until is None or not seen(until, since, entered)):
                     if select.select([fd], [], [], 0.05)[0]:
                         try:
                             chunk = os.read(fd, 4096)
@@ -36,12 +46,33 @@ import Testing
                         out += chunk
                     elif until is None and time.time() > end - seconds + 0.3:
                         return
+            def editing(seconds=60):
+                # A prompt comes just before the terminal's mode changes: wait for the change
+                # (the line editor's raw mode, or a password prompt's echo off), however long
+                # a loaded machine takes, rather than a fixed pause.
+                end = time.time() + seconds
+                while time.time() < end:
+                    lflag = termios.tcgetattr(fd)[3]
+                    if not lflag & termios.ICANON or not lflag & termios.ECHO:
+                        return
+                    time.sleep(0.01)
+            since, entered = 0, False
             for after, text in keys:
-                read(after)
-                time.sleep(0.2)  # a prompt comes just before the terminal's mode changes
+                read(after, since=since, entered=entered)  # what the last keys made, not an earlier prompt
+                if after is not None:
+                    editing()
+                since, entered = len(out), text.endswith(("\r", "\n"))
                 os.write(fd, text.encode())
-            read("\x00", 10)
-            status = os.waitpid(pid, 0)[1]
+            read("\x00", 60)
+            # The program's end, waited for a minute at most (then killed: the screen says why).
+            end = time.time() + 60
+            done, status = os.waitpid(pid, os.WNOHANG)
+            while done == 0 and time.time() < end:
+                time.sleep(0.02)
+                done, status = os.waitpid(pid, os.WNOHANG)
+            if done == 0:
+                os.kill(pid, 9)
+                status = os.waitpid(pid, 0)[1]
             sys.stdout.write(json.dumps({"screen": out.decode(errors="replace"), "status": os.waitstatus_to_exitcode(status)}))
             """#
         let path = dir + "/terminal.py"
@@ -93,8 +124,11 @@ import Testing
         p.standardError = err
         p.standardOutput = Pipe()
         try p.run()
-        usleep(300_000)
-        try tabd.client().ok(#"{"cmd":"select","tab":"music"}"#)
+        // Once it has subscribed (stats counts it; a loaded machine may start tabctl late).
+        let c = try tabd.client()
+        let deadline = Date().addingTimeInterval(60)
+        while try c.ok(#"{"cmd":"stats"}"#).int("subscribers") != 1, Date() < deadline { usleep(20_000) }
+        try c.ok(#"{"cmd":"select","tab":"music"}"#)
         usleep(200_000)
         #expect(tabd.stop() == 0)
         p.waitUntilExit()

@@ -22,7 +22,7 @@ import Testing
             s.bind(sys.argv[1]); s.listen(1)
             c, _ = s.accept()
             got = b""
-            c.settimeout(3)
+            c.settimeout(60)
             try:
                 while not got.endswith(b"\\n"):
                     b = c.recv(65536)
@@ -39,13 +39,13 @@ import Testing
         let identity = uid.map { ["--reuid=\($0)", "--regid=\($0)", "--clear-groups"] } ?? ["--"]
         p.arguments = identity + ["/usr/bin/python3", dir + "/fake.py", socket, dir + "/received", reply, "\(linger)"]
         try p.run()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while access(socket, F_OK) != 0, Date() < deadline { usleep(10_000) }
         return (socket, p)
     }
 
     static func received(_ dir: String) -> String {
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(60)
         while access(dir + "/received", F_OK) != 0, Date() < deadline { usleep(10_000) }
         return (try? String(contentsOfFile: dir + "/received", encoding: .utf8)) ?? ""
     }
@@ -105,9 +105,13 @@ import Testing
         p.standardOutput = out
         p.standardError = out
         try p.run()
+        // Once it has subscribed (stats counts it; a loaded machine may start tabctl late), it
+        // waits for longer than its --timeout: a second, more than three times 0.3 s.
+        let subscribed = Date().addingTimeInterval(60)
+        while try c.ok(#"{"cmd":"stats"}"#).int("subscribers") != 1, Date() < subscribed { usleep(20_000) }
         usleep(1_000_000)
         try c.ok(#"{"cmd":"select","tab":"b"}"#)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while p.isRunning, Date() < deadline { usleep(20_000) }
         if p.isRunning { p.terminate() }
         p.waitUntilExit()

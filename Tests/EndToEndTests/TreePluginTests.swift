@@ -26,7 +26,9 @@ import Testing
     func pluginsSeePathsAndNotifications(isolation: String) throws {
         let dir = temporaryDirectory("tree")
         try Plugins.build(Plugins.fixture("tree.c"), "tree.so", in: dir)
-        let tabd = try TabdProcess(config: Plugins.config("    - path: tree.so\n      isolation: \(isolation)\n", extraDirectory: dir), dir: dir)
+        // Isolated, a deadline of a minute: the default 50 ms is not what is tested.
+        let deadline = isolation == "process" ? "      deadline_ms: 60000\n" : ""
+        let tabd = try TabdProcess(config: Plugins.config("    - path: tree.so\n      isolation: \(isolation)\n" + deadline, extraDirectory: dir), dir: dir)
         defer { tabd.stop() }
         let c = try tabd.client()
         let sub = try tabd.client()

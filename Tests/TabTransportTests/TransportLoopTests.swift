@@ -36,7 +36,8 @@ extension TransportTests {
                     if ticks == 2 { handle?.cancel() }
                 }
             }
-            usleep(100_000)
+            try server.wait("the timer fired twice") { ticks >= 2 }
+            usleep(100_000)  // 20 periods: it would have fired again
             #expect(server.sync { ticks } == 2)
         }
 

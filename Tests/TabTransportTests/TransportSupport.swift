@@ -121,7 +121,7 @@ final class TestServer {
     }
 
     /// Waits (polling the loop) until `condition` holds on the loop thread.
-    func wait(_ what: String, timeout: Double = 10, _ condition: @escaping () -> Bool) throws {
+    func wait(_ what: String, timeout: Double = 60, _ condition: @escaping () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !sync(condition) {
             if Date() > deadline { throw TestTimeout(what: what) }
@@ -139,8 +139,8 @@ final class TestServer {
             return
         }
         loop.door.async { [server, loop] in server.beginShutdown { loop.stop() } }
-        if finished.wait(timeout: .now() + 10) == .timedOut {
-            Issue.record("the loop did not stop within 10 s")
+        if finished.wait(timeout: .now() + 60) == .timedOut {
+            Issue.record("the loop did not stop within 60 s")
         }
         unlink(path)
     }
@@ -206,7 +206,7 @@ final class Client {
 
     /// Reads `count` bytes as fast as the socket gives them (a big reply), or fewer at end
     /// of file, error or timeout. Lines read before stay buffered ahead of them.
-    func read(count: Int, timeout: Double = 10) -> [UInt8] {
+    func read(count: Int, timeout: Double = 60) -> [UInt8] {
         let deadline = Date().addingTimeInterval(timeout)
         var out = buffer.prefix(count).map { $0 }
         buffer.removeFirst(out.count)
@@ -223,7 +223,7 @@ final class Client {
     }
 
     /// The next line (without "\n"), or nil at end of file, error or timeout.
-    func readLine(timeout: Double = 10) -> String? {
+    func readLine(timeout: Double = 60) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let nl = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -238,7 +238,7 @@ final class Client {
 
     /// What arrives until the server closes: the lines and whether it ended with end of file
     /// (false: an error such as ECONNRESET, or the timeout).
-    func readUntilClosed(timeout: Double = 10) -> (lines: [String], eof: Bool) {
+    func readUntilClosed(timeout: Double = 60) -> (lines: [String], eof: Bool) {
         let deadline = Date().addingTimeInterval(timeout)
         var eof = false
         while true {
@@ -262,9 +262,24 @@ final class Client {
     }
 }
 
-/// Descriptors open in this process.
-func openDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+/// Descriptors open in this process that are the server side of `path`: its listening
+/// socket and the connections it accepted (Linux names an accepted Unix socket by its
+/// listener's path in /proc/net/unix; a client's socket has no name). Not every descriptor
+/// of the process: the other suites, running meanwhile in it, open and close theirs.
+func serverDescriptorCount(path: String) -> Int {
+    guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return -1 }
+    // Num RefCount Protocol Flags Type St Inode Path
+    var named = Set<Substring>()
+    for line in table.split(separator: "\n").dropFirst() {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        if fields.count >= 8, fields[7] == path { named.insert(fields[6]) }
+    }
+    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return fds.filter { fd in
+        guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
+              link.hasPrefix("socket:["), link.hasSuffix("]") else { return false }
+        return named.contains(link.dropFirst(8).dropLast())
+    }.count
 }
 
 /// Resident memory of this process in bytes.
@@ -277,7 +292,7 @@ func residentBytes() -> Int {
 /// Runs `body` in a forked child and returns its exit status (or -1 after `timeout` seconds,
 /// the child then killed), with what `parent` returned (it runs meanwhile in this process).
 /// The child only does what `body` does and exits.
-func runInChild(timeout: Double = 20, _ body: () -> Int32, parent: () -> Bool = { true }) -> (status: Int32, parent: Bool) {
+func runInChild(timeout: Double = 60, _ body: () -> Int32, parent: () -> Bool = { true }) -> (status: Int32, parent: Bool) {
     let pid = fork()
     if pid == 0 {
         _exit(body())

@@ -125,10 +125,11 @@ extension TransportTests {
             for i in 0..<5 {
                 let started = Date()
                 other.write("hello \(i)\n")
-                let reply = other.readLine(timeout: 3)
+                let reply = other.readLine()
                 let waited = Date().timeIntervalSince(started)
-                // Typically a few milliseconds; without the bound, never.
-                guard reply == "echo:hello \(i)", waited < 2 else {
+                // Typically a few milliseconds; without the bound, never (30 s: room for a
+                // loaded machine).
+                guard reply == "echo:hello \(i)", waited < 30 else {
                     Issue.record("reply \(i) was \(reply ?? "nothing") after \(waited) s")
                     return
                 }

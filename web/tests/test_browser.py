@@ -54,7 +54,7 @@ class Web:
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         try:
-            self.process.wait(10)
+            self.process.wait(60)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
@@ -104,7 +104,9 @@ def tabs_in(driver: webdriver.Chrome, selector: str):
     return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((e) => e.dataset.tab);", selector)
 
 
-def wait(driver: webdriver.Chrome, condition, timeout: float = 10, what: str = ""):
+def wait(driver: webdriver.Chrome, condition, timeout: float = 60, what: str = ""):
+    """Until `condition` holds; `timeout` is a give-up bound, far above what the page takes
+    even on a loaded machine."""
     return WebDriverWait(driver, timeout, poll_frequency=0.02, ignored_exceptions=[StaleElementReferenceException]).until(
         lambda d: condition(d), what)
 
@@ -167,12 +169,14 @@ def test_the_console_in_a_browser(tabd: Tabd, browser: webdriver.Chrome) -> None
             more = c.state()["bar"]["more"]
             wait(browser, lambda d: tabs_in(d, '[data-more="main"] [data-tab]') == more, what="the More list")
 
-        # Another client selects: the page shows it within a second.
+        # Another client selects: the page shows it (within a second on an idle machine: the
+        # figure printed; the bound, 10 s, leaves room for a loaded one and still tells a page
+        # that follows events from one that does not).
         with tabd_client.Client(tabd.socket) as c:
             c.select("home")
             started = time.monotonic()
             wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, main).get_attribute("data-selected") == "home",
-                 timeout=1.0, what="home within a second")
+                 timeout=10, what="home, shown from the event")
             print("figure: another client's select shown after %.0f ms" % ((time.monotonic() - started) * 1000))
             assert drawn_bar(browser, "main")[2] == "home"
             assert "Inbox" in browser.find_element(By.CSS_SELECTOR, main + " .content").text  # the stack
@@ -187,13 +191,13 @@ def test_the_console_in_a_browser(tabd: Tabd, browser: webdriver.Chrome) -> None
         # tabd is killed and started again: the page says so and resyncs, then follows on.
         first = browser.find_element(By.TAG_NAME, "body").get_attribute("data-instance")
         tabd.restart(signal.SIGKILL)
-        wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-syncs") not in ("1", None), timeout=20, what="resync")
+        wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-syncs") not in ("1", None), what="resync")
         assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-instance") != first
         assert "resynced" in browser.find_element(By.ID, "notice").text
         with tabd_client.Client(tabd.socket) as c:
             c.select("video")
             wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, main).get_attribute("data-selected") == "video",
-                 timeout=2, what="video after the restart")
+                 timeout=10, what="video after the restart")
             assert drawn_bar(browser, "main") == (c.state()["bar"]["visible"], [], "video")
 
         # Admin commands are refused unless tabd-web was started with --allow-admin.

@@ -88,7 +88,10 @@ final class TabdProcess {
         if waitForSocket { try waitUntilServing() }
     }
 
-    func waitUntilServing(timeout: Double = 20) throws {
+    /// The bounds of the harness's own waits are give-up bounds, far above what a start or a
+    /// stop takes (milliseconds): on a loaded machine they are what keeps a slow test from
+    /// failing, and a test that passes never waits them out (README, "Testing").
+    func waitUntilServing(timeout: Double = 60) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let c = try? LineClient(path: socket), (try? c.request(#"{"cmd":"ping"}"#)) != nil { return }
@@ -106,7 +109,7 @@ final class TabdProcess {
 
     /// Sends `signal` and waits for the process to exit; returns its status.
     @discardableResult
-    func stop(signal: Int32 = SIGTERM, timeout: Double = 10) -> Int32 {
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 60) -> Int32 {
         guard let p = process else { return -1 }
         if p.isRunning { kill(p.processIdentifier, signal) }
         let deadline = Date().addingTimeInterval(timeout)
@@ -152,7 +155,9 @@ final class LineClient {
             fd = -1
             throw TestFailure("connect \(path): \(String(cString: strerror(e)))")
         }
-        var tv = timeval(tv_sec: 20, tv_usec: 0)
+        // A reply that never comes fails the test after a minute, not never; a minute is
+        // ample for any reply on a loaded machine.
+        var tv = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 

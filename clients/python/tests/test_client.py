@@ -91,7 +91,7 @@ def random_request(rng: random.Random, tabs: List[str]):
     return rng.choice(["customize.begin", "customize.end"]), {}
 
 
-def drain_until_checked(f: Follower, timeout: float = 20) -> Checked:
+def drain_until_checked(f: Follower, timeout: float = 60) -> Checked:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for u in f.poll(0.2):
@@ -101,7 +101,7 @@ def drain_until_checked(f: Follower, timeout: float = 20) -> Checked:
     raise AssertionError("no check answer within %s s" % timeout)
 
 
-def drain_until_synced(f: Follower, timeout: float = 20) -> Synced:
+def drain_until_synced(f: Follower, timeout: float = 60) -> Synced:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for u in f.poll(0.2):
@@ -225,18 +225,18 @@ def test_asyncio_client_and_follower(tabd: Tabd) -> None:
             await c.select("nowhere")
         core = tabd_client.MirrorCore(["main"])
         updates = tabd_client.follow_async(tabd.socket, ["main"], core=core)
-        first = await asyncio.wait_for(updates.__anext__(), 10)
+        first = await asyncio.wait_for(updates.__anext__(), 60)
         assert isinstance(first, Synced) and first.initial
         await c.select("d")
         before = (await c.state())["seq"]
         while core.mirrors["main"].seq != before:
-            await asyncio.wait_for(updates.__anext__(), 10)
+            await asyncio.wait_for(updates.__anext__(), 60)
         assert core.mirrors["main"].state["selected"] == "d"
         await c.close()
         tabd.restart(signal.SIGKILL)
-        u = await asyncio.wait_for(updates.__anext__(), 20)
+        u = await asyncio.wait_for(updates.__anext__(), 60)
         while not isinstance(u, Synced):
-            u = await asyncio.wait_for(updates.__anext__(), 20)
+            u = await asyncio.wait_for(updates.__anext__(), 60)
         assert u.instance_changed and u.nothing_missed and u.controllers["main"]["seq"] == before
         await updates.aclose()
     asyncio.run(run())
@@ -256,7 +256,7 @@ def test_a_script_outside_the_repository_with_the_installed_package(tabd: Tabd, 
     script.write_text(textwrap.dedent("""
         import json, sys
         import tabd_client
-        for u in tabd_client.Follower(sys.argv[1], ["main"], reconnect_seconds=30):
+        for u in tabd_client.Follower(sys.argv[1], ["main"], reconnect_seconds=120):
             if isinstance(u, tabd_client.Synced):
                 print(json.dumps({"sync": "initial" if u.initial else "resync", "nothing_missed": u.nothing_missed,
                                   "changed": u.instance_changed, "seq": u.controllers["main"]["seq"]}), flush=True)

@@ -137,7 +137,7 @@ def test_every_event_is_an_event_the_mirror_knows(tabd: Tabd) -> None:
     assert not both, "events in UNSHOWN with a rule: %s" % both
 
 
-def check(f: Follower, name: str, timeout: float = 10) -> Tuple[List[str], List[str]]:
+def check(f: Follower, name: str, timeout: float = 60) -> Tuple[List[str], List[str]]:
     """Waits until the mirror of `name` equals state (or `timeout` passed):
     the last differences, and the reasons of any resync on the way."""
     deadline = time.monotonic() + timeout
