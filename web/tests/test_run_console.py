@@ -68,10 +68,19 @@ class Run:
         return int((self.dir / "tabd-web.pid").read_text())
 
     def stop(self) -> None:
-        for p in (self.tabd, self.script):
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        """Ends the stand-in tabd; the script then stops its console and ends by itself (a
+        kill of the script would leave the console running: what an earlier run leaves)."""
+        console = self.console_pid() if (self.dir / "tabd-web.pid").exists() else None
+        if self.tabd.poll() is None:
+            self.tabd.kill()
+            self.tabd.wait()
+        try:
+            self.script.wait(BOUND)
+        except subprocess.TimeoutExpired:
+            self.script.kill()
+            self.script.wait()
+        if console is not None and alive(console):
+            os.kill(console, signal.SIGKILL)
         self.listener.close()
 
 
