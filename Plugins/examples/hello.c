@@ -459,6 +459,8 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
             h->json_begin_array(h, b, "groups");
             for (size_t i = 0; i < who.group_count && who.groups != NULL; i++) h->json_add_int(h, b, NULL, who.groups[i]);
             h->json_end(h, b);
+            /* Since 1.8: a client that relays for others (the web console) says so. */
+            if (who.via != NULL) h->json_add_string(h, b, "via", who.via);
         } else {
             h->json_add_null(h, b, "uid");
         }

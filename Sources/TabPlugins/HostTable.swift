@@ -289,6 +289,7 @@ extension PluginCaller {
         put(\.is_admin, isAdmin ? 1 : 0)
         put(\.group_count, groups.count)
         put(\.groups, frame.keep(groups))
+        put(\.via, frame.keep(via))
     }
 }
 

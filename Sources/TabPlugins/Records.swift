@@ -50,9 +50,11 @@ public struct PluginCaller: Sendable, Equatable {
     public var isAdmin: Bool
     /// The caller's supplementary groups, as the kernel gave them at connect (ABI 1.5).
     public var groups: [UInt32]
+    /// What the client relays for, as its `hello` said (`tabd-web`), or nil (ABI 1.8).
+    public var via: String?
 
-    public init(uid: UInt32, gid: UInt32, pid: Int32, isAdmin: Bool = false, groups: [UInt32] = []) {
-        self.uid = uid; self.gid = gid; self.pid = pid; self.isAdmin = isAdmin; self.groups = groups
+    public init(uid: UInt32, gid: UInt32, pid: Int32, isAdmin: Bool = false, groups: [UInt32] = [], via: String? = nil) {
+        self.uid = uid; self.gid = gid; self.pid = pid; self.isAdmin = isAdmin; self.groups = groups; self.via = via
     }
 }
 

@@ -62,9 +62,11 @@ public final class PolicyHost {
         var c = tabd_caller()
         c.struct_size = MemoryLayout<tabd_caller>.size
         guard function(table, &c) != 0 else { return nil }
-        // The 1.5 fields stay zero in an older tabd: not an admin, no groups known.
+        // The 1.5 fields stay zero in an older tabd: not an admin, no groups known; 1.8's
+        // via stays NULL.
         let groups = c.groups.map { Array(UnsafeBufferPointer(start: $0, count: c.group_count)) } ?? []
-        return Caller(uid: c.uid, gid: c.gid, pid: c.pid, isAdmin: c.is_admin != 0, groups: groups)
+        return Caller(uid: c.uid, gid: c.gid, pid: c.pid, isAdmin: c.is_admin != 0, groups: groups,
+                      via: c.via.map { String(cString: $0) })
     }
 
     // MARK: The store (ABI 1.6)
@@ -196,9 +198,13 @@ public struct Caller: Equatable, Hashable, Sendable {
     public let isAdmin: Bool
     /// The caller's supplementary groups when it connected. Since ABI 1.5; empty before.
     public let groups: [UInt32]
+    /// What the client relays for, as its `hello` said (`"tabd-web"`: a user of the web
+    /// console), or nil for a client acting for itself. Such a caller is never an admin.
+    /// Since ABI 1.8; nil before.
+    public let via: String?
 
-    public init(uid: UInt32, gid: UInt32, pid: Int32, isAdmin: Bool = false, groups: [UInt32] = []) {
-        self.uid = uid; self.gid = gid; self.pid = pid; self.isAdmin = isAdmin; self.groups = groups
+    public init(uid: UInt32, gid: UInt32, pid: Int32, isAdmin: Bool = false, groups: [UInt32] = [], via: String? = nil) {
+        self.uid = uid; self.gid = gid; self.pid = pid; self.isAdmin = isAdmin; self.groups = groups; self.via = via
     }
 }
 

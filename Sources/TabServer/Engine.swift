@@ -246,7 +246,7 @@ public struct ServiceEngine: ~Copyable {
     /// configuration): their output is kept for a redo instead of running them again.
     static func actsOutsideState(_ command: RequestCommand) -> Bool {
         switch command {
-        case .pluginCall, .reload: return true
+        case .boxed(.pluginCall), .reload: return true
         default: return false
         }
     }

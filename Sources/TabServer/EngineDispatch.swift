@@ -49,7 +49,7 @@ extension ServiceEngine {
         }
         switch r.command {
         case .core, .state, .ping: assertionFailure("handle(_:from:into:) runs '\(r.name)'")
-        case .hello(let via): hello(r, via: via, &out)
+        case .boxed(.hello(let via)): hello(r, via: via, &out)
         case .controllers: listControllers(r, &out)
         case .controllerCreate(let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
             try createController(r, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
@@ -63,7 +63,7 @@ extension ServiceEngine {
         case .subscribe(let events, let controllers): subscribe(r, events: events, controllers: controllers, client, &out)
         case .unsubscribe(let events): unsubscribe(r, events: events, client, &out)
         case .plugins: listPlugins(r, &out)
-        case .pluginCall(let plugin, let method, let args): try callPlugin(r, plugin: plugin, method: method, args: args, client, &out)
+        case .boxed(.pluginCall(let plugin, let method, let args)): try callPlugin(r, plugin: plugin, method: method, args: args, client, &out)
         case .explain(let limit): explain(r, limit: limit, &out)
         case .reload: askForReload(r, &out)
         case .stats:

@@ -26,7 +26,7 @@ extension ServiceEngine {
         let peer = client.peer
         // The groups cost a system call: made for plugin.call only, never on a tap.
         let caller = PluginCaller(uid: peer.uid, gid: peer.gid, pid: peer.pid, isAdmin: isAdmin(client),
-                                  groups: (try? host.peerGroups(of: client)) ?? [])
+                                  groups: (try? host.peerGroups(of: client)) ?? [], via: client.via)
         let answer = plugins.call(plugin: plugin, method: method, args: argsObject, controller: c, caller: caller)
         switch answer.result {
         case .success(let json):

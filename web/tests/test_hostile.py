@@ -319,7 +319,8 @@ def test_web_users_are_no_admins(tabd: Tabd) -> None:
     import tabd_client
     with_hello_plugin(tabd)
     with tabd_client.Client(tabd.socket) as c:
-        assert c.request("plugin.call", plugin="hello", method="whoami")["value"]["admin"] is True  # the socket client
+        me = c.request("plugin.call", plugin="hello", method="whoami")["value"]
+        assert me["admin"] is True and "via" not in me, me  # the socket client, for itself
     for extra, admin in [((), False), (("--allow-admin",), True)]:
         web = Web(tabd.socket, *extra)
         try:
@@ -327,6 +328,9 @@ def test_web_users_are_no_admins(tabd: Tabd) -> None:
             assert ws.message()["type"] == "sync"
             reply = ws.ask({"cmd": "plugin.call", "plugin": "hello", "method": "whoami"})
             assert reply["ok"] is True and reply["result"]["value"]["admin"] is admin, (extra, reply)
+            # ABI 1.8: the plugin can tell a web user from a socket client (unless the
+            # console was told to pass admins through, it says it relays).
+            assert reply["result"]["value"].get("via") == (None if admin else "tabd-web"), (extra, reply)
             reply = ws.ask({"cmd": "controller.delete", "controller": "nope"}, id=2)
             assert reply["error"]["code"] == ("forbidden" if not admin else "not_found"), (extra, reply)
             ws.close()
@@ -343,7 +347,7 @@ def test_web_users_are_no_admins(tabd: Tabd) -> None:
         hello, reload_, whoami = (json.loads(f.readline()) for _ in range(3))
         assert hello["ok"] is True
         assert reload_["error"]["code"] == "forbidden", reload_
-        assert whoami["result"]["value"]["admin"] is False, whoami
+        assert whoami["result"]["value"]["admin"] is False and whoami["result"]["value"]["via"] == "tabd-web", whoami
 
 
 def coded_default(option: str) -> int:

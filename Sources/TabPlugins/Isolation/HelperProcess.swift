@@ -418,6 +418,7 @@ final class HelperSession {
                 var c = PluginCaller(uid: try r.u32(), gid: try r.u32(), pid: Int32(bitPattern: try r.u32()))
                 c.isAdmin = try r.u8() == 1
                 for _ in 0..<min(try r.u32(), 65536) { c.groups.append(try r.u32()) }
+                c.via = try r.string()
                 caller = c
             }
             inHook = true

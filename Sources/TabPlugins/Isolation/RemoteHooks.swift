@@ -186,6 +186,7 @@ extension RemotePlugin {
             w.u8(1); w.u32(caller.uid); w.u32(caller.gid); w.u32(UInt32(bitPattern: caller.pid))
             w.u8(caller.isAdmin ? 1 : 0); w.u32(UInt32(caller.groups.count))
             for g in caller.groups { w.u32(g) }
+            w.string(caller.via)
         } else {
             w.u8(0)
         }

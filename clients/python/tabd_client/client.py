@@ -194,10 +194,14 @@ class Follower:
         self._reading: Optional[socket.socket] = None
         self._closed = False
         self._outage = False  # a Disconnected was told, and no sync has ended since
-        first = None if retry_first_connect else _connect(path)
-        if first is not None:
-            self.sock = first
-            self._write(self.core.connected())
+        self._deferred: List[str] = []  # controllers to check once connected again
+        # The first connection is made here (retry_first_connect: with the backoff, for up
+        # to reconnect_seconds), so that the constructor says at once when tabd is not there.
+        first = self._reconnect() if retry_first_connect else _connect(path)
+        if first is None:
+            raise self._inbox.pop()[1]
+        self.sock = first
+        self._write(self.core.connected())
         self._thread = threading.Thread(target=self._run, args=(first,), name="tabd-follower", daemon=True)
         self._thread.start()
 
@@ -292,8 +296,12 @@ class Follower:
                 pass  # the thread sees the end, and reconnects
 
     def check(self, controller: str = "main") -> None:
-        """Compares the mirror with `state` (a `Checked` update answers)."""
-        self._write(self.core.check(controller))
+        """Compares the mirror with `state` (a `Checked` update answers; asked while tabd
+        is down, once the Follower is connected again)."""
+        if self.sock is None:
+            self._deferred.append(controller)
+        else:
+            self._write(self.core.check(controller))
 
     def poll(self, timeout: Optional[float] = 0) -> List[Update]:
         """The updates made by what has come, waiting up to `timeout` seconds
@@ -312,11 +320,19 @@ class Follower:
                 elif kind == "connected":
                     self.sock = value
                     self._write(self.core.connected())
+                    deferred, self._deferred = self._deferred, []
+                    for controller in deferred:
+                        self.check(controller)
                 elif kind == "lost":
                     self.sock = None
+                    # Checks asked on the connection that ended: the caller asks again when told
+                    # Disconnected; within an outage already told, this Follower asks them again.
+                    asked = [c for k, c in self.core._waiting if k == "check" and c is not None]
                     told = self.core.disconnected(value)
                     if not self._outage:
                         updates += told
+                    else:
+                        self._deferred += asked
                     self._outage = True
                 else:
                     raise value

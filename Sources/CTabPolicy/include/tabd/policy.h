@@ -73,7 +73,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 7
+#define TABD_POLICY_ABI_MINOR 8
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -244,6 +244,13 @@ typedef struct tabd_caller {
      *  kernel could not say. */
     size_t group_count;
     const uint32_t *groups;
+    /* ---- since 1.8 ---- */
+    /** What the client said it relays for, in its `hello` (`"via":"tabd-web"`: a bridge
+     *  such as the web console, whose users tabd cannot see), valid until the hook
+     *  returns; NULL for a client that said nothing (a socket client acting for itself)
+     *  and in a tabd before 1.8. Such a connection is never an administrator (is_admin
+     *  0), whatever its uid: a plugin can tell a web user from a socket client. */
+    const char *via;
 } tabd_caller;
 
 /**
