@@ -327,7 +327,7 @@ class Follower:
                     self.sock = None
                     # Checks asked on the connection that ended: the caller asks again when told
                     # Disconnected; within an outage already told, this Follower asks them again.
-                    asked = [c for k, c in self.core._waiting if k == "check" and c is not None]
+                    asked = self.core.checks_waiting()
                     told = self.core.disconnected(value)
                     if not self._outage:
                         updates += told

@@ -117,6 +117,10 @@ class MirrorCore:
                 self._read_state(name)
         return self._take()
 
+    def checks_waiting(self) -> List[str]:
+        """The controllers whose `check` is asked and not yet answered on this connection."""
+        return [c for k, c in self._waiting if k == "check" and c is not None]
+
     def disconnected(self, reason: str) -> List[Update]:
         self._waiting, self._held = [], {}
         return [Disconnected(reason)]
