@@ -97,8 +97,8 @@ public enum RequestCommand: Equatable, Sendable {
     case ping
     case state
     case controllers
-    case controllerCreate(idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic,
-                          sizeClass: SizeClass? = nil, compactTabs: [String]? = nil)
+    /// A new container: its kind and the kind's configuration.
+    case controllerCreate(ContainerSpec)
     case controllerDelete
     /// A command of the controller's state machine (the mutating ones).
     case core(Command)
@@ -336,8 +336,8 @@ public enum RequestDecoder {
             if let size, size != idiom.defaultSizeClass, idiom != .pad {
                 throw ProtocolError(.notAvailable, "the \(idiom.rawValue) idiom is always \(idiom.defaultSizeClass.rawValue); only a pad has size_class \(size.rawValue)", details: [("field", "size_class")])
             }
-            command = .controllerCreate(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops, mode: mode,
-                                        sizeClass: size, compactTabs: try f.nullableStringArray("compact_tabs"))
+            command = .controllerCreate(.tab(TabBarOptions(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops, mode: mode,
+                                                           sizeClass: size, compactTabs: try f.nullableStringArray("compact_tabs"))))
         case .controllerDelete?:
             guard f.has("controller") else { throw .invalid("controller", "controller.delete needs \"controller\"") }
             command = .controllerDelete

@@ -13,12 +13,14 @@ import TabState
 
 
 public struct ServerConfig: Sendable {
+    /// A controller the configuration names: created when it does not exist.
     public struct ControllerSpec: Sendable, Equatable {
         public var name: String
-        public var idiom: Idiom
-        public var maxVisible: Int?
-        /// Which taps pop a tab's stack (R4.3); applies when tabd creates the controller.
-        public var tapPops: TapPops = .always
+        /// The tab controller's configuration (`controller.create`'s).
+        public var options: TabBarOptions
+        public var idiom: Idiom { options.idiom }
+        public var maxVisible: Int? { options.maxVisible }
+        public var tapPops: TapPops { options.tapPops }
     }
 
     public var socketPath = "/run/tabd/tabd.sock"
@@ -111,7 +113,7 @@ public struct ServerConfig: Sendable {
         /// that lead to them, with room to spare.
         public static let yamlDepth = maxJSONDepth.upperBound + 16
         /// Tabs on the bar (More included); TabCore's bounds for controller.create.
-        public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { (idiom == .tv ? 1 : 2)...1000 }
+        public static func maxVisible(_ idiom: Idiom) -> ClosedRange<Int> { TabBarOptions.maxVisibleRange(idiom) }
     }
 
     /// Where each plugin spec was configured (`plugins.load[i]`), for messages about it.
@@ -310,7 +312,7 @@ public struct ServerConfig: Sendable {
             if idiom == nil { _ = s.node("max_visible") }
             s.finish()
             if let name, let idiom, let tapPops {
-                c.controllers.append(ControllerSpec(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops))
+                c.controllers.append(ControllerSpec(name: name, options: TabBarOptions(idiom: idiom, maxVisible: maxVisible, tapPops: tapPops)))
             }
         }
         if var p = r.section("plugins") {

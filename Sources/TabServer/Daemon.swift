@@ -281,9 +281,9 @@ public enum Daemon {
             if let failed = service.stats.reloads.failed {
                 // Until a reload succeeds: the file on disk is the refused one, and a restart would refuse it too.
                 let n = failed.problems.count
-                return "STATUS=serving with the previous configuration: the reload at \(RFC3339.string(failed.at)) was refused (\(n) problem\(n == 1 ? "" : "s"), see tabctl stats or the log); fix \(config.path ?? "the configuration") before a restart; \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), plugins: \(loaded.isEmpty ? "none" : loaded.joined(separator: ", "))"
+                return "STATUS=serving with the previous configuration: the reload at \(RFC3339.string(failed.at)) was refused (\(n) problem\(n == 1 ? "" : "s"), see tabctl stats or the log); fix \(config.path ?? "the configuration") before a restart; \(service.containers.count) controller(s), \(server.connectionCount) connection(s), plugins: \(loaded.isEmpty ? "none" : loaded.joined(separator: ", "))"
             }
-            return "STATUS=serving \(service.containers.controllers.count) controller(s), \(server.connectionCount) connection(s), journal \(byteCount(store.journalBytes)) (\(store.records) records), plugins: \(loaded.isEmpty ? "none" : loaded.joined(separator: ", "))"
+            return "STATUS=serving \(service.containers.count) controller(s), \(server.connectionCount) connection(s), journal \(byteCount(store.journalBytes)) (\(store.records) records), plugins: \(loaded.isEmpty ? "none" : loaded.joined(separator: ", "))"
         }
         service.hooks.stateFault = { reason in
             fault = reason

@@ -51,9 +51,8 @@ extension ServiceEngine {
         case .core, .state, .ping: assertionFailure("handle(_:from:into:) runs '\(r.name)'")
         case .boxed(.hello(let via)): hello(r, via: via, &out)
         case .controllers: listControllers(r, &out)
-        case .controllerCreate(let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
-            try createController(r, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                                 sizeClass: sizeClass, compactTabs: compactTabs, &out)
+        case .controllerCreate(let spec):
+            try createController(r, spec, &out)
         case .controllerDelete: try deleteController(r, &out)
         case .layout(let width, let height, let statusBar): try layout(r, width: width, height: height, statusBar: statusBar, &out)
         case .preserve:
@@ -71,7 +70,7 @@ extension ServiceEngine {
         case .config:
             reply(r, &out) { w in config.encodeEffective(&w) }
         case .metrics, .metricsPrometheus:
-            let text = stats.metricsText(r.command == .metrics ? .openmetrics : .prometheus, transport: host.transportStatus, subscribers: subscriptions.count, controllers: containers.controllers.count,
+            let text = stats.metricsText(r.command == .metrics ? .openmetrics : .prometheus, transport: host.transportStatus, subscribers: subscriptions.count, controllers: containers.count,
                                          store: host.journalFigures, plugins: plugins.stats)
             reply(r, &out) { w in w.key(literal: "text"); w.string(text) }
         }
@@ -111,22 +110,13 @@ extension ServiceEngine {
         }
     }
 
-    private mutating func createController(_ r: Request, idiom: Idiom, maxVisible: Int?, tapPops: TapPops, mode: Mode,
-                                           sizeClass: SizeClass?, compactTabs: [String]?, _ out: inout Step) throws(ProtocolError) {
+    private mutating func createController(_ r: Request, _ spec: ContainerSpec, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
-        do {
-            try createController(r.controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                                 sizeClass: sizeClass, compactTabs: compactTabs, &out)
-        } catch { throw ProtocolError(error) }
-        let c = containers[r.controller]!
+        do { try createController(r.controller, spec, &out) } catch { throw ProtocolError(error) }
+        let options = containers[r.controller]!.options
         reply(r, &out) { w in
-            w.key(literal: "controller"); w.string(c.name)
-            w.key(literal: "idiom"); w.string(c.idiom.rawValue)
-            w.key(literal: "max_visible"); w.int(c.maxVisible)
-            w.key(literal: "tap_pops"); w.string(c.tapPops.rawValue)
-            if c.mode != .automatic { w.key(literal: "mode"); w.string(c.mode.rawValue) }
-            if c.sizeClass != c.idiom.defaultSizeClass { w.key(literal: "size_class"); w.string(c.sizeClass.rawValue) }
-            if let ids = c.compactTabs { w.key(literal: "compact_tabs"); ReplyEncoder.strings(ids, &w) }
+            w.key(literal: "controller"); w.string(r.controller)
+            options.writeMembers(to: &w, .reply)
         }
     }
 

@@ -20,23 +20,19 @@ extension ServiceEngine {
         guard fault == nil else { return }
         for spec in config.controllers where containers[spec.name] == nil {
             do {
-                try createController(spec.name, idiom: spec.idiom, maxVisible: spec.maxVisible, tapPops: spec.tapPops, &out)
+                try createController(spec.name, .tab(spec.options), &out)
             } catch {
                 logger.error("a configured controller cannot be created", metadata: ["controller": "\(spec.name)", "error": "\(error.message)"])
             }
         }
     }
 
-    mutating func createController(_ name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always,
-                                   mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil,
-                                   _ out: inout Step) throws(TabError) {
-        if containers[name] == nil, containers.controllers.count >= config.maxControllers {
-            throw TabError(.outOfRange, "tabd holds \(containers.controllers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
+    mutating func createController(_ name: String, _ spec: ContainerSpec, _ out: inout Step) throws(TabError) {
+        if containers[name] == nil, containers.count >= config.maxControllers {
+            throw TabError(.outOfRange, "tabd holds \(containers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
         }
-        try containers.create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                              sizeClass: sizeClass, compactTabs: compactTabs)
-        journal.append(.createController(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                                         sizeClass: sizeClass, compactTabs: compactTabs))
+        try containers.create(name, spec)
+        journal.append(.createController(name: name, spec))
         perform(containers.decideOrientations(of: name, policy: policy), &out)
         // Plugin ABI 1.7: the plugins are told, and what they ask for is done.
         var effects: [PolicyEffect] = []

@@ -35,7 +35,7 @@ extension TabService {
         engine.journal = store.batch()
         engine.fault = store.fault
         var metadata: Logger.Metadata = [
-            "state.controllers": "\(engine.containers.controllers.count)", "state.replayed": "\(report.applied)",
+            "state.controllers": "\(engine.containers.count)", "state.replayed": "\(report.applied)",
             "state.generation": "\(report.generation)", "journal.seq": "\(report.lastSeq)",
         ]
         if report.formatRead < JournalCodec.version { metadata["state.upgraded_from_format"] = "\(report.formatRead)" }

@@ -24,8 +24,8 @@ import TabStrings
 public enum JournalRecord: Equatable, Sendable {
     /// A command of a controller's state machine, in its deterministic form.
     case command(controller: String, Command)
-    case createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always, mode: Mode = .automatic,
-                          sizeClass: SizeClass? = nil, compactTabs: [String]? = nil)
+    /// A container created: its name, kind and the kind's configuration, as asked.
+    case createController(name: String, ContainerSpec)
     case deleteController(name: String)
     /// Events that changed no state were numbered (a tap on the tab already shown, a plugin's
     /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
@@ -39,7 +39,7 @@ public enum JournalRecord: Equatable, Sendable {
     public var controller: String {
         switch self {
         case .command(let c, _): return c
-        case .createController(let c, _, _, _, _, _, _), .deleteController(let c), .eventSeq(let c, _): return c
+        case .createController(let c, _), .deleteController(let c), .eventSeq(let c, _): return c
         case .pluginData: return ""
         }
     }
@@ -53,6 +53,14 @@ public enum JournalRecord: Equatable, Sendable {
         case .eventSeq: return "seq"
         case .pluginData: return "plugin.store"
         }
+    }
+
+    /// The record of a tab controller created with these options (`.tab(TabBarOptions(…))`).
+    public static func createController(name: String, idiom: Idiom, maxVisible: Int?, tapPops: TapPops = .always,
+                                        mode: Mode = .automatic, sizeClass: SizeClass? = nil,
+                                        compactTabs: [String]? = nil) -> JournalRecord {
+        .createController(name: name, .tab(TabBarOptions(idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                                          sizeClass: sizeClass, compactTabs: compactTabs)))
     }
 }
 
@@ -92,16 +100,13 @@ public enum JournalCodec {
         switch record {
         case .command(let controller, let command):
             encode(command, controller: controller, seq: seq, into: &w)
-        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
+        case .createController(let name, let spec):
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(literal: "controller.create")
             w.key(literal: "controller"); w.string(name)
-            w.key(literal: "idiom"); w.string(idiom.rawValue)
-            w.key(literal: "max_visible"); maxVisible.write(to: &w, .journal)
-            w.key(literal: "tap_pops"); w.string(tapPops.rawValue)
-            if mode != .automatic { w.key(literal: "mode"); w.string(mode.rawValue) }  // R13.6
-            if let sizeClass { w.key(literal: "size_class"); w.string(sizeClass.rawValue) }  // R14.4
-            if let compactTabs { w.key(literal: "compact_tabs"); compactTabs.write(to: &w, .journal) }
+            switch spec {
+            case .tab(let options): options.writeMembers(to: &w, .journal)
+            }
             w.endObject()
         case .deleteController(let name):
             begin(seq: seq, into: &w)
@@ -350,8 +355,8 @@ public enum JournalCodec {
             var sizeClass: SizeClass?  // R14.4: absent before issue 30
             if let name = try f.string("size_class") { sizeClass = try self.sizeClass(name) }
             let compactTabs = try f.take("compact_tabs").map { v throws(JournalRecordError) in try strings(v, path: "compact_tabs") }
-            record = .createController(name: controller, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                                       sizeClass: sizeClass, compactTabs: compactTabs)
+            record = .createController(name: controller, .tab(TabBarOptions(idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                                                            sizeClass: sizeClass, compactTabs: compactTabs)))
         case "controller.delete":
             record = .deleteController(name: controller)
         case "plugin.store" where version >= 3:

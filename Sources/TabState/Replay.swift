@@ -11,8 +11,8 @@ extension TabContainers {
         switch record {
         case .command(let controller, let command):
             _ = try apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
-        case .createController(let name, let idiom, let maxVisible, let tapPops, let mode, let sizeClass, let compactTabs):
-            try create(name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode, sizeClass: sizeClass, compactTabs: compactTabs)
+        case .createController(let name, let spec):
+            try create(name, spec)
         case .deleteController(let name):
             try delete(name, replaying: true)
         case .eventSeq(let name, let seq):

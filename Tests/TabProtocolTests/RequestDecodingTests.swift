@@ -41,9 +41,9 @@ struct RequestDecodingTests {
     /// R4.3: `tap_pops` is "always" (the default) or "reselect"; anything else names the field.
     @Test("R4.3 controller.create tap_pops: always, reselect, or invalid_request")
     func r4_3_tapPops() throws {
-        #expect(try decode(#"{"cmd":"controller.create","controller":"p"}"#).get() == .controllerCreate(idiom: .phone, maxVisible: nil, tapPops: .always))
-        #expect(try decode(#"{"cmd":"controller.create","controller":"p","tap_pops":"always"}"#).get() == .controllerCreate(idiom: .phone, maxVisible: nil, tapPops: .always))
-        #expect(try decode(#"{"cmd":"controller.create","controller":"p","idiom":"pad","tap_pops":"reselect"}"#).get() == .controllerCreate(idiom: .pad, maxVisible: nil, tapPops: .reselect))
+        #expect(try decode(#"{"cmd":"controller.create","controller":"p"}"#).get() == .controllerCreate(.tab(TabBarOptions(idiom: .phone, tapPops: .always))))
+        #expect(try decode(#"{"cmd":"controller.create","controller":"p","tap_pops":"always"}"#).get() == .controllerCreate(.tab(TabBarOptions(idiom: .phone, tapPops: .always))))
+        #expect(try decode(#"{"cmd":"controller.create","controller":"p","idiom":"pad","tap_pops":"reselect"}"#).get() == .controllerCreate(.tab(TabBarOptions(idiom: .pad, tapPops: .reselect))))
         for bad in [#""never""#, #""Always""#, "true", "null"] {
             let e = error(#"{"cmd":"controller.create","controller":"p","tap_pops":\#(bad)}"#)
             #expect(e?.code == .invalidRequest)

@@ -122,7 +122,8 @@ public struct ControllerLimits: Equatable, Sendable {
         default: return
         }
         var others = 0, own = 0
-        for (n, c) in containers.controllers {
+        for (n, node) in containers.nodes {
+            let c = node.tabBar
             let held = c.arranged ? c.treeCount : c.tabs.count
             if n == name { own = held } else { others += held }
         }

@@ -1,4 +1,7 @@
-// Any number of controllers, by name. The daemon keeps one of these.
+// The registry of containers: every node (`ContainerNode`: a container with its kind, its parent and
+// its window flag) by name. The daemon keeps one of these; a command is addressed to a node by
+// its name (`controller` on the wire), and the tree of containers follows from the nodes'
+// parent links.
 
 import TabJSON
 
@@ -11,7 +14,13 @@ public struct TabContainers: Equatable, Sendable {
     /// Names are short, printable and safe in logs and file names.
     public static let maxNameLength = 64
 
-    public internal(set) var controllers: [String: Controller] = [:]
+    /// Every container by name.
+    public internal(set) var nodes: [String: ContainerNode] = [:]
+
+    /// The tab controllers by name (every node is one so far): for readers that want the
+    /// tab kind's state of each. A copy of each; the daemon's request path reads a node in
+    /// place (`apply`, `reading`).
+    public var controllers: [String: Controller] { nodes.mapValues(\.tabBar) }
 
     /// The highest event seq a deleted controller reached (its `controller_deleted`). A
     /// controller created later starts counting from here, so that a name's seq never repeats
@@ -27,7 +36,7 @@ public struct TabContainers: Equatable, Sendable {
     /// positions of two dictionaries cannot be compared.
     struct Recent: Sendable {
         var name = ""
-        var index: Dictionary<String, Controller>.Index?
+        var index: Dictionary<String, ContainerNode>.Index?
     }
 
     /// Each controller as it was before its first change since `keepChanges()` (nil: it did
@@ -40,11 +49,11 @@ public struct TabContainers: Equatable, Sendable {
     /// differ: `undoChanges` would make them differ). `notCompared` lists what is left out
     /// and why; a test holds the stored properties to these two lists.
     public static func == (a: TabContainers, b: TabContainers) -> Bool {
-        a.controllers == b.controllers && a.seqFloor == b.seqFloor && a.pluginData == b.pluginData && a.before == b.before
+        a.nodes == b.nodes && a.seqFloor == b.seqFloor && a.pluginData == b.pluginData && a.before == b.before
     }
 
     /// The stored properties `==` compares.
-    static let compared: Set<String> = ["controllers", "seqFloor", "pluginData", "before"]
+    static let compared: Set<String> = ["nodes", "seqFloor", "pluginData", "before"]
     /// The stored properties `==` leaves out, with the reason.
     static let notCompared: [String: String] = ["recent": "where the last lookup landed, a cache of positions that cannot be compared"]
 
@@ -68,7 +77,7 @@ public struct TabContainers: Equatable, Sendable {
     /// gave the fields (snapshots written by Codable read the same).
     public func writeSnapshot(to w: inout JSONWriter) {
         var m = SortedMembers()
-        m.add("controllers") { SortedMembers.write(controllers, to: &$0) { $0.writeSnapshot(to: &$1) } }
+        m.add("controllers") { SortedMembers.write(nodes, to: &$0) { $0.tabBar.writeSnapshot(to: &$1) } }
         m.add("seqFloor") { $0.int(Int(truncatingIfNeeded: seqFloor)) }
         if !pluginData.isEmpty {
             m.add("pluginData") { SortedMembers.write(pluginData, to: &$0) { store, w in SortedMembers.write(store, to: &w) { $1.string($0) } } }
@@ -80,7 +89,7 @@ public struct TabContainers: Equatable, Sendable {
     public init(snapshot json: JSONValue) throws(TabFieldError) {
         var r = try TabObjectReader.object(json, at: "", .snapshot, orNull: false, expected: "an object")
         guard let all = r.take("controllers") else { throw TabFieldError("controllers", .missing) }
-        controllers = try SortedMembers.read(all, at: "controllers") { (v, at) throws(TabFieldError) in try Controller(snapshot: v, at: at) }
+        nodes = try SortedMembers.read(all, at: "controllers") { (v, at) throws(TabFieldError) in ContainerNode(try Controller(snapshot: v, at: at)) }
         let floor = try r.read("seqFloor", as: Int.self) ?? 0
         guard floor >= 0 else { throw TabFieldError("seqFloor", .type(expected: "a count")) }
         seqFloor = UInt64(floor)
@@ -101,35 +110,44 @@ public struct TabContainers: Equatable, Sendable {
     }
 
     /// Names in a stable order.
-    public var names: [String] { controllers.keys.sorted() }
+    public var names: [String] { nodes.keys.sorted() }
 
-    public subscript(name: String) -> Controller? { controllers[name] }
+    /// How many containers there are.
+    public var count: Int { nodes.count }
+
+    /// The tab controller `name` (a copy), or nil when there is no such node.
+    public subscript(name: String) -> Controller? { nodes[name]?.tabBar }
+
+    /// The node `name` (a copy), or nil.
+    public func node(_ name: String) -> ContainerNode? { nodes[name] }
 
     public func controller(_ name: String) throws(TabError) -> Controller {
-        guard let c = controllers[name] else { throw TabError(.notFound, "no controller named '\(name)'") }
-        return c
+        guard let n = nodes[name] else { throw TabError(.notFound, "no controller named '\(name)'") }
+        return n.tabBar
     }
 
+    /// Creates the container `name` as `spec` says: a root (R15.4), numbering its events from
+    /// the seq floor.
+    public mutating func create(_ name: String, _ spec: ContainerSpec) throws(TabError) {
+        try Self.validate(name: name)
+        let node: ContainerNode
+        switch spec {
+        case .tab(let options):
+            try options.validate()
+            node = ContainerNode(Controller(name: name, options))
+        }
+        guard nodes[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
+        saveWhole(name)
+        nodes[name] = node
+        nodes[name]!.tabBar.seq = seqFloor
+        recent = Recent()
+    }
+
+    /// Creates the tab controller `name` (`create(_:_:)` with `.tab`).
     public mutating func create(_ name: String, idiom: Idiom, maxVisible: Int? = nil, tapPops: TapPops = .always,
                                 mode: Mode = .automatic, sizeClass: SizeClass? = nil, compactTabs: [String]? = nil) throws(TabError) {
-        if let sizeClass, sizeClass != idiom.defaultSizeClass, idiom != .pad {
-            // R14.4: phone is always compact, tv always regular.
-            throw TabError(.notAvailable, "the \(idiom.rawValue) idiom is always \(idiom.defaultSizeClass.rawValue); only a pad has size_class \(sizeClass.rawValue)")
-        }
-        try Self.validate(name: name)
-        if let maxVisible {
-            let least = idiom == .tv ? 1 : 2
-            guard maxVisible >= least, maxVisible <= 1000 else {
-                throw TabError(.outOfRange, "max_visible must be between \(least) and 1000 for the \(idiom.rawValue) idiom")
-            }
-        }
-        guard controllers[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
-        saveWhole(name)
-        var c = Controller(name: name, idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                           sizeClass: sizeClass, compactTabs: compactTabs)
-        c.seq = seqFloor
-        controllers[name] = c
-        recent = Recent()
+        try create(name, .tab(TabBarOptions(idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
+                                            sizeClass: sizeClass, compactTabs: compactTabs)))
     }
 
     /// Deletes a controller; returns the seq of its last event, `controller_deleted`.
@@ -140,9 +158,9 @@ public struct TabContainers: Equatable, Sendable {
         guard name != Self.defaultName || replaying else {
             throw TabError(.conflict, "'\(name)' is the default controller and cannot be deleted; delete only controllers you created")
         }
-        guard controllers[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
+        guard nodes[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
         saveWhole(name)
-        let removed = controllers.removeValue(forKey: name)!
+        let removed = nodes.removeValue(forKey: name)!
         if before.seqFloor == nil { before.seqFloor = seqFloor }
         let last = removed.seq &+ 1
         seqFloor = max(seqFloor, last)
@@ -153,18 +171,18 @@ public struct TabContainers: Equatable, Sendable {
     /// Numbers one event of a controller that is not a state machine's notification (a
     /// plugin's), and returns its seq; nil when there is no such controller.
     public mutating func nextSeq(_ name: String) -> UInt64? {
-        guard controllers[name] != nil else { return nil }
+        guard nodes[name] != nil else { return nil }
         saveSeq(name)
-        controllers[name]!.seq &+= 1
-        return controllers[name]!.seq
+        nodes[name]!.tabBar.seq &+= 1
+        return nodes[name]!.tabBar.seq
     }
 
     /// Sets a controller's seq (replaying the journal's record of events that changed no
     /// state). Never lowers it.
     public mutating func setSeq(_ name: String, _ seq: UInt64) throws(TabError) {
-        guard controllers[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
+        guard nodes[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
         saveSeq(name)
-        controllers[name]!.seq = max(controllers[name]!.seq, seq)
+        nodes[name]!.tabBar.seq = max(nodes[name]!.tabBar.seq, seq)
     }
 
     /// Applies `command` to the controller `name`; a refused command changes nothing.
@@ -183,11 +201,11 @@ public struct TabContainers: Equatable, Sendable {
         let i = try lookUp(name)
         let pending = prepareUndo(name, at: i, before: command)
         #if DEBUG
-        let footprint = controllers.values[i].footprint(of: command), tabsBefore = controllers.values[i].tabs
+        let footprint = nodes.values[i].tabBar.footprint(of: command), tabsBefore = nodes.values[i].tabBar.tabs
         #endif
         let outcome: Outcome
         do {
-            outcome = try controllers.values[i].apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
+            outcome = try nodes.values[i].tabBar.apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
                                                       semantics: semantics, reading: read)
         } catch {
             before.settle(pending, made: false)
@@ -196,7 +214,7 @@ public struct TabContainers: Equatable, Sendable {
         #if DEBUG
         // The footprint's promise, checked by every test that runs a command (whatever the
         // controller's size): the command did to the root tabs no more than it said.
-        if let footprint { footprint.check(command, before: tabsBefore, after: controllers.values[i].tabs) }
+        if let footprint { footprint.check(command, before: tabsBefore, after: nodes.values[i].tabBar.tabs) }
         #endif
         before.settle(pending, made: outcome.changed)  // a refused or idle command inserted or removed nothing
         return outcome
@@ -210,7 +228,7 @@ public struct TabContainers: Equatable, Sendable {
     /// build, exclusivity unchecked, would see none).
     public mutating func reading<R>(_ name: String, _ read: (Controller) -> R) throws(TabError) -> R {
         let i = try lookUp(name)
-        return controllers.values[i].lend(read)
+        return nodes.values[i].tabBar.lend(read)
     }
 
     /// `reading(_:_:)` with something of the caller's handed to `read` in place too (the
@@ -229,14 +247,14 @@ public struct TabContainers: Equatable, Sendable {
     @usableFromInline
     mutating func lending(_ name: String, _ read: (Controller) -> Void) throws(TabError) {
         let i = try lookUp(name)
-        controllers.values[i].lend(read)
+        nodes.values[i].tabBar.lend(read)
     }
 
     /// Where the controller `name` lies: the last one looked up, else found by its hash.
     @inline(__always)
-    private mutating func lookUp(_ name: String) throws(TabError) -> Dictionary<String, Controller>.Index {
+    private mutating func lookUp(_ name: String) throws(TabError) -> Dictionary<String, ContainerNode>.Index {
         if let last = recent.index, recent.name == name { return last }
-        guard let found = controllers.index(forKey: name) else { throw TabError(.notFound, "no controller named '\(name)'") }
+        guard let found = nodes.index(forKey: name) else { throw TabError(.notFound, "no controller named '\(name)'") }
         recent = Recent(name: name, index: found)
         return found
     }
@@ -248,28 +266,29 @@ public struct TabContainers: Equatable, Sendable {
     public mutating func decideOrientations(of name: String? = nil, policy: Policy) -> [PolicyEffect] {
         var effects: [PolicyEffect] = []
         if let name {
-            controllers[name]?.decideOrientations(policy: policy, effects: &effects)
+            nodes[name]?.tabBar.decideOrientations(policy: policy, effects: &effects)
         } else {
             // In the order of their names, not the dictionary's (seeded anew in each process):
             // the delegate is asked, and `explain` records, the same way at every start.
-            for name in names { controllers[name]!.decideOrientations(policy: policy, effects: &effects) }
+            for name in names { nodes[name]!.tabBar.decideOrientations(policy: policy, effects: &effects) }
         }
         return effects
     }
 
     /// What makes this set impossible (see `Controller.inconsistency`), or nil.
     public var inconsistency: String? {
-        for (name, c) in controllers {
+        for (name, n) in nodes {
             do { try Self.validate(name: name) } catch { return "a controller is named '\(name)': \(error.message)" }
-            guard c.name == name else { return "controller '\(c.name)' is stored as '\(name)'" }
-            if let problem = c.inconsistency { return problem }
+            guard n.name == name else { return "controller '\(n.name)' is stored as '\(name)'" }
+            if let problem = n.inconsistency { return problem }
+            if let p = n.parent, nodes[p.parent] == nil { return "controller '\(name)' is attached to '\(p.parent)', which does not exist" }
         }
         return nil
     }
 
-    /// Puts a controller back as it was (restoring from a snapshot).
+    /// Puts a controller back as it was (restoring from a snapshot): a root in a window.
     public mutating func insert(_ controller: Controller) {
-        controllers[controller.name] = controller
+        nodes[controller.name] = ContainerNode(controller)
         recent = Recent()
     }
 

@@ -136,7 +136,7 @@ enum TabEdit: Equatable, Sendable {
     case removed(Int, Tab)
 }
 
-/// What undoing a turn needs of one controller, kept at its first change in the turn.
+/// What undoing a turn needs of one node, kept at its first change in the turn.
 struct SavedController: Equatable, Sendable {
     enum Form: Equatable, Sendable {
         /// It did not exist: undoing deletes it.
@@ -148,23 +148,27 @@ struct SavedController: Equatable, Sendable {
         case withoutTabs
     }
 
-    /// Kept apart from `controller`, so that the request path tests a byte, not a payload.
+    /// Kept apart from `node`, so that the request path tests a byte, not a payload.
     var form: Form
-    var controller: Controller?
+    var node: ContainerNode?
     /// In the order they happened (for `withoutTabs`).
     var edits: [TabEdit] = []
 
-    static let absent = SavedController(form: .absent, controller: nil)
-    static func whole(_ c: Controller) -> SavedController { SavedController(form: .whole, controller: c) }
-    static func withoutTabs(_ c: Controller) -> SavedController { SavedController(form: .withoutTabs, controller: c.withoutTabs) }
+    static let absent = SavedController(form: .absent, node: nil)
+    static func whole(_ n: ContainerNode) -> SavedController { SavedController(form: .whole, node: n) }
+    static func withoutTabs(_ n: ContainerNode) -> SavedController {
+        var kept = n
+        kept.tabBar = n.tabBar.withoutTabs
+        return SavedController(form: .withoutTabs, node: kept)
+    }
 
-    /// The controller as it was, given the live one (`withoutTabs` needs its tabs).
-    func restored(from live: Controller?) -> Controller? {
+    /// The node as it was, given the live one (`withoutTabs` needs its tabs).
+    func restored(from live: ContainerNode?) -> ContainerNode? {
         switch form {
         case .absent: return nil
-        case .whole: return controller
+        case .whole: return node
         case .withoutTabs:
-            var tabs = live?.tabs ?? []
+            var tabs = live?.tabBar.tabs ?? []
             for edit in edits.reversed() {
                 switch edit {
                 case .wrote(let i, let tab): tabs[i] = tab
@@ -172,7 +176,9 @@ struct SavedController: Equatable, Sendable {
                 case .removed(let i, let tab): tabs.insert(tab, at: i)
                 }
             }
-            return controller!.restoring(tabs: tabs)
+            var n = node!
+            n.tabBar = n.tabBar.restoring(tabs: tabs)
+            return n
         }
     }
 
@@ -233,20 +239,20 @@ extension TabContainers {
     /// whole, as it was at the turn's start.
     mutating func saveWhole(_ name: String) {
         guard let at = before.position(of: name) else {
-            return before.saved.append((name, controllers[name].map { .whole($0) } ?? .absent))
+            return before.saved.append((name, nodes[name].map { .whole($0) } ?? .absent))
         }
-        makeWhole(at, live: controllers[name])
+        makeWhole(at, live: nodes[name])
     }
 
-    private mutating func makeWhole(_ at: Int, live: Controller?) {
+    private mutating func makeWhole(_ at: Int, live: ContainerNode?) {
         guard before.saved[at].controller.form == .withoutTabs else { return }
         before.saved[at].controller = .whole(before.saved[at].controller.restored(from: live)!)
     }
 
     /// Remembers the controller `name` before a change of its seq alone (its tabs stay).
     mutating func saveSeq(_ name: String) {
-        guard before.position(of: name) == nil, let c = controllers[name] else { return }
-        before.saved.append((name, c.tabs.count < Controller.footprintMinimumTabs ? .whole(c) : .withoutTabs(c)))
+        guard before.position(of: name) == nil, let n = nodes[name] else { return }
+        before.saved.append((name, n.tabBar.tabs.count < Controller.footprintMinimumTabs ? .whole(n) : .withoutTabs(n)))
     }
 
     /// Remembers the controller at `i` before `command` changes it: for a controller of
@@ -254,21 +260,21 @@ extension TabContainers {
     /// roots, the controller without its tabs (once a turn) and the roots it writes; else the
     /// whole controller. Returns what to settle once the command ran (`UndoLog.settle`).
     @inline(__always)
-    mutating func prepareUndo(_ name: String, at i: Dictionary<String, Controller>.Index, before command: Command) -> PendingEdit {
+    mutating func prepareUndo(_ name: String, at i: Dictionary<String, ContainerNode>.Index, before command: Command) -> PendingEdit {
         let at: Int, footprint: Footprint?
         // Reached in place (mutating calls): a Controller read out of the dictionary is a
         // copy, a retain of each of its arrays and strings per request.
         if let found = before.position(of: name) {
             guard before.saved[found].controller.form == .withoutTabs else { return .none }
             at = found
-            footprint = controllers.values[i].undoFootprint(for: command)
-        } else if controllers.values[i].rootCount() >= Controller.footprintMinimumTabs,
-                  case let found? = controllers.values[i].undoFootprint(for: command) {
+            footprint = nodes.values[i].tabBar.undoFootprint(for: command)
+        } else if nodes.values[i].tabBar.rootCount() >= Controller.footprintMinimumTabs,
+                  case let found? = nodes.values[i].tabBar.undoFootprint(for: command) {
             at = before.saved.count
             footprint = found
-            before.saved.append((name, .withoutTabs(controllers.values[i])))
+            before.saved.append((name, .withoutTabs(nodes.values[i])))
         } else {
-            before.saved.append((name, .whole(controllers.values[i])))
+            before.saved.append((name, .whole(nodes.values[i])))
             return .none
         }
         switch footprint {
@@ -279,10 +285,10 @@ extension TabContainers {
         case .inserts(let p)?:
             return .insertion(at: at, index: p)
         case .removes(let p)?:
-            before.saved[at].controller.edits.append(.removed(p, controllers.values[i].rootForUndo(p)))
+            before.saved[at].controller.edits.append(.removed(p, nodes.values[i].tabBar.rootForUndo(p)))
             return .removal(at: at)
         case nil:
-            makeWhole(at, live: controllers.values[i])
+            makeWhole(at, live: nodes.values[i])
             return .none
         }
     }
@@ -290,9 +296,9 @@ extension TabContainers {
     /// Logs the old value of `root` of the controller at `i` in the undo entry `at`, unless
     /// logged already since the last insertion or removal.
     @inline(__always)
-    private mutating func logWrite(_ root: Int?, at: Int, from i: Dictionary<String, Controller>.Index) {
+    private mutating func logWrite(_ root: Int?, at: Int, from i: Dictionary<String, ContainerNode>.Index) {
         guard let root, !before.saved[at].controller.logged(root) else { return }
-        before.saved[at].controller.edits.append(.wrote(root, controllers.values[i].rootForUndo(root)))
+        before.saved[at].controller.edits.append(.wrote(root, nodes.values[i].tabBar.rootForUndo(root)))
     }
 
     /// Whether every change to undo kept its controller without its tabs (tests: the
@@ -316,7 +322,7 @@ extension TabContainers {
         if let floor = before.seqFloor { seqFloor = floor }
         before.seqFloor = nil
         for (name, controller) in saved.reversed() {
-            controllers[name] = controller.restored(from: controllers[name])
+            nodes[name] = controller.restored(from: nodes[name])
         }
         recent = Recent()
         return saved.map(\.name)

@@ -8,8 +8,7 @@ extension Controller {
     /// nil. A snapshot whose checksum is right may still have been written by hand or by a
     /// buggy build: the store refuses it instead of trusting it.
     public var inconsistency: String? {
-        let least = idiom == .tv ? 1 : 2
-        guard maxVisible >= least, maxVisible <= 1000 else { return "controller '\(name)' has max_visible \(maxVisible)" }
+        guard TabBarOptions.maxVisibleRange(idiom).contains(maxVisible) else { return "controller '\(name)' has max_visible \(maxVisible)" }
         var ids = Set<String>()
         for t in tabs {
             do { try Self.validate(t) } catch { return "controller '\(name)': \(error.message)" }
