@@ -231,6 +231,7 @@ DRAWN = """
             [r.dataset.tab, Number(r.dataset.depth), r.dataset.expanded || null, r.disabled]),
         search: d.dataset.search || null,
         search_field: d.querySelector("[data-search-field]") !== null,
+        editing: d.querySelector("[data-editing]") !== null,
     };
 """
 
@@ -270,6 +271,7 @@ def expected(st) -> dict:
         "sidebar_rows": rows if sidebar["available"] and sidebar["visible"] else None,
         "search": None if search is None else "active" if search["active"] else "inactive",
         "search_field": bool(search and search["active"]),
+        "editing": st["editing"],
     }
 
 
@@ -290,8 +292,8 @@ MODERN_TABS = [{"id": "home", "title": "Home"},
 
 
 def test_the_console_draws_what_state_says(tabd: Tabd, browser: webdriver.Chrome) -> None:
-    """Bar position and hidden, size class and compact tabs, the sidebar, search, enabled
-    and mode (R13, R14) on a phone, a regular pad, a compact pad and a tv."""
+    """Bar position and hidden, size class and compact tabs, the sidebar, search, enabled,
+    mode and editing (R13, R14) on a phone, a regular pad, a compact pad and a tv."""
     web = Web(tabd.socket)
     try:
         browser.get(web.url)
@@ -330,6 +332,9 @@ def test_the_console_draws_what_state_says(tabd: Tabd, browser: webdriver.Chrome
             c.set_enabled("songs", False, controller="pad")
             check(browser, c, "pad", "set_enabled songs")
             assert not browser.find_element(By.CSS_SELECTOR, '[data-sidebar="pad"] [data-tab="songs"]').is_enabled()
+            c.edit_begin(controller="pad")
+            check(browser, c, "pad", "edit.begin")
+            c.edit_end(controller="pad")
             c.sidebar(False, controller="pad")
             check(browser, c, "pad", "sidebar false")
             c.sidebar(True, controller="pad")
