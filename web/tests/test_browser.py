@@ -89,14 +89,14 @@ def setup_controllers(c: tabd_client.Client) -> None:
 
 
 def drawn_bar(driver: webdriver.Chrome, controller: str):
-    """The bar as drawn, read in one script (the page redraws after every event, so
-    elements found earlier may be gone)."""
+    """The bar as drawn: its items, the tv's unreachable ones, the highlight. Read in one
+    script (the page redraws after every event, so elements found earlier may be gone)."""
     return tuple(driver.execute_script("""
         const items = [...document.querySelectorAll(`[data-controller="${arguments[0]}"] [data-bar] .item`)];
-        const enabled = items.filter((i) => !i.hasAttribute("data-disabled")).map((i) => i.dataset.tab);
-        const disabled = items.filter((i) => i.hasAttribute("data-disabled")).map((i) => i.dataset.tab);
+        const shown = items.filter((i) => !i.hasAttribute("data-unreachable")).map((i) => i.dataset.tab);
+        const unreachable = items.filter((i) => i.hasAttribute("data-unreachable")).map((i) => i.dataset.tab);
         const selected = items.filter((i) => i.dataset.selected).map((i) => i.dataset.tab);
-        return [enabled, disabled, selected.length ? selected[0] : null];
+        return [shown, unreachable, selected.length ? selected[0] : null];
     """, controller))
 
 
@@ -141,7 +141,7 @@ def test_the_console_in_a_browser(tabd: Tabd, browser: webdriver.Chrome) -> None
                 assert drawn_bar(browser, name) == (bar["visible"], bar.get("unreachable", []), bar["selected"]), name
         assert browser.find_element(By.CSS_SELECTOR, '[data-controller="main"] [data-tab="more"]').text == "More"
         assert browser.find_element(By.CSS_SELECTOR, '[data-controller="main"] [data-tab="music"] .badge').text == "3"
-        assert browser.find_element(By.CSS_SELECTOR, '[data-controller="pad"] [data-hidden]').get_attribute("data-hidden") == "radio"
+        assert browser.find_element(By.CSS_SELECTOR, '[data-controller="pad"] [data-hidden-tabs]').get_attribute("data-hidden-tabs") == "radio"
         assert len(browser.find_elements(By.CSS_SELECTOR, '[data-sidebar="pad"] [data-tab="songs"]')) == 1
         assert len(browser.find_elements(By.CSS_SELECTOR, '[data-controller="tv"] [data-disabled]')) == 3
 
@@ -207,6 +207,197 @@ def test_the_console_in_a_browser(tabd: Tabd, browser: webdriver.Chrome) -> None
         web.stop()
 
 
+# ---- what the page draws of R13/R14, against `state` -------------------------------------
+
+DRAWN = """
+    const d = document.querySelector(`[data-controller="${arguments[0]}"]`);
+    if (!d) return null;
+    const bar = d.querySelector("[data-bar]");
+    const items = [...bar.querySelectorAll(".item")];
+    const ids = (list) => list.map((i) => i.dataset.tab);
+    const b = bar.getBoundingClientRect(), body = d.querySelector(".body").getBoundingClientRect();
+    const side = d.querySelector("[data-sidebar]");
+    return {
+        seq: Number(d.dataset.seq), idiom: d.dataset.idiom, size_class: d.dataset.sizeClass, mode: d.dataset.mode,
+        position: bar.dataset.position, hidden: bar.dataset.hidden === "true",
+        placed: b.height === 0 ? null : b.bottom <= body.top + 0.5 ? "top" : b.top >= body.bottom - 0.5 ? "bottom" : "overlapping",
+        bar: ids(items.filter((i) => !i.hasAttribute("data-unreachable"))),
+        unreachable: ids(items.filter((i) => i.hasAttribute("data-unreachable"))),
+        disabled: ids(items.filter((i) => i.disabled && !i.hasAttribute("data-unreachable"))),
+        selected: ids(items.filter((i) => i.dataset.selected))[0] || null,
+        compact_tabs: bar.hasAttribute("data-compact-tabs") ? bar.dataset.compactTabs.split(" ").filter(Boolean) : null,
+        sidebar: d.dataset.sidebarState,
+        sidebar_rows: side && [...side.querySelectorAll("[data-depth]")].map((r) =>
+            [r.dataset.tab, Number(r.dataset.depth), r.dataset.expanded || null, r.disabled]),
+        search: d.dataset.search || null,
+        search_field: d.querySelector("[data-search-field]") !== null,
+        editing: d.querySelector("[data-editing]") !== null,
+    };
+"""
+
+
+def drawn(driver: webdriver.Chrome, controller: str):
+    """What the page drew of a controller (data attributes and geometry), in one script."""
+    return driver.execute_script(DRAWN, controller)
+
+
+def expected(st) -> dict:
+    """What the page should draw of a controller, from its `state` alone."""
+    def tree(tabs):
+        for t in tabs:
+            yield t
+            yield from tree(t.get("children") or [])
+    enabled = {t["id"]: t.get("enabled", True) for t in tree(st["tabs"])}
+    bar = st["bar"]
+    sidebar = st.get("sidebar") or {"available": False}
+    rows = []
+
+    def walk(items, depth):
+        for i in items:
+            group = "children" in i
+            rows.append([i["id"], depth, str(i["expanded"]).lower() if group else None, not enabled[i["id"]]])
+            if group and i["expanded"]:
+                walk(i["children"], depth + 1)
+    if sidebar["available"] and sidebar["visible"]:
+        walk(sidebar["items"], 0)
+    search = st.get("search")
+    return {
+        "seq": st["seq"], "idiom": st["idiom"], "size_class": st["size_class"], "mode": st["mode"],
+        "position": bar["position"], "hidden": bar["hidden"], "placed": None if bar["hidden"] else bar["position"],
+        "bar": bar["visible"], "unreachable": bar.get("unreachable", []),
+        "disabled": [t for t in bar["visible"] if t != "more" and not enabled[t]], "selected": bar["selected"],
+        "compact_tabs": st["compact_tabs"],
+        "sidebar": "none" if not sidebar["available"] else "shown" if sidebar["visible"] else "hidden",
+        "sidebar_rows": rows if sidebar["available"] and sidebar["visible"] else None,
+        "search": None if search is None else "active" if search["active"] else "inactive",
+        "search_field": bool(search and search["active"]),
+        "editing": st["editing"],
+    }
+
+
+def check(driver: webdriver.Chrome, c: tabd_client.Client, controller: str, step: str) -> dict:
+    """Waits until the page has drawn the controller at `state`'s seq, then compares."""
+    st = c.state(controller)
+    wait(driver, lambda d: (drawn(d, controller) or {}).get("seq") == st["seq"], what="%s at seq %d (%s)" % (controller, st["seq"], step))
+    assert drawn(driver, controller) == expected(st), "%s after %s" % (controller, step)
+    return st
+
+
+# Every controller uses R13 and R14 (groups, a search tab), so `state` reports their members.
+MODERN_TABS = [{"id": "home", "title": "Home"},
+               {"id": "library", "title": "Library", "children": [{"id": "albums"}, {"id": "songs"}, {"id": "artists"}]},
+               {"id": "radio", "title": "Radio"}, {"id": "news", "title": "News"}, {"id": "shop", "title": "Shop"},
+               {"id": "settings", "title": "Settings"},
+               {"id": "find", "title": "Find", "role": "search", "activates_search": True}]
+
+
+def test_the_console_draws_what_state_says(tabd: Tabd, browser: webdriver.Chrome) -> None:
+    """Bar position and hidden, size class and compact tabs, the sidebar, search, enabled,
+    mode and editing (R13, R14) on a phone, a regular pad, a compact pad and a tv."""
+    web = Web(tabd.socket)
+    try:
+        browser.get(web.url)
+        wait(browser, lambda d: d.find_element(By.ID, "status").get_attribute("data-state") == "live", what="live")
+        with tabd_client.Client(tabd.socket) as c:
+            # A phone: More, a disabled tab, the bar hidden and shown, compact tabs, search.
+            c.controller_create("phone", idiom="phone", max_visible=5)
+            c.set_tabs(MODERN_TABS, controller="phone")
+            check(browser, c, "phone", "set_tabs")
+            c.set_enabled("library", False, controller="phone")
+            st = check(browser, c, "phone", "set_enabled")
+            assert "library" in st["bar"]["visible"]
+            assert not browser.find_element(By.CSS_SELECTOR, '[data-bar="phone"] [data-tab="library"]').is_enabled()
+            c.set_bar_hidden(True, controller="phone")
+            check(browser, c, "phone", "set_bar_hidden true")
+            assert not browser.find_element(By.CSS_SELECTOR, '[data-bar="phone"] [data-tab="home"]').is_displayed()
+            c.set_bar_hidden(False, controller="phone")
+            check(browser, c, "phone", "set_bar_hidden false")
+            c.set_compact_tabs(["home", "radio", "find"], controller="phone")
+            check(browser, c, "phone", "set_compact_tabs")
+            c.select("find", controller="phone")
+            assert check(browser, c, "phone", "select find")["search"] == {"active": True}
+            c.search(False, controller="phone")
+            check(browser, c, "phone", "search false")
+
+            # A regular pad: the bar at the top, the sidebar with its groups.
+            c.controller_create("pad", idiom="pad", max_visible=6)
+            c.set_tabs(MODERN_TABS, controller="pad")
+            st = check(browser, c, "pad", "set_tabs")
+            assert st["bar"]["position"] == "top" and st["sidebar"]["visible"]
+            c.set_expanded("library", False, controller="pad")
+            check(browser, c, "pad", "set_expanded false")
+            click(browser, '[data-sidebar="pad"] [data-expand="library"]')  # the disclosure: set_expanded
+            wait(browser, lambda d: [r[2] for r in drawn(d, "pad")["sidebar_rows"] if r[0] == "library"] == ["true"], what="expanded")
+            check(browser, c, "pad", "the disclosure clicked")
+            c.set_enabled("songs", False, controller="pad")
+            check(browser, c, "pad", "set_enabled songs")
+            assert not browser.find_element(By.CSS_SELECTOR, '[data-sidebar="pad"] [data-tab="songs"]').is_enabled()
+            c.edit_begin(controller="pad")
+            check(browser, c, "pad", "edit.begin")
+            c.edit_end(controller="pad")
+            c.sidebar(False, controller="pad")
+            check(browser, c, "pad", "sidebar false")
+            c.sidebar(True, controller="pad")
+            check(browser, c, "pad", "sidebar true")
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            browser.find_element(By.CSS_SELECTOR, '[data-controller="pad"]').screenshot(str(ARTIFACTS / "pad-sidebar.png"))
+            c.set_bar_hidden(True, controller="pad")
+            check(browser, c, "pad", "set_bar_hidden true")
+            c.set_bar_hidden(False, controller="pad")
+            c.set_size_class("compact", controller="pad")
+            st = check(browser, c, "pad", "set_size_class compact")
+            assert st["bar"]["position"] == "bottom" and not st["sidebar"]["available"]
+            c.set_size_class("regular", controller="pad")
+            check(browser, c, "pad", "set_size_class regular")
+            c.set_mode("tab_bar", controller="pad")
+            check(browser, c, "pad", "set_mode tab_bar")
+
+            # A compact pad: what compact_tabs keeps, at the bottom, no sidebar.
+            c.controller_create("cpad", idiom="pad", max_visible=5, size_class="compact", compact_tabs=["library", "news", "settings", "find"])
+            c.set_tabs(MODERN_TABS, controller="cpad")
+            st = check(browser, c, "cpad", "set_tabs")
+            assert st["bar"]["visible"] == ["library", "news", "settings", "find"]
+
+            # A tv: the bar at the top, no room for some (unreachable), a disabled tab, hidden.
+            c.controller_create("tv", idiom="tv", max_visible=3)
+            c.set_tabs(MODERN_TABS, controller="tv")
+            st = check(browser, c, "tv", "set_tabs")
+            assert st["bar"]["unreachable"]
+            c.set_enabled("home", False, controller="tv")
+            check(browser, c, "tv", "set_enabled")
+            c.set_bar_hidden(True, controller="tv")
+            check(browser, c, "tv", "set_bar_hidden true")
+        browser.save_screenshot(str(ARTIFACTS / "console-r14.png"))
+    finally:
+        web.stop()
+
+
+def test_a_narrow_window(tabd: Tabd, browser: webdriver.Chrome) -> None:
+    """At 390 px wide (a phone's browser) nothing overflows sideways; the icon is served."""
+    with tabd_client.Client(tabd.socket) as c:
+        setup_controllers(c)
+    web = Web(tabd.socket)
+    try:
+        browser.set_window_size(390, 844)
+        browser.get(web.url)
+        wait(browser, lambda d: d.find_element(By.ID, "status").get_attribute("data-state") == "live", what="live")
+        wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "[data-controller]")) == 3, what="three devices")
+        width, scroll, outside = browser.execute_script("""
+            const w = window.innerWidth;
+            const outside = [...document.querySelectorAll("header *, [data-controller]")]
+                .filter((e) => { const r = e.getBoundingClientRect(); return r.left < 0 || r.right > w; })
+                .map((e) => e.id || e.dataset.controller || e.tagName);
+            return [w, document.documentElement.scrollWidth, outside];""")
+        assert width <= 400, "the window is %d px wide, not a phone's" % width
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / "console-390.png"))
+        assert scroll <= width and outside == [], (width, scroll, outside)
+        status = browser.execute_async_script("const done = arguments[0]; fetch('/favicon.ico').then((r) => done(r.status));")
+        assert status == 200
+    finally:
+        web.stop()
+
+
 def test_safe_by_default(tabd: Tabd) -> None:
     web = Web(tabd.socket)
     try:
@@ -229,6 +420,9 @@ def test_safe_by_default(tabd: Tabd) -> None:
         status, headers, body = get("/", cookie)
         assert status == 200 and "<script src=\"/app.js\"" in body
         assert "script-src 'self'" in headers["Content-Security-Policy"]
+        for icon in ["/favicon.ico", "/favicon.svg"]:  # index.html names the svg; browsers ask for the ico
+            status, headers, body = get(icon, cookie)
+            assert status == 200 and headers["Content-Type"] == "image/svg+xml" and body.startswith("<svg"), icon
 
         # The WebSocket: upgraded for the page's own origin with the cookie only.
         def upgrade(origin: str, with_cookie: bool = True) -> str:

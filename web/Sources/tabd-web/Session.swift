@@ -11,6 +11,7 @@ import Foundation
 import HummingbirdWebSocket
 import Synchronization
 import TabClient
+import TabCore
 import TabJSON
 import TabProtocol
 
@@ -65,33 +66,50 @@ struct Session: Sendable {
     private static func text(_ s: String?) -> JSONValue { s.map(JSONValue.string) ?? .null }
     private static func texts(_ list: [String]) -> JSONValue { .array(list.map(JSONValue.string)) }
 
-    /// What the page draws of a controller (TabClient's picture, as JSON).
+    /// What the page draws of a controller: TabClient's picture, as JSON in `state`'s names
+    /// (docs/protocol.md) where `state` has them: `bar` (with `position`, `hidden`), `sidebar`
+    /// (`available`, `visible`, `items`), `size_class`, `compact_tabs`, `search`, `mode`, and
+    /// each tab's `enabled`, `role` and, for a group, `expanded`.
     static func view(_ v: ControllerView) -> JSONValue {
         func tab(_ t: TabView) -> JSONValue {
             var o: [(String, JSONValue)] = [
                 ("id", .string(t.id)), ("title", text(t.title)), ("item_title", text(t.itemTitle)), ("badge", text(t.badge)),
                 ("navigation", .bool(t.navigation)), ("content_loaded", .bool(t.contentLoaded)), ("hidden", .bool(t.hidden)),
-                ("placement", text(t.placement)),
+                ("placement", text(t.placement)), ("enabled", .bool(t.enabled)), ("role", t.isSearch ? .string("search") : .null),
                 ("stack", .array(t.stack.map { .object(JSONObject([("id", .string($0.id)), ("title", text($0.title))])) })),
             ]
             if let kids = t.children {
                 o.append(("children", .array(kids.map(tab))))
                 o.append(("shown_child", text(t.shownChild)))
                 o.append(("display_order", texts(t.displayOrder)))
+                o.append(("expanded", .bool(t.expanded)))
             }
             return .object(JSONObject(o))
         }
-        let sidebar: JSONValue = v.sidebarAvailable
-            ? .object(JSONObject([("visible", .bool(v.sidebarWanted)),
-                                  ("rows", .array(v.sidebarRows.map { .object(JSONObject([("depth", .int(Int64($0.depth))), ("id", .string($0.tab.id))])) }))]))
-            : .null
+        // `state`'s sidebar (R13.6, R13.12): the tree of visible tabs, a group's `expanded`.
+        func items(_ list: [TabView]) -> JSONValue {
+            .array(list.filter { !$0.hidden }.map { t -> JSONValue in
+                var o: [(String, JSONValue)] = [("id", .string(t.id))]
+                if t.children != nil { o += [("children", items(t.visibleChildren)), ("expanded", .bool(t.expanded))] }
+                return .object(JSONObject(o))
+            })
+        }
+        let available = v.sidebarAvailable
+        let sidebar: JSONValue = .object(JSONObject([("available", .bool(available)), ("visible", .bool(v.sidebarWanted)),
+                                                     ("items", available ? items(v.tabs) : .array([]))]))
+        // The size class `state` reports, or the idiom's own where it reports none (R14.4).
+        let sizeClass = v.sizeClass ?? Idiom(rawValue: v.idiom)?.defaultSizeClass.rawValue
         return .object(JSONObject([
             ("name", .string(v.name)), ("idiom", .string(v.idiom)), ("max_visible", .int(Int64(v.maxVisible))), ("seq", .int(Int64(v.seq))),
             ("orientation", .string(v.orientation)), ("supported", texts(v.supported)), ("mode", text(v.mode)),
             ("selected", text(v.selected)), ("selected_path", texts(v.selectedPath)),
             ("bar", .object(JSONObject([("visible", texts(v.bar.visible)), ("more", texts(v.bar.more)), ("selected", text(v.bar.selected)),
-                                        ("unreachable", texts(v.bar.unreachable)), ("position", .string(v.bar.position))]))),
+                                        ("unreachable", texts(v.bar.unreachable)), ("position", .string(v.bar.position)),
+                                        ("hidden", .bool(v.bar.hidden))]))),
             ("tabs", .array(v.tabs.map(tab))), ("sidebar", sidebar),
+            ("size_class", text(sizeClass)), ("compact_tabs", v.compactTabs.map(texts) ?? .null),
+            ("search", v.searchActive.map { .object(JSONObject([("active", .bool($0))])) } ?? .null),
+            ("editing", .bool(v.editing)),
             ("customizing", .bool(v.customizing)), ("customizable", v.customizable.map(texts) ?? .null),
         ]))
     }

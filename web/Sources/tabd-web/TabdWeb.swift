@@ -74,6 +74,9 @@ struct TabdWeb: AsyncParsableCommand {
         router.get("/") { _, _ in site.response("index.html") }
         router.get("/app.js") { _, _ in site.response("app.js") }
         router.get("/app.css") { _, _ in site.response("app.css") }
+        // The icon the page names (index.html), also where a browser looks without being told.
+        router.get("/favicon.svg") { _, _ in site.response("favicon.svg") }
+        router.get("/favicon.ico") { _, _ in site.response("favicon.svg") }
 
         let address: BindAddress = unixSocket.map { .unixDomainSocket(path: $0) } ?? .hostname("127.0.0.1", port: port)
         let unix = unixSocket
@@ -250,7 +253,8 @@ struct Site: Sendable {
 
     static func load() throws -> Site {
         var files: [String: (String, [UInt8])] = [:]
-        for (name, type) in [("index.html", "text/html; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"), ("app.css", "text/css; charset=utf-8")] {
+        for (name, type) in [("index.html", "text/html; charset=utf-8"), ("app.js", "text/javascript; charset=utf-8"), ("app.css", "text/css; charset=utf-8"),
+                             ("favicon.svg", "image/svg+xml")] {
             guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources") else {
                 throw ValidationError("tabd-web's bundle has no Resources/\(name); reinstall it")
             }

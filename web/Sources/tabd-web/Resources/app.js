@@ -145,6 +145,12 @@ async function login(ev) {
 }
 
 // ---- drawing ----------------------------------------------------------------------------
+// Everything drawn comes from the view (what `state` reports, docs/protocol.md), and says
+// what it drew in data attributes (web/tests/test_browser.py reads them): the bar's
+// `data-position` (R13.11) and `data-hidden` (R14.3), the device's `data-size-class` and
+// `data-mode` (R14.4, R14.5), the sidebar's items with `data-group`/`data-expanded`
+// (R13.6, R13.12), `data-search` (R14.1), and `data-disabled` on what cannot be tapped
+// (a tab with `enabled: false`, R14.2, or a tv item without room, `data-unreachable`).
 
 function findTab(tabs, id) {
   for (const t of tabs) {
@@ -155,39 +161,54 @@ function findTab(tabs, id) {
 }
 
 const label = (t, id) => (t && (t.item_title || t.title)) || id;
+const badge = (t) => (t && t.badge ? el("span", { class: "badge", "data-badge": t.badge }, t.badge) : null);
+// A tab with `enabled: false` stays where it is, but a tap on it is refused (R14.2).
+const disabledTab = (t) => Boolean(t && t.enabled === false);
 
-function barItem(v, id, disabled) {
+function barItem(v, id, unreachable) {
   const t = id === "more" ? null : findTab(v.tabs, id);
   const selected = v.bar.selected === id;
+  const disabled = unreachable || disabledTab(t);
+  const search = Boolean(t && t.role === "search");
   return el("button", {
-    class: `item${selected ? " selected" : ""}${disabled ? " disabled" : ""}`,
+    class: `item${selected ? " selected" : ""}${disabled ? " disabled" : ""}${search ? " search" : ""}`,
     "data-tab": id, "data-selected": selected ? "true" : null, "data-disabled": disabled ? "true" : null,
-    disabled: disabled, title: disabled ? "no room on the bar (unreachable)" : null,
+    "data-unreachable": unreachable ? "true" : null, "data-search": search ? "true" : null,
+    disabled, title: unreachable ? "no room on the bar (unreachable)" : disabled ? "disabled (enabled: false)" : null,
     onclick: disabled ? null : () => tap(v.name, id),
-  }, el("span", { class: "icon" }), id === "more" ? "More" : label(t, id),
-     t && t.badge ? el("span", { class: "badge", "data-badge": t.badge }, t.badge) : null);
+  }, el("span", { class: "icon" }), id === "more" ? "More" : label(t, id), badge(t));
 }
 
+// The bar where `bar.position` puts it; while `bar.hidden` it is kept (with what it holds,
+// as `state` still lists it) but not shown, so nothing on it can be tapped.
 function bar(v) {
   const items = v.bar.visible.map((id) => barItem(v, id, false));
   for (const id of v.bar.unreachable || []) items.push(barItem(v, id, true));
-  return el("nav", { class: "bar", "data-bar": v.name }, items);
+  return el("nav", {
+    class: `bar ${v.bar.position}`, "data-bar": v.name, "data-position": v.bar.position,
+    "data-hidden": v.bar.hidden ? "true" : "false", hidden: v.bar.hidden,
+    "data-compact-tabs": v.compact_tabs ? v.compact_tabs.join(" ") : null,
+  }, items);
 }
 
-function listRow(v, id, depth, selected, group) {
+function listRow(v, id, depth, selected, extra) {
   const t = findTab(v.tabs, id);
-  return el("li", { class: group ? "group" : null },
-    el("button", {
-      class: selected ? "selected" : null, "data-tab": id, style: null,
-      onclick: () => tap(v.name, id),
-    }, "\u2003".repeat(depth) + label(t, id), t && t.badge ? el("span", { class: "badge" }, t.badge) : null));
+  const disabled = disabledTab(t);
+  return el("button", {
+    class: `${selected ? "selected" : ""}${disabled ? " disabled" : ""}`, "data-tab": id, "data-depth": depth,
+    "data-disabled": disabled ? "true" : null, disabled, onclick: disabled ? null : () => tap(v.name, id),
+    ...extra,
+  }, "\u2003".repeat(depth) + label(t, id), badge(t));
 }
 
 function content(v) {
   const parts = [];
+  if (v.search && v.search.active) {
+    parts.push(el("div", { class: "search-field", "data-search-field": "active" }, "\u2315 Search"));
+  }
   if (v.selected === "more") {
     parts.push(el("h3", {}, "More"));
-    parts.push(el("ul", { class: "more-list", "data-more": v.name }, v.bar.more.map((id) => listRow(v, id, 0, false, false))));
+    parts.push(el("ul", { class: "more-list", "data-more": v.name }, v.bar.more.map((id) => el("li", {}, listRow(v, id, 0, false)))));
   } else if (v.selected) {
     const leafId = v.selected_path.length ? v.selected_path[v.selected_path.length - 1] : v.selected;
     const leaf = findTab(v.tabs, leafId);
@@ -204,33 +225,51 @@ function content(v) {
   }
   const hidden = [];
   (function walk(tabs) { for (const t of tabs) { if (t.hidden) hidden.push(t.id); if (t.children) walk(t.children); } })(v.tabs);
-  if (hidden.length) parts.push(el("div", { class: "hidden-tabs", "data-hidden": hidden.join(" ") }, "hidden: " + hidden.join(", ")));
+  if (hidden.length) parts.push(el("div", { class: "hidden-tabs", "data-hidden-tabs": hidden.join(" ") }, "hidden: " + hidden.join(", ")));
+  if (v.bar.hidden) parts.push(el("div", { class: "hidden-tabs" }, "the bar is hidden"));
   if (v.customizing) parts.push(el("div", { class: "hidden-tabs" }, "customizing…"));
+  if (v.editing) parts.push(el("div", { class: "hidden-tabs", "data-editing": "true" }, "editing…"));
   return el("div", { class: "content" }, parts);
 }
 
+// The sidebar's items as `state` lists them: a group with a disclosure that expands or
+// collapses it (`set_expanded`); a collapsed group's children are not drawn.
 function sidebar(v) {
   const path = new Set(v.selected_path);
-  return el("ul", { class: "sidebar", "data-sidebar": v.name },
-    v.sidebar.rows.map((r) => {
-      const t = findTab(v.tabs, r.id);
-      return listRow(v, r.id, r.depth, path.has(r.id), t && t.children);
-    }));
+  const rows = [];
+  (function walk(items, depth) {
+    for (const item of items) {
+      const group = Boolean(item.children);
+      const row = listRow(v, item.id, depth, path.has(item.id), group ? { "data-group": "true", "data-expanded": String(item.expanded) } : {});
+      const toggle = group ? el("button", {
+        class: "disclosure", "data-expand": item.id, title: item.expanded ? "collapse" : "expand",
+        onclick: () => request({ cmd: "set_expanded", controller: v.name, group: item.id, expanded: !item.expanded }),
+      }, item.expanded ? "\u25be" : "\u25b8") : null;
+      rows.push(el("li", { class: group ? "group" : null }, row, toggle));
+      if (group && item.expanded) walk(item.children, depth + 1);
+    }
+  })(v.sidebar.items, 0);
+  return el("ul", { class: "sidebar", "data-sidebar": v.name }, rows);
 }
 
 function device(v) {
   const landscape = v.orientation.startsWith("landscape");
+  const facts = [v.idiom, v.size_class, v.orientation, v.mode ? `mode ${v.mode}` : null].filter(Boolean);
   const parts = [el("div", { class: "caption" },
-    el("span", {}, el("b", {}, v.name), ` · ${v.idiom} · ${v.orientation}`),
+    el("span", {}, el("b", {}, v.name), ` · ${facts.join(" · ")}`),
     el("span", { "data-seq": v.seq }, `seq ${v.seq}`))];
   const body = el("div", { class: "body" });
-  if (v.idiom === "pad" && v.sidebar && v.sidebar.visible) body.append(sidebar(v));
+  const sb = v.sidebar;
+  if (sb.available && sb.visible) body.append(sidebar(v));
   body.append(content(v));
-  if (v.idiom === "tv") parts.push(bar(v), body);
+  if (v.bar.position === "top") parts.push(bar(v), body);
   else parts.push(body, bar(v));
   return el("section", {
-    class: `device ${v.idiom} ${landscape ? "landscape" : "portrait"}`,
+    class: `device ${v.idiom} ${v.size_class} ${landscape ? "landscape" : "portrait"}`,
     "data-controller": v.name, "data-selected": v.selected || "", "data-seq": v.seq, "data-orientation": v.orientation,
+    "data-idiom": v.idiom, "data-size-class": v.size_class, "data-mode": v.mode || "automatic",
+    "data-sidebar-state": sb.available ? (sb.visible ? "shown" : "hidden") : "none",
+    "data-search": v.search ? (v.search.active ? "active" : "inactive") : null,
   }, parts);
 }
 
