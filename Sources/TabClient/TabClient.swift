@@ -8,7 +8,6 @@
 // networking framework is involved, only the Unix socket.
 
 import Foundation
-import Glibc
 import Synchronization
 import TabCore
 import TabJSON
@@ -89,8 +88,8 @@ public enum DisconnectReason: Error, Sendable, Equatable, CustomStringConvertibl
         case .endOfFile: return "tabd closed the connection"
         case .endOfFileInLine(let n): return "tabd closed the connection in the middle of a line (after \(n) bytes of it)"
         case .closed: return "this client closed the connection"
-        case .readFailed(let e): return "reading from tabd failed: \(String(cString: strerror(e))) (errno \(e))"
-        case .writeFailed(let e): return "writing to tabd failed: \(String(cString: strerror(e))) (errno \(e))"
+        case .readFailed(let e): return "reading from tabd failed: \(SystemError("recv", errno: e).reason) (errno \(e))"
+        case .writeFailed(let e): return "writing to tabd failed: \(SystemError("send", errno: e).reason) (errno \(e))"
         case .lineTooLong(let limit): return "tabd sent a line longer than \(limit) bytes, more than this client takes"
         case .badLine(let line): return "tabd sent a line this client cannot read: \(line)"
         case .unexpectedReply(let line): return "tabd sent a reply no request waited for: \(line)"
@@ -167,17 +166,8 @@ public final class TabClient: Sendable {
     public init(path: String, maxLineBytes: Int = TabClient.defaultMaxLineBytes) throws(TabClientError) {
         self.path = path
         self.maxLineBytes = maxLineBytes
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .unreachable(path: path, reason: String(cString: strerror(errno))) }
-        guard let address = UnixAddress(path, abstract: false) else {
-            Glibc.close(fd)
-            throw .unreachable(path: path, reason: UnixAddress.isTooLong(path) ? "the path is too long for a Unix socket" : String(cString: strerror(ENOENT)))
-        }
-        guard address.withSockaddr({ connect(fd, $0, $1) }) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw .unreachable(path: path, reason: reason)
-        }
+        let fd: Int32
+        do { fd = try Sys.connectUnix(path) } catch { throw .unreachable(path: path, reason: Sys.connectFailure(error)) }
         self.fd = fd
         let inbox = Inbox()
         self.inbox = inbox
@@ -186,12 +176,12 @@ public final class TabClient: Sendable {
         reader.start()
     }
 
-    deinit { shutdown(fd, Int32(SHUT_RDWR)) }  // the reading thread closes it
+    deinit { Sys.shutdownBoth(fd) }  // the reading thread closes it
 
     /// Ends the connection: calls waiting for replies throw `disconnected`, `events` ends.
     public func close() {
         inbox.end(.closed)
-        shutdown(fd, Int32(SHUT_RDWR))
+        Sys.shutdownBoth(fd)
     }
 
     /// Whether the connection has ended.
@@ -237,7 +227,7 @@ public final class TabClient: Sendable {
                 } catch {
                     // The reader sees the end too and fails what is pending, this call included.
                     inbox.end(.writeFailed(errno: error.errno))
-                    shutdown(fd, Int32(SHUT_RDWR))
+                    Sys.shutdownBoth(fd)
                 }
             }
         }
@@ -306,7 +296,7 @@ public final class TabClient: Sendable {
         }
         for c in pending { c.resume(throwing: TabClientError.disconnected) }
         waiter?.resume()
-        Glibc.close(fd)
+        Sys.close(fd)
     }
 
     /// Reads lines and hands them out until the connection ends; returns why it did.

@@ -352,6 +352,28 @@ public enum Sys {
         _ = try syscall("connect") { address.withSockaddr { Glibc.connect(fd, $0, $1) } }
     }
 
+    /// A blocking stream socket connected to the Unix socket at `path`: what a client opens
+    /// (tabctl, TabClient). A path no socket address can hold fails as `connect` with
+    /// ENAMETOOLONG (too long: `UnixAddress.isTooLong`) or ENOENT (empty, or a NUL in it).
+    public static func connectUnix(_ path: String) throws(SystemError) -> Int32 {
+        let fd = try unixSocket(blocking: true)
+        guard let address = UnixAddress(path, abstract: false) else {
+            close(fd)
+            throw SystemError("connect", errno: UnixAddress.isTooLong(path) ? ENAMETOOLONG : ENOENT)
+        }
+        do { try connect(fd, address) } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// What a client says of a failed `connectUnix`: strerror's words, or for a path too long
+    /// for a socket address, that.
+    public static func connectFailure(_ error: SystemError) -> String {
+        error.errno == ENAMETOOLONG && error.call == "connect" ? "the path is too long for a Unix socket" : error.reason
+    }
+
     /// listen(2) with `backlog`.
     @inlinable
     public static func listen(_ fd: Int32, backlog: Int32) throws(SystemError) {
@@ -368,6 +390,12 @@ public enum Sys {
     @inlinable
     public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
         try syscall("recv") { recv(fd, buffer.baseAddress, buffer.count, 0) }
+    }
+
+    /// shutdown(2) of both directions: a thread blocked reading `fd` sees its end (the
+    /// descriptor stays open until `close`).
+    public static func shutdownBoth(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// send(MSG_NOSIGNAL) of the start of `bytes`; how many were written.

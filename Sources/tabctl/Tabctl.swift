@@ -17,14 +17,9 @@ struct Connection {
     var buffer: [UInt8] = []
 
     init(path: String) throws {
-        do { fd = try Sys.unixSocket(blocking: true) } catch { throw Failure.unreachable("socket(): \(error.reason)") }
-        guard let address = UnixAddress(path, abstract: false) else {
-            Sys.close(fd)
-            throw Failure.unreachable(UnixAddress.isTooLong(path) ? "the path is too long for a Unix socket" : String(cString: strerror(ENOENT)))
-        }
-        do { try Sys.connect(fd, address) } catch {
-            Sys.close(fd)
-            throw error.errno == EACCES || error.errno == EPERM ? Failure.denied(error.reason) : Failure.unreachable(error.reason)
+        do { fd = try Sys.connectUnix(path) } catch {
+            guard error.call == "connect" else { throw Failure.unreachable("socket(): \(error.reason)") }
+            throw error.errno == EACCES || error.errno == EPERM ? Failure.denied(error.reason) : Failure.unreachable(Sys.connectFailure(error))
         }
     }
 

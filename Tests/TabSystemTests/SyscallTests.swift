@@ -147,6 +147,26 @@ import Testing
         #expect(error?.call == "tcgetattr" && error?.errno == ENOTTY)
     }
 
+    /// A client's connection (tabctl's, TabClient's): connected and blocking where a listener
+    /// is; where none is, or the path cannot be a socket address, a `connect` failure whose
+    /// sentence says which.
+    @Test func aClientConnectsToAPathOrSaysWhyNot() throws {
+        let dir = try Self.directory()
+        defer { Self.remove(dir) }
+        let address = try #require(UnixAddress(dir + "/tabd.sock"))
+        let listener = try Sys.unixSocket()
+        defer { Sys.close(listener) }
+        try Sys.bind(listener, address)
+        try Sys.listen(listener, backlog: 1)
+        let client = try Sys.connectUnix(dir + "/tabd.sock")
+        defer { Sys.close(client) }
+        #expect(fcntl(client, F_GETFL) & O_NONBLOCK == 0 && fcntl(client, F_GETFD) & FD_CLOEXEC != 0)
+        let absent = #expect(throws: SystemError.self) { _ = try Sys.connectUnix(dir + "/nothing.sock") }
+        #expect(absent?.call == "connect" && absent?.errno == ENOENT && Sys.connectFailure(absent!) == "No such file or directory")
+        let long = #expect(throws: SystemError.self) { _ = try Sys.connectUnix(dir + "/" + String(repeating: "x", count: 120)) }
+        #expect(long?.errno == ENAMETOOLONG && Sys.connectFailure(long!) == "the path is too long for a Unix socket")
+    }
+
     static func receiveTimeout(_ fd: Int32) -> timeval {
         var tv = timeval()
         var length = socklen_t(MemoryLayout<timeval>.size)
