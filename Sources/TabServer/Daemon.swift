@@ -222,6 +222,7 @@ public enum Daemon {
         plugins.slowHookNanoseconds = UInt64(config.slowHookMilliseconds) * 1_000_000
         plugins.warnings.period = config.warningPeriod
         plugins.storeBudget = config.storeBudget
+        plugins.explainHistory = config.explainHistory
         // Names a plugin that was in a hook when the last run died, and quarantines repeat offenders.
         let watch = PluginWatch(directory: config.stateDir, quarantineAfter: config.quarantineAfter, logger: logger)
         plugins.watch = watch
