@@ -33,6 +33,7 @@
  *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"selections":2,"prefix":"secret","controllers":1}
  *     {"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":1,"text":"stand up"}}
  *                                                        → a `plugin` event {"event":"reminder",...} a second later
+ *     {"cmd":"plugin.call","plugin":"hello","method":"clock"}  → {"unix_ms":…,"local":"2026-11-28T21:05:07+01:00","weekday":6,"zone":"CET","dst":false}
  *
  * Each hook below has a comment saying what it demonstrates. Hooks this plugin does
  * not need (the orientation ones) are simply NULL in the descriptor.
@@ -439,6 +440,30 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
             return TABD_ERROR;
         }
         reply->json = "{\"armed\":true}";
+        return TABD_OK;
+    }
+    if (strcmp(method, "clock") == 0) {
+        /* Since 1.9: the wall clock, and the local date and time in tabd's time zone (TZ,
+         * else /etc/localtime) — what "no games after 21:00" needs; timers are relative. */
+        const tabd_host *h = s->host;
+        tabd_local_time now = { .struct_size = sizeof now };
+        if (!TABD_HOST_HAS(h, local_time) || h->local_time(h, h->wall_clock_ms(h), &now) != TABD_OK) {
+            reply->message = "clock needs tabd with plugin ABI 1.9 (the local time)";
+            return TABD_ERROR;
+        }
+        char local[48];
+        int offset = now.utc_offset_seconds < 0 ? -now.utc_offset_seconds : now.utc_offset_seconds;
+        snprintf(local, sizeof local, "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", now.year, now.month, now.day,
+                 now.hour, now.minute, now.second, now.utc_offset_seconds < 0 ? '-' : '+', offset / 3600, offset / 60 % 60);
+        tabd_json_builder *b = h->json_builder(h);
+        h->json_begin_object(h, b, NULL);
+        h->json_add_int(h, b, "unix_ms", now.unix_ms);
+        h->json_add_string(h, b, "local", local);
+        h->json_add_int(h, b, "weekday", now.weekday);
+        if (now.zone != NULL) h->json_add_string(h, b, "zone", now.zone); else h->json_add_null(h, b, "zone");
+        if (now.is_dst < 0) h->json_add_null(h, b, "dst"); else h->json_add_bool(h, b, "dst", now.is_dst);
+        h->json_end(h, b);
+        reply->json = h->json_finish(h, b);
         return TABD_OK;
     }
     if (strcmp(method, "whoami") == 0) {

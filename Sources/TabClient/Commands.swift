@@ -4,6 +4,7 @@
 // end reads it: hello, state, controllers, subscribe); an error reply throws TabdError.
 // `controller` defaults to tabd's default (`main`) when nil.
 
+import TabCore
 import TabJSON
 import TabProtocol
 
@@ -308,8 +309,12 @@ extension TabClient {
         try await pluginCall("login-gate", "login", args: .object(JSONObject([("user", .string(user)), ("password", .string(password))])), controller: controller)
     }
 
-    public func explain(limit: Int? = nil, controller: String? = nil) async throws -> JSONObject {
-        try await request("explain", on(controller, limit.map { [("limit", .int(Int64($0)))] } ?? []))
+    /// The last decisions; each filter given narrows them (`controller`, `plugin`, `kind`).
+    public func explain(limit: Int? = nil, controller: String? = nil, plugin: String? = nil, kind: DecisionKind? = nil) async throws -> JSONObject {
+        var fields: [(String, JSONValue)] = limit.map { [("limit", .int(Int64($0)))] } ?? []
+        if let plugin { fields.append(("plugin", .string(plugin))) }
+        if let kind { fields.append(("kind", .string(kind.rawValue))) }
+        return try await request("explain", on(controller, fields))
     }
 
     /// For administrators (`forbidden` otherwise).

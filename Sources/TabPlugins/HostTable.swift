@@ -270,7 +270,10 @@ struct HostSlot {
             guard let plugin = HostSlot.owner(of: host) else { return nil }
             let names = plugin.host.controllerNames
             return index < names.count ? plugin.host.frame.keep(names[index]) : nil
-        }
+        },
+        // since 1.9 (HostClock.swift): answered where the plugin runs, the helper included
+        wall_clock_ms: { _ in HostClock.wallClockMilliseconds() },
+        local_time: { host, ms, out in HostClock.localTime(ms, out, frame: HostSlot.owner(of: host)?.host.frame) }
     )
 }
 
@@ -279,10 +282,7 @@ extension PluginCaller {
     /// groups live in `frame` until the hook returns.
     func write(to out: UnsafeMutablePointer<tabd_caller>, frame: CallFrame) {
         let size = out.pointee.struct_size
-        func put<T>(_ field: KeyPath<tabd_caller, T>, _ value: T) {
-            guard let offset = MemoryLayout<tabd_caller>.offset(of: field), offset + MemoryLayout<T>.size <= size else { return }
-            UnsafeMutableRawPointer(out).storeBytes(of: value, toByteOffset: offset, as: T.self)
-        }
+        func put<T>(_ field: KeyPath<tabd_caller, T>, _ value: T) { storeField(out, size: size, field, value) }
         put(\.uid, uid)
         put(\.gid, gid)
         put(\.pid, pid)

@@ -33,7 +33,8 @@ public final class PluginHost: Policy {
     /// Deepest nesting accepted in JSON a plugin hands over: the daemon sets the limit
     /// client requests have (`limits.max_json_depth`).
     public var maxJSONDepth = 64
-    /// Decisions kept for `explain`, per kind group (taps; orientations).
+    /// Decisions kept for `explain` by default, per kind group (taps; orientations; timers):
+    /// `plugins.explain_history`.
     public static let explainCapacity = 64
 
     let logger: Logger
@@ -175,8 +176,22 @@ public final class PluginHost: Policy {
     public var watchesSelection: Bool { hot.watchesSelection }
 
     private var sequence: UInt64 = 0
-    private let tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
-    private let orientationRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    // One history per kind group, so that one group's flow (a plugin's 1 s tick, a client
+    // rotating in a loop) cannot push another's records out: a denied tap stays until
+    // `explainHistory` later taps.
+    private var tapRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    private var orientationRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    private var timerRecords = Ring<DecisionRecord>(capacity: PluginHost.explainCapacity)
+    /// Records `explain` keeps of each kind group (`plugins.explain_history`): a change keeps
+    /// each group's newest records that fit.
+    public var explainHistory = PluginHost.explainCapacity {
+        didSet {
+            guard explainHistory != oldValue else { return }
+            tapRecords = tapRecords.resized(explainHistory)
+            orientationRecords = orientationRecords.resized(explainHistory)
+            timerRecords = timerRecords.resized(explainHistory)
+        }
+    }
     private var spareAnswers: [PluginAnswer] = []
 
     struct Entry {
@@ -495,9 +510,26 @@ public final class PluginHost: Policy {
     public var stats: [PluginStats] { entries.compactMap { $0.instance?.stats } }
 
     /// The last `limit` decisions, oldest first.
-    public func explain(limit: Int) -> [DecisionRecord] {
-        let all = (tapRecords.elements + orientationRecords.elements).sorted { $0.sequence < $1.sequence }
-        return Array(all.suffix(max(0, limit)))
+    public func explain(limit: Int) -> [DecisionRecord] { explain(ExplainQuery(limit: limit)) }
+
+    /// The last `query.limit` decisions that match its filters, oldest first.
+    public func explain(_ query: ExplainQuery) -> [DecisionRecord] {
+        let rings = query.kind.map { [ring(for: $0)] } ?? [tapRecords, orientationRecords, timerRecords]
+        let all = rings.flatMap(\.elements).filter { r in
+            (query.kind.map { r.kind == $0 } ?? true)
+                && (query.controller.map { r.controller == $0 } ?? true)
+                && (query.plugin.map { p in r.answers.contains { $0.plugin == p } } ?? true)
+        }
+        return Array(all.sorted { $0.sequence < $1.sequence }.suffix(max(0, query.limit)))
+    }
+
+    /// The history records of `kind` are kept in.
+    private func ring(for kind: DecisionKind) -> Ring<DecisionRecord> {
+        switch kind {
+        case .shouldSelect: tapRecords
+        case .supportedOrientations, .preferredOrientation: orientationRecords
+        case .timer: timerRecords
+        }
     }
 
     // MARK: Policy
@@ -1006,14 +1038,14 @@ public final class PluginHost: Policy {
         }
     }
 
-    /// A timer's run, for `explain` (with the orientation decisions: not a tap).
+    /// A timer's run, for `explain` (a history of its own: ticks push out no tap).
     func recordTimer(_ timer: PluginTimer, answers: inout [PluginAnswer], ok: Bool) {
         sequence += 1
         var first: [PluginAnswer] = []
         swap(&first, &answers)
         let record = DecisionRecord(sequence: sequence, controller: timer.controller ?? "", kind: .timer, candidate: timer.name,
                                     proposed: nil, answers: first, final: .ran(ok: ok))
-        orientationRecords.push { record } reuse: { $0 = record }
+        timerRecords.push { record } reuse: { $0 = record }
     }
 
     /// An empty answer buffer, reusing an evicted record's storage when there is one.
@@ -1057,6 +1089,13 @@ final class Ring<Element> {
             reuse(&storage[next])
         }
         next = next + 1 == capacity ? 0 : next + 1
+    }
+
+    /// A ring of `capacity` holding this one's newest elements that fit.
+    func resized(_ capacity: Int) -> Ring {
+        let ring = Ring(capacity: capacity)
+        for e in elements.suffix(capacity) { ring.push { e } reuse: { $0 = e } }
+        return ring
     }
 
     /// Oldest first.

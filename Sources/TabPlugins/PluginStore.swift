@@ -213,6 +213,25 @@ extension PluginHost {
         return true
     }
 
+    /// A check's timers (`--check-config`, `--check-plugin`): nothing runs during a check, so
+    /// set_timer is checked as a start checks it (name, delay, `TABD_TIMER_MAX` per plugin) and
+    /// counted, and arms nothing. Before, a check refused every timer an `init` armed and
+    /// warned "bad name or delay".
+    public func checkTimersOnly() {
+        scheduleTimer = { _, _ in {} }
+    }
+
+    /// How many timers each plugin `prepared` started holds armed (a check: set_timer calls
+    /// that a start would have armed), by plugin name.
+    public func armedTimers(of prepared: PreparedPlugins) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for instance in prepared.started {
+            let id = ObjectIdentifier(instance)
+            counts[instance.name] = timers.keys.lazy.filter { $0.plugin == id }.count
+        }
+        return counts
+    }
+
     func cancelTimer(_ instance: PluginInstance, controller: String?, name: String) {
         let key = PluginTimer.Key(plugin: ObjectIdentifier(instance), controller: controller, name: name)
         timers.removeValue(forKey: key)?.cancel()

@@ -283,13 +283,7 @@ public struct PluginAnswer: Sendable, Equatable {
 
 /// One decision the plugin chain made, for `explain`.
 public struct DecisionRecord: Sendable, Equatable {
-    public enum Kind: String, Sendable {
-        case shouldSelect = "should_select"
-        case supportedOrientations = "supported_orientations"
-        case preferredOrientation = "preferred_orientation"
-        /// A plugin's timer ran (its name is the record's `candidate`).
-        case timer
-    }
+    public typealias Kind = DecisionKind
     public enum Final: Sendable, Equatable {
         /// A tap allowed; `byDefault`: every plugin abstained and the default applied.
         case allow(byDefault: Bool)

@@ -113,6 +113,28 @@ public final class PolicyHost {
         return names
     }
 
+    // MARK: The clock (ABI 1.9)
+
+    /// The wall-clock time now: milliseconds since 1970-01-01T00:00:00Z. nil in a tabd before
+    /// plugin ABI 1.9. The machine's clock can be set or jump: measure intervals with timers.
+    public var wallClockMilliseconds: Int64? {
+        guard has(\.wall_clock_ms), let now = table.pointee.wall_clock_ms else { return nil }
+        return now(table)
+    }
+
+    /// The instant `unixMilliseconds` (nil: now) in tabd's time zone (its TZ, else
+    /// /etc/localtime; the same in process and isolated). nil in a tabd before plugin ABI 1.9.
+    ///
+    ///     if let now = host.localTime(), now.hour >= 21 { … bedtime … }
+    public func localTime(at unixMilliseconds: Int64? = nil) -> LocalTime? {
+        guard has(\.local_time), let local = table.pointee.local_time,
+              let instant = unixMilliseconds ?? wallClockMilliseconds else { return nil }
+        var t = tabd_local_time()
+        t.struct_size = MemoryLayout<tabd_local_time>.size
+        guard local(table, instant, &t) == TABD_OK else { return nil }
+        return LocalTime(t)
+    }
+
     // MARK: Timers (ABI 1.6)
 
     /// Arms the timer `name` (moves it when armed): `TimerHook.timer` runs once, `seconds`
@@ -292,5 +314,42 @@ struct NameMemo {
         free(c)
         c = nil
         string = ""
+    }
+}
+
+/// An instant as tabd's time zone shows it (`PolicyHost.localTime(at:)`, plugin ABI 1.9).
+public struct LocalTime: Equatable, Hashable, Sendable {
+    /// The instant: milliseconds since 1970-01-01T00:00:00Z.
+    public let unixMilliseconds: Int64
+    public let year: Int
+    /// 1 (January) to 12.
+    public let month: Int
+    /// 1 to 31.
+    public let day: Int
+    /// 0 to 23.
+    public let hour: Int
+    public let minute: Int
+    /// 0 to 60 (60: a leap second).
+    public let second: Int
+    public let millisecond: Int
+    /// 0 (Sunday) to 6 (Saturday).
+    public let weekday: Int
+    /// 0 (1 January) to 365.
+    public let yearday: Int
+    /// Seconds east of UTC at that instant (3600 for CET, -18000 for EST).
+    public let utcOffsetSeconds: Int
+    /// Whether daylight saving time is in effect (nil: the zone does not say).
+    public let isDaylightSaving: Bool?
+    /// The zone's abbreviation at that instant ("CET", "UTC"), if it has one.
+    public let zone: String?
+
+    init(_ t: tabd_local_time) {
+        unixMilliseconds = t.unix_ms
+        year = Int(t.year); month = Int(t.month); day = Int(t.day)
+        hour = Int(t.hour); minute = Int(t.minute); second = Int(t.second); millisecond = Int(t.millisecond)
+        weekday = Int(t.weekday); yearday = Int(t.yearday)
+        utcOffsetSeconds = Int(t.utc_offset_seconds)
+        isDaylightSaving = t.is_dst < 0 ? nil : t.is_dst > 0
+        zone = t.zone.map { String(cString: $0) }
     }
 }

@@ -107,7 +107,6 @@ public enum RequestCommand: Equatable, Sendable {
     case subscribe(events: [String], controllers: [String]?)
     case unsubscribe(events: [String])
     case plugins
-    case explain(limit: Int)
     case reload
     case stats
     /// The counters and latency histograms in the OpenMetrics text format.
@@ -123,9 +122,11 @@ public enum RequestCommand: Equatable, Sendable {
         /// `via`: the connection relays for others (e.g. "tabd-web") and is no administrator.
         case hello(via: String?)
         case pluginCall(plugin: String, method: String, args: JSONValue?)
+        case explain(ExplainQuery)
     }
 
     public static func hello(via: String?) -> RequestCommand { .boxed(.hello(via: via)) }
+    public static func explain(_ query: ExplainQuery) -> RequestCommand { .boxed(.explain(query)) }
     public static func pluginCall(plugin: String, method: String, args: JSONValue?) -> RequestCommand {
         .boxed(.pluginCall(plugin: plugin, method: method, args: args))
     }
@@ -200,6 +201,7 @@ extension RequestCommand {
         switch self {
         case .boxed(.hello): .hello
         case .boxed(.pluginCall): .pluginCall
+        case .boxed(.explain): .explain
         case .ping: .ping
         case .state: .state
         case .controllers: .controllers
@@ -211,7 +213,6 @@ extension RequestCommand {
         case .subscribe: .subscribe
         case .unsubscribe: .unsubscribe
         case .plugins: .plugins
-        case .explain: .explain
         case .reload: .reload
         case .stats: .stats
         case .metrics, .metricsPrometheus: .metrics
@@ -448,9 +449,7 @@ public enum RequestDecoder {
             command = .pluginCall(plugin: try f.requiredString("plugin"), method: try f.requiredString("method"),
                                   args: f.value("args"))
         case .explain?:
-            let limit = try f.int("limit") ?? 20
-            guard limit > 0, limit <= 1000 else { throw .invalid("limit", "'limit' must be between 1 and 1000") }
-            command = .explain(limit: limit)
+            command = .explain(try explainQuery(&f))
         case .reload?: command = .reload
         case .config?: command = .config
         case .stats?: command = .stats
@@ -465,6 +464,24 @@ public enum RequestDecoder {
                                 details: [("cmd", name)])
         }
         return Request(id: id, controller: controller, command: command)
+    }
+
+    /// `explain`'s limit and filters: `controller` filters only when the request gives it (a
+    /// request's controller is otherwise `main`).
+    private static func explainQuery(_ f: inout Fields) throws(ProtocolError) -> ExplainQuery {
+        let limit = try f.int("limit") ?? ExplainQuery.defaultLimit
+        guard ExplainQuery.limits.contains(limit) else {
+            throw .invalid("limit", "'limit' must be between \(ExplainQuery.limits.lowerBound) and \(ExplainQuery.limits.upperBound)")
+        }
+        var kind: DecisionKind?
+        if let name = try f.string("kind") {
+            guard let k = DecisionKind(rawValue: name) else {
+                throw .invalid("kind", "'kind' must be one of \(DecisionKind.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
+            }
+            kind = k
+        }
+        return ExplainQuery(limit: limit, controller: f.has("controller") ? try f.string("controller") : nil,
+                            plugin: try f.string("plugin"), kind: kind)
     }
 
     private static func mode(_ f: inout Fields) throws(ProtocolError) -> Mode? {

@@ -70,6 +70,8 @@ public struct ServerConfig: Sendable {
     public var warningPeriod = PluginWarnings.defaultPeriod
     /// What each plugin may write to its store over time (bytes per second, after a burst).
     public var storeBudget = PluginStoreBudget()
+    /// Decision records `explain` keeps of each kind group (taps; orientations; timers).
+    public var explainHistory = PluginHost.explainCapacity
     public var logLevel = "info"
     /// The file this came from, re-read on reload.
     public var path: String?
@@ -102,6 +104,8 @@ public struct ServerConfig: Sendable {
         public static let slowHookMilliseconds: ClosedRange<Int> = 1...60_000
         public static let quarantineAfter: ClosedRange<Int> = 1...1000
         public static let storeBytesPerSecond: ClosedRange<Int> = 1...(1 << 30)
+        /// `explain`'s records per kind group: at most a few MB in all.
+        public static let explainHistory: ClosedRange<Int> = 1...10_000
         /// At least one write of the largest key and value (PluginStoreBudget.leastBurstBytes).
         public static let storeBurstBytes: ClosedRange<Int> = PluginStoreBudget.leastBurstBytes...(1 << 32)
         /// The most tabd reads of its configuration file: far beyond any real one.
@@ -168,6 +172,7 @@ public struct ServerConfig: Sendable {
         ("plugins.warning_period_seconds", { "\($0.warningPeriod)" }),
         ("plugins.store_bytes_per_second", { "\($0.storeBudget.bytesPerSecond)" }),
         ("plugins.store_burst_bytes", { "\($0.storeBudget.burstBytes)" }),
+        ("plugins.explain_history", { "\($0.explainHistory)" }),
     ]
 
     /// Settings only a restart applies (the socket, the state directory, the transport's
@@ -322,6 +327,7 @@ public struct ServerConfig: Sendable {
             if let v = p.seconds("warning_period_seconds", in: Limits.seconds) { c.warningPeriod = v }
             if let v = p.int("store_bytes_per_second", in: Limits.storeBytesPerSecond) { c.storeBudget.bytesPerSecond = v }
             if let v = p.int("store_burst_bytes", in: Limits.storeBurstBytes) { c.storeBudget.burstBytes = v }
+            if let v = p.int("explain_history", in: Limits.explainHistory) { c.explainHistory = v }
             for (i, node) in p.list("load").enumerated() {
                 guard var s = Section(node, path: "plugins.load[\(i)].", problems: problems) else { continue }
                 let file = s.string("path")

@@ -25,6 +25,16 @@ public enum Daemon {
         public var errors: [ConfigProblem] = []
         public var warnings: [ConfigProblem] = []
         public var plugins: [PluginStatus] = []
+        /// How many timers each plugin's init armed, by plugin name: checked as a start
+        /// checks them, none armed (nothing runs during a check).
+        public var timers: [String: Int] = [:]
+    }
+
+    /// What `--check-plugin` found: the plugin's status, and how many timers its init armed
+    /// (checked as a start checks them, none armed).
+    public struct PluginCheckResult {
+        public var status: PluginStatus
+        public var timers: Int
     }
 
     /// `tabd --check-config`: what a start would do with `config` short of serving: the
@@ -51,7 +61,9 @@ public enum Daemon {
         // How long an init took on this machine now says nothing of the configuration (a
         // loaded machine made the login gate's 10 ms init a warning): a check times nothing.
         host.slowHookNanoseconds = .max
+        host.checkTimersOnly()
         let prepared = host.prepare(config.plugins)
+        check.timers = host.armedTimers(of: prepared)
         host.discard(prepared)
         for d in prepared.missingDirectories {
             check.warnings.append(ConfigProblem(config.location(of: "plugins.directories"), "plugin directory \(d) does not exist; it is ignored"))
@@ -95,7 +107,7 @@ public enum Daemon {
     /// `settingsJSON` (then stopped) by the code a start runs, as if FILE's directory were the
     /// one plugin directory and FILE the one, required, plugin. Its status: `error` says why
     /// tabd would refuse it.
-    public static func checkPlugin(_ file: String, settingsJSON: String, maxJSONDepth: Int = 64, logger: Logger) -> PluginStatus {
+    public static func checkPlugin(_ file: String, settingsJSON: String, maxJSONDepth: Int = 64, logger: Logger) -> PluginCheckResult {
         let real = URL(fileURLWithPath: file).standardizedFileURL.path
         let directory = (real as NSString).deletingLastPathComponent
         let host = PluginHost(directories: [directory.isEmpty ? "/" : directory], logger: logger)
@@ -103,9 +115,11 @@ public enum Daemon {
         // As --check-config: how long init took on this machine now says nothing of the plugin
         // (a loaded machine made a 10 ms init a slow-hook warning in the check's output).
         host.slowHookNanoseconds = .max
+        host.checkTimersOnly()
         let prepared = host.prepare([PluginSpec(path: real, required: true, configJSON: settingsJSON)])
+        let timers = host.armedTimers(of: prepared).values.reduce(0, +)
         host.discard(prepared)
-        return prepared.plugins[0]  // one spec, one entry
+        return PluginCheckResult(status: prepared.plugins[0], timers: timers)  // one spec, one entry
     }
 
     /// Why tabd could not use `directory` for its state (nil: it can, or can create it).
@@ -208,6 +222,7 @@ public enum Daemon {
         plugins.slowHookNanoseconds = UInt64(config.slowHookMilliseconds) * 1_000_000
         plugins.warnings.period = config.warningPeriod
         plugins.storeBudget = config.storeBudget
+        plugins.explainHistory = config.explainHistory
         // Names a plugin that was in a hook when the last run died, and quarantines repeat offenders.
         let watch = PluginWatch(directory: config.stateDir, quarantineAfter: config.quarantineAfter, logger: logger)
         plugins.watch = watch

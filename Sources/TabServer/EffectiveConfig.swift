@@ -86,6 +86,7 @@ extension ServerConfig {
                 ("slow_hook_ms", int(slowHookMilliseconds)), ("quarantine_after", int(quarantineAfter)),
                 ("warning_period_seconds", .double(warningPeriod)),
                 ("store_bytes_per_second", int(storeBudget.bytesPerSecond)), ("store_burst_bytes", int(storeBudget.burstBytes)),
+                ("explain_history", int(explainHistory)),
                 ("load", .array(load)),
             ]))),
         ]

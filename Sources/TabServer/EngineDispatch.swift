@@ -63,7 +63,7 @@ extension ServiceEngine {
         case .unsubscribe(let events): unsubscribe(r, events: events, client, &out)
         case .plugins: listPlugins(r, &out)
         case .boxed(.pluginCall(let plugin, let method, let args)): try callPlugin(r, plugin: plugin, method: method, args: args, client, &out)
-        case .explain(let limit): explain(r, limit: limit, &out)
+        case .boxed(.explain(let query)): explain(r, query, &out)
         case .reload: askForReload(r, &out)
         case .stats:
             reply(r, &out) { w in stats.encode(&w, transport: host.transportStatus, subscribers: subscriptions.count, store: host.journalFigures, plugins: plugins) }

@@ -39,10 +39,10 @@ extension ServiceEngine {
         perform(answer.effects, &out)
     }
 
-    func explain(_ r: Request, limit: Int, _ out: inout Step) {
+    func explain(_ r: Request, _ query: ExplainQuery, _ out: inout Step) {
         reply(r, &out) { w in
             w.key(literal: "decisions"); w.beginArray()
-            for d in plugins.explain(limit: limit) { PluginsEncoding.decision(d, &w) }
+            for d in plugins.explain(query) { PluginsEncoding.decision(d, &w) }
             w.endArray()
         }
     }

@@ -197,6 +197,8 @@ extension ServiceEngine {
         plugins.warnings.period = next.warningPeriod
         applied.storeBudget = next.storeBudget
         plugins.storeBudget = next.storeBudget
+        applied.explainHistory = next.explainHistory
+        plugins.explainHistory = next.explainHistory
         report.plugins = plugins.commit(prepared.plugins, controllers: containers.names.compactMap { containers[$0] })
         plugins.maxJSONDepth = applied.maxJSONDepth
         if !report.plugins.started.isEmpty || !report.plugins.stopped.isEmpty, !report.changed.contains("plugins.load") {

@@ -46,10 +46,10 @@ struct Tabd: ParsableCommand {
     @Flag(name: .long, help: "Keep a damaged snapshot or journal aside and start from what can be trusted, instead of refusing to start.")
     var repair = false
 
-    @Flag(name: .long, help: "Check everything a start would — every setting, the socket group, the state directory, and each plugin's files, loading and init with its settings (then fini) — print what was found, and exit: 0 when tabd can start, 78 when it cannot.")
+    @Flag(name: .long, help: "Check everything a start would — every setting, the socket group, the state directory, and each plugin's files, loading and init with its settings (then fini; the timers init arms are checked and counted, none runs) — print what was found, and exit: 0 when tabd can start, 78 when it cannot.")
     var checkConfig = false
 
-    @Option(name: .long, help: ArgumentHelp("Check one plugin file as a start would — its file and directories, loading, its descriptor, and init with --settings (then fini) — print its name, version, ABI and hooks, and exit: 0 when tabd would load it, 78 when it would not.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Check one plugin file as a start would — its file and directories, loading, its descriptor, and init with --settings (then fini; the timers init arms are checked and counted, none runs) — print its name, version, ABI, hooks and those timers, and exit: 0 when tabd would load it, 78 when it would not.", valueName: "file"))
     var checkPlugin: String?
 
     @Option(name: .long, help: ArgumentHelp("With --check-plugin: the plugin's settings, a JSON object (default {}).", valueName: "json"))
@@ -129,7 +129,8 @@ struct Tabd: ParsableCommand {
             print("configuration OK\(w > 0 ? " with \(w) warning\(w == 1 ? "" : "s")" : ""): \(source)")
             print("  socket \(settings.socketPath) (mode 0\(String(settings.socketMode, radix: 8))), state \(settings.stateDir), fsync \(settings.fsync.rawValue)")
             for p in check.plugins {
-                print("  plugin \(p.name) \(p.version ?? "") (\(p.path)): loaded, init and fini ran\(p.required ? "; required" : "")")
+                let timers = check.timers[p.name] ?? 0
+                print("  plugin \(p.name) \(p.version ?? "") (\(p.path)): loaded, init and fini ran\(timers > 0 ? "; " + Self.timersChecked(timers) : "")\(p.required ? "; required" : "")")
             }
             if settings.plugins.isEmpty { print("  no plugins") }
             return
@@ -152,7 +153,8 @@ struct Tabd: ParsableCommand {
     /// refuse it (exit 78). The plugin's own log lines go to stderr as tabd would log them.
     static func check(plugin file: String, settings: String) throws {
         LoggingSystem.bootstrap { JournaldLogHandler(label: $0, level: .info) }
-        let p = Daemon.checkPlugin(file, settingsJSON: settings, logger: Logger(label: "tabd"))
+        let checked = Daemon.checkPlugin(file, settingsJSON: settings, logger: Logger(label: "tabd"))
+        let p = checked.status
         if let error = p.error {
             FileHandle.standardError.write(Data("\(p.path): error: tabd would not load this plugin: \(error)\n".utf8))
             throw ExitCode(Self.configExit)
@@ -163,6 +165,13 @@ struct Tabd: ParsableCommand {
         print("  abi          \(p.abi ?? "")")
         print("  description  \(p.description ?? "")")
         print("  hooks        \(p.hooks.joined(separator: ", "))")
+        if checked.timers > 0 { print("  timers       \(Self.timersChecked(checked.timers))") }
+    }
+
+    /// What a check did with the `n` timers a plugin's init armed: nothing runs during a
+    /// check, so they were checked as a start checks them and none was armed.
+    static func timersChecked(_ n: Int) -> String {
+        "init armed \(n) timer\(n == 1 ? "" : "s"), checked (name, delay, at most TABD_TIMER_MAX) and not run"
     }
 
     /// A configuration that cannot be read, before logging is set up: each problem on its

@@ -166,6 +166,49 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         #expect(free?.strings("supported")?.count == 4)
     }
 
+    /// A plugin's timer ticking every 5 ms (Fixtures/timerflood.c, one timer) does not push a
+    /// denied tap out of `explain` (issue 45): once the ticks alone fill the last 20 records,
+    /// `kind`, `plugin` and `controller` still find the tap, since each kind group keeps
+    /// `plugins.explain_history` records of its own (64; 16 after a reload).
+    @Test func aTickingTimerLeavesADeniedTapInExplain() throws {
+        let dir = temporaryDirectory("explain")
+        try Plugins.gate("no.so", in: dir, [#"NAME="no""#, "RESULT=TABD_DENY", #"REASON="closed""#])
+        try Plugins.build(Plugins.fixture("timerflood.c"), "ticker.so", in: dir, ["TIMERS=1", "MS=5", "VALUE_BYTES=16"])
+        let config = Plugins.config("    - path: no.so\n    - path: ticker.so\n", extraDirectory: dir)
+        let tabd = try TabdProcess(config: config, dir: dir)
+        defer { tabd.stop() }
+        let c = try tabd.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        #expect(try c.error(#"{"cmd":"tap","tab":"b"}"#).string("plugin") == "no")
+        func decisions(_ line: String) throws -> [JSONObject] {
+            guard case .array(let all)? = try c.ok(line)["decisions"] else { throw TestFailure("no decisions for \(line)") }
+            return all.compactMap { if case .object(let d) = $0 { d } else { nil } }
+        }
+        let deadline = Date().addingTimeInterval(60)
+        var fired = 0
+        while fired < 2 * 64, Date() < deadline {
+            fired = try c.ok(#"{"cmd":"plugin.call","plugin":"timerflood","method":"status"}"#).object("value")?.int("fired") ?? 0
+        }
+        #expect(fired >= 2 * 64, "the ticker fired \(fired) times in 60 s")
+        let last = try decisions(#"{"cmd":"explain"}"#)
+        #expect(last.count == 20 && last.allSatisfy { $0.string("kind") == "timer" }, "the last 20 are ticks: \(last)")
+        #expect(try decisions(#"{"cmd":"explain","kind":"timer","limit":1000}"#).count == 64)
+        for filter in [#""kind":"should_select""#, #""plugin":"no""#, #""controller":"main""#] {
+            let found = try decisions(#"{"cmd":"explain",\#(filter)}"#)
+            #expect(found.count == 1 && found.first?.string("candidate") == "b" && found.first?.string("result") == "deny", "\(filter): \(found)")
+        }
+        #expect(try decisions(#"{"cmd":"explain","controller":"elsewhere"}"#).isEmpty)
+        let ticks = try decisions(#"{"cmd":"explain","plugin":"timerflood","limit":2}"#)
+        #expect(ticks.count == 2 && ticks.allSatisfy { $0["controller"] == .null && $0.string("candidate") == "t0" && $0.string("result") == "ran" }, "\(ticks)")
+        let bad = try c.error(#"{"cmd":"explain","kind":"tap"}"#)
+        #expect(bad.string("code") == "invalid_request" && bad.string("field") == "kind", "\(bad)")
+        // A smaller history at a reload keeps each group's newest records.
+        try config.replacingOccurrences(of: "plugins:\n", with: "plugins:\n  explain_history: 16\n").write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        #expect(try c.ok(#"{"cmd":"reload"}"#).strings("changed") == ["plugins.explain_history"])
+        #expect(try decisions(#"{"cmd":"explain","kind":"timer","limit":1000}"#).count == 16)
+        #expect(try decisions(#"{"cmd":"explain","kind":"should_select"}"#).map { $0.string("candidate") } == ["b"])
+    }
+
     /// Each decision leaves one explain record: a change asks the orientation chains once
     /// each, `rotate` once each (not again for its reply), and `state` asks none — it reports
     /// what the last change decided, the same as the plugins say.

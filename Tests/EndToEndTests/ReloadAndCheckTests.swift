@@ -119,6 +119,33 @@ import TabProtocol
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir + "/state/deeper")) == [], "left behind")
     }
 
+    /// A plugin that arms timers in its init (Fixtures/timerflood.c: 64, the most a plugin may
+    /// hold) passes --check-plugin and --check-config, in process and isolated, without the
+    /// "set_timer refused" warning each check gave before (nothing runs during a check): the
+    /// check counts and checks them as a start would, arms none, and says so. A 65th is still
+    /// the warning a start would log.
+    @Test func checksCheckTimersArmedInInitAndArmNone() throws {
+        let dir = temporaryDirectory("chktm")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Plugins.build(Plugins.fixture("timerflood.c"), "timerflood.so", in: dir)
+        try Plugins.build(Plugins.fixture("timerflood.c"), "toomany.so", in: dir, ["TIMERS=65"])
+        let said = "init armed 64 timers, checked (name, delay, at most TABD_TIMER_MAX) and not run"
+        let plugin = try shell("\(Build.tabd) --check-plugin \(dir)/timerflood.so 2>&1")
+        #expect(plugin.status == 0 && plugin.output.contains("  timers       \(said)\n"), "\(plugin.output)")
+        #expect(!plugin.output.contains("set_timer refused"), "\(plugin.output)")
+        for isolated in [false, true] {
+            let path = dir + "/tabd.yaml"
+            let load = "    - path: timerflood.so\n" + (isolated ? "      isolation: process\n" : "")
+            try ("socket: \(dir)/s\nstate_dir: \(dir)/st\n" + Plugins.config(load, extraDirectory: dir)).write(toFile: path, atomically: true, encoding: .utf8)
+            let check = try ConfigAndLockTests.runTabd(["--check-config", "--config", path])
+            #expect(check.status == 0 && check.stderr.contains("configuration OK: \(path)\n"), "isolated \(isolated): \(check.stderr)")
+            #expect(check.stderr.contains("  plugin timerflood 1.0.0 (\(dir)/timerflood.so): loaded, init and fini ran; \(said)\n"), "isolated \(isolated): \(check.stderr)")
+        }
+        let tooMany = try shell("\(Build.tabd) --check-plugin \(dir)/toomany.so 2>&1")
+        #expect(tooMany.status == 0 && tooMany.output.contains("plugin's set_timer refused: a bad name or delay, or 64 timers armed already"), "\(tooMany.output)")
+        #expect(tooMany.output.contains("  timers       \(said)\n"), "\(tooMany.output)")
+    }
+
     // MARK: reload
 
     static func gateConfig(_ credentials: String, extra: String = "", more: String = "") -> String {

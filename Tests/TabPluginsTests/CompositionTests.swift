@@ -274,6 +274,51 @@ extension PluginTests {
             #expect(host.explain(limit: 1000).count == PluginHost.explainCapacity)
         }
 
+        /// A plugin's timer ticking (issue 45) keeps a history of its own: a tap denied before
+        /// twice `explainHistory` ticks is still there, found by kind, plugin and controller
+        /// (filters apply before the limit); a smaller history keeps each group's newest.
+        @Test func timersDoNotPushTapsOutOfExplainAndFiltersFindThem() throws {
+            let dir = try temporaryDirectory()
+            try compilePlugin(gatePlugin(name: "no", result: "TABD_DENY", reason: "closed"), named: "no.so", in: dir)
+            // Arms "tick" in init and again in each run: a repeating timer.
+            try compilePlugin(cPlugin(name: "ticker", hooks: """
+                static const tabd_host *host;
+                static tabd_result start(const tabd_host *h, const char *config, void **state, tabd_reply *reply) {
+                    (void)config; (void)reply; host = h; *state = NULL;
+                    return h->set_timer(h, NULL, "tick", 1000);
+                }
+                static void tick(void *state, const tabd_controller *c, const char *name) {
+                    (void)state; (void)c; host->set_timer(host, NULL, name, 1000);
+                }
+                """, fields: ".init = start, .timer = tick,"), named: "ticker.so", in: dir)
+            let (host, _) = makeHost([dir])
+            var due: [() -> Void] = []
+            host.scheduleTimer = { _, body in due.append(body); return {} }
+            try host.load([PluginSpec(path: "no.so"), PluginSpec(path: "ticker.so")])
+            host.explainHistory = 8
+            let c = try controller(["home", "news"], name: "kiosk")
+            #expect(host.shouldSelect(tab("news", of: c), in: c) == .deny(by: "no", reason: "closed", message: "no says closed"))
+            // Until the timer hook ran twice the history (a run past the plugin's share of the
+            // loop is put off, as the same timer).
+            func ticks() -> UInt64 { host.stats.first { $0.name == "ticker" }?.hooks.first { $0.hook == .timer }?.calls ?? 0 }
+            while ticks() < UInt64(2 * host.explainHistory) {
+                let next = due.popLast()
+                try #require(next != nil, "the ticker armed its next tick")
+                next?()
+            }
+            #expect(host.explain(limit: 20).filter { $0.kind == .timer }.count == host.explainHistory)
+            let taps = host.explain(ExplainQuery(kind: .shouldSelect))
+            #expect(taps.map(\.candidate) == ["news"] && taps.first?.controller == "kiosk")
+            #expect(host.explain(ExplainQuery(controller: "kiosk", plugin: "no")).map(\.candidate) == ["news"])
+            #expect(host.explain(ExplainQuery(controller: "main")).isEmpty)
+            let ticks = host.explain(ExplainQuery(limit: 3, plugin: "ticker"))
+            #expect(ticks.count == 3 && ticks.allSatisfy { $0.kind == .timer && $0.candidate == "tick" && $0.final == .ran(ok: true) })
+            #expect(zip(ticks, ticks.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "oldest first")
+            host.explainHistory = 2
+            #expect(host.explain(ExplainQuery(limit: 1000, kind: .timer)).map(\.sequence) == ticks.suffix(2).map(\.sequence))
+            #expect(host.explain(ExplainQuery(kind: .shouldSelect)).map(\.candidate) == ["news"])
+        }
+
         /// stats count calls per hook with their times, denials and failures.
         @Test func statsCountAndTime() throws {
             let (host, _) = makeHost([try buildHello()])

@@ -32,4 +32,31 @@ import Testing
         c.struct_size = MemoryLayout<tabd_candidate>.size
         #expect(tabd_candidate_has_field_at(&c, MemoryLayout<tabd_candidate>.offset(of: \.path_count)!, MemoryLayout<Int>.size) == 1)
     }
+
+    /// The clock (ABI 1.9) through the SDK: nil from a tabd whose table ends before it; else
+    /// the instant asked (now: wall_clock_ms's) with the fields tabd filled.
+    @Test func clockIsNilBeforeABI19AndReadsTheTableAfter() {
+        var t = tabd_host()
+        t.struct_size = MemoryLayout<tabd_host>.offset(of: \.wall_clock_ms)!  // a 1.7/1.8 tabd
+        t.wall_clock_ms = { _ in 1_795_896_307_000 }
+        t.local_time = { _, ms, out in
+            guard let out else { return TABD_ERROR }
+            out.pointee.unix_ms = ms; out.pointee.year = 2026; out.pointee.hour = 21; out.pointee.weekday = 6
+            out.pointee.utc_offset_seconds = 3600; out.pointee.is_dst = -1; out.pointee.zone = nil
+            return TABD_OK
+        }
+        withUnsafePointer(to: &t) { p in
+            let host = PolicyHost(p)
+            #expect(host.wallClockMilliseconds == nil && host.localTime() == nil)
+        }
+        t.struct_size = MemoryLayout<tabd_host>.size
+        withUnsafePointer(to: &t) { p in
+            let host = PolicyHost(p)
+            #expect(host.wallClockMilliseconds == 1_795_896_307_000)
+            let now = host.localTime()
+            #expect(now?.unixMilliseconds == 1_795_896_307_000 && now?.hour == 21 && now?.weekday == 6 && now?.year == 2026)
+            #expect(now?.utcOffsetSeconds == 3600 && now?.isDaylightSaving == nil && now?.zone == nil)
+            #expect(host.localTime(at: 5)?.unixMilliseconds == 5)
+        }
+    }
 }

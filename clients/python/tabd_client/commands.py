@@ -180,8 +180,11 @@ class Commands(Generic[R]):
         """The reference login gate's login (plugin `login-gate`)."""
         return self.plugin_call("login-gate", "login", {"user": user, "password": password}, controller=controller)
 
-    def explain(self, *, limit: Optional[int] = None, controller: Optional[str] = None) -> R:
-        return self.request("explain", limit=limit, controller=controller)
+    def explain(self, *, limit: Optional[int] = None, controller: Optional[str] = None,
+                plugin: Optional[str] = None, kind: Optional[str] = None) -> R:
+        """The last decisions; each filter given narrows them (kind: should_select,
+        supported_orientations, preferred_orientation or timer)."""
+        return self.request("explain", limit=limit, controller=controller, plugin=plugin, kind=kind)
 
     def reload(self) -> R:
         """For administrators (`forbidden` otherwise)."""

@@ -73,7 +73,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 8
+#define TABD_POLICY_ABI_MINOR 9
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -352,6 +352,32 @@ typedef struct tabd_selection_change {
     const char *const *path;
     size_t path_count;
 } tabd_selection_change;
+
+/** A local date and time (local_time, since 1.9): an instant as tabd's time zone shows it.
+ *  Set struct_size to sizeof(tabd_local_time) before the call: tabd fills the fields that
+ *  fit in it. */
+typedef struct tabd_local_time {
+    /** sizeof(tabd_local_time) as the plugin compiled it (set by the plugin). */
+    size_t struct_size;
+    /** The instant: milliseconds since 1970-01-01T00:00:00Z. */
+    int64_t unix_ms;
+    int32_t year;        /**< e.g. 2026 */
+    int32_t month;       /**< 1 (January) to 12 */
+    int32_t day;         /**< 1 to 31 */
+    int32_t hour;        /**< 0 to 23 */
+    int32_t minute;      /**< 0 to 59 */
+    int32_t second;      /**< 0 to 60 (60: a leap second) */
+    int32_t millisecond; /**< 0 to 999 */
+    int32_t weekday;     /**< 0 (Sunday) to 6 (Saturday) */
+    int32_t yearday;     /**< 0 (1 January) to 365 */
+    /** Seconds east of UTC at that instant: 3600 for CET, -18000 for EST, 19800 for IST. */
+    int32_t utc_offset_seconds;
+    /** 1: daylight saving time is in effect; 0: it is not; -1: the zone does not say. */
+    int32_t is_dst;
+    /** The zone's abbreviation at that instant ("CET", "CEST", "UTC"), valid until the hook
+     *  returns; NULL when the zone has none. */
+    const char *zone;
+} tabd_local_time;
 
 /* ---------------------------------------------------------------------------------
  * The host table: what tabd offers a plugin
@@ -646,6 +672,30 @@ struct tabd_host {
      *     for (size_t i = 0; (name = host->controller_at(host, i)) != NULL; i++) ... name ...;
      */
     const char *(*controller_at)(const tabd_host *host, size_t index);
+
+    /* ---- since 1.9: the wall clock and the local time --------------------------- */
+    /*
+     * Timers are relative; a policy that says "no games after 21:00" needs the date and the
+     * local time. Both come from the machine's clock (CLOCK_REALTIME), which can be set or
+     * jump (NTP, an operator): measure intervals with timers, and ask again rather than
+     * adding up. The time zone is tabd's: its TZ environment variable, else /etc/localtime,
+     * read again when either changes — the same in process and in an isolated helper (which
+     * inherits tabd's environment and sees the same /etc/localtime). Any hook may ask, init
+     * included.
+     *
+     *     tabd_local_time now = { .struct_size = sizeof now };
+     *     if (TABD_HOST_HAS(host, local_time)
+     *         && host->local_time(host, host->wall_clock_ms(host), &now) == TABD_OK
+     *         && now.hour >= 21) ... bedtime ...;
+     *     // The next 21:00: arm a timer for it (set_timer), and check again when it runs.
+     */
+
+    /** The wall-clock time now: milliseconds since 1970-01-01T00:00:00Z. */
+    int64_t (*wall_clock_ms)(const tabd_host *host);
+    /** The instant `unix_ms` (as wall_clock_ms answers) in tabd's time zone: fills the
+     *  fields of *out that its struct_size holds. TABD_ERROR (nothing filled) when `out` is
+     *  NULL or its struct_size 0, or the instant is out of the calendar's range. */
+    tabd_result (*local_time)(const tabd_host *host, int64_t unix_ms, tabd_local_time *out);
 
     /* Functions added in later minors go here, each marked "since 1.N". */
 };
