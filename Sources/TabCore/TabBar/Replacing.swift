@@ -275,10 +275,7 @@ extension Controller {
     /// is it or holds it), did-move(nil).
     private mutating func removeChild(_ id: String, onScreen leaf: String?, _ out: inout Outcome) {
         out.notify(.containment(tab: id, phase: .willMove, parent: nil))
-        if let leaf {
-            out.notify(.appearance(tab: leaf, phase: .willDisappear))
-            out.notify(.appearance(tab: leaf, phase: .didDisappear))
-        }
+        out.visibleSetChanged(from: leaf, to: nil)
         out.notify(.containment(tab: id, phase: .didMove, parent: nil))
     }
 

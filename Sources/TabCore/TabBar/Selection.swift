@@ -244,10 +244,6 @@ extension Controller {
             // Nobody reads them (a select without subscribers): counted, not built.
             return out.skip((old.isNone ? 0 : 2) + (next.isNone ? 0 : 2))
         }
-        let leaving = old.wireValue, coming = next.wireValue  // once each
-        if let id = leaving { out.notify(.appearance(tab: id, phase: .willDisappear)) }
-        if let id = coming { out.notify(.appearance(tab: id, phase: .willAppear)) }
-        if let id = leaving { out.notify(.appearance(tab: id, phase: .didDisappear)) }
-        if let id = coming { out.notify(.appearance(tab: id, phase: .didAppear)) }
+        out.visibleSetChanged(from: old.wireValue, to: next.wireValue)
     }
 }

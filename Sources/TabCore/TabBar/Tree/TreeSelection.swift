@@ -103,10 +103,7 @@ extension Controller {
         if !sameLeaf {
             loadContent(of: leaf, &out)
             if records {
-                if let oldLeaf { out.notify(.appearance(tab: oldLeaf, phase: .willDisappear)) }
-                out.notify(.appearance(tab: leaf.id, phase: .willAppear))
-                if let oldLeaf { out.notify(.appearance(tab: oldLeaf, phase: .didDisappear)) }
-                out.notify(.appearance(tab: leaf.id, phase: .didAppear))
+                out.visibleSetChanged(from: oldLeaf, to: leaf.id)
             } else {
                 out.skip(hadLeaf ? 4 : 2)
             }
@@ -182,13 +179,6 @@ extension Controller {
             modify(at: at) { $0.contentLoaded = true }
             out.notify(.contentLoaded(tab: new))
         }
-        guard out.recordsNotifications else {
-            // Nobody reads them (no subscribers): counted, not built, as for a flat select.
-            return out.skip((old == nil ? 0 : 2) + (new == nil ? 0 : 2))
-        }
-        if let old { out.notify(.appearance(tab: old, phase: .willDisappear)) }
-        if let new { out.notify(.appearance(tab: new, phase: .willAppear)) }
-        if let old { out.notify(.appearance(tab: old, phase: .didDisappear)) }
-        if let new { out.notify(.appearance(tab: new, phase: .didAppear)) }
+        out.visibleSetChanged(from: old, to: new)
     }
 }
