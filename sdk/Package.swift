@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // tabd @VERSION@'s Swift SDK for policy plugins, as `make install` installs it (sdk/install.sh
-// writes this file to <prefix>/share/tabd/swift with the sources of the targets below, copied
+// writes this file to <prefix>/share/tabd/swift/tabd-sdk with the sources of the targets below, copied
 // from tabd's Sources/): a package of its own, for a plugin's Package.swift to depend on by
 // its path, @PATH@ (docs/plugins.md, "A plugin in Swift"):
 //

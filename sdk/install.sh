@@ -2,7 +2,7 @@
 # Installs tabd's Swift SDK as a package of its own (`make install`; docs/plugins.md, "A
 # plugin in Swift"):
 #
-#   sdk/install.sh TABD DEST [PATH]    e.g. sdk/install.sh .build/release/tabd /usr/local/share/tabd/swift
+#   sdk/install.sh TABD DEST [PATH]    e.g. sdk/install.sh .build/release/tabd /usr/local/share/tabd/swift/tabd-sdk
 #
 # (PATH: where DEST is once installed, for the manifest's comment; DEST without a DESTDIR.)
 # DEST gets sdk/Package.swift and, for each target it names, that directory of Sources/ as it

@@ -6,11 +6,18 @@
 // the order they came: an event sent before a reply is in `events` before that reply's
 // call returns. One thread per connection reads (blocking reads on the socket); no
 // networking framework is involved, only the Unix socket.
+//
+// Results and events are TabJSON's values (`JSONValue`, `JSONObject`), so TabClient
+// re-exports TabJSON: `import TabClient` alone reads them. `@_exported import` rather than
+// typealiases: a typealias would clash with TabJSON's own name in a file that imports both
+// ("'JSONValue' is ambiguous"), and under Swift's MemberImportVisibility the members and
+// extensions TabJSON declares (`jsonString`, `JSONObject.keys`) are visible only from an imported
+// module, which the re-export makes TabJSON for every file that imports TabClient.
 
 import Foundation
 import Synchronization
 import TabCore
-import TabJSON
+@_exported import TabJSON
 import TabProtocol
 import TabSystem
 

@@ -8,6 +8,7 @@
 
 import ArgumentParser
 import Foundation
+import Synchronization
 import TabJSON
 import TabProtocol
 import TabSystem
@@ -45,6 +46,7 @@ enum Interactive {
             print(version.map { "tabd \($0.oneLine) on \(socket)" } ?? "tabd does not answer on \(socket) yet")
             print("Type a tabctl command (select home, watch -n 1), a JSON request, help, or quit; Tab completes, arrows recall.")
         }
+        if terminal { Interrupt.install() }
         var editor = LineEditor(prompt: terminal ? "\(socket)> " : "", history: History.load())
         while let line = terminal ? editor.read(complete: { complete($0, common: common) }) : Swift.readLine() {
             let text = line.trimmingCharacters(in: .whitespaces)
@@ -54,6 +56,8 @@ enum Interactive {
             if text == "help" {
                 print("Commands: " + Tabctl.configuration.subcommands.map { $0._commandName }.joined(separator: " "))
                 print("help COMMAND for one; a line starting with { is sent as it is; quit or Ctrl-D ends.")
+                print("Arguments of call: " + argumentRule)
+                print("Ctrl-C stops watch and show --watch and comes back here.")
                 continue
             }
             if text.hasPrefix("{") {
@@ -120,6 +124,57 @@ enum Interactive {
         case "help": return Completion.matching(Tabctl.configuration.subcommands.map { $0._commandName }, prefix)
         default: return []
         }
+    }
+}
+
+/// Ctrl-C in the interactive mode: it stops the command that is running when that command
+/// can stop (`watch`, `show --watch`: it registered how with `stopping`) and the prompt comes
+/// back; during any other command it ends tabctl, as it does outside the interactive mode.
+/// (While a line is edited the terminal is raw: Ctrl-C is a key there, not a signal.)
+enum Interrupt {
+    /// The write end of the pipe the SIGINT handler writes a byte to: in a handler only
+    /// async-signal-safe calls may run, so a thread of its own reads the pipe and acts.
+    /// nonisolated(unsafe): written once, before the handler is installed.
+    nonisolated(unsafe) private static var pipeWrite: Int32 = -1
+    /// Whether Ctrl-C comes back to the prompt (the interactive mode on a terminal).
+    static var installed: Bool { pipeWrite >= 0 }
+    private static let stop = Mutex<(@Sendable () -> Void)?>(nil)
+
+    static func install() {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return }
+        pipeWrite = fds[1]
+        let readEnd = fds[0]
+        Thread.detachNewThread {
+            var byte: UInt8 = 0
+            while Glibc.read(readEnd, &byte, 1) == 1 {
+                if let stop = Interrupt.stop.withLock({ $0 }) {
+                    stop()
+                } else {
+                    signal(SIGINT, SIG_DFL)
+                    raise(SIGINT)
+                }
+            }
+        }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in
+            var byte: UInt8 = 3
+            _ = Glibc.write(Interrupt.pipeWrite, &byte, 1)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        _ = try? Sys.setSignalAction(SIGINT, action)
+        // Whatever mask tabctl was started with (a test runner's may block it), as show --watch.
+        try? Sys.unblockSignals([SIGINT])
+    }
+
+    /// Runs `body` (a wait for a command's task) with Ctrl-C calling `stop` instead of ending
+    /// tabctl — in the interactive mode; elsewhere SIGINT ends tabctl as it always does.
+    static func stopping<R>(with stop: @escaping @Sendable () -> Void, _ body: () throws -> R) rethrows -> R {
+        self.stop.withLock { $0 = stop }
+        defer { self.stop.withLock { $0 = nil } }
+        if installed { FileHandle.standardError.write(Data("tabctl: Ctrl-C stops this and comes back to the prompt\n".utf8)) }
+        return try body()
     }
 }
 

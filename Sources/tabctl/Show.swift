@@ -118,12 +118,12 @@ final class Watcher: @unchecked Sendable {  // used by one task at a time
         Sys.close(probe.fd)
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Int32?>(nil)
-        Task {
+        let task = Task {
             let code = await self.run()
             outcome.withLock { $0 = code }
             done.signal()
         }
-        done.wait()
+        Interrupt.stopping(with: { task.cancel() }) { done.wait() }
         let code = outcome.withLock { $0 } ?? 0
         if code != 0 { throw ExitCode(code) }
     }

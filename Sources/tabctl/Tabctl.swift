@@ -209,7 +209,10 @@ struct Common: ParsableArguments {
 /// How `call` reads its arguments, for the help texts.
 let argumentRule = """
     key=value sends the value as a string (title=2024 is "2024"); key:=json sends it as JSON \
-    (index:=2 is a number, done:=true a boolean, item:='{"badge":"1"}' an object, value:=null null).
+    (index:=2 is a number, done:=true a boolean, item:='{"badge":"1"}' an object, value:=null null). \
+    JSON with double quotes or spaces goes in single quotes, in a shell and in tabctl -i alike: \
+    both split a line into words and drop the double quotes outside single ones (tabctl -i \
+    expands no $ or *).
     """
 
 /// `key=value` → a string field; `key:=json` → the JSON value. The first `=` ends the key.
@@ -228,7 +231,7 @@ func field(_ pair: String) throws -> (String, JSONValue) {
     do {
         return (String(key), try JSONParser.parse(raw))
     } catch {
-        throw ValidationError("the value of '\(key)' is not JSON (\(error)); for a string write \(key)=\(raw)")
+        throw ValidationError("the value of '\(key)' is not JSON (\(error)); put JSON in single quotes, in a shell and in tabctl -i alike (\(key):='{\"a\":1}'), and for a string write \(key)=\(raw)")
     }
 }
 

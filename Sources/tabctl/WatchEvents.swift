@@ -21,7 +21,7 @@ extension Tabctl.Watch {
         let (path, names, controller, count) = (common.socketPath, events, common.controller, count)
         let outcome = Mutex<Int32>(0)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let task = Task {
             defer { done.signal() }
             let code: Int32
             do {
@@ -37,7 +37,9 @@ extension Tabctl.Watch {
                     printed += 1
                     if let count, printed >= count { break }
                 }
-                if let count, printed < count {
+                if Task.isCancelled {
+                    code = 0  // Ctrl-C in the interactive mode (Interrupt): back to its prompt
+                } else if let count, printed < count {
                     FileHandle.standardError.write(Data("tabctl: tabd closed the connection after \(printed) of \(count) events\n".utf8))
                     code = TabctlExit.unreachable.code
                 } else if count == nil {
@@ -57,7 +59,7 @@ extension Tabctl.Watch {
             }
             outcome.withLock { $0 = code }
         }
-        done.wait()
+        Interrupt.stopping(with: { task.cancel() }) { done.wait() }
         let code = outcome.withLock { $0 }
         if code != 0 { throw ExitCode(code) }
     }

@@ -295,7 +295,7 @@ final class NotifySocket {
                      "usr/lib/tmpfiles.d/tabd.conf", "etc/tabd/tabd.yaml", "usr/share/doc/tabd/README.md", "usr/share/doc/tabd/tabd.example.yaml",
                      "usr/share/man/man1/tabctl.1", "usr/share/man/man5/tabd.yaml.5", "usr/share/man/man8/tabd.8",
                      "usr/share/bash-completion/completions/tabctl", "usr/share/zsh/site-functions/_tabctl",
-                     "usr/share/fish/vendor_completions.d/tabctl.fish", "usr/share/tabd/swift/Package.swift"] {
+                     "usr/share/fish/vendor_completions.d/tabctl.fish", "usr/\(SwiftSDKPackageTests.sdkDirectory)/Package.swift"] {
             #expect(FileManager.default.fileExists(atPath: destdir + "/" + file), "\(file) installed")
         }
         let pc = "PKG_CONFIG_SYSROOT_DIR=\(destdir) PKG_CONFIG_PATH=\(destdir)/usr/lib/pkgconfig"

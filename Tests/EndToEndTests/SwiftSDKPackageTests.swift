@@ -15,13 +15,21 @@ import Testing
     struct Built: Sendable {
         /// DESTDIR of `make install-files … PREFIX=/usr`.
         let destdir: String
-        /// The installed SDK: DESTDIR/usr/share/tabd/swift.
+        /// The installed SDK: DESTDIR/usr/`sdkDirectory`.
         let sdk: String
         /// The plugin's package (a temporary directory) and the library `swift build` made.
         let package: String
         let library: String
         let buildOutput: String
     }
+
+    /// Where `make install` puts the SDK under its PREFIX: the Makefile's SDKDIR, the one place
+    /// that says it (`share/tabd/swift/tabd-sdk`; `tabd-sdk` is its package identity).
+    static let sdkDirectory: String = {
+        let makefile = (try? String(contentsOf: Build.packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)) ?? ""
+        let line = makefile.components(separatedBy: "\n").first { $0.hasPrefix("SDKDIR") } ?? ""
+        return line.components(separatedBy: "$(PREFIX)/").last ?? ""
+    }()
 
     /// Made once, by the first test that asks (a static let is initialised once).
     static let built = Result<Built, any Error> { try build() }
@@ -59,13 +67,13 @@ import Testing
 
     static func build() throws -> Built {
         let destdir = try OperationsTests.install()
-        let sdk = destdir + "/usr/share/tabd/swift"
+        let sdk = destdir + "/usr/" + sdkDirectory
         let blocks = try swiftBlocks(guide)
         guard let manifest = blocks.first(where: { $0.contains(#"name: "QuietHours""#) }),
               let source = blocks.first(where: { $0.contains("exportPolicy(QuietHours.self)") }) else {
             throw TestFailure("docs/plugins.md has no QuietHours package (its Package.swift and its source, in ```swift blocks)")
         }
-        let installed = "/usr/local/share/tabd/swift"
+        let installed = "/usr/local/" + sdkDirectory
         guard manifest.components(separatedBy: installed).count == 2 else {
             throw TestFailure("the guide's Package.swift does not depend on \(installed) once: \(manifest)")
         }
@@ -272,5 +280,23 @@ import Testing
         let dependsOnThisVersion = guide.contains(#"from: "\#(TabdVersion.string)")"#)
         #expect(quotesTheError, "docs/plugins.md does not quote the error \(error)")
         #expect(dependsOnThisVersion, "docs/plugins.md's dependency by version is not on \(TabdVersion.string)")
+    }
+
+    /// Every file that names where the SDK is installed (docs, man pages, sdk/, the Makefile,
+    /// tests) names the Makefile's SDKDIR: a directory named for the SDK alone (`tabd-sdk`), so
+    /// that a plugin's package, named after its directory, does not share its identity.
+    @Test func everyFileNamesTheSDKsDirectoryAsTheMakefileDoes() throws {
+        #expect(Self.sdkDirectory == "share/tabd/swift/tabd-sdk", "the Makefile's SDKDIR is \(Self.sdkDirectory)")
+        let root = Build.packageRoot.path
+        let files = try shell("cd \(root) && git ls-files -co --exclude-standard -- docs man sdk Makefile README.md Tests examples").output
+        let parent = Self.sdkDirectory.components(separatedBy: "/").dropLast().joined(separator: "/")
+        for file in files.split(separator: "\n") {
+            guard let text = try? String(contentsOfFile: root + "/" + file, encoding: .utf8) else { continue }
+            for piece in text.components(separatedBy: parent).dropFirst() where !(parent + piece).hasPrefix(Self.sdkDirectory) {
+                Issue.record("\(file) names \(parent)\(piece.prefix(20)), not the Makefile's SDKDIR \(Self.sdkDirectory)")
+            }
+        }
+        let guide = try Self.guide
+        #expect(guide.contains("name your plugin's package"), "docs/plugins.md says how to name a plugin's package")
     }
 }

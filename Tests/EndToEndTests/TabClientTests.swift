@@ -283,19 +283,31 @@ func eventually(_ timeout: Double = 60, _ condition: () throws -> Bool) async re
     }
 
     /// The library used as a package dependency is: a package in a temporary directory that
-    /// names this one by path and links the TabClient product keeps a mirror across a
-    /// kill -9 and restart of tabd (Tests/EndToEndTests/Fixtures/outside-client). It names tabd's
-    /// package as docs/clients.md does, and the checkout under test is not always in a directory
-    /// named `tabd` (make test-stress clones into `clone`, git worktrees have any name).
+    /// names a copy of this checkout by path, in a directory not named `tabd`
+    /// (`Clone.of-TABD`), and links the TabClient product — importing nothing else — keeps a
+    /// mirror across a kill -9 and restart of tabd (Tests/EndToEndTests/Fixtures/outside-client);
+    /// docs/clients.md's Swift examples build in it as the page shows them. It names tabd's
+    /// package as docs/clients.md does (`name: "tabd"`), which a directory of any name needs.
     @Test func aPackageOutsideThisRepositoryKeepsAMirrorAcrossKill9() throws {
         let root = Build.packageRoot
         let dir = temporaryDirectory("outside")
+        let checkout = dir + "/Clone.of-TABD"
+        // The files git tracks, and new ones it does not ignore, as they are now (no .build).
+        let copied = try shell("mkdir -p \(checkout) && cd \(root.path) && git ls-files -z -co --exclude-standard"
+                               + " | tar --null --ignore-failed-read -T - -cf - | tar -xf - -C \(checkout) 2>&1")
+        #expect(copied.status == 0, "\(copied.output)")
         let fixture = root.appendingPathComponent("Tests/EndToEndTests/Fixtures/outside-client").path
         let manifest = try String(contentsOfFile: fixture + "/Package.swift.in", encoding: .utf8)
-            .replacingOccurrences(of: "@TABD_PACKAGE@", with: root.path)
-        try FileManager.default.createDirectory(atPath: dir + "/pkg/Sources/outside", withIntermediateDirectories: true)
+            .replacingOccurrences(of: "@TABD_PACKAGE@", with: checkout)
+        let clientsPage = try String(contentsOf: root.appendingPathComponent("docs/clients.md"), encoding: .utf8)
+        let examples = SwiftSDKPackageTests.swiftBlocks(clientsPage)
+        #expect(examples.count >= 2, "docs/clients.md's ```swift blocks")
+        for target in ["outside", "example"] {
+            try FileManager.default.createDirectory(atPath: dir + "/pkg/Sources/" + target, withIntermediateDirectories: true)
+        }
         try manifest.write(toFile: dir + "/pkg/Package.swift", atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(atPath: fixture + "/main.swift", toPath: dir + "/pkg/Sources/outside/main.swift")
+        try examples.joined(separator: "\n").write(toFile: dir + "/pkg/Sources/example/main.swift", atomically: true, encoding: .utf8)
         let started = Date()
         let built = try shell("cd \(dir)/pkg && swift build 2>&1")
         #expect(built.status == 0, "\(built.output)")

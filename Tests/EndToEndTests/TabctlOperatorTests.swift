@@ -59,7 +59,7 @@ import Testing
             since, entered = 0, False
             for after, text in keys:
                 read(after, since=since, entered=entered)  # what the last keys made, not an earlier prompt
-                if after is not None:
+                if after is not None and text != "\x03":  # Ctrl-C goes to a command in cooked mode
                     editing()
                 since, entered = len(out), text.endswith(("\r", "\n"))
                 os.write(fd, text.encode())
@@ -275,6 +275,31 @@ import Testing
         // Not on a terminal, -i reads commands from stdin.
         let piped = try shell("printf 'select settings\\nping\\n' | \(Build.tabctl) -i --socket \(tabd.socket)")
         #expect(piped.status == 0 && piped.output.contains(#""selected":"settings""#) && piped.output.contains("pong"), "\(piped.output)")
+    }
+
+    /// In the interactive mode, Ctrl-C during `watch` stops the watch and the prompt comes back
+    /// (tabctl goes on: `ping` answers); `help` and the error for unquoted JSON say to quote
+    /// JSON in single quotes, as in a shell, and a quoted value is sent as JSON.
+    @Test func interactiveModeCtrlCStopsAWatchAndJSONIsQuotedAsInAShell() throws {
+        let tabd = try Self.tabd()
+        let prompt = "\(tabd.socket)> "
+        let r = try Self.onTerminal(["--socket", tabd.socket], keys: [
+            (prompt, "watch\r"),
+            ("Ctrl-C stops this and comes back to the prompt", "\u{03}"),
+            (prompt, "ping\r"),
+            ("pong", "help\r"),
+            ("comes back here", #"call update_tab tab=settings item:={"badge":"1"}"# + "\r"),
+            ("put JSON in single quotes", #"call update_tab tab=settings item:='{"badge":"2"}'"# + "\r"),
+            ("tab_changed", "quit\r"),
+        ], environment: ["HOME": tabd.dir, "NO_COLOR": "1"], in: tabd.dir)
+        #expect(r.status == 0, "\(r.screen)")
+        let afterWatch = r.screen.components(separatedBy: "Ctrl-C stops this").last ?? ""
+        #expect(afterWatch.contains("pong"), "the REPL went on after Ctrl-C: \(r.screen)")
+        #expect(r.screen.contains("in a shell and in tabctl -i alike"), "help says how to quote JSON: \(r.screen)")
+        #expect(!r.screen.contains("tabd closed the connection"), "\(r.screen)")
+        #expect(r.screen.contains(#""tab_changed": "settings""#), "\(r.screen)")
+        let state = String(describing: try tabd.client().ok(#"{"cmd":"state"}"#))  // its JSON text
+        #expect(state.contains(#""badge":"2""#) && !state.contains(#""badge":"1""#), "\(state)")
     }
 
     private func client(_ tabd: TabdProcess) throws -> LineClient { try tabd.client() }

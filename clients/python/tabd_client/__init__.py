@@ -2,7 +2,9 @@
 
 - `Client` (blocking) and `AsyncClient` (asyncio): one method per command,
   pipelining, events; error replies raise `TabdError` with the protocol's code,
-  as the subclass of that code (`NotFound`, `Denied`, ...: `ERRORS`).
+  as the subclass of that code (`NotFound`, `Denied`, ...: `ERRORS`). Each
+  result is a dict typed per command (`tabd_client.results`: `State`,
+  `Selection`, ...), TypedDicts that mypy checks the keys of.
 - `Follower` (blocking) and `follow_async` (asyncio): a mirror of controllers
   kept from events alone with the seq recipe of docs/protocol.md, "Staying in
   sync", resyncing when in doubt and reconnecting with backoff after tabd

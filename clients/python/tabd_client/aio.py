@@ -16,7 +16,7 @@ from .errors import MAX_LINE_BYTES, ConnectionLost, TabdError, Unreachable
 
 class AsyncClient(Commands[Awaitable[JSON]]):
     """One connection. Each command method returns an awaitable of the
-    result; calls from many tasks are written at once and answered in order
+    result (a dict, typed per command: tabd_client.results); calls from many tasks are written at once and answered in order
     (pipelining). Events go to `events()`. Create it with `await
     AsyncClient.connect(path)`."""
 

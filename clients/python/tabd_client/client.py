@@ -78,7 +78,7 @@ class _Lines:
 
 class Client(Commands[JSON]):
     """One connection to tabd. Each command method returns the reply's
-    `result` (a dict) or raises TabdError; events that arrive meanwhile are
+    `result` (a dict, typed per command: tabd_client.results) or raises TabdError; events that arrive meanwhile are
     kept for `events()`/`next_event()`.
 
     A reply must arrive whole within `timeout` seconds (None: no limit), else

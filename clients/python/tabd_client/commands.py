@@ -6,16 +6,65 @@ error reply raises TabdError. `controller=None` is tabd's default (`main`).
 An optional argument left None is left out of the request, except where null
 means something (`badge`'s value, `customizable`'s and `set_compact_tabs`'
 tabs, `update_tab`'s fields): there None is sent as null.
-tests/test_coverage.py checks that every command tabd and docs/protocol.md
-name has a method here.
+
+Each method says what its result is (`@returns(State)`: a TypedDict of
+results.py), so that mypy checks the keys a program reads: `Client.state()`
+is a `State`, `await AsyncClient.state()` too. tests/test_coverage.py checks
+that every command tabd and docs/protocol.md name has a method here, and
+tests/test_results.py the types against the page and tabd.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Generic, List, Optional, TypeVar, Union
+import types
+from typing import (Any, Awaitable, Callable, Concatenate, Dict, Generic, List, Optional, ParamSpec, Type, TypeVar,
+                    Union, overload)
+
+from .results import (BarResult, Config, ControllerCreated, Controllers, CustomizableResult, CustomizingResult,
+                      Deleted, EditingResult, Empty, Explained, Hello, Layout, Metrics, ModeResult, Plugins,
+                      PluginValue, Preserved, Reloaded, Rotated, SearchResult, Selection, SidebarResult,
+                      SizeClassResult, StackResult, State, Stats, Subscribed, TabChanged, TabList, Unsubscribed)
 
 R = TypeVar("R")
+T = TypeVar("T")
+P = ParamSpec("P")
 JSON = Dict[str, Any]
+
+
+class Command(Generic[P, T]):
+    """A command's method, its result a `T`: read from a blocking client
+    (`Commands[JSON]`) it returns a T, from the asyncio one an awaitable of a T.
+    `result` is the TypedDict."""
+
+    def __init__(self, method: Callable[Concatenate[Any, P], Any], result: Type[T]) -> None:
+        self.method, self.result = method, result
+        # What help(), inspect.signature() and a reader of Client.state expect of a method.
+        self.__doc__, self.__wrapped__, self.__name__, self.__qualname__ = (
+            method.__doc__, method, method.__name__, method.__qualname__)
+        getattr(method, "__annotations__", {})["return"] = result.__name__  # help(): -> State
+
+    def __call__(self, client: Any, /, *args: P.args, **kwargs: P.kwargs) -> Any:
+        """Called on the class (`Client.state(c)`), as a function."""
+        return self.method(client, *args, **kwargs)
+
+    @overload
+    def __get__(self, obj: None, owner: Any) -> Command[P, T]: ...
+
+    @overload
+    def __get__(self, obj: Commands[Awaitable[JSON]], owner: Any) -> Callable[P, Awaitable[T]]: ...
+
+    @overload
+    def __get__(self, obj: Commands[JSON], owner: Any) -> Callable[P, T]: ...
+
+    def __get__(self, obj: Any, owner: Any) -> Any:
+        return self if obj is None else types.MethodType(self.method, obj)
+
+
+def returns(result: Type[T]) -> Callable[[Callable[Concatenate[Any, P], Any]], Command[P, T]]:
+    """The method's result is a `result` (a TypedDict of results.py)."""
+    def command(method: Callable[Concatenate[Any, P], Any]) -> Command[P, T]:
+        return Command(method, result)
+    return command
 
 
 class Commands(Generic[R]):
@@ -23,180 +72,229 @@ class Commands(Generic[R]):
         raise NotImplementedError
 
     def request(self, cmd: str, **fields: Any) -> R:
-        """Any command, its fields as keyword arguments (None leaves one out)."""
+        """Any command, its fields as keyword arguments (None leaves one out); its
+        result untyped (a dict)."""
         return self._call(cmd, {k: v for k, v in fields.items() if v is not None})
 
     def _with_nulls(self, cmd: str, controller: Optional[str], **fields: Any) -> R:
         """A command whose fields are sent as given, None as null (it means "none" there)."""
         return self._call(cmd, {**fields, **({"controller": controller} if controller else {})})
 
-    def hello(self) -> R:
+    @returns(Hello)
+    def hello(self) -> Any:
         return self.request("hello")
 
-    def ping(self) -> R:
+    @returns(Empty)
+    def ping(self) -> Any:
         return self.request("ping")
 
-    def state(self, controller: Optional[str] = None) -> R:
+    @returns(State)
+    def state(self, controller: Optional[str] = None) -> Any:
         return self.request("state", controller=controller)
 
+    @returns(Selection)
     def select(self, tab: Optional[str] = None, *, index: Optional[int] = None, more: Optional[bool] = None,
-               controller: Optional[str] = None) -> R:
+               controller: Optional[str] = None) -> Any:
         return self.request("select", tab=tab, index=index, more=more, controller=controller)
 
-    def tap(self, tab: Optional[str] = None, *, more: Optional[bool] = None, controller: Optional[str] = None) -> R:
+    @returns(Selection)
+    def tap(self, tab: Optional[str] = None, *, more: Optional[bool] = None, controller: Optional[str] = None) -> Any:
         """A user's tap: the policy plugins decide (TabdError `denied` names the plugin)."""
         return self.request("tap", tab=tab, more=more, controller=controller)
 
+    @returns(TabList)
     def set_tabs(self, tabs: List[JSON], *, selected: Union[str, int, None] = None, animated: Optional[bool] = None,
-                 controller: Optional[str] = None) -> R:
+                 controller: Optional[str] = None) -> Any:
         return self.request("set_tabs", tabs=tabs, selected=selected, animated=animated, controller=controller)
 
+    @returns(TabList)
     def add_tab(self, tab: JSON, *, index: Optional[int] = None, group: Optional[str] = None,
-                controller: Optional[str] = None) -> R:
+                controller: Optional[str] = None) -> Any:
         """`group`: the group the tab goes into (None: the root); `index` its place there."""
         return self.request("add_tab", tab=tab, index=index, group=group, controller=controller)
 
-    def remove_tab(self, tab: str, *, controller: Optional[str] = None) -> R:
+    @returns(TabList)
+    def remove_tab(self, tab: str, *, controller: Optional[str] = None) -> Any:
         return self.request("remove_tab", tab=tab, controller=controller)
 
-    def update_tab(self, tab: str, *, controller: Optional[str] = None, **fields: Any) -> R:
+    @returns(TabChanged)
+    def update_tab(self, /, tab: str, *, controller: Optional[str] = None, **fields: Any) -> Any:
         """`fields`: the members to change (`title`, `item`, ...); None removes one."""
         return self._with_nulls("update_tab", controller, tab=tab, **fields)
 
-    def badge(self, tab: str, value: Optional[str], *, controller: Optional[str] = None) -> R:
+    @returns(TabChanged)
+    def badge(self, tab: str, value: Optional[str], *, controller: Optional[str] = None) -> Any:
         """`value` None: no badge."""
         return self._with_nulls("badge", controller, tab=tab, value=value)
 
-    def push(self, tab: str, screen: JSON, *, controller: Optional[str] = None) -> R:
+    @returns(StackResult)
+    def push(self, tab: str, screen: JSON, *, controller: Optional[str] = None) -> Any:
         return self.request("push", tab=tab, screen=screen, controller=controller)
 
-    def pop(self, tab: str, *, controller: Optional[str] = None) -> R:
+    @returns(StackResult)
+    def pop(self, tab: str, *, controller: Optional[str] = None) -> Any:
         return self.request("pop", tab=tab, controller=controller)
 
-    def pop_to_root(self, tab: str, *, controller: Optional[str] = None) -> R:
+    @returns(StackResult)
+    def pop_to_root(self, tab: str, *, controller: Optional[str] = None) -> Any:
         return self.request("pop_to_root", tab=tab, controller=controller)
 
-    def customizable(self, tabs: Optional[List[str]], *, controller: Optional[str] = None) -> R:
+    @returns(CustomizableResult)
+    def customizable(self, tabs: Optional[List[str]], *, controller: Optional[str] = None) -> Any:
         """`tabs` None: nothing may be rearranged."""
         return self._with_nulls("customizable", controller, tabs=tabs)
 
-    def customize_begin(self, *, controller: Optional[str] = None) -> R:
+    @returns(CustomizingResult)
+    def customize_begin(self, *, controller: Optional[str] = None) -> Any:
         return self.request("customize.begin", controller=controller)
 
-    def customize_move(self, tab: str, to: int, *, controller: Optional[str] = None) -> R:
+    @returns(CustomizingResult)
+    def customize_move(self, tab: str, to: int, *, controller: Optional[str] = None) -> Any:
         return self.request("customize.move", tab=tab, to=to, controller=controller)
 
-    def customize_end(self, *, controller: Optional[str] = None) -> R:
+    @returns(TabList)
+    def customize_end(self, *, controller: Optional[str] = None) -> Any:
         return self.request("customize.end", controller=controller)
 
-    def rotate(self, orientation: str, *, controller: Optional[str] = None) -> R:
+    @returns(Rotated)
+    def rotate(self, orientation: str, *, controller: Optional[str] = None) -> Any:
         return self.request("rotate", orientation=orientation, controller=controller)
 
+    @returns(Layout)
     def layout(self, width: float, height: float, *, status_bar: Optional[float] = None,
-               controller: Optional[str] = None) -> R:
+               controller: Optional[str] = None) -> Any:
         return self.request("layout", width=width, height=height, status_bar=status_bar, controller=controller)
 
-    def set_hidden(self, tab: str, hidden: bool, *, controller: Optional[str] = None) -> R:
+    @returns(BarResult)
+    def set_hidden(self, tab: str, hidden: bool, *, controller: Optional[str] = None) -> Any:
         return self.request("set_hidden", tab=tab, hidden=hidden, controller=controller)
 
-    def reorder(self, order: List[str], *, group: Optional[str] = None, controller: Optional[str] = None) -> R:
+    @returns(BarResult)
+    def reorder(self, order: List[str], *, group: Optional[str] = None, controller: Optional[str] = None) -> Any:
         return self.request("reorder", order=order, group=group, controller=controller)
 
-    def sidebar(self, visible: bool, *, controller: Optional[str] = None) -> R:
+    @returns(SidebarResult)
+    def sidebar(self, visible: bool, *, controller: Optional[str] = None) -> Any:
         return self.request("sidebar", visible=visible, controller=controller)
 
-    def set_expanded(self, group: str, expanded: bool, *, controller: Optional[str] = None) -> R:
+    @returns(SidebarResult)
+    def set_expanded(self, group: str, expanded: bool, *, controller: Optional[str] = None) -> Any:
         """Expands or collapses a group in the sidebar (R13.12)."""
         return self.request("set_expanded", group=group, expanded=expanded, controller=controller)
 
-    def search(self, active: bool, *, controller: Optional[str] = None) -> R:
+    @returns(SearchResult)
+    def search(self, active: bool, *, controller: Optional[str] = None) -> Any:
         """Activates search (only with the search tab selected) or cancels it (R14.1)."""
         return self.request("search", active=active, controller=controller)
 
-    def set_enabled(self, tab: str, enabled: bool, *, controller: Optional[str] = None) -> R:
+    @returns(TabChanged)
+    def set_enabled(self, tab: str, enabled: bool, *, controller: Optional[str] = None) -> Any:
         """A disabled tab stays in the bar and sidebar; a tap on it is refused (R14.2)."""
         return self.request("set_enabled", tab=tab, enabled=enabled, controller=controller)
 
-    def set_bar_hidden(self, hidden: bool, *, animated: Optional[bool] = None, controller: Optional[str] = None) -> R:
+    @returns(BarResult)
+    def set_bar_hidden(self, hidden: bool, *, animated: Optional[bool] = None, controller: Optional[str] = None) -> Any:
         """Hides or shows the whole bar (R14.3)."""
         return self.request("set_bar_hidden", hidden=hidden, animated=animated, controller=controller)
 
-    def set_size_class(self, size_class: str, *, controller: Optional[str] = None) -> R:
+    @returns(SizeClassResult)
+    def set_size_class(self, size_class: str, *, controller: Optional[str] = None) -> Any:
         """`regular` or `compact`; only a pad changes it (R14.4)."""
         return self.request("set_size_class", size_class=size_class, controller=controller)
 
-    def set_compact_tabs(self, tabs: Optional[List[str]], *, controller: Optional[str] = None) -> R:
+    @returns(BarResult)
+    def set_compact_tabs(self, tabs: Optional[List[str]], *, controller: Optional[str] = None) -> Any:
         """The root tabs compact appearances show (R14.4); None: all."""
         return self._with_nulls("set_compact_tabs", controller, tabs=tabs)
 
-    def set_mode(self, mode: str, *, controller: Optional[str] = None) -> R:
+    @returns(ModeResult)
+    def set_mode(self, mode: str, *, controller: Optional[str] = None) -> Any:
         """`automatic`, `tab_bar` or `tab_sidebar` (R14.5)."""
         return self.request("set_mode", mode=mode, controller=controller)
 
-    def edit_begin(self, *, controller: Optional[str] = None) -> R:
+    @returns(EditingResult)
+    def edit_begin(self, *, controller: Optional[str] = None) -> Any:
         """The sidebar's editing session (R14.6), where the sidebar exists."""
         return self.request("edit.begin", controller=controller)
 
-    def edit_end(self, *, controller: Optional[str] = None) -> R:
+    @returns(EditingResult)
+    def edit_end(self, *, controller: Optional[str] = None) -> Any:
         return self.request("edit.end", controller=controller)
 
-    def select_child(self, group: str, child: str, *, controller: Optional[str] = None) -> R:
+    @returns(Selection)
+    def select_child(self, group: str, child: str, *, controller: Optional[str] = None) -> Any:
         """The child `group` shows, without selecting it unless the group is on the
         selected path (R14.7)."""
         return self.request("select_child", group=group, child=child, controller=controller)
 
-    def preserve(self, *, controller: Optional[str] = None) -> R:
+    @returns(Preserved)
+    def preserve(self, *, controller: Optional[str] = None) -> Any:
         return self.request("preserve", controller=controller)
 
-    def restore(self, archive: Any, *, controller: Optional[str] = None) -> R:
+    @returns(Selection)
+    def restore(self, archive: Any, *, controller: Optional[str] = None) -> Any:
         return self.request("restore", archive=archive, controller=controller)
 
-    def controllers(self) -> R:
+    @returns(Controllers)
+    def controllers(self) -> Any:
         return self.request("controllers")
 
-    def controller_create(self, controller: str, *, idiom: Optional[str] = None, max_visible: Optional[int] = None,
-                          **fields: Any) -> R:
+    @returns(ControllerCreated)
+    def controller_create(self, /, controller: str, *, idiom: Optional[str] = None, max_visible: Optional[int] = None,
+                          **fields: Any) -> Any:
         return self.request("controller.create", controller=controller, idiom=idiom, max_visible=max_visible, **fields)
 
-    def controller_delete(self, controller: str) -> R:
+    @returns(Deleted)
+    def controller_delete(self, controller: str) -> Any:
         """For administrators (`forbidden` otherwise)."""
         return self.request("controller.delete", controller=controller)
 
-    def subscribe(self, events: Optional[List[str]] = None, controllers: Optional[List[str]] = None) -> R:
+    @returns(Subscribed)
+    def subscribe(self, events: Optional[List[str]] = None, controllers: Optional[List[str]] = None) -> Any:
         """`events` None: all; `controllers` None: all. The result's `seqs` says
         where each controller's numbering stands."""
         return self._call("subscribe", {"events": events or ["*"], "controllers": controllers})
 
-    def unsubscribe(self, events: Optional[List[str]] = None) -> R:
+    @returns(Unsubscribed)
+    def unsubscribe(self, events: Optional[List[str]] = None) -> Any:
         return self._call("unsubscribe", {"events": events or ["*"]})
 
-    def plugins(self) -> R:
+    @returns(Plugins)
+    def plugins(self) -> Any:
         return self.request("plugins")
 
-    def plugin_call(self, plugin: str, method: str, args: Any = None, *, controller: Optional[str] = None) -> R:
+    @returns(PluginValue)
+    def plugin_call(self, plugin: str, method: str, args: Any = None, *, controller: Optional[str] = None) -> Any:
         return self.request("plugin.call", plugin=plugin, method=method, args=args, controller=controller)
 
-    def login(self, user: str, password: str, *, controller: Optional[str] = None) -> R:
+    @returns(PluginValue)
+    def login(self, user: str, password: str, *, controller: Optional[str] = None) -> Any:
         """The reference login gate's login (plugin `login-gate`)."""
-        return self.plugin_call("login-gate", "login", {"user": user, "password": password}, controller=controller)
+        return self.request("plugin.call", plugin="login-gate", method="login", args={"user": user, "password": password},
+                            controller=controller)
 
+    @returns(Explained)
     def explain(self, *, limit: Optional[int] = None, controller: Optional[str] = None,
-                plugin: Optional[str] = None, kind: Optional[str] = None) -> R:
+                plugin: Optional[str] = None, kind: Optional[str] = None) -> Any:
         """The last decisions; each filter given narrows them (kind: should_select,
         supported_orientations, preferred_orientation or timer)."""
         return self.request("explain", limit=limit, controller=controller, plugin=plugin, kind=kind)
 
-    def reload(self) -> R:
+    @returns(Reloaded)
+    def reload(self) -> Any:
         """For administrators (`forbidden` otherwise)."""
         return self.request("reload")
 
-    def stats(self) -> R:
+    @returns(Stats)
+    def stats(self) -> Any:
         return self.request("stats")
 
-    def config(self) -> R:
+    @returns(Config)
+    def config(self) -> Any:
         """The configuration tabd runs with. For administrators (`forbidden` otherwise)."""
         return self.request("config")
 
-    def metrics(self, *, format: Optional[str] = None) -> R:
+    @returns(Metrics)
+    def metrics(self, *, format: Optional[str] = None) -> Any:
         """`text`: OpenMetrics (`format` None), or `prometheus`'s text format."""
         return self.request("metrics", format=format)

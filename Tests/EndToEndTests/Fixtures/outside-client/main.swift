@@ -3,8 +3,7 @@
 // "seq"}) and per change ({"seq","selected"}), until it is killed.
 
 import Foundation
-import TabClient
-import TabJSON
+import TabClient  // and nothing else of tabd's: TabClient re-exports TabJSON's values
 
 let arguments = CommandLine.arguments
 let mirror = Mirror(path: arguments[1], controllers: [arguments[2]], reconnect: .init(giveUpAfter: .seconds(60)))

@@ -1,0 +1,379 @@
+"""What each command's reply holds: a TypedDict per result of docs/protocol.md.
+
+A result is still the dict tabd sent (`result["selected"]` as before); the types let mypy
+check the keys a program reads (`mypy --strict` calls `result["selcted"]` an error). A key
+marked NotRequired is there only sometimes (docs/protocol.md says when: the tree's members on
+a controller that uses groups or the sidebar, a tv's `unreachable`, ...). Values this file
+leaves as `Any` are open objects (a plugin's value, a restoration archive, the configuration).
+
+tests/test_results.py checks every reply docs/protocol.md shows, and the replies of a real
+tabd for the commands the page elides, against these types, both ways: no key missing, none
+unknown.
+"""
+
+# No `from __future__ import annotations` here: NotRequired must be seen when the class is
+# made, for __required_keys__ (and the tests) to know it.
+from typing import Any, Dict, List, NotRequired, Optional, TypedDict
+
+# MARK: values inside results
+
+
+class Screen(TypedDict):
+    id: str
+    title: NotRequired[Optional[str]]
+
+
+class Item(TypedDict):
+    title: Optional[str]
+    image: Optional[str]
+    tag: Optional[int]
+    badge: Optional[str]
+
+
+class Tab(TypedDict):
+    """A tab as `state` shows it (TabCore's `Tab.fields`, in that order); R13's and R14's
+    members only on a controller that uses them, a group's only on a group."""
+    id: str
+    title: Optional[str]
+    item: Item
+    badge: Optional[str]
+    restoration_id: Optional[str]
+    orientations: List[str]
+    full_screen_layout: bool
+    navigation: bool
+    stack: List[Screen]
+    content_loaded: bool
+    placement: NotRequired[str]
+    hidden: NotRequired[bool]
+    allows_hiding: NotRequired[bool]
+    hidden_by_default: NotRequired[bool]
+    subtitle: NotRequired[Optional[str]]
+    enabled: NotRequired[bool]
+    role: NotRequired[Optional[str]]
+    activates_search: NotRequired[bool]
+    expanded: NotRequired[bool]
+    children: NotRequired[List["Tab"]]
+    default_child: NotRequired[Optional[str]]
+    allows_reordering: NotRequired[bool]
+    selected_child: NotRequired[Optional[str]]
+    display_order: NotRequired[List[str]]
+
+
+class Bar(TypedDict):
+    visible: List[str]
+    more: List[str]
+    selected: Optional[str]
+    position: str
+    unreachable: NotRequired[List[str]]
+    hidden: NotRequired[bool]
+
+
+class SidebarItem(TypedDict):
+    id: str
+    children: NotRequired[List["SidebarItem"]]
+    expanded: NotRequired[bool]
+
+
+class Sidebar(TypedDict):
+    available: bool
+    visible: bool
+    items: List[SidebarItem]
+
+
+class Search(TypedDict):
+    active: bool
+
+
+class Orientation(TypedDict):
+    current: str
+    supported: List[str]
+    preferred: Optional[str]
+
+
+class Frame(TypedDict):
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class ControllerSummary(TypedDict):
+    name: str
+    idiom: str
+    max_visible: int
+    tabs: int
+
+
+class Plugin(TypedDict):
+    name: str
+    version: Optional[str]
+    description: Optional[str]
+    path: str
+    hooks: List[str]
+    loaded: bool
+    error: Optional[str]
+    required: bool
+    abi: Optional[str]
+    stale: bool
+    status: str
+    isolation: str
+    crashes: int
+    timeouts: int
+    restarts: int
+
+
+# MARK: results
+
+
+class Empty(TypedDict):
+    """`ping`'s result: nothing."""
+
+
+class Hello(TypedDict):
+    name: str
+    version: str
+    protocol: int
+    instance: str
+    commands: List[str]
+    events: List[str]
+    plugins: List[str]
+
+
+class Selection(TypedDict):
+    """What every command that may change the selection answers (R4), and what it adds."""
+    selected: Optional[str]
+    selected_index: Optional[int]
+    changed: bool
+    selected_path: NotRequired[List[str]]
+
+
+class TabList(Selection):
+    """set_tabs, add_tab, remove_tab, customize.end: the root tabs' ids in order."""
+    tabs: List[str]
+
+
+class TabChanged(Selection):
+    """badge, update_tab, set_enabled: the tab that changed (None: nothing did)."""
+    tab_changed: Optional[str]
+
+
+class StackResult(Selection):
+    """push, pop, pop_to_root: the tab's stack."""
+    stack: List[Screen]
+
+
+class CustomizableResult(Selection):
+    customizable: Optional[List[str]]
+
+
+class CustomizingResult(Selection):
+    """customize.begin, customize.move: the order being arranged."""
+    customizing_order: List[str]
+
+
+class Rotated(Selection):
+    rotated: bool
+    orientation: str
+    supported: List[str]
+    preferred: Optional[str]
+
+
+class BarResult(Selection):
+    """set_hidden, reorder, set_bar_hidden, set_compact_tabs: the bar after it."""
+    bar: Bar
+
+
+class SidebarResult(Selection):
+    """sidebar, set_expanded."""
+    sidebar: Sidebar
+
+
+class ModeResult(SidebarResult):
+    mode: str
+
+
+class SizeClassResult(BarResult):
+    sidebar: Sidebar
+    size_class: str
+
+
+class SearchResult(Selection):
+    search: Search
+
+
+class EditingResult(Selection):
+    """edit.begin, edit.end."""
+    editing: bool
+
+
+class Layout(TypedDict):
+    bar: Frame
+    content: Frame
+    bar_position: str
+    status_bar_child: Optional[str]
+    sidebar: NotRequired[Frame]
+
+
+class Preserved(TypedDict):
+    archive: Any
+
+
+class State(TypedDict):
+    controller: str
+    idiom: str
+    max_visible: int
+    tap_pops: str
+    tabs: List[Tab]
+    selected: Optional[str]
+    selected_path: NotRequired[List[str]]
+    mode: NotRequired[str]
+    sidebar: NotRequired[Sidebar]
+    size_class: NotRequired[str]
+    compact_tabs: NotRequired[Optional[List[str]]]
+    editing: NotRequired[bool]
+    search: NotRequired[Search]
+    selected_index: Optional[int]
+    bar: Bar
+    customizable: List[str]
+    customizing: bool
+    customizing_order: NotRequired[List[str]]
+    orientation: Orientation
+    status_bar_child: Optional[str]
+    seq: int
+
+
+class Controllers(TypedDict):
+    controllers: List[ControllerSummary]
+
+
+class ControllerCreated(TypedDict):
+    controller: str
+    idiom: str
+    max_visible: int
+    tap_pops: str
+    mode: NotRequired[str]
+    size_class: NotRequired[str]
+    compact_tabs: NotRequired[Optional[List[str]]]
+
+
+class Deleted(TypedDict):
+    deleted: str
+
+
+class Subscribed(TypedDict):
+    events: List[str]
+    controllers: NotRequired[Optional[List[str]]]
+    seqs: Dict[str, int]
+
+
+class Unsubscribed(TypedDict):
+    events: List[str]
+
+
+class Plugins(TypedDict):
+    plugins: List[Plugin]
+
+
+class PluginValue(TypedDict):
+    """plugin.call: the plugin that answered and its value."""
+    plugin: str
+    value: Any
+
+
+class Explained(TypedDict):
+    decisions: List[Dict[str, Any]]
+
+
+class Reloaded(TypedDict):
+    reloaded: bool
+    plugins: List[str]
+    changed: List[str]
+    plugins_started: List[str]
+    plugins_stopped: List[str]
+    refused: List[Any]
+    stale: List[str]
+    restart_required: List[str]
+
+
+class Memory(TypedDict):
+    held_bytes: int
+    budget_bytes: int
+
+
+class ReloadStats(TypedDict):
+    last: str
+    successes: int
+    failures: int
+    last_success_time: str
+    failed_at: Optional[str]
+    problems: List[Any]
+
+
+class Journal(TypedDict):
+    fsync: str
+    bytes: int
+    records: int
+    last_fsync_us: float
+    seq: int
+    state: str
+    fault: Optional[str]
+    faults: int
+
+
+class Latency(TypedDict):
+    count: int
+    mean_us: float
+    p50_us: float
+    p99_us: float
+    max_us: float
+
+
+class HookTimes(TypedDict):
+    calls: int
+    total_ns: int
+    avg_ns: int
+    max_ns: int
+
+
+class PluginStats(TypedDict):
+    name: str
+    denials: int
+    call_refusals: int
+    failures: int
+    isolation: str
+    crashes: int
+    timeouts: int
+    restarts: int
+    store_refusals: int
+    store_bytes: int
+    hooks: Dict[str, HookTimes]
+
+
+class Stats(TypedDict):
+    """Counters and gauges (docs/protocol.md, "stats", says what each counts)."""
+    uptime_seconds: float
+    connections: int
+    connections_accepted: int
+    max_connections: int
+    memory: Memory
+    limits_hit: Dict[str, int]
+    subscribers: int
+    commands_total: int
+    errors: int
+    errors_by_code: Dict[str, int]
+    reload: ReloadStats
+    denials: int
+    events_sent: int
+    journal: Journal
+    commands: Dict[str, Latency]
+    plugins: List[PluginStats]
+
+
+class Config(TypedDict):
+    file: Optional[str]
+    flags: List[str]
+    config: Dict[str, Any]
+
+
+class Metrics(TypedDict):
+    text: str
