@@ -76,6 +76,11 @@ class ControllerMirror:
         Event.TABS_CHANGED.value, Event.TAB_UPDATED.value, Event.BAR_CHANGED.value, Event.MODE_CHANGED.value,
         Event.SIZE_CLASS_CHANGED.value, Event.WILL_BEGIN_EDITING.value, Event.DID_END_EDITING.value})
 
+    #: A tab's members that its sidebar item follows from (R13.6).
+    #: (with the value an absent member stands for)
+    SIDEBAR_MEMBERS = (("hidden", False), ("children", None), ("display_order", None), ("placement", "automatic"),
+                       ("expanded", True), ("role", None))
+
     def __init__(self, state: JSON) -> None:
         if "seq" not in state:
             raise OutOfSync("this tabd's state has no seq: it is too old for the recipe")
@@ -139,6 +144,7 @@ class ControllerMirror:
         the one we already have (a tab that stays is the same child, R2.5)."""
         if "objects" not in data:
             raise OutOfSync("tabs_changed without objects (a tabd older than the recipe)")
+        before = self._sidebar_shape()
         known = {t["id"]: t for t in self.state["tabs"]}
         known.update({t["id"]: copy.deepcopy(t) for t in data["objects"]})
         missing = [i for i in data["tabs"] if i not in known]
@@ -148,17 +154,24 @@ class ControllerMirror:
         self._follow_the_search_tab()
         if self._uses_groups():
             raise OutOfSync("tabs_changed in a controller with groups (the sidebar and path follow from state)")
-        self._sidebar_follows()
+        if self._sidebar_shape() != before:
+            self._sidebar_follows()
 
     def on_tab_updated(self, data: JSON) -> None:
         """`object` replaces the tab with that id, in place."""
         if "object" not in data:
             raise OutOfSync("tab_updated without object (a tabd older than the recipe)")
         tab = self._tab(data["tab"])
+        before = self._sidebar_shape()
         tab.clear()
         tab.update(copy.deepcopy(data["object"]))
         self._follow_the_search_tab()
-        self._sidebar_follows()
+        if self._sidebar_shape() != before:
+            self._sidebar_follows()
+
+    def _sidebar_shape(self) -> List[Any]:
+        """What the sidebar's items follow from (R13.6): the tabs' order and members."""
+        return [[t["id"]] + [t.get(k, absent) for k, absent in self.SIDEBAR_MEMBERS] for t in self.state["tabs"]]
 
     def _sidebar_follows(self) -> None:
         """A shown sidebar's items are the visible tabs in display order (R13.6), and
