@@ -48,6 +48,8 @@ public final class TabService: LineServiceDelegate, EngineHost {
     var step = Step()
     /// The subscribed connections, to deliver events to (the engine names them by id).
     var subscribers: [UInt64: Connection] = [:]
+    /// `sendEvents`'s scratch: each recipient's mark, kept for its capacity.
+    var marks: [UInt64: EventMark] = [:]
     /// Big `state` replies: kept, and encoded off the loop (ServiceBigStates.swift).
     var bigStates = BigStates()
     let stateEncoder = DispatchQueue(label: "tabd.state-encoder")
@@ -147,14 +149,58 @@ public final class TabService: LineServiceDelegate, EngineHost {
         if !step.deliveries.isEmpty { sendEvents() }
     }
 
+    /// Each subscriber's last event of the step (one command's, a timer's, a reload's) gets
+    /// `"last":true`; a `grouped` subscriber gets the step's events as one line,
+    /// `{"events":[…]}` (docs/protocol.md, "A command's events as one unit"). The mark is on
+    /// the last event that subscriber gets, whatever its subscription leaves out.
     private func sendEvents() {
-        for d in step.deliveries {
+        marks.removeAll(keepingCapacity: true)
+        var later = -1
+        for i in step.deliveries.indices.reversed() {
+            let list = step.deliveries[i].recipients
+            if list == later { continue }  // the same subscribers as the delivery after it
+            later = list
+            for client in step.recipients[list] where marks[client] == nil {
+                marks[client] = EventMark(last: i, grouped: engine.subscriptions[client]?.grouped ?? false)
+            }
+        }
+        for (i, d) in step.deliveries.enumerated() {
             for client in step.recipients[d.recipients] {
-                guard let c = subscribers[client] else { continue }
-                if let shared = d.shared { c.send(shared) } else { step.withBytes(of: d) { c.send($0) } }
+                guard let c = subscribers[client], let mark = marks[client] else { continue }
+                if mark.grouped {
+                    step.withBytes(of: d) { line in
+                        c.send(mark.opened ? Self.groupComma : Self.groupOpen)
+                        c.send(UnsafeRawBufferPointer(rebasing: line.dropLast()))  // without its newline
+                        if mark.last == i { c.send(Self.groupClose) }
+                    }
+                    marks[client]!.opened = true
+                } else if mark.last == i {
+                    // `…}}\n` → `…},"last":true}\n`
+                    step.withBytes(of: d) { line in
+                        c.send(UnsafeRawBufferPointer(rebasing: line.dropLast(2)))
+                        c.send(Self.lastMark)
+                    }
+                } else if let shared = d.shared {
+                    c.send(shared)
+                } else {
+                    step.withBytes(of: d) { c.send($0) }
+                }
             }
         }
     }
+
+    /// A subscriber's part in a step's events: the index of its last delivery, whether it
+    /// takes them grouped, and whether its group's line is open.
+    struct EventMark {
+        var last: Int
+        var grouped: Bool
+        var opened = false
+    }
+
+    static let lastMark: [UInt8] = Array(#","last":true}"#.utf8) + [UInt8(ascii: "\n")]
+    static let groupOpen: [UInt8] = Array(#"{"events":["#.utf8)
+    static let groupComma: [UInt8] = [UInt8(ascii: ",")]
+    static let groupClose: [UInt8] = Array("]}".utf8) + [UInt8(ascii: "\n")]
 
     /// What a redo must send again for a line that acted outside the state: its plugins'
     /// events and its reply (or, when it wrote plugins' stores, that they were not kept).

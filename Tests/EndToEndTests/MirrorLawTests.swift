@@ -318,3 +318,38 @@ extension TabClientTests {
         #expect(unseen.isEmpty, "the mirrors' law's streams made none of these events of docs/protocol.md: \(unseen); make RequestGenerator send what makes them")
     }
 }
+
+extension TabClientTests {
+    /// A command's events come as one unit (tabd marks the last, issue 45, item 2): the Mirror
+    /// applies them together and tells one `changed` per command, however many events a
+    /// set_tabs sends.
+    @Test func mirrorTellsOneChangePerCommand() async throws {
+        let tabd = try TabdProcess()
+        let driver = try tabd.client()
+        let log = MirrorLog(Mirror(path: tabd.socket, controllers: ["main"]))
+        #expect(await eventually { log.syncs.count == 1 })
+        for i in 0..<8 {
+            let before = log.changes
+            let tabs = (0..<(3 + i % 4)).map { #"{"id":"t\#(i * 10 + $0)"}"# }.joined(separator: ",")
+            try driver.ok(#"{"cmd":"set_tabs","tabs":[\#(tabs)]}"#)
+            let seq = try driver.ok(#"{"cmd":"state"}"#).int("seq")
+            #expect(await eventually { log.views["main"]?.seq == seq }, "the mirror did not reach seq \(seq ?? -1)")
+            #expect(log.changes == before + 1, "set_tabs #\(i) made \(log.changes - before) changes")
+        }
+        #expect(log.resyncs.isEmpty, "in doubt: \(log.resyncs)")
+        await log.stop()
+
+        // TabClient reads a grouped line as the command's batch; a marked stream, batch by batch.
+        for grouped in [true, false] {
+            let client = try TabClient(path: tabd.socket)
+            defer { client.close() }
+            _ = try await client.request("subscribe", [("controllers", .array([.string("main")])), ("grouped", .bool(grouped))])
+            let ids = grouped ? ["x", "y", "z"] : ["u", "v", "w"]
+            try driver.ok(#"{"cmd":"set_tabs","tabs":[\#(ids.map { #"{"id":"\#($0)"}"# }.joined(separator: ","))]}"#)
+            let seq = try driver.ok(#"{"cmd":"state"}"#).int("seq")
+            let batch = await client.nextEvents()
+            #expect(batch.count > 3 && batch.last?.seq == seq, "grouped \(grouped): \(batch.map(\.name))")
+            #expect(batch.filter(\.last).count == (grouped ? 0 : 1) && (grouped || batch.last?.last == true), "grouped \(grouped): \(batch.map(\.last))")
+        }
+    }
+}
