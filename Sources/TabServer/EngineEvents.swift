@@ -32,7 +32,10 @@ extension ServiceEngine {
         var s = subscriptions[client.id] ?? Subscription()
         s.events.formUnion(events)
         if let controllers { s.controllers = Set(controllers) }
-        if let grouped { s.grouped = grouped }
+        if let grouped, grouped != s.grouped {
+            s.grouped = grouped
+            groupedSubscribers += grouped ? 1 : -1
+        }
         subscriptions[client.id] = s
         out.plain = false
         out.subscribed = true  // a subscriber waits for events: never idle
@@ -54,6 +57,7 @@ extension ServiceEngine {
         var s = subscriptions[client.id] ?? Subscription()
         if events.contains("*") { s.events.removeAll() } else { s.events.subtract(events) }
         if s.events.isEmpty {
+            if s.grouped { groupedSubscribers -= 1 }
             subscriptions[client.id] = nil
             out.plain = false
             out.subscribed = false
