@@ -162,10 +162,15 @@ class Commands(Generic[R]):
         """For administrators (`forbidden` otherwise)."""
         return self.request("controller.delete", controller=controller)
 
-    def subscribe(self, events: Optional[List[str]] = None, controllers: Optional[List[str]] = None) -> R:
+    def subscribe(self, events: Optional[List[str]] = None, controllers: Optional[List[str]] = None,
+                  grouped: Optional[bool] = None) -> R:
         """`events` None: all; `controllers` None: all. The result's `seqs` says
-        where each controller's numbering stands."""
-        return self._call("subscribe", {"events": events or ["*"], "controllers": controllers})
+        where each controller's numbering stands. `grouped`: each command's events
+        as one line (`events_of` reads it; the clients hand its events out one by one)."""
+        fields: Dict[str, Any] = {"events": events or ["*"], "controllers": controllers}
+        if grouped is not None:
+            fields["grouped"] = grouped
+        return self._call("subscribe", fields)
 
     def unsubscribe(self, events: Optional[List[str]] = None) -> R:
         return self._call("unsubscribe", {"events": events or ["*"]})

@@ -335,6 +335,22 @@ def test_the_follower_tells_one_change_per_command(tabd: Tabd) -> None:
     driver.close()
 
 
+def test_a_grouped_subscription_hands_its_events_out_one_by_one(tabd: Tabd) -> None:
+    """`subscribe(grouped=True)`: a command's events come as one line; `next_event`
+    still gives them one at a time, in order, without the mark."""
+    with Client(tabd.socket) as sub, Client(tabd.socket) as driver:
+        assert sub.subscribe(controllers=["main"], grouped=True)["grouped"] is True
+        driver.set_tabs(phone_tabs(["login", "a", "b"]))
+        seq = driver.state()["seq"]
+        got: List[Any] = []
+        while not got or got[-1]["seq"] < seq:
+            event = sub.next_event(60)
+            assert event is not None, got
+            got.append(event)
+        assert len(got) > 1 and all("last" not in e for e in got), got
+        assert [e["seq"] for e in got] == sorted(e["seq"] for e in got)
+
+
 def test_core_takes_a_grouped_line_as_one_change() -> None:
     """`{"events":[...]}` (subscribe's `grouped`) is one command's events: one Changed."""
     core = tabd_client.MirrorCore(["main"])
