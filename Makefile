@@ -317,6 +317,7 @@ bench-instructions: deps
 	Benchmarks/harness/instructions.sh 8 state
 	Benchmarks/harness/instructions.sh 8 state-encoded
 	Benchmarks/harness/instructions.sh 8 set-tabs
+	Benchmarks/harness/instructions.sh 8 fanout
 
 # How a change's cost grows with the controller (issue 41): callgrind instructions per request
 # at 6 tabs and at 10,000 (1,000 for add/remove and customize.move), with the ratio against its

@@ -2,7 +2,7 @@
 # User-space instructions tabd spends per request, counted by callgrind: a measure that does
 # not move with the machine's load, for comparing two builds where ops/s is too noisy.
 #
-#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state|state-encoded|state-encoded-groups|set-tabs|scale-*]
+#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state|state-encoded|state-encoded-groups|set-tabs|fanout|scale-*]
 #   (default 8 seconds)
 #
 # Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice under loadgen (10
@@ -21,6 +21,9 @@
 # `nested`: the same selects of a and b, each inside a group (R13). `tap`: `tap` a / b in turn
 # through the login gate instead (LoginGate, the plugin next to the tabd binary, stripped the
 # same way), after a set_tabs and one login on the controller: instructions per tap.
+# `fanout`: the selects with 10 more connections subscribed to every event (SUBSCRIBERS), so
+# that the figure is a select's and its events' delivery to each (the mark on each one's last
+# event included, issue 45).
 # `state`: `{"cmd":"state"}` of the 6-tab controller (read only, its reply from the memo).
 # `store`: `tap` a / b through Plugins/examples/hello.c (built here), which writes its tap
 # count to its store on every tap (plugin ABI 1.6: a journal record per tap). Against a tabd
@@ -72,6 +75,8 @@ if [ "${2:-}" = flat-tap ] || [ "${2:-}" = group-tap ]; then
         printf '{"cmd":"tap","tab":"a"}\n{"cmd":"tap","tab":"b"}\n' > "$DIR/select.req"
     fi
 fi
+FANOUT=""
+[ "${2:-}" != fanout ] || FANOUT=1
 if [ "${2:-}" = state ]; then
     COMMAND=state
     printf '{"cmd":"state"}\n' > "$DIR/select.req"
@@ -172,7 +177,8 @@ run() {
             case "$out" in *" errors=0"*) ;; *) echo "refused requests in the load (the figure would mix in refusals): $out" >&2; exit 1 ;; esac
         fi
     elif [ "$1" -gt 0 ]; then
-        "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" --setup "$SETUP" >/dev/null
+        "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" --setup "$SETUP" \
+            ${FANOUT:+--subscribe "${SUBSCRIBERS:-10}" --sub-line '{"cmd":"subscribe","events":["*"]}'} >/dev/null
     else
         ask "$SETUP" >/dev/null
     fi
@@ -193,6 +199,7 @@ case "${2:-}" in
     store) what="tap (hello.c, its count to its store per tap)" ;;
     flat-tap|group-tap) what="tap ($2, no plugin)" ;;
     state) what="state (6 tabs)" ;;
+    fanout) what="select (${SUBSCRIBERS:-10} subscribers of every event)" ;;
     state-encoded) what="state encoded (6 tabs, with the select before it)" ;;
     state-encoded-groups) what="state encoded (2 groups, 4 tabs, with the select before it)" ;;
     set-tabs) what="set_tabs (6 tabs)" ;;

@@ -56,7 +56,10 @@ public struct Mirror: Sendable {
     public enum Update: Sendable {
         /// Connected (or reconnected) and read every controller's `state`.
         case synced(Sync)
-        /// Events changed a controller (one update per controller per batch of events).
+        /// Events changed a controller: one update per controller for a command's events,
+        /// applied together (the batch `TabClient.nextEvents` hands out ends at the event
+        /// tabd marks `"last": true`, or is a grouped line), so `tabctl show --watch` and
+        /// tabd-web draw once per command.
         case changed(ControllerView, events: [TabEvent])
         /// The mirror was in doubt about a controller (`reason`) and read its `state` again;
         /// also the first sight of a controller created after the sync (reason says so).

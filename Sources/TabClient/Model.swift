@@ -319,8 +319,10 @@ public struct ControllerView: Equatable, Sendable {
                 next.append(t)
             }
             tabs = next
+            followTheSearchTab()
         case .tabUpdated:
             guard let object = data["object"], let tab = TabView(object), modifyTab(tab.id, { $0 = tab }) else { return .unsure }
+            followTheSearchTab()
         case .badgeChanged:
             guard let id = data.text("tab"), modifyTab(id, { $0.badge = data.text("value") }) else { return .unsure }
         case .navigationChanged:
@@ -346,6 +348,9 @@ public struct ControllerView: Equatable, Sendable {
             guard let order = data.strings("order") else { return .unsure }
             if let group = data.text("group") {
                 guard modifyTab(group, { $0.displayOrder = order }), groupIsSure(group) else { return .unsure }
+            } else if !reported {
+                // A user's order of the bar makes `state` report R13's members from now on.
+                return .unsure
             }
         case .sidebarChanged:
             // R13.12: the whole sidebar; its groups' expansion is read from its items.
@@ -361,6 +366,7 @@ public struct ControllerView: Equatable, Sendable {
         case .searchChanged:
             guard let active = data.flag("active") else { return .unsure }
             searchActive = active
+            followTheSearchTab()  // (a set_tabs that removes the search tab cancels search after it)
         case .sizeClassChanged:
             guard let size = data.text("size_class") else { return .unsure }
             sizeClass = size
@@ -403,6 +409,12 @@ public struct ControllerView: Equatable, Sendable {
             if now != reported { return .unsure }
         }
         return .applied
+    }
+
+    /// `state` has `search` exactly while it reports R13's members and a root search tab
+    /// exists, inactive when the tab comes (R14.1): no event but the tab's own says so.
+    mutating func followTheSearchTab() {
+        searchActive = mode != nil && tabs.contains(where: \.isSearch) ? (searchActive ?? false) : nil
     }
 
     /// Events after which what events do not announce (supported, preferred orientation)

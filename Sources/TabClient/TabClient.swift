@@ -113,6 +113,9 @@ public struct TabEvent: Sendable, Equatable {
     public var controller: String
     public var seq: Int
     public var data: JSONObject
+    /// The last event this connection gets from one command (`"last":true`; false in a
+    /// grouped line, which is the whole command's, and from a tabd older than the mark).
+    public var last: Bool
 
     public var kind: Kind? { Kind(rawValue: name) }
 
@@ -120,14 +123,27 @@ public struct TabEvent: Sendable, Equatable {
     /// per event, `.tabsChanged` for `tabs_changed`; CaseIterable).
     public typealias Kind = EventName
 
-    public init(name: String, controller: String, seq: Int, data: JSONObject) {
-        self.name = name; self.controller = controller; self.seq = seq; self.data = data
+    public init(name: String, controller: String, seq: Int, data: JSONObject, last: Bool = false) {
+        self.name = name; self.controller = controller; self.seq = seq; self.data = data; self.last = last
     }
 
     /// An event line's object; nil when it is not an event.
     public init?(_ o: JSONObject) {
         guard let name = o.text("event") else { return nil }
-        self.init(name: name, controller: o.text("controller") ?? "", seq: o.integer("seq") ?? 0, data: o.object("data") ?? JSONObject())
+        self.init(name: name, controller: o.text("controller") ?? "", seq: o.integer("seq") ?? 0, data: o.object("data") ?? JSONObject(),
+                  last: o.flag("last") ?? false)
+    }
+
+    /// The events of a grouped line (`{"events":[…]}`, `subscribe`'s `grouped`); nil when
+    /// the object is not one.
+    static func group(_ o: JSONObject) -> [TabEvent]? {
+        guard o["ok"] == nil, let list = o.array("events") else { return nil }
+        var out: [TabEvent] = []
+        for case .object(let e) in list {
+            guard let event = TabEvent(e) else { return nil }
+            out.append(event)
+        }
+        return out.count == list.count ? out : nil
     }
 }
 
@@ -261,8 +277,10 @@ public final class TabClient: Sendable {
     }
 
     /// Every event received and not yet taken, waiting for one when there is none; empty
-    /// when the connection has ended or the task was cancelled. (A command's events come
-    /// together: one batch.)
+    /// when the connection has ended or the task was cancelled. A command's events come
+    /// together, in one batch: the reader hands them out at the command's last event
+    /// (`"last":true`) or grouped line (from a tabd older than the mark: at the end of what
+    /// one read brought).
     public func nextEvents() async -> [TabEvent] {
         while !Task.isCancelled {
             let taken = inbox.state.withLock { s -> [TabEvent]? in
@@ -312,6 +330,20 @@ public final class TabClient: Sendable {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         // Where the search for the next newline goes on: the bytes before it have none.
         var scanned = 0
+        // Events of a command whose last has not come yet, and whether tabd marks the last.
+        var incoming: [TabEvent] = []
+        var marked = false
+        func handOut() {
+            guard !incoming.isEmpty else { return }
+            let waiter = inbox.state.withLock { s -> CheckedContinuation<Void, Never>? in
+                s.events += incoming
+                defer { s.eventWaiter = nil }
+                return s.eventWaiter
+            }
+            incoming = []
+            waiter?.resume()
+        }
+        defer { handOut() }  // what came before the end is not lost
         while true {
             let n: Int
             switch chunk.withUnsafeMutableBytes({ b in Result { () throws(SystemError) in try Sys.receive(fd, into: b) } }) {
@@ -331,18 +363,19 @@ public final class TabClient: Sendable {
                 }
                 if o["event"] != nil {
                     guard let event = TabEvent(o) else { return .badLine(DisconnectReason.excerpt(line)) }
-                    let waiter = inbox.state.withLock { s -> CheckedContinuation<Void, Never>? in
-                        s.events.append(event)
-                        defer { s.eventWaiter = nil }
-                        return s.eventWaiter
-                    }
-                    waiter?.resume()
+                    incoming.append(event)
+                    if event.last { marked = true; handOut() }
+                } else if let group = TabEvent.group(o) {
+                    marked = true
+                    incoming += group
+                    handOut()
                 } else {
                     let c = inbox.state.withLock { s in s.pending.isEmpty ? nil : s.pending.removeFirst() }
                     guard let c else { return .unexpectedReply(DisconnectReason.excerpt(line)) }
                     c.resume(returning: o)
                 }
             }
+            if !marked { handOut() }
             buffer.removeSubrange(..<start)
             scanned = buffer.count
             if buffer.count > maxLineBytes { return .lineTooLong(limit: maxLineBytes) }

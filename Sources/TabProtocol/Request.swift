@@ -104,7 +104,9 @@ public enum RequestCommand: Equatable, Sendable {
     case core(Command)
     case layout(width: Double, height: Double, statusBar: Double?)
     case preserve
-    case subscribe(events: [String], controllers: [String]?)
+    /// `grouped`: each command's events to this client as one line (`{"events":[…]}`);
+    /// nil: as the connection's subscription had it.
+    case subscribe(events: [String], controllers: [String]?, grouped: Bool?)
     case unsubscribe(events: [String])
     case plugins
     case reload
@@ -441,7 +443,7 @@ public enum RequestDecoder {
             guard let v = f.value("archive") else { throw .invalid("archive", "restore needs \"archive\": what preserve returned") }
             command = .core(.restore(try archive(v)))
         case .subscribe?:
-            command = .subscribe(events: try eventNames(&f), controllers: try subscribedControllers(&f))
+            command = .subscribe(events: try eventNames(&f), controllers: try subscribedControllers(&f), grouped: try f.bool("grouped"))
         case .unsubscribe?:
             command = .unsubscribe(events: try eventNames(&f))
         case .plugins?: command = .plugins

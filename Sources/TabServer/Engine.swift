@@ -184,6 +184,9 @@ public struct ServiceEngine: ~Copyable {
 
     /// What each subscribed client wants.
     var subscriptions: [UInt64: Subscription] = [:]
+    /// How many of them take a command's events as one line (`grouped`): while none does,
+    /// the delivery asks no subscriber whether it does.
+    var groupedSubscribers = 0
     /// Who gets the event being delivered (kept, with its capacity, from one to the next).
     var recipientScratch: [UInt64] = []
     /// The selected paths replies named lately, encoded (`selectedPath(of:_:)`).
@@ -284,7 +287,7 @@ public struct ServiceEngine: ~Copyable {
 
     /// A client is gone: its subscriptions with it.
     public mutating func forget(_ client: UInt64) {
-        subscriptions[client] = nil
+        if subscriptions.removeValue(forKey: client)?.grouped == true { groupedSubscribers -= 1 }
     }
 
     public mutating func connectionOpened() { stats.connectionsAccepted += 1 }

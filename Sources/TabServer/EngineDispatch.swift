@@ -59,7 +59,7 @@ extension ServiceEngine {
             let c = try controller(r.controller)
             if Self.deferIfBig(c, id: r.id, kind: .preserve, &out) { return }
             reply(r, &out) { w in w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w) }
-        case .subscribe(let events, let controllers): subscribe(r, events: events, controllers: controllers, client, &out)
+        case .subscribe(let events, let controllers, let grouped): subscribe(r, events: events, controllers: controllers, grouped: grouped, client, &out)
         case .unsubscribe(let events): unsubscribe(r, events: events, client, &out)
         case .plugins: listPlugins(r, &out)
         case .boxed(.pluginCall(let plugin, let method, let args)): try callPlugin(r, plugin: plugin, method: method, args: args, client, &out)

@@ -15,6 +15,9 @@ struct Subscription {
     var events: Set<String> = []
     /// Controllers whose events it wants; nil = all.
     var controllers: Set<String>?
+    /// A command's events as one line, `{"events":[…]}` (else one line each, the last of
+    /// them marked `"last":true`).
+    var grouped = false
     var wantsAll: Bool { events.contains("*") }
 
     func wants(_ event: String, controller: String) -> Bool {
@@ -25,16 +28,21 @@ struct Subscription {
 extension ServiceEngine {
     /// `subscribe`: the events (and controllers) this client wants from now on, and where
     /// each concerned controller's numbering stands.
-    mutating func subscribe(_ r: Request, events: [String], controllers: [String]?, _ client: Client, _ out: inout Step) {
+    mutating func subscribe(_ r: Request, events: [String], controllers: [String]?, grouped: Bool?, _ client: Client, _ out: inout Step) {
         var s = subscriptions[client.id] ?? Subscription()
         s.events.formUnion(events)
         if let controllers { s.controllers = Set(controllers) }
+        if let grouped, grouped != s.grouped {
+            s.grouped = grouped
+            groupedSubscribers += grouped ? 1 : -1
+        }
         subscriptions[client.id] = s
         out.plain = false
         out.subscribed = true  // a subscriber waits for events: never idle
         reply(r, &out) { w in
             w.key(literal: "events"); ReplyEncoder.strings(s.events.sorted(), &w)
             if let c = s.controllers { w.key(literal: "controllers"); ReplyEncoder.strings(c.sorted(), &w) }
+            if s.grouped { w.key(literal: "grouped"); w.bool(true) }
             // Where each concerned controller's numbering stands: events after these are
             // the ones this subscription will see (R11.4).
             w.key(literal: "seqs"); w.beginObject()
@@ -49,6 +57,7 @@ extension ServiceEngine {
         var s = subscriptions[client.id] ?? Subscription()
         if events.contains("*") { s.events.removeAll() } else { s.events.subtract(events) }
         if s.events.isEmpty {
+            if s.grouped { groupedSubscribers -= 1 }
             subscriptions[client.id] = nil
             out.plain = false
             out.subscribed = false

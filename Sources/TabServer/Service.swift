@@ -48,6 +48,11 @@ public final class TabService: LineServiceDelegate, EngineHost {
     var step = Step()
     /// The subscribed connections, to deliver events to (the engine names them by id).
     var subscribers: [UInt64: Connection] = [:]
+    /// `sendEvents`'s scratch, kept for its capacity: per delivery the subscribers whose last
+    /// event it is; the subscribers met walking back; the grouped ones whose line is open.
+    var lastHere: [[UInt64]] = []
+    var seen: Set<UInt64> = []
+    var opened: Set<UInt64> = []
     /// Big `state` replies: kept, and encoded off the loop (ServiceBigStates.swift).
     var bigStates = BigStates()
     let stateEncoder = DispatchQueue(label: "tabd.state-encoder")
@@ -147,14 +152,60 @@ public final class TabService: LineServiceDelegate, EngineHost {
         if !step.deliveries.isEmpty { sendEvents() }
     }
 
+    /// Each subscriber's last event of the step (one command's, a timer's, a reload's) gets
+    /// `"last":true`; a `grouped` subscriber gets the step's events as one line,
+    /// `{"events":[…]}` (docs/protocol.md, "A command's events as one unit"). The mark is on
+    /// the last event that subscriber gets, whatever its subscription leaves out. Found
+    /// without a lookup per event and subscriber: walking back, each delivery lists the
+    /// subscribers whose last it is, in its recipients' order.
     private func sendEvents() {
-        for d in step.deliveries {
+        let deliveries = step.deliveries
+        lastHere.removeAll(keepingCapacity: true)
+        for _ in deliveries.indices { lastHere.append([]) }
+        if step.recipients.count == 1 {
+            lastHere[deliveries.count - 1] = step.recipients[0]  // one list: everyone's last is the last
+        } else {
+            seen.removeAll(keepingCapacity: true)
+            var later = -1
+            for i in deliveries.indices.reversed() where deliveries[i].recipients != later {
+                later = deliveries[i].recipients
+                for client in step.recipients[later] where seen.insert(client).inserted { lastHere[i].append(client) }
+            }
+        }
+        let grouping = engine.groupedSubscribers > 0
+        if grouping { opened.removeAll(keepingCapacity: true) }
+        for (i, d) in deliveries.enumerated() {
+            let marked = lastHere[i]
+            var next = 0  // in `marked`, the next recipient whose last this is
             for client in step.recipients[d.recipients] {
+                let last = next < marked.count && marked[next] == client
+                if last { next += 1 }
                 guard let c = subscribers[client] else { continue }
-                if let shared = d.shared { c.send(shared) } else { step.withBytes(of: d) { c.send($0) } }
+                if grouping, engine.subscriptions[client]?.grouped == true {
+                    step.withBytes(of: d) { line in
+                        c.send(opened.insert(client).inserted ? Self.groupOpen : Self.groupComma)
+                        c.send(UnsafeRawBufferPointer(rebasing: line.dropLast()))  // without its newline
+                        if last { c.send(Self.groupClose) }
+                    }
+                } else if last {
+                    // `…}}\n` → `…},"last":true}\n`
+                    step.withBytes(of: d) { line in
+                        c.send(UnsafeRawBufferPointer(rebasing: line.dropLast(2)))
+                        c.send(Self.lastMark)
+                    }
+                } else if let shared = d.shared {
+                    c.send(shared)
+                } else {
+                    step.withBytes(of: d) { c.send($0) }
+                }
             }
         }
     }
+
+    static let lastMark: [UInt8] = Array(#","last":true}"#.utf8) + [UInt8(ascii: "\n")]
+    static let groupOpen: [UInt8] = Array(#"{"events":["#.utf8)
+    static let groupComma: [UInt8] = [UInt8(ascii: ",")]
+    static let groupClose: [UInt8] = Array("]}".utf8) + [UInt8(ascii: "\n")]
 
     /// What a redo must send again for a line that acted outside the state: its plugins'
     /// events and its reply (or, when it wrote plugins' stores, that they were not kept).

@@ -459,7 +459,7 @@ private func result(_ reply: JSONObject, _ context: String = "") -> JSONObject? 
         try watcher.write(#"{"cmd":"ping","id":"after"}"# + "\n")
         let event = try #require(try watcher.readLine())
         #expect(event.hasPrefix(#"{"event":"plugin","controller":"main","seq":"#), "\(event)")
-        #expect(event.hasSuffix(#","data":{"plugin":"output","data":{"a":[1,2]}}}"#), "\(event)")
+        #expect(event.hasSuffix(#","data":{"plugin":"output","data":{"a":[1,2]}},"last":true}"#), "\(event)")  // the last of its step
         #expect(try watcher.readLine() == #"{"id":"after","ok":true,"result":{}}"#)
         #expect(tabd.log.contains("plugin emitted an event tabd does not accept; dropped"), "\(tabd.log)")
     }

@@ -18,7 +18,7 @@ import Testing
 
 /// What a mirror's updates said, collected by the task that iterates them.
 final class MirrorLog: Sendable {
-    struct Seen { var views: [String: ControllerView] = [:]; var syncs: [Mirror.Sync] = []; var resyncs: [String] = []; var disconnects = 0; var disconnectReasons: [String] = [] }
+    struct Seen { var views: [String: ControllerView] = [:]; var syncs: [Mirror.Sync] = []; var resyncs: [String] = []; var disconnects = 0; var disconnectReasons: [String] = []; var changes = 0 }
     private let seen = Mutex(Seen())
     private let task = Mutex<Task<Void, Never>?>(nil)
 
@@ -38,7 +38,7 @@ final class MirrorLog: Sendable {
         seen.withLock { s in
             switch u {
             case .synced(let sync): s.syncs.append(sync); s.views = sync.controllers
-            case .changed(let v, _): s.views[v.name] = v
+            case .changed(let v, _): s.views[v.name] = v; s.changes += 1
             case .resynced(let v, let reason): s.views[v.name] = v; s.resyncs.append(reason)
             case .deleted(let name, _): s.views[name] = nil
             case .disconnected(let reason): s.disconnects += 1; s.disconnectReasons.append(reason)
@@ -51,6 +51,8 @@ final class MirrorLog: Sendable {
     var resyncs: [String] { seen.withLock { $0.resyncs } }
     var disconnects: Int { seen.withLock { $0.disconnects } }
     var disconnectReasons: [String] { seen.withLock { $0.disconnectReasons } }
+    /// How many `changed` updates came (one per controller per batch of events).
+    var changes: Int { seen.withLock { $0.changes } }
 
     /// Ends the mirror and waits until it has: no connection or retry outlives the test
     /// (other suites count the process's descriptors).

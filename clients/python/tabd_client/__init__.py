@@ -15,7 +15,7 @@ Standard library only.
 
 from .aio import AsyncClient, follow_async
 from .client import Client, Follower
-from .core import Changed, Checked, Deleted, Disconnected, MirrorCore, Resynced, Synced, Update
+from .core import Changed, Checked, Deleted, Disconnected, MirrorCore, Resynced, Synced, Update, events_of
 from .errors import (ERRORS, MAX_LINE_BYTES, ConfigInvalid, Conflict, ConnectionLost, Denied, Forbidden, Internal,
                      InvalidRequest, LineTooLong, NotAvailable, NotFound, OutOfRange, Overloaded, ParseError, TabdError,
                      TimedOut, TooLarge, Unavailable, UnknownCommand, Unreachable)
@@ -26,5 +26,5 @@ __all__ = [
     "Deleted", "Denied", "Disconnected", "ERRORS", "Event", "Follower", "Forbidden", "IGNORED", "Internal",
     "InvalidRequest", "LineTooLong", "MAX_LINE_BYTES", "MirrorCore", "NotAvailable", "NotFound", "OutOfRange",
     "OutOfSync", "Overloaded", "ParseError", "Resynced", "Synced", "TabdError", "TimedOut", "TooLarge",
-    "Unavailable", "UnknownCommand", "Unreachable", "Update", "diff", "follow_async",
+    "Unavailable", "UnknownCommand", "Unreachable", "Update", "diff", "events_of", "follow_async",
 ]

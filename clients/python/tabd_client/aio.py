@@ -10,7 +10,7 @@ from typing import Any, AsyncIterator, Awaitable, Deque, List, Optional
 import collections
 
 from .commands import JSON, Commands
-from .core import MirrorCore, Update, request_line
+from .core import MirrorCore, Update, events_of, request_line
 from .errors import MAX_LINE_BYTES, ConnectionLost, TabdError, Unreachable
 
 
@@ -58,8 +58,10 @@ class AsyncClient(Commands[Awaitable[JSON]]):
                 if not line.endswith(b"\n"):
                     break
                 msg = json.loads(line)
-                if "event" in msg:
-                    self._events.put_nowait(msg)
+                events = events_of(msg)
+                if events is not None:
+                    for event in events:
+                        self._events.put_nowait(event)
                 elif self._waiting:
                     future = self._waiting.popleft()
                     if not future.done():
@@ -143,6 +145,8 @@ async def follow_async(path: str, controllers: Optional[List[str]] = None, *,
                 out, updates = core.feed(line)
                 if out:
                     writer.write(b"".join(out))
+                if not getattr(reader, "_buffer", b""):  # nothing more has come for now
+                    updates += core.idle()
                 for update in updates:
                     yield update
         except (ConnectionLost, OSError) as e:

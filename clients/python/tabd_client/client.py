@@ -13,7 +13,7 @@ import time
 from typing import Any, Deque, Dict, Iterator, List, Optional, Tuple, Union
 
 from .commands import JSON, Commands
-from .core import MirrorCore, Synced, Update, request_line
+from .core import MirrorCore, Synced, Update, events_of, request_line
 from .errors import DEFAULT_TIMEOUT, MAX_LINE_BYTES, ConnectionLost, LineTooLong, TabdError, TimedOut, Unreachable
 
 
@@ -111,10 +111,10 @@ class Client(Commands[JSON]):
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         while True:
             msg: JSON = json.loads(self._lines.read(deadline))
-            if "event" in msg:
-                self._events.append(msg)
-            else:
+            events = events_of(msg)
+            if events is None:
                 return msg
+            self._events.extend(events)
 
     def _call(self, cmd: str, fields: JSON) -> JSON:
         self._write(request_line(cmd, **fields))
@@ -146,9 +146,10 @@ class Client(Commands[JSON]):
             # An event that has begun must end within the timeouts too.
             limits = [d for d in (deadline, None if self.timeout is None else time.monotonic() + self.timeout) if d is not None]
             msg = json.loads(self._lines.read(min(limits) if limits else None))
-            if "event" not in msg:
+            events = events_of(msg)
+            if events is None:
                 raise ConnectionLost("a reply nobody waited for: %r" % msg)
-            self._events.append(msg)
+            self._events.extend(events)
         return self._events.popleft()
 
     def events(self) -> Iterator[JSON]:
@@ -343,6 +344,7 @@ class Follower:
                 pass
             if self._inbox:
                 continue  # came while the wake-ups were drained
+            updates += self.core.idle()
             left = None if deadline is None else deadline - time.monotonic()
             if updates or (left is not None and left <= 0):
                 return updates

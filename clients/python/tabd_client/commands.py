@@ -250,10 +250,15 @@ class Commands(Generic[R]):
         return self.request("controller.delete", controller=controller)
 
     @returns(Subscribed)
-    def subscribe(self, events: Optional[List[str]] = None, controllers: Optional[List[str]] = None) -> Any:
+    def subscribe(self, events: Optional[List[str]] = None, controllers: Optional[List[str]] = None,
+                  grouped: Optional[bool] = None) -> Any:
         """`events` None: all; `controllers` None: all. The result's `seqs` says
-        where each controller's numbering stands."""
-        return self._call("subscribe", {"events": events or ["*"], "controllers": controllers})
+        where each controller's numbering stands. `grouped`: each command's events
+        as one line (`events_of` reads it; the clients hand its events out one by one)."""
+        fields: Dict[str, Any] = {"events": events or ["*"], "controllers": controllers}
+        if grouped is not None:
+            fields["grouped"] = grouped
+        return self._call("subscribe", fields)
 
     @returns(Unsubscribed)
     def unsubscribe(self, events: Optional[List[str]] = None) -> Any:

@@ -82,6 +82,16 @@ class Checked:
 Update = Union[Synced, Changed, Resynced, Deleted, Disconnected, Checked]
 
 
+def events_of(msg: JSON) -> Optional[List[JSON]]:
+    """The events a line from tabd holds: an event line's one, a grouped line's
+    (`{"events":[...]}`, `subscribe`'s `grouped`) all of them; None for a reply."""
+    if "event" in msg:
+        return [msg]
+    if "ok" not in msg and isinstance(msg.get("events"), list):
+        return list(msg["events"])
+    return None
+
+
 def request_line(cmd: str, **fields: Any) -> bytes:
     """One request line: the fields as given (None is null)."""
     return (json.dumps({"cmd": cmd, **fields}, separators=(",", ":")) + "\n").encode()
@@ -100,6 +110,10 @@ class MirrorCore:
         self._sync: Optional[Synced] = None
         self._out: List[bytes] = []
         self._reasons: Dict[str, str] = {}  # controller -> why its state is read again
+        # A command's events until its last (`"last": true`) has come, and whether this
+        # tabd marks the last (an older one does not: see `idle`).
+        self._incoming: List[JSON] = []
+        self._marked = False
 
     # -- what the I/O side calls -------------------------------------------------
 
@@ -122,7 +136,7 @@ class MirrorCore:
         return [c for k, c in self._waiting if k == "check" and c is not None]
 
     def disconnected(self, reason: str) -> List[Update]:
-        self._waiting, self._held = [], {}
+        self._waiting, self._held, self._incoming = [], {}, []
         return [Disconnected(reason)]
 
     def check(self, controller: str) -> List[bytes]:
@@ -132,14 +146,29 @@ class MirrorCore:
         return self._take()
 
     def feed(self, line: bytes) -> Tuple[List[bytes], List[Update]]:
-        """One line from tabd: the requests to send and the updates to tell."""
+        """One line from tabd: the requests to send and the updates to tell. A
+        command's events are applied together, at its last one (or its grouped
+        line), and make one `Changed` per controller."""
         msg = json.loads(line)
         updates: List[Update] = []
-        if "event" in msg:
-            self._on_event(msg, updates)
-        else:
+        events = events_of(msg)
+        if events is None:
+            self._take_events(updates)  # (only from a tabd that does not mark the last)
             self._on_reply(msg, updates)
+        else:
+            self._incoming += events
+            if "event" not in msg or msg.get("last"):
+                self._marked = True
+                self._take_events(updates)
         return self._take(), updates
+
+    def idle(self) -> List[Update]:
+        """Nothing more has come for now. From a tabd that does not mark a
+        command's last event, the events so far are taken as one unit."""
+        updates: List[Update] = []
+        if not self._marked:
+            self._take_events(updates)
+        return updates
 
     # -- the recipe ----------------------------------------------------------------
 
@@ -157,6 +186,21 @@ class MirrorCore:
     def _read_state(self, name: str) -> None:
         self._held[name] = []
         self._send("state", name, request_line("state", controller=name))
+
+    def _take_events(self, updates: List[Update]) -> None:
+        """Applies the events held: one `Changed` per controller for all of them."""
+        events, self._incoming = self._incoming, []
+        made: List[Update] = []
+        for event in events:
+            self._on_event(event, made)
+        for u in made:
+            if isinstance(u, Changed):
+                previous = next((m for m in reversed(updates) if getattr(m, "controller", None) == u.controller), None)
+                if isinstance(previous, Changed):
+                    previous.state = u.state
+                    previous.events += u.events
+                    continue
+            updates.append(u)
 
     def _on_event(self, event: JSON, updates: List[Update]) -> None:
         name = event.get("controller")

@@ -76,6 +76,11 @@ class ControllerMirror:
         Event.TABS_CHANGED.value, Event.TAB_UPDATED.value, Event.BAR_CHANGED.value, Event.MODE_CHANGED.value,
         Event.SIZE_CLASS_CHANGED.value, Event.WILL_BEGIN_EDITING.value, Event.DID_END_EDITING.value})
 
+    #: A tab's members that its sidebar item follows from (R13.6).
+    #: (with the value an absent member stands for)
+    SIDEBAR_MEMBERS = (("hidden", False), ("children", None), ("display_order", None), ("placement", "automatic"),
+                       ("expanded", True), ("role", None))
+
     def __init__(self, state: JSON) -> None:
         if "seq" not in state:
             raise OutOfSync("this tabd's state has no seq: it is too old for the recipe")
@@ -139,22 +144,48 @@ class ControllerMirror:
         the one we already have (a tab that stays is the same child, R2.5)."""
         if "objects" not in data:
             raise OutOfSync("tabs_changed without objects (a tabd older than the recipe)")
+        before = self._sidebar_shape()
         known = {t["id"]: t for t in self.state["tabs"]}
         known.update({t["id"]: copy.deepcopy(t) for t in data["objects"]})
         missing = [i for i in data["tabs"] if i not in known]
         if missing:
             raise OutOfSync("tabs_changed names tabs the mirror does not know: %s" % missing)
         self.state["tabs"] = [known[i] for i in data["tabs"]]
+        self._follow_the_search_tab()
         if self._uses_groups():
             raise OutOfSync("tabs_changed in a controller with groups (the sidebar and path follow from state)")
+        if self._sidebar_shape() != before:
+            self._sidebar_follows()
 
     def on_tab_updated(self, data: JSON) -> None:
         """`object` replaces the tab with that id, in place."""
         if "object" not in data:
             raise OutOfSync("tab_updated without object (a tabd older than the recipe)")
         tab = self._tab(data["tab"])
+        before = self._sidebar_shape()
         tab.clear()
         tab.update(copy.deepcopy(data["object"]))
+        self._follow_the_search_tab()
+        if self._sidebar_shape() != before:
+            self._sidebar_follows()
+
+    def _sidebar_shape(self) -> List[Any]:
+        """What the sidebar's items follow from (R13.6): the tabs' order and members."""
+        return [[t["id"]] + [t.get(k, absent) for k, absent in self.SIDEBAR_MEMBERS] for t in self.state["tabs"]]
+
+    def _sidebar_follows(self) -> None:
+        """A shown sidebar's items are the visible tabs in display order (R13.6), and
+        no `sidebar_changed` says when the tabs change them: in doubt."""
+        if (self.state.get("sidebar") or {}).get("available"):
+            raise OutOfSync("the tabs changed: the sidebar's items follow from state")
+
+    def _follow_the_search_tab(self) -> None:
+        """State has `search` exactly while it reports R13's members and a root
+        tab has `role: "search"`; it comes inactive (R14.1)."""
+        if self._reports_modern() and any(t.get("role") == "search" for t in self.state["tabs"]):
+            self.state.setdefault("search", {"active": False})
+        else:
+            self.state.pop("search", None)
 
     def on_badge_changed(self, data: JSON) -> None:
         """The value is both the tab's `badge` and its item's `badge`."""
@@ -180,6 +211,10 @@ class ControllerMirror:
             self.state["selected_path"] = list(path)
             for group, child in zip(path, path[1:]):
                 self._tab(group)["selected_child"] = child
+        elif "selected_path" in self.state:
+            # No path in a controller without groups, placement or hidden tabs (a mode
+            # or a size class of its own still makes state report one): the selection.
+            self.state["selected_path"] = [] if data["tab"] is None else [data["tab"]]
 
     def on_bar_changed(self, data: JSON) -> None:
         """What the bar shows (`visible`, `more`, `selected`, ...), whatever
@@ -239,7 +274,9 @@ class ControllerMirror:
         """R14.1: `search.active` (state has `search` when a search tab exists)."""
         search = self.state.get("search")
         if search is None:
-            raise OutOfSync("search_changed for a controller whose state has no search")
+            if any(t.get("role") == "search" for t in self.state["tabs"]):
+                raise OutOfSync("search_changed for a controller whose state has no search")
+            return  # a set_tabs took the search tab away, then cancelled search
         search["active"] = data["active"]
 
     def on_size_class_changed(self, data: JSON) -> None:

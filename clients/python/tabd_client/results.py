@@ -263,6 +263,7 @@ class Deleted(TypedDict):
 class Subscribed(TypedDict):
     events: List[str]
     controllers: NotRequired[Optional[List[str]]]
+    grouped: NotRequired[bool]
     seqs: Dict[str, int]
 
 

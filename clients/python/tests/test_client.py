@@ -305,11 +305,69 @@ def test_core_reads_state_again_after_a_gap() -> None:
     core.feed(b'{"ok":true,"result":{"seqs":{"main":5}}}')
     _, updates = core.feed(json.dumps({"ok": True, "result": state}).encode())
     assert isinstance(updates[0], Synced) and updates[0].initial
-    out, updates = core.feed(b'{"event":"did_select","controller":"main","seq":7,"data":{}}')
+    out, updates = core.feed(b'{"event":"did_select","controller":"main","seq":7,"data":{},"last":true}')
     assert [json.loads(l)["cmd"] for l in out] == ["state"] and updates == []
     _, updates = core.feed(json.dumps({"ok": True, "result": dict(state, seq=9)}).encode())
     assert isinstance(updates[0], Resynced) and updates[0].reason == "seq 5 was followed by 7"
     assert core.mirrors["main"].seq == 9
+
+
+def test_the_follower_tells_one_change_per_command(tabd: Tabd) -> None:
+    """A command's events (set_tabs: containment, tabs_changed, the selection,
+    appearance, the bar, ...) are applied together, at the one tabd marks
+    `"last": true`: one Changed per command, however many events it sent."""
+    driver = Client(tabd.socket)
+    f = Follower(tabd.socket, ["main"])
+    drain_until_synced(f)
+    driver.login("demo", "demo")
+    for i in range(8):
+        driver.request("set_tabs", tabs=phone_tabs(["login"] + ["t%d" % (i * 10 + k) for k in range(3 + i % 4)]))
+        target = driver.state()["seq"]
+        changed: List[Any] = []
+        deadline = time.monotonic() + 60
+        while f.mirrors["main"]["seq"] < target and time.monotonic() < deadline:
+            changed += [u for u in f.poll(0.2) if isinstance(u, tabd_client.Changed)]
+        assert f.mirrors["main"]["seq"] == target
+        # The login's own event is the first command's change (one more).
+        commands = 1 if i else 2
+        assert len(changed) == commands and len(changed[-1].events) > 1, [[e["event"] for e in c.events] for c in changed]
+    f.close()
+    driver.close()
+
+
+def test_a_grouped_subscription_hands_its_events_out_one_by_one(tabd: Tabd) -> None:
+    """`subscribe(grouped=True)`: a command's events come as one line; `next_event`
+    still gives them one at a time, in order, without the mark."""
+    with Client(tabd.socket) as sub, Client(tabd.socket) as driver:
+        assert sub.subscribe(controllers=["main"], grouped=True)["grouped"] is True
+        driver.set_tabs(phone_tabs(["login", "a", "b"]))
+        seq = driver.state()["seq"]
+        got: List[Any] = []
+        while not got or got[-1]["seq"] < seq:
+            event = sub.next_event(60)
+            assert event is not None, got
+            got.append(event)
+        assert len(got) > 1 and all("last" not in e for e in got), got
+        assert [e["seq"] for e in got] == sorted(e["seq"] for e in got)
+
+
+def test_core_takes_a_grouped_line_as_one_change() -> None:
+    """`{"events":[...]}` (subscribe's `grouped`) is one command's events: one Changed."""
+    core = tabd_client.MirrorCore(["main"])
+    core.connected()
+    state = {"controller": "main", "seq": 5, "tabs": [{"id": "a", "badge": None, "item": {"badge": None}}], "selected": None, "bar": {}}
+    core.feed(b'{"ok":true,"result":{"instance":"a"}}')
+    core.feed(b'{"ok":true,"result":{"seqs":{"main":5}}}')
+    core.feed(json.dumps({"ok": True, "result": state}).encode())
+    events = [{"event": "badge_changed", "controller": "main", "seq": 6 + i, "data": {"tab": "a", "value": str(i)}} for i in range(3)]
+    _, updates = core.feed(json.dumps({"events": events}).encode())
+    assert len(updates) == 1 and isinstance(updates[0], tabd_client.Changed) and len(updates[0].events) == 3
+    assert core.mirrors["main"].state["tabs"][0]["badge"] == "2"
+    # Marked lines: nothing until the last.
+    _, updates = core.feed(json.dumps(dict(events[0], seq=9)).encode())
+    assert updates == []
+    _, updates = core.feed(json.dumps(dict(events[1], seq=10, last=True)).encode())
+    assert len(updates) == 1 and len(updates[0].events) == 2
 
 
 def test_the_package_type_checks(tmp_path: Path) -> None:
