@@ -161,6 +161,16 @@ public final class TabClient: Sendable {
 
     private final class Inbox: Sendable {
         let state = Mutex(Shared())
+        /// Who still uses the descriptor: the client and its reading thread. The last to let
+        /// go closes it, so that neither ever touches the number after it was closed (another
+        /// socket of the process may have it by then: a shutdown or a send would reach that
+        /// socket instead).
+        let holders = Atomic<Int>(2)
+
+        /// Lets go of `fd`; the last holder closes it.
+        func release(_ fd: Int32) {
+            if holders.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { Sys.close(fd) }
+        }
 
         /// Records why the connection ended, unless something ended it first.
         func end(_ reason: DisconnectReason) {
@@ -199,7 +209,10 @@ public final class TabClient: Sendable {
         reader.start()
     }
 
-    deinit { Sys.shutdownBoth(fd) }  // the reading thread closes it
+    deinit {
+        Sys.shutdownBoth(fd)  // the reading thread sees the end
+        inbox.release(fd)
+    }
 
     /// Ends the connection: calls waiting for replies throw `disconnected`, `events` ends.
     public func close() {
@@ -321,7 +334,7 @@ public final class TabClient: Sendable {
         }
         for c in pending { c.resume(throwing: TabClientError.disconnected) }
         waiter?.resume()
-        Sys.close(fd)
+        inbox.release(fd)
     }
 
     /// Reads lines and hands them out until the connection ends; returns why it did.

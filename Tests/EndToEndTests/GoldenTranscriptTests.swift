@@ -66,20 +66,25 @@ struct GoldenTranscript {
             }
             throw TestFailure("the subscribed connection closed")
         }
-        for entry in entries {
-            switch entry {
-            case .line(let line):
-                out.append("> " + line)
-                try run.client.write(line + "\n")
-                out.append("< " + mask(try run.reply(from: run.client, to: line).0, dir: run.tabd.dir))
-                try events()
-            case .restart(let signal):
-                out.append("~ restart by \(signal == SIGKILL ? "SIGKILL" : "SIGTERM")")
-                _ = run.tabd.stop(signal: signal)
-                try run.tabd.start()
-                run.client = try run.tabd.client()
-                try run.openWatcher()
+        do {
+            for entry in entries {
+                switch entry {
+                case .line(let line):
+                    out.append("> " + line)
+                    try run.client.write(line + "\n")
+                    out.append("< " + mask(try run.reply(from: run.client, to: line).0, dir: run.tabd.dir))
+                    try events()
+                case .restart(let signal):
+                    out.append("~ restart by \(signal == SIGKILL ? "SIGKILL" : "SIGTERM")")
+                    _ = run.tabd.stop(signal: signal)
+                    try run.tabd.start()
+                    run.client = try run.tabd.client()
+                    try run.openWatcher()
+                }
             }
+        } catch {
+            // What tabd said is what explains a connection it closed.
+            throw TestFailure("\(error)\nafter \(out.suffix(4).joined(separator: "\n"))\ntabd's log:\n\(run.tabd.log.split(separator: "\n").suffix(30).joined(separator: "\n"))")
         }
         return out
     }

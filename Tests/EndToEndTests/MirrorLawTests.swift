@@ -70,7 +70,10 @@ final class MirrorLawRun {
 
     var prefix: String { "mirror law, seed \(seedText(seed)), step \(step)" }
     var rerun: String { "run it again: TABD_MIRROR_SEEDS=\(seedText(seed)) swift test --filter TabClientTests/mirrorLaw" }
-    var recentText: String { "the last \(recent.count) requests:\n" + recent.joined(separator: "\n") }
+    var recentText: String {
+        "the last \(recent.count) requests:\n" + recent.joined(separator: "\n")
+            + "\ntabd's log:\n" + tabd.log.split(separator: "\n").suffix(30).joined(separator: "\n")
+    }
 
     /// What every stream starts with, so that the seeds meet every event: a login on `main`,
     /// More and a customizing session, a tap; a pad with a group and a search tab, an editing

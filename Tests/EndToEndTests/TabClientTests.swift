@@ -14,6 +14,7 @@ import Synchronization
 import TabClient
 import TabJSON
 import TabProtocol
+import TabSystem
 import Testing
 
 /// What a mirror's updates said, collected by the task that iterates them.
@@ -129,6 +130,32 @@ func eventually(_ timeout: Double = 60, _ condition: () throws -> Bool) async re
         await #expect(throws: TabClientError.disconnected) { try await client.ping() }
     }
 
+    /// A client whose connection ended, dropped afterwards, does not touch the descriptor
+    /// number it had: its reading thread closed nothing while the client still held it (a
+    /// shutdown in deinit reached whatever socket had the number since: another test's
+    /// connection, whose next send failed with EPIPE under load).
+    @Test func aDroppedClientLeavesTheNextSocketAlone() async throws {
+        let dir = temporaryDirectory("drop")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let address = try #require(UnixAddress(dir + "/s.sock"))
+        let listener = try Sys.unixSocket(blocking: true)
+        defer { Sys.close(listener) }
+        try Sys.bind(listener, address)
+        try Sys.listen(listener, backlog: 4)
+        var client: TabClient? = try TabClient(path: dir + "/s.sock")
+        let server = accept(listener, nil, nil)
+        #expect(server >= 0)
+        Sys.close(server)  // tabd goes away: the client's reading thread ends
+        #expect(await eventually { client!.isClosed })
+        let (a, b) = try Sys.socketPair(Int32(SOCK_STREAM.rawValue))
+        defer { Sys.close(a); Sys.close(b) }
+        client = nil
+        var byte: UInt8 = 42
+        #expect(Glibc.send(a, &byte, 1, Int32(MSG_NOSIGNAL)) == 1, "errno \(errno)")
+        var got: UInt8 = 0
+        #expect(recv(b, &got, 1, 0) == 1 && got == 42)
+    }
+
     /// `events` is an AsyncSequence of typed events, in order, each with its seq.
     @Test func subscribeGivesTypedEventsInOrder() async throws {
         let tabd = try TabdProcess()
@@ -170,7 +197,10 @@ func eventually(_ timeout: Double = 60, _ condition: () throws -> Bool) async re
         }
         for step in 1...200 {
             let (_, line) = stream.next()
-            stream.note(try driver.request(line))
+            do { stream.note(try driver.request(line)) } catch {
+                Issue.record("seed \(seedText(seed)), step \(step), \(line): \(error)\ntabd's log:\n\(tabd.log)")
+                return
+            }
             if step % 10 == 0 { try await check("step \(step) (\(line))") }
             if step == 100 {
                 try await check("before kill -9")
