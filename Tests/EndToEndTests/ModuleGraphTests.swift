@@ -81,17 +81,27 @@ import Testing
         return files
     }
 
+    /// The one deliberate re-export, with its reason: a client library whose results are
+    /// another module's values hands them over whole (issue 45, item 3).
+    static let reExports = [
+        "Sources/TabClient/TabClient.swift": "TabClient's results and events are TabJSON's values: `import TabClient` alone reads them",
+    ]
+
     @Test func noModuleReExportsAnother() throws {
         let files = Self.swiftFiles()
         #expect(files.count > 100, "the repository's Swift files were found")
         var exporting: [String] = []
-        for file in files {
+        for file in files where Self.reExports[file] == nil {
             let text = try String(contentsOfFile: Build.packageRoot.path + "/" + file, encoding: .utf8)
             if text.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("@_exported") }) {
                 exporting.append(file)
             }
         }
         #expect(exporting.isEmpty, "\(exporting) re-export a module (@_exported import): import it where it is used instead")
+        for file in Self.reExports.keys.sorted() {
+            let text = try String(contentsOfFile: Build.packageRoot.path + "/" + file, encoding: .utf8)
+            #expect(text.contains("@_exported import"), "\(file) is listed as re-exporting a module and does not: take it off the list")
+        }
     }
 
     /// The README's "Layout" block names every target of Package.swift.
