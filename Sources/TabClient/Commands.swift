@@ -282,8 +282,12 @@ extension TabClient {
     /// `events` nil: all (`["*"]`); `controllers` nil: all controllers. Returns the reply's
     /// `seqs`: where each controller's numbering stands. The events come on `events`.
     @discardableResult
-    public func subscribe(events: [String]? = nil, controllers: [String]? = nil) async throws -> [String: Int] {
-        let result = try await request("subscribe", [("events", Self.strings(events ?? ["*"])), ("controllers", controllers.map(Self.strings) ?? .null)])
+    /// `grouped`: each command's events as one line (docs/protocol.md, "A command's events as
+    /// one unit"); `events` and `nextEvents()` hand them out one by one either way.
+    public func subscribe(events: [String]? = nil, controllers: [String]? = nil, grouped: Bool? = nil) async throws -> [String: Int] {
+        var fields: [(String, JSONValue)] = [("events", Self.strings(events ?? ["*"])), ("controllers", controllers.map(Self.strings) ?? .null)]
+        if let grouped { fields.append(("grouped", .bool(grouped))) }
+        let result = try await request("subscribe", fields)
         var seqs: [String: Int] = [:]
         for (name, value) in result.object("seqs") ?? JSONObject() { if case .int(let n) = value { seqs[name] = Int(n) } }
         return seqs

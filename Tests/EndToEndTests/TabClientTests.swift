@@ -156,6 +156,22 @@ func eventually(_ timeout: Double = 60, _ condition: () throws -> Bool) async re
         #expect(recv(b, &got, 1, 0) == 1 && got == 42)
     }
 
+    /// `subscribe(grouped: true)` asks for a command's events as one line; the client hands
+    /// them out as one batch, in order, as it does the marked events of a line each.
+    @Test func aGroupedSubscriptionGivesACommandsEventsAsOneBatch() async throws {
+        let tabd = try TabdProcess()
+        let client = try TabClient(path: tabd.socket)
+        defer { client.close() }
+        _ = try await client.subscribe(events: ["tabs_changed", "selection_changed", "bar_changed"], controllers: ["main"], grouped: true)
+        let driver = try tabd.client()
+        try driver.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}],"selected":"b"}"#)
+        let batch = await client.nextEvents()
+        #expect(batch.map(\.name) == ["tabs_changed", "selection_changed", "bar_changed"], "\(batch.map(\.name))")
+        #expect(zip(batch, batch.dropFirst()).allSatisfy { $0.seq < $1.seq })
+        // They came grouped: one line, no event marked last (a line each would mark the third).
+        #expect(batch.allSatisfy { !$0.last }, "\(batch.map(\.last))")
+    }
+
     /// `events` is an AsyncSequence of typed events, in order, each with its seq.
     @Test func subscribeGivesTypedEventsInOrder() async throws {
         let tabd = try TabdProcess()
