@@ -95,13 +95,19 @@ plugins:
 """)
     proc = subprocess.Popen([tabd, "--config", config], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.time() + 20
-        while not os.path.exists(sock):
-            if proc.poll() is not None or time.time() > deadline:
-                raise SystemExit("fuzz/seed.py: tabd did not start: " + proc.stderr.read().decode(errors="replace")[-2000:])
-            time.sleep(0.05)
-        c = socket.socket(socket.AF_UNIX)
-        c.connect(sock)
+        # Until tabd accepts: its socket file exists from bind(), before listen() (a busy
+        # machine can show that gap); a give-up bound far above a start's milliseconds.
+        deadline = time.time() + 60
+        while True:
+            c = socket.socket(socket.AF_UNIX)
+            try:
+                c.connect(sock)
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                c.close()
+                if proc.poll() is not None or time.time() > deadline:
+                    raise SystemExit("fuzz/seed.py: tabd did not start: " + proc.stderr.read().decode(errors="replace")[-2000:])
+                time.sleep(0.05)
         f = c.makefile("rwb")
         taken = []
         for n, line in enumerate(lines):
