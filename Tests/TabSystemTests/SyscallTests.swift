@@ -119,11 +119,8 @@ import Testing
     @Test func aBlockingSocketsReceiveTimeoutIsEAGAIN() throws {
         let dir = try Self.directory()
         defer { Self.remove(dir) }
-        let address = try #require(UnixAddress(dir + "/tabd.sock"))
-        let listener = try Sys.unixSocket()
+        let (listener, address) = try Self.listening(in: dir)
         defer { Sys.close(listener) }
-        try Sys.bind(listener, address)
-        try Sys.listen(listener, backlog: 1)
         let client = try Sys.unixSocket(blocking: true)
         defer { Sys.close(client) }
         #expect(try Sys.fstat(client).st_mode & S_IFMT == S_IFSOCK)
@@ -153,11 +150,8 @@ import Testing
     @Test func aClientConnectsToAPathOrSaysWhyNot() throws {
         let dir = try Self.directory()
         defer { Self.remove(dir) }
-        let address = try #require(UnixAddress(dir + "/tabd.sock"))
-        let listener = try Sys.unixSocket()
+        let (listener, _) = try Self.listening(in: dir)
         defer { Sys.close(listener) }
-        try Sys.bind(listener, address)
-        try Sys.listen(listener, backlog: 1)
         let client = try Sys.connectUnix(dir + "/tabd.sock")
         defer { Sys.close(client) }
         #expect(fcntl(client, F_GETFL) & O_NONBLOCK == 0 && fcntl(client, F_GETFD) & FD_CLOEXEC != 0)
@@ -165,6 +159,20 @@ import Testing
         #expect(absent?.call == "connect" && absent?.errno == ENOENT && Sys.connectFailure(absent!) == "No such file or directory")
         let long = #expect(throws: SystemError.self) { _ = try Sys.connectUnix(dir + "/" + String(repeating: "x", count: 120)) }
         #expect(long?.errno == ENAMETOOLONG && Sys.connectFailure(long!) == "the path is too long for a Unix socket")
+    }
+
+    /// A stream socket listening at `dir`/tabd.sock, and its address.
+    static func listening(in dir: String) throws -> (Int32, UnixAddress) {
+        let address = try #require(UnixAddress(dir + "/tabd.sock"))
+        let listener = try Sys.unixSocket()
+        do {
+            try Sys.bind(listener, address)
+            try Sys.listen(listener, backlog: 1)
+        } catch {
+            Sys.close(listener)
+            throw error
+        }
+        return (listener, address)
     }
 
     static func receiveTimeout(_ fd: Int32) -> timeval {
