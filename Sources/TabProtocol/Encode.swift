@@ -45,16 +45,12 @@ public enum ReplyEncoder {
     }
 
     public static func strings(_ a: [String], _ w: inout JSONWriter) {
-        w.beginArray()
-        for s in a { w.string(s) }
-        w.endArray()
+        w.strings(a)
     }
 
     /// The ids of `tabs` as a JSON array, read in place (no array of ids made).
     public static func ids(of tabs: [Tab], _ w: inout JSONWriter) {
-        w.beginArray()
-        for i in tabs.indices { w.string(tabs[i].id) }
-        w.endArray()
+        w.stringArray(tabs, stringAt: Tab.idOffset)
     }
 
     public static func orientations(_ m: OrientationMask, _ w: inout JSONWriter) { m.write(to: &w, .state) }

@@ -24,7 +24,7 @@ struct UndoPropertyTests {
             var root = SplitMix64(seed: 0x0_04D0)
             seeds = (0..<Self.sequences).map { _ in root.next() }
         }
-        var reached = (undone: 0, rootsKept: 0)
+        var reached = (undone: 0, rootsKept: 0, moves: 0)
         for seed in seeds {
             if let failure = Self.run(seed: seed, reached: &reached) {
                 Issue.record("seed \(String(seed, radix: 16)) (TABCORE_SEED=\(String(seed, radix: 16))): \(failure)")
@@ -32,11 +32,13 @@ struct UndoPropertyTests {
             }
         }
         guard seeds.count > 1 else { return }
-        // The streams must undo many turns, and many that kept only the edits of the roots.
+        // The streams must undo many turns, and many that kept only the edits of the roots;
+        // and many moves in a customization session.
         #expect(reached.undone > 500 && reached.rootsKept > 200)
+        #expect(reached.moves > 40, "\(reached.moves) customize.move undone by moving back")
     }
 
-    static func run(seed: UInt64, reached: inout (undone: Int, rootsKept: Int)) -> String? {
+    static func run(seed: UInt64, reached: inout (undone: Int, rootsKept: Int, moves: Int)) -> String? {
         var gen = TreeGenerator(rng: SplitMix64(seed: seed))
         var set = TabContainers.withDefault()
         // A second controller of many flat tabs: the footprints' common case.
@@ -67,6 +69,7 @@ struct UndoPropertyTests {
             }
             if gen.rng.chance(0.5) {
                 if set.undoesRootsOnly { reached.rootsKept += 1 }
+                reached.moves += set.undoneMoves
                 set.undoChanges()
                 reached.undone += 1
                 if set != kept {
@@ -85,7 +88,9 @@ struct UndoPropertyTests {
     /// A command for the 40-tab controller, mostly of those with a footprint.
     static func bigCommand(_ gen: inout TreeGenerator, _ c: Controller) -> Command {
         let id = c.tabs.isEmpty || gen.rng.chance(0.05) ? "zz" : gen.rng.pick(c.tabs.map(\.id))
-        switch gen.rng.int(0...11) {
+        // While a session runs, mostly its moves (a move ends no session; most else is refused).
+        if c.customizingOrder != nil, gen.rng.chance(0.6) { return .customizeMove(tab: id, to: gen.rng.int(-1...(c.tabs.count))) }
+        switch gen.rng.int(0...16) {
         case 0: return .badge(tab: id, value: gen.rng.pick([nil, "1", "2"]))
         case 1: return .push(tab: id, screen: Screen(id: gen.rng.pick(["s1", "s2"])))
         case 2: return .pop(tab: id)
@@ -101,6 +106,11 @@ struct UndoPropertyTests {
             let added = Tab(id: "n\(gen.rng.int(0...60))", navigation: gen.rng.chance(0.5))
             return .addTab(added, index: gen.rng.chance(0.4) ? nil : gen.rng.int(-1...(c.tabs.count + 1)), group: nil)
         case 9: return .removeTab(id)
+        // R7: a session's moves are undone by moving back (the order is not kept whole).
+        case 10: return .customizeBegin
+        case 11, 12: return .customizeMove(tab: id, to: gen.rng.int(-1...(c.tabs.count)))
+        case 13: return .customizeEnd
+        case 14: return .setCustomizable(gen.rng.chance(0.3) ? nil : c.tabs.map(\.id).filter { _ in gen.rng.chance(0.7) })
         default: return gen.command(for: c)
         }
     }

@@ -67,6 +67,52 @@ struct JSONWriterTests {
         }
     }
 
+    /// An array of strings written at once (`strings`, `stringArray(_:stringAt:)`: small
+    /// ASCII strings read from their words where they lie) is the array written a string at
+    /// a time, whatever its strings: each probe at every length and position, long, non-ASCII
+    /// and empty strings among short ones, the first that needs the general way anywhere in
+    /// the list, and strings kept inside another value (at an offset, a stride apart).
+    @Test func arraysOfStringsAreWrittenAsStringByString() throws {
+        func oneByOne(_ a: [String]) -> String {
+            var w = JSONWriter()
+            w.beginArray(); for s in a { w.string(s) }; w.endArray()
+            return String(decoding: w.bytes, as: UTF8.self)
+        }
+        func atOnce(_ a: [String]) -> String {
+            var w = JSONWriter(capacity: 16)
+            w.key("k")  // after a key: no comma first
+            w.strings(a)
+            w.strings(a)  // after a value: a comma first
+            return String(decoding: w.bytes, as: UTF8.self)
+        }
+        let probes: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x22, 0x5C, 0x61, 0x7F]
+        var strings = ["", "a", "é", "😀x", String(repeating: "y", count: 15), String(repeating: "z", count: 16), "\u{7F}"]
+        for length in 1...15 {
+            for position in 0..<length {
+                for probe in probes {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "b"), count: length)
+                    bytes[position] = probe
+                    strings.append(String(decoding: bytes, as: UTF8.self))
+                }
+            }
+        }
+        var rng = SplitMix64(seed: 0x5_7A11)
+        for _ in 0..<400 {
+            let list = (0..<Int.random(in: 0...12, using: &rng)).map { _ in
+                Bool.random(using: &rng) ? "t\(Int.random(in: 0...999, using: &rng))" : strings.randomElement(using: &rng)!
+            }
+            let expected = oneByOne(list)
+            #expect(atOnce(list) == "\"k\":" + expected + "," + expected, "\(list)")
+            #expect(try jsonParsed(expected) == .array(list.map { .string($0) }))
+        }
+        // Inside other values: the string of each element, at its offset.
+        struct Held { var n: Int; var s: String; var m: Int8 }
+        let held = strings.enumerated().map { Held(n: $0.offset, s: $0.element, m: 1) }
+        var w = JSONWriter()
+        w.stringArray(held, stringAt: MemoryLayout<Held>.offset(of: \Held.s)!)
+        #expect(String(decoding: w.bytes, as: UTF8.self) == oneByOne(strings))
+    }
+
     /// Long strings (past the stack-buffer path) are escaped the same way.
     @Test func escapesLongStrings() throws {
         let s = String(repeating: "plain text é ", count: 20) + "\"\\\n\u{1}" + String(repeating: "x", count: 200) + "\t"

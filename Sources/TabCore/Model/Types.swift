@@ -80,6 +80,9 @@ public struct Screen: Equatable, Sendable {
 /// One child of a controller: a tab with a stable id (R1).
 public struct Tab: Equatable, Sendable {
     public var id: String
+    /// Where `id` lies in a `Tab` (for writing a list's ids where they are:
+    /// `JSONWriter.stringArray(_:stringAt:)`).
+    public static let idOffset = MemoryLayout<Tab>.offset(of: \Tab.id)!
     public var title: String?
     /// The item as the client gave it; nil means the default item (R1.3).
     public var item: TabItem?

@@ -41,6 +41,11 @@ extension Controller {
             // R2.2: the selection stays on its tab (or, the list empty, goes to the new one).
             let at = index ?? tabs.count
             return at >= 0 && at <= tabs.count ? .inserts(at: at) : .writes(nil)
+        case .customizeMove(let id, let to):
+            // R7.2: one id moves within the session's order; nothing else changes (a refusal
+            // changes nothing). Undone by moving it back: the order is not kept.
+            guard let order = customizingOrder, let from = order.firstIndex(of: id), to >= 0, to < order.count, from != to else { return nil }
+            return .movesInCustomizingOrder(from: from, to: to)
         case .removeTab(let id) where !arranged:
             // Another tab stays selected: nothing is reselected (R2.2), nothing else written.
             guard let at = self.index(of: id), case .tab(let selected) = selection, selected != id else { return nil }
@@ -78,20 +83,23 @@ extension Controller {
         return .writes(!t.contentLoaded || (tapping && !t.stack.isEmpty) ? target : nil)
     }
 
-    /// This controller without its tabs (nor their index, rebuilt by `restoring(tabs:)`): what
-    /// an undo keeps beside its edits, so that the live tabs stay the live controller's alone
-    /// and writing one does not copy them all.
+    /// This controller without its tabs (nor their index, rebuilt by `restoring(tabs:)`) and
+    /// without a customization session's order: what an undo keeps beside its edits, so that
+    /// the live tabs and order stay the live controller's alone and writing one does not copy
+    /// them all.
     var withoutTabs: Controller {
         var c = self
         c.tabs = []
+        c.customizingOrder = nil
         c.dropIDIndex()
         return c
     }
 
-    /// This controller (`withoutTabs`) with `tabs` back.
-    func restoring(tabs: [Tab]) -> Controller {
+    /// This controller (`withoutTabs`) with `tabs` and the session's order back.
+    func restoring(tabs: [Tab], customizingOrder: [String]?) -> Controller {
         var c = self
         c.tabs = tabs
+        c.customizingOrder = customizingOrder
         c.rebuildIDIndex()
         return c
     }
@@ -105,6 +113,9 @@ enum Footprint: Sendable {
     case inserts(at: Int)
     /// It removes the root at this index and writes no other.
     case removes(at: Int)
+    /// It moves the id at `from` to `to` in the customization session's order (R7.2) and
+    /// changes no root.
+    case movesInCustomizingOrder(from: Int, to: Int)
 
     /// Stops (a test's failure) when the command did more to the roots than this says.
     func check(_ command: Command, before: [Tab], after: [Tab]) {
@@ -125,15 +136,20 @@ enum Footprint: Sendable {
             precondition(after.count == before.count - 1, "\(command) did not remove one root tab, as its footprint says")
             kept.remove(at: at)
             precondition(kept == after, "\(command) changed root tabs besides removing the one at \(at)")
+        case .movesInCustomizingOrder:
+            precondition(false, "\(command) changed root tabs; its footprint says it moves an id of the customizing order only")
         }
     }
 }
 
-/// One change to a controller's root tabs, with what undoing it needs.
+/// One change to a controller's root tabs (or its customizing order), with what undoing it
+/// needs.
 enum TabEdit: Equatable, Sendable {
     case wrote(Int, Tab)
     case inserted(Int)
     case removed(Int, Tab)
+    /// The customization session's order had the id at `from` moved to `to`.
+    case movedInCustomizingOrder(from: Int, to: Int)
 }
 
 /// What undoing a turn needs of one node, kept at its first change in the turn.
@@ -169,15 +185,17 @@ struct SavedController: Equatable, Sendable {
         case .whole: return node
         case .withoutTabs:
             var tabs = live?.tabBar.tabs ?? []
+            var order = live?.tabBar.customizingOrder
             for edit in edits.reversed() {
                 switch edit {
                 case .wrote(let i, let tab): tabs[i] = tab
                 case .inserted(let i): tabs.remove(at: i)
                 case .removed(let i, let tab): tabs.insert(tab, at: i)
+                case .movedInCustomizingOrder(let from, let to): order?.move(from: to, to: from)
                 }
             }
             var n = node!
-            n.tabBar = n.tabBar.restoring(tabs: tabs)
+            n.tabBar = n.tabBar.restoring(tabs: tabs, customizingOrder: order)
             return n
         }
     }
@@ -213,12 +231,12 @@ struct UndoLog: Equatable, Sendable {
     }
 
     /// Settles what `prepareUndo` left pending once the command ran: an insertion is logged
-    /// (it was made); a removal logged ahead goes if the command was refused (`made` false).
+    /// (it was made); an edit logged ahead goes if the command was refused (`made` false).
     mutating func settle(_ pending: PendingEdit, made: Bool) {
         switch pending {
         case .none: return
         case .insertion(let at, let index): if made { saved[at].controller.edits.append(.inserted(index)) }
-        case .removal(let at): if !made { saved[at].controller.edits.removeLast() }
+        case .loggedAhead(let at): if !made { saved[at].controller.edits.removeLast() }
         }
     }
 }
@@ -229,8 +247,9 @@ enum PendingEdit {
     case none
     /// Log `.inserted(index)` in the entry at `at` if the command inserted.
     case insertion(at: Int, index: Int)
-    /// The entry at `at` logged the removal ahead; take it back if the command was refused.
-    case removal(at: Int)
+    /// The entry at `at` logged the command's edit (a removal, a move) ahead; take it back if
+    /// the command was refused.
+    case loggedAhead(at: Int)
 }
 
 extension TabContainers {
@@ -286,7 +305,10 @@ extension TabContainers {
             return .insertion(at: at, index: p)
         case .removes(let p)?:
             before.saved[at].controller.edits.append(.removed(p, nodes.values[i].tabBar.rootForUndo(p)))
-            return .removal(at: at)
+            return .loggedAhead(at: at)
+        case .movesInCustomizingOrder(let from, let to)?:
+            before.saved[at].controller.edits.append(.movedInCustomizingOrder(from: from, to: to))
+            return .loggedAhead(at: at)
         case nil:
             makeWhole(at, live: nodes.values[i])
             return .none
@@ -305,6 +327,13 @@ extension TabContainers {
     /// footprints' path was taken).
     var undoesRootsOnly: Bool {
         !before.saved.isEmpty && before.saved.allSatisfy { $0.controller.form == .withoutTabs }
+    }
+
+    /// How many moves in a customizing order the turn would undo by moving back (tests).
+    var undoneMoves: Int {
+        before.saved.reduce(0) { n, entry in
+            n + entry.controller.edits.count { if case .movedInCustomizingOrder = $0 { true } else { false } }
+        }
     }
 
     /// The changes since the last call are kept: nothing to undo any more.
@@ -326,5 +355,17 @@ extension TabContainers {
         }
         recent = Recent()
         return saved.map(\.name)
+    }
+}
+
+extension Array {
+    /// Moves the element at `from` to `to`, shifting those between by one: O(|to - from|),
+    /// where a removal and an insertion move every element after the lower index.
+    mutating func move(from: Int, to: Int) {
+        if from < to {
+            for i in from..<to { swapAt(i, i + 1) }
+        } else {
+            for i in stride(from: from, to: to, by: -1) { swapAt(i, i - 1) }
+        }
     }
 }

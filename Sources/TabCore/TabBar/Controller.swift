@@ -48,7 +48,15 @@ public struct Controller: Equatable, Sendable {
     public internal(set) var tabs: [Tab] = []
     public internal(set) var selection: Selection = .none
     /// Ids of the tabs the user may rearrange, in tab order (R7.1). Empty: no rearranging.
-    public internal(set) var customizable: [String] = []
+    public var customizable: [String] { customizableAll ? tabs.map(\.id) : customizableList }
+    /// `customizable` is every root tab (R2.3's reset after any change of the list), held as
+    /// such rather than as a list of every id: add_tab and remove_tab on 1,000 tabs spent
+    /// more on making, comparing and releasing that list than on the change. Canonical: a
+    /// list as long as `tabs` (the set is a subset of the root ids in tab order, so it is
+    /// then all of them) is never kept; `setCustomizable(list:)` makes it `true`.
+    var customizableAll = true
+    /// The customizable ids while `customizableAll` is false; empty while it is true.
+    var customizableList: [String] = []
     /// The order being edited in a customization session, or nil when none runs (R7.2).
     public internal(set) var customizingOrder: [String]?
     /// The order when the session began, to report `changed` (R7.4).

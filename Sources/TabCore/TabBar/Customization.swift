@@ -9,8 +9,31 @@ extension Controller {
         for id in ids ?? [] where self.index(of: id) == nil { throw .noTab(id) }
         let ordered = tabs.map(\.id).filter(wanted.contains)
         guard ordered != customizable else { return }
-        customizable = ordered
+        setCustomizable(list: ordered)
         out.notify(.customizableChanged(tabs: ordered))
+    }
+
+    /// Sets `customizable` to `ids` (root ids in tab order, none twice), kept canonically:
+    /// all of them as `customizableAll`.
+    mutating func setCustomizable(list ids: [String]) {
+        if ids.count == tabs.count {
+            customizableAll = true
+            customizableList = []
+        } else {
+            customizableAll = false
+            customizableList = ids
+        }
+    }
+
+    /// R2.3: every root tab is customizable (no list made).
+    mutating func makeEveryTabCustomizable() {
+        customizableAll = true
+        if !customizableList.isEmpty { customizableList = [] }
+    }
+
+    /// Whether the root tab `id` may be rearranged (R7.1).
+    func isCustomizable(_ id: String) -> Bool {
+        customizableAll ? index(of: id) != nil : customizableList.contains(id)
     }
 
     mutating func customizeBegin(policy: Policy, _ out: inout Outcome) throws(TabError) {
@@ -24,7 +47,7 @@ extension Controller {
         guard moreShown else {
             throw TabError(.notAvailable, "customization needs More: more than \(maxVisible) tabs (the controller has \(tabs.count))")
         }
-        guard !customizable.isEmpty || original else {
+        guard !(customizableAll ? tabs.isEmpty : customizableList.isEmpty) || original else {
             // R7.1: UIKit hides the Edit button.
             throw TabError(.notAvailable, "no tab is customizable; send customizable with the tabs the user may rearrange first")
         }
@@ -46,16 +69,16 @@ extension Controller {
         guard to >= 0, to < order.count else {
             throw TabError(.outOfRange, "position \(to) is out of range: \(TabError.allowed(upTo: order.count - 1))")
         }
-        guard customizable.contains(id) else {
+        guard isCustomizable(id) else {
             throw TabError(.conflict, "tab '\(id)' is not customizable")
         }
         guard from != to else { return }
-        if customizable.count != tabs.count {
+        if !customizableAll {
             // R7.3: a tab that is not customizable keeps its side of the bar. Only the tabs
             // between `from` and `to` shift, by one; the first one (in tab order) that would
             // cross is named.
             let onBar = barTabCount
-            let movable = Set(customizable)
+            let movable = Set(customizableList)
             for tab in tabs where !movable.contains(tab.id) {
                 let was = order.firstIndex(of: tab.id)!
                 let now = from < to ? (was > from && was <= to ? was - 1 : was) : (was >= to && was < from ? was + 1 : was)
@@ -66,8 +89,7 @@ extension Controller {
             }
         }
         customizingOrder = nil  // the order's storage unshared while it moves
-        order.remove(at: from)
-        order.insert(id, at: to)
+        order.move(from: from, to: to)
         customizingOrder = order
         // Moves notify nobody until the session ends, but they are state: journal them.
         out.journalsCommand = true
@@ -92,10 +114,15 @@ extension Controller {
         lend { policy.didEndCustomizing(tabs: order, changed: changed, in: $0, effects: &out.effects) }
         // The customizable set is kept in tab order: announced when that order moved, so that
         // a client keeps it from events without reordering it itself.
-        let reordered = tabs.map(\.id).filter(Set(customizable).contains)
-        if reordered != customizable {
-            customizable = reordered
-            out.notify(.customizableChanged(tabs: reordered))
+        if customizableAll {
+            // Every tab stays every tab, now in the session's order.
+            if changed { out.notify(.customizableChanged(tabs: order)) }
+        } else {
+            let reordered = tabs.map(\.id).filter(Set(customizableList).contains)
+            if reordered != customizableList {
+                setCustomizable(list: reordered)
+                out.notify(.customizableChanged(tabs: reordered))
+            }
         }
         // R7.4: the selected tab stays selected; its index may have moved.
         if before.index != selectedIndex {

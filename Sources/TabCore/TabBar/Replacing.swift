@@ -111,9 +111,8 @@ extension Controller {
             rebuildIndex()
         }
         installChild(tab.id, &out)
-        let ids = tabs.map(\.id)
-        out.notify(.tabsChanged(tabs: ids, animated: false, changed: [tab.id]))
-        resetCustomizable(to: ids, &out)
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: [tab.id]))
+        resetCustomizable(&out)
         reselect(after: before, removedSelected: false, cause: .tabs, &out)
         reorientIfUnsupported(&out)
     }
@@ -144,9 +143,8 @@ extension Controller {
         } else {
             reindex(from: index, inserted: false, removedID: id)  // a flat list stays flat
         }
-        let ids = tabs.map(\.id)
-        out.notify(.tabsChanged(tabs: ids, animated: false, changed: []))
-        resetCustomizable(to: ids, &out)
+        out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: []))
+        resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection == .tab(id), cause: .tabs, &out)
         // Fewer tabs support at least as much, but none: portrait only (R9.1).
         if tabs.isEmpty { reorientIfUnsupported(&out) }
@@ -284,15 +282,11 @@ extension Controller {
         out.notify(.containment(tab: id, phase: .didMove, parent: name))
     }
 
-    /// R2.3: any change of the tab list makes every tab customizable again.
+    /// R2.3: any change of the tab list makes every tab customizable again (the event's
+    /// list is made only for a subscriber).
     private mutating func resetCustomizable(_ out: inout Outcome) {
-        resetCustomizable(to: tabs.map(\.id), &out)
-    }
-
-    /// `resetCustomizable` given the root ids in order.
-    private mutating func resetCustomizable(to all: [String], _ out: inout Outcome) {
-        if customizable != all { customizable = all }
-        out.notify(.customizableChanged(tabs: all))
+        makeEveryTabCustomizable()
+        out.notify(.customizableChanged(tabs: tabs.map(\.id)))
     }
 
     struct SelectionSnapshot {

@@ -15,8 +15,11 @@ extension Controller {
             guard ids.insert(t.id).inserted else { return "controller '\(name)' has tab '\(t.id)' twice" }
         }
         if case .tab(let id) = selection, !ids.contains(id) { return "controller '\(name)' selects tab '\(id)', which it does not have" }
-        guard Set(customizable).count == customizable.count, customizable.allSatisfy(ids.contains) else {
+        guard Set(customizableList).count == customizableList.count, customizableList.allSatisfy(ids.contains) else {
             return "controller '\(name)' has customizable tabs it does not have"
+        }
+        if customizableAll ? !customizableList.isEmpty : customizableList.count == tabs.count {
+            return "controller '\(name)' holds its customizable tabs in two forms"
         }
         for order in [customizingOrder, customizingStart].compactMap({ $0 }) where order.count != tabs.count || Set(order) != ids {
             return "controller '\(name)' has a customizing order that is not its tabs"
@@ -75,7 +78,7 @@ extension Controller {
         tabs = try r.required("tabs")
         guard let selection = r.take("selection") else { throw TabFieldError(r.place("selection"), .missing) }
         self.selection = try Selection(snapshot: selection, at: r.place("selection"))
-        customizable = try r.required("customizable")
+        setCustomizable(list: try r.required("customizable"))  // after `tabs`: canonical
         customizingOrder = try r.read("customizingOrder")
         customizingStart = try r.read("customizingStart")
         orientation = try r.required("orientation")
