@@ -12,7 +12,7 @@ DESTDIR    ?=
 PIP_PACKAGES := pytest wheel mypy
 APT_PACKAGES := libevent-dev socat netcat-openbsd pkg-config openssl libcrypt-dev systemd util-linux gcc python3 man-db
 
-.PHONY: all build test run deps man man-files bench bench-core bench-memory bench-hostile bench-instructions bench-pairs bench-replay bench-isolation bench-nested bench-scale clean install install-files uninstall
+.PHONY: all build test run deps man man-files sdk-prebuilt bench bench-core bench-memory bench-hostile bench-instructions bench-pairs bench-replay bench-isolation bench-nested bench-scale clean install install-files uninstall
 
 all: build
 
@@ -53,17 +53,22 @@ build: deps
 STAGE := scripts/stage
 TEST_RELEASE_BUILD := $(CURDIR)/.build/test-release
 TEST_RELEASE_BIN   := $(TEST_RELEASE_BUILD)/release
+TEST_SDK_PREBUILT  := $(CURDIR)/.build/test-sdk-prebuilt
 test: deps deps-web
 	@$(STAGE) begin
 	@$(STAGE) run   build            $(SWIFT) build --build-tests
 	@$(STAGE) start build-release    $(SWIFT) build -c release --scratch-path $(TEST_RELEASE_BUILD)
-	@$(STAGE) start build-web        --after build-release $(SWIFT) build --package-path web
+	@# The prebuilt SDK once, for the release suites' installs (SDK_PREBUILT; the debug suites'
+	@# first install compiles its own, as `make install` does).
+	@$(STAGE) start build-sdk        --after build-release make -s sdk-prebuilt BIN_DIR=$(TEST_RELEASE_BIN) SDK_PREBUILT_OUT=$(TEST_SDK_PREBUILT)
+	@$(STAGE) start build-web        --after build-sdk $(SWIFT) build --package-path web
 	@$(STAGE) start build-fuzz       --after build-web env FUZZ_QUICK=1 FUZZ_BUILD_ONLY=1 fuzz/run.sh
 	@$(STAGE) run   suites           $(SWIFT) test --skip-build --skip TabClientTests
 	@$(STAGE) run   client-swift     $(SWIFT) test --skip-build --filter TabClientTests
 	@$(STAGE) run   client-python    env TABD_BIN_DIR=$(CURDIR)/.build/debug python3 -m pytest -q -p no:cacheprovider clients/python/tests
 	@$(STAGE) wait  build-release
-	@$(STAGE) run   release-e2e      env TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) $(SWIFT) test --skip-build --filter EndToEndTests --skip TabClientTests
+	@$(STAGE) wait  build-sdk
+	@$(STAGE) run   release-e2e      env TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) SDK_PREBUILT=$(TEST_SDK_PREBUILT) $(SWIFT) test --skip-build --filter EndToEndTests --skip TabClientTests
 	@# Against the release build too, but the mirror law (its generated streams run once, against the
 	@# debug daemon) and the outside package (a build of clients.md's examples, not of tabd).
 	@$(STAGE) run   release-client   env TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) $(SWIFT) test --skip-build --filter TabClientTests --skip mirrorLaw --skip aPackageOutside
@@ -182,6 +187,7 @@ SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
 TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 DOCDIR      := $(PREFIX)/share/doc/tabd
 SDKDIR      := $(PREFIX)/share/tabd/swift/tabd-sdk
+SDKPREBUILTDIR := $(PREFIX)/share/tabd/swift/tabd-sdk-prebuilt
 MANDIR      := $(PREFIX)/share/man
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  := $(PREFIX)/share/zsh/site-functions
@@ -202,6 +208,10 @@ install:
 # the hand-written sections), tabd.yaml(5) is man/tabd.yaml.5, and the completions are
 # what tabctl --generate-completion-script prints.
 BIN_DIR ?= .build/release
+# SDK_PREBUILT: a directory sdk/prebuild.sh already wrote from the same tree and Swift (the
+# tests' installs copy one instead of compiling the SDK each time); empty, install-files
+# compiles it.
+SDK_PREBUILT ?=
 install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PKGCONFDIR) \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(CONFDIR) \
@@ -227,6 +237,9 @@ install-files:
 	@# The Swift SDK as a package of its own, for plugins' Package.swift (docs/plugins.md,
 	@# "A plugin in Swift"): sdk/Package.swift and its targets' directories of Sources/.
 	sdk/install.sh $(BIN_DIR)/tabd $(DESTDIR)$(SDKDIR) $(SDKDIR)
+	@# The same SDK compiled (sdk/prebuild.sh): a package beside it that a plugin names the same
+	@# way, whose build compiles none of the SDK's sources.
+	$(if $(SDK_PREBUILT),rm -rf $(DESTDIR)$(SDKPREBUILTDIR) && cp -R $(SDK_PREBUILT) $(DESTDIR)$(SDKPREBUILTDIR),sdk/prebuild.sh $(BIN_DIR)/tabd $(DESTDIR)$(SDKDIR) $(DESTDIR)$(SDKPREBUILTDIR))
 	$(call write-man-pages,$(DESTDIR)$(MANDIR)/man1,$(DESTDIR)$(MANDIR)/man5,$(DESTDIR)$(MANDIR)/man8)
 	$(BIN_DIR)/tabctl --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/tabctl
 	$(BIN_DIR)/tabctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_tabctl
@@ -235,6 +248,13 @@ install-files:
 	@# The login gate's credentials: none yet, so a fresh install starts and serves with every
 	@# tab but the login tab refused until an operator adds a user (docs/operations.md).
 	[ -f $(DESTDIR)$(CONFDIR)/credentials ] || install -m 0640 /dev/null $(DESTDIR)$(CONFDIR)/credentials
+
+# The prebuilt SDK alone, from BIN_DIR's tabd, into SDK_PREBUILT_OUT: what install-files
+# compiles, for a later `make install-files SDK_PREBUILT=…` to copy (make test's build-sdk).
+SDK_PREBUILT_OUT ?= .build/sdk-prebuilt
+sdk-prebuilt:
+	sdk/install.sh $(BIN_DIR)/tabd $(SDK_PREBUILT_OUT)-sources
+	sdk/prebuild.sh $(BIN_DIR)/tabd $(SDK_PREBUILT_OUT)-sources $(SDK_PREBUILT_OUT)
 
 # The man pages, whole, from BIN_DIR's binaries: tabctl(1) into $(1), tabd.yaml(5) into $(2),
 # tabd(8) into $(3). man/tabctl.1.roff and man/tabd.8.roff are only the hand-written sections
@@ -272,8 +292,8 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/tabd/policy.h $(DESTDIR)$(PKGCONFDIR)/tabd-policy.pc
 	rm -f $(DESTDIR)$(UNITDIR)/tabd.service $(DESTDIR)$(UNITDIR)/tabd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/tabd.conf $(DESTDIR)$(TMPFILESDIR)/tabd.conf
-	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SDKDIR)
-	-rmdir $(DESTDIR)$(PREFIX)/share/tabd 2>/dev/null
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SDKDIR) $(DESTDIR)$(SDKPREBUILTDIR)
+	-rmdir $(dir $(DESTDIR)$(SDKDIR)) $(DESTDIR)$(PREFIX)/share/tabd 2>/dev/null
 	rm -f $(DESTDIR)$(MANDIR)/man1/tabctl.1 $(DESTDIR)$(MANDIR)/man5/tabd.yaml.5 $(DESTDIR)$(MANDIR)/man8/tabd.8
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/tabctl $(DESTDIR)$(ZSHCOMPDIR)/_tabctl $(DESTDIR)$(FISHCOMPDIR)/tabctl.fish
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/tabd $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(PREFIX)/lib/tabd 2>/dev/null

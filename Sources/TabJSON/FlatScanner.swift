@@ -9,7 +9,10 @@
 
 import TabStrings
 
-public struct FlatScanner {
+// @frozen: its layout is part of the prebuilt SDK's interface (sdk/prebuild.sh compiles TabJSON
+// with library evolution, which refuses an @inlinable init of a resilient struct). In tabd's own
+// build its one effect is that `i`'s initial value is no longer a function of its own.
+@frozen public struct FlatScanner {
     public let base: UnsafePointer<UInt8>
     public let count: Int
     /// The offset of the next byte to read.

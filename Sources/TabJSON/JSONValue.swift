@@ -9,7 +9,11 @@
 ///
 /// Equality is structural and order-sensitive for objects (see `JSONObject`). `.int(1)` and
 /// `.double(1)` are different values; `.double(0)` equals `.double(-0.0)` as Doubles do.
-public enum JSONValue: Equatable, Sendable {
+///
+/// `@frozen`: these cases are all there are, for the prebuilt SDK too (sdk/prebuild.sh compiles
+/// TabJSON with library evolution, where a switch over a non-frozen enum of another module
+/// needs `@unknown default`); it changes nothing in tabd's own build.
+@frozen public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)

@@ -61,10 +61,19 @@ final class NotifySocket {
 @Suite struct OperationsTests {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    /// `make install-files` of the debug build into a fresh DESTDIR with PREFIX=/usr.
+    /// `make install-files` of the debug build into a fresh DESTDIR with PREFIX=/usr. The
+    /// prebuilt SDK is compiled once per test process, by the first install (as `make install`
+    /// does), and copied from there by the others (the Makefile's SDK_PREBUILT).
     static func install() throws -> String {
+        let first = try firstInstall.get()
+        return try install("SDK_PREBUILT=\(first)/usr/\(SwiftSDKPackageTests.prebuiltDirectory)")
+    }
+
+    static let firstInstall = Result<String, any Error> { try install("") }
+
+    static func install(_ arguments: String) throws -> String {
         let destdir = temporaryDirectory("inst")
-        let r = try shell("make -s -C \(Build.packageRoot.path) install-files DESTDIR=\(destdir) PREFIX=/usr BIN_DIR=\(Build.binDirectory.path)")
+        let r = try shell("make -s -C \(Build.packageRoot.path) install-files DESTDIR=\(destdir) PREFIX=/usr BIN_DIR=\(Build.binDirectory.path) \(arguments)")
         guard r.status == 0 else { throw TestFailure("make install-files failed: \(r.output)") }
         return destdir
     }

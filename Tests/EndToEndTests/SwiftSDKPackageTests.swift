@@ -11,11 +11,19 @@ import TabProtocol
 import Testing
 
 @Suite struct SwiftSDKPackageTests {
-    /// The staged install and the plugin built against it.
+    /// The staged install and the guide's plugin built against each of its two SDKs.
     struct Built: Sendable {
         /// DESTDIR of `make install-files … PREFIX=/usr`.
         let destdir: String
-        /// The installed SDK: DESTDIR/usr/`sdkDirectory`.
+        /// The plugin built against the SDK's sources (DESTDIR/usr/`sdkDirectory`) and against
+        /// the prebuilt SDK (DESTDIR/usr/`prebuiltDirectory`).
+        let sources: Plugin
+        let prebuilt: Plugin
+    }
+
+    /// One build of the guide's QuietHours package.
+    struct Plugin: Sendable {
+        /// The installed SDK it depends on.
         let sdk: String
         /// The plugin's package (a temporary directory) and the library `swift build` made.
         let package: String
@@ -24,12 +32,16 @@ import Testing
     }
 
     /// Where `make install` puts the SDK under its PREFIX: the Makefile's SDKDIR, the one place
-    /// that says it (`share/tabd/swift/tabd-sdk`; `tabd-sdk` is its package identity).
-    static let sdkDirectory: String = {
+    /// that says it (`share/tabd/swift/tabd-sdk`; `tabd-sdk` is its package identity), and the
+    /// prebuilt SDK beside it, its SDKPREBUILTDIR.
+    static let sdkDirectory = makefileDirectory("SDKDIR")
+    static let prebuiltDirectory = makefileDirectory("SDKPREBUILTDIR")
+
+    static func makefileDirectory(_ variable: String) -> String {
         let makefile = (try? String(contentsOf: Build.packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)) ?? ""
-        let line = makefile.components(separatedBy: "\n").first { $0.hasPrefix("SDKDIR") } ?? ""
+        let line = makefile.components(separatedBy: "\n").first { $0.hasPrefix(variable + " ") } ?? ""
         return line.components(separatedBy: "$(PREFIX)/").last ?? ""
-    }()
+    }
 
     /// Made once, by the first test that asks (a static let is initialised once).
     static let built = Result<Built, any Error> { try build() }
@@ -65,43 +77,57 @@ import Testing
 
         """
 
+    /// The guide's manifest names the prebuilt SDK, and gives the line that names the sources
+    /// instead: QuietHours is built with each, its CTabPolicy product (the probe) besides.
     static func build() throws -> Built {
         let destdir = try OperationsTests.install()
-        let sdk = destdir + "/usr/" + sdkDirectory
         let blocks = try swiftBlocks(guide)
         guard let manifest = blocks.first(where: { $0.contains(#"name: "QuietHours""#) }),
               let source = blocks.first(where: { $0.contains("exportPolicy(QuietHours.self)") }) else {
             throw TestFailure("docs/plugins.md has no QuietHours package (its Package.swift and its source, in ```swift blocks)")
         }
-        let installed = "/usr/local/" + sdkDirectory
-        guard manifest.components(separatedBy: installed).count == 2 else {
-            throw TestFailure("the guide's Package.swift does not depend on \(installed) once: \(manifest)")
+        let dependency = { (directory: String) in #".package(name: "tabd", path: "/usr/local/\#(directory)")"# }
+        guard manifest.components(separatedBy: dependency(prebuiltDirectory)).count == 2 else {
+            throw TestFailure("the guide's Package.swift does not name \(dependency(prebuiltDirectory)) once: \(manifest)")
+        }
+        guard try guide.contains("`\(dependency(sdkDirectory))`") else {
+            throw TestFailure("docs/plugins.md does not give `\(dependency(sdkDirectory))`, the sources' dependency")
         }
         let tabPolicy = #"[.product(name: "TabPolicy", package: "tabd")]"#
         guard manifest.contains(tabPolicy) else { throw TestFailure("the guide's Package.swift does not use \(tabPolicy)") }
-        let package = temporaryDirectory("qh")
-        try FileManager.default.createDirectory(atPath: package + "/Sources/QuietHours", withIntermediateDirectories: true)
-        // The installed SDK instead of /usr/local's; the probe's CTabPolicy product besides.
-        try manifest.replacingOccurrences(of: installed, with: sdk)
-            .replacingOccurrences(of: tabPolicy, with: #"[.product(name: "TabPolicy", package: "tabd"), .product(name: "CTabPolicy", package: "tabd")]"#)
-            .write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
-        try source.write(toFile: package + "/Sources/QuietHours/QuietHours.swift", atomically: true, encoding: .utf8)
-        try probe.write(toFile: package + "/Sources/QuietHours/Probe.swift", atomically: true, encoding: .utf8)
-        // As an author's shell would run it: only PATH and HOME of the test's environment
-        // (none of what `swift test` sets), from the package's directory.
+        guard !manifest.contains("unsafeFlags") && !manifest.contains("Settings") else {
+            throw TestFailure("the guide's Package.swift has flags of its own: \(manifest)")
+        }
+        func plugin(_ directory: String) throws -> Plugin {
+            let sdk = destdir + "/usr/" + directory
+            let package = temporaryDirectory("qh")
+            try FileManager.default.createDirectory(atPath: package + "/Sources/QuietHours", withIntermediateDirectories: true)
+            // The installed SDK instead of /usr/local's; the probe's CTabPolicy product besides.
+            try manifest.replacingOccurrences(of: dependency(prebuiltDirectory), with: #".package(name: "tabd", path: "\#(sdk)")"#)
+                .replacingOccurrences(of: tabPolicy, with: #"[.product(name: "TabPolicy", package: "tabd"), .product(name: "CTabPolicy", package: "tabd")]"#)
+                .write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+            try source.write(toFile: package + "/Sources/QuietHours/QuietHours.swift", atomically: true, encoding: .utf8)
+            try probe.write(toFile: package + "/Sources/QuietHours/Probe.swift", atomically: true, encoding: .utf8)
+            let r = try authorsSwift(in: package, "build 2>&1")
+            guard r.status == 0 else { throw TestFailure("swift build of the guide's QuietHours against \(sdk) failed:\n\(r.output)") }
+            let library = try authorsSwift(in: package, "build --show-bin-path").output.trimmingCharacters(in: .whitespacesAndNewlines) + "/libQuietHours.so"
+            return Plugin(sdk: sdk, package: package, library: library, buildOutput: r.output)
+        }
+        return Built(destdir: destdir, sources: try plugin(sdkDirectory), prebuilt: try plugin(prebuiltDirectory))
+    }
+
+    /// `swift ARGUMENTS` as an author's shell would run it: only PATH and HOME of the test's
+    /// environment (none of what `swift test` sets), from the package's directory.
+    static func authorsSwift(in package: String, _ arguments: String) throws -> (status: Int32, output: String) {
         let env = ProcessInfo.processInfo.environment
-        let swift = "cd \(package) && env -i PATH='\(env["PATH"] ?? "/usr/bin:/bin")' HOME='\(env["HOME"] ?? "/root")' swift"
-        let r = try shell("\(swift) build 2>&1")
-        guard r.status == 0 else { throw TestFailure("swift build of the guide's QuietHours against \(sdk) failed:\n\(r.output)") }
-        let library = try shell("\(swift) build --show-bin-path").output.trimmingCharacters(in: .whitespacesAndNewlines) + "/libQuietHours.so"
-        return Built(destdir: destdir, sdk: sdk, package: package, library: library, buildOutput: r.output)
+        return try shell("cd \(package) && env -i PATH='\(env["PATH"] ?? "/usr/bin:/bin")' HOME='\(env["HOME"] ?? "/root")' swift \(arguments)")
     }
 
     /// The installed SDK is TabPolicy's directory as it is (every file, so one added later is
     /// installed too), with its targets' sources; the plugin built against it without a
     /// warning, and no input of its build is a file of tabd's tree.
     @Test func theGuidesPluginBuildsAgainstTheInstalledSDKAlone() throws {
-        let b = try Self.built.get()
+        let b = try Self.built.get().sources
         let fm = FileManager.default
         for target in ["TabPolicy", "TabJSON", "TabStrings", "CTabPolicy"] {
             let tree = try fm.subpathsOfDirectory(atPath: Build.packageRoot.appendingPathComponent("Sources/\(target)").path)
@@ -119,12 +145,36 @@ import Testing
         #expect(!inputs.contains(root + "/"), "an input of the plugin's build is in tabd's tree (\(root))")
     }
 
+    /// The prebuilt SDK: the same plugin, its manifest as the guide shows it (no flags), built
+    /// from the installed modules and libraries alone — no source of the SDK compiled but
+    /// InstalledToolchain.swift (the sources package's), nothing of tabd's tree read.
+    @Test func theGuidesPluginBuildsAgainstThePrebuiltSDKWithoutItsSources() throws {
+        let b = try Self.built.get().prebuilt
+        let fm = FileManager.default
+        #expect(fm.fileExists(atPath: b.library), "\(b.library): \(b.buildOutput)")
+        #expect(!b.buildOutput.contains("warning:"), "\(b.buildOutput)")
+        for module in ["TabStrings", "TabJSON", "TabPolicy"] {
+            for file in ["modules/\(module).swiftinterface", "modules/\(module).swiftmodule", "lib/lib\(module).a"] {
+                #expect(fm.fileExists(atPath: "\(b.sdk)/\(file)"), "the prebuilt SDK has no \(file)")
+            }
+        }
+        #expect(fm.contentsEqual(atPath: "\(b.sdk)/Sources/TabdToolchain/InstalledToolchain.swift",
+                                 andPath: "\(try Self.built.get().sources.sdk)/Sources/TabPolicy/InstalledToolchain.swift"))
+        let root = Build.packageRoot.path
+        let inputs = try shell("find \(b.package)/.build -name '*.d' -exec cat {} +").output
+        #expect(inputs.contains(b.sdk + "/modules/TabPolicy.swiftmodule"), "the dependency files list the prebuilt module")
+        #expect(!inputs.contains("/Sources/TabPolicy/") && !inputs.contains("/Sources/TabJSON/"), "the plugin's build compiled the SDK's sources")
+        #expect(!inputs.contains(root + "/"), "an input of the plugin's build is in tabd's tree (\(root))")
+        let loaded = try shell("\(Build.tabd) --check-plugin \(b.library) --settings '{\"blocked\": [\"games\"]}' 2>&1")
+        #expect(loaded.status == 0 && loaded.output.contains("  name         quiet-hours\n"), "\(loaded.output)")
+    }
+
     /// The plugin in a real tabd: its settings' list, a refused tap (the reason and message it
     /// gave, the plugin named), a tap it has no opinion on, its `status` method counting the
     /// refusal (state in the instance), an unknown method, and `unblock`, which tabd's admin
     /// (root, this test) may call and uid 65534 may not (`host.caller?.isAdmin`).
-    @Test func theBuiltPluginRefusesTapsAndAnswersCalls() throws {
-        let b = try Self.built.get()
+    @Test(arguments: [false, true]) func theBuiltPluginRefusesTapsAndAnswersCalls(prebuilt: Bool) throws {
+        let built = try Self.built.get(), b = prebuilt ? built.prebuilt : built.sources
         let plugins = (b.library as NSString).deletingLastPathComponent
         let tabd = try AccessTests.openTabd("plugins:\n  directories: [\(plugins)]\n  load:\n    - path: libQuietHours.so\n      settings: {blocked: [games, video]}\n")
         let c = try tabd.client()
@@ -157,7 +207,7 @@ import Testing
     /// request in between; every selection change reaches it with its cause (a client's select,
     /// a tap), and it tells subscribers.
     @Test func theBuiltPluginKeepsStateActsOnTimeAndSeesEverySelection() throws {
-        let b = try Self.built.get()
+        let b = try Self.built.get().sources
         let plugins = (b.library as NSString).deletingLastPathComponent
         let tabd = try AccessTests.openTabd("plugins:\n  directories: [\(plugins)]\n  load:\n    - path: libQuietHours.so\n      settings: {blocked: [games]}\n")
         var c = try tabd.client()
@@ -196,7 +246,7 @@ import Testing
     /// Settings it does not know, and a list that is not one of ids, refuse the plugin with its
     /// one sentence (what `tabd --check-plugin` prints, exit 78).
     @Test func theBuiltPluginRefusesUnknownKeysAndWrongLists() throws {
-        let b = try Self.built.get()
+        let b = try Self.built.get().sources
         let cases = [
             (#"{"blocked": ["games"], "quiet": true}"#, "settings: unknown key 'quiet' (quiet-hours knows blocked)"),
             (#"{"blocked": "games"}"#, "settings: blocked must be a list of tab ids"),
@@ -264,6 +314,17 @@ import Testing
         // This tabd's own: the compiler that built it passes.
         let real = try shell("\(Build.packageRoot.path)/sdk/install.sh \(Build.tabd) \(dir)/real && swiftc -typecheck \(dir)/real/Sources/TabPolicy/InstalledToolchain.swift 2>&1")
         #expect(real.status == 0, "\(real.output)")
+        // The prebuilt SDK compiles its InstalledToolchain.swift in the plugin's build, with the
+        // plugin's Swift: the guide's plugin against a copy of it whose check is that 6.1's fails
+        // by name (the swiftc compiling TabdToolchain being "another Swift" to it).
+        let built = try Self.built.get()
+        let other = dir + "/prebuilt", package = dir + "/plugin"
+        #expect(try shell("cp -R \(built.prebuilt.sdk) \(other) && cp \(dir)/swift/Sources/TabPolicy/InstalledToolchain.swift \(other)/Sources/TabdToolchain/ && mkdir \(package) && cp -R \(built.prebuilt.package)/Package.swift \(built.prebuilt.package)/Sources \(package)/").status == 0)
+        try String(contentsOfFile: package + "/Package.swift", encoding: .utf8).replacingOccurrences(of: built.prebuilt.sdk, with: other)
+            .write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
+        let refused = try Self.authorsSwift(in: package, "build 2>&1")
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("error: tabd 9.9.9 was built with Swift 6.1 (tabd --version): build this plugin with a Swift 6.1 toolchain"), "\(refused.output)")
     }
 
     /// What the guide says of this tabd's SDK is what it is: the error another Swift gets (as
@@ -283,17 +344,27 @@ import Testing
     }
 
     /// Every file that names where the SDK is installed (docs, man pages, sdk/, the Makefile,
-    /// tests) names the Makefile's SDKDIR: a directory named for the SDK alone (`tabd-sdk`), so
+    /// BENCHMARKS.md, tests) names the Makefile's SDKDIR: a directory named for the SDK alone (`tabd-sdk`), so
     /// that a plugin's package, named after its directory, does not share its identity.
+    /// The prebuilt SDK's directory is the Makefile's SDKPREBUILTDIR wherever a file names it.
     @Test func everyFileNamesTheSDKsDirectoryAsTheMakefileDoes() throws {
         #expect(Self.sdkDirectory == "share/tabd/swift/tabd-sdk", "the Makefile's SDKDIR is \(Self.sdkDirectory)")
+        #expect(Self.prebuiltDirectory == Self.sdkDirectory + "-prebuilt", "the Makefile's SDKPREBUILTDIR is \(Self.prebuiltDirectory)")
         let root = Build.packageRoot.path
-        let files = try shell("cd \(root) && git ls-files -co --exclude-standard -- docs man sdk Makefile README.md Tests examples").output
+        let files = try shell("cd \(root) && git ls-files -co --exclude-standard -- docs man sdk Makefile README.md BENCHMARKS.md Tests examples").output
         let parent = Self.sdkDirectory.components(separatedBy: "/").dropLast().joined(separator: "/")
         for file in files.split(separator: "\n") {
             guard let text = try? String(contentsOfFile: root + "/" + file, encoding: .utf8) else { continue }
-            for piece in text.components(separatedBy: parent).dropFirst() where !(parent + piece).hasPrefix(Self.sdkDirectory) {
-                Issue.record("\(file) names \(parent)\(piece.prefix(20)), not the Makefile's SDKDIR \(Self.sdkDirectory)")
+            for piece in text.components(separatedBy: parent).dropFirst() {
+                let named = parent + piece
+                // The directory whole, not followed by more of a name.
+                let names = { (directory: String) in
+                    named.hasPrefix(directory)
+                        && !(named.dropFirst(directory.count).first.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } ?? false)
+                }
+                if !names(Self.sdkDirectory) && !names(Self.prebuiltDirectory) {
+                    Issue.record("\(file) names \(named.prefix(40)), not the Makefile's SDKDIR \(Self.sdkDirectory) or SDKPREBUILTDIR \(Self.prebuiltDirectory)")
+                }
             }
         }
         let guide = try Self.guide
