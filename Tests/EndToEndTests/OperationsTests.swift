@@ -63,13 +63,33 @@ final class NotifySocket {
 
     /// `make install-files` of the debug build into a fresh DESTDIR with PREFIX=/usr. The
     /// prebuilt SDK is compiled once per test process, by the first install (as `make install`
-    /// does), and copied from there by the others (the Makefile's SDK_PREBUILT).
+    /// does; under `make test`, copied from its build-sdk stage), and copied from there by the
+    /// others (the Makefile's SDK_PREBUILT).
     static func install() throws -> String {
         let first = try firstInstall.get()
         return try install("SDK_PREBUILT=\(first)/usr/\(SwiftSDKPackageTests.prebuiltDirectory)")
     }
 
-    static let firstInstall = Result<String, any Error> { try install("") }
+    static let firstInstall = Result<String, any Error> {
+        try awaitPrebuiltSDK()
+        return try install("")
+    }
+
+    /// Under `make test` the prebuilt SDK comes from a background stage (build-sdk), which the
+    /// installs copy (SDK_PREBUILT in the environment, read by the Makefile): the first one
+    /// waits for the stage's end (SDK_PREBUILT_STAGE: its `.rc` file), up to 15 minutes.
+    static func awaitPrebuiltSDK() throws {
+        guard let stage = environment["SDK_PREBUILT_STAGE"] else { return }
+        let deadline = Date().addingTimeInterval(900)
+        while true {
+            if let rc = try? String(contentsOfFile: stage + ".rc", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !rc.isEmpty {
+                guard rc == "0" else { throw TestFailure("make test's build-sdk stage failed (exit \(rc)): see \(stage).log") }
+                return
+            }
+            guard Date() < deadline else { throw TestFailure("make test's build-sdk stage did not end within 15 minutes (\(stage).log)") }
+            usleep(200_000)
+        }
+    }
 
     static func install(_ arguments: String) throws -> String {
         let destdir = temporaryDirectory("inst")
