@@ -263,22 +263,25 @@ final class Client {
 }
 
 /// Descriptors open in this process that are the server side of `path`: its listening
-/// socket and the connections it accepted (Linux names an accepted Unix socket by its
-/// listener's path in /proc/net/unix; a client's socket has no name). Not every descriptor
-/// of the process: the other suites, running meanwhile in it, open and close theirs.
+/// socket and the connections it accepted (Linux gives an accepted Unix socket its listener's
+/// name; a client's socket has none). Not every descriptor of the process: the other suites,
+/// running meanwhile in it, open and close theirs. Each descriptor's own name is asked
+/// (getsockname): /proc/net/unix, read while other suites open and close thousands of sockets,
+/// skipped entries now and then (a read of it is not a snapshot), and the count came out 0.
 func serverDescriptorCount(path: String) -> Int {
-    guard let table = try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8) else { return -1 }
-    // Num RefCount Protocol Flags Type St Inode Path
-    var named = Set<Substring>()
-    for line in table.split(separator: "\n").dropFirst() {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        if fields.count >= 8, fields[7] == path { named.insert(fields[6]) }
-    }
     let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return fds.filter { fd in
-        guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
-              link.hasPrefix("socket:["), link.hasSuffix("]") else { return false }
-        return named.contains(link.dropFirst(8).dropLast())
+    return fds.compactMap { Int32($0) }.filter { fd in
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+        }
+        guard named, address.sun_family == sa_family_t(AF_UNIX),
+              Int(length) > MemoryLayout<sa_family_t>.size else { return false }
+        let name = withUnsafeBytes(of: address.sun_path) { raw in
+            String(decoding: raw.prefix(Int(length) - MemoryLayout<sa_family_t>.size).prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return name == path
     }.count
 }
 
