@@ -67,6 +67,7 @@ test: deps deps-web
 	@$(STAGE) run   suites           env SDK_PREBUILT=$(TEST_SDK_PREBUILT) SDK_PREBUILT_STAGE=$(CURDIR)/.build/stages/build-sdk $(SWIFT) test --skip-build --skip TabClientTests
 	@$(STAGE) run   client-swift     $(SWIFT) test --skip-build --filter TabClientTests
 	@$(STAGE) run   client-python    env TABD_BIN_DIR=$(CURDIR)/.build/debug python3 -m pytest -q -p no:cacheprovider clients/python/tests
+	@$(STAGE) wait  build-sdk
 	@$(STAGE) wait  build-release
 	@# The end-to-end suites against the release build, but the Swift SDK's package tests (builds
 	@# of a plugin package against the installed SDK, the same whichever tabd is installed; the
