@@ -204,6 +204,20 @@ struct RestorationTests {
         #expect(twins.selection == .tab("y"))
     }
 
+    /// A snapshot's `customizable` that is every tab reads back as every tab; one as long as
+    /// the tabs but naming a stranger is kept as written and refused by `inconsistency` (not
+    /// taken for "every tab" because of its length).
+    @Test func customizableFromASnapshotIsEveryTabOnlyWhenItIs() throws {
+        var c = Controller(name: "c")
+        _ = try c.apply(.setTabs([Tab(id: "a"), Tab(id: "b")], animated: false))
+        #expect(try roundTrip(c) == c)
+        #expect(try roundTrip(c).customizable == ["a", "b"])
+        guard case .object(var json) = try snapshotJSON(c) else { Issue.record("not an object"); return }
+        json["customizable"] = .array([.string("a"), .string("zz")])
+        let hostile = try Controller(snapshot: .object(json), at: "")
+        #expect(hostile.inconsistency == "controller 'c' has customizable tabs it does not have")
+    }
+
     /// R11.3 and R4.3: `tap_pops` is persisted; a snapshot written before it existed loads as `always`.
     @Test("R11.3 tap_pops survives encode → decode; old snapshots load as always")
     func r11_3_tapPopsPersisted() throws {

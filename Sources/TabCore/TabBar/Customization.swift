@@ -17,8 +17,7 @@ extension Controller {
     /// all of them as `customizableAll`.
     mutating func setCustomizable(list ids: [String]) {
         if ids.count == tabs.count {
-            customizableAll = true
-            customizableList = []
+            makeEveryTabCustomizable()
         } else {
             customizableAll = false
             customizableList = ids

@@ -78,7 +78,15 @@ extension Controller {
         tabs = try r.required("tabs")
         guard let selection = r.take("selection") else { throw TabFieldError(r.place("selection"), .missing) }
         self.selection = try Selection(snapshot: selection, at: r.place("selection"))
-        setCustomizable(list: try r.required("customizable"))  // after `tabs`: canonical
+        // After `tabs`: every tab as such (canonical); any other list as written, for
+        // `inconsistency` to refuse if it names a tab the controller does not have.
+        let customizable: [String] = try r.required("customizable")
+        if customizable == tabs.map(\.id) {
+            makeEveryTabCustomizable()
+        } else {
+            customizableAll = false
+            customizableList = customizable
+        }
         customizingOrder = try r.read("customizingOrder")
         customizingStart = try r.read("customizingStart")
         orientation = try r.required("orientation")
