@@ -115,7 +115,7 @@ fi
 # values in turn), `push` + `pop` of t1, `add_tab` + `remove_tab` of x, or `customize.move` of
 # t1 to 2 and back (in a session begun in the setup). One connection (CONNS, default 1 here):
 # each pair must arrive in order. The figure is per request of COMMAND (for the pairs, per pair).
-SCALE_MODES="scale-select scale-tap scale-badge scale-update-tab scale-push-pop scale-add-remove scale-customize-move"
+SCALE_MODES="scale-select scale-tap scale-badge scale-update-tab scale-push-pop scale-add-remove scale-customize-move scale-customize-move-brief"
 case " $SCALE_MODES " in
     *" ${2:-none} "*)
         TABS=${TABS:-6}
@@ -135,6 +135,11 @@ case " $SCALE_MODES " in
                 COMMAND=customize.move
                 SETUP_AFTER='{"cmd":"customize.begin"}'
                 printf '{"cmd":"customize.move","tab":"t1","to":2}\n{"cmd":"customize.move","tab":"t1","to":1}\n' > "$DIR/select.req" ;;
+            scale-customize-move-brief)
+                # The same moves with "brief": true (docs/protocol.md): the reply without the order.
+                COMMAND=customize.move
+                SETUP_AFTER='{"cmd":"customize.begin"}'
+                printf '{"cmd":"customize.move","tab":"t1","to":2,"brief":true}\n{"cmd":"customize.move","tab":"t1","to":1,"brief":true}\n' > "$DIR/select.req" ;;
         esac
         ;;
 esac

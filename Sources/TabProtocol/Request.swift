@@ -125,10 +125,15 @@ public enum RequestCommand: Equatable, Sendable {
         case hello(via: String?)
         case pluginCall(plugin: String, method: String, args: JSONValue?)
         case explain(ExplainQuery)
+        /// A state-machine command sent with `"brief": true`: its reply leaves out the lists
+        /// as long as the controller (`Command.repliesWithList`). Boxed: rare, and a case of
+        /// its own keeps `core`, which every select goes through, as it is.
+        case brief(Command)
     }
 
     public static func hello(via: String?) -> RequestCommand { .boxed(.hello(via: via)) }
     public static func explain(_ query: ExplainQuery) -> RequestCommand { .boxed(.explain(query)) }
+    public static func brief(_ command: Command) -> RequestCommand { .boxed(.brief(command)) }
     public static func pluginCall(plugin: String, method: String, args: JSONValue?) -> RequestCommand {
         .boxed(.pluginCall(plugin: plugin, method: method, args: args))
     }
@@ -204,6 +209,7 @@ extension RequestCommand {
         case .boxed(.hello): .hello
         case .boxed(.pluginCall): .pluginCall
         case .boxed(.explain): .explain
+        case .boxed(.brief(let command)): command.commandName
         case .ping: .ping
         case .state: .state
         case .controllers: .controllers
@@ -229,6 +235,18 @@ extension RequestCommand {
     public var isAdminOnly: Bool {
         switch self {
         case .reload, .controllerDelete, .config: return true
+        default: return false
+        }
+    }
+}
+
+extension Command {
+    /// Whether the command's reply carries a list as long as the controller (`tabs`,
+    /// `customizable`, `customizing_order`): what `"brief": true` leaves out, so that a client
+    /// keeping its own copy pays for what it changed rather than for the whole list.
+    public var repliesWithList: Bool {
+        switch self {
+        case .setTabs, .addTab, .removeTab, .setCustomizable, .customizeBegin, .customizeMove, .customizeEnd: return true
         default: return false
         }
     }
@@ -302,7 +320,7 @@ public enum RequestDecoder {
             throw .invalid("cmd", "every request needs \"cmd\", e.g. {\"cmd\":\"ping\"}")
         }
         let controller = try f.string("controller") ?? TabContainers.defaultName
-        let command: RequestCommand
+        var command: RequestCommand
         switch CommandName(rawValue: name) {
         // The commands clients send most come first: a switch on strings compares in order.
         case .select?:
@@ -465,6 +483,9 @@ public enum RequestDecoder {
             throw ProtocolError(.unknownCommand, "unknown command '\(name)'; send {\"cmd\":\"hello\"} for the list",
                                 details: [("cmd", name)])
         }
+        // "brief" on a command whose reply carries a list as long as the controller; on any
+        // other it is an unknown field, as it does nothing there.
+        if case .core(let c) = command, c.repliesWithList, try f.bool("brief") == true { command = .brief(c) }
         return Request(id: id, controller: controller, command: command)
     }
 

@@ -64,6 +64,7 @@ extension ServiceEngine {
         case .plugins: listPlugins(r, &out)
         case .boxed(.pluginCall(let plugin, let method, let args)): try callPlugin(r, plugin: plugin, method: method, args: args, client, &out)
         case .boxed(.explain(let query)): explain(r, query, &out)
+        case .boxed(.brief(let command)): try run(command, id: r.id, controller: r.controller, brief: true, &out)
         case .reload: askForReload(r, &out)
         case .stats:
             reply(r, &out) { w in stats.encode(&w, transport: host.transportStatus, subscribers: subscriptions.count, store: host.journalFigures, plugins: plugins) }
@@ -149,7 +150,8 @@ extension ServiceEngine {
         }
     }
 
-    mutating func run(_ command: Command, id: RequestID?, controller name: String, _ out: inout Step) throws(ProtocolError) {
+    /// `brief`: the reply leaves out the lists as long as the controller (`"brief": true`).
+    mutating func run(_ command: Command, id: RequestID?, controller name: String, brief: Bool = false, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
         let outcome: Outcome
         // Unretained: the engine keeps the memo alive, and a strong (or unowned) reference used
@@ -162,7 +164,7 @@ extension ServiceEngine {
                                            selectionChanges: plugins.watchesSelection) { c, outcome in
                 guard !outcome.isRefused else { return }
                 paths._withUnsafeGuaranteedRef { paths in
-                    ReplyEncoder.success(id: id, into: &out.reply) { w in Self.result(of: command, c, outcome, paths, &w) }
+                    ReplyEncoder.success(id: id, into: &out.reply) { w in Self.result(of: command, c, outcome, paths, brief: brief, &w) }
                 }
             }
         } catch {
@@ -212,10 +214,11 @@ extension ServiceEngine {
     }
 
     /// The result members of a state-machine command's reply.
-    private static func result(of command: Command, _ c: Controller, _ outcome: Outcome, _ paths: EncodedPaths, _ w: inout JSONWriter) {
+    private static func result(of command: Command, _ c: Controller, _ outcome: Outcome, _ paths: EncodedPaths, brief: Bool, _ w: inout JSONWriter) {
         w.key(literal: "selected"); ReplyEncoder.optionalString(c.selection.wireValue, &w)
         w.key(literal: "selected_index"); ReplyEncoder.optionalInt(c.selectedIndex, &w)
         w.key(literal: "changed"); w.bool(outcome.changed)
+        if brief { return }  // only commands whose other members are their lists (repliesWithList)
         switch command {
         case .rotate:
             // PROTOCOL.md: `rotated`, `orientation` (the current one, a name) and `supported`.

@@ -23,6 +23,23 @@ struct RequestDecodingTests {
 
     private func field(_ e: ProtocolError?) -> String? { e?.details.first { $0.0 == "field" }?.1 }
 
+    /// "brief": true boxes a list command (its reply leaves the list out); false is the
+    /// command as it is; on a command without a list it is an unknown field.
+    @Test func briefMarksTheListCommandsOnly() throws {
+        #expect(try decode(#"{"cmd":"customize.move","tab":"a","to":1,"brief":true}"#).get() == .brief(.customizeMove(tab: "a", to: 1)))
+        #expect(try decode(#"{"cmd":"customize.move","tab":"a","to":1,"brief":false}"#).get() == .core(.customizeMove(tab: "a", to: 1)))
+        #expect(try decode(#"{"cmd":"remove_tab","tab":"a","brief":true}"#).get().name == "remove_tab")
+        #expect(field(error(#"{"cmd":"add_tab","tab":{"id":"a"},"brief":1}"#)) == "brief")
+        let e = error(#"{"cmd":"select","tab":"a","brief":true}"#)
+        #expect(e?.code == .invalidRequest)
+        #expect(e?.message.contains("unknown field 'brief'") == true)
+        for command in [Command.setTabs([], animated: false), .addTab(Tab(id: "a"), index: nil), .removeTab("a"), .setCustomizable(nil),
+                        .customizeBegin, .customizeMove(tab: "a", to: 0), .customizeEnd] {
+            #expect(command.repliesWithList, "\(command.commandName)")
+        }
+        #expect(!Command.select(.tab("a")).repliesWithList)
+    }
+
     /// R2.6: `selected` is a tab id or an index; absent or null names none.
     @Test("R2.6 set_tabs selected: an id, an index, or nothing")
     func r2_6_setTabsSelected() throws {
