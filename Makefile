@@ -61,18 +61,25 @@ test: deps deps-web
 	@# installs (SDK_PREBUILT: they copy it instead of compiling it; the suites' first install
 	@# waits for this stage, SDK_PREBUILT_STAGE).
 	@$(STAGE) start build-sdk        make -s sdk-prebuilt BIN_DIR=$(CURDIR)/.build/debug SDK_PREBUILT_OUT=$(TEST_SDK_PREBUILT)
+	@# The outside package (TabClientTests' aPackageOutside…: a copy of the checkout and docs/clients.md's
+	@# examples built as a package of their own, about a minute of compiling) in a test process of
+	@# its own beside the suites, which spend part of their time waiting on tabd.
+	@$(STAGE) start client-outside   $(SWIFT) test --skip-build --filter aPackageOutside
 	@$(STAGE) start build-release    --after build-sdk $(SWIFT) build -c release --scratch-path $(TEST_RELEASE_BUILD)
 	@$(STAGE) start build-web        --after build-release $(SWIFT) build --package-path web
 	@$(STAGE) start build-fuzz       --after build-web env FUZZ_QUICK=1 FUZZ_BUILD_ONLY=1 fuzz/run.sh
 	@$(STAGE) run   suites           env SDK_PREBUILT=$(TEST_SDK_PREBUILT) SDK_PREBUILT_STAGE=$(CURDIR)/.build/stages/build-sdk $(SWIFT) test --skip-build --skip TabClientTests
-	@$(STAGE) run   client-swift     $(SWIFT) test --skip-build --filter TabClientTests
+	@$(STAGE) run   client-swift     $(SWIFT) test --skip-build --filter TabClientTests --skip aPackageOutside
+	@$(STAGE) wait  client-outside
 	@$(STAGE) run   client-python    env TABD_BIN_DIR=$(CURDIR)/.build/debug python3 -m pytest -q -p no:cacheprovider clients/python/tests
 	@$(STAGE) wait  build-sdk
 	@$(STAGE) wait  build-release
-	@# The end-to-end suites against the release build, but the Swift SDK's package tests (builds
-	@# of a plugin package against the installed SDK, the same whichever tabd is installed; the
-	@# release tabd loads Swift plugins all the same: the reference plugins, built on the SDK).
-	@$(STAGE) run   release-e2e      env TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) SDK_PREBUILT=$(TEST_SDK_PREBUILT) $(SWIFT) test --skip-build --filter EndToEndTests --skip TabClientTests --skip SwiftSDKPackageTests
+	@# The end-to-end suites against the release build, but what does not run the build under test:
+	@# the Swift SDK's package tests (builds of a plugin package against the installed SDK, the same
+	@# whichever tabd is installed; the release tabd loads Swift plugins all the same: the reference
+	@# plugins, built on the SDK), the module graph and the header's ABI table (checks of sources),
+	@# and systemd-analyze's verdict on the unit files (the same files whichever tabd is installed).
+	@$(STAGE) run   release-e2e      env TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) SDK_PREBUILT=$(TEST_SDK_PREBUILT) $(SWIFT) test --skip-build --filter EndToEndTests --skip TabClientTests --skip SwiftSDKPackageTests --skip ModuleGraphTests --skip ABIDocsTests --skip unitsVerifyAndAreHardened
 	@# Against the release build too, but the mirror law (its generated streams run once, against the
 	@# debug daemon) and the outside package (a build of clients.md's examples, not of tabd).
 	@$(STAGE) run   release-client   env TABD_TEST_BIN_DIR=$(TEST_RELEASE_BIN) $(SWIFT) test --skip-build --filter TabClientTests --skip mirrorLaw --skip aPackageOutside
