@@ -56,6 +56,10 @@ extension TabClient {
 
     private static func strings(_ list: [String]) -> JSONValue { .array(list.map(JSONValue.string)) }
 
+    /// `"brief": true` when asked (docs/protocol.md: the reply without the list as long as the
+    /// controller — `tabs`, `customizable`, `customizing_order`).
+    private static func brief(_ brief: Bool) -> [(String, JSONValue)] { brief ? [("brief", .bool(true))] : [] }
+
     public func hello() async throws -> Hello { Hello(try await request("hello")) }
 
     public func ping() async throws { try await request("ping") }
@@ -84,7 +88,7 @@ extension TabClient {
 
     /// `tabs`: tab objects as docs/protocol.md describes them (only `id` is required).
     @discardableResult
-    public func setTabs(_ tabs: [JSONValue], selected: Target? = nil, animated: Bool? = nil, controller: String? = nil) async throws -> JSONObject {
+    public func setTabs(_ tabs: [JSONValue], selected: Target? = nil, animated: Bool? = nil, controller: String? = nil, brief: Bool = false) async throws -> JSONObject {
         var fields: [(String, JSONValue)] = [("tabs", .array(tabs))]
         switch selected {
         case .tab(let id)?: fields.append(("selected", .string(id)))
@@ -92,21 +96,21 @@ extension TabClient {
         case .more?, nil: break
         }
         if let animated { fields.append(("animated", .bool(animated))) }
-        return try await request("set_tabs", on(controller, fields))
+        return try await request("set_tabs", on(controller, fields + Self.brief(brief)))
     }
 
     /// `group`: the group the tab goes into (nil: the root); `index` its place there.
     @discardableResult
-    public func addTab(_ tab: JSONValue, at index: Int? = nil, group: String? = nil, controller: String? = nil) async throws -> JSONObject {
+    public func addTab(_ tab: JSONValue, at index: Int? = nil, group: String? = nil, controller: String? = nil, brief: Bool = false) async throws -> JSONObject {
         var fields: [(String, JSONValue)] = [("tab", tab)]
         if let index { fields.append(("index", .int(Int64(index)))) }
         if let group { fields.append(("group", .string(group))) }
-        return try await request("add_tab", on(controller, fields))
+        return try await request("add_tab", on(controller, fields + Self.brief(brief)))
     }
 
     @discardableResult
-    public func removeTab(_ id: String, controller: String? = nil) async throws -> JSONObject {
-        try await request("remove_tab", on(controller, [("tab", .string(id))]))
+    public func removeTab(_ id: String, controller: String? = nil, brief: Bool = false) async throws -> JSONObject {
+        try await request("remove_tab", on(controller, [("tab", .string(id))] + Self.brief(brief)))
     }
 
     /// `fields`: the members to change (`title`, `item`, …), as update_tab takes them.
@@ -139,23 +143,23 @@ extension TabClient {
 
     /// nil: nothing may be rearranged.
     @discardableResult
-    public func customizable(_ ids: [String]?, controller: String? = nil) async throws -> JSONObject {
-        try await request("customizable", on(controller, [("tabs", ids.map(Self.strings) ?? .null)]))
+    public func customizable(_ ids: [String]?, controller: String? = nil, brief: Bool = false) async throws -> JSONObject {
+        try await request("customizable", on(controller, [("tabs", ids.map(Self.strings) ?? .null)] + Self.brief(brief)))
     }
 
     @discardableResult
-    public func customizeBegin(controller: String? = nil) async throws -> JSONObject {
-        try await request("customize.begin", on(controller, []))
+    public func customizeBegin(controller: String? = nil, brief: Bool = false) async throws -> JSONObject {
+        try await request("customize.begin", on(controller, Self.brief(brief)))
     }
 
     @discardableResult
-    public func customizeMove(_ id: String, to: Int, controller: String? = nil) async throws -> JSONObject {
-        try await request("customize.move", on(controller, [("tab", .string(id)), ("to", .int(Int64(to)))]))
+    public func customizeMove(_ id: String, to: Int, controller: String? = nil, brief: Bool = false) async throws -> JSONObject {
+        try await request("customize.move", on(controller, [("tab", .string(id)), ("to", .int(Int64(to)))] + Self.brief(brief)))
     }
 
     @discardableResult
-    public func customizeEnd(controller: String? = nil) async throws -> JSONObject {
-        try await request("customize.end", on(controller, []))
+    public func customizeEnd(controller: String? = nil, brief: Bool = false) async throws -> JSONObject {
+        try await request("customize.end", on(controller, Self.brief(brief)))
     }
 
     @discardableResult

@@ -88,6 +88,32 @@ enum DocExamples {
         return true
     }
 
+    /// What TABD_DOCS_UPDATE=1 writes for an output that no longer matches: the actual lines,
+    /// with each `"key":…` of the old expected lines kept as a placeholder where the actual
+    /// line has that key with a scalar value (a time, a duration: what changes every run).
+    static func updated(_ expected: [String], _ actual: [String]) -> [String] {
+        let keys = Set(expected.flatMap { line in
+            line.components(separatedBy: ":…").dropLast().compactMap { before -> String? in
+                guard before.hasSuffix("\""), let open = before.dropLast().lastIndex(of: "\"") else { return nil }
+                return String(before[open...])  // the key with its quotes
+            }
+        })
+        return actual.map { line in
+            var out = line
+            for key in keys {
+                var from = out.startIndex
+                while let k = out.range(of: key + ":", range: from..<out.endIndex) {
+                    let value = out[k.upperBound...].prefix { !",}]".contains($0) }
+                    guard !value.isEmpty, !value.hasPrefix("{"), !value.hasPrefix("[") else { from = k.upperBound; continue }
+                    let at = out.distance(from: out.startIndex, to: k.upperBound)
+                    out.replaceSubrange(k.upperBound..<value.endIndex, with: "…")
+                    from = out.index(out.startIndex, offsetBy: at + 1)
+                }
+            }
+            return out
+        }
+    }
+
     /// A directory laid out like the checkout while `make run` runs: config/run.yaml,
     /// run/credentials (demo:demo), .build/debug and .build/run/debug (make run's) → the built
     /// binaries; tabd started on it.
@@ -144,8 +170,9 @@ enum DocExamples {
             if actual.last == "" { actual.removeLast() }
             if update && !matches(c.expected, actual) {
                 let range = (c.outputLines.lowerBound + shift)..<(c.outputLines.upperBound + shift)
-                lines.replaceSubrange(range, with: actual)
-                shift += actual.count - range.count
+                let written = updated(c.expected, actual)
+                lines.replaceSubrange(range, with: written)
+                shift += written.count - range.count
                 continue
             }
             #expect(matches(c.expected, actual), """
@@ -163,6 +190,10 @@ enum DocExamples {
     @Test func wildcards() {
         #expect(DocExamples.matchesLine(#"{"uptime":…,"ok":true}"#, #"{"uptime":1.5,"ok":true}"#))
         #expect(!DocExamples.matchesLine(#"{"a":…}"#, #"{"b":1}"#))
+        // An update keeps the placeholders of the lines it rewrites.
+        #expect(DocExamples.updated([#"{"seq":84,"ns":…,"t":[{"ns":…}]}"#], [#"{"seq":88,"ns":70471,"t":[{"ns":5}]}"#])
+                == [#"{"seq":88,"ns":…,"t":[{"ns":…}]}"#])
+        #expect(DocExamples.updated([#"{"a":1}"#], [#"{"a":2}"#]) == [#"{"a":2}"#])
         #expect(DocExamples.matches(["a", "…", "z"], ["a", "b", "c", "z"]))
         #expect(!DocExamples.matches(["a", "z"], ["a", "b", "z"]))
         let cmds = DocExamples.commands(in: "x\n```console\n$ echo 1\n1\n\n$ true\n```\n```sh\n$ not run\n```\n")

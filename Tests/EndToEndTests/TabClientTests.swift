@@ -134,6 +134,23 @@ func eventually(_ timeout: Double = 60, _ condition: () throws -> Bool) async re
     /// number it had: its reading thread closed nothing while the client still held it (a
     /// shutdown in deinit reached whatever socket had the number since: another test's
     /// connection, whose next send failed with EPIPE under load).
+    /// brief: true leaves out the reply's list as long as the controller, and changes the same.
+    @Test func briefRepliesLeaveOutTheList() async throws {
+        let tabd = try TabdProcess()
+        let client = try TabClient(path: tabd.socket)
+        defer { client.close() }
+        let ids = ["a", "b", "c", "d", "e", "f"]
+        #expect(try await client.setTabs(ids.map { .object(JSONObject([("id", .string($0))])) }, brief: true)["tabs"] == nil)
+        #expect(try await client.addTab(.object(JSONObject([("id", .string("g"))])), brief: true)["tabs"] == nil)
+        #expect(try await client.removeTab("g", brief: true)["tabs"] == nil)
+        #expect(try await client.customizable(ids, brief: true)["customizable"] == nil)
+        #expect(try await client.customizeBegin(brief: true)["customizing_order"] == nil)
+        let moved = try await client.customizeMove("f", to: 0, brief: true)
+        #expect(moved["customizing_order"] == nil && moved.bool("changed") == true)
+        #expect(try await client.customizeEnd(brief: true)["tabs"] == nil)
+        #expect(try await client.removeTab("a").strings("tabs") == ["f", "b", "c", "d", "e"])
+    }
+
     @Test func aDroppedClientLeavesTheNextSocketAlone() async throws {
         let dir = temporaryDirectory("drop")
         defer { try? FileManager.default.removeItem(atPath: dir) }

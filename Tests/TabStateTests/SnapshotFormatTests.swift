@@ -72,8 +72,8 @@ import TabProtocol
         // further (x, y, z, two each) than the tabd that wrote the fixture did. The snapshot keeps
         // the numbers it was written with.
         var rich = try Self.richState()
-        #expect(rich.controllers["pad"]?.seq == 42 && snapshot.state.controllers["pad"]?.seq == 36)
-        var pad = try #require(rich.controllers["pad"])
+        #expect(rich["pad"]?.seq == 42 && snapshot.state["pad"]?.seq == 36)
+        var pad = try #require(rich["pad"])
         pad.seq = 36
         rich.insert(pad)
         #expect(snapshot.state == rich)

@@ -17,11 +17,6 @@ public struct TabContainers: Equatable, Sendable {
     /// Every container by name.
     public internal(set) var nodes: [String: ContainerNode] = [:]
 
-    /// The tab controllers by name (every node is one so far): for readers that want the
-    /// tab kind's state of each. A copy of each; the daemon's request path reads a node in
-    /// place (`apply`, `reading`).
-    public var controllers: [String: Controller] { nodes.mapValues(\.tabBar) }
-
     /// The highest event seq a deleted controller reached (its `controller_deleted`). A
     /// controller created later starts counting from here, so that a name's seq never repeats
     /// however often it is deleted and created again (R11.4), with nothing kept per name.

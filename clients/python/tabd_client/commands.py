@@ -104,18 +104,20 @@ class Commands(Generic[R]):
 
     @returns(TabList)
     def set_tabs(self, tabs: List[JSON], *, selected: Union[str, int, None] = None, animated: Optional[bool] = None,
-                 controller: Optional[str] = None) -> Any:
-        return self.request("set_tabs", tabs=tabs, selected=selected, animated=animated, controller=controller)
+                 controller: Optional[str] = None, brief: bool = False) -> Any:
+        """`brief`: the reply without `tabs` (docs/protocol.md); so for every list command."""
+        return self.request("set_tabs", tabs=tabs, selected=selected, animated=animated, controller=controller,
+                            brief=brief or None)
 
     @returns(TabList)
     def add_tab(self, tab: JSON, *, index: Optional[int] = None, group: Optional[str] = None,
-                controller: Optional[str] = None) -> Any:
+                controller: Optional[str] = None, brief: bool = False) -> Any:
         """`group`: the group the tab goes into (None: the root); `index` its place there."""
-        return self.request("add_tab", tab=tab, index=index, group=group, controller=controller)
+        return self.request("add_tab", tab=tab, index=index, group=group, controller=controller, brief=brief or None)
 
     @returns(TabList)
-    def remove_tab(self, tab: str, *, controller: Optional[str] = None) -> Any:
-        return self.request("remove_tab", tab=tab, controller=controller)
+    def remove_tab(self, tab: str, *, controller: Optional[str] = None, brief: bool = False) -> Any:
+        return self.request("remove_tab", tab=tab, controller=controller, brief=brief or None)
 
     @returns(TabChanged)
     def update_tab(self, /, tab: str, *, controller: Optional[str] = None, **fields: Any) -> Any:
@@ -140,21 +142,21 @@ class Commands(Generic[R]):
         return self.request("pop_to_root", tab=tab, controller=controller)
 
     @returns(CustomizableResult)
-    def customizable(self, tabs: Optional[List[str]], *, controller: Optional[str] = None) -> Any:
+    def customizable(self, tabs: Optional[List[str]], *, controller: Optional[str] = None, brief: bool = False) -> Any:
         """`tabs` None: nothing may be rearranged."""
-        return self._with_nulls("customizable", controller, tabs=tabs)
+        return self._with_nulls("customizable", controller, tabs=tabs, **({"brief": True} if brief else {}))
 
     @returns(CustomizingResult)
-    def customize_begin(self, *, controller: Optional[str] = None) -> Any:
-        return self.request("customize.begin", controller=controller)
+    def customize_begin(self, *, controller: Optional[str] = None, brief: bool = False) -> Any:
+        return self.request("customize.begin", controller=controller, brief=brief or None)
 
     @returns(CustomizingResult)
-    def customize_move(self, tab: str, to: int, *, controller: Optional[str] = None) -> Any:
-        return self.request("customize.move", tab=tab, to=to, controller=controller)
+    def customize_move(self, tab: str, to: int, *, controller: Optional[str] = None, brief: bool = False) -> Any:
+        return self.request("customize.move", tab=tab, to=to, controller=controller, brief=brief or None)
 
     @returns(TabList)
-    def customize_end(self, *, controller: Optional[str] = None) -> Any:
-        return self.request("customize.end", controller=controller)
+    def customize_end(self, *, controller: Optional[str] = None, brief: bool = False) -> Any:
+        return self.request("customize.end", controller=controller, brief=brief or None)
 
     @returns(Rotated)
     def rotate(self, orientation: str, *, controller: Optional[str] = None) -> Any:

@@ -148,8 +148,9 @@ class Selection(TypedDict):
 
 
 class TabList(Selection):
-    """set_tabs, add_tab, remove_tab, customize.end: the root tabs' ids in order."""
-    tabs: List[str]
+    """set_tabs, add_tab, remove_tab, customize.end: the root tabs' ids in order (not with
+    brief=True)."""
+    tabs: NotRequired[List[str]]
 
 
 class TabChanged(Selection):
@@ -163,12 +164,12 @@ class StackResult(Selection):
 
 
 class CustomizableResult(Selection):
-    customizable: Optional[List[str]]
+    customizable: NotRequired[Optional[List[str]]]  # not with brief=True
 
 
 class CustomizingResult(Selection):
-    """customize.begin, customize.move: the order being arranged."""
-    customizing_order: List[str]
+    """customize.begin, customize.move: the order being arranged (not with brief=True)."""
+    customizing_order: NotRequired[List[str]]
 
 
 class Rotated(Selection):

@@ -49,6 +49,22 @@ def test_requests_errors_and_pipelining(tabd: Tabd) -> None:
         assert c.hello()["instance"]
 
 
+def test_brief_replies_leave_out_the_list(tabd: Tabd) -> None:
+    """brief=True: the reply without the list as long as the controller; the same change."""
+    with Client(tabd.socket) as c:
+        full = c.set_tabs(phone_tabs(["login", "home", "music", "news", "video", "settings"]))
+        assert full["tabs"] == ["login", "home", "music", "news", "video", "settings"]
+        assert "tabs" not in c.add_tab({"id": "extra"}, brief=True)
+        assert "tabs" not in c.remove_tab("extra", brief=True)
+        assert "customizable" not in c.customizable(["music", "news", "video", "settings"], brief=True)
+        assert "customizing_order" not in c.customize_begin(brief=True)
+        moved = c.customize_move("settings", 1, brief=True)
+        assert moved["changed"] is True and "customizing_order" not in moved
+        assert "tabs" not in c.customize_end(brief=True)
+        assert [t["id"] for t in c.state()["tabs"]] == ["login", "settings", "home", "music", "news", "video"]
+        assert c.state()["customizable"] == ["settings", "music", "news", "video"]
+
+
 def test_events_in_order(tabd: Tabd) -> None:
     with Client(tabd.socket) as watcher, Client(tabd.socket) as driver:
         start = watcher.subscribe(["selection_changed", "badge_changed"], ["main"])["seqs"]["main"]
