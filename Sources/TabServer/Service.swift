@@ -209,13 +209,33 @@ public final class TabService: LineServiceDelegate, EngineHost {
 
     /// What a redo must send again for a line that acted outside the state: its plugins'
     /// events and its reply (or, when it wrote plugins' stores, that they were not kept).
+    /// The events go as `sendEvents` sends a step's: each subscriber's last one marked
+    /// `"last":true`, or all of them as one line to a `grouped` subscriber.
     func replayable(to connection: Connection) -> [(Connection, [UInt8])] {
         var sent: [(Connection, [UInt8])] = []
         // A line that wrote plugins' stores: the writes are undone with the turn, so what the
         // plugins announced (a login) is not sent, and the reply says so.
-        for d in step.deliveries where d.fromPlugin && step.storeWriters.isEmpty {
-            for client in step.recipients[d.recipients] {
-                if let c = subscribers[client] { sent.append((c, step.withBytes(of: d) { Array($0) })) }
+        if step.storeWriters.isEmpty {
+            var order: [UInt64] = [], lines: [UInt64: [[UInt8]]] = [:]
+            for d in step.deliveries where d.fromPlugin {
+                for client in step.recipients[d.recipients] where subscribers[client] != nil {
+                    if lines[client] == nil { order.append(client) }
+                    lines[client, default: []].append(step.withBytes(of: d) { Array($0) })
+                }
+            }
+            for client in order {
+                guard let c = subscribers[client], let events = lines[client] else { continue }
+                if engine.subscriptions[client]?.grouped == true {
+                    var line = Self.groupOpen
+                    for (k, event) in events.enumerated() {
+                        if k > 0 { line += Self.groupComma }
+                        line += event.dropLast()  // without its newline
+                    }
+                    sent.append((c, line + Self.groupClose))
+                } else {
+                    for event in events.dropLast() { sent.append((c, event)) }
+                    sent.append((c, Array(events[events.count - 1].dropLast(2)) + Self.lastMark))  // `…}}\n` → `…},"last":true}\n`
+                }
             }
         }
         sent.append((connection, step.storeWriters.isEmpty ? step.reply.bytes : ServiceEngine.storeNotKept(id: step.requestID, writers: step.storeWriters)))

@@ -84,6 +84,45 @@ import Glibc
                 "expected the too_large error before the connection closed, got \(second ?? "end of stream")")
     }
 
+    /// A plugin's events sent again by a redone turn (its plugin.call is not run twice) go as
+    /// a step's events do: the last one a subscriber gets marked `"last":true`, or all of them
+    /// as one line to a grouped subscriber.
+    @Test func aRedoneTurnsPluginEventsAreMarkedAndGroupedAsAnyStepsAre() throws {
+        let (dir, faultFile, env) = faultInjection("redomark")
+        try Plugins.build(Plugins.fixture("output.c"), "output.so", in: dir)
+        let t = try TabdProcess(config: Plugins.config("    - path: output.so\n", extraDirectory: dir), dir: dir, environment: env)
+        let c = try t.client()
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        let plain = try t.client(), grouped = try t.client()
+        try plain.ok(#"{"cmd":"subscribe","events":["plugin"]}"#)
+        try grouped.ok(#"{"cmd":"subscribe","events":["plugin"],"grouped":true}"#)
+        try "ENOSPC".write(toFile: faultFile, atomically: true, encoding: .utf8)
+        // One write, one turn: a change whose commit fails, and a call whose event is sent again.
+        try c.write(#"{"cmd":"badge","tab":"a","value":"1"}"# + "\n" + #"{"cmd":"plugin.call","plugin":"output","method":"emit"}"# + "\n")
+        #expect(try object(try #require(try c.readLine())).object("error")?.string("code") == "unavailable")
+        #expect(try object(try #require(try c.readLine())).bool("ok") == true)
+        unlink(faultFile)
+        // What each subscriber got before its own ping's reply.
+        func lines(_ client: LineClient) throws -> [JSONObject] {
+            try client.write(#"{"cmd":"ping","id":"p"}"# + "\n")
+            var got: [JSONObject] = []
+            while let line = try client.readLine() {
+                let o = try object(line)
+                if o.string("id") == "p" { return got }
+                got.append(o)
+            }
+            return got
+        }
+        let events = try lines(plain)
+        #expect(events.count == 1 && events.last?.bool("last") == true, "\(events.map { JSONValue.object($0).jsonString })")
+        let batch = try lines(grouped)
+        guard batch.count == 1, case .array(let inside)? = batch[0]["events"] else {
+            Issue.record("a grouped subscriber got \(batch.map { JSONValue.object($0).jsonString })")
+            return
+        }
+        #expect(inside.count == 1)
+    }
+
     /// The login gate's plugin.call in a turn whose commit fails is not run twice (a logout
     /// would answer `{"user":null}`, the first run having logged the user out): its answer is
     /// `unavailable`, and what it wrote to the gate's store is undone (answered ok, it came
