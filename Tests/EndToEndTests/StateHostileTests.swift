@@ -102,20 +102,9 @@ import Glibc
         #expect(try object(try #require(try c.readLine())).object("error")?.string("code") == "unavailable")
         #expect(try object(try #require(try c.readLine())).bool("ok") == true)
         unlink(faultFile)
-        // What each subscriber got before its own ping's reply.
-        func lines(_ client: LineClient) throws -> [JSONObject] {
-            try client.write(#"{"cmd":"ping","id":"p"}"# + "\n")
-            var got: [JSONObject] = []
-            while let line = try client.readLine() {
-                let o = try object(line)
-                if o.string("id") == "p" { return got }
-                got.append(o)
-            }
-            return got
-        }
-        let events = try lines(plain)
+        let events = try EventUnitTests.drain(plain)  // what it got before its own ping's reply
         #expect(events.count == 1 && events.last?.bool("last") == true, "\(events.map { JSONValue.object($0).jsonString })")
-        let batch = try lines(grouped)
+        let batch = try EventUnitTests.drain(grouped)
         guard batch.count == 1, case .array(let inside)? = batch[0]["events"] else {
             Issue.record("a grouped subscriber got \(batch.map { JSONValue.object($0).jsonString })")
             return
