@@ -16,7 +16,13 @@ extension Controller {
     /// Sets `customizable` to `ids` (root ids in tab order, none twice), kept canonically:
     /// all of them as `customizableAll`.
     mutating func setCustomizable(list ids: [String]) {
-        if ids.count == tabs.count {
+        setCustomizable(list: ids, everyTab: ids.count == tabs.count)
+    }
+
+    /// Sets `customizable` to `ids`: as `customizableAll` when `everyTab` (the caller found
+    /// that `ids` are all the root tabs, in order), else as the list itself.
+    mutating func setCustomizable(list ids: [String], everyTab: Bool) {
+        if everyTab {
             makeEveryTabCustomizable()
         } else {
             customizableAll = false

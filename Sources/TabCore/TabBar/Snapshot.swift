@@ -79,14 +79,10 @@ extension Controller {
         guard let selection = r.take("selection") else { throw TabFieldError(r.place("selection"), .missing) }
         self.selection = try Selection(snapshot: selection, at: r.place("selection"))
         // After `tabs`: every tab as such (canonical); any other list as written, for
-        // `inconsistency` to refuse if it names a tab the controller does not have.
+        // `inconsistency` to refuse if it names a tab the controller does not have. Every tab
+        // is found by comparing, not by count: a written list may repeat or reorder tabs.
         let customizable: [String] = try r.required("customizable")
-        if customizable == tabs.map(\.id) {
-            makeEveryTabCustomizable()
-        } else {
-            customizableAll = false
-            customizableList = customizable
-        }
+        setCustomizable(list: customizable, everyTab: customizable == tabs.map(\.id))
         customizingOrder = try r.read("customizingOrder")
         customizingStart = try r.read("customizingStart")
         orientation = try r.required("orientation")
