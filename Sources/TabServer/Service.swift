@@ -181,24 +181,36 @@ public final class TabService: LineServiceDelegate, EngineHost {
                 let last = next < marked.count && marked[next] == client
                 if last { next += 1 }
                 guard let c = subscribers[client] else { continue }
-                if grouping, engine.subscriptions[client]?.grouped == true {
-                    step.withBytes(of: d) { line in
-                        c.send(opened.insert(client).inserted ? Self.groupOpen : Self.groupComma)
-                        c.send(UnsafeRawBufferPointer(rebasing: line.dropLast()))  // without its newline
-                        if last { c.send(Self.groupClose) }
-                    }
-                } else if last {
-                    // `…}}\n` → `…},"last":true}\n`
-                    step.withBytes(of: d) { line in
-                        c.send(UnsafeRawBufferPointer(rebasing: line.dropLast(2)))
-                        c.send(Self.lastMark)
-                    }
-                } else if let shared = d.shared {
+                let grouped = grouping && engine.subscriptions[client]?.grouped == true
+                if !grouped, !last, let shared = d.shared {
                     c.send(shared)
                 } else {
-                    step.withBytes(of: d) { c.send($0) }
+                    let first = grouped && opened.insert(client).inserted
+                    step.withBytes(of: d) { line in
+                        Self.frame(line, first: first, last: last, grouped: grouped) { c.send($0) }
+                    }
                 }
             }
+        }
+    }
+
+    /// Sends one event `line` (a whole line, newline included) as a subscriber gets it: to a
+    /// `grouped` one, as an element of its `{"events":[…]}` line (opened by its `first`
+    /// event, closed by its `last`); to another, as it is, or with `"last":true` when `last`.
+    /// No copy: `send` gets the line's own bytes and the static pieces around them.
+    @inline(__always)
+    static func frame(_ line: UnsafeRawBufferPointer, first: Bool, last: Bool, grouped: Bool,
+                      send: (UnsafeRawBufferPointer) -> Void) {
+        if grouped {
+            (first ? groupOpen : groupComma).withUnsafeBytes(send)
+            send(UnsafeRawBufferPointer(rebasing: line.dropLast()))  // without its newline
+            if last { groupClose.withUnsafeBytes(send) }
+        } else if last {
+            // `…}}\n` → `…},"last":true}\n`
+            send(UnsafeRawBufferPointer(rebasing: line.dropLast(2)))
+            lastMark.withUnsafeBytes(send)
+        } else {
+            send(line)
         }
     }
 
@@ -209,8 +221,8 @@ public final class TabService: LineServiceDelegate, EngineHost {
 
     /// What a redo must send again for a line that acted outside the state: its plugins'
     /// events and its reply (or, when it wrote plugins' stores, that they were not kept).
-    /// The events go as `sendEvents` sends a step's: each subscriber's last one marked
-    /// `"last":true`, or all of them as one line to a `grouped` subscriber.
+    /// The events go as `sendEvents` sends a step's (`frame`): each subscriber's last one
+    /// marked `"last":true`, or all of them as one line to a `grouped` subscriber.
     func replayable(to connection: Connection) -> [(Connection, [UInt8])] {
         var sent: [(Connection, [UInt8])] = []
         // A line that wrote plugins' stores: the writes are undone with the turn, so what the
@@ -225,16 +237,16 @@ public final class TabService: LineServiceDelegate, EngineHost {
             }
             for client in order {
                 guard let c = subscribers[client], let events = lines[client] else { continue }
-                if engine.subscriptions[client]?.grouped == true {
-                    var line = Self.groupOpen
-                    for (k, event) in events.enumerated() {
-                        if k > 0 { line += Self.groupComma }
-                        line += event.dropLast()  // without its newline
+                let grouped = engine.subscriptions[client]?.grouped == true
+                var line: [UInt8] = []
+                for (k, event) in events.enumerated() {
+                    let last = k == events.count - 1
+                    event.withUnsafeBytes { Self.frame($0, first: k == 0, last: last, grouped: grouped) { line += $0 } }
+                    // A grouped subscriber's events are one line; another's, one line each.
+                    if last || !grouped {
+                        sent.append((c, line))
+                        line = []
                     }
-                    sent.append((c, line + Self.groupClose))
-                } else {
-                    for event in events.dropLast() { sent.append((c, event)) }
-                    sent.append((c, Array(events[events.count - 1].dropLast(2)) + Self.lastMark))  // `…}}\n` → `…},"last":true}\n`
                 }
             }
         }
