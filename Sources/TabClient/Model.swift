@@ -401,6 +401,8 @@ public struct ControllerView: Equatable, Sendable {
             return .deleted
         case .didSelect, .appearance, .containment, .willEndCustomizing, .plugin:
             break  // nothing the drawing shows
+        case .drawerChanged, .childrenChanged, .configChanged, .windowChanged, .parentChanged, .statusBarChanged:
+            return .unsure  // R15's containers' events: a tab controller's picture has none of them
         }
         if Self.mayTurnTheModernModel.contains(kind) {
             // `bar_changed` is `state`'s bar, which has `hidden` exactly when R13's members are

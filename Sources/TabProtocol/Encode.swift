@@ -246,7 +246,7 @@ public enum ReplyEncoder {
     }
 
     /// `{"event":…,"controller":…,"seq":…,"data":{` — the data's members follow.
-    private static func beginEvent(_ name: String, controller: String, seq: UInt64, into w: inout JSONWriter) {
+    static func beginEvent(_ name: String, controller: String, seq: UInt64, into w: inout JSONWriter) {
         w.beginObject()
         w.key(literal: "event"); w.string(name)
         w.key(literal: "controller"); w.string(controller)

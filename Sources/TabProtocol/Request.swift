@@ -129,7 +129,11 @@ public enum RequestCommand: Equatable, Sendable {
         /// as long as the controller (`Command.repliesWithList`). Boxed: rare, and a case of
         /// its own keeps `core`, which every select goes through, as it is.
         case brief(Command)
+        /// A command of R15's containers (navigation, drawer, custom; `set_window`, `configure`).
+        case node(NodeCommand)
     }
+
+    public static func node(_ command: NodeCommand) -> RequestCommand { .boxed(.node(command)) }
 
     public static func hello(via: String?) -> RequestCommand { .boxed(.hello(via: via)) }
     public static func explain(_ query: ExplainQuery) -> RequestCommand { .boxed(.explain(query)) }
@@ -210,6 +214,7 @@ extension RequestCommand {
         case .boxed(.pluginCall): .pluginCall
         case .boxed(.explain): .explain
         case .boxed(.brief(let command)): command.commandName
+        case .boxed(.node(let command)): command.commandName
         case .ping: .ping
         case .state: .state
         case .controllers: .controllers
@@ -341,6 +346,17 @@ public enum RequestDecoder {
         case .controllers?: command = .controllers
         case .controllerCreate?:
             guard f.has("controller") else { throw .invalid("controller", "controller.create needs \"controller\": the new controller's name") }
+            let kindName = try f.string("kind") ?? ContainerKind.tab.rawValue
+            guard let kind = ContainerKind(rawValue: kindName) else {
+                throw .invalid("kind", "'kind' must be one of \(ContainerKind.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(kindName)')")
+            }
+            if kind != .tab {
+                command = .controllerCreate(.composite(try compositeSpec(kind, &f)))
+                break
+            }
+            if try f.bool("window") == false {
+                throw ProtocolError(.notAvailable, "a tab controller is created as a window's root in this tabd; 'window': false is for the other kinds", details: [("field", "window")])
+            }
             let idiomName = try f.string("idiom") ?? "phone"
             guard let idiom = Idiom(rawValue: idiomName) else {
                 throw .invalid("idiom", "'idiom' must be one of phone, pad, tv (got '\(idiomName)')")
@@ -388,6 +404,11 @@ public enum RequestDecoder {
             let tab = try f.requiredString("tab")
             guard f.has("value") else { throw .invalid("value", "badge needs \"value\": a string, or null to remove the badge") }
             command = .core(.badge(tab: tab, value: try f.nullableString("value")))
+        case .push? where !f.has("tab"), .pop? where !f.has("tab"), .popToRoot? where !f.has("tab"):
+            command = .node(try navigation(CommandName(rawValue: name)!, &f))
+        case .configure?, .setWindow?, .popTo?, .setStack?, .openDrawer?, .closeDrawer?, .toggleDrawer?, .setCenter?, .setDrawer?,
+             .setChildren?, .setShown?, .transition?:
+            command = .node(try node(CommandName(rawValue: name)!, &f)!)
         case .push?:
             let tab = try f.requiredString("tab")
             guard let v = f.value("screen") else { throw .invalid("screen", "push needs \"screen\": {\"id\": …, \"title\": …}") }

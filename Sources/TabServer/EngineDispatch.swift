@@ -65,6 +65,7 @@ extension ServiceEngine {
         case .boxed(.pluginCall(let plugin, let method, let args)): try callPlugin(r, plugin: plugin, method: method, args: args, client, &out)
         case .boxed(.explain(let query)): explain(r, query, &out)
         case .boxed(.brief(let command)): try run(command, id: r.id, controller: r.controller, brief: true, &out)
+        case .boxed(.node(let command)): try runNode(r, command, &out)
         case .reload: askForReload(r, &out)
         case .stats:
             reply(r, &out) { w in stats.encode(&w, transport: host.transportStatus, subscribers: subscriptions.count, store: host.journalFigures, plugins: plugins) }
@@ -98,13 +99,20 @@ extension ServiceEngine {
     private func listControllers(_ r: Request, _ out: inout Step) {
         reply(r, &out) { w in
             w.key(literal: "controllers"); w.beginArray()
-            for name in containers.names {
-                let c = containers[name]!
+            for name in containers.allNames {
                 w.beginObject()
                 w.key(literal: "name"); w.string(name)
-                w.key(literal: "idiom"); w.string(c.idiom.rawValue)
-                w.key(literal: "max_visible"); w.int(c.maxVisible)
-                w.key(literal: "tabs"); w.int(c.tabs.count)
+                if let c = containers[name] {
+                    w.key(literal: "idiom"); w.string(c.idiom.rawValue)
+                    w.key(literal: "max_visible"); w.int(c.maxVisible)
+                    w.key(literal: "tabs"); w.int(c.tabs.count)
+                } else if let c = containers.composites[name] {
+                    // R15: the kind and the parent; a tab controller's entry is as before.
+                    w.key(literal: "kind"); w.string(c.kind.rawValue)
+                    w.key(literal: "idiom"); w.string(c.idiom.rawValue)
+                    w.key(literal: "parent"); Composite.writeParent(c.parent, to: &w)
+                    w.key(literal: "window"); w.bool(c.window)
+                }
                 w.endObject()
             }
             w.endArray()
@@ -114,6 +122,11 @@ extension ServiceEngine {
     private mutating func createController(_ r: Request, _ spec: ContainerSpec, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
         do { try createController(r.controller, spec, &out) } catch { throw ProtocolError(error) }
+        if let c = containers.composites[r.controller] {
+            // R15.8 b: the reply carries the state (no state event).
+            let containers = self.containers
+            return reply(r, &out) { w in ReplyEncoder.state(c, in: containers, &w) }
+        }
         let options = containers[r.controller]!.options
         reply(r, &out) { w in
             w.key(literal: "controller"); w.string(r.controller)
@@ -199,6 +212,10 @@ extension ServiceEngine {
                 }
             }
         } catch {
+            if let c = containers.composites[name] {
+                let containers = self.containers
+                return ReplyEncoder.success(id: id, into: &out.reply) { w in ReplyEncoder.state(c, in: containers, &w) }
+            }
             throw ProtocolError(error)
         }
     }

@@ -98,6 +98,11 @@ extension ServiceEngine {
         }
     }
 
+    /// One event of an R15 container.
+    mutating func deliverNode(_ e: SentNodeEvent, _ out: inout Step) {
+        deliver(e.event.event.rawValue, controller: e.controller, &out) { w in ReplyEncoder.event(e, into: &w) }
+    }
+
     /// One event, encoded once (`encode`) if anyone wants it, for every subscriber that does.
     /// A big one (the tab objects of a full controller's `tabs_changed`) is kept once for all
     /// its subscribers, not copied into each one's buffer.
@@ -118,5 +123,15 @@ extension ServiceEngine {
         out.plain = false
         out.deliveries.append(Step.Delivery(start: start, count: count, shared: shared, recipients: out.recipients.count - 1, fromPlugin: fromPlugin))
         stats.eventsSent += UInt64(recipientScratch.count)
+    }
+}
+
+extension ServiceEngine {
+    /// An R15 command's events, each from its own container with the seq the registry gave it.
+    mutating func publish(_ outcome: NodeOutcome, _ out: inout Step) {
+        guard !outcome.events.isEmpty, !subscriptions.isEmpty else { return }
+        for e in outcome.events {
+            deliverNode(e, &out)
+        }
     }
 }

@@ -31,8 +31,9 @@ extension ServiceEngine {
         if containers[name] == nil, containers.count >= config.maxControllers {
             throw TabError(.outOfRange, "tabd holds \(containers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
         }
-        try containers.create(name, spec)
+        let outcome = try containers.create(name, spec, limits: config.controllerLimits)
         journal.append(.createController(name: name, spec))
+        publish(outcome, &out)
         perform(containers.decideOrientations(of: name, policy: policy), &out)
         // Plugin ABI 1.7: the plugins are told, and what they ask for is done.
         var effects: [PolicyEffect] = []

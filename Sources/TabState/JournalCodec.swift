@@ -26,6 +26,8 @@ public enum JournalRecord: Equatable, Sendable {
     case command(controller: String, Command)
     /// A container created: its name, kind and the kind's configuration, as asked.
     case createController(name: String, ContainerSpec)
+    /// A command of an R15 container (format 5), as it succeeded: replayed without asking plugins.
+    case node(controller: String, NodeCommand)
     case deleteController(name: String)
     /// Events that changed no state were numbered (a tap on the tab already shown, a plugin's
     /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
@@ -38,7 +40,7 @@ public enum JournalRecord: Equatable, Sendable {
     /// The controller the record changes ("" for a plugin's store, which belongs to none).
     public var controller: String {
         switch self {
-        case .command(let c, _): return c
+        case .command(let c, _), .node(let c, _): return c
         case .createController(let c, _), .deleteController(let c), .eventSeq(let c, _): return c
         case .pluginData: return ""
         }
@@ -48,6 +50,7 @@ public enum JournalRecord: Equatable, Sendable {
     public var operation: String {
         switch self {
         case .command(_, let command): return command.name
+        case .node(_, let command): return command.journalOp
         case .createController: return "controller.create"
         case .deleteController: return "controller.delete"
         case .eventSeq: return "seq"
@@ -72,7 +75,7 @@ public struct JournalRecordError: Error, Equatable, CustomStringConvertible {
 
 public enum JournalCodec {
     /// The format this tabd writes (in each file's header). It reads this one and older ones.
-    public static let version = 4
+    public static let version = 5
 
     /// The rules a journal's commands were accepted under: format 3 came with the amended
     /// rules (issue 17: identity across `set_tabs`, orientation checks, event numbering).
@@ -106,7 +109,14 @@ public enum JournalCodec {
             w.key(literal: "controller"); w.string(name)
             switch spec {
             case .tab(let options): options.writeMembers(to: &w, .journal)
+            case .composite(let spec): spec.writeMembers(to: &w)
             }
+            w.endObject()
+        case .node(let controller, let command):
+            begin(seq: seq, into: &w)
+            w.key(literal: "op"); w.string(command.journalOp)
+            w.key(literal: "controller"); w.string(controller)
+            command.writeMembers(to: &w)
             w.endObject()
         case .deleteController(let name):
             begin(seq: seq, into: &w)
@@ -338,7 +348,18 @@ public enum JournalCodec {
         let controller = try f.string("controller") ?? TabContainers.defaultName
         let record: JournalRecord
         switch name {
+        case let op where version >= 5 && op.hasPrefix("node."):
+            do { record = .node(controller: controller, try NodeCommand(journal: String(op.dropFirst(5))) { f.take($0) }) } catch {
+                throw JournalRecordError(error.journalMessage)
+            }
         case "controller.create":
+            if version >= 5, let kindName = try f.string("kind"), kindName != ContainerKind.tab.rawValue {
+                guard let kind = ContainerKind(rawValue: kindName) else { throw JournalRecordError("unknown kind '\(kindName)'") }
+                do { record = .createController(name: controller, .composite(try CompositeSpec(kind: kind) { f.take($0) })) } catch {
+                    throw JournalRecordError(error.journalMessage)
+                }
+                break
+            }
             let idiomName = try f.string("idiom") ?? "phone"
             guard let idiom = Idiom(rawValue: idiomName) else { throw JournalRecordError("unknown idiom '\(idiomName)'") }
             let maxVisible = try f.int("max_visible")

@@ -110,7 +110,9 @@ extension TabClientTests {
 
     /// Commands TabClient deliberately has no function for, each with the reason (none: the
     /// function `call(_:on:)` gives for one of these must send nothing).
-    static let notWrapped: [CommandName: String] = [:]
+    static let notWrapped: [CommandName: String] = Dictionary(uniqueKeysWithValues: r15Pending.map { ($0, "R15's commands get their functions with the clients' pass of issue 42") })
+    static let r15Pending: [CommandName] = [.configure, .setWindow, .popTo, .setStack, .openDrawer, .closeDrawer, .toggleDrawer, .setCenter, .setDrawer,
+                                            .setChildren, .setShown, .transition]
 
     /// Calls TabClient's function for `command`, with arguments of the types it takes (a
     /// stand-in answers, so what they name need not exist). A command added to CommandName
@@ -165,6 +167,8 @@ extension TabClientTests {
         case .editBegin: try await c.editBegin()
         case .editEnd: try await c.editEnd()
         case .selectChild: try await c.selectChild(group: "g", "t")
+        case .configure, .setWindow, .popTo, .setStack, .openDrawer, .closeDrawer, .toggleDrawer, .setCenter, .setDrawer, .setChildren, .setShown, .transition:
+            break
         }
     }
 

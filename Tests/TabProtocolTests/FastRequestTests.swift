@@ -67,6 +67,13 @@ struct FastRequestTests {
             #"{"cmd":"set_size_class","size_class":"compact"}"#, #"{"cmd":"set_compact_tabs","tabs":null}"#,
             #"{"cmd":"set_mode","mode":"tab_bar"}"#, #"{"cmd":"edit.begin"}"#, #"{"cmd":"edit.end"}"#,
             #"{"cmd":"select_child","group":"g","child":"a"}"#,
+            // R15 (issue 42).
+            #"{"cmd":"configure","center_interaction":"full"}"#, #"{"cmd":"set_window","window":true}"#,
+            #"{"cmd":"pop_to","screen":"a"}"#, #"{"cmd":"set_stack","stack":[{"id":"a"}]}"#,
+            #"{"cmd":"open_drawer","side":"left"}"#, #"{"cmd":"close_drawer"}"#, #"{"cmd":"toggle_drawer","side":"right","gesture":"button"}"#,
+            #"{"cmd":"set_center","child":{"id":"c"}}"#, #"{"cmd":"set_drawer","side":"left","child":null}"#,
+            #"{"cmd":"set_children","children":[{"id":"a","controller":"x"}]}"#, #"{"cmd":"set_shown","shown":["a"]}"#,
+            #"{"cmd":"transition","from":"a","to":{"id":"b"}}"#,
         ]
         var named: [String] = []
         for line in lines {

@@ -141,6 +141,10 @@ public enum CommandName: String, CaseIterable, Sendable {
     case setExpanded = "set_expanded", search, setEnabled = "set_enabled", setBarHidden = "set_bar_hidden"
     case setSizeClass = "set_size_class", setCompactTabs = "set_compact_tabs", setMode = "set_mode"
     case editBegin = "edit.begin", editEnd = "edit.end", selectChild = "select_child"
+    // R15 (issue 42): navigation, drawer and custom containers.
+    case configure, setWindow = "set_window", popTo = "pop_to", setStack = "set_stack"
+    case openDrawer = "open_drawer", closeDrawer = "close_drawer", toggleDrawer = "toggle_drawer"
+    case setCenter = "set_center", setDrawer = "set_drawer", setChildren = "set_children", setShown = "set_shown", transition
 
     /// The command's place in `allCases`: a case of an enum without payloads is stored as its
     /// place (one byte; CommandNameTests checks every case), so this is a load, not a search.

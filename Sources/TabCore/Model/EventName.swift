@@ -18,5 +18,8 @@ public enum EventName: String, CaseIterable, Sendable {
     case sidebarChanged = "sidebar_changed"
     case searchChanged = "search_changed", sizeClassChanged = "size_class_changed", modeChanged = "mode_changed"
     case willBeginEditing = "will_begin_editing", didEndEditing = "did_end_editing"
+    // R15 (issue 42).
+    case drawerChanged = "drawer_changed", childrenChanged = "children_changed", configChanged = "config_changed"
+    case windowChanged = "window_changed", parentChanged = "parent_changed", statusBarChanged = "status_bar_changed"
     case controllerDeleted = "controller_deleted", plugin
 }

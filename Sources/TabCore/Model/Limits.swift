@@ -21,6 +21,10 @@ public struct ControllerLimits: Equatable, Sendable {
 
     public init() {}
 
+    /// No bound: replaying a journal written under higher limits (they are checked on what
+    /// clients ask, never on replay).
+    public static let unlimited = ControllerLimits(maxTabs: .max, maxIDBytes: .max, maxTextBytes: .max, maxStackDepth: .max)
+
     public init(maxTabs: Int = 1000, maxIDBytes: Int = 256, maxTextBytes: Int = 1024, maxStackDepth: Int = 64) {
         self.maxTabs = maxTabs
         self.maxIDBytes = maxIDBytes

@@ -79,6 +79,9 @@ public protocol Policy {
     func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect])
     /// R13.5: the user reordered a group's children (`group`) or the bar (`group` nil).
     func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect])
+    /// R15.26: may the user open the `side` drawer of `controller` with `gesture`? Asked for
+    /// user opens only (a veto, as should-select).
+    func mayOpenDrawer(side: DrawerSide, gesture: DrawerGesture, controller: String) -> Decision
 }
 
 extension Policy {
@@ -92,6 +95,7 @@ extension Policy {
     public func didEndCustomizing(tabs: [String], changed: Bool, in controller: LentController, effects: inout [PolicyEffect]) {}
     public func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect]) {}
     public func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect]) {}
+    public func mayOpenDrawer(side: DrawerSide, gesture: DrawerGesture, controller: String) -> Decision { .allow }
 }
 
 /// The seeds' defaults: every tap allowed, orientations as the tabs say, no preference.

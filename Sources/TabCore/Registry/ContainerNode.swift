@@ -10,6 +10,14 @@
 public enum ContainerKind: String, Sendable, CaseIterable, Equatable {
     /// The tab bar controller: `Controller`.
     case tab
+    /// R15.13 (`Composite`, `NavigationState`).
+    case navigation
+    /// R15.15 (not yet built: `controller.create` refuses it).
+    case split
+    /// R15.24 (`DrawerState`).
+    case drawer
+    /// R15.30 (`CustomState`).
+    case custom
 }
 
 /// Where a node is attached: its container and the slot it fills there (R15.2: a tab's

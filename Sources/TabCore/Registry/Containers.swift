@@ -14,8 +14,13 @@ public struct TabContainers: Equatable, Sendable {
     /// Names are short, printable and safe in logs and file names.
     public static let maxNameLength = 64
 
-    /// Every container by name.
+    /// Every tab bar controller by name.
     public internal(set) var nodes: [String: ContainerNode] = [:]
+
+    /// Every container of another kind (navigation, drawer, custom) by name. A table of its
+    /// own: a tab command's lookup and in-place change stay what they were (a flat `select`
+    /// may not cost more for R15, issue 42). Names are unique across both tables.
+    public internal(set) var composites: [String: Composite] = [:]
 
     /// The highest event seq a deleted controller reached (its `controller_deleted`). A
     /// controller created later starts counting from here, so that a name's seq never repeats
@@ -44,11 +49,11 @@ public struct TabContainers: Equatable, Sendable {
     /// differ: `undoChanges` would make them differ). `notCompared` lists what is left out
     /// and why; a test holds the stored properties to these two lists.
     public static func == (a: TabContainers, b: TabContainers) -> Bool {
-        a.nodes == b.nodes && a.seqFloor == b.seqFloor && a.pluginData == b.pluginData && a.before == b.before
+        a.nodes == b.nodes && a.composites == b.composites && a.seqFloor == b.seqFloor && a.pluginData == b.pluginData && a.before == b.before
     }
 
     /// The stored properties `==` compares.
-    static let compared: Set<String> = ["nodes", "seqFloor", "pluginData", "before"]
+    static let compared: Set<String> = ["nodes", "composites", "seqFloor", "pluginData", "before"]
     /// The stored properties `==` leaves out, with the reason.
     static let notCompared: [String: String] = ["recent": "where the last lookup landed, a cache of positions that cannot be compared"]
 
@@ -74,6 +79,9 @@ public struct TabContainers: Equatable, Sendable {
         var m = SortedMembers()
         m.add("controllers") { SortedMembers.write(nodes, to: &$0) { $0.tabBar.writeSnapshot(to: &$1) } }
         m.add("seqFloor") { $0.int(Int(truncatingIfNeeded: seqFloor)) }
+        if !composites.isEmpty {
+            m.add("composites") { SortedMembers.write(composites, to: &$0) { $0.writeSnapshot(to: &$1) } }
+        }
         if !pluginData.isEmpty {
             m.add("pluginData") { SortedMembers.write(pluginData, to: &$0) { store, w in SortedMembers.write(store, to: &w) { $1.string($0) } } }
         }
@@ -88,6 +96,10 @@ public struct TabContainers: Equatable, Sendable {
         let floor = try r.read("seqFloor", as: Int.self) ?? 0
         guard floor >= 0 else { throw TabFieldError("seqFloor", .type(expected: "a count")) }
         seqFloor = UInt64(floor)
+        if let all = r.take("composites") {
+            guard case .object(let o) = all else { throw TabFieldError("composites", .type(expected: "an object")) }
+            for (name, v) in o { composites[name] = try Composite(name: name, snapshot: v, at: "composites." + name) }
+        }
         if let data = r.take("pluginData") {
             pluginData = try SortedMembers.read(data, at: "pluginData") { (v, at) throws(TabFieldError) in
                 try SortedMembers.read(v, at: at) { (s, at) throws(TabFieldError) in try String(json: s, at: at, .snapshot, orNull: false) }
@@ -104,11 +116,14 @@ public struct TabContainers: Equatable, Sendable {
         return c
     }
 
-    /// Names in a stable order.
+    /// The tab bar controllers' names in a stable order.
     public var names: [String] { nodes.keys.sorted() }
 
+    /// Every container's name, whatever its kind, in a stable order.
+    public var allNames: [String] { (Array(nodes.keys) + Array(composites.keys)).sorted() }
+
     /// How many containers there are.
-    public var count: Int { nodes.count }
+    public var count: Int { nodes.count + composites.count }
 
     /// The tab controller `name` (a copy), or nil when there is no such node.
     public subscript(name: String) -> Controller? { nodes[name]?.tabBar }
@@ -117,25 +132,36 @@ public struct TabContainers: Equatable, Sendable {
     public func node(_ name: String) -> ContainerNode? { nodes[name] }
 
     public func controller(_ name: String) throws(TabError) -> Controller {
-        guard let n = nodes[name] else { throw TabError(.notFound, "no controller named '\(name)'") }
+        guard let n = nodes[name] else { throw missing(name) }
         return n.tabBar
+    }
+
+    /// Why there is no tab controller `name`: none at all, or one of another kind (R15.1).
+    func missing(_ name: String) -> TabError {
+        guard let c = composites[name] else { return TabError(.notFound, "no controller named '\(name)'") }
+        return TabError(.notAvailable, "'\(name)' is a \(c.kind.rawValue) controller; this command is for tab controllers (docs/protocol.md, \"Containers beyond tabs\", lists a \(c.kind.rawValue) controller's commands)")
     }
 
     /// Creates the container `name` as `spec` says: a root (R15.4), numbering its events from
     /// the seq floor.
-    public mutating func create(_ name: String, _ spec: ContainerSpec) throws(TabError) {
+    /// Returns the events of an R15 container's children entering (none for a tab controller).
+    @discardableResult
+    public mutating func create(_ name: String, _ spec: ContainerSpec, limits: ControllerLimits = ControllerLimits()) throws(TabError) -> NodeOutcome {
         try Self.validate(name: name)
         let node: ContainerNode
         switch spec {
         case .tab(let options):
             try options.validate()
             node = ContainerNode(Controller(name: name, options))
+        case .composite(let composite):
+            return try create(name, composite: composite, limits: limits)
         }
-        guard nodes[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
+        guard nodes[name] == nil, composites[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
         saveWhole(name)
         nodes[name] = node
         nodes[name]!.tabBar.seq = seqFloor
         recent = Recent()
+        return NodeOutcome()
     }
 
     /// Creates the tab controller `name` (`create(_:_:)` with `.tab`).
@@ -153,6 +179,7 @@ public struct TabContainers: Equatable, Sendable {
         guard name != Self.defaultName || replaying else {
             throw TabError(.conflict, "'\(name)' is the default controller and cannot be deleted; delete only controllers you created")
         }
+        if composites[name] != nil { return try deleteComposite(name) }
         guard nodes[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
         saveWhole(name)
         let removed = nodes.removeValue(forKey: name)!
@@ -166,6 +193,11 @@ public struct TabContainers: Equatable, Sendable {
     /// Numbers one event of a controller that is not a state machine's notification (a
     /// plugin's), and returns its seq; nil when there is no such controller.
     public mutating func nextSeq(_ name: String) -> UInt64? {
+        if composites[name] != nil {
+            saveComposite(name)
+            composites[name]!.seq &+= 1
+            return composites[name]!.seq
+        }
         guard nodes[name] != nil else { return nil }
         saveSeq(name)
         nodes[name]!.tabBar.seq &+= 1
@@ -175,6 +207,11 @@ public struct TabContainers: Equatable, Sendable {
     /// Sets a controller's seq (replaying the journal's record of events that changed no
     /// state). Never lowers it.
     public mutating func setSeq(_ name: String, _ seq: UInt64) throws(TabError) {
+        if composites[name] != nil {
+            saveComposite(name)
+            composites[name]!.seq = max(composites[name]!.seq, seq)
+            return
+        }
         guard nodes[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
         saveSeq(name)
         nodes[name]!.tabBar.seq = max(nodes[name]!.tabBar.seq, seq)
@@ -249,7 +286,7 @@ public struct TabContainers: Equatable, Sendable {
     @inline(__always)
     private mutating func lookUp(_ name: String) throws(TabError) -> Dictionary<String, ContainerNode>.Index {
         if let last = recent.index, recent.name == name { return last }
-        guard let found = nodes.index(forKey: name) else { throw TabError(.notFound, "no controller named '\(name)'") }
+        guard let found = nodes.index(forKey: name) else { throw missing(name) }
         recent = Recent(name: name, index: found)
         return found
     }
@@ -277,6 +314,24 @@ public struct TabContainers: Equatable, Sendable {
             guard n.name == name else { return "controller '\(n.name)' is stored as '\(name)'" }
             if let problem = n.inconsistency { return problem }
             if let p = n.parent, nodes[p.parent] == nil { return "controller '\(name)' is attached to '\(p.parent)', which does not exist" }
+        }
+        for (name, c) in composites {
+            do { try Self.validate(name: name) } catch { return "a controller is named '\(name)': \(error.message)" }
+            guard c.name == name else { return "controller '\(c.name)' is stored as '\(name)'" }
+            if nodes[name] != nil { return "'\(name)' names a tab controller and a \(c.kind.rawValue) controller" }
+            if let problem = c.inconsistency { return problem }
+            if let p = c.parent {
+                guard let holder = composites[p.parent], let child = holder.body.child(p.slot), child.controller == name else {
+                    return "controller '\(name)' is attached to '\(p.parent)' as '\(p.slot)', which does not hold it"
+                }
+            }
+            for child in c.body.children {
+                guard let x = child.controller else { continue }
+                guard let held = composites[x], held.parent == Attachment(parent: name, slot: child.id) else {
+                    return "controller '\(name)' holds '\(x)' as '\(child.id)', which is not attached there"
+                }
+            }
+            if chainAbove(name) > Self.maxChain { return "controller '\(name)' is more than \(Self.maxChain) controllers deep" }
         }
         return nil
     }

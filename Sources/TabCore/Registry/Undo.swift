@@ -217,9 +217,13 @@ struct UndoLog: Equatable, Sendable {
     var saved: [(name: String, controller: SavedController)] = []
     /// `seqFloor` before the first delete to undo.
     var seqFloor: UInt64?
+    /// Each composite changed since `keepChanges()`, whole as it was (nil: absent). Small
+    /// values (a stack, a drawer's slots): a copy is the inverse record.
+    var composites: [(name: String, node: Composite?)] = []
 
     static func == (a: UndoLog, b: UndoLog) -> Bool {
         a.seqFloor == b.seqFloor && a.saved.elementsEqual(b.saved) { $0.name == $1.name && $0.controller == $1.controller }
+            && a.composites.elementsEqual(b.composites) { $0.name == $1.name && $0.node == $1.node }
     }
 
     /// Where `name`'s entry is, if it has one. The common case (a run of requests to one
@@ -339,6 +343,7 @@ extension TabContainers {
     /// The changes since the last call are kept: nothing to undo any more.
     public mutating func keepChanges() {
         if !before.saved.isEmpty { before.saved.removeAll(keepingCapacity: true) }
+        if !before.composites.isEmpty { before.composites.removeAll(keepingCapacity: true) }
         before.seqFloor = nil
     }
 
@@ -353,8 +358,11 @@ extension TabContainers {
         for (name, controller) in saved.reversed() {
             nodes[name] = controller.restored(from: nodes[name])
         }
+        let composites = before.composites
+        before.composites.removeAll()
+        for (name, node) in composites.reversed() { self.composites[name] = node }
         recent = Recent()
-        return saved.map(\.name)
+        return saved.map(\.name) + composites.map(\.name)
     }
 }
 

@@ -74,10 +74,13 @@ public struct TabBarOptions: Equatable, Sendable {
 /// What a new container is: its kind, with the kind's configuration.
 public enum ContainerSpec: Equatable, Sendable {
     case tab(TabBarOptions)
+    /// A navigation, drawer or custom controller (R15).
+    indirect case composite(CompositeSpec)
 
     public var kind: ContainerKind {
         switch self {
         case .tab: return .tab
+        case .composite(let spec): return spec.kind
         }
     }
 }

@@ -1,0 +1,188 @@
+// The containers of SEMANTICS R15 other than the tab bar controller: navigation (R15.13),
+// drawer (R15.24) and custom (R15.30) controllers. Each holds child objects in slots (a
+// stack, a drawer's center and sides, a custom list); a child object is a screen or another
+// controller (R15.2), so containers nest. A `Composite` is one such container: its kind's
+// state, its place in the tree and its own `seq`; the registry (`TabContainers`) keeps them by
+// name beside the tab bar controllers, and works out what is visible, and the events a change
+// sends, over the whole tree (NodeTree.swift).
+
+/// A child object (R15.2): a screen, or, with `controller`, the controller of that name.
+public struct ChildObject: Equatable, Sendable {
+    /// Unique in its container (`conflict` otherwise).
+    public var id: String
+    public var title: String?
+    public var restorationID: String?
+    /// The controller this child is (its content), or nil for a screen.
+    public var controller: String?
+
+    public init(id: String, title: String? = nil, restorationID: String? = nil, controller: String? = nil) {
+        self.id = id; self.title = title; self.restorationID = restorationID; self.controller = controller
+    }
+
+    /// The same child for containment (R15.2: a kept id whose `controller` changes is removed,
+    /// then added).
+    func isSameChild(as other: ChildObject) -> Bool { id == other.id && controller == other.controller }
+}
+
+/// A drawer's side (R15.24).
+public enum DrawerSide: String, Sendable, Equatable, CaseIterable {
+    case left, right
+}
+
+/// Which drawer is open (R15.24): one at most.
+public enum OpenSide: String, Sendable, Equatable, CaseIterable {
+    case none, left, right
+
+    init(_ side: DrawerSide) { self = side == .left ? .left : .right }
+}
+
+/// The gestures of a drawer (R15.26, MMDrawerController's open and close modes).
+public enum DrawerGesture: String, Sendable, Equatable, CaseIterable {
+    case panNavigationBar = "pan_navigation_bar", panCenter = "pan_center", bezelPanCenter = "bezel_pan_center", custom
+    case tapNavigationBar = "tap_navigation_bar", tapCenter = "tap_center", panDrawer = "pan_drawer"
+    /// MMDrawerBarButtonItem: opens or closes, whatever the masks say.
+    case button
+
+    /// Whether the gesture can open a drawer (the rest only close one).
+    public var opens: Bool {
+        switch self {
+        case .panNavigationBar, .panCenter, .bezelPanCenter, .custom, .button: return true
+        case .tapNavigationBar, .tapCenter, .panDrawer: return false
+        }
+    }
+
+    /// Whether the gesture is made on the center's navigation bar (needs a navigation controller as the center).
+    var onNavigationBar: Bool { self == .panNavigationBar || self == .tapNavigationBar }
+}
+
+/// What a user may do below a drawer's center while a drawer is open (R15.29, R15.9).
+public enum CenterInteraction: String, Sendable, Equatable, CaseIterable {
+    case navigationBarOnly = "navigation_bar_only", full, none
+}
+
+/// A navigation controller's state (R15.13): its stack, bottom (the root) to top (shown).
+public struct NavigationState: Equatable, Sendable {
+    public internal(set) var stack: [ChildObject]
+    public init(stack: [ChildObject]) { self.stack = stack }
+}
+
+/// A drawer controller's state (R15.24–R15.29).
+public struct DrawerState: Equatable, Sendable {
+    public internal(set) var center: ChildObject
+    public internal(set) var left: ChildObject?
+    public internal(set) var right: ChildObject?
+    public internal(set) var openSide: OpenSide = .none
+    public internal(set) var openGestures: [DrawerGesture] = []
+    public internal(set) var closeGestures: [DrawerGesture] = []
+    public internal(set) var centerInteraction: CenterInteraction = .navigationBarOnly
+
+    public init(center: ChildObject, left: ChildObject? = nil, right: ChildObject? = nil) {
+        self.center = center; self.left = left; self.right = right
+    }
+
+    public func drawer(_ side: DrawerSide) -> ChildObject? { side == .left ? left : right }
+
+    /// The open drawer's child, if one is open.
+    public var openDrawer: ChildObject? {
+        switch openSide {
+        case .none: return nil
+        case .left: return left
+        case .right: return right
+        }
+    }
+}
+
+/// A custom container's state (R15.30): its children, the subset it shows, and the child that
+/// decides the status bar.
+public struct CustomState: Equatable, Sendable {
+    public internal(set) var children: [ChildObject]
+    /// Ids of shown children, in `children`'s order.
+    public internal(set) var shown: [String]
+    public internal(set) var statusBarChild: String?
+
+    public init(children: [ChildObject], shown: [String] = [], statusBarChild: String? = nil) {
+        self.children = children; self.shown = shown; self.statusBarChild = statusBarChild
+    }
+}
+
+/// The kind-specific state of a composite container.
+public enum CompositeBody: Equatable, Sendable {
+    case navigation(NavigationState)
+    case drawer(DrawerState)
+    case custom(CustomState)
+
+    public var kind: ContainerKind {
+        switch self {
+        case .navigation: return .navigation
+        case .drawer: return .drawer
+        case .custom: return .custom
+        }
+    }
+
+    /// Every child object, in slot order (R15: stack bottom→top; center, left, right; custom
+    /// `children`).
+    public var children: [ChildObject] {
+        switch self {
+        case .navigation(let n): return n.stack
+        case .drawer(let d): return [d.center] + [d.left, d.right].compactMap { $0 }
+        case .custom(let c): return c.children
+        }
+    }
+
+    /// The children the container shows (R15.5), in slot order: the top of a stack; a
+    /// drawer's center and its open drawer; a custom container's `shown`.
+    public var shownChildren: [ChildObject] {
+        switch self {
+        case .navigation(let n): return n.stack.last.map { [$0] } ?? []
+        case .drawer(let d): return [d.center] + (d.openDrawer.map { [$0] } ?? [])
+        case .custom(let c): return c.children.filter { c.shown.contains($0.id) }
+        }
+    }
+
+    /// The child that decides the status bar (R15.11), or nil.
+    public var statusBarChild: ChildObject? {
+        switch self {
+        case .navigation(let n): return n.stack.last
+        case .drawer(let d): return d.openDrawer ?? d.center
+        case .custom(let c): return c.statusBarChild.flatMap { id in c.children.first { $0.id == id } }
+        }
+    }
+
+    /// The slot a child with this id fills, in the container's words (for `parent`: its id).
+    func child(_ id: String) -> ChildObject? { children.first { $0.id == id } }
+}
+
+/// One container of a kind other than `tab`: its name, kind state, place in the tree and seq.
+public struct Composite: Equatable, Sendable {
+    public let name: String
+    public internal(set) var body: CompositeBody
+    /// The container this one is attached to, or nil for a root (R15.4).
+    public internal(set) var parent: Attachment?
+    /// A root that is a window's root view controller (R15.4): default false for these kinds.
+    public internal(set) var window: Bool
+    /// Fixed at creation (R15.3: a controller of another idiom cannot be attached).
+    public let idiom: Idiom
+    /// The seq of the last event this container sent (R11.4).
+    public internal(set) var seq: UInt64 = 0
+
+    public var kind: ContainerKind { body.kind }
+    public var isRoot: Bool { parent == nil }
+
+    public init(name: String, body: CompositeBody, window: Bool = false, idiom: Idiom = .phone) {
+        self.name = name; self.body = body; self.window = window; self.idiom = idiom
+    }
+
+    /// What makes this container impossible, or nil.
+    var inconsistency: String? {
+        if parent != nil && window { return "controller '\(name)' is attached to '\(parent!.parent)' and a window's root at once" }
+        var seen = Set<String>()
+        for c in body.children where !seen.insert(c.id).inserted { return "controller '\(name)' holds two children with the id '\(c.id)'" }
+        switch body {
+        case .navigation(let n): if n.stack.isEmpty { return "navigation controller '\(name)' has an empty stack" }
+        case .drawer(let d): if d.openSide != .none && d.openDrawer == nil { return "drawer '\(name)' has its \(d.openSide.rawValue) side open with no drawer there" }
+        case .custom(let c):
+            for s in c.shown where c.children.first(where: { $0.id == s }) == nil { return "custom controller '\(name)' shows '\(s)', which is not its child" }
+        }
+        return nil
+    }
+}

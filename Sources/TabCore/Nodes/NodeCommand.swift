@@ -1,0 +1,179 @@
+// The commands of R15's containers (PROTOCOL.md, "Containers beyond tabs") and the events
+// they send. A command is addressed to one container; its events may come from several (a
+// child controller's children appear with it, R15.8 a), each numbered by its own container.
+
+/// A command of a navigation, drawer or custom controller, or one every kind takes
+/// (`set_window`).
+public enum NodeCommand: Equatable, Sendable {
+    /// R15.4: a root's window flag.
+    case setWindow(Bool)
+    /// R15.1: the kind's configuration (not its slots).
+    case configure(NodeConfiguration)
+    // R15.13: navigation.
+    case push(ChildObject, animated: Bool)
+    /// `user`: the back button or the edge swipe (a user action, R15.9).
+    case pop(user: Bool, animated: Bool)
+    case popTo(String, animated: Bool)
+    case popToRoot(animated: Bool)
+    case setStack([ChildObject], animated: Bool)
+    // R15.25–R15.28: drawer.
+    case openDrawer(DrawerSide, gesture: DrawerGesture?, animated: Bool)
+    case closeDrawer(gesture: DrawerGesture?, animated: Bool)
+    case toggleDrawer(DrawerSide, gesture: DrawerGesture?, animated: Bool)
+    case setCenter(ChildObject, closeDrawer: Bool)
+    case setDrawer(DrawerSide, ChildObject?)
+    // R15.30–R15.31: custom.
+    /// `shown` nil: the old `shown` still present.
+    case setChildren([ChildObject], shown: [String]?)
+    case setShown([String])
+    case transition(from: String, to: ChildObject, animated: Bool)
+
+    /// The command's wire name.
+    public var commandName: CommandName {
+        switch self {
+        case .setWindow: .setWindow
+        case .configure: .configure
+        case .push: .push
+        case .pop: .pop
+        case .popTo: .popTo
+        case .popToRoot: .popToRoot
+        case .setStack: .setStack
+        case .openDrawer: .openDrawer
+        case .closeDrawer: .closeDrawer
+        case .toggleDrawer: .toggleDrawer
+        case .setCenter: .setCenter
+        case .setDrawer: .setDrawer
+        case .setChildren: .setChildren
+        case .setShown: .setShown
+        case .transition: .transition
+        }
+    }
+
+    public var name: String { commandName.rawValue }
+
+    /// The kind the command is for (nil: every kind but `tab`).
+    public var kind: ContainerKind? {
+        switch self {
+        case .setWindow, .configure: nil
+        case .push, .pop, .popTo, .popToRoot, .setStack: .navigation
+        case .openDrawer, .closeDrawer, .toggleDrawer, .setCenter, .setDrawer: .drawer
+        case .setChildren, .setShown, .transition: .custom
+        }
+    }
+
+    /// Whether it is a user action (R15 vocabulary: `user: true` or a `gesture`): checked for
+    /// reach (R15.9), and what plugins are asked about.
+    public var isUserAction: Bool {
+        switch self {
+        case .pop(let user, _): user
+        case .openDrawer(_, let g, _), .closeDrawer(let g, _), .toggleDrawer(_, let g, _): g != nil
+        default: false
+        }
+    }
+}
+
+/// The configuration `configure` may change and `controller.create` may give (R15.1), as
+/// asked: nil members are left as they are.
+public struct NodeConfiguration: Equatable, Sendable {
+    // Drawer (R15.26, R15.29).
+    public var openGestures: [DrawerGesture]?
+    public var closeGestures: [DrawerGesture]?
+    public var centerInteraction: CenterInteraction?
+    // Custom (R15.11): `.some(nil)` clears it.
+    public var statusBarChild: String??
+
+    public init(openGestures: [DrawerGesture]? = nil, closeGestures: [DrawerGesture]? = nil,
+                centerInteraction: CenterInteraction? = nil, statusBarChild: String?? = nil) {
+        self.openGestures = openGestures; self.closeGestures = closeGestures
+        self.centerInteraction = centerInteraction; self.statusBarChild = statusBarChild
+    }
+
+    public var isEmpty: Bool { openGestures == nil && closeGestures == nil && centerInteraction == nil && statusBarChild == nil }
+
+    /// The members set, by their wire names (what `config_changed` reports).
+    public var fieldNames: [String] {
+        var names: [String] = []
+        if openGestures != nil { names.append("open_gestures") }
+        if closeGestures != nil { names.append("close_gestures") }
+        if centerInteraction != nil { names.append("center_interaction") }
+        if statusBarChild != nil { names.append("status_bar_child") }
+        return names
+    }
+}
+
+/// What a container is created with (`controller.create` of a kind other than `tab`).
+public struct CompositeSpec: Equatable, Sendable {
+    public var body: CompositeBody
+    public var window: Bool
+    public var idiom: Idiom
+    /// The configuration beside the slots (gestures, center interaction, status bar child).
+    public var configuration: NodeConfiguration
+
+    public init(body: CompositeBody, window: Bool = false, idiom: Idiom = .phone, configuration: NodeConfiguration = NodeConfiguration()) {
+        self.body = body; self.window = window; self.idiom = idiom; self.configuration = configuration
+    }
+
+    public var kind: ContainerKind { body.kind }
+}
+
+/// What a navigation change was (`navigation_changed`'s `operation`).
+public enum NavigationOperation: String, Sendable, Equatable {
+    case push, pop, popTo = "pop_to", popToRoot = "pop_to_root", setStack = "set_stack"
+}
+
+/// Why a container's state changed (the `cause` of its state event).
+public enum NodeCause: String, Sendable, Equatable {
+    case app, user, tap, restore, removed, environment
+}
+
+/// One event of an R15 container.
+public enum NodeEvent: Equatable, Sendable {
+    /// R15.5/R15.6: a child's appearance; `controller` when the child is a controller.
+    case appearance(child: String, controller: String?, phase: AppearancePhase)
+    /// R15.6/R15.7: a child's containment; `parent` the container's name, nil when it leaves.
+    case containment(child: String, controller: String?, phase: ContainmentPhase, parent: String?)
+    /// R15.14.
+    case navigationChanged(stack: [ChildObject], operation: NavigationOperation, cause: NodeCause)
+    /// R15.25.
+    case drawerChanged(center: String, left: String?, right: String?, openSide: OpenSide, previous: OpenSide, cause: NodeCause)
+    /// R15.30.
+    case childrenChanged(children: [String], shown: [String])
+    /// R15.8 b: what `configure` was asked, before its effects.
+    case configChanged(NodeConfiguration)
+    /// R15.4.
+    case windowChanged(Bool)
+    /// R15.4: attached or detached.
+    case parentChanged(parent: Attachment?, window: Bool)
+    /// R15.11: a visible root's status bar path.
+    case statusBarChanged(path: [String])
+
+    public var event: EventName {
+        switch self {
+        case .appearance: .appearance
+        case .containment: .containment
+        case .navigationChanged: .navigationChanged
+        case .drawerChanged: .drawerChanged
+        case .childrenChanged: .childrenChanged
+        case .configChanged: .configChanged
+        case .windowChanged: .windowChanged
+        case .parentChanged: .parentChanged
+        case .statusBarChanged: .statusBarChanged
+        }
+    }
+}
+
+/// One event as sent: the container that sends it, its seq there, the event.
+public struct SentNodeEvent: Equatable, Sendable {
+    public var controller: String
+    public var seq: UInt64
+    public var event: NodeEvent
+}
+
+/// What a node command (or a container's creation) did.
+public struct NodeOutcome: Equatable, Sendable {
+    /// In order, each with its container and seq.
+    public internal(set) var events: [SentNodeEvent] = []
+    /// The command changed the state (it is journaled).
+    public internal(set) var changed = false
+    public init() {}
+}

@@ -1,0 +1,326 @@
+// Creating, changing and deleting R15's containers. Each command is checked first (a refused
+// command changes nothing), then says what its container holds afterwards, in one or two
+// steps; NodeTree.swift turns the steps into the events, for every kind alike.
+
+extension TabContainers {
+    /// Creates the container `name` as `spec` says: a root (R15.4) whose children enter as one
+    /// set change (R15.6) and no state event (R15.8 b).
+    public mutating func create(_ name: String, composite spec: CompositeSpec, limits: ControllerLimits = ControllerLimits()) throws(TabError) -> NodeOutcome {
+        try Self.validate(name: name)
+        guard nodes[name] == nil, composites[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
+        let children = spec.body.children
+        try Self.checkChildren(children, limits: limits)
+        switch spec.body {
+        case .navigation(let n):
+            guard !n.stack.isEmpty else { throw TabError(.invalid, "a navigation controller needs 'stack': at least its root screen") }
+            try Self.checkDepth(n.stack.count, name: name, limits: limits)
+        case .drawer(let d):
+            guard d.openSide == .none else { throw TabError(.invalid, "a drawer is created closed; open it with open_drawer") }
+        case .custom(let c):
+            for s in c.shown where !children.contains(where: { $0.id == s }) {
+                throw TabError(.notFound, "'shown' names '\(s)', which is not one of 'children'")
+            }
+        }
+        let body = try Self.configured(spec.body, spec.configuration, name: name)
+        try checkAttach(children, to: name, kind: spec.kind, idiom: spec.idiom, above: 1)
+        let before = visibleChildren()
+        saveComposite(name)
+        var node = Composite(name: name, body: Self.normalized(body), window: spec.window, idiom: spec.idiom)
+        node.seq = seqFloor
+        composites[name] = node
+        for c in children { if let x = c.controller { saveComposite(x); composites[x]!.parent = Attachment(parent: name, slot: c.id) } }
+        recent = Recent()
+        var outcome = NodeOutcome()
+        outcome.changed = true
+        emit(name, leaving: [], entering: children, before: before, after: visibleChildren(), .setChange, &outcome)
+        for c in children { if let x = c.controller { send(.parentChanged(parent: composites[x]!.parent, window: false), from: x, &outcome) } }
+        return outcome
+    }
+
+    /// Applies `command` to the container `name`. `replaying`: from the journal, where the
+    /// plugins' answers are already in the record (no plugin is asked, R15.8 d).
+    public mutating func apply(_ command: NodeCommand, to name: String, policy: Policy = DefaultPolicy(), replaying: Bool = false,
+                               limits: ControllerLimits = ControllerLimits()) throws(TabError) -> NodeOutcome {
+        let c: Composite
+        do { c = try composite(name) } catch where error.code == .notAvailable {
+            throw TabError(.notAvailable, "'\(name)' is a tab controller; \(command.name) is for \(command.kind.map { "\($0.rawValue) controllers" } ?? "navigation, drawer and custom controllers")")
+        }
+        if let k = command.kind, k != c.kind {
+            throw TabError(.notAvailable, "'\(name)' is a \(c.kind.rawValue) controller; \(command.name) is for \(k.rawValue) controllers")
+        }
+        var steps: [(CompositeBody, StepOrder)] = []
+        var first: [NodeEvent] = []
+        var stateEvent: ((CompositeBody) -> NodeEvent)?
+        switch (command, c.body) {
+        case (.setWindow(let window), _):
+            if let p = c.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; only a root can be a window's root") }
+            guard window != c.window else { return NodeOutcome() }
+            return setWindow(name, window)
+        case (.configure(let config), _):
+            guard !config.isEmpty else {
+                throw TabError(.invalid, "configure needs a field of the \(c.kind.rawValue) kind: \(Self.configurationFields(c.kind).joined(separator: ", "))")
+            }
+            let body = try Self.configured(c.body, config, name: name)
+            guard body != c.body else { return NodeOutcome() }
+            first = [.configChanged(config)]
+            steps = [(body, .visibility)]
+
+        case (.push(let screen, _), .navigation(var n)):
+            try Self.checkChildren([screen], limits: limits)
+            if n.stack.contains(where: { $0.id == screen.id }) { throw TabError(.conflict, "'\(screen.id)' is already in the stack of '\(name)'; ids are unique in a stack") }
+            try Self.checkDepth(n.stack.count + 1, name: name, limits: limits)
+            try checkAttach([screen], to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
+            n.stack.append(screen)
+            steps = [(.navigation(n), .transition)]
+            stateEvent = Self.navigationEvent(.push, .app)
+        case (.pop(let user, _), .navigation(var n)):
+            guard n.stack.count > 1 else { throw TabError(.conflict, "'\(name)' shows its root screen '\(n.stack[0].id)'; the root cannot be popped") }
+            if user && !replaying { try checkReach(name, command: "pop", userPop: true) }
+            n.stack.removeLast()
+            steps = [(.navigation(n), .transition)]
+            stateEvent = Self.navigationEvent(.pop, user ? .user : .app)
+        case (.popTo(let id, _), .navigation(var n)):
+            guard let i = n.stack.firstIndex(where: { $0.id == id }) else { throw TabError(.notFound, "no screen '\(id)' in the stack of '\(name)'") }
+            guard i < n.stack.count - 1 else { return NodeOutcome() }
+            n.stack.removeSubrange((i + 1)...)
+            steps = [(.navigation(n), .transition)]
+            stateEvent = Self.navigationEvent(.popTo, .app)
+        case (.popToRoot, .navigation(var n)):
+            guard n.stack.count > 1 else { return NodeOutcome() }
+            n.stack.removeSubrange(1...)
+            steps = [(.navigation(n), .transition)]
+            stateEvent = Self.navigationEvent(.popToRoot, .app)
+        case (.setStack(let stack, _), .navigation(let n)):
+            guard !stack.isEmpty else { throw TabError(.invalid, "set_stack needs at least one screen: the root") }
+            try Self.checkChildren(stack, limits: limits)
+            try Self.checkDepth(stack.count, name: name, limits: limits)
+            try checkAttach(stack.filter { s in !n.stack.contains { $0.isSameChild(as: s) } }, to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
+            guard stack != n.stack else { return NodeOutcome() }
+            steps = [(.navigation(NavigationState(stack: stack)), .transition)]
+            stateEvent = Self.navigationEvent(.setStack, .app)
+
+        case (.openDrawer(let side, let gesture, _), .drawer(var d)):
+            guard let drawer = d.drawer(side) else { throw TabError(.notAvailable, "'\(name)' has no \(side.rawValue) drawer; set one with set_drawer") }
+            try checkGesture(gesture, opening: true, side: side, d, name: name, policy: policy, replaying: replaying)
+            guard d.openSide != OpenSide(side) else { return NodeOutcome() }
+            _ = drawer
+            let previous = d.openSide
+            d.openSide = OpenSide(side)
+            steps = [(.drawer(d), .visibility)]
+            stateEvent = Self.drawerEvent(previous: previous, gesture == nil ? .app : .user)
+        case (.closeDrawer(let gesture, _), .drawer(var d)):
+            try checkGesture(gesture, opening: false, side: nil, d, name: name, policy: policy, replaying: replaying)
+            guard d.openSide != .none else { return NodeOutcome() }
+            let previous = d.openSide
+            d.openSide = .none
+            steps = [(.drawer(d), .visibility)]
+            stateEvent = Self.drawerEvent(previous: previous, gesture == nil ? .app : .user)
+        case (.toggleDrawer(let side, let gesture, let animated), .drawer(let d)):
+            // R15.25: opens when none is open, closes when this side is, else nothing.
+            if d.openSide == .none { return try apply(.openDrawer(side, gesture: gesture, animated: animated), to: name, policy: policy, replaying: replaying, limits: limits) }
+            if d.openSide == OpenSide(side) { return try apply(.closeDrawer(gesture: gesture, animated: animated), to: name, policy: policy, replaying: replaying, limits: limits) }
+            return NodeOutcome()
+        case (.setCenter(let child, let close), .drawer(var d)):
+            guard child.id != d.center.id else { return NodeOutcome() }
+            let previous = d.openSide
+            d.center = child
+            try Self.checkChildren(CompositeBody.drawer(d).children, limits: limits)
+            if child.controller != nil { try checkAttach([child], to: name, kind: .drawer, idiom: c.idiom, above: chainAbove(name)) }
+            steps = [(.drawer(d), .setChange)]
+            if close, d.openSide != .none {
+                d.openSide = .none
+                steps.append((.drawer(d), .visibility))
+            }
+            stateEvent = Self.drawerEvent(previous: previous, .app)
+        case (.setDrawer(let side, let child), .drawer(var d)):
+            guard child?.id != d.drawer(side)?.id else { return NodeOutcome() }
+            let previous = d.openSide
+            var cause = NodeCause.app
+            if side == .left { d.left = child } else { d.right = child }
+            if child == nil, d.openSide == OpenSide(side) { d.openSide = .none; cause = .removed }
+            try Self.checkChildren(CompositeBody.drawer(d).children, limits: limits)
+            if let child, child.controller != nil { try checkAttach([child], to: name, kind: .drawer, idiom: c.idiom, above: chainAbove(name)) }
+            steps = [(.drawer(d), .setChange)]
+            stateEvent = Self.drawerEvent(previous: previous, cause)
+
+        case (.setChildren(let children, let shown), .custom(let old)):
+            try Self.checkChildren(children, limits: limits)
+            let ids = Set(children.map(\.id))
+            let keep = shown ?? old.shown.filter(ids.contains)
+            for s in keep where !ids.contains(s) { throw TabError(.notFound, "'shown' names '\(s)', which is not one of 'children'") }
+            try checkAttach(children.filter { ch in !old.children.contains { $0.isSameChild(as: ch) } }, to: name, kind: .custom, idiom: c.idiom, above: chainAbove(name))
+            var new = CustomState(children: children, shown: keep, statusBarChild: old.statusBarChild.flatMap { ids.contains($0) ? $0 : nil })
+            new = Self.normalized(new)
+            guard new != old else { return NodeOutcome() }
+            steps = [(.custom(new), .setChange)]
+            stateEvent = Self.childrenEvent
+        case (.setShown(let shown), .custom(var state)):
+            for s in shown where !state.children.contains(where: { $0.id == s }) { throw TabError(.notFound, "'\(s)' is not a child of '\(name)'") }
+            state.shown = shown
+            state = Self.normalized(state)
+            guard case .custom(let old) = c.body, state != old else { return NodeOutcome() }
+            steps = [(.custom(state), .visibility)]
+            stateEvent = Self.childrenEvent
+        case (.transition(let from, let to, _), .custom(var state)):
+            guard state.shown.contains(from), let i = state.children.firstIndex(where: { $0.id == from }) else {
+                throw TabError(.notAvailable, "'\(from)' is not a shown child of '\(name)'; transition goes from a shown child")
+            }
+            if state.children.contains(where: { $0.id == to.id }) { throw TabError(.conflict, "'\(to.id)' is already a child of '\(name)'; transition goes to a new child") }
+            try Self.checkChildren([to], limits: limits)
+            try checkAttach([to], to: name, kind: .custom, idiom: c.idiom, above: chainAbove(name))
+            state.children[i] = to
+            state.shown = state.shown.map { $0 == from ? to.id : $0 }
+            if state.statusBarChild == from { state.statusBarChild = nil }
+            steps = [(.custom(state), .transition)]
+            stateEvent = Self.childrenEvent
+        default:
+            throw TabError(.internal, "\(command.name) reached '\(name)' unchecked")
+        }
+
+        var outcome = NodeOutcome()
+        outcome.changed = true
+        let paths = statusBarPaths()
+        for e in first { send(e, from: name, &outcome) }
+        var detached: [String] = [], attached: [String] = []
+        for (body, order) in steps {
+            let moved = step(name, to: body, order, &outcome)
+            detached += moved.detached
+            attached += moved.attached
+        }
+        if let stateEvent { send(stateEvent(composites[name]!.body), from: name, &outcome) }
+        finish(name, detached: detached.filter { !attached.contains($0) }, attached: attached, pathsBefore: paths, &outcome)
+        return outcome
+    }
+
+    /// R15.4: a root shown in or taken out of its window: the visibility changes, then
+    /// `window_changed`, then (showing) its status bar path.
+    private mutating func setWindow(_ name: String, _ window: Bool) -> NodeOutcome {
+        var outcome = NodeOutcome()
+        outcome.changed = true
+        let paths = statusBarPaths()
+        let before = visibleChildren()
+        saveComposite(name)
+        composites[name]!.window = window
+        emit(name, leaving: [], entering: [], before: before, after: visibleChildren(), .visibility, &outcome)
+        send(.windowChanged(window), from: name, &outcome)
+        finish(name, detached: [], attached: [], pathsBefore: paths, &outcome)
+        return outcome
+    }
+
+    /// R15.26, R15.37: a drawer command's gesture, in the order the refusals are checked;
+    /// then reach (R15.9) and, to open, the plugins (may-open-drawer).
+    private func checkGesture(_ gesture: DrawerGesture?, opening: Bool, side: DrawerSide?, _ d: DrawerState, name: String,
+                              policy: Policy, replaying: Bool) throws(TabError) {
+        guard let g = gesture, !replaying else { return }
+        if opening {
+            guard g.opens else { throw TabError(.invalid, "'\(g.rawValue)' only closes a drawer; open with pan_navigation_bar, pan_center, bezel_pan_center, custom or button") }
+            guard d.openSide == .none else { throw TabError(.conflict, "the \(d.openSide.rawValue) drawer of '\(name)' is open; a gesture cannot open another (close it first)") }
+            guard g == .button || d.openGestures.contains(g) else {
+                throw TabError(.notAvailable, "'\(name)' does not open on \(g.rawValue); its open_gestures are [\(d.openGestures.map(\.rawValue).joined(separator: ", "))] (configure them)")
+            }
+        } else {
+            guard g == .button || d.closeGestures.contains(g) else {
+                throw TabError(.notAvailable, "'\(name)' does not close on \(g.rawValue); its close_gestures are [\(d.closeGestures.map(\.rawValue).joined(separator: ", "))] (configure them)")
+            }
+        }
+        if g.onNavigationBar, d.center.controller.flatMap({ composites[$0]?.kind }) != .navigation {
+            throw TabError(.notAvailable, "\(g.rawValue) needs a navigation controller as the center of '\(name)'; its center is '\(d.center.id)'")
+        }
+        try checkReach(name, command: opening ? "open a drawer" : "close a drawer", userPop: false)
+        if opening, let side, case .deny(let by, let reason, let message) = policy.mayOpenDrawer(side: side, gesture: g, controller: name) {
+            throw TabError(.denied, message ?? "plugin '\(by)' refused opening the \(side.rawValue) drawer of '\(name)': \(reason)", plugin: by, reason: reason)
+        }
+    }
+
+    /// Deletes the composite `name` (`delete(_:)` for these kinds): refused while it is
+    /// attached or holds a controller (R15.4: detach first).
+    mutating func deleteComposite(_ name: String) throws(TabError) -> UInt64 {
+        let c = composites[name]!
+        if let p = c.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; remove it there first, then delete it") }
+        if let held = c.body.children.first(where: { $0.controller != nil }) {
+            throw TabError(.conflict, "'\(name)' holds the controller '\(held.controller!)' (child '\(held.id)'); detach it first, then delete '\(name)'")
+        }
+        saveComposite(name)
+        composites[name] = nil
+        if before.seqFloor == nil { before.seqFloor = seqFloor }
+        let last = c.seq &+ 1
+        seqFloor = max(seqFloor, last)
+        recent = Recent()
+        return last
+    }
+
+    // MARK: Helpers
+
+    /// R15.13: at most `limits.max_stack_depth` entries above the root.
+    private static func checkDepth(_ count: Int, name: String, limits: ControllerLimits) throws(TabError) {
+        guard count - 1 <= limits.maxStackDepth else {
+            throw TabError(.outOfRange, "the stack of '\(name)' would hold \(count - 1) screens above its root; at most \(limits.maxStackDepth) (limits.max_stack_depth)")
+        }
+    }
+
+    /// The configuration fields of a kind (R15.1, PROTOCOL.md), for messages.
+    public static func configurationFields(_ kind: ContainerKind) -> [String] {
+        switch kind {
+        case .drawer: ["open_gestures", "close_gestures", "center_interaction"]
+        case .custom: ["status_bar_child"]
+        default: []
+        }
+    }
+
+    /// `body` with `config` applied; a field of another kind is `invalid_request`.
+    static func configured(_ body: CompositeBody, _ config: NodeConfiguration, name: String) throws(TabError) -> CompositeBody {
+        let allowed = configurationFields(body.kind)
+        for field in config.fieldNames where !allowed.contains(field) {
+            throw TabError(.invalid, "'\(field)' is not a setting of a \(body.kind.rawValue) controller\(allowed.isEmpty ? "" : "; its settings are \(allowed.joined(separator: ", "))")")
+        }
+        switch body {
+        case .drawer(var d):
+            if let g = config.openGestures {
+                if let bad = g.first(where: { !$0.opens }) { throw TabError(.invalid, "'\(bad.rawValue)' only closes a drawer and cannot be in open_gestures") }
+                d.openGestures = DrawerGesture.allCases.filter(g.contains)
+            }
+            if let g = config.closeGestures { d.closeGestures = DrawerGesture.allCases.filter(g.contains) }
+            if let i = config.centerInteraction { d.centerInteraction = i }
+            return .drawer(d)
+        case .custom(var c):
+            if let s = config.statusBarChild {
+                if let s, !c.children.contains(where: { $0.id == s }) { throw TabError(.notFound, "status_bar_child '\(s)' is not a child of '\(name)'") }
+                c.statusBarChild = s
+            }
+            return .custom(c)
+        case .navigation:
+            return body
+        }
+    }
+
+    /// A custom state with `shown` in `children`'s order, each once.
+    static func normalized(_ c: CustomState) -> CustomState {
+        var c = c
+        c.shown = c.children.map(\.id).filter(c.shown.contains)
+        return c
+    }
+
+    static func normalized(_ body: CompositeBody) -> CompositeBody {
+        if case .custom(let c) = body { return .custom(normalized(c)) }
+        return body
+    }
+
+    private static func navigationEvent(_ op: NavigationOperation, _ cause: NodeCause) -> (CompositeBody) -> NodeEvent {
+        { body in
+            guard case .navigation(let n) = body else { return .navigationChanged(stack: [], operation: op, cause: cause) }
+            return .navigationChanged(stack: n.stack, operation: op, cause: cause)
+        }
+    }
+
+    private static func drawerEvent(previous: OpenSide, _ cause: NodeCause) -> (CompositeBody) -> NodeEvent {
+        { body in
+            guard case .drawer(let d) = body else { return .windowChanged(false) }
+            return .drawerChanged(center: d.center.id, left: d.left?.id, right: d.right?.id, openSide: d.openSide, previous: previous, cause: cause)
+        }
+    }
+
+    private static func childrenEvent(_ body: CompositeBody) -> NodeEvent {
+        guard case .custom(let c) = body else { return .childrenChanged(children: [], shown: []) }
+        return .childrenChanged(children: c.children.map(\.id), shown: c.shown)
+    }
+}

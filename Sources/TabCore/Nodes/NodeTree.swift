@@ -1,0 +1,294 @@
+// The tree of R15's containers as one registry sees it: what is visible (R15.5), who may act
+// where (R15.9), what decides the status bar (R15.11), attaching (R15.3), and the events of a
+// change, computed from the visible set before and after it (R15.6–R15.8) rather than sent by
+// hand inside each command. A command of a kind says only what its container holds
+// afterwards (NodeCommands.swift); everything here is the same for every kind.
+
+extension TabContainers {
+    /// The most controllers in one chain, root to leaf (R15.3).
+    public static let maxChain = 8
+
+    /// One visible child: the container showing it, the child, its depth (roots' children: 0).
+    struct VisibleChild: Equatable {
+        let container: String
+        let child: ChildObject
+        let depth: Int
+
+        func isSame(as other: VisibleChild) -> Bool { container == other.container && child.isSameChild(as: other.child) }
+    }
+
+    /// The composite `name`, or the error a command of `name` gets.
+    func composite(_ name: String) throws(TabError) -> Composite {
+        if let c = composites[name] { return c }
+        if nodes[name] != nil { throw TabError(.notAvailable, "'\(name)' is a tab controller") }
+        throw TabError(.notFound, "no controller named '\(name)'")
+    }
+
+    /// The kind of the container `name`, or nil when there is none.
+    public func kind(of name: String) -> ContainerKind? {
+        if nodes[name] != nil { return .tab }
+        return composites[name]?.kind
+    }
+
+    /// The parent of any container (a tab controller's is always nil in this version).
+    public func parent(of name: String) -> Attachment? {
+        composites[name]?.parent ?? nodes[name]?.parent
+    }
+
+    /// Whether the container `name` is visible (R15.5): a root in a window, or shown by a
+    /// visible container.
+    public func isVisible(_ name: String) -> Bool {
+        var current = name
+        var steps = 0
+        while let p = parent(of: current) {
+            guard let container = composites[p.parent], container.body.shownChildren.contains(where: { $0.id == p.slot }) else { return false }
+            current = p.parent
+            steps += 1
+            if steps > Self.maxChain * 2 { return false }
+        }
+        if let c = composites[current] { return c.window }
+        return nodes[current]?.window ?? false
+    }
+
+    /// The root above `name` (itself when it is one).
+    public func root(of name: String) -> String {
+        var current = name
+        var steps = 0
+        while let p = parent(of: current), steps <= Self.maxChain * 2 { current = p.parent; steps += 1 }
+        return current
+    }
+
+    /// How many containers from the root down to `name`, both counted.
+    func chainAbove(_ name: String) -> Int {
+        var n = 1, current = name
+        while let p = parent(of: current), n <= Self.maxChain * 2 { current = p.parent; n += 1 }
+        return n
+    }
+
+    /// How many containers in the longest chain from `name` down, itself counted.
+    func chainBelow(_ name: String) -> Int {
+        guard let c = composites[name] else { return 1 }
+        var most = 0
+        for child in c.body.children { if let x = child.controller { most = max(most, chainBelow(x)) } }
+        return most + 1
+    }
+
+    /// Every visible child under the visible composite roots, in pre-order (roots by name).
+    func visibleChildren() -> [VisibleChild] {
+        var out: [VisibleChild] = []
+        for name in composites.keys.sorted() where composites[name]!.isRoot && composites[name]!.window {
+            appendVisible(below: name, depth: 0, to: &out)
+        }
+        return out
+    }
+
+    /// The children `name` shows, and theirs below each, in pre-order.
+    func appendVisible(below name: String, depth: Int, to out: inout [VisibleChild]) {
+        guard let c = composites[name], depth <= Self.maxChain * 2 else { return }
+        for child in c.body.shownChildren {
+            out.append(VisibleChild(container: name, child: child, depth: depth))
+            if let x = child.controller { appendVisible(below: x, depth: depth + 1, to: &out) }
+        }
+    }
+
+    /// The status bar path of `name` (R15.11): its deciding child, then that child's, down.
+    public func statusBarPath(of name: String) -> [String] {
+        var path: [String] = []
+        var current = name
+        while let c = composites[current], let child = c.body.statusBarChild, path.count <= Self.maxChain * 2 {
+            path.append(child.id)
+            guard let x = child.controller else { break }
+            current = x
+        }
+        return path
+    }
+
+    /// The visible roots' status bar paths (a hidden root has none).
+    func statusBarPaths() -> [String: [String]] {
+        var paths: [String: [String]] = [:]
+        for (name, c) in composites where c.isRoot && c.window { paths[name] = statusBarPath(of: name) }
+        return paths
+    }
+
+    /// R15.9: refuses a user action on `name` that the user cannot reach. `userPop`: the
+    /// action is a user pop of a navigation controller (allowed below a center under
+    /// `navigation_bar_only`).
+    func checkReach(_ name: String, command: String, userPop: Bool) throws(TabError) {
+        guard isVisible(name) else {
+            throw TabError(.notAvailable, "'\(name)' is not visible, so a user cannot \(command) there; an app action (no 'user' or 'gesture') can")
+        }
+        var current = name
+        while let p = parent(of: current) {
+            if let d = composites[p.parent], case .drawer(let drawer) = d.body, drawer.center.id == p.slot, drawer.openSide != .none {
+                switch drawer.centerInteraction {
+                case .full: break
+                case .navigationBarOnly where userPop: break
+                default:
+                    throw TabError(.notAvailable, "'\(name)' is below the center of '\(d.name)' and its \(drawer.openSide.rawValue) drawer is open; close it first, or configure center_interaction")
+                }
+            }
+            current = p.parent
+        }
+    }
+
+    /// R15.3: refuses attaching the child objects `entering` to `container` (whose chain
+    /// from the root is `above` long), nothing changed.
+    func checkAttach(_ entering: [ChildObject], to container: String, kind: ContainerKind, idiom: Idiom, above: Int) throws(TabError) {
+        var seen = Set<String>()
+        for child in entering {
+            guard let x = child.controller else { continue }
+            guard seen.insert(x).inserted else { throw TabError(.conflict, "'\(x)' is given twice; a controller has one parent") }
+            if nodes[x] != nil {
+                if kind == .navigation {
+                    throw TabError(.conflict, "tab controller '\(x)' cannot be pushed onto navigation controller '\(container)'; a tab bar interface is never in a stack")
+                }
+                throw TabError(.notAvailable, "tab controller '\(x)' cannot be a child yet: this tabd nests navigation, drawer and custom controllers only")
+            }
+            guard let c = composites[x] else { throw TabError(.notFound, "no controller named '\(x)' (create it first, then attach it)") }
+            if let p = c.parent { throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)") }
+            if c.window { throw TabError(.conflict, "'\(x)' is a window's root; set_window false first") }
+            if x == container || root(of: container) == x || isAncestor(x, of: container) {
+                throw TabError(.conflict, "'\(x)' is '\(container)' or above it; a controller cannot contain itself")
+            }
+            if c.idiom != idiom { throw TabError(.conflict, "'\(x)' is a \(c.idiom.rawValue) controller and '\(container)' is in a \(idiom.rawValue) tree") }
+            if above + chainBelow(x) > Self.maxChain {
+                throw TabError(.conflict, "attaching '\(x)' to '\(container)' would make a chain of \(above + chainBelow(x)) controllers; at most \(Self.maxChain)")
+            }
+        }
+    }
+
+    private func isAncestor(_ x: String, of name: String) -> Bool {
+        var current = name
+        var steps = 0
+        while let p = parent(of: current), steps <= Self.maxChain * 2 {
+            if p.parent == x { return true }
+            current = p.parent; steps += 1
+        }
+        return false
+    }
+
+    /// Checks a container's children: ids given, unique, bounded (`conflict`, `invalid_request`).
+    static func checkChildren(_ children: [ChildObject], limits: ControllerLimits) throws(TabError) {
+        guard children.count <= limits.maxTabs else {
+            throw TabError(.outOfRange, "\(children.count) children; a container holds at most \(limits.maxTabs) (limits.max_tabs)")
+        }
+        var ids = Set<String>()
+        for c in children {
+            guard !c.id.isEmpty else { throw TabError(.invalid, "a child object needs a non-empty 'id'") }
+            guard c.id.utf8.count <= limits.maxIDBytes else { throw TabError(.outOfRange, "child id '\(c.id.prefix(32))…' is longer than \(limits.maxIDBytes) bytes (limits.max_id_bytes)") }
+            if let t = c.title, t.utf8.count > limits.maxTextBytes { throw TabError(.outOfRange, "the title of child '\(c.id)' is longer than \(limits.maxTextBytes) bytes (limits.max_text_bytes)") }
+            if let r = c.restorationID, r.utf8.count > limits.maxIDBytes { throw TabError(.outOfRange, "the restoration_id of child '\(c.id)' is longer than \(limits.maxIDBytes) bytes (limits.max_id_bytes)") }
+            guard ids.insert(c.id).inserted else { throw TabError(.conflict, "two children have the id '\(c.id)'; ids are unique in a container") }
+        }
+    }
+
+    /// How the events of one step of a command are ordered.
+    enum StepOrder {
+        /// R15.6: containment of each leaving child around its disappearance, then each
+        /// entering child's, then the other visibility changes.
+        case setChange
+        /// R15.7: listing 5-3.
+        case transition
+        /// Only visibility changes (R15.6 c): nothing enters or leaves.
+        case visibility
+    }
+
+    /// Numbers and appends one event sent by `controller`.
+    mutating func send(_ event: NodeEvent, from controller: String, _ outcome: inout NodeOutcome) {
+        guard composites[controller] != nil else { return }
+        saveComposite(controller)
+        composites[controller]!.seq &+= 1
+        outcome.events.append(SentNodeEvent(controller: controller, seq: composites[controller]!.seq, event: event))
+    }
+
+    /// Applies one step of a command: `name`'s body becomes `body`; children that leave are
+    /// detached (their controllers become hidden roots), those that enter attached; the
+    /// containment and appearance events are sent in `order`. Returns the controllers
+    /// detached and attached, for their `parent_changed` after the container's own events.
+    mutating func step(_ name: String, to body: CompositeBody, _ order: StepOrder, _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
+        let old = composites[name]!.body
+        let leaving = old.children.filter { c in !body.children.contains { $0.isSameChild(as: c) } }
+        let entering = body.children.filter { c in !old.children.contains { $0.isSameChild(as: c) } }
+        let before = visibleChildren()
+        saveComposite(name)
+        composites[name]!.body = body
+        for c in leaving { if let x = c.controller, composites[x] != nil { saveComposite(x); composites[x]!.parent = nil } }
+        for c in entering { if let x = c.controller, composites[x] != nil { saveComposite(x); composites[x]!.parent = Attachment(parent: name, slot: c.id) } }
+        let after = visibleChildren()
+        emit(name, leaving: leaving, entering: entering, before: before, after: after, order, &outcome)
+        return (leaving.compactMap(\.controller), entering.compactMap(\.controller))
+    }
+
+    /// The events of a step, from what left and entered `name` and the visible sets.
+    mutating func emit(_ name: String, leaving: [ChildObject], entering: [ChildObject], before: [VisibleChild], after: [VisibleChild],
+                       _ order: StepOrder, _ outcome: inout NodeOutcome) {
+        var gone = before.filter { v in !after.contains { $0.isSame(as: v) } }
+        let came = after.filter { v in !before.contains { $0.isSame(as: v) } }
+        func appear(_ list: [VisibleChild], _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
+            for v in list { send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome) }
+        }
+        func move(_ c: ChildObject, _ phase: ContainmentPhase, entering: Bool, _ outcome: inout NodeOutcome) {
+            send(.containment(child: c.id, controller: c.controller, phase: phase, parent: entering ? name : nil), from: name, &outcome)
+        }
+        /// A leaving child's visible entry and those below it.
+        func subtree(of c: ChildObject) -> [VisibleChild] {
+            guard let i = before.firstIndex(where: { $0.container == name && $0.child.isSameChild(as: c) }) else { return [] }
+            var run = [before[i]]
+            var j = i + 1
+            while j < before.count, before[j].depth > before[i].depth { run.append(before[j]); j += 1 }
+            return run
+        }
+        func others(_ outcome: inout NodeOutcome) {
+            appear(gone, .willDisappear, &outcome)
+            appear(came, .willAppear, &outcome)
+            appear(gone, .didDisappear, &outcome)
+            appear(came, .didAppear, &outcome)
+        }
+        switch order {
+        case .setChange:
+            for c in leaving {
+                move(c, .willMove, entering: false, &outcome)
+                let run = subtree(of: c)
+                appear(run, .willDisappear, &outcome)
+                appear(run, .didDisappear, &outcome)
+                gone.removeAll { v in run.contains { $0.isSame(as: v) } }
+                move(c, .didMove, entering: false, &outcome)
+            }
+            for c in entering {
+                move(c, .willMove, entering: true, &outcome)
+                move(c, .didMove, entering: true, &outcome)
+            }
+            others(&outcome)
+        case .transition:
+            for c in leaving { move(c, .willMove, entering: false, &outcome) }
+            for c in entering { move(c, .willMove, entering: true, &outcome) }
+            others(&outcome)
+            for c in leaving { move(c, .didMove, entering: false, &outcome) }
+            for c in entering { move(c, .didMove, entering: true, &outcome) }
+        case .visibility:
+            others(&outcome)
+        }
+    }
+
+    /// What follows a command's steps: `parent_changed` of each controller detached, then of
+    /// each attached (R15.4), then `status_bar_changed` of each visible root whose path
+    /// changed (R15.8 c, R15.42), the addressed one's root first.
+    mutating func finish(_ name: String, detached: [String], attached: [String], pathsBefore: [String: [String]], _ outcome: inout NodeOutcome) {
+        for x in detached where composites[x]?.parent == nil {
+            send(.parentChanged(parent: nil, window: false), from: x, &outcome)
+        }
+        for x in attached { if let p = composites[x]?.parent { send(.parentChanged(parent: p, window: false), from: x, &outcome) } }
+        let pathsAfter = statusBarPaths()
+        let first = root(of: name)
+        for r in [first] + pathsAfter.keys.sorted().filter({ $0 != first }) {
+            guard let now = pathsAfter[r], pathsBefore[r] != now else { continue }
+            send(.statusBarChanged(path: now), from: r, &outcome)
+        }
+    }
+
+    /// Remembers the composite `name` (nil: absent) as it is before it changes, once a turn.
+    mutating func saveComposite(_ name: String) {
+        guard !before.composites.contains(where: { $0.name == name }) else { return }
+        before.composites.append((name, composites[name]))
+    }
+}

@@ -1,0 +1,86 @@
+// Encoding R15's containers for clients: `state` of a navigation, drawer or custom
+// controller, the replies of their commands, and their events (PROTOCOL.md, "Containers
+// beyond tabs").
+
+import TabCore
+import TabJSON
+
+extension ReplyEncoder {
+    /// `state`'s members for a composite container (`containers` answers the tree queries).
+    public static func state(_ c: Composite, in containers: TabContainers, _ w: inout JSONWriter) {
+        w.key(literal: "controller"); w.string(c.name)
+        w.key(literal: "kind"); w.string(c.kind.rawValue)
+        w.key(literal: "parent"); Composite.writeParent(c.parent, to: &w)
+        w.key(literal: "window"); w.bool(c.window)
+        w.key(literal: "visible"); w.bool(containers.isVisible(c.name))
+        w.key(literal: "idiom"); w.string(c.idiom.rawValue)
+        c.body.writeMembers(to: &w)
+        switch c.body {
+        case .navigation(let n): w.key(literal: "top"); w.string(n.stack.last?.id ?? "")
+        case .drawer, .custom: break
+        }
+        if case .custom = c.body {} else {
+            w.key(literal: "status_bar_child"); optionalString(c.body.statusBarChild?.id, &w)
+        }
+        if c.isRoot { w.key(literal: "status_bar_path"); strings(containers.statusBarPath(of: c.name), &w) }
+        w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: c.seq))
+    }
+
+    /// The result members of a composite's command, after `changed`: what the command moved.
+    public static func nodeResult(_ command: NodeCommand, _ c: Composite, _ w: inout JSONWriter) {
+        switch c.body {
+        case .navigation(let n):
+            w.key(literal: "stack"); w.beginArray(); for s in n.stack { w.string(s.id) }; w.endArray()
+            w.key(literal: "top"); w.string(n.stack.last?.id ?? "")
+        case .drawer(let d):
+            w.key(literal: "open_side"); w.string(d.openSide.rawValue)
+            w.key(literal: "center"); w.string(d.center.id)
+        case .custom(let s):
+            w.key(literal: "children"); w.beginArray(); for ch in s.children { w.string(ch.id) }; w.endArray()
+            w.key(literal: "shown"); strings(s.shown, &w)
+        }
+        if case .setWindow = command { w.key(literal: "window"); w.bool(c.window) }
+    }
+
+    /// One event of an R15 container, with its envelope.
+    public static func event(_ e: SentNodeEvent, into w: inout JSONWriter) {
+        beginEvent(e.event.event.rawValue, controller: e.controller, seq: e.seq, into: &w)
+        switch e.event {
+        case .appearance(let child, let controller, let phase):
+            w.key(literal: "child"); w.string(child)
+            if let controller { w.key(literal: "child_controller"); w.string(controller) }
+            w.key(literal: "phase"); w.string(phase.rawValue)
+        case .containment(let child, let controller, let phase, let parent):
+            w.key(literal: "child"); w.string(child)
+            if let controller { w.key(literal: "child_controller"); w.string(controller) }
+            w.key(literal: "phase"); w.string(phase.rawValue)
+            w.key(literal: "parent"); optionalString(parent, &w)
+        case .navigationChanged(let stack, let operation, let cause):
+            w.key(literal: "stack"); w.beginArray(); for s in stack { s.write(to: &w) }; w.endArray()
+            w.key(literal: "operation"); w.string(operation.rawValue)
+            w.key(literal: "cause"); w.string(cause.rawValue)
+        case .drawerChanged(let center, let left, let right, let openSide, let previous, let cause):
+            w.key(literal: "center"); w.string(center)
+            w.key(literal: "left"); optionalString(left, &w)
+            w.key(literal: "right"); optionalString(right, &w)
+            w.key(literal: "open_side"); w.string(openSide.rawValue)
+            w.key(literal: "previous"); w.string(previous.rawValue)
+            w.key(literal: "cause"); w.string(cause.rawValue)
+        case .childrenChanged(let children, let shown):
+            w.key(literal: "children"); strings(children, &w)
+            w.key(literal: "shown"); strings(shown, &w)
+        case .configChanged(let config):
+            w.key(literal: "changes"); w.beginObject(); config.writeMembers(to: &w); w.endObject()
+        case .windowChanged(let window):
+            w.key(literal: "window"); w.bool(window)
+        case .parentChanged(let parent, let window):
+            w.key(literal: "parent"); Composite.writeParent(parent, to: &w)
+            w.key(literal: "window"); w.bool(window)
+        case .statusBarChanged(let path):
+            w.key(literal: "path"); strings(path, &w)
+        }
+        w.endObject()
+        w.endObject()
+        w.newline()
+    }
+}

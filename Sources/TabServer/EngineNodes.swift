@@ -1,0 +1,35 @@
+// The engine's commands of R15's containers (navigation, drawer, custom): run in TabCore's
+// registry, journaled as they succeeded (`node.*` records), their events published each by
+// its own container with its own seq.
+
+import TabCore
+import TabJSON
+import TabProtocol
+
+extension ServiceEngine {
+    mutating func runNode(_ r: Request, _ command: NodeCommand, _ out: inout Step) throws(ProtocolError) {
+        try requireWritable()
+        if containers.kind(of: r.controller) == .tab {
+            switch command {
+            case .push, .pop, .popToRoot:
+                // R6: a tab controller's stacks are its tabs'; as before R15, the tab is required.
+                throw .invalid("tab", "'\(command.name)' needs \"tab\"")
+            default: break
+            }
+        }
+        let outcome: NodeOutcome
+        do {
+            outcome = try containers.apply(command, to: r.controller, policy: policy, limits: config.controllerLimits)
+        } catch {
+            if error.code == .denied { stats.denials += 1 }
+            throw ProtocolError(error)
+        }
+        if outcome.changed { journal.append(.node(controller: r.controller, command)) }
+        publish(outcome, &out)
+        let c = containers.composites[r.controller]!
+        reply(r, &out) { w in
+            w.key(literal: "changed"); w.bool(outcome.changed)
+            ReplyEncoder.nodeResult(command, c, &w)
+        }
+    }
+}
