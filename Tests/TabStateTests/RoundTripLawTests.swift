@@ -301,6 +301,46 @@ import Testing
         }
     }
 
+    /// R15.12: every command of R15's containers and every kind's creation, with and without
+    /// their optional fields, reads back exactly (journal format 5's `node.*` records).
+    @Test func containerRecordsReadBackExactly() {
+        let kids: [[ChildObject]] = [[], [ChildObject(id: "a")], [ChildObject(id: Self.awkward, title: Self.awkward, restorationID: "r", controller: "x"), ChildObject(id: "b", title: "")]]
+        let one = ChildObject(id: "c", title: "C", restorationID: nil, controller: "n.1")
+        let configs = [NodeConfiguration(), NodeConfiguration(openGestures: [.panCenter, .button], closeGestures: [], centerInteraction: .none),
+                       NodeConfiguration(statusBarChild: .some(nil)), NodeConfiguration(statusBarChild: .some("a"))]
+        var commands: [NodeCommand] = [.setWindow(true), .setWindow(false), .popToRoot(animated: true), .setShown([]), .setShown(["a", Self.awkward])]
+        for animated in [false, true] {
+            commands += [.push(one, animated: animated), .pop(user: true, animated: animated), .pop(user: false, animated: animated),
+                         .popTo("a", animated: animated), .transition(from: "a", to: one, animated: animated)]
+            for side in DrawerSide.allCases {
+                for g in [nil] + DrawerGesture.allCases.map(Optional.some) {
+                    commands += [.openDrawer(side, gesture: g, animated: animated), .toggleDrawer(side, gesture: g, animated: animated)]
+                    if side == .left { commands.append(.closeDrawer(gesture: g, animated: animated)) }
+                }
+            }
+        }
+        for k in kids {
+            commands += [.setStack(k, animated: false), .setChildren(k, shown: nil), .setChildren(k, shown: ["a"])]
+        }
+        for side in DrawerSide.allCases { commands += [.setDrawer(side, nil), .setDrawer(side, one)] }
+        commands += [.setCenter(one, closeDrawer: true), .setCenter(ChildObject(id: "s"), closeDrawer: false)]
+        commands += configs.map { .configure($0) }
+        var records = commands.map { JournalRecord.node(controller: "n.1", $0) }
+        for config in configs {
+            for window in [false, true] {
+                for idiom in Idiom.allCases {
+                    records.append(.createController(name: "n", .composite(CompositeSpec(body: .navigation(NavigationState(stack: [one])), window: window, idiom: idiom, configuration: config))))
+                    records.append(.createController(name: "d", .composite(CompositeSpec(body: .drawer(DrawerState(center: one, left: nil, right: ChildObject(id: "r"))), window: window, idiom: idiom, configuration: config))))
+                    for k in kids { records.append(.createController(name: "c", .composite(CompositeSpec(body: .custom(CustomState(children: k, shown: k.map(\.id))), window: window, idiom: idiom, configuration: config)))) }
+                }
+            }
+        }
+        #expect(records.count > 200)
+        for (i, record) in records.enumerated() {
+            if let why = Self.lawBroken(record, seq: UInt64(i + 1)) { Issue.record(Comment(rawValue: why)) }
+        }
+    }
+
     /// The default controller goes without saying; any other is named, "main" too when it is
     /// created. Both read back as themselves.
     @Test func theControllerFieldIsWrittenOnlyWhenItIsNotTheDefault() {
@@ -356,16 +396,23 @@ import Testing
             #expect(totals.controllersCreated > Self.streamCount, "\(totals)")
             #expect(totals.controllersDeleted > 0, "\(totals)")
             #expect(totals.rewritten > 0, "\(totals)")  // rotations journalled as set_orientation
+            #expect(totals.r15 > Self.streamCount * 3, "\(totals)")
+            #expect(totals.nested > Self.streamCount, "\(totals)")
+            print("round-trip law: \(totals)")
         }
     }
 
     struct StreamTotals: CustomStringConvertible {
         var applied = 0, refused = 0, journalled = 0, rewritten = 0, compactions = 0, restarts = 0
         var controllersCreated = 0, controllersDeleted = 0
+        /// R15's containers created and changed.
+        var r15 = 0
+        /// R15 commands applied while some container was attached to another.
+        var nested = 0
         /// Commands applied to a controller arranged with R13 (groups, placement, hiding).
         var modern = 0
         var description: String {
-            "applied \(applied) (\(modern) arranged with R13), refused \(refused), journalled \(journalled) (\(rewritten) rewritten), compactions \(compactions), restarts \(restarts), controllers created \(controllersCreated), deleted \(controllersDeleted)"
+            "applied \(applied) (\(modern) arranged with R13, \(r15) of R15, \(nested) nested), refused \(refused), journalled \(journalled) (\(rewritten) rewritten), compactions \(compactions), restarts \(restarts), controllers created \(controllersCreated), deleted \(controllersDeleted)"
         }
     }
 
@@ -427,6 +474,43 @@ import Testing
                 live.setPluginValue(plugin: plugin, key: key, value)
                 store.append(.pluginData(plugin: plugin, key: key, value: value))
                 totals.applied += 1; totals.journalled += 1
+            case .node(let name, let command):
+                // R15.12: every R15 command over random trees of containers.
+                let before = live
+                do {
+                    let outcome = try live.apply(command, to: name, policy: DefaultPolicy())
+                    totals.applied += 1; totals.r15 += 1
+                    if live.composites.values.contains(where: { $0.parent != nil }) { totals.nested += 1 }
+                    if let why = live.inconsistency {
+                        Issue.record("\(context), step \(step): \(command) on '\(name)' made an impossible tree: \(why)")
+                        return false
+                    }
+                    if outcome.changed {
+                        store.append(.node(controller: name, command))
+                        totals.journalled += 1
+                    } else if live != before {
+                        Issue.record("\(context), step \(step): \(command) on '\(name)' changed the state and said it did not")
+                        return false
+                    }
+                } catch {
+                    totals.refused += 1
+                    if live != before {
+                        Issue.record("\(context), step \(step): \(command) on '\(name)' was refused (\(error)) and changed the state")
+                        return false
+                    }
+                }
+            case .createComposite(let name, let spec):
+                do {
+                    try live.create(name, .composite(spec))
+                    store.append(.createController(name: name, .composite(spec)))
+                    totals.applied += 1; totals.journalled += 1; totals.controllersCreated += 1; totals.r15 += 1
+                    if let why = live.inconsistency {
+                        Issue.record("\(context), step \(step): creating '\(name)' made an impossible tree: \(why)")
+                        return false
+                    }
+                } catch {
+                    totals.refused += 1
+                }
             }
             if g.chance(1, in: 3) {
                 try store.commit()
@@ -470,7 +554,13 @@ import Testing
 
     /// nil when the two are equal and every controller's `state` is the same bytes; else how not.
     static func difference(_ live: TabContainers, _ recovered: TabContainers) -> String? {
-        guard live.names == recovered.names else { return "controllers \(recovered.names), live \(live.names)" }
+        guard live.allNames == recovered.allNames else { return "controllers \(recovered.allNames), live \(live.allNames)" }
+        for (name, c) in live.composites {
+            var a = JSONWriter(), b = JSONWriter()
+            ReplyEncoder.state(c, in: live, &a)
+            ReplyEncoder.state(recovered.composites[name]!, in: recovered, &b)
+            if a.bytes != b.bytes { return "`state` of '\(name)':\n  live      \(String(decoding: a.bytes, as: UTF8.self))\n  recovered \(String(decoding: b.bytes, as: UTF8.self))" }
+        }
         let a = stateBytes(live), b = stateBytes(recovered)
         for name in live.names where a[name] != b[name] {
             return "`state` of '\(name)':\n  live      \(String(decoding: a[name]!, as: UTF8.self))\n  recovered \(String(decoding: b[name]!, as: UTF8.self))"
@@ -494,6 +584,9 @@ struct StreamGenerator {
         case delete(String)
         /// A plugin's store write (nil: a removal), as the service journals it.
         case store(plugin: String, key: String, value: String?)
+        /// R15: a command of a navigation, drawer or custom controller, or one's creation.
+        case node(String, NodeCommand)
+        case createComposite(String, CompositeSpec)
     }
 
     var rng: SplitMix64
@@ -520,6 +613,7 @@ struct StreamGenerator {
             return .create(name, idiom, maxVisible, pick(TapPops.allCases), chance(1, in: 2) ? .automatic : pick(Mode.allCases))
         }
         if roll < 4 { return .delete(pick(Self.controllerNames.dropFirst().map { $0 } + ["nowhere"])) }
+        if roll >= 85 { return r15Action(live) }
         if roll < 7 {
             return .store(plugin: pick(["hello", "login-gate"]), key: pick(["taps", "session/main", "session/pad", "é"]),
                           value: chance(1, in: 4) ? nil : pick(["1", "2", "", "{\"user\":\"demo\"}"]))
@@ -527,6 +621,81 @@ struct StreamGenerator {
         // Mostly the controllers that exist; now and then one that does not.
         let name = chance(1, in: 25) ? "nowhere" : pick(live.names.isEmpty ? ["main"] : live.names)
         return .command(name, command(for: live[name]))
+    }
+
+    // MARK: R15
+
+    static let compositeNames = ["n1", "n2", "d1", "c1", "c2"]
+    static let screenPool = ["s1", "s2", "s3", "s4", "s5", "s6"]
+
+    /// A child object: mostly a screen, now and then another container (attaching, which
+    /// R15.3 may refuse), a tab controller (refused) or a duplicate id.
+    mutating func childObject(_ live: TabContainers) -> ChildObject {
+        let id = pick(Self.screenPool)
+        switch int(10) {
+        case 0, 1, 2:
+            // Mostly a detached root (what can be attached), else any name.
+            let free = live.composites.values.filter { $0.isRoot && !$0.window }.map(\.name).sorted()
+            return ChildObject(id: id, controller: !free.isEmpty && chance(3, in: 4) ? pick(free) : pick(Self.compositeNames))
+        case 3 where chance(1, in: 4): return ChildObject(id: id, controller: "main")
+        default: return ChildObject(id: id, title: maybe("T"), restorationID: chance(1, in: 4) ? "r-\(id)" : nil)
+        }
+    }
+
+    mutating func children(_ live: TabContainers, _ n: Int) -> [ChildObject] { (0..<n).map { _ in childObject(live) } }
+
+    mutating func gesture() -> DrawerGesture? { chance(1, in: 2) ? nil : pick(DrawerGesture.allCases) }
+
+    mutating func r15Action(_ live: TabContainers) -> Action {
+        let name = pick(Self.compositeNames)
+        if live.composites[name] == nil || chance(1, in: 12) {
+            if live.composites[name] != nil, chance(1, in: 2) { return .delete(name) }
+            let body: CompositeBody
+            switch int(3) {
+            case 0: body = .navigation(NavigationState(stack: children(live, 1 + int(3))))
+            case 1: body = .drawer(DrawerState(center: childObject(live), left: chance(2, in: 3) ? childObject(live) : nil, right: maybe(childObject(live))))
+            default:
+                let kids = children(live, int(4))
+                body = .custom(CustomState(children: kids, shown: kids.map(\.id).filter { _ in bool() }))
+            }
+            var config = NodeConfiguration()
+            if case .drawer = body, bool() {
+                config = NodeConfiguration(openGestures: [.panCenter, .button], closeGestures: [.tapCenter, .panDrawer], centerInteraction: pick(CenterInteraction.allCases))
+            }
+            return .createComposite(name, CompositeSpec(body: body, window: chance(1, in: 3), idiom: chance(1, in: 10) ? .pad : .phone, configuration: config))
+        }
+        let c = live.composites[name]!
+        let animated = bool()
+        if chance(1, in: 10) { return .node(name, .setWindow(bool())) }
+        switch c.body {
+        case .navigation(let n):
+            switch int(7) {
+            case 0, 1: return .node(name, .push(childObject(live), animated: animated))
+            case 2: return .node(name, .pop(user: bool(), animated: animated))
+            case 3: return .node(name, .popTo(chance(4, in: 5) ? pick(n.stack).id : "nope", animated: animated))
+            case 4: return .node(name, .popToRoot(animated: animated))
+            case 5: return .node(name, .setStack(chance(1, in: 2) ? n.stack.shuffled(using: &rng) : children(live, int(4)), animated: animated))
+            default: return .node(name, .configure(NodeConfiguration(statusBarChild: .some(nil))))  // refused: not a navigation setting
+            }
+        case .drawer:
+            switch int(8) {
+            case 0, 1: return .node(name, .openDrawer(pick(DrawerSide.allCases), gesture: gesture(), animated: animated))
+            case 2: return .node(name, .closeDrawer(gesture: gesture(), animated: animated))
+            case 3: return .node(name, .toggleDrawer(pick(DrawerSide.allCases), gesture: gesture(), animated: animated))
+            case 4: return .node(name, .setCenter(childObject(live), closeDrawer: bool()))
+            case 5: return .node(name, .setDrawer(pick(DrawerSide.allCases), chance(1, in: 3) ? nil : childObject(live)))
+            default:
+                return .node(name, .configure(NodeConfiguration(openGestures: maybe([.panCenter, .bezelPanCenter]), closeGestures: maybe([.tapCenter]),
+                                                                centerInteraction: maybe(pick(CenterInteraction.allCases)))))
+            }
+        case .custom(let s):
+            switch int(5) {
+            case 0: return .node(name, .setChildren(children(live, int(4)), shown: chance(1, in: 2) ? nil : Self.screenPool.filter { _ in chance(1, in: 3) }))
+            case 1: return .node(name, .setShown(s.children.map(\.id).filter { _ in bool() } + (chance(1, in: 8) ? ["nope"] : [])))
+            case 2: return .node(name, .transition(from: s.shown.first ?? pick(Self.screenPool), to: childObject(live), animated: animated))
+            default: return .node(name, .configure(NodeConfiguration(statusBarChild: .some(chance(1, in: 3) ? nil : pick(Self.screenPool)))))
+            }
+        }
     }
 
     mutating func tabID(_ c: Controller?) -> String {

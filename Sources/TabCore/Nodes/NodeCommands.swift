@@ -5,6 +5,7 @@
 extension TabContainers {
     /// Creates the container `name` as `spec` says: a root (R15.4) whose children enter as one
     /// set change (R15.6) and no state event (R15.8 b).
+    @discardableResult
     public mutating func create(_ name: String, composite spec: CompositeSpec, limits: ControllerLimits = ControllerLimits()) throws(TabError) -> NodeOutcome {
         try Self.validate(name: name)
         guard nodes[name] == nil, composites[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
