@@ -152,6 +152,10 @@ enum LawEffect {
     case state(String)
     case preserve(String)
     case controllers
+    /// R15: a navigation, drawer or custom controller created (its kind in the reply).
+    case createComposite(String)
+    /// R15: a reply (a command's or `state`'s) that shows a composite's children.
+    case composite(String)
 }
 
 struct LawRequest {
@@ -215,6 +219,9 @@ struct ControllerModel {
 struct RequestGenerator {
     var rng: SplitMix64
     var model: [String: ControllerModel] = ["main": ControllerModel()]
+    /// R15: the navigation, drawer and custom controllers the replies said exist, by kind,
+    /// with the child ids each was last seen holding.
+    var composites: [String: (kind: String, children: [String])] = [:]
     /// How likely R13.12's and R14's commands are among modernDraft's (the mirrors' law raises it).
     var r14Weight = 4
 
@@ -600,7 +607,11 @@ struct RequestGenerator {
     /// The names of every command the stream sends (besides the invalid ones).
     static var commandsSent: Set<String> {
         var g = RequestGenerator(seed: 1)
-        return Set(Kind.allCases.map { g.draft($0, "main").cmd }).union(additionCommands)
+        // R15's: what compositeDraft sends over containers of every kind, drawn as the streams draw them.
+        var r15 = RequestGenerator(seed: 2)
+        r15.composites = ["nav-a": ("navigation", ["inbox"]), "nav-b": ("navigation", ["msg"]), "drawer": ("drawer", ["menu"]), "custom": ("custom", ["inbox"])]
+        let containers = Set((0..<2000).map { _ in r15.compositeDraft().cmd })
+        return Set(Kind.allCases.map { g.draft($0, "main").cmd }).union(additionCommands).union(containers)
     }
 
     static let additionCommands: Set<String> = ["set_hidden", "reorder", "sidebar", "metrics", "config",
@@ -914,6 +925,10 @@ struct RequestGenerator {
         case 9..<11:
             let d = additionDraft(c)
             return LawRequest(line: assemble(d), effect: d.effect)
+        case 18..<26:
+            // R15's containers: 8 of every 100, from the documented commands' share.
+            let d = compositeDraft()
+            return LawRequest(line: assemble(d), effect: d.effect)
         case 12..<18:
             // R13's requests: 6 of every 100, taken from the documented commands' share (89 →
             // 83). No expectation counts on the mix (the summary line only prints it); the
@@ -952,6 +967,7 @@ struct RequestGenerator {
             model[name] = m
         case .delete(let name):
             model[name] = nil
+            composites[name] = nil
         case .setTabs(let name, let navigation):
             model[name, default: ControllerModel()].tabs = result.strings("tabs") ?? []
             model[name]!.navigation = navigation
@@ -988,11 +1004,21 @@ struct RequestGenerator {
                 model[name]?.archives.append(archive)
                 if (model[name]?.archives.count ?? 0) > 4 { model[name]!.archives.removeFirst() }
             }
+        case .createComposite(let name):
+            composites[name] = (result.string("kind") ?? "custom", childIDs(of: result))
+        case .composite(let name):
+            let ids = childIDs(of: result)
+            if composites[name] != nil, !ids.isEmpty { composites[name]!.children = ids }
         case .controllers:
             guard case .array(let list)? = result["controllers"] else { return }
             var seen = Set<String>()
             for case .object(let o) in list {
                 guard let name = o.string("name") else { continue }
+                if let kind = o.string("kind") {
+                    // R15: not a tab controller; kept apart from the tab controllers' model.
+                    if composites[name] == nil { composites[name] = (kind, []) }
+                    continue
+                }
                 seen.insert(name)
                 if model[name] == nil {
                     var m = ControllerModel()
@@ -1002,7 +1028,116 @@ struct RequestGenerator {
                 }
             }
             for name in model.keys where !seen.contains(name) { model[name] = nil }
+            let listed = Set(list.compactMap { v -> String? in if case .object(let o) = v { o.string("name") } else { nil } })
+            for name in composites.keys where !listed.contains(name) { composites[name] = nil }
         }
+    }
+
+    // MARK: R15: navigation, drawer and custom controllers
+
+    static let compositeNames = ["nav-a", "nav-b", "drawer", "custom"]
+    static let childScreenIDs = ["inbox", "msg", "menu", "tools", "x\"y", "ü"]
+
+    /// The ids of the child objects a composite's `state` or create reply shows.
+    func childIDs(of result: JSONObject) -> [String] {
+        var ids: [String] = []
+        for key in ["stack", "children"] {
+            guard case .array(let list)? = result[key] else { continue }
+            for v in list {
+                if case .object(let o) = v, let id = o.string("id") { ids.append(id) }
+                if case .string(let id) = v { ids.append(id) }  // a command's reply lists ids
+            }
+        }
+        for key in ["center", "left", "right"] { if case .object(let o)? = result[key], let id = o.string("id") { ids.append(id) } }
+        return ids
+    }
+
+    /// A child object: a screen mostly, now and then another of the pool's containers
+    /// (attaching: accepted or refused as R15.3 says).
+    mutating func childValue() -> JSONValue {
+        var pairs: [(String, JSONValue)] = [("id", jstring(rng.pick(Self.childScreenIDs)))]
+        if rng.chance(0.3) { pairs.append(("title", jstring(rng.pick(Self.titles)))) }
+        if rng.chance(0.2) { pairs.append(("restoration_id", jstring(rng.pick(Self.restorationIDs)))) }
+        if rng.chance(0.25) { pairs.append(("controller", jstring(rng.pick(Self.compositeNames + ["main"])))) }
+        return jobject(pairs)
+    }
+
+    mutating func children(_ n: Int) -> JSONValue { .array((0..<n).map { _ in childValue() }) }
+
+    static let gestures = ["pan_navigation_bar", "pan_center", "bezel_pan_center", "custom", "tap_navigation_bar", "tap_center", "pan_drawer", "button"]
+
+    /// A request of R15: a container's creation, or a command of its kind (or another's:
+    /// not_available), with random children and gestures.
+    mutating func compositeDraft() -> Draft {
+        let name = rng.pick(Self.compositeNames)
+        var d = Draft(cmd: "", controller: name)
+        d.explicitController = true
+        guard let known = composites[name], rng.chance(0.93) else {
+            if composites[name] != nil, rng.chance(0.4) {
+                d.cmd = "controller.delete"
+                d.effect = .delete(name)
+                return d
+            }
+            d.cmd = "controller.create"
+            d.effect = .createComposite(name)
+            let kind = name.hasPrefix("nav") ? "navigation" : name == "drawer" ? "drawer" : "custom"
+            d.fields = [("kind", jstring(kind))]
+            if rng.chance(0.4) { d.fields.append(("window", .bool(true))) }
+            switch kind {
+            case "navigation": d.fields.append(("stack", children(rng.int(in: 1...3))))
+            case "drawer":
+                d.fields.append(("center", childValue()))
+                if rng.chance(0.8) { d.fields.append(("left", childValue())) }
+                if rng.chance(0.4) { d.fields.append(("right", childValue())) }
+                if rng.chance(0.5) { d.fields.append(("open_gestures", jstrings(rng.subset(["pan_center", "bezel_pan_center", "button"], 0.5)))) }
+                if rng.chance(0.5) { d.fields.append(("close_gestures", jstrings(rng.subset(Self.gestures, 0.4)))) }
+                if rng.chance(0.3) { d.fields.append(("center_interaction", jstring(rng.pick(["navigation_bar_only", "full", "none"])))) }
+            default:
+                d.fields.append(("children", children(rng.below(4))))
+                if rng.chance(0.6) { d.fields.append(("shown", jstrings(rng.subset(Self.childScreenIDs, 0.4)))) }
+            }
+            return d
+        }
+        let held = known.children.isEmpty ? Self.childScreenIDs : known.children
+        if rng.chance(0.08) {
+            d.cmd = "set_window"
+            d.fields = [("window", .bool(rng.chance(0.5)))]
+            return d
+        }
+        if rng.chance(0.06) {
+            d.cmd = "state"
+            d.effect = .composite(name)
+            return d
+        }
+        switch known.kind {
+        case "navigation":
+            switch rng.below(6) {
+            case 0, 1: d.cmd = "push"; d.fields = [("screen", childValue())]
+            case 2: d.cmd = "pop"; if rng.chance(0.5) { d.fields = [("user", .bool(true))] }
+            case 3: d.cmd = "pop_to"; d.fields = [("screen", jstring(rng.pick(held)))]
+            case 4: d.cmd = "pop_to_root"
+            default: d.cmd = "set_stack"; d.fields = [("stack", children(rng.int(in: 1...3)))]
+            }
+        case "drawer":
+            switch rng.below(7) {
+            case 0, 1: d.cmd = "open_drawer"; d.fields = [("side", jstring(rng.pick(["left", "right"])))]
+            case 2: d.cmd = "close_drawer"
+            case 3: d.cmd = "toggle_drawer"; d.fields = [("side", jstring(rng.pick(["left", "right"])))]
+            case 4: d.cmd = "set_center"; d.fields = [("child", childValue())]; if rng.chance(0.5) { d.fields.append(("close_drawer", .bool(true))) }
+            case 5: d.cmd = "set_drawer"; d.fields = [("side", jstring(rng.pick(["left", "right"]))), ("child", rng.chance(0.3) ? .null : childValue())]
+            default: d.cmd = "configure"; d.fields = [("center_interaction", jstring(rng.pick(["navigation_bar_only", "full", "none"]))), ("open_gestures", jstrings(rng.subset(["pan_center", "button"], 0.6)))]
+            }
+            if ["open_drawer", "close_drawer", "toggle_drawer"].contains(d.cmd), rng.chance(0.5) { d.fields.append(("gesture", jstring(rng.pick(Self.gestures)))) }
+        default:
+            switch rng.below(4) {
+            case 0: d.cmd = "set_children"; d.fields = [("children", children(rng.below(4)))]
+            case 1: d.cmd = "set_shown"; d.fields = [("shown", jstrings(rng.subset(held, 0.5)))]
+            case 2: d.cmd = "transition"; d.fields = [("from", jstring(rng.pick(held))), ("to", childValue())]
+            default: d.cmd = "configure"; d.fields = [("status_bar_child", rng.chance(0.3) ? .null : jstring(rng.pick(held)))]
+            }
+        }
+        d.effect = .composite(name)
+        return d
     }
 
     /// Everything the generator believes about a controller, put right from its `state`.
@@ -1362,6 +1497,10 @@ final class RestartLawRun {
             if (state.strings("selected_path")?.count ?? 0) > 1 { seen.insert("a nested selection") }
             if tabs.contains(where: { $0.bool("hidden") == true }) { seen.insert("a hidden tab") }
             if state.object("sidebar")?.bool("available") == true { seen.insert(state.object("sidebar")?.bool("visible") == true ? "a sidebar" : "a sidebar hidden") }
+            // R15
+            if let kind = state.string("kind") { seen.insert("a \(kind) controller") }
+            if state.object("parent") != nil { seen.insert("a nested controller") }
+            if let side = state.string("open_side"), side != "none" { seen.insert("an open drawer") }
         }
         for k in seen { coverage[k, default: 0] += 1 }
     }
