@@ -24,7 +24,6 @@ extension TabContainers {
         }
         let body = try Self.configured(spec.body, spec.configuration, name: name)
         try checkAttach(children, to: name, kind: spec.kind, idiom: spec.idiom, above: 1)
-        let before = visibleChildren()
         saveComposite(name)
         var node = Composite(name: name, body: Self.normalized(body), window: spec.window, idiom: spec.idiom)
         node.seq = seqFloor
@@ -33,7 +32,7 @@ extension TabContainers {
         recent = Recent()
         var outcome = NodeOutcome()
         outcome.changed = true
-        emit(name, leaving: [], entering: children, before: before, after: visibleChildren(), .setChange, &outcome)
+        emit(name, leaving: [], entering: children, before: [], after: visibleChildren(under: name), .setChange, &outcome)
         for c in children { if let x = c.controller { send(.parentChanged(parent: composites[x]!.parent, window: false), from: x, &outcome) } }
         return outcome
     }
@@ -180,7 +179,7 @@ extension TabContainers {
 
         var outcome = NodeOutcome()
         outcome.changed = true
-        let paths = statusBarPaths()
+        let path = shownStatusBarPath(root(of: name))
         for e in first { send(e, from: name, &outcome) }
         var detached: [String] = [], attached: [String] = []
         for (body, order) in steps {
@@ -189,7 +188,7 @@ extension TabContainers {
             attached += moved.attached
         }
         if let stateEvent { send(stateEvent(composites[name]!.body), from: name, &outcome) }
-        finish(name, detached: detached.filter { !attached.contains($0) }, attached: attached, pathsBefore: paths, &outcome)
+        finish(name, detached: detached.filter { !attached.contains($0) }, attached: attached, pathBefore: path, &outcome)
         return outcome
     }
 
@@ -198,13 +197,13 @@ extension TabContainers {
     private mutating func setWindow(_ name: String, _ window: Bool) -> NodeOutcome {
         var outcome = NodeOutcome()
         outcome.changed = true
-        let paths = statusBarPaths()
-        let before = visibleChildren()
+        let path = shownStatusBarPath(name)
+        let before = visibleChildren(under: name)
         saveComposite(name)
         composites[name]!.window = window
-        emit(name, leaving: [], entering: [], before: before, after: visibleChildren(), .visibility, &outcome)
+        emit(name, leaving: [], entering: [], before: before, after: visibleChildren(under: name), .visibility, &outcome)
         send(.windowChanged(window), from: name, &outcome)
-        finish(name, detached: [], attached: [], pathsBefore: paths, &outcome)
+        finish(name, detached: [], attached: [], pathBefore: path, &outcome)
         return outcome
     }
 

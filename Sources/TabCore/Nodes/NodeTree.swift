@@ -15,6 +15,10 @@ extension TabContainers {
         let depth: Int
 
         func isSame(as other: VisibleChild) -> Bool { container == other.container && child.isSameChild(as: other.child) }
+
+        /// What identifies it in a set (R15.2: the container, the id and the controller).
+        var key: Key { Key(container: container, id: child.id, controller: child.controller) }
+        struct Key: Hashable { let container: String, id: String, controller: String? }
     }
 
     /// The composite `name`, or the error a command of `name` gets.
@@ -73,12 +77,14 @@ extension TabContainers {
         return most + 1
     }
 
-    /// Every visible child under the visible composite roots, in pre-order (roots by name).
-    func visibleChildren() -> [VisibleChild] {
+    /// Every visible child in the tree of `root`, in pre-order; none when it is not a root in
+    /// a window. A command changes one tree (attaching takes a hidden root into it, detaching
+    /// makes one), so its visible sets are this tree's: the cost follows the tree, not every
+    /// container tabd holds.
+    func visibleChildren(under root: String) -> [VisibleChild] {
+        guard let c = composites[root], c.isRoot, c.window else { return [] }
         var out: [VisibleChild] = []
-        for name in composites.keys.sorted() where composites[name]!.isRoot && composites[name]!.window {
-            appendVisible(below: name, depth: 0, to: &out)
-        }
+        appendVisible(below: root, depth: 0, to: &out)
         return out
     }
 
@@ -103,11 +109,10 @@ extension TabContainers {
         return path
     }
 
-    /// The visible roots' status bar paths (a hidden root has none).
-    func statusBarPaths() -> [String: [String]] {
-        var paths: [String: [String]] = [:]
-        for (name, c) in composites where c.isRoot && c.window { paths[name] = statusBarPath(of: name) }
-        return paths
+    /// The status bar path of `root` if it is a root in a window (a hidden root has none).
+    func shownStatusBarPath(_ root: String) -> [String]? {
+        guard let c = composites[root], c.isRoot, c.window else { return nil }
+        return statusBarPath(of: root)
     }
 
     /// R15.9: refuses a user action on `name` that the user cannot reach. `userPop`: the
@@ -209,12 +214,13 @@ extension TabContainers {
         let old = composites[name]!.body
         let leaving = old.children.filter { c in !body.children.contains { $0.isSameChild(as: c) } }
         let entering = body.children.filter { c in !old.children.contains { $0.isSameChild(as: c) } }
-        let before = visibleChildren()
+        let tree = root(of: name)
+        let before = visibleChildren(under: tree)
         saveComposite(name)
         composites[name]!.body = body
         for c in leaving { if let x = c.controller, composites[x] != nil { saveComposite(x); composites[x]!.parent = nil } }
         for c in entering { if let x = c.controller, composites[x] != nil { saveComposite(x); composites[x]!.parent = Attachment(parent: name, slot: c.id) } }
-        let after = visibleChildren()
+        let after = visibleChildren(under: tree)
         emit(name, leaving: leaving, entering: entering, before: before, after: after, order, &outcome)
         return (leaving.compactMap(\.controller), entering.compactMap(\.controller))
     }
@@ -222,8 +228,10 @@ extension TabContainers {
     /// The events of a step, from what left and entered `name` and the visible sets.
     mutating func emit(_ name: String, leaving: [ChildObject], entering: [ChildObject], before: [VisibleChild], after: [VisibleChild],
                        _ order: StepOrder, _ outcome: inout NodeOutcome) {
-        var gone = before.filter { v in !after.contains { $0.isSame(as: v) } }
-        let came = after.filter { v in !before.contains { $0.isSame(as: v) } }
+        // Sets of keys: a container may show many children, and this runs for every command.
+        let beforeKeys = Set(before.map(\.key)), afterKeys = Set(after.map(\.key))
+        var gone = before.filter { !afterKeys.contains($0.key) }
+        let came = after.filter { !beforeKeys.contains($0.key) }
         func appear(_ list: [VisibleChild], _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
             for v in list { send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome) }
         }
@@ -251,7 +259,8 @@ extension TabContainers {
                 let run = subtree(of: c)
                 appear(run, .willDisappear, &outcome)
                 appear(run, .didDisappear, &outcome)
-                gone.removeAll { v in run.contains { $0.isSame(as: v) } }
+                let left = Set(run.map(\.key))
+                gone.removeAll { left.contains($0.key) }
                 move(c, .didMove, entering: false, &outcome)
             }
             for c in entering {
@@ -272,23 +281,20 @@ extension TabContainers {
 
     /// What follows a command's steps: `parent_changed` of each controller detached, then of
     /// each attached (R15.4), then `status_bar_changed` of each visible root whose path
-    /// changed (R15.8 c, R15.42), the addressed one's root first.
-    mutating func finish(_ name: String, detached: [String], attached: [String], pathsBefore: [String: [String]], _ outcome: inout NodeOutcome) {
+    /// changed (R15.8 c, R15.42): the addressed container's root, the only one a command
+    /// changes (`pathBefore`: its path before, nil when it was hidden).
+    mutating func finish(_ name: String, detached: [String], attached: [String], pathBefore: [String]?, _ outcome: inout NodeOutcome) {
         for x in detached where composites[x]?.parent == nil {
             send(.parentChanged(parent: nil, window: false), from: x, &outcome)
         }
         for x in attached { if let p = composites[x]?.parent { send(.parentChanged(parent: p, window: false), from: x, &outcome) } }
-        let pathsAfter = statusBarPaths()
-        let first = root(of: name)
-        for r in [first] + pathsAfter.keys.sorted().filter({ $0 != first }) {
-            guard let now = pathsAfter[r], pathsBefore[r] != now else { continue }
-            send(.statusBarChanged(path: now), from: r, &outcome)
-        }
+        let tree = root(of: name)
+        if let now = shownStatusBarPath(tree), now != pathBefore { send(.statusBarChanged(path: now), from: tree, &outcome) }
     }
 
     /// Remembers the composite `name` (nil: absent) as it is before it changes, once a turn.
     mutating func saveComposite(_ name: String) {
-        guard !before.composites.contains(where: { $0.name == name }) else { return }
+        guard before.compositesSaved.insert(name).inserted else { return }
         before.composites.append((name, composites[name]))
     }
 }

@@ -220,6 +220,8 @@ struct UndoLog: Equatable, Sendable {
     /// Each composite changed since `keepChanges()`, whole as it was (nil: absent). Small
     /// values (a stack, a drawer's slots): a copy is the inverse record.
     var composites: [(name: String, node: Composite?)] = []
+    /// The names in `composites` (a lookup per event, where a search would grow with the turn).
+    var compositesSaved = Set<String>()
 
     static func == (a: UndoLog, b: UndoLog) -> Bool {
         a.seqFloor == b.seqFloor && a.saved.elementsEqual(b.saved) { $0.name == $1.name && $0.controller == $1.controller }
@@ -343,7 +345,7 @@ extension TabContainers {
     /// The changes since the last call are kept: nothing to undo any more.
     public mutating func keepChanges() {
         if !before.saved.isEmpty { before.saved.removeAll(keepingCapacity: true) }
-        if !before.composites.isEmpty { before.composites.removeAll(keepingCapacity: true) }
+        if !before.composites.isEmpty { before.composites.removeAll(keepingCapacity: true); before.compositesSaved.removeAll(keepingCapacity: true) }
         before.seqFloor = nil
     }
 
@@ -360,6 +362,7 @@ extension TabContainers {
         }
         let composites = before.composites
         before.composites.removeAll()
+        before.compositesSaved.removeAll()
         for (name, node) in composites.reversed() { self.composites[name] = node }
         recent = Recent()
         return saved.map(\.name) + composites.map(\.name)
