@@ -72,6 +72,7 @@ public struct ProtocolError: Error, Equatable, Sendable {
         if let plugin = error.plugin { details.append(("plugin", plugin)) }
         if let method = error.method { details.append(("method", method)) }
         if let reason = error.reason { details.append(("reason", reason)) }
+        if let field = error.field { details.append(("field", field)) }
         self.init(code, error.message, details: details)
     }
 

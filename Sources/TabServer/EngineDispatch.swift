@@ -181,6 +181,11 @@ extension ServiceEngine {
                 }
             }
         } catch {
+            // PROTOCOL.md: a navigation controller's push and pop name no tab (looked at only
+            // once the command failed: a select pays nothing for it).
+            if containers.composites[name]?.kind == .navigation, Self.navigationTab(of: command) != nil {
+                throw ProtocolError(.invalidRequest, "'\(name)' is a navigation controller: \(command.name) there takes no \"tab\" (its stack is its own)", details: [("field", "tab")])
+            }
             throw ProtocolError(error)
         }
         if outcome.isRefused, let refusal = outcome.refusal {

@@ -104,7 +104,7 @@ struct ContainerKindsTests {
         refused(.setChildren([child("n", "nav")], shown: nil), on: "other", .conflict, "already a child of 'root'")
         all = before
         refused(.push(child("n", "shown"), animated: false), on: "nav", .conflict, "a window's root")
-        refused(.push(child("n", "root"), animated: false), on: "nav", .conflict, "a window's root")
+        refused(.push(child("n", "root"), animated: false), on: "nav", .conflict, "cannot contain itself")
         refused(.push(child("n", "pad"), animated: false), on: "nav", .conflict, "a pad controller")
         refused(.push(child("n", "main"), animated: false), on: "nav", .conflict, "never in a stack")
         // A cycle: x holds y; y may not hold x.

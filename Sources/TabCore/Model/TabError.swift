@@ -23,9 +23,11 @@ public struct TabError: Error, Equatable, Sendable, CustomStringConvertible {
     public var reason: String?
     /// For a plugin method's output that tabd refused: the method.
     public var method: String?
+    /// For `invalid_request`: the request's field at fault (the wire's `field`).
+    public var field: String?
 
-    public init(_ code: Code, _ message: String, plugin: String? = nil, reason: String? = nil, method: String? = nil) {
-        self.code = code; self.message = message; self.plugin = plugin; self.reason = reason; self.method = method
+    public init(_ code: Code, _ message: String, plugin: String? = nil, reason: String? = nil, method: String? = nil, field: String? = nil) {
+        self.code = code; self.message = message; self.plugin = plugin; self.reason = reason; self.method = method; self.field = field
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

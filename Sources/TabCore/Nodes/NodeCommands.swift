@@ -58,7 +58,8 @@ extension TabContainers {
             return setWindow(name, window)
         case (.configure(let config), _):
             guard !config.isEmpty else {
-                throw TabError(.invalid, "configure needs a field of the \(c.kind.rawValue) kind: \(Self.configurationFields(c.kind).joined(separator: ", "))")
+                let fields = Self.configurationFields(c.kind)
+                throw TabError(.invalid, fields.isEmpty ? "a \(c.kind.rawValue) controller has no settings to configure" : "configure needs a setting of the \(c.kind.rawValue) kind: \(fields.joined(separator: ", "))", field: fields.first)
             }
             let body = try Self.configured(c.body, config, name: name)
             guard body != c.body else { return NodeOutcome() }
@@ -91,7 +92,7 @@ extension TabContainers {
             steps = [(.navigation(n), .transition)]
             stateEvent = Self.navigationEvent(.popToRoot, .app)
         case (.setStack(let stack, _), .navigation(let n)):
-            guard !stack.isEmpty else { throw TabError(.invalid, "set_stack needs at least one screen: the root") }
+            guard !stack.isEmpty else { throw TabError(.invalid, "set_stack needs at least one screen: the root", field: "stack") }
             try Self.checkChildren(stack, limits: limits)
             try Self.checkDepth(stack.count, name: name, limits: limits)
             try checkAttach(stack.filter { s in !n.stack.contains { $0.isSameChild(as: s) } }, to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
@@ -213,8 +214,9 @@ extension TabContainers {
                               policy: Policy, replaying: Bool) throws(TabError) {
         guard let g = gesture, !replaying else { return }
         if opening {
-            guard g.opens else { throw TabError(.invalid, "'\(g.rawValue)' only closes a drawer; open with pan_navigation_bar, pan_center, bezel_pan_center, custom or button") }
-            guard d.openSide == .none else { throw TabError(.conflict, "the \(d.openSide.rawValue) drawer of '\(name)' is open; a gesture cannot open another (close it first)") }
+            guard g.opens else { throw TabError(.invalid, "'\(g.rawValue)' only closes a drawer; open with pan_navigation_bar, pan_center, bezel_pan_center, custom or button", field: "gesture") }
+            // The bar button (MMDrawerBarButtonItem) is ungated: it opens or swaps whatever is open.
+            guard d.openSide == .none || g == .button else { throw TabError(.conflict, "the \(d.openSide.rawValue) drawer of '\(name)' is open; a gesture cannot open another (close it first)") }
             guard g == .button || d.openGestures.contains(g) else {
                 throw TabError(.notAvailable, "'\(name)' does not open on \(g.rawValue); its open_gestures are [\(d.openGestures.map(\.rawValue).joined(separator: ", "))] (configure them)")
             }
@@ -271,7 +273,7 @@ extension TabContainers {
     static func configured(_ body: CompositeBody, _ config: NodeConfiguration, name: String) throws(TabError) -> CompositeBody {
         let allowed = configurationFields(body.kind)
         for field in config.fieldNames where !allowed.contains(field) {
-            throw TabError(.invalid, "'\(field)' is not a setting of a \(body.kind.rawValue) controller\(allowed.isEmpty ? "" : "; its settings are \(allowed.joined(separator: ", "))")")
+            throw TabError(.invalid, "'\(field)' is not a setting of a \(body.kind.rawValue) controller\(allowed.isEmpty ? "" : "; its settings are \(allowed.joined(separator: ", "))")", field: field)
         }
         switch body {
         case .drawer(var d):

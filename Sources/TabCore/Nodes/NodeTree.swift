@@ -150,11 +150,11 @@ extension TabContainers {
                 throw TabError(.notAvailable, "tab controller '\(x)' cannot be a child yet: this tabd nests navigation, drawer and custom controllers only")
             }
             guard let c = composites[x] else { throw TabError(.notFound, "no controller named '\(x)' (create it first, then attach it)") }
-            if let p = c.parent { throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)") }
-            if c.window { throw TabError(.conflict, "'\(x)' is a window's root; set_window false first") }
             if x == container || root(of: container) == x || isAncestor(x, of: container) {
                 throw TabError(.conflict, "'\(x)' is '\(container)' or above it; a controller cannot contain itself")
             }
+            if let p = c.parent { throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)") }
+            if c.window { throw TabError(.conflict, "'\(x)' is a window's root; set_window false first") }
             if c.idiom != idiom { throw TabError(.conflict, "'\(x)' is a \(c.idiom.rawValue) controller and '\(container)' is in a \(idiom.rawValue) tree") }
             if above + chainBelow(x) > Self.maxChain {
                 throw TabError(.conflict, "attaching '\(x)' to '\(container)' would make a chain of \(above + chainBelow(x)) controllers; at most \(Self.maxChain)")
