@@ -78,6 +78,13 @@ extension ReplyEncoder {
             w.key(literal: "window"); w.bool(window)
         case .statusBarChanged(let path):
             w.key(literal: "path"); strings(path, &w)
+        case .tabAppearance(let tab, let phase):
+            // A tab controller's event as ever (`tab`), with R15's `child` beside it.
+            w.key(literal: "tab"); w.string(tab)
+            w.key(literal: "child"); w.string(tab)
+            w.key(literal: "phase"); w.string(phase.rawValue)
+        case .contentLoaded(let tab):
+            w.key(literal: "tab"); w.string(tab)
         }
         w.endObject()
         w.endObject()

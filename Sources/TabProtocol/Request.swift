@@ -355,9 +355,7 @@ public enum RequestDecoder {
                 command = .controllerCreate(.composite(try compositeSpec(kind, &f)))
                 break
             }
-            if try f.bool("window") == false {
-                throw ProtocolError(.notAvailable, "a tab controller is created as a window's root in this tabd; 'window': false is for the other kinds", details: [("field", "window")])
-            }
+            let window = try f.bool("window") ?? true
             let idiomName = try f.string("idiom") ?? "phone"
             guard let idiom = Idiom(rawValue: idiomName) else {
                 throw .invalid("idiom", "'idiom' must be one of phone, pad, tv (got '\(idiomName)')")
@@ -374,8 +372,10 @@ public enum RequestDecoder {
             if let size, size != idiom.defaultSizeClass, idiom != .pad {
                 throw ProtocolError(.notAvailable, "the \(idiom.rawValue) idiom is always \(idiom.defaultSizeClass.rawValue); only a pad has size_class \(size.rawValue)", details: [("field", "size_class")])
             }
-            command = .controllerCreate(.tab(TabBarOptions(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops, mode: mode,
-                                                           sizeClass: size, compactTabs: try f.nullableStringArray("compact_tabs"))))
+            var options = TabBarOptions(idiom: idiom, maxVisible: try f.int("max_visible"), tapPops: tapPops, mode: mode,
+                                        sizeClass: size, compactTabs: try f.nullableStringArray("compact_tabs"))
+            options.window = window
+            command = .controllerCreate(.tab(options))
         case .controllerDelete?:
             guard f.has("controller") else { throw .invalid("controller", "controller.delete needs \"controller\"") }
             command = .controllerDelete

@@ -102,10 +102,15 @@ extension ServiceEngine {
             for name in containers.allNames {
                 w.beginObject()
                 w.key(literal: "name"); w.string(name)
-                if let c = containers[name] {
+                if let n = containers.node(name) {
+                    let c = n.tabBar
                     w.key(literal: "idiom"); w.string(c.idiom.rawValue)
                     w.key(literal: "max_visible"); w.int(c.maxVisible)
                     w.key(literal: "tabs"); w.int(c.tabs.count)
+                    if !n.window {  // R15: only where it is not a window's root, so that today's entries stay as they were
+                        w.key(literal: "parent"); Composite.writeParent(n.parent, to: &w)
+                        w.key(literal: "window"); w.bool(false)
+                    }
                 } else if let c = containers.composites[name] {
                     // R15: the kind and the parent; a tab controller's entry is as before.
                     w.key(literal: "kind"); w.string(c.kind.rawValue)
@@ -127,7 +132,8 @@ extension ServiceEngine {
             let containers = self.containers
             return reply(r, &out) { w in ReplyEncoder.state(c, in: containers, &w) }
         }
-        let options = containers[r.controller]!.options
+        var options = containers[r.controller]!.options
+        options.window = containers.node(r.controller)!.window
         reply(r, &out) { w in
             w.key(literal: "controller"); w.string(r.controller)
             options.writeMembers(to: &w, .reply)
@@ -195,6 +201,7 @@ extension ServiceEngine {
         }
         journal(outcome, of: command, controller: name)
         publish(outcome, controller: name, &out)
+        if !containers.treeEvents.isEmpty { publish(containers.treeEvents, &out) }  // R15.8 c: a root's status bar, after
         if outcome.hasEffects { perform(outcome.effects, &out) }
         if plugins.watchesSelection {
             var effects: [PolicyEffect] = []

@@ -129,10 +129,10 @@ extension ServiceEngine {
 
 extension ServiceEngine {
     /// An R15 command's events, each from its own container with the seq the registry gave it.
-    mutating func publish(_ outcome: NodeOutcome, _ out: inout Step) {
-        guard !outcome.events.isEmpty, !subscriptions.isEmpty else { return }
-        for e in outcome.events {
-            deliverNode(e, &out)
-        }
+    mutating func publish(_ outcome: NodeOutcome, _ out: inout Step) { publish(outcome.events, &out) }
+
+    mutating func publish(_ events: [SentNodeEvent], _ out: inout Step) {
+        guard !events.isEmpty, !subscriptions.isEmpty else { return }
+        for e in events { deliverNode(e, &out) }
     }
 }

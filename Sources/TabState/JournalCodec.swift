@@ -376,8 +376,9 @@ public enum JournalCodec {
             var sizeClass: SizeClass?  // R14.4: absent before issue 30
             if let name = try f.string("size_class") { sizeClass = try self.sizeClass(name) }
             let compactTabs = try f.take("compact_tabs").map { v throws(JournalRecordError) in try strings(v, path: "compact_tabs") }
-            record = .createController(name: controller, .tab(TabBarOptions(idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode,
-                                                                            sizeClass: sizeClass, compactTabs: compactTabs)))
+            var options = TabBarOptions(idiom: idiom, maxVisible: maxVisible, tapPops: tapPops, mode: mode, sizeClass: sizeClass, compactTabs: compactTabs)
+            if case .bool(false)? = f.take("window") { options.window = false }  // R15.4, format 5
+            record = .createController(name: controller, .tab(options))
         case "controller.delete":
             record = .deleteController(name: controller)
         case "plugin.store" where version >= 3:

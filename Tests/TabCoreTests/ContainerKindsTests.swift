@@ -24,6 +24,8 @@ func lines(_ o: NodeOutcome) -> [String] {
         case .windowChanged(let w): what = "window_changed \(w)"
         case .parentChanged(let p, _): what = "parent_changed \(p.map { "\($0.parent)/\($0.slot)" } ?? "nil")"
         case .statusBarChanged(let path): what = "status_bar_changed \(path.joined(separator: "/"))"
+        case .tabAppearance(let tab, let phase): what = "\(tab) \(phase.rawValue)"
+        case .contentLoaded(let tab): what = "content_loaded \(tab)"
         }
         return "\(e.controller)#\(e.seq) \(what)"
     }
@@ -66,9 +68,7 @@ struct ContainerKindsTests {
         do { _ = try all.apply(.select(.tab("x")), to: "root"); Issue.record("a select reached a drawer") } catch {
             #expect(error.code == .notAvailable && error.message.contains("'root' is a drawer controller"))
         }
-        do { _ = try all.apply(.setWindow(true), to: "main"); Issue.record("set_window reached a tab controller") } catch {
-            #expect(error.code == .notAvailable)
-        }
+        #expect(try all.apply(.setWindow(true), to: "main").changed == false)  // set_window is every kind's
         #expect(all == before)
     }
 
@@ -423,6 +423,80 @@ struct ContainerKindsTests {
         all.keepChanges()
         #expect(read == all)
         #expect(read.inconsistency == nil)
+    }
+
+    // MARK: Tab controllers in trees
+
+    /// The tab controller `tabs` (mail, news; out of any window) as the center `main` of the drawer `root`.
+    func tabsInDrawer(window: Bool = true) throws -> TabContainers {
+        var all = TabContainers.withDefault()
+        var options = TabBarOptions(idiom: .phone)
+        options.window = false
+        try all.create("tabs", .tab(options))
+        _ = try all.apply(.setTabs([Tab(id: "mail"), Tab(id: "news")], animated: false, selected: nil), to: "tabs")
+        try all.create("root", composite: CompositeSpec(body: .drawer(DrawerState(center: child("main", "tabs"), left: child("menu"))), window: window))
+        return all
+    }
+
+    @Test("R15.3 a tab controller is attached to a drawer slot or a custom container only out of a window, never to a stack")
+    func tabControllerAttaching() throws {
+        var all = TabContainers.withDefault()
+        do { try all.create("d", composite: CompositeSpec(body: .drawer(DrawerState(center: child("c", "main"))))); Issue.record("a window's root attached") } catch {
+            #expect(error.code == .conflict && error.message.contains("window"))
+        }
+        var tabs = try tabsInDrawer()
+        #expect(tabs.parent(of: "tabs") == Attachment(parent: "root", slot: "main") && tabs.inconsistency == nil)
+        try tabs.create("nav", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("a")]))))
+        #expect(throws: TabError.self) { try tabs.apply(.push(child("t", "tabs"), animated: false), to: "nav") }
+        #expect(throws: TabError.self) { try tabs.delete("tabs") }
+        #expect(throws: TabError.self) { try tabs.apply(.setWindow(true), to: "tabs") }
+    }
+
+    @Test("R15.5 R15.8 a tab controller not visible sends no appearance and loads a tab at its first appearance; shown by its container, content_loaded comes just before will_appear")
+    func hiddenTabController() throws {
+        var all = try tabsInDrawer(window: false)
+        let seq = all["tabs"]!.seq
+        let o = try all.apply(.select(.tab("news")), to: "tabs")
+        #expect(!o.notifications.contains { if case .appearance = $0 { true } else if case .contentLoaded = $0 { true } else { false } })
+        #expect(all["tabs"]!.seq == seq + UInt64(o.notificationCount))
+        #expect(all["tabs"]!.tab("news")?.contentLoaded == false)
+        let shown = try all.apply(.setWindow(true), to: "root")
+        #expect(order(shown) == [
+            "root main will_appear", "tabs content_loaded news", "tabs news will_appear", "root main did_appear", "tabs news did_appear",
+            "root window_changed true", "root status_bar_changed main/news",
+        ])
+        #expect(all["tabs"]!.tab("news")?.contentLoaded == true && all.inconsistency == nil)
+    }
+
+    @Test("R15.8 c a visible nested tab controller keeps its own order, and the root's status_bar_changed follows its bar_changed")
+    func nestedSelection() throws {
+        var all = try tabsInDrawer()
+        let o = try all.apply(.select(.tab("news")), to: "tabs")
+        #expect(o.notifications.contains(.appearance(tab: "news", phase: .willAppear)))
+        #expect(lines(NodeOutcome(events: all.treeEvents)) == ["root#\(all.composites["root"]!.seq) status_bar_changed main/news"])
+        _ = try all.apply(.openDrawer(.left, gesture: nil, animated: false), to: "root")
+        _ = try all.apply(.select(.tab("mail")), to: "tabs")
+        #expect(all.treeEvents.isEmpty)  // the open drawer decides the status bar
+    }
+
+    @Test("R15.10 rotate and set_size_class are the root's: not_available on an attached tab controller")
+    func environmentIsTheRoots() throws {
+        var all = try tabsInDrawer()
+        #expect(throws: TabError.self) { try all.apply(.rotate(.landscapeLeft), to: "tabs") }
+        #expect(throws: TabError.self) { try all.apply(.setSizeClass(.compact), to: "tabs") }
+    }
+
+    @Test("R15.4 R15.12 where a tab controller sits survives the snapshot; detached it becomes a hidden root")
+    func tabPlaces() throws {
+        var all = try tabsInDrawer()
+        var w = JSONWriter()
+        all.writeSnapshot(to: &w)
+        var read = try TabContainers(snapshot: try w.withBytes { try JSONParser.parse($0, maxDepth: 64) })
+        read.keepChanges(); all.keepChanges()
+        #expect(read == all && read.node("tabs")?.parent == Attachment(parent: "root", slot: "main"))
+        let o = try all.apply(.setCenter(child("home"), closeDrawer: false), to: "root")
+        #expect(order(o).contains("tabs parent_changed nil"))
+        #expect(all.node("tabs")?.parent == nil && all.node("tabs")?.window == false && !all.isVisible("tabs"))
     }
 
     @Test("an undone turn puts the containers back: created ones go, changed ones are as they were, seqs too")

@@ -21,14 +21,23 @@ struct RegistryTests {
         #expect(all.inconsistency == nil)
     }
 
-    @Test("a node attached and a window's root at once, or attached to no node, is inconsistent")
+    @Test("a node attached and a window's root at once, attached where it is not held, or attached to no node, is inconsistent")
     func impossibleNodes() throws {
         var all = TabContainers.withDefault()
-        try all.create("x", idiom: .phone)
-        all.nodes["x"]!.parent = Attachment(parent: "main", slot: "home")
+        var hidden = TabBarOptions(idiom: .phone)
+        hidden.window = false
+        try all.create("x", .tab(hidden))
+        try all.create("d", composite: CompositeSpec(body: .drawer(DrawerState(center: ChildObject(id: "home", controller: "x")))))
+        #expect(all.inconsistency == nil)
+        all.nodes["x"]!.parent = nil
+        #expect(all.inconsistency?.contains("not attached there") == true)  // held, but not attached
+        all.nodes["x"]!.parent = Attachment(parent: "d", slot: "home")
+        all.nodes["x"]!.window = true
         #expect(all.inconsistency?.contains("a window's root at once") == true)
         all.nodes["x"]!.window = false
         #expect(all.inconsistency == nil)
+        all.nodes["x"]!.parent = Attachment(parent: "d", slot: "menu")
+        #expect(all.inconsistency?.contains("which does not hold it") == true)
         all.nodes["x"]!.parent = Attachment(parent: "nowhere", slot: "home")
         #expect(all.inconsistency?.contains("'nowhere', which does not exist") == true)
     }

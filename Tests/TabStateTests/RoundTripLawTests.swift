@@ -501,8 +501,8 @@ import Testing
                 }
             case .createComposite(let name, let spec):
                 do {
-                    try live.create(name, .composite(spec))
-                    store.append(.createController(name: name, .composite(spec)))
+                    try live.create(name, spec)
+                    store.append(.createController(name: name, spec))
                     totals.applied += 1; totals.journalled += 1; totals.controllersCreated += 1; totals.r15 += 1
                     if let why = live.inconsistency {
                         Issue.record("\(context), step \(step): creating '\(name)' made an impossible tree: \(why)")
@@ -586,7 +586,7 @@ struct StreamGenerator {
         case store(plugin: String, key: String, value: String?)
         /// R15: a command of a navigation, drawer or custom controller, or one's creation.
         case node(String, NodeCommand)
-        case createComposite(String, CompositeSpec)
+        case createComposite(String, ContainerSpec)
     }
 
     var rng: SplitMix64
@@ -635,7 +635,8 @@ struct StreamGenerator {
         switch int(10) {
         case 0, 1, 2:
             // Mostly a detached root (what can be attached), else any name.
-            let free = live.composites.values.filter { $0.isRoot && !$0.window }.map(\.name).sorted()
+            let free = (live.composites.values.filter { $0.isRoot && !$0.window }.map(\.name)
+                        + live.nodes.values.filter { $0.isRoot && !$0.window }.map(\.name)).sorted()
             return ChildObject(id: id, controller: !free.isEmpty && chance(3, in: 4) ? pick(free) : pick(Self.compositeNames))
         case 3 where chance(1, in: 4): return ChildObject(id: id, controller: "main")
         default: return ChildObject(id: id, title: maybe("T"), restorationID: chance(1, in: 4) ? "r-\(id)" : nil)
@@ -647,6 +648,17 @@ struct StreamGenerator {
     mutating func gesture() -> DrawerGesture? { chance(1, in: 2) ? nil : pick(DrawerGesture.allCases) }
 
     mutating func r15Action(_ live: TabContainers) -> Action {
+        if chance(1, in: 12) {
+            // A tab controller out of any window (R15.4), to be attached; or that window again.
+            let name = pick(["t1", "t2"])
+            if live.node(name) == nil || chance(1, in: 3) {
+                var options = TabBarOptions(idiom: .phone)
+                options.window = false
+                return .createComposite(name, .tab(options))
+            }
+            if chance(1, in: 2) { return .node(name, .setWindow(bool())) }
+            return .command(name, chance(1, in: 2) ? .setTabs([tab(id: "a"), tab(id: "b")], animated: false, selected: nil) : .select(.tab(pick(["a", "b"]))))
+        }
         let name = pick(Self.compositeNames)
         if live.composites[name] == nil || chance(1, in: 12) {
             if live.composites[name] != nil, chance(1, in: 2) { return .delete(name) }
@@ -662,7 +674,7 @@ struct StreamGenerator {
             if case .drawer = body, bool() {
                 config = NodeConfiguration(openGestures: [.panCenter, .button], closeGestures: [.tapCenter, .panDrawer], centerInteraction: pick(CenterInteraction.allCases))
             }
-            return .createComposite(name, CompositeSpec(body: body, window: chance(1, in: 3), idiom: chance(1, in: 10) ? .pad : .phone, configuration: config))
+            return .createComposite(name, .composite(CompositeSpec(body: body, window: chance(1, in: 3), idiom: chance(1, in: 10) ? .pad : .phone, configuration: config)))
         }
         let c = live.composites[name]!
         let animated = bool()

@@ -302,6 +302,23 @@ public struct Outcome: Equatable, Sendable {
         if other.barMoved { barMoved = true }
     }
 
+    /// R15.5: a tab controller that is not visible sends no appearance. Its appearance and
+    /// content_loaded notifications go (built: the caller made them recorded); returns how
+    /// many went and the tabs whose content they loaded (to be loaded at first appearance).
+    mutating func dropAppearance() -> (removed: Int, loaded: [String]) {
+        var loaded: [String] = []
+        let count = notifications.count
+        notifications.removeAll { n in
+            switch n {
+            case .appearance: return true
+            case .contentLoaded(let tab): loaded.append(tab); return true
+            default: return false
+            }
+        }
+        notificationCount -= count - notifications.count
+        return (count - notifications.count, loaded)
+    }
+
     /// `count` notifications that are not built: only for `recordsNotifications == false`.
     mutating func skip(_ count: Int) {
         assert(!recordsNotifications)

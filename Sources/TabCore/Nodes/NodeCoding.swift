@@ -326,14 +326,19 @@ extension Composite {
                               idiom: try NodeJSON.value(m.take("idiom"), m.place("idiom"), as: Idiom.self))
             guard case .int(let seq)? = m.take("seq"), seq >= 0 else { throw TabFieldError(m.place("seq"), .type(expected: "a count")) }
             c.seq = UInt64(seq)
-            switch m.take("parent") {
-            case nil, .null?: c.parent = nil
-            case let p?:
-                c.parent = try NodeJSON.object(p, at: m.place("parent")) { (pm: inout TakenMembers) throws(TabFieldError) in
-                    Attachment(parent: try NodeJSON.string(pm.take("controller"), pm.place("controller")), slot: try NodeJSON.string(pm.take("child"), pm.place("child")))
-                }
-            }
+            c.parent = try Composite.readParent(m.take("parent"), at: m.place("parent"))
             return c
+        }
+    }
+
+    /// What `writeParent` wrote.
+    static func readParent(_ v: JSONValue?, at path: String) throws(TabFieldError) -> Attachment? {
+        switch v {
+        case nil, .null?: return nil
+        case let p?:
+            return try NodeJSON.object(p, at: path) { (pm: inout TakenMembers) throws(TabFieldError) in
+                Attachment(parent: try NodeJSON.string(pm.take("controller"), pm.place("controller")), slot: try NodeJSON.string(pm.take("child"), pm.place("child")))
+            }
         }
     }
 }

@@ -146,6 +146,11 @@ public enum NodeEvent: Equatable, Sendable {
     case parentChanged(parent: Attachment?, window: Bool)
     /// R15.11: a visible root's status bar path.
     case statusBarChanged(path: [String])
+    /// R15.5, R15.8 a: a tab controller's selected leaf appearing or disappearing with its
+    /// container (today's `appearance`, with `tab`).
+    case tabAppearance(tab: String, phase: AppearancePhase)
+    /// R5.2, R15.8 a: a tab first shown by an ancestor loads its content just before its will_appear.
+    case contentLoaded(tab: String)
 
     public var event: EventName {
         switch self {
@@ -158,6 +163,8 @@ public enum NodeEvent: Equatable, Sendable {
         case .windowChanged: .windowChanged
         case .parentChanged: .parentChanged
         case .statusBarChanged: .statusBarChanged
+        case .tabAppearance: .appearance
+        case .contentLoaded: .contentLoaded
         }
     }
 }
@@ -176,4 +183,5 @@ public struct NodeOutcome: Equatable, Sendable {
     /// The command changed the state (it is journaled).
     public internal(set) var changed = false
     public init() {}
+    public init(events: [SentNodeEvent]) { self.events = events }
 }

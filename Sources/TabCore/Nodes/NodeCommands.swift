@@ -28,12 +28,12 @@ extension TabContainers {
         var node = Composite(name: name, body: Self.normalized(body), window: spec.window, idiom: spec.idiom)
         node.seq = seqFloor
         composites[name] = node
-        for c in children { if let x = c.controller { saveComposite(x); composites[x]!.parent = Attachment(parent: name, slot: c.id) } }
+        for c in children { if let x = c.controller { place(x, Attachment(parent: name, slot: c.id)) } }
         recent = Recent()
         var outcome = NodeOutcome()
         outcome.changed = true
         emit(name, leaving: [], entering: children, before: [], after: visibleChildren(under: name), .setChange, &outcome)
-        for c in children { if let x = c.controller { send(.parentChanged(parent: composites[x]!.parent, window: false), from: x, &outcome) } }
+        for c in children { if let x = c.controller { send(.parentChanged(parent: parent(of: x), window: false), from: x, &outcome) } }
         return outcome
     }
 
@@ -41,6 +41,12 @@ extension TabContainers {
     /// plugins' answers are already in the record (no plugin is asked, R15.8 d).
     public mutating func apply(_ command: NodeCommand, to name: String, policy: Policy = DefaultPolicy(), replaying: Bool = false,
                                limits: ControllerLimits = ControllerLimits()) throws(TabError) -> NodeOutcome {
+        if case .setWindow(let window) = command, let t = nodes[name] {
+            // R15.4: a tab controller's window too.
+            if let p = t.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; only a root can be a window's root") }
+            guard window != t.window else { return NodeOutcome() }
+            return setWindow(name, window)
+        }
         let c: Composite
         do { c = try composite(name) } catch where error.code == .notAvailable {
             throw TabError(.notAvailable, "'\(name)' is a tab controller; \(command.name) is for \(command.kind.map { "\($0.rawValue) controllers" } ?? "navigation, drawer and custom controllers")")
@@ -200,8 +206,13 @@ extension TabContainers {
         outcome.changed = true
         let path = shownStatusBarPath(name)
         let before = visibleChildren(under: name)
-        saveComposite(name)
-        composites[name]!.window = window
+        if nodes[name] != nil {
+            saveWhole(name)
+            nodes[name]!.window = window
+        } else {
+            saveComposite(name)
+            composites[name]!.window = window
+        }
         emit(name, leaving: [], entering: [], before: before, after: visibleChildren(under: name), .visibility, &outcome)
         send(.windowChanged(window), from: name, &outcome)
         finish(name, detached: [], attached: [], pathBefore: path, &outcome)

@@ -82,7 +82,7 @@ extension TabContainers {
     /// makes one), so its visible sets are this tree's: the cost follows the tree, not every
     /// container tabd holds.
     func visibleChildren(under root: String) -> [VisibleChild] {
-        guard let c = composites[root], c.isRoot, c.window else { return [] }
+        guard parent(of: root) == nil, composites[root]?.window ?? nodes[root]?.window ?? false else { return [] }
         var out: [VisibleChild] = []
         appendVisible(below: root, depth: 0, to: &out)
         return out
@@ -90,6 +90,11 @@ extension TabContainers {
 
     /// The children `name` shows, and theirs below each, in pre-order.
     func appendVisible(below name: String, depth: Int, to out: inout [VisibleChild]) {
+        if let t = nodes[name] {
+            // A tab controller shows its selected leaf, or More (R5.1).
+            if let leaf = t.tabBar.statusBarChild { out.append(VisibleChild(container: name, child: ChildObject(id: leaf), depth: depth)) }
+            return
+        }
         guard let c = composites[name], depth <= Self.maxChain * 2 else { return }
         for child in c.body.shownChildren {
             out.append(VisibleChild(container: name, child: child, depth: depth))
@@ -106,6 +111,8 @@ extension TabContainers {
             guard let x = child.controller else { break }
             current = x
         }
+        // A tab controller's deciding child is its selected leaf (R5.4).
+        if let t = nodes[current], let leaf = t.tabBar.statusBarChild, !path.isEmpty { path.append(leaf) }
         return path
     }
 
@@ -143,11 +150,17 @@ extension TabContainers {
         for child in entering {
             guard let x = child.controller else { continue }
             guard seen.insert(x).inserted else { throw TabError(.conflict, "'\(x)' is given twice; a controller has one parent") }
-            if nodes[x] != nil {
+            if let t = nodes[x] {
+                // R15.3: a tab controller only in a drawer slot or a custom container (or a
+                // split's secondary or compact column), never in a stack.
                 if kind == .navigation {
                     throw TabError(.conflict, "tab controller '\(x)' cannot be pushed onto navigation controller '\(container)'; a tab bar interface is never in a stack")
                 }
-                throw TabError(.notAvailable, "tab controller '\(x)' cannot be a child yet: this tabd nests navigation, drawer and custom controllers only")
+                if let p = t.parent { throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)") }
+                if t.window { throw TabError(.conflict, "tab controller '\(x)' is a window's root; create it with \"window\": false, or set_window false first") }
+                if t.tabBar.idiom != idiom { throw TabError(.conflict, "'\(x)' is a \(t.tabBar.idiom.rawValue) controller and '\(container)' is in a \(idiom.rawValue) tree") }
+                if above + 1 > Self.maxChain { throw TabError(.conflict, "attaching '\(x)' to '\(container)' would make a chain of \(above + 1) controllers; at most \(Self.maxChain)") }
+                continue
             }
             guard let c = composites[x] else { throw TabError(.notFound, "no controller named '\(x)' (create it first, then attach it)") }
             if x == container || root(of: container) == x || isAncestor(x, of: container) {
@@ -200,10 +213,27 @@ extension TabContainers {
 
     /// Numbers and appends one event sent by `controller`.
     mutating func send(_ event: NodeEvent, from controller: String, _ outcome: inout NodeOutcome) {
+        if nodes[controller] != nil {
+            saveSeq(controller)
+            nodes[controller]!.tabBar.seq &+= 1
+            return outcome.events.append(SentNodeEvent(controller: controller, seq: nodes[controller]!.tabBar.seq, event: event))
+        }
         guard composites[controller] != nil else { return }
         saveComposite(controller)
         composites[controller]!.seq &+= 1
         outcome.events.append(SentNodeEvent(controller: controller, seq: composites[controller]!.seq, event: event))
+    }
+
+    /// Sets where a child controller of any kind is attached (nil: a hidden root), saved for undo.
+    mutating func place(_ x: String, _ parent: Attachment?) {
+        if composites[x] != nil {
+            saveComposite(x)
+            composites[x]!.parent = parent
+        } else if nodes[x] != nil {
+            saveWhole(x)
+            nodes[x]!.parent = parent
+            recent = Recent()  // `saveWhole` may have copied; positions stay, but be plain about it
+        }
     }
 
     /// Applies one step of a command: `name`'s body becomes `body`; children that leave are
@@ -218,8 +248,8 @@ extension TabContainers {
         let before = visibleChildren(under: tree)
         saveComposite(name)
         composites[name]!.body = body
-        for c in leaving { if let x = c.controller, composites[x] != nil { saveComposite(x); composites[x]!.parent = nil } }
-        for c in entering { if let x = c.controller, composites[x] != nil { saveComposite(x); composites[x]!.parent = Attachment(parent: name, slot: c.id) } }
+        for c in leaving { if let x = c.controller { place(x, nil) } }
+        for c in entering { if let x = c.controller { place(x, Attachment(parent: name, slot: c.id)) } }
         let after = visibleChildren(under: tree)
         emit(name, leaving: leaving, entering: entering, before: before, after: after, order, &outcome)
         return (leaving.compactMap(\.controller), entering.compactMap(\.controller))
@@ -233,7 +263,19 @@ extension TabContainers {
         var gone = before.filter { !afterKeys.contains($0.key) }
         let came = after.filter { !beforeKeys.contains($0.key) }
         func appear(_ list: [VisibleChild], _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
-            for v in list { send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome) }
+            for v in list {
+                guard nodes[v.container] != nil else {
+                    send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome)
+                    continue
+                }
+                // A tab controller's leaf: its own event, its content loaded first if it never was (R15.8 a).
+                if phase == .willAppear, nodes[v.container]!.tabBar.isLoaded(v.child.id) == false {
+                    saveWhole(v.container)
+                    nodes[v.container]!.tabBar.setLoaded(v.child.id, true)
+                    send(.contentLoaded(tab: v.child.id), from: v.container, &outcome)
+                }
+                send(.tabAppearance(tab: v.child.id, phase: phase), from: v.container, &outcome)
+            }
         }
         func move(_ c: ChildObject, _ phase: ContainmentPhase, entering: Bool, _ outcome: inout NodeOutcome) {
             send(.containment(child: c.id, controller: c.controller, phase: phase, parent: entering ? name : nil), from: name, &outcome)
@@ -284,10 +326,10 @@ extension TabContainers {
     /// changed (R15.8 c, R15.42): the addressed container's root, the only one a command
     /// changes (`pathBefore`: its path before, nil when it was hidden).
     mutating func finish(_ name: String, detached: [String], attached: [String], pathBefore: [String]?, _ outcome: inout NodeOutcome) {
-        for x in detached where composites[x]?.parent == nil {
+        for x in detached where parent(of: x) == nil && kind(of: x) != nil {
             send(.parentChanged(parent: nil, window: false), from: x, &outcome)
         }
-        for x in attached { if let p = composites[x]?.parent { send(.parentChanged(parent: p, window: false), from: x, &outcome) } }
+        for x in attached { if let p = parent(of: x) { send(.parentChanged(parent: p, window: false), from: x, &outcome) } }
         let tree = root(of: name)
         if let now = shownStatusBarPath(tree), now != pathBefore { send(.statusBarChanged(path: now), from: tree, &outcome) }
     }

@@ -22,6 +22,11 @@ public struct TabContainers: Equatable, Sendable {
     /// may not cost more for R15, issue 42). Names are unique across both tables.
     public internal(set) var composites: [String: Composite] = [:]
 
+    /// Events of other containers the last command of an attached tab controller caused (a
+    /// root's `status_bar_changed`, R15.8 c), for the daemon to publish after its own. Holds
+    /// one command's at most: set anew by each such command.
+    public internal(set) var treeEvents: [SentNodeEvent] = []
+
     /// The highest event seq a deleted controller reached (its `controller_deleted`). A
     /// controller created later starts counting from here, so that a name's seq never repeats
     /// however often it is deleted and created again (R11.4), with nothing kept per name.
@@ -55,7 +60,8 @@ public struct TabContainers: Equatable, Sendable {
     /// The stored properties `==` compares.
     static let compared: Set<String> = ["nodes", "composites", "seqFloor", "pluginData", "before"]
     /// The stored properties `==` leaves out, with the reason.
-    static let notCompared: [String: String] = ["recent": "where the last lookup landed, a cache of positions that cannot be compared"]
+    static let notCompared: [String: String] = ["recent": "where the last lookup landed, a cache of positions that cannot be compared",
+                                                "treeEvents": "the last command's events for other containers, already sent: not state"]
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
     /// configured name, then key. Kept here so that the snapshot and the journal carry it
@@ -79,6 +85,16 @@ public struct TabContainers: Equatable, Sendable {
         var m = SortedMembers()
         m.add("controllers") { SortedMembers.write(nodes, to: &$0) { $0.tabBar.writeSnapshot(to: &$1) } }
         m.add("seqFloor") { $0.int(Int(truncatingIfNeeded: seqFloor)) }
+        // R15.4: where a tab controller sits, for those that are not a window's root.
+        let placed = nodes.filter { !$0.value.window || $0.value.parent != nil }
+        if !placed.isEmpty {
+            m.add("tabPlaces") { SortedMembers.write(placed, to: &$0) { n, w in
+                w.beginObject()
+                w.key(literal: "window"); w.bool(n.window)
+                w.key(literal: "parent"); Composite.writeParent(n.parent, to: &w)
+                w.endObject()
+            } }
+        }
         if !composites.isEmpty {
             m.add("composites") { SortedMembers.write(composites, to: &$0) { $0.writeSnapshot(to: &$1) } }
         }
@@ -96,6 +112,16 @@ public struct TabContainers: Equatable, Sendable {
         let floor = try r.read("seqFloor", as: Int.self) ?? 0
         guard floor >= 0 else { throw TabFieldError("seqFloor", .type(expected: "a count")) }
         seqFloor = UInt64(floor)
+        if case .object(let places)? = r.take("tabPlaces") {
+            for (name, v) in places {
+                guard nodes[name] != nil else { throw TabFieldError("tabPlaces." + name, .value("'\(name)' is placed but is no tab controller")) }
+                let (window, parent) = try NodeJSON.object(v, at: "tabPlaces." + name) { (m: inout TakenMembers) throws(TabFieldError) in
+                    (try NodeJSON.bool(m.take("window"), m.place("window")) ?? true, try Composite.readParent(m.take("parent"), at: m.place("parent")))
+                }
+                nodes[name]!.window = window
+                nodes[name]!.parent = parent
+            }
+        }
         if let all = r.take("composites") {
             guard case .object(let o) = all else { throw TabFieldError("composites", .type(expected: "an object")) }
             for (name, v) in o { composites[name] = try Composite(name: name, snapshot: v, at: "composites." + name) }
@@ -152,7 +178,9 @@ public struct TabContainers: Equatable, Sendable {
         switch spec {
         case .tab(let options):
             try options.validate()
-            node = ContainerNode(Controller(name: name, options))
+            var n = ContainerNode(Controller(name: name, options))
+            n.window = options.window
+            node = n
         case .composite(let composite):
             return try create(name, composite: composite, limits: limits)
         }
@@ -181,6 +209,7 @@ public struct TabContainers: Equatable, Sendable {
         }
         if composites[name] != nil { return try deleteComposite(name) }
         guard nodes[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
+        if let p = nodes[name]!.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; remove it there first, then delete it") }
         saveWhole(name)
         let removed = nodes.removeValue(forKey: name)!
         if before.seqFloor == nil { before.seqFloor = seqFloor }
@@ -231,13 +260,22 @@ public struct TabContainers: Equatable, Sendable {
                                selectionChanges: Bool = false, semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i = try lookUp(name)
+        // R15: not a window's root (attached, or out of its window). One flag read on every
+        // command; the tree's work only for such a controller.
+        let inTree = !nodes.values[i].window
+        var pathBefore: [String]?
+        if inTree {
+            try checkEnvironment(command, of: name)
+            treeEvents = []
+            pathBefore = shownStatusBarPath(root(of: name))
+        }
         let pending = prepareUndo(name, at: i, before: command)
         #if DEBUG
         let footprint = nodes.values[i].tabBar.footprint(of: command), tabsBefore = nodes.values[i].tabBar.tabs
         #endif
-        let outcome: Outcome
+        var outcome: Outcome
         do {
-            outcome = try nodes.values[i].tabBar.apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
+            outcome = try nodes.values[i].tabBar.apply(command, policy: policy, notifying: notifying || inTree, selectionChanges: selectionChanges,
                                                       semantics: semantics, reading: read)
         } catch {
             before.settle(pending, made: false)
@@ -249,6 +287,7 @@ public struct TabContainers: Equatable, Sendable {
         if let footprint { footprint.check(command, before: tabsBefore, after: nodes.values[i].tabBar.tabs) }
         #endif
         before.settle(pending, made: outcome.changed)  // a refused or idle command inserted or removed nothing
+        if inTree { settleInTree(name, &outcome, pathBefore: pathBefore) }
         return outcome
     }
 
@@ -313,7 +352,12 @@ public struct TabContainers: Equatable, Sendable {
             do { try Self.validate(name: name) } catch { return "a controller is named '\(name)': \(error.message)" }
             guard n.name == name else { return "controller '\(n.name)' is stored as '\(name)'" }
             if let problem = n.inconsistency { return problem }
-            if let p = n.parent, nodes[p.parent] == nil { return "controller '\(name)' is attached to '\(p.parent)', which does not exist" }
+            if let p = n.parent {
+                guard let holder = composites[p.parent] else { return "controller '\(name)' is attached to '\(p.parent)', which does not exist" }
+                guard holder.body.child(p.slot)?.controller == name else {
+                    return "controller '\(name)' is attached to '\(p.parent)' as '\(p.slot)', which does not hold it"
+                }
+            }
         }
         for (name, c) in composites {
             do { try Self.validate(name: name) } catch { return "a controller is named '\(name)': \(error.message)" }
@@ -327,7 +371,7 @@ public struct TabContainers: Equatable, Sendable {
             }
             for child in c.body.children {
                 guard let x = child.controller else { continue }
-                guard let held = composites[x], held.parent == Attachment(parent: name, slot: child.id) else {
+                guard parent(of: x) == Attachment(parent: name, slot: child.id) else {
                     return "controller '\(name)' holds '\(x)' as '\(child.id)', which is not attached there"
                 }
             }

@@ -17,6 +17,9 @@ public struct TabBarOptions: Equatable, Sendable {
     public var sizeClass: SizeClass?
     /// The root tabs a compact width shows (R14.7); nil: the tabs' own.
     public var compactTabs: [String]?
+    /// A window's root from its creation (R15.4: true, as every tab controller was); false
+    /// for one to be attached to another container.
+    public var window = true
 
     public init(idiom: Idiom = .phone, maxVisible: Int? = nil, tapPops: TapPops = .always, mode: Mode = .automatic,
                 sizeClass: SizeClass? = nil, compactTabs: [String]? = nil) {
@@ -68,6 +71,7 @@ public struct TabBarOptions: Equatable, Sendable {
             for id in compactTabs { w.string(id) }
             w.endArray()
         }
+        if !window { w.key(literal: "window"); w.bool(false) }  // R15.4: written when not the default
     }
 }
 
