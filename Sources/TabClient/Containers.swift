@@ -295,3 +295,144 @@ extension JSONObject {
         return list.count == a.count ? list : nil
     }
 }
+
+// MARK: the picture of a container
+
+/// A navigation, drawer or custom controller as `state` reports it, kept up to date from its
+/// events (the counterpart of ControllerView for tab controllers). Not announced by events,
+/// and so as the `state` of seq `readAt` reported them: the status bar path of a root that is
+/// not a window's (`status_bar_changed` is a visible root's), and whether an attached custom
+/// container that shows nothing is visible (no child of its appears or disappears).
+public struct CompositeView: Equatable, Sendable {
+    public var name: String
+    public var kind: ContainerKind
+    /// Where it is attached; nil: a root.
+    public var parent: Attachment?
+    public var window: Bool
+    public var visible: Bool
+    public var idiom: String
+    /// The seq of the last event this picture includes.
+    public var seq: Int
+    // Navigation: the stack, bottom to top.
+    public var stack: [ChildObject] = []
+    // Drawer.
+    public var center: ChildObject?
+    public var left: ChildObject?
+    public var right: ChildObject?
+    public var openSide: OpenSide = .none
+    public var openGestures: [DrawerGesture] = []
+    public var closeGestures: [DrawerGesture] = []
+    public var centerInteraction: CenterInteraction?
+    // Custom.
+    public var children: [ChildObject] = []
+    public var shown: [String] = []
+    /// The child that decides the status bar (R15.11): a stack's top, a drawer's open drawer
+    /// or else its center, a custom container's configured one.
+    public var statusBarChild: String?
+    /// A root's status bar path (nil: attached).
+    public var statusBarPath: [String]?
+    /// The children visible now: those a visible container shows (from appearance events).
+    public private(set) var visibleChildren: Set<String>
+    /// The seq of the `state` that what events do not announce was read from.
+    public var readAt: Int
+
+    /// A `state` result of a navigation, drawer or custom controller.
+    public init(state o: JSONObject, name: String) {
+        self.name = o.text("controller") ?? name
+        kind = o.text("kind").flatMap(ContainerKind.init) ?? .custom
+        parent = o.attachment("parent") ?? nil
+        window = o.flag("window") ?? false
+        visible = o.flag("visible") ?? false
+        idiom = o.text("idiom") ?? "phone"
+        seq = o.integer("seq") ?? 0
+        stack = o.children("stack") ?? []
+        func child(_ key: String) -> ChildObject? { o[key].flatMap { try? ChildObject(json: $0, at: key) } }
+        center = child("center"); left = child("left"); right = child("right")
+        openSide = o.text("open_side").flatMap(OpenSide.init) ?? .none
+        openGestures = (o.strings("open_gestures") ?? []).compactMap(DrawerGesture.init)
+        closeGestures = (o.strings("close_gestures") ?? []).compactMap(DrawerGesture.init)
+        centerInteraction = o.text("center_interaction").flatMap(CenterInteraction.init)
+        children = o.children("children") ?? []
+        shown = o.strings("shown") ?? []
+        statusBarChild = o.text("status_bar_child")
+        statusBarPath = o.strings("status_bar_path")
+        visibleChildren = []
+        readAt = seq
+        if visible { visibleChildren = Set(shownChildren) }
+    }
+
+    /// The ids of the children it shows (R15.5): the top of the stack; the center and the open
+    /// drawer; a custom container's `shown`.
+    public var shownChildren: [String] {
+        switch kind {
+        case .navigation: return stack.last.map { [$0.id] } ?? []
+        case .drawer: return [center?.id, openSide == .left ? left?.id : openSide == .right ? right?.id : nil].compactMap { $0 }
+        default: return shown
+        }
+    }
+
+    /// Applies one event of this container (with seq > self.seq); `.unsure` when it does not
+    /// say enough: new child objects (`drawer_changed` and `children_changed` name ids, and a
+    /// kept id is the same child), or a container that becomes a root (its status bar path
+    /// goes on below it).
+    public mutating func apply(event: String, seq: Int, data: JSONObject) -> ControllerView.Outcome {
+        self.seq = seq
+        guard let kind = TabEvent.Kind(rawValue: event) else { return .applied }
+        if kind == .controllerDeleted { return .deleted }
+        guard let e = NodeEvent(event: event, data: data) else { return kind == .plugin ? .applied : .unsure }
+        switch e {
+        case .appearance(let child, _, let phase):
+            if phase == .didAppear { visibleChildren.insert(child) }
+            if phase == .didDisappear { visibleChildren.remove(child) }
+        case .containment:
+            break
+        case .navigationChanged(let stack, _, _):
+            self.stack = stack
+        case .drawerChanged(let c, let l, let r, let open, let previous, _):
+            // Only a drawer opening or closing keeps every object; another change may bring new ones.
+            guard c == center?.id, l == left?.id, r == right?.id, open != previous else { return .unsure }
+            openSide = open
+        case .childrenChanged(let ids, let shown):
+            guard ids == children.map(\.id) else { return .unsure }
+            self.shown = shown
+        case .configChanged(let c):
+            if let g = c.openGestures { openGestures = g }
+            if let g = c.closeGestures { closeGestures = g }
+            if let i = c.centerInteraction { centerInteraction = i }
+            if let s = c.statusBarChild { statusBarChild = s }
+        case .windowChanged(let w):
+            window = w
+        case .parentChanged(let p, let w):
+            parent = p; window = w
+            guard p != nil else { return .unsure }
+            statusBarPath = nil
+        case .statusBarChanged(let path):
+            statusBarPath = path
+        }
+        follow()
+        return .applied
+    }
+
+    /// What follows from the rest: the status bar child of a stack or a drawer, and whether
+    /// the container is visible (a root: its window; attached: a child of it is, unless it
+    /// shows none).
+    private mutating func follow() {
+        switch kind {
+        case .navigation: statusBarChild = stack.last?.id
+        case .drawer: statusBarChild = (openSide == .left ? left : openSide == .right ? right : nil)?.id ?? center?.id
+        default: break
+        }
+        if parent == nil {
+            visible = window
+        } else if !shownChildren.isEmpty {
+            visible = !visibleChildren.isEmpty
+        }
+    }
+}
+
+extension TabClient {
+    /// `state` of a navigation, drawer or custom controller, as the typed picture.
+    public func compositeState(_ controller: String) async throws -> CompositeView {
+        CompositeView(state: try await stateObject(controller), name: controller)
+    }
+}

@@ -116,3 +116,73 @@ extension TabClientTests {
         }
     }
 }
+
+/// A container's picture without what events do not announce (CompositeView's comment).
+func announced(_ v: CompositeView) -> CompositeView {
+    var v = v
+    v.readAt = 0
+    if v.parent == nil && !v.window { v.statusBarPath = nil }
+    return v
+}
+
+extension TabClientTests {
+    /// CompositeView kept from events alone equals `state` after each command, through
+    /// pushes and pops below a hidden root and a shown one, a custom container showing and
+    /// hiding a navigation controller, a drawer opening and closing, configuration and
+    /// windows; it reads `state` again only where events name new children by id or a
+    /// container becomes a root.
+    @Test func compositeViewFollowsEvents() async throws {
+        let tabd = try TabdProcess()
+        let c = try TabClient(path: tabd.socket)
+        defer { c.close() }
+        let names = ["nav", "box", "dr"]
+        try await c.subscribe(controllers: names)
+        try await c.createNavigation("nav", stack: [ChildObject(id: "inbox", title: "Inbox")])
+        try await c.createCustom("box", children: [ChildObject(id: "a"), ChildObject(id: "n", controller: "nav")], shown: ["a"])
+        try await c.createDrawer("dr", center: ChildObject(id: "c", controller: "box"), left: ChildObject(id: "menu"), window: true)
+        var views: [String: CompositeView] = [:]
+        for name in names { views[name] = try await c.compositeState(name) }
+        _ = await c.nextEvents()  // the creations' (the states include them)
+        var rereads: [String] = []
+        var applied: [EventName: Int] = [:]
+
+        let steps: [(String, () async throws -> Void)] = [
+            ("push below a hidden root", { try await c.push(ChildObject(id: "msg", title: "Message"), controller: "nav") }),
+            ("show the navigation controller", { try await c.setShown(["a", "n"], controller: "box") }),
+            ("its status bar", { try await c.configure(statusBarChild: .set("n"), controller: "box") }),
+            ("pop where it shows", { try await c.pop(controller: "nav") }),
+            ("open the drawer", { try await c.openDrawer(.left, controller: "dr") }),
+            ("close it", { try await c.closeDrawer(controller: "dr") }),
+            ("hide a screen", { try await c.setShown(["n"], controller: "box") }),
+            ("replace the navigation controller", { try await c.transition(from: "n", to: ChildObject(id: "b"), controller: "box") }),
+            ("a window of its own", { try await c.setWindow(true, controller: "nav") }),
+            ("a new stack", { try await c.setStack([ChildObject(id: "x"), ChildObject(id: "y", restorationID: "y")], controller: "nav") }),
+            ("gestures", { try await c.configure(openGestures: [.panCenter, .button], centerInteraction: CenterInteraction.none, controller: "dr") }),
+            ("the drawer's window closes", { try await c.setWindow(false, controller: "dr") }),
+            ("the navigation's too", { try await c.setWindow(false, controller: "nav") }),
+            ("pop to root, unseen", { try await c.popToRoot(controller: "nav") }),
+        ]
+        for (what, step) in steps {
+            try await step()
+            for event in await c.nextEvents() {
+                guard var view = views[event.controller], event.seq > view.seq else { continue }
+                let outcome = event.seq == view.seq + 1 ? view.apply(event: event.name, seq: event.seq, data: event.data) : .unsure
+                if outcome == .unsure {
+                    rereads.append("\(what): \(event.controller) \(event.name)")
+                    view = try await c.compositeState(event.controller)
+                } else if let kind = event.kind {
+                    applied[kind, default: 0] += 1
+                }
+                views[event.controller] = view
+            }
+            for name in names {
+                let state = try await c.compositeState(name)
+                #expect(announced(views[name]!) == announced(state), "after \(what), \(name):\nview  \(views[name]!)\nstate \(state)")
+            }
+        }
+        #expect(rereads.allSatisfy { $0.hasPrefix("replace the navigation controller") }, "\(rereads)")
+        // Each kind of event was applied from its data, not read again.
+        let kinds: Set<EventName> = [.appearance, .containment, .navigationChanged, .drawerChanged, .childrenChanged, .configChanged, .windowChanged, .statusBarChanged]
+        #expect(kinds.subtracting(applied.keys).isEmpty, "\(applied)")
+    }
+}
