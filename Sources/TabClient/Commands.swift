@@ -2,7 +2,8 @@
 // command names; TabClientTests.everyCommandHasAFunction holds the two together). Each sends
 // the command with the fields it names and returns the reply's `result` (typed where a front
 // end reads it: hello, state, controllers, subscribe); an error reply throws TabdError.
-// `controller` defaults to tabd's default (`main`) when nil.
+// `controller` defaults to tabd's default (`main`) when nil. The commands of navigation,
+// drawer and custom controllers (R15) are in Containers.swift.
 
 import TabCore
 import TabJSON
@@ -30,8 +31,14 @@ public struct Hello: Sendable, Equatable {
 public struct ControllerSummary: Sendable, Equatable {
     public var name: String
     public var idiom: String
+    /// A tab controller's (0 for the other kinds).
     public var maxVisible: Int
     public var tabs: Int
+    /// R15: what the container is, where it is attached (nil: a root) and whether it is a
+    /// window's root (a tab controller always is, in this tabd).
+    public var kind: ContainerKind = .tab
+    public var parent: Attachment?
+    public var window = true
 }
 
 /// Where a selection or a tap goes.
@@ -50,11 +57,11 @@ public enum Target: Sendable, Equatable {
 }
 
 extension TabClient {
-    private func on(_ controller: String?, _ fields: [(String, JSONValue)]) -> [(String, JSONValue)] {
+    func on(_ controller: String?, _ fields: [(String, JSONValue)]) -> [(String, JSONValue)] {
         (controller.map { [("controller", JSONValue.string($0))] } ?? []) + fields
     }
 
-    private static func strings(_ list: [String]) -> JSONValue { .array(list.map(JSONValue.string)) }
+    static func strings(_ list: [String]) -> JSONValue { .array(list.map(JSONValue.string)) }
 
     /// `"brief": true` when asked (docs/protocol.md: the reply without the list as long as the
     /// controller — `tabs`, `customizable`, `customizing_order`).
@@ -265,7 +272,9 @@ extension TabClient {
     public func controllers() async throws -> [ControllerSummary] {
         (try await request("controllers").array("controllers") ?? []).compactMap {
             guard case .object(let o) = $0, let name = o.text("name") else { return nil }
-            return ControllerSummary(name: name, idiom: o.text("idiom") ?? "phone", maxVisible: o.integer("max_visible") ?? 0, tabs: o.integer("tabs") ?? 0)
+            let parent: Attachment? = o.attachment("parent") ?? nil
+            return ControllerSummary(name: name, idiom: o.text("idiom") ?? "phone", maxVisible: o.integer("max_visible") ?? 0, tabs: o.integer("tabs") ?? 0,
+                                     kind: o.text("kind").flatMap(ContainerKind.init) ?? .tab, parent: parent, window: o.flag("window") ?? true)
         }
     }
 

@@ -46,9 +46,13 @@ extension ServiceEngine {
             // Where each concerned controller's numbering stands: events after these are
             // the ones this subscription will see (R11.4).
             w.key(literal: "seqs"); w.beginObject()
+            // Every kind's (R15: navigation, drawer and custom controllers number their own).
             for name in s.controllers?.sorted() ?? containers.allNames {
-                if let c = containers[name] { w.key(name); w.int(Int(truncatingIfNeeded: c.seq)) }
-                else if let c = containers.composites[name] { w.key(name); w.int(Int(truncatingIfNeeded: c.seq)) }
+                if let c = containers[name] {
+                    w.key(name); w.int(Int(truncatingIfNeeded: c.seq))
+                } else if let c = containers.composites[name] {
+                    w.key(name); w.int(Int(truncatingIfNeeded: c.seq))
+                }
             }
             w.endObject()
         }

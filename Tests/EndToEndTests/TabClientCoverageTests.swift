@@ -110,9 +110,7 @@ extension TabClientTests {
 
     /// Commands TabClient deliberately has no function for, each with the reason (none: the
     /// function `call(_:on:)` gives for one of these must send nothing).
-    static let notWrapped: [CommandName: String] = Dictionary(uniqueKeysWithValues: r15Pending.map { ($0, "R15's commands get their functions with the clients' pass of issue 42") })
-    static let r15Pending: [CommandName] = [.configure, .setWindow, .popTo, .setStack, .openDrawer, .closeDrawer, .toggleDrawer, .setCenter, .setDrawer,
-                                            .setChildren, .setShown, .transition]
+    static let notWrapped: [CommandName: String] = [:]
 
     /// Calls TabClient's function for `command`, with arguments of the types it takes (a
     /// stand-in answers, so what they name need not exist). A command added to CommandName
@@ -167,8 +165,20 @@ extension TabClientTests {
         case .editBegin: try await c.editBegin()
         case .editEnd: try await c.editEnd()
         case .selectChild: try await c.selectChild(group: "g", "t")
-        case .configure, .setWindow, .popTo, .setStack, .openDrawer, .closeDrawer, .toggleDrawer, .setCenter, .setDrawer, .setChildren, .setShown, .transition:
-            break
+        // R15: a navigation, drawer or custom controller's (`createNavigation` and the
+        // others are checked with `push(_:controller:)` and the rest in containerFunctions).
+        case .configure: try await c.configure(openGestures: [.bezelPanCenter], closeGestures: [], centerInteraction: .full, statusBarChild: .set(nil), controller: "d")
+        case .setWindow: try await c.setWindow(true, controller: "n")
+        case .popTo: try await c.popTo("s", animated: true, controller: "n")
+        case .setStack: try await c.setStack([ChildObject(id: "s", title: "S", restorationID: "r"), ChildObject(id: "m", controller: "main")], controller: "n")
+        case .openDrawer: try await c.openDrawer(.left, gesture: .button, animated: true, controller: "d")
+        case .closeDrawer: try await c.closeDrawer(gesture: .tapCenter, controller: "d")
+        case .toggleDrawer: try await c.toggleDrawer(.right, controller: "d")
+        case .setCenter: try await c.setCenter(ChildObject(id: "c"), closeDrawer: true, controller: "d")
+        case .setDrawer: try await c.setDrawer(.left, nil, controller: "d")
+        case .setChildren: try await c.setChildren([ChildObject(id: "a")], shown: ["a"], controller: "x")
+        case .setShown: try await c.setShown([], controller: "x")
+        case .transition: try await c.transition(from: "a", to: ChildObject(id: "b"), animated: false, controller: "x")
         }
     }
 

@@ -174,6 +174,8 @@ public struct SentNodeEvent: Equatable, Sendable {
     public var controller: String
     public var seq: UInt64
     public var event: NodeEvent
+
+    public init(controller: String, seq: UInt64, event: NodeEvent) { self.controller = controller; self.seq = seq; self.event = event }
 }
 
 /// What a node command (or a container's creation) did.

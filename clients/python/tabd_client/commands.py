@@ -7,6 +7,15 @@ An optional argument left None is left out of the request, except where null
 means something (`badge`'s value, `customizable`'s and `set_compact_tabs`'
 tabs, `update_tab`'s fields): there None is sent as null.
 
+The commands of navigation, drawer and custom controllers (R15; docs/protocol.md,
+"Containers beyond tabs") take `controller` as a required keyword: `main` is a
+tab controller. A child object is a dict `{"id": ..., "title"?: ...,
+"restoration_id"?: ..., "controller"?: ...}` (with `controller`: that
+controller is the child). `push`, `pop` and `pop_to_root` are one command each
+for both kinds: `push(tab, screen)` changes a tab's stack (R6),
+`push_screen(screen, controller=...)` a navigation controller's (the same
+command without `tab`); so `pop_screen` and `pop_to_root_screen`.
+
 Each method says what its result is (`@returns(State)`: a TypedDict of
 results.py), so that mypy checks the keys a program reads: `Client.state()`
 is a `State`, `await AsyncClient.state()` too. tests/test_coverage.py checks
@@ -20,10 +29,11 @@ import types
 from typing import (Any, Awaitable, Callable, Concatenate, Dict, Generic, List, Optional, ParamSpec, Type, TypeVar,
                     Union, overload)
 
-from .results import (BarResult, Config, ControllerCreated, Controllers, CustomizableResult, CustomizingResult,
-                      Deleted, EditingResult, Empty, Explained, Hello, Layout, Metrics, ModeResult, Plugins,
-                      PluginValue, Preserved, Reloaded, Rotated, SearchResult, Selection, SidebarResult,
-                      SizeClassResult, StackResult, State, Stats, Subscribed, TabChanged, TabList, Unsubscribed)
+from .results import (BarResult, Config, ContainerChanged, ContainerState, ControllerCreated, Controllers,
+                      CustomizableResult, CustomizingResult, CustomResult, Deleted, DrawerResult, EditingResult, Empty,
+                      Explained, Hello, Layout, Metrics, ModeResult, NavigationResult, Plugins, PluginValue, Preserved,
+                      Reloaded, Rotated, SearchResult, Selection, SidebarResult, SizeClassResult, StackResult, State,
+                      Stats, Subscribed, TabChanged, TabList, Unsubscribed)
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -245,6 +255,124 @@ class Commands(Generic[R]):
     def controller_create(self, /, controller: str, *, idiom: Optional[str] = None, max_visible: Optional[int] = None,
                           **fields: Any) -> Any:
         return self.request("controller.create", controller=controller, idiom=idiom, max_visible=max_visible, **fields)
+
+    @returns(ContainerState)
+    def create_navigation(self, controller: str, stack: List[JSON], *, window: Optional[bool] = None,
+                          idiom: Optional[str] = None) -> Any:
+        """`controller.create` of a navigation controller (R15.13): `stack` (child
+        objects, bottom to top, at least one). `window`: a window's root (default
+        False: a container to attach). The result is the new controller's state."""
+        return self.request("controller.create", controller=controller, kind="navigation", window=window, idiom=idiom,
+                            stack=stack)
+
+    @returns(ContainerState)
+    def create_drawer(self, controller: str, center: JSON, *, left: Optional[JSON] = None, right: Optional[JSON] = None,
+                      open_gestures: Optional[List[str]] = None, close_gestures: Optional[List[str]] = None,
+                      center_interaction: Optional[str] = None, window: Optional[bool] = None,
+                      idiom: Optional[str] = None) -> Any:
+        """`controller.create` of a drawer controller (R15.24): its center and
+        side drawers (child objects), the gestures that open and close them
+        (R15.26), what a user may do below the center while one is open (R15.29)."""
+        return self.request("controller.create", controller=controller, kind="drawer", window=window, idiom=idiom,
+                            center=center, left=left, right=right, open_gestures=open_gestures,
+                            close_gestures=close_gestures, center_interaction=center_interaction)
+
+    @returns(ContainerState)
+    def create_custom(self, controller: str, children: Optional[List[JSON]] = None, *, shown: Optional[List[str]] = None,
+                      status_bar_child: Optional[str] = None, window: Optional[bool] = None,
+                      idiom: Optional[str] = None) -> Any:
+        """`controller.create` of a custom container (R15.30): its children, the
+        ids of those it shows, the child that decides the status bar (R15.11)."""
+        return self.request("controller.create", controller=controller, kind="custom", window=window, idiom=idiom,
+                            children=children or [], shown=shown, status_bar_child=status_bar_child)
+
+    @returns(ContainerState)
+    def container_state(self, controller: str) -> Any:
+        """`state` of a navigation, drawer or custom controller (`state()` is a
+        tab controller's): `kind`, `parent`, `window`, `visible`, the kind's slots."""
+        return self.request("state", controller=controller)
+
+    @returns(ContainerChanged)
+    def configure(self, /, *, controller: str, **fields: Any) -> Any:
+        """The kind's configuration (R15.1), as `controller.create` takes it:
+        `open_gestures`, `close_gestures`, `center_interaction` (drawer),
+        `status_bar_child` (custom; None clears it). Members not given stay."""
+        return self._with_nulls("configure", controller, **fields)
+
+    @returns(ContainerChanged)
+    def set_window(self, window: bool, *, controller: str) -> Any:
+        """Makes a root a window's root view controller, or not (R15.4)."""
+        return self.request("set_window", window=window, controller=controller)
+
+    @returns(NavigationResult)
+    def push_screen(self, screen: JSON, *, controller: str, animated: Optional[bool] = None) -> Any:
+        """Pushes a child object on a navigation controller's stack (`push` without `tab`)."""
+        return self.request("push", screen=screen, animated=animated, controller=controller)
+
+    @returns(NavigationResult)
+    def pop_screen(self, *, controller: str, user: Optional[bool] = None, animated: Optional[bool] = None) -> Any:
+        """Pops a navigation controller's top (`pop` without `tab`); `user`: the
+        back button or the edge swipe, a user's action (R15.9)."""
+        return self.request("pop", user=user, animated=animated, controller=controller)
+
+    @returns(NavigationResult)
+    def pop_to(self, screen: str, *, controller: str, animated: Optional[bool] = None) -> Any:
+        """Pops a navigation controller down to the child `screen` of its stack."""
+        return self.request("pop_to", screen=screen, animated=animated, controller=controller)
+
+    @returns(NavigationResult)
+    def pop_to_root_screen(self, *, controller: str, animated: Optional[bool] = None) -> Any:
+        """Pops a navigation controller down to its root (`pop_to_root` without `tab`)."""
+        return self.request("pop_to_root", animated=animated, controller=controller)
+
+    @returns(NavigationResult)
+    def set_stack(self, stack: List[JSON], *, controller: str, animated: Optional[bool] = None) -> Any:
+        """Replaces a navigation controller's whole stack (bottom to top)."""
+        return self.request("set_stack", stack=stack, animated=animated, controller=controller)
+
+    @returns(DrawerResult)
+    def open_drawer(self, side: str, *, controller: str, gesture: Optional[str] = None,
+                    animated: Optional[bool] = None) -> Any:
+        """Opens the drawer on `side` (`left`, `right`); a `gesture` makes it a
+        user's action, refused unless the open gestures allow it (R15.26)."""
+        return self.request("open_drawer", side=side, gesture=gesture, animated=animated, controller=controller)
+
+    @returns(DrawerResult)
+    def close_drawer(self, *, controller: str, gesture: Optional[str] = None, animated: Optional[bool] = None) -> Any:
+        return self.request("close_drawer", gesture=gesture, animated=animated, controller=controller)
+
+    @returns(DrawerResult)
+    def toggle_drawer(self, side: str, *, controller: str, gesture: Optional[str] = None,
+                      animated: Optional[bool] = None) -> Any:
+        """Opens the drawer on `side`, or closes it when it is the one open."""
+        return self.request("toggle_drawer", side=side, gesture=gesture, animated=animated, controller=controller)
+
+    @returns(DrawerResult)
+    def set_center(self, child: JSON, *, controller: str, close_drawer: Optional[bool] = None) -> Any:
+        """Replaces the drawer's center (R15.27); `close_drawer`: and closes the open drawer."""
+        return self.request("set_center", child=child, close_drawer=close_drawer, controller=controller)
+
+    @returns(DrawerResult)
+    def set_drawer(self, side: str, child: Optional[JSON], *, controller: str) -> Any:
+        """Puts `child` in the drawer on `side`; None removes that drawer (R15.28)."""
+        return self._with_nulls("set_drawer", controller, side=side, child=child)
+
+    @returns(CustomResult)
+    def set_children(self, children: List[JSON], *, controller: str, shown: Optional[List[str]] = None) -> Any:
+        """Replaces a custom container's children; `shown` None keeps those of
+        the old `shown` that are still children (R15.30)."""
+        return self.request("set_children", children=children, shown=shown, controller=controller)
+
+    @returns(CustomResult)
+    def set_shown(self, shown: List[str], *, controller: str) -> Any:
+        """The ids of the children a custom container shows."""
+        return self.request("set_shown", shown=shown, controller=controller)
+
+    @returns(CustomResult)
+    def transition(self, from_: str, to: JSON, *, controller: str, animated: Optional[bool] = None) -> Any:
+        """Replaces the shown child `from_` with the child object `to` (R15.31)."""
+        return self._call("transition", {"from": from_, "to": to, "controller": controller,
+                                         **({"animated": animated} if animated is not None else {})})
 
     @returns(Deleted)
     def controller_delete(self, controller: str) -> Any:

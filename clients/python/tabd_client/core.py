@@ -210,9 +210,11 @@ class MirrorCore:
             self._held[name].append(event)
             return
         mirror = self.mirrors.get(name)
-        if mirror is None:
-            if self._sync is None:  # created (again) after the sync
-                self._doubt(name, "controller %r appeared" % name)
+        if mirror is None or self._sync is not None:
+            # Created (again) after the subscription, which did not name it in `seqs`: its
+            # state says all of it (during the sync, as part of the sync). A controller the
+            # sync reads anyway is held above.
+            self._doubt(name, "controller %r appeared" % name)
             return
         self._apply(mirror, [event], updates)
 

@@ -4,7 +4,9 @@ The rules of docs/protocol.md, "Staying in sync": start from a `state` result,
 then `apply` every later event in order. Each `on_<event>` method is the rule
 for one event of `Event`; the events in `UNSHOWN` (did_select, appearance,
 containment, will_end_customizing, plugin) change nothing `state` reports and
-only advance `seq`. An event the mirror cannot follow raises OutOfSync: read
+only advance `seq`. The events of R15's containers (`CONTAINER_EVENTS`), and
+any but those of `UNSHOWN` of a navigation, drawer or custom controller (its
+state's `kind`), put the mirror in doubt: it reads `state` again. An event the mirror cannot follow raises OutOfSync: read
 `state` again.
 """
 
@@ -47,6 +49,13 @@ class Event(str, Enum):
     MODE_CHANGED = "mode_changed"
     WILL_BEGIN_EDITING = "will_begin_editing"
     DID_END_EDITING = "did_end_editing"
+    # R15: navigation, drawer and custom controllers (their data: results.EVENT_DATA).
+    DRAWER_CHANGED = "drawer_changed"
+    CHILDREN_CHANGED = "children_changed"
+    CONFIG_CHANGED = "config_changed"
+    WINDOW_CHANGED = "window_changed"
+    PARENT_CHANGED = "parent_changed"
+    STATUS_BAR_CHANGED = "status_bar_changed"
     CONTROLLER_DELETED = "controller_deleted"
     PLUGIN = "plugin"
 
@@ -67,6 +76,13 @@ class ControllerMirror:
     #: Events that change nothing `state` reports: they have no rule.
     UNSHOWN: FrozenSet[Event] = frozenset({Event.DID_SELECT, Event.APPEARANCE, Event.CONTAINMENT,
                                            Event.WILL_END_CUSTOMIZING, Event.PLUGIN})
+
+    #: The events of navigation, drawer and custom controllers (R15): a tab
+    #: controller's state has nothing they say, and a container's is not
+    #: followed from events here: the mirror is in doubt and reads state again.
+    CONTAINER_EVENTS: FrozenSet[Event] = frozenset({
+        Event.DRAWER_CHANGED, Event.CHILDREN_CHANGED, Event.CONFIG_CHANGED, Event.WINDOW_CHANGED,
+        Event.PARENT_CHANGED, Event.STATUS_BAR_CHANGED})
 
     #: Events after which `state` may start or stop reporting R13's and R14's
     #: members (`mode`, `size_class`, `compact_tabs`, `editing`, `bar.hidden`,
@@ -103,6 +119,9 @@ class ControllerMirror:
             raise OutOfSync("seq %d was followed by %d" % (self.seq, event["seq"]))
         self.state["seq"] = event["seq"]
         data = event.get("data") or {}
+        composite = self.state.get("kind", "tab") != "tab"
+        if event["event"] in self.CONTAINER_EVENTS or composite and event["event"] not in self.UNSHOWN:
+            raise OutOfSync("%s: an event of a navigation, drawer or custom controller" % event["event"])
         reported = self._reports_modern()
         rule = getattr(self, "on_" + event["event"], None)
         if rule:

@@ -97,11 +97,31 @@ class Frame(TypedDict):
     height: float
 
 
+class Child(TypedDict):
+    """A child object of a navigation, drawer or custom controller (R15.2): a screen,
+    or with `controller` the controller of that name."""
+    id: str
+    title: Optional[str]
+    restoration_id: Optional[str]
+    controller: Optional[str]
+
+
+class Parent(TypedDict):
+    """Where a container is attached: its container and the child it is there."""
+    controller: str
+    child: str
+
+
 class ControllerSummary(TypedDict):
+    """A tab controller's `max_visible` and `tabs`; another kind's `kind`, `parent`,
+    `window` (R15)."""
     name: str
     idiom: str
-    max_visible: int
-    tabs: int
+    max_visible: NotRequired[int]
+    tabs: NotRequired[int]
+    kind: NotRequired[str]
+    parent: NotRequired[Optional[Parent]]
+    window: NotRequired[bool]
 
 
 class Plugin(TypedDict):
@@ -243,6 +263,67 @@ class State(TypedDict):
     seq: int
 
 
+class ContainerState(TypedDict):
+    """`state` of a navigation, drawer or custom controller (R15; the reply of its
+    `controller.create` too): the kind's members only on that kind, `status_bar_path`
+    only on a root."""
+    controller: str
+    kind: str
+    parent: Optional[Parent]
+    window: bool
+    visible: bool
+    idiom: str
+    stack: NotRequired[List[Child]]
+    top: NotRequired[str]
+    center: NotRequired[Child]
+    left: NotRequired[Optional[Child]]
+    right: NotRequired[Optional[Child]]
+    open_side: NotRequired[str]
+    open_gestures: NotRequired[List[str]]
+    close_gestures: NotRequired[List[str]]
+    center_interaction: NotRequired[str]
+    children: NotRequired[List[Child]]
+    shown: NotRequired[List[str]]
+    status_bar_child: Optional[str]
+    status_bar_path: NotRequired[List[str]]
+    seq: int
+
+
+class NavigationResult(TypedDict):
+    """push_screen, pop_screen, pop_to, pop_to_root_screen, set_stack: the stack's ids
+    and its top."""
+    changed: bool
+    stack: List[str]
+    top: str
+
+
+class DrawerResult(TypedDict):
+    """open_drawer, close_drawer, toggle_drawer, set_center, set_drawer."""
+    changed: bool
+    open_side: str
+    center: str
+
+
+class CustomResult(TypedDict):
+    """set_children, set_shown, transition."""
+    changed: bool
+    children: List[str]
+    shown: List[str]
+
+
+class ContainerChanged(TypedDict):
+    """configure, set_window: what the kind's commands answer (NavigationResult's,
+    DrawerResult's or CustomResult's members), and set_window's `window`."""
+    changed: bool
+    stack: NotRequired[List[str]]
+    top: NotRequired[str]
+    open_side: NotRequired[str]
+    center: NotRequired[str]
+    children: NotRequired[List[str]]
+    shown: NotRequired[List[str]]
+    window: NotRequired[bool]
+
+
 class Controllers(TypedDict):
     controllers: List[ControllerSummary]
 
@@ -379,3 +460,81 @@ class Config(TypedDict):
 
 class Metrics(TypedDict):
     text: str
+
+
+# MARK: the data of R15's events (docs/protocol.md, "Containers beyond tabs")
+#
+# An event is `{"event", "controller", "seq", "data"}`; these type the `data` of the events of
+# navigation, drawer and custom controllers (EVENT_DATA by event name). tests/test_results.py
+# checks a real tabd's events against them.
+
+
+class ChildAppearance(TypedDict):
+    """`appearance` of a container's child (`child_controller` when it is a controller)."""
+    child: str
+    child_controller: NotRequired[str]
+    phase: str
+
+
+class ChildContainment(TypedDict):
+    """`containment` of a container's child; `parent` None when it leaves."""
+    child: str
+    child_controller: NotRequired[str]
+    phase: str
+    parent: Optional[str]
+
+
+class StackChanged(TypedDict):
+    """`navigation_changed` of a navigation controller (no `tab`): the whole stack."""
+    stack: List[Child]
+    operation: str
+    cause: str
+
+
+class DrawerChanged(TypedDict):
+    center: str
+    left: Optional[str]
+    right: Optional[str]
+    open_side: str
+    previous: str
+    cause: str
+
+
+class ChildrenChanged(TypedDict):
+    children: List[str]
+    shown: List[str]
+
+
+class ConfigChanges(TypedDict, total=False):
+    open_gestures: List[str]
+    close_gestures: List[str]
+    center_interaction: str
+    status_bar_child: Optional[str]
+
+
+class ConfigChanged(TypedDict):
+    """What `configure` was asked, before its effects (R15.8 b)."""
+    changes: ConfigChanges
+
+
+class WindowChanged(TypedDict):
+    window: bool
+
+
+class ParentChanged(TypedDict):
+    """Attached (`parent`) or detached (None, a root again)."""
+    parent: Optional[Parent]
+    window: bool
+
+
+class StatusBarChanged(TypedDict):
+    """A visible root's status bar path (R15.11)."""
+    path: List[str]
+
+
+#: The data type of each R15 event of a navigation, drawer or custom controller.
+EVENT_DATA: Dict[str, Any] = {
+    "appearance": ChildAppearance, "containment": ChildContainment, "navigation_changed": StackChanged,
+    "drawer_changed": DrawerChanged, "children_changed": ChildrenChanged, "config_changed": ConfigChanged,
+    "window_changed": WindowChanged, "parent_changed": ParentChanged, "status_bar_changed": StatusBarChanged,
+}

@@ -27,6 +27,24 @@ def result_type(cmd: str) -> Any:
     return method.result
 
 
+#: The methods of a command's forms other than the tab controller's: without `tab` (a
+#: navigation controller's), `controller.create` of another kind, `state` of another kind.
+OTHER_FORMS = {"push": "push_screen", "pop": "pop_screen", "pop_to_root": "pop_to_root_screen"}
+
+
+def reply_type(request: Dict[str, Any], result: Any) -> Any:
+    """The TypedDict of a reply to `request`: its command's method's, or that of the
+    command's form for a navigation, drawer or custom controller."""
+    cmd = request["cmd"]
+    if cmd in OTHER_FORMS and "tab" not in request:
+        return result_type(OTHER_FORMS[cmd])
+    if cmd == "controller.create" and request.get("kind", "tab") != "tab":
+        return result_type("create_" + request["kind"])
+    if cmd == "state" and isinstance(result, dict) and result.get("kind", "tab") != "tab":
+        return result_type("container_state")
+    return result_type(cmd)
+
+
 def problems(value: Any, tp: Any, where: str) -> List[str]:
     """How `value` differs from `tp` (a TypedDict, List, Dict, Optional, str, ...)."""
     if tp is Any:
@@ -65,9 +83,9 @@ def problems(value: Any, tp: Any, where: str) -> List[str]:
 
 
 def documented_replies() -> Dict[str, List[Any]]:
-    """The results of the page's success replies, by command: each ```console
-    command's requests (`'{"cmd":…}'` arguments) paired in order with the reply
-    lines under it, where the two counts agree and the reply is not elided (…)."""
+    """The results of the page's success replies, by command, each with its request:
+    each ```console command's requests (`'{"cmd":…}'` arguments) paired in order with
+    the reply lines under it, where the two counts agree and the reply is not elided (…)."""
     replies: Dict[str, List[Any]] = {}
     for block in re.findall(r"```console\n(.*?)```", DOC, re.S):
         for command in re.split(r"^\$ ", block, flags=re.M)[1:]:
@@ -82,15 +100,15 @@ def documented_replies() -> Dict[str, List[Any]]:
                 except ValueError:
                     continue  # elided: "…"
                 if reply["ok"]:
-                    replies.setdefault(request["cmd"], []).append(reply["result"])
+                    replies.setdefault(request["cmd"], []).append((request, reply["result"]))
     return replies
 
 
 def test_every_documented_reply_is_its_commands_type() -> None:
     found = documented_replies()
     assert len(found) > 30, "docs/protocol.md's replies were not found: %s" % sorted(found)
-    wrong = [p for cmd, results in sorted(found.items()) for i, r in enumerate(results)
-             for p in problems(r, result_type(cmd), "%s reply %d" % (cmd, i + 1))]
+    wrong = [p for cmd, results in sorted(found.items()) for i, (request, r) in enumerate(results)
+             for p in problems(r, reply_type(request, r), "%s reply %d" % (cmd, i + 1))]
     assert not wrong, "docs/protocol.md and results.py differ:\n" + "\n".join(wrong)
 
 
@@ -101,6 +119,46 @@ def tree_controller(c: Client, name: str, idiom: str) -> None:
                 {"id": "library", "children": [{"id": "albums"}, {"id": "songs"}], "allows_reordering": True},
                 {"id": "radio", "allows_hiding": True, "hidden_by_default": True, "subtitle": "Live"},
                 {"id": "find", "role": "search"}], controller=name)
+
+
+def container_calls(c: Client) -> Dict[str, Any]:
+    """Every method of navigation, drawer and custom controllers (R15) on a drawer `root`
+    (a window's root) whose center is the navigation controller `nav`, and a custom
+    container `box`: each result by "<method> <n>"."""
+    calls: Dict[str, Any] = {}
+
+    def call(name: str, result: Any) -> None:
+        calls["%s %d" % (name, len(calls))] = result
+    call("create_navigation", c.create_navigation("nav", [{"id": "inbox", "title": "Inbox"}]))
+    call("create_drawer", c.create_drawer("root", {"id": "main", "controller": "nav"}, left={"id": "menu"},
+                                          open_gestures=["bezel_pan_center"], close_gestures=["tap_center"],
+                                          center_interaction="full", window=True))
+    call("create_custom", c.create_custom("box", [{"id": "a"}, {"id": "b", "restoration_id": "b"}], shown=["a"]))
+    call("controllers", c.controllers())
+    call("push_screen", c.push_screen({"id": "msg", "title": "Message"}, controller="nav", animated=True))
+    call("push_screen", c.push_screen({"id": "reply"}, controller="nav"))
+    call("pop_to", c.pop_to("msg", controller="nav"))
+    call("pop_screen", c.pop_screen(controller="nav", user=True))
+    call("set_stack", c.set_stack([{"id": "inbox"}, {"id": "sent"}], controller="nav"))
+    call("pop_to_root_screen", c.pop_to_root_screen(controller="nav"))
+    for name in ["nav", "root", "box"]:
+        call("container_state", c.container_state(name))
+    call("open_drawer", c.open_drawer("left", controller="root", gesture="bezel_pan_center"))
+    call("close_drawer", c.close_drawer(controller="root", gesture="tap_center"))
+    call("toggle_drawer", c.toggle_drawer("left", controller="root"))
+    call("configure", c.configure(controller="root", open_gestures=["button"], center_interaction="none"))
+    call("set_drawer", c.set_drawer("right", {"id": "info"}, controller="root"))
+    call("set_center", c.set_center({"id": "home"}, controller="root", close_drawer=True))
+    call("set_children", c.set_children([{"id": "a"}, {"id": "c"}], controller="box", shown=["a", "c"]))
+    call("set_shown", c.set_shown(["c"], controller="box"))
+    call("transition", c.transition("c", {"id": "d"}, controller="box", animated=True))
+    call("configure", c.configure(controller="box", status_bar_child="d"))
+    call("configure", c.configure(controller="box", status_bar_child=None))
+    call("set_window", c.set_window(True, controller="box"))
+    call("set_window", c.set_window(False, controller="box"))
+    for name in ["nav", "root", "box"]:
+        call("container_state", c.container_state(name))
+    return calls
 
 
 def test_tabds_replies_are_their_commands_types(tabd: Tabd) -> None:
@@ -122,6 +180,7 @@ def test_tabds_replies_are_their_commands_types(tabd: Tabd) -> None:
         c.select("find", controller="pad")
         calls["search pad"] = c.search(True, controller="pad")
         calls["edit.begin pad"] = c.edit_begin(controller="pad")
+        calls.update(container_calls(c))
         wrong = [p for name, result in calls.items() for p in problems(result, result_type(name.split()[0]), name)]
         assert not wrong, "tabd's replies and results.py differ:\n" + "\n".join(wrong)
     checked: Set[str] = set(documented_replies()) | {name.split()[0] for name in calls}
