@@ -19,6 +19,11 @@
 //                     at most 315360000, ten years).
 //                     An expired session is logged out with a logout event (reason "session
 //                     expired"), on time, by a timer (plugin ABI 1.6).
+//   drawers:          per side ("left", "right"), the tab controller on which someone must be
+//                     logged in before a user opens a drawer on that side, or false: users
+//                     open it freely (default {"left": "main", "right": "main"}; a side the
+//                     object leaves out is free). Asked through may_open_drawer (plugin ABI
+//                     1.10): only a user's open (a gesture), never an app's.
 //
 // Logins are kept in the plugin's store (plugin ABI 1.6), so they survive restarts and
 // kill -9 (and an expiry that fell while tabd was down is logged out as it starts). A reload
@@ -49,9 +54,10 @@ import TabSystem
 
 @_cdecl("tabd_policy_entry") public func tabdPolicyEntry() -> UnsafeRawPointer { exportPolicy(LoginGate.self) }
 
-final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook, TimerHook, ControllerDeletedHook {
+final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook, TimerHook, ControllerDeletedHook,
+                       MayOpenDrawerHook {
     static let name = "login-gate"
-    static let version = "1.4.0"
+    static let version = "1.5.0"
     static let summary = "Refuses every tab but the login tab until a user logs in on the controller."
 
     let host: PolicyHost
@@ -66,6 +72,10 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     let hashesPerSecond: Int
     /// How long a login lasts, in seconds (0: until logout).
     let sessionSeconds: Int
+    /// By side: the tab controller whose login lets a user open a drawer there (absent: free).
+    let drawers: [String: String]
+    /// The controller `drawers` names when the settings do not: tabd's default controller.
+    static let defaultDrawerLogin = "main"
 
     /// The controller a tap last asked about, its session's text in the store and when that
     /// session ends (0: no end; nil: no session): a tap whose controller and stored text are
@@ -104,7 +114,7 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     static let settingKeys: Set<String> = [
         "login_tab", "credentials_file", "max_failures", "lockout_seconds", "failure_window_seconds",
         "max_user_bytes", "max_tracked_users", "rate_burst", "rate_interval_seconds", "max_tracked_peers",
-        "max_hashes_per_second", "session_seconds",
+        "max_hashes_per_second", "session_seconds", "drawers",
     ]
 
     init(settings: JSON, host: PolicyHost) throws {
@@ -131,6 +141,7 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         self.hashesPerSecond = hashesPerSecond
         // A login's end must stay within the clock's range (a larger one crashed tabd at login).
         sessionSeconds = try LoginGate.int(settings, "session_seconds", least: 0, most: LoginGate.maxSessionSeconds) ?? 28800
+        drawers = try LoginGate.drawers(settings)
         cryptData = .allocate(capacity: 1)
         UnsafeMutableRawPointer(cryptData).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
         // Fail now, not at the first login, when the file cannot be read.
@@ -169,6 +180,15 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
         if isLoggedIn(controller.name) { return .allow }
         if !candidate.isMore, candidate.id == loginTab { return .allow }
         return .deny(reason: "not logged in", message: "login required before '\(candidate.id)' can be selected")
+    }
+
+    /// A user opens a drawer: refused while nobody is logged in on the controller its side
+    /// names (`drawers`); a side it does not name opens freely.
+    func mayOpenDrawer(_ open: DrawerOpen) -> Verdict {
+        guard let login = drawers[open.side] else { return .allow }
+        if isLoggedIn(login) { return .allow }
+        return .deny(reason: "not logged in",
+                     message: "login required on '\(login)' before the \(open.side) drawer of '\(open.controller)' can be opened")
     }
 
     /// Whether a session on `controller` admits taps: one past its end does not, even before
@@ -442,6 +462,26 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
             throw PolicyError.invalid("\(key) must be a whole number " + (most.map { "from \(least) to \($0)" } ?? "of at least \(least)"))
         }
         return n
+    }
+
+    /// The `drawers` setting: an object of "left" and "right", each a controller name or false.
+    private static func drawers(_ settings: JSON) throws -> [String: String] {
+        guard let v = settings["drawers"], !v.isNull else { return ["left": defaultDrawerLogin, "right": defaultDrawerLogin] }
+        guard let sides = v.objectValue else {
+            throw PolicyError.invalid("drawers must be an object of sides, e.g. {\"left\": \"main\", \"right\": false}")
+        }
+        var out: [String: String] = [:]
+        for (side, value) in sides {
+            guard side == "left" || side == "right" else {
+                throw PolicyError.invalid("drawers: unknown side '\(side)' (known: left, right)")
+            }
+            if value.boolValue == false { continue }
+            guard let name = value.stringValue, !name.isEmpty else {
+                throw PolicyError.invalid("drawers.\(side) must be the name of the controller a user logs in on, or false (no login needed)")
+            }
+            out[side] = name
+        }
+        return out
     }
 
     /// The longest session_seconds: ten years.

@@ -8,7 +8,9 @@
  * of every selection change (settings events.selected) and remind a controller's
  * subscribers of something later (its "remind" method arms a timer, and keeps the text in
  * the store under "remind/<controller>"). It follows controllers coming and going (since
- * 1.7): it counts them, and forgets a deleted controller's reminder.
+ * 1.7): it counts them, and forgets a deleted controller's reminder. A drawer controller
+ * whose name starts with the prefix cannot be opened by a user until "unlock" either
+ * (since 1.10: may_open_drawer).
  *
  * Build it anywhere, with nothing but the installed header (`make install` puts it and
  * tabd-policy.pc in place), and try it before configuring it:
@@ -29,6 +31,8 @@
  *     {"cmd":"tap","tab":"secret-notes"}                 → denied by "hello"
  *     {"cmd":"plugin.call","plugin":"hello","method":"unlock","args":{"code":"open-sesame"}}
  *     {"cmd":"tap","tab":"secret-notes"}                 → ok
+ *     {"cmd":"open_drawer","controller":"secret-menu","side":"left","gesture":"pan_center"}
+ *                                                        → denied by "hello" until unlock
  *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242,"admin":false,"groups":[27,1000]}
  *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"selections":2,"prefix":"secret","controllers":1}
  *     {"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":1,"text":"stand up"}}
@@ -235,6 +239,23 @@ static tabd_result hello_should_select(void *state, const tabd_controller *contr
     for (size_t i = 0; i < s->exempt_count; i++)
         if (strcmp(candidate->id, s->exempt[i]) == 0) return TABD_ABSTAIN;
     snprintf(s->message, sizeof s->message, "'%s' is locked; call hello's unlock method first", candidate->id);
+    reply->reason = "locked";
+    reply->message = s->message;
+    return TABD_DENY;
+}
+
+/*
+ * may_open_drawer (since 1.10) — demonstrates: a veto that is not about a tab controller.
+ * A user opens a drawer (`open`: the drawer controller's name, the side, the gesture); an
+ * app's open (no gesture) is never asked. The answers are should_select's; there is no
+ * tabd_controller here, so nothing to read, emit in or select in — the state, the store
+ * and the log are what a drawer gate uses. A tabd before 1.10 never calls it.
+ */
+static tabd_result hello_may_open_drawer(void *state, const tabd_drawer_open *open, tabd_reply *reply) {
+    hello_state *s = state;
+    if (s->unlocked || strncmp(open->controller, s->prefix, strlen(s->prefix)) != 0) return TABD_ABSTAIN;
+    snprintf(s->message, sizeof s->message, "the %s drawer of '%s' is locked (%s); call hello's unlock method first",
+             open->side, open->controller, open->gesture);
     reply->reason = "locked";
     reply->message = s->message;
     return TABD_DENY;
@@ -525,6 +546,7 @@ static const tabd_policy_descriptor hello_descriptor = {
     .timer = hello_timer,
     .controller_created = hello_controller_created,
     .controller_deleted = hello_controller_deleted,
+    .may_open_drawer = hello_may_open_drawer,
 };
 
 /*

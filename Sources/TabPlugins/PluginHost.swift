@@ -9,6 +9,8 @@
 //  - supported_orientations: each answer is intersected with what is left; abstain and
 //    failure leave it as it is.
 //  - preferred_orientation: the first plugin that answers wins.
+//  - may_open_drawer (ABI 1.10): as should_select — load order, the first deny refuses, a
+//    failing plugin denies, abstentions leave `defaultDecision`.
 //  - notifications go to every plugin that has the hook, in load order.
 
 import CTabPolicy
@@ -90,6 +92,7 @@ public final class PluginHost: Policy {
     private var selectChain: [(PluginInstance, PluginCode.ShouldSelect)] = []
     private var supportedChain: [(PluginInstance, @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, tabd_orientation_mask, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result)] = []
     private var preferredChain: [(PluginInstance, @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result)] = []
+    private var drawerChain: [(PluginInstance, PluginCode.MayOpenDrawer)] = []
     private var running: [PluginInstance] = []
 
     // Per-call scratch, allocated once.
@@ -469,6 +472,7 @@ public final class PluginHost: Policy {
         hot.links = links
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
+        drawerChain = running.compactMap { p in p.code.hooks.may_open_drawer.map { (p, $0) } }
         hot.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
         hot.hasDidSelect = running.contains { $0.code.hooks.did_select != nil }
         hot.watchesSelection = running.contains { $0.code.hooks.selection_changed != nil }
@@ -526,7 +530,7 @@ public final class PluginHost: Policy {
     /// The history records of `kind` are kept in.
     private func ring(for kind: DecisionKind) -> Ring<DecisionRecord> {
         switch kind {
-        case .shouldSelect: tapRecords
+        case .shouldSelect, .mayOpenDrawer: tapRecords
         case .supportedOrientations, .preferredOrientation: orientationRecords
         case .timer: timerRecords
         }
@@ -552,27 +556,45 @@ public final class PluginHost: Policy {
             askChain(links, cand, id: id, controller: controller, allowed: &allowed, answers: &answers)
         }
         frame.controller = nil
-        let decision: Decision
-        let final: DecisionRecord.Final
-        if let denial {
-            decision = .deny(by: denial.plugin, reason: denial.reason, message: denial.message)
-            final = .deny(plugin: denial.plugin, reason: denial.reason, message: denial.message)
-        } else if allowed {
-            decision = .allow
-            final = .allow(byDefault: false)
-        } else {
-            decision = defaultDecision
-            if case .deny(let by, let reason, let message) = defaultDecision {
-                final = .deny(plugin: by, reason: reason, message: message)
-            } else {
-                final = .allow(byDefault: true)
-            }
-        }
+        let (decision, final) = conclusion(denial, allowed: allowed)
         record(.shouldSelect, controller, candidate: id, answers: &answers, final: final)
         return decision
     }
 
     private typealias Denial = (plugin: String, reason: String, message: String?)
+
+    /// A veto chain's decision (should_select, may_open_drawer) and its record's final answer:
+    /// the refusal if any, else allow when a plugin allowed, else `defaultDecision`.
+    private func conclusion(_ denial: Denial?, allowed: Bool) -> (Decision, DecisionRecord.Final) {
+        if let denial {
+            return (.deny(by: denial.plugin, reason: denial.reason, message: denial.message),
+                    .deny(plugin: denial.plugin, reason: denial.reason, message: denial.message))
+        }
+        if allowed { return (.allow, .allow(byDefault: false)) }
+        if case .deny(let by, let reason, let message) = defaultDecision {
+            return (defaultDecision, .deny(plugin: by, reason: reason, message: message))
+        }
+        return (defaultDecision, .allow(byDefault: true))
+    }
+
+    /// A plugin's deny or failure of a veto: counted, its answer appended. Returns the deny,
+    /// or nil and why it failed (the caller words the failure's refusal and warning).
+    private func vetoed(_ result: tabd_result, by plugin: PluginInstance, nanoseconds dt: UInt64,
+                        answers: inout [PluginAnswer]) -> (denial: Denial?, why: String) {
+        if result == TABD_DENY {
+            plugin.denials += 1
+            let reason = reply.pointee.reason.map { HookCaps.text($0) } ?? "denied"
+            let message = reply.pointee.message.map { HookCaps.text($0) }
+            answers.append(PluginAnswer(plugin: plugin.name, answer: .deny(reason: reason, message: message), nanoseconds: dt))
+            return ((plugin.name, reason, message), "")
+        }
+        plugin.failures += 1
+        let why = result == TABD_ERROR
+            ? (reply.pointee.message.map { HookCaps.text($0) } ?? "it returned TABD_ERROR")
+            : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
+        answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
+        return (nil, why)
+    }
 
     /// `s` as a C string in the host's scratch when it is a small ASCII string (its two words,
     /// the discriminator cleared: the bytes past its length are zero), else nil.
@@ -628,24 +650,76 @@ public final class PluginHost: Policy {
     @inline(never)
     private func refusal(_ result: tabd_result, by plugin: PluginInstance, nanoseconds dt: UInt64, id: String,
                          controller: LentController, answers: inout [PluginAnswer]) -> Denial {
-        if result == TABD_DENY {
-            plugin.denials += 1
-            let reason = reply.pointee.reason.map { HookCaps.text($0) } ?? "denied"
-            let message = reply.pointee.message.map { HookCaps.text($0) }
-            answers.append(PluginAnswer(plugin: plugin.name, answer: .deny(reason: reason, message: message), nanoseconds: dt))
-            return (plugin.name, reason, message)
-        }
-        plugin.failures += 1
-        let why = result == TABD_ERROR
-            ? (reply.pointee.message.map { HookCaps.text($0) } ?? "it returned TABD_ERROR")
-            : "it returned \(result.rawValue), not TABD_ALLOW, TABD_DENY or TABD_ABSTAIN"
-        answers.append(PluginAnswer(plugin: plugin.name, answer: .failed(why), nanoseconds: dt))
+        let (denial, why) = vetoed(result, by: plugin, nanoseconds: dt, answers: &answers)
+        if let denial { return denial }
         warnings.warn("should_select failed", subject: plugin.name, "plugin failed deciding a tap; counted as a refusal", metadata: [
             "plugin.name": .string(plugin.name), "controller": .string(controller.pointer.pointee.name),
             "tab": .string(id), "error": .string(why),
         ])
         return (plugin.name, "plugin failed: \(why)",
                 "'\(plugin.name)' failed deciding whether '\(id)' can be selected, so it is not: \(why)")
+    }
+
+    /// R15.26: a user's open of a drawer, asked of the may_open_drawer chain (ABI 1.10) like
+    /// a tap of should_select: in load order until one refuses; a failure (an error, a value
+    /// out of the enum, an isolated helper's crash or timeout) refuses, naming the plugin.
+    /// There is no tab controller to lend: emit and request_select refuse; what else the
+    /// plugins ask for (store writes) waits in `pending` for the engine (`takeEffects`).
+    public func mayOpenDrawer(side: DrawerSide, gesture: DrawerGesture, controller: String) -> Decision {
+        let chain = drawerChain
+        if chain.isEmpty { return defaultDecision }
+        var answers = takeAnswerBuffer()
+        var allowed = false
+        var denial: Denial?
+        let reply = self.reply, frame = self.frame
+        controller.withCString { name in
+            side.rawValue.withCString { s in
+                gesture.rawValue.withCString { g in
+                    var open = tabd_drawer_open(struct_size: MemoryLayout<tabd_drawer_open>.size, controller: name, side: s, gesture: g)
+                    var t0 = monotonicNanoseconds()
+                    for (plugin, hook) in chain {
+                        reply.pointee = tabd_reply(struct_size: MemoryLayout<tabd_reply>.size, reason: nil, message: nil, json: nil)
+                        enter(plugin, .mayOpenDrawer)
+                        let result = hook(plugin.state, &open, reply)
+                        leave()
+                        let t1 = monotonicNanoseconds()
+                        let dt = t1 &- t0
+                        t0 = t1
+                        plugin.count(.mayOpenDrawer, nanoseconds: dt)
+                        if result == TABD_ALLOW {
+                            allowed = true
+                            answers.append(PluginAnswer(plugin: plugin.name, answer: .allow, nanoseconds: dt))
+                        } else if result == TABD_ABSTAIN {
+                            answers.append(PluginAnswer(plugin: plugin.name, answer: .abstain, nanoseconds: dt))
+                        } else {
+                            denial = drawerRefusal(result, by: plugin, nanoseconds: dt, side: side, controller: controller, answers: &answers)
+                        }
+                        frame.endHook()
+                        if denial != nil { break }
+                    }
+                }
+            }
+        }
+        let (decision, final) = conclusion(denial, allowed: allowed)
+        sequence += 1
+        var first: [PluginAnswer] = []
+        swap(&first, &answers)
+        let record = DecisionRecord(sequence: sequence, controller: controller, kind: .mayOpenDrawer, candidate: side.rawValue,
+                                    proposed: nil, answers: first, final: final, gesture: gesture.rawValue)
+        tapRecords.push { record } reuse: { $0 = record }
+        return decision
+    }
+
+    /// A plugin's deny or failure of a drawer's open: counted, its answer appended.
+    private func drawerRefusal(_ result: tabd_result, by plugin: PluginInstance, nanoseconds dt: UInt64, side: DrawerSide,
+                               controller: String, answers: inout [PluginAnswer]) -> Denial {
+        let (denial, why) = vetoed(result, by: plugin, nanoseconds: dt, answers: &answers)
+        if let denial { return denial }
+        warnings.warn("may_open_drawer failed", subject: plugin.name, "plugin failed deciding a drawer's open; counted as a refusal", metadata: [
+            "plugin.name": .string(plugin.name), "controller": .string(controller), "side": .string(side.rawValue), "error": .string(why),
+        ])
+        return (plugin.name, "plugin failed: \(why)",
+                "'\(plugin.name)' failed deciding whether the \(side.rawValue) drawer of '\(controller)' can be opened, so it is not: \(why)")
     }
 
     public func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask {

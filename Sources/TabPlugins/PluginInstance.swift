@@ -286,6 +286,7 @@ extension PluginHook {
         case .timer: return 14
         case .controllerCreated: return 15
         case .controllerDeleted: return 16
+        case .mayOpenDrawer: return 17
         }
     }
 }

@@ -18,6 +18,7 @@ struct Refusal: Error, CustomStringConvertible {
 /// cannot be unloaded safely), so one per real path for the life of the process.
 final class PluginCode {
     typealias ShouldSelect = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result
+    typealias MayOpenDrawer = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_drawer_open>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result
 
     let path: String
     /// The file the code was loaded from, as it was then.
@@ -83,6 +84,7 @@ final class PluginCode {
         if hooks.timer != nil { names.append(PluginHook.timer.rawValue) }
         if hooks.controller_created != nil { names.append(PluginHook.controllerCreated.rawValue) }
         if hooks.controller_deleted != nil { names.append(PluginHook.controllerDeleted.rawValue) }
+        if hooks.may_open_drawer != nil { names.append(PluginHook.mayOpenDrawer.rawValue) }
         return names
     }
 

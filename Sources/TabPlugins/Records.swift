@@ -230,6 +230,7 @@ public enum PluginHook: String, CaseIterable, Sendable {
     case timer
     case controllerCreated = "controller_created"
     case controllerDeleted = "controller_deleted"
+    case mayOpenDrawer = "may_open_drawer"
 }
 
 /// One plugin's answer within a decision.
@@ -285,9 +286,10 @@ public struct PluginAnswer: Sendable, Equatable {
 public struct DecisionRecord: Sendable, Equatable {
     public typealias Kind = DecisionKind
     public enum Final: Sendable, Equatable {
-        /// A tap allowed; `byDefault`: every plugin abstained and the default applied.
+        /// A tap (or a drawer's open) allowed; `byDefault`: every plugin abstained and the
+        /// default applied.
         case allow(byDefault: Bool)
-        /// A tap refused by `plugin`.
+        /// A tap (or a drawer's open) refused by `plugin`.
         case deny(plugin: String, reason: String, message: String?)
         /// The supported orientations after intersection.
         case orientations(OrientationMask)
@@ -301,7 +303,7 @@ public struct DecisionRecord: Sendable, Equatable {
     public var sequence: UInt64
     public var controller: String
     public var kind: Kind
-    /// should_select: the tapped tab id, or "more".
+    /// should_select: the tapped tab id, or "more". may_open_drawer: the side (`side` in JSON).
     public var candidate: String?
     /// supported_orientations: what the tabs support, before the plugins.
     public var proposed: OrientationMask?
@@ -309,6 +311,8 @@ public struct DecisionRecord: Sendable, Equatable {
     /// are absent.
     public var answers: [PluginAnswer]
     public var final: Final
+    /// may_open_drawer: the user's gesture.
+    public var gesture: String? = nil
 
     /// `{"seq":…,"controller":…,"kind":…,"candidate":…,"answers":[…],"result":…,…}`
     public var json: String {
@@ -317,7 +321,11 @@ public struct DecisionRecord: Sendable, Equatable {
             w.field("seq", Int(clamping: sequence))
             w.field("controller", controller.isEmpty ? nil : controller)  // "": a timer of no controller
             w.field("kind", kind.rawValue)
-            if let candidate { w.field("candidate", candidate) }
+            if kind == .mayOpenDrawer {
+                w.field("side", candidate); w.field("gesture", gesture)
+            } else if let candidate {
+                w.field("candidate", candidate)
+            }
             if let proposed { w.key("proposed"); w.strings(proposed.orientations.map(\.rawValue)) }
             w.key("answers"); w.array(answers) { w, a in a.write(&w) }
             switch final {

@@ -36,7 +36,8 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
         selection_changed: type is any SelectionChangedHook.Type ? Thunks.selectionChanged : nil,
         timer: type is any TimerHook.Type ? Thunks.timer : nil,
         controller_created: type is any ControllerCreatedHook.Type ? Thunks.controllerCreated : nil,
-        controller_deleted: type is any ControllerDeletedHook.Type ? Thunks.controllerDeleted : nil
+        controller_deleted: type is any ControllerDeletedHook.Type ? Thunks.controllerDeleted : nil,
+        may_open_drawer: type is any MayOpenDrawerHook.Type ? Thunks.mayOpenDrawer : nil
     ))
     Exported.descriptor = d
     return UnsafeRawPointer(d)
@@ -73,6 +74,7 @@ final class Instance {
     let timer: (any TimerHook)?
     let controllerCreated: (any ControllerCreatedHook)?
     let controllerDeleted: (any ControllerDeletedHook)?
+    let mayOpenDrawer: (any MayOpenDrawerHook)?
     /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
     /// Unchecked: read by every hook, and no hook reaches it while another access is open
     /// (the dynamic check cost ~75 instructions per decision).
@@ -102,6 +104,7 @@ final class Instance {
         timer = plugin as? any TimerHook
         controllerCreated = plugin as? any ControllerCreatedHook
         controllerDeleted = plugin as? any ControllerDeletedHook
+        mayOpenDrawer = plugin as? any MayOpenDrawerHook
     }
 
     deinit {
@@ -138,6 +141,12 @@ final class Instance {
         beginHook()
         // Called through the optional: the existential is not copied (retained) around it.
         guard let verdict = shouldSelect?.shouldSelect(candidate(cand), in: view(c)) else { return TABD_ABSTAIN }
+        return answer(verdict, reply)
+    }
+
+    /// A veto's verdict as its C result, a deny's words in the reply.
+    @inline(__always)
+    private func answer(_ verdict: Verdict, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
         switch verdict {
         case .allow: return TABD_ALLOW
         case .abstain: return TABD_ABSTAIN
@@ -146,6 +155,16 @@ final class Instance {
             reply?.pointee.message = keep(message)
             return TABD_DENY
         }
+    }
+
+    /// may_open_drawer: the plugin's verdict on a user's open of a drawer.
+    func mayOpenDrawer(_ open: UnsafePointer<tabd_drawer_open>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
+        beginHook()
+        guard let open, let hook = mayOpenDrawer else { return TABD_ABSTAIN }
+        let o = open.pointee
+        let request = DrawerOpen(controller: o.controller.map { String(cString: $0) } ?? "", side: o.side.map { String(cString: $0) } ?? "",
+                                 gesture: o.gesture.map { String(cString: $0) } ?? "")
+        return answer(hook.mayOpenDrawer(request), reply)
     }
 
     func fail(_ error: Error, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
@@ -270,6 +289,11 @@ enum Thunks {
     static let controllerDeleted: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void = { state, c in
         guard let i = Instance.from(state) else { return }
         i.controllerDeleted?.controllerDeleted(i.view(c))
+    }
+
+    static let mayOpenDrawer: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_drawer_open>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, open, reply in
+        guard let i = Instance.from(state) else { return TABD_ERROR }
+        return i.mayOpenDrawer(open, reply)
     }
 
     static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in

@@ -133,6 +133,30 @@ public protocol ControllerDeletedHook: PolicyPlugin {
     func controllerDeleted(_ controller: ControllerView)
 }
 
+/// may_open_drawer (ABI 1.10): a user opens a drawer (a drawer command with a gesture; never
+/// asked for an app's open or a close). Answer `.allow`, `.deny(reason:message:)` or
+/// `.abstain`; the first deny refuses and the client gets `denied` naming the plugin. There
+/// is no tab controller here: nothing to emit an event in or select; the store, timers and
+/// the log work as in any hook.
+public protocol MayOpenDrawerHook: PolicyPlugin {
+    func mayOpenDrawer(_ open: DrawerOpen) -> Verdict
+}
+
+/// A user's open of a drawer (may_open_drawer, ABI 1.10).
+public struct DrawerOpen: Equatable, Sendable {
+    /// The drawer controller's name (a controller of kind "drawer").
+    public let controller: String
+    /// "left" or "right".
+    public let side: String
+    /// The gesture as the wire names it: "pan_navigation_bar", "pan_center",
+    /// "bezel_pan_center", "custom" or "button" (a later tabd may add gestures).
+    public let gesture: String
+
+    public init(controller: String, side: String, gesture: String) {
+        self.controller = controller; self.side = side; self.gesture = gesture
+    }
+}
+
 /// One change of a controller's selection (selection_changed).
 public struct SelectionChange: Equatable, Sendable {
     /// Why it changed (the wire event's `cause`).
@@ -185,10 +209,10 @@ public struct SelectionChange: Equatable, Sendable {
 
 /// The list of hooks of SDKs before ABI 1.3. A plugin declares its hooks by conforming to
 /// their protocols now, so that a misspelled hook cannot compile.
-@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook, SelectionChangedHook, TimerHook, ControllerCreatedHook, ControllerDeletedHook); see plugins.md, \"A plugin in Swift\"")
+@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook, SelectionChangedHook, TimerHook, ControllerCreatedHook, ControllerDeletedHook, MayOpenDrawerHook); see plugins.md, \"A plugin in Swift\"")
 public struct PolicyHooks {}
 
-/// An answer to should-select.
+/// An answer to should-select (and may-open-drawer).
 public enum Verdict: Equatable, Sendable {
     /// Let it happen (another plugin's deny still wins).
     case allow

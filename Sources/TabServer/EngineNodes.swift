@@ -22,10 +22,14 @@ extension ServiceEngine {
             outcome = try containers.apply(command, to: r.controller, policy: policy, limits: config.controllerLimits)
         } catch {
             if error.code == .denied { stats.denials += 1 }
+            // What plugins asked for while deciding (may_open_drawer's store writes), done
+            // whether or not they refused, as after a refused tap.
+            perform(plugins.takeEffects(), &out)
             throw ProtocolError(error)
         }
         if outcome.changed { journal.append(.node(controller: r.controller, command)) }
         publish(outcome, &out)
+        perform(plugins.takeEffects(), &out)
         let c = containers.composites[r.controller]!
         reply(r, &out) { w in
             w.key(literal: "changed"); w.bool(outcome.changed)

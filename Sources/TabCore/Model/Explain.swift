@@ -10,6 +10,8 @@ public enum DecisionKind: String, CaseIterable, Sendable {
     case preferredOrientation = "preferred_orientation"
     /// A plugin's timer ran (its name is the record's `candidate`).
     case timer
+    /// R15.26: a user's open of a drawer (the record's `side` and `gesture`; kept with the taps).
+    case mayOpenDrawer = "may_open_drawer"
 }
 
 /// An `explain` request: the newest `limit` records that match every filter given (nil:

@@ -469,6 +469,11 @@ final class HelperSession {
             if op == .controllerCreated { hooks.controller_created?(state, token) } else { hooks.controller_deleted?(state, token) }
         case .controllersSync:
             try readControllers(&r)
+        case .mayOpenDrawer:
+            let controller = try r.cString(), side = try r.cString(), gesture = try r.cString()
+            var open = tabd_drawer_open(struct_size: MemoryLayout<tabd_drawer_open>.size, controller: controller, side: side, gesture: gesture)
+            inHook = true
+            result = hooks.may_open_drawer?(state, &open, reply) ?? TABD_ABSTAIN
         case .storePatch:
             for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys) * 4) {
                 if let k = try r.string() { let v = try r.string(); if let instance { host?.patchStore(instance.name, k, v) } }

@@ -33,7 +33,10 @@ enum HelperOp: UInt8 {
          controllerCreated, controllerDeleted, controllersSync,
          /// Since 1.7: keys of the plugin's store as tabd holds them (a value, or absent), for
          /// the helper's copy: writes it took that tabd refused (the plugin's budget).
-         storePatch
+         storePatch,
+         /// Since 1.10: a user opens a drawer (the drawer controller's name, side, gesture; no
+         /// snapshot: it is not a tab controller).
+         mayOpenDrawer
     case hello = 100, answer
 }
 

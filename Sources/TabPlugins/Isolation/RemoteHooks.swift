@@ -51,6 +51,7 @@ extension RemotePlugin {
         if has(.timer) { d.timer = { s, c, name in RemotePlugin.of(s).timer(c, name) } }
         if has(.controllerCreated) { d.controller_created = { s, c in RemotePlugin.of(s).controllerChanged(.controllerCreated, c) } }
         if has(.controllerDeleted) { d.controller_deleted = { s, c in RemotePlugin.of(s).controllerChanged(.controllerDeleted, c) } }
+        if has(.mayOpenDrawer) { d.may_open_drawer = { s, open, r in RemotePlugin.of(s).mayOpenDrawer(open, r) } }
         let p = UnsafeMutablePointer<tabd_policy_descriptor>.allocate(capacity: 1)
         p.initialize(to: d)
         return try PluginCode(path: path, identity: identity, descriptor: p)
@@ -133,6 +134,27 @@ extension RemotePlugin {
             let id = cand.pointee.id.map { String(cString: $0) } ?? "?"
             reply.pointee.reason = frame.keep(f.reason)
             reply.pointee.message = frame.keep("plugin '\(displayName)' \(f.reason) while deciding whether '\(id)' can be selected, so it is not; its helper is restarted")
+            return TABD_DENY
+        }
+    }
+
+    /// may_open_drawer (since 1.10): the drawer's name, side and gesture. A crash or a timeout
+    /// refuses, as for should_select.
+    func mayOpenDrawer(_ open: UnsafePointer<tabd_drawer_open>?, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
+        guard let open, let reply, let frame = owner?.host.frame else { return TABD_ERROR }
+        var w = WireWriter(.mayOpenDrawer, capacity: 128)
+        w.string(open.pointee.controller); w.string(open.pointee.side); w.string(open.pointee.gesture)
+        switch exchange(w.bytes, hook: .mayOpenDrawer) {
+        case .success(let a):
+            apply(a.effects, controller: nil)
+            reply.pointee.reason = frame.keep(a.reason)
+            reply.pointee.message = frame.keep(a.message)
+            return a.result
+        case .failure(let f):
+            let side = open.pointee.side.map { String(cString: $0) } ?? "?"
+            let controller = open.pointee.controller.map { String(cString: $0) } ?? "?"
+            reply.pointee.reason = frame.keep(f.reason)
+            reply.pointee.message = frame.keep("plugin '\(displayName)' \(f.reason) while deciding whether the \(side) drawer of '\(controller)' can be opened, so it is not; its helper is restarted")
             return TABD_DENY
         }
     }

@@ -5,8 +5,9 @@
  * shared object that tabd dlopens (RTLD_NOW | RTLD_LOCAL) and never dlcloses. It
  * exports one symbol, tabd_policy_entry(), returning a descriptor: who the plugin is
  * and which hooks it implements. tabd calls the hooks where a tab bar controller's
- * delegate would be asked (should-select, supported and preferred orientations) or
- * told (did-select, customization), and calls `call` for plugin-defined methods
+ * delegate would be asked (should-select, supported and preferred orientations, and
+ * since 1.10 may-open-drawer) or told (did-select, customization), and calls `call` for
+ * plugin-defined methods
  * (the `plugin.call` wire command).
  *
  * Building a plugin in C needs nothing but this header, which `make install` (or the
@@ -73,7 +74,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 9
+#define TABD_POLICY_ABI_MINOR 10
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -99,14 +100,14 @@ typedef enum tabd_result {
     /** No opinion. Never an allow by itself: when every plugin abstains, tabd's
      *  default applies (a tap is allowed; orientations are what the tabs support). */
     TABD_ABSTAIN = 1,
-    /** should_select: this plugin lets the selection happen (any deny still wins). */
+    /** should_select, may_open_drawer: this plugin lets it happen (any deny still wins). */
     TABD_ALLOW = 2,
-    /** should_select: refuse the selection; set reply->reason (and reply->message).
+    /** should_select, may_open_drawer: refuse it; set reply->reason (and reply->message).
      *  call: the request is refused (e.g. wrong password); the client gets `denied`. */
     TABD_DENY = 3,
     /** The hook failed; set reply->message. init: the plugin is not loaded. call: the
-     *  client gets `invalid_request`. should_select: counts as a deny (fail closed).
-     *  Orientation hooks: counts as an abstention, recorded as a failure. */
+     *  client gets `invalid_request`. should_select, may_open_drawer: counts as a deny (fail
+     *  closed). Orientation hooks: counts as an abstention, recorded as a failure. */
     TABD_ERROR = 4,
     /** call: no such method; the client gets `not_found` with tabd's sentence "plugin 'p'
      *  has no method 'x'" (reply->message is not used). */
@@ -378,6 +379,25 @@ typedef struct tabd_local_time {
      *  returns; NULL when the zone has none. */
     const char *zone;
 } tabd_local_time;
+
+/**
+ * A user's open of a drawer (the may_open_drawer hook, since 1.10; SEMANTICS R15.26): a
+ * drawer command (`open_drawer`, `toggle_drawer` that would open) with a `gesture`. The
+ * strings are valid until the hook returns. Fields added in later minors are present only
+ * when struct_size covers them.
+ */
+typedef struct tabd_drawer_open {
+    /** sizeof(tabd_drawer_open) as tabd compiled it. */
+    size_t struct_size;
+    /** The drawer controller's name (a controller of kind "drawer", not a tab controller:
+     *  the tabd_controller readers do not read it). */
+    const char *controller;
+    /** The side the user opens: "left" or "right". */
+    const char *side;
+    /** The gesture, as the wire names it: "pan_navigation_bar", "pan_center",
+     *  "bezel_pan_center", "custom" or "button". A later minor may add gestures. */
+    const char *gesture;
+} tabd_drawer_open;
 
 /* ---------------------------------------------------------------------------------
  * The host table: what tabd offers a plugin
@@ -866,6 +886,21 @@ typedef struct tabd_policy_descriptor {
      *  it emits reach the controller's subscribers before its controller_deleted event;
      *  selections it asks for in this controller are dropped, and so are its timers. */
     void (*controller_deleted)(void *state, const tabd_controller *controller);
+
+    /* ---- since 1.10 ------------------------------------------------------------- */
+
+    /**
+     * A user opens a drawer (`open`: which controller, side and gesture): may it open? Asked
+     * only for a user's open — a drawer command with a `gesture` that passed the drawer's own
+     * checks (its open_gestures, reach) — never for an app's open (no gesture), a close, or
+     * the journal's replay. Plugins are asked in load order; the first TABD_DENY refuses (later
+     * plugins are not asked) and the client gets `denied` naming the plugin, with
+     * reply->reason (and reply->message); nothing changes. Return TABD_ALLOW, TABD_ABSTAIN, or
+     * TABD_DENY. TABD_ERROR (or any other value, or an isolated plugin's crash or timeout)
+     * counts as a deny. There is no tab controller here: emit and request_select refuse; the
+     * store, timers, log and the other host functions work as in any hook.
+     */
+    tabd_result (*may_open_drawer)(void *state, const tabd_drawer_open *open, tabd_reply *reply);
 
     /* Hooks added in later minors go here, each marked "since 1.N". tabd reads only the
      * plugin's struct_size bytes of this descriptor: a hook past them is NULL. */
