@@ -325,8 +325,6 @@ bench-loginflood: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/loginflood.sh
 
-# User-space instructions per `select` in tabd, counted by callgrind (steady where ops/s is
-# noisy; for comparing two builds). Installs valgrind when missing.
 # Memory under hostile clients (BENCHMARKS.md, "Hostile clients"): the end-to-end tests that
 # attack a real tabd print RSS before, at the peak and after, and how long others waited.
 bench-memory: deps
@@ -342,6 +340,11 @@ bench-hostile: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/hostile.py $(if $(TABD),--tabd $(TABD))
 
+# User-space instructions per `select` in tabd, counted by callgrind (steady where ops/s is
+# noisy; for comparing two builds), then per tap, state, set_tabs...; last, R15's
+# open_drawer + close_drawer and push + pop beside a flat select under the same load, with
+# issue 42's target (open_drawer / close_drawer no more than a select; r15.sh exits 1 above
+# it). Installs valgrind when missing.
 bench-instructions: deps
 	$(SWIFT) build -c release
 	Benchmarks/harness/instructions.sh
@@ -351,6 +354,7 @@ bench-instructions: deps
 	Benchmarks/harness/instructions.sh 8 state-encoded
 	Benchmarks/harness/instructions.sh 8 set-tabs
 	Benchmarks/harness/instructions.sh 8 fanout
+	Benchmarks/harness/r15.sh 8
 
 # How a change's cost grows with the controller (issue 41): callgrind instructions per request
 # at 6 tabs and at 10,000 (1,000 for add/remove and customize.move), with the ratio against its

@@ -2,7 +2,7 @@
 # User-space instructions tabd spends per request, counted by callgrind: a measure that does
 # not move with the machine's load, for comparing two builds where ops/s is too noisy.
 #
-#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state|state-encoded|state-encoded-groups|set-tabs|fanout|scale-*]
+#   Benchmarks/harness/instructions.sh [SECONDS] [nested|tap|flat-tap|group-tap|store|state|state-encoded|state-encoded-groups|set-tabs|fanout|scale-*|r15-*]
 #   (default 8 seconds)
 #
 # Runs tabd (.build/release/tabd, or TABD=path) under valgrind twice under loadgen (10
@@ -144,6 +144,33 @@ case " $SCALE_MODES " in
         ;;
 esac
 
+# The R15 modes (`make bench-instructions`, Benchmarks/harness/r15.sh): the default controller's
+# six flat tabs a..f, beside them a drawer controller `d` (a window's root: center `screen`,
+# left drawer `menu`) and a navigation controller `n` (a window's root, its stack `root`).
+# `r15-open-close-drawer`: `open_drawer` left + `close_drawer` of d; `r15-push-pop`: `push` of
+# a screen + `pop` on n (no "tab": R15.13's stack, not R6's); `r15-select`: a flat `select` a /
+# b on the default controller in the same tabd and under the same load, the figure issue 42
+# holds the drawer's commands to. One connection (CONNS, default 1 here): each pair must
+# arrive in order. The figure is per request of COMMAND (for the pairs, per pair).
+R15_MODES="r15-select r15-open-close-drawer r15-push-pop"
+case " $R15_MODES " in
+    *" ${2:-none} "*)
+        CONNS=${CONNS:-1}
+        SETUP_VIA_ASK=1
+        SETUP_AFTER='{"cmd":"controller.create","controller":"d","kind":"drawer","window":true,"center":{"id":"screen"},"left":{"id":"menu"}}'
+        SETUP_AFTER2='{"cmd":"controller.create","controller":"n","kind":"navigation","window":true,"stack":[{"id":"root"}]}'
+        case "$2" in
+            r15-select) COMMAND=select; printf '{"cmd":"select","tab":"a"}\n{"cmd":"select","tab":"b"}\n' > "$DIR/select.req" ;;
+            r15-open-close-drawer)
+                COMMAND=open_drawer
+                printf '{"cmd":"open_drawer","controller":"d","side":"left"}\n{"cmd":"close_drawer","controller":"d"}\n' > "$DIR/select.req" ;;
+            r15-push-pop)
+                COMMAND=push
+                printf '{"cmd":"push","controller":"n","screen":{"id":"s"}}\n{"cmd":"pop","controller":"n"}\n' > "$DIR/select.req" ;;
+        esac
+        ;;
+esac
+
 if [ "${2:-}" = store ]; then
     COMMAND=tap
     printf '{"cmd":"tap","tab":"a"}\n{"cmd":"tap","tab":"b"}\n' > "$DIR/select.req"
@@ -176,6 +203,7 @@ run() {
         # A setup too long for one argument (10,000 tabs): sent here, once, before the load.
         ask "$SETUP" | grep -q '"ok":true' || { echo "the setup failed" >&2; exit 1; }
         [ -z "${SETUP_AFTER:-}" ] || ask "$SETUP_AFTER" | grep -q '"ok":true' || { echo "the setup failed: $SETUP_AFTER" >&2; exit 1; }
+        [ -z "${SETUP_AFTER2:-}" ] || ask "$SETUP_AFTER2" | grep -q '"ok":true' || { echo "the setup failed: $SETUP_AFTER2" >&2; exit 1; }
         if [ "$1" -gt 0 ]; then
             local out
             out=$("$BUILD/loadgen" -s "$DIR/tabd.sock" -c "$CONNS" -P 16 -d "$1" -w 0 -R "$DIR/select.req" -e '"ok":false')
@@ -208,6 +236,9 @@ case "${2:-}" in
     state-encoded) what="state encoded (6 tabs, with the select before it)" ;;
     state-encoded-groups) what="state encoded (2 groups, 4 tabs, with the select before it)" ;;
     set-tabs) what="set_tabs (6 tabs)" ;;
+    r15-select) what="select (6 flat tabs, beside a drawer and a navigation controller, $CONNS connection)" ;;
+    r15-open-close-drawer) what="open_drawer + close_drawer (a drawer root, $CONNS connection)" ;;
+    r15-push-pop) what="push + pop (a navigation controller root, $CONNS connection)" ;;
     scale-push-pop) what="push + pop ($TABS tabs)" ;;
     scale-add-remove) what="add_tab + remove_tab ($TABS tabs)" ;;
     scale-*) what="$COMMAND ($TABS tabs)" ;;
