@@ -216,7 +216,12 @@ extension NodeEvent {
         switch kind {
         case .appearance:
             guard let child = d.text("child"), let phase = d.text("phase").flatMap(AppearancePhase.init) else { return nil }
+            // A nested tab controller's leaf: its own event (`tab`), with R15's `child` beside it.
+            if let tab = d.text("tab") { self = .tabAppearance(tab: tab, phase: phase); return }
             self = .appearance(child: child, controller: d.text("child_controller"), phase: phase)
+        case .contentLoaded:
+            guard let tab = d.text("tab") else { return nil }
+            self = .contentLoaded(tab: tab)
         case .containment:
             guard let child = d.text("child"), let phase = d.text("phase").flatMap(ContainmentPhase.init), d["parent"] != nil else { return nil }
             self = .containment(child: child, controller: d.text("child_controller"), phase: phase, parent: d.text("parent"))
@@ -408,6 +413,8 @@ public struct CompositeView: Equatable, Sendable {
             statusBarPath = nil
         case .statusBarChanged(let path):
             statusBarPath = path
+        case .tabAppearance, .contentLoaded:
+            break  // a tab controller's events: not a composite's
         }
         follow()
         return .applied
