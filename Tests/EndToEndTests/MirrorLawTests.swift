@@ -77,7 +77,8 @@ final class MirrorLawRun {
 
     /// What every stream starts with, so that the seeds meet every event: a login on `main`,
     /// More and a customizing session, a tap; a pad with a group and a search tab, an editing
-    /// session; a controller deleted.
+    /// session, a rotation; a controller deleted; R15's containers nested, changed and taken
+    /// out of their window.
     static let prelude: [LawRequest] = [
         LawRequest(line: loginLine(controller: "main"), effect: .login("main")),
         LawRequest(line: #"{"cmd":"set_tabs","tabs":[{"id":"login"},{"id":"a"},{"id":"b"},{"id":"c"},{"id":"d"},{"id":"e"},{"id":"f","navigation":true}]}"#,
@@ -91,7 +92,18 @@ final class MirrorLawRun {
         LawRequest(line: #"{"cmd":"edit.begin","controller":"cover"}"#),
         LawRequest(line: #"{"cmd":"edit.end","controller":"cover"}"#),
         LawRequest(line: #"{"cmd":"set_size_class","controller":"cover","size_class":"compact"}"#),
+        LawRequest(line: #"{"cmd":"rotate","controller":"cover","orientation":"landscape_left"}"#),
+        LawRequest(line: #"{"cmd":"search","controller":"cover","active":true}"#),
         LawRequest(line: #"{"cmd":"controller.delete","controller":"cover"}"#, effect: .delete("cover")),
+        LawRequest(line: #"{"cmd":"controller.create","controller":"nav-a","kind":"navigation","stack":[{"id":"inbox"}]}"#, effect: .createComposite("nav-a")),
+        LawRequest(line: #"{"cmd":"controller.create","controller":"drawer","kind":"drawer","window":true,"center":{"id":"center","controller":"nav-a"},"left":{"id":"menu"}}"#,
+                   effect: .createComposite("drawer")),
+        LawRequest(line: #"{"cmd":"push","controller":"nav-a","screen":{"id":"msg"}}"#, effect: .composite("nav-a")),
+        LawRequest(line: #"{"cmd":"open_drawer","controller":"drawer","side":"left"}"#, effect: .composite("drawer")),
+        LawRequest(line: #"{"cmd":"configure","controller":"drawer","center_interaction":"full"}"#, effect: .composite("drawer")),
+        LawRequest(line: #"{"cmd":"controller.create","controller":"custom","kind":"custom","children":[{"id":"a"}]}"#, effect: .createComposite("custom")),
+        LawRequest(line: #"{"cmd":"set_shown","controller":"custom","shown":["a"]}"#, effect: .composite("custom")),
+        LawRequest(line: #"{"cmd":"set_window","controller":"drawer","window":false}"#, effect: .composite("drawer")),
     ]
 
     /// The prelude, then R13's and R14's drafts a third of the time, else the restart law's mix.

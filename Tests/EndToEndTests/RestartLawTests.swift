@@ -1054,11 +1054,17 @@ struct RequestGenerator {
 
     /// A child object: a screen mostly, now and then another of the pool's containers
     /// (attaching: accepted or refused as R15.3 says).
-    mutating func childValue() -> JSONValue {
+    mutating func childValue(holder: String? = nil) -> JSONValue {
         var pairs: [(String, JSONValue)] = [("id", jstring(rng.pick(Self.childScreenIDs)))]
         if rng.chance(0.3) { pairs.append(("title", jstring(rng.pick(Self.titles)))) }
         if rng.chance(0.2) { pairs.append(("restoration_id", jstring(rng.pick(Self.restorationIDs)))) }
-        if rng.chance(0.25) { pairs.append(("controller", jstring(rng.pick(Self.compositeNames + ["main"])))) }
+        // Mostly a container that exists (attaching it may succeed), now and then any name.
+        let known = composites.keys.sorted().filter { $0 != holder }
+        if !known.isEmpty, rng.chance(0.3) {
+            pairs.append(("controller", jstring(rng.pick(known))))
+        } else if rng.chance(0.1) {
+            pairs.append(("controller", jstring(rng.pick(Self.compositeNames + ["main"]))))
+        }
         return jobject(pairs)
     }
 
@@ -1082,18 +1088,18 @@ struct RequestGenerator {
             d.effect = .createComposite(name)
             let kind = name.hasPrefix("nav") ? "navigation" : name == "drawer" ? "drawer" : "custom"
             d.fields = [("kind", jstring(kind))]
-            if rng.chance(0.4) { d.fields.append(("window", .bool(true))) }
+            if rng.chance(kind == "drawer" ? 0.5 : 0.15) { d.fields.append(("window", .bool(true))) }
             switch kind {
             case "navigation": d.fields.append(("stack", children(rng.int(in: 1...3))))
             case "drawer":
-                d.fields.append(("center", childValue()))
+                d.fields.append(("center", childValue(holder: name)))
                 if rng.chance(0.8) { d.fields.append(("left", childValue())) }
                 if rng.chance(0.4) { d.fields.append(("right", childValue())) }
                 if rng.chance(0.5) { d.fields.append(("open_gestures", jstrings(rng.subset(["pan_center", "bezel_pan_center", "button"], 0.5)))) }
                 if rng.chance(0.5) { d.fields.append(("close_gestures", jstrings(rng.subset(Self.gestures, 0.4)))) }
                 if rng.chance(0.3) { d.fields.append(("center_interaction", jstring(rng.pick(["navigation_bar_only", "full", "none"])))) }
             default:
-                d.fields.append(("children", children(rng.below(4))))
+                d.fields.append(("children", .array((0..<rng.below(4)).map { _ in childValue(holder: name) })))
                 if rng.chance(0.6) { d.fields.append(("shown", jstrings(rng.subset(Self.childScreenIDs, 0.4)))) }
             }
             return d
@@ -1119,11 +1125,14 @@ struct RequestGenerator {
             default: d.cmd = "set_stack"; d.fields = [("stack", children(rng.int(in: 1...3)))]
             }
         case "drawer":
-            switch rng.below(7) {
+            switch rng.below(8) {
+            case 7:
+                // A setting that differs from the last (config_changed): the close gestures, drawn anew.
+                d.cmd = "configure"; d.fields = [("close_gestures", jstrings(rng.subset(Self.gestures, 0.5)))]
             case 0, 1: d.cmd = "open_drawer"; d.fields = [("side", jstring(rng.pick(["left", "right"])))]
             case 2: d.cmd = "close_drawer"
             case 3: d.cmd = "toggle_drawer"; d.fields = [("side", jstring(rng.pick(["left", "right"])))]
-            case 4: d.cmd = "set_center"; d.fields = [("child", childValue())]; if rng.chance(0.5) { d.fields.append(("close_drawer", .bool(true))) }
+            case 4: d.cmd = "set_center"; d.fields = [("child", childValue(holder: name))]; if rng.chance(0.5) { d.fields.append(("close_drawer", .bool(true))) }
             case 5: d.cmd = "set_drawer"; d.fields = [("side", jstring(rng.pick(["left", "right"]))), ("child", rng.chance(0.3) ? .null : childValue())]
             default: d.cmd = "configure"; d.fields = [("center_interaction", jstring(rng.pick(["navigation_bar_only", "full", "none"]))), ("open_gestures", jstrings(rng.subset(["pan_center", "button"], 0.6)))]
             }
@@ -1133,7 +1142,9 @@ struct RequestGenerator {
             case 0: d.cmd = "set_children"; d.fields = [("children", children(rng.below(4)))]
             case 1: d.cmd = "set_shown"; d.fields = [("shown", jstrings(rng.subset(held, 0.5)))]
             case 2: d.cmd = "transition"; d.fields = [("from", jstring(rng.pick(held))), ("to", childValue())]
-            default: d.cmd = "configure"; d.fields = [("status_bar_child", rng.chance(0.3) ? .null : jstring(rng.pick(held)))]
+            default:
+                d.cmd = "configure"
+                d.fields = [("status_bar_child", known.children.isEmpty || rng.chance(0.3) ? .null : jstring(rng.pick(known.children)))]
             }
         }
         d.effect = .composite(name)

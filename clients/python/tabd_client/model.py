@@ -120,7 +120,9 @@ class ControllerMirror:
         self.state["seq"] = event["seq"]
         data = event.get("data") or {}
         composite = self.state.get("kind", "tab") != "tab"
-        if event["event"] in self.CONTAINER_EVENTS or composite and event["event"] not in self.UNSHOWN:
+        # A container's `visible` follows its children's appearance: not followed here either.
+        if event["event"] in self.CONTAINER_EVENTS or composite and (event["event"] not in self.UNSHOWN
+                                                                     or event["event"] == Event.APPEARANCE.value):
             raise OutOfSync("%s: an event of a navigation, drawer or custom controller" % event["event"])
         reported = self._reports_modern()
         rule = getattr(self, "on_" + event["event"], None)
