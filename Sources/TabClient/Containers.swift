@@ -413,7 +413,7 @@ public struct CompositeView: Equatable, Sendable {
             statusBarPath = nil
         case .statusBarChanged(let path):
             statusBarPath = path
-        case .tabAppearance, .contentLoaded:
+        case .tabAppearance, .contentLoaded, .tab:
             break  // a tab controller's events: not a composite's
         }
         follow()

@@ -85,6 +85,8 @@ extension ReplyEncoder {
             w.key(literal: "phase"); w.string(phase.rawValue)
         case .contentLoaded(let tab):
             w.key(literal: "tab"); w.string(tab)
+        case .tab:
+            assertionFailure("a tab controller's notification is encoded with its controller (ReplyEncoder.event(_:controller:seq:in:into:))")
         }
         w.endObject()
         w.endObject()

@@ -481,7 +481,12 @@ public enum RequestDecoder {
         case .preserve?: command = .preserve
         case .restore?:
             guard let v = f.value("archive") else { throw .invalid("archive", "restore needs \"archive\": what preserve returned") }
-            command = .core(.restore(try archive(v)))
+            if TreeArchive.isTree(v) {
+                // R15.12: the archive of a root of another kind (its tree's controllers by path).
+                do { command = .node(.restoreTree(try TreeArchive(json: v, at: "archive"))) } catch { throw ProtocolError(error) }
+            } else {
+                command = .core(.restore(try archive(v)))
+            }
         case .subscribe?:
             command = .subscribe(events: try eventNames(&f), controllers: try subscribedControllers(&f), grouped: try f.bool("grouped"))
         case .unsubscribe?:

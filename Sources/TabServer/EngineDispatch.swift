@@ -56,6 +56,12 @@ extension ServiceEngine {
         case .controllerDelete: try deleteController(r, &out)
         case .layout(let width, let height, let statusBar): try layout(r, width: width, height: height, statusBar: statusBar, &out)
         case .preserve:
+            if containers.composites[r.controller] != nil {
+                // R15.12: a tree's archive.
+                let archive: TreeArchive
+                do { archive = try containers.preserveTree(r.controller) } catch { throw ProtocolError(error) }
+                return reply(r, &out) { w in w.key(literal: "archive"); archive.write(to: &w) }
+            }
             let c = try controller(r.controller)
             if Self.deferIfBig(c, id: r.id, kind: .preserve, &out) { return }
             reply(r, &out) { w in w.key(literal: "archive"); ReplyEncoder.archive(c.preserve(), &w) }

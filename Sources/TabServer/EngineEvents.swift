@@ -105,6 +105,11 @@ extension ServiceEngine {
 
     /// One event of an R15 container.
     mutating func deliverNode(_ e: SentNodeEvent, _ out: inout Step) {
+        if case .tab(let n) = e.event {
+            // A nested tab controller's own event (a tree's restore): encoded as every tab event is.
+            guard let c = containers[e.controller] else { return }
+            return deliver(n.eventName, controller: e.controller, &out) { w in ReplyEncoder.event(n, controller: e.controller, seq: e.seq, in: c, into: &w) }
+        }
         deliver(e.event.event.rawValue, controller: e.controller, &out) { w in ReplyEncoder.event(e, into: &w) }
     }
 

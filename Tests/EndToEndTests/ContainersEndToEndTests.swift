@@ -140,6 +140,30 @@ import Testing
         #expect(events.first?.int("seq") ?? 0 > seq)  // R11.4: never a number used before
     }
 
+    @Test("R15.12 preserve of a root's tree, then restore, brings back its stacks and open side; an attached controller is not_available")
+    func preserveRestore() throws {
+        let t = try TabdProcess()
+        let c = try t.client()
+        try c.ok(#"{"cmd":"controller.create","controller":"nav","kind":"navigation","stack":[{"id":"inbox","restoration_id":"r-inbox"}]}"#)
+        try c.ok(#"{"cmd":"controller.create","controller":"root","kind":"drawer","window":true,"center":{"id":"main","controller":"nav","restoration_id":"r-main"},"left":{"id":"menu"}}"#)
+        try c.ok(#"{"cmd":"push","controller":"nav","screen":{"id":"msg","restoration_id":"r-msg"}}"#)
+        try c.ok(#"{"cmd":"open_drawer","controller":"root","side":"left"}"#)
+        let before = try stateLines(c, ["root", "nav"])
+        let archive = try c.ok(#"{"cmd":"preserve","controller":"root"}"#)["archive"]!
+        #expect(try c.error(#"{"cmd":"preserve","controller":"nav"}"#).string("code") == "not_available")
+        try c.ok(#"{"cmd":"pop_to_root","controller":"nav"}"#)
+        try c.ok(#"{"cmd":"close_drawer","controller":"root"}"#)
+        let sub = try t.client()
+        try sub.ok(#"{"cmd":"subscribe","controllers":["root","nav"],"events":["drawer_changed","navigation_changed"]}"#)
+        try c.ok(JSONValue.object(JSONObject([("cmd", .string("restore")), ("controller", .string("root")), ("archive", archive)])).jsonString)
+        let (events, _) = try ModernModelEndToEndTests.eventsAndReply(sub, #"{"cmd":"ping"}"#)
+        #expect(events.map { $0.object("data")?.string("cause") } == ["restore", "restore"])
+        let after = try stateLines(c, ["root", "nav"])
+        // The same but for the seqs the restore moved on.
+        func withoutSeq(_ lines: [String]) -> [String] { lines.map { $0.replacing(#/"seq":\d+/#, with: "") } }
+        #expect(withoutSeq(after) == withoutSeq(before))
+    }
+
     @Test("R15.30 R15.31 custom children: set_children, set_shown and transition, with children_changed last")
     func custom() throws {
         let t = try TabdProcess()

@@ -26,6 +26,7 @@ func lines(_ o: NodeOutcome) -> [String] {
         case .statusBarChanged(let path): what = "status_bar_changed \(path.joined(separator: "/"))"
         case .tabAppearance(let tab, let phase): what = "\(tab) \(phase.rawValue)"
         case .contentLoaded(let tab): what = "content_loaded \(tab)"
+        case .tab(let n): what = n.eventName
         }
         return "\(e.controller)#\(e.seq) \(what)"
     }
@@ -497,6 +498,50 @@ struct ContainerKindsTests {
         let o = try all.apply(.setCenter(child("home"), closeDrawer: false), to: "root")
         #expect(order(o).contains("tabs parent_changed nil"))
         #expect(all.node("tabs")?.parent == nil && all.node("tabs")?.window == false && !all.isVisible("tabs"))
+    }
+
+    @Test("R15.12 preserve keeps what has restoration ids all the way down; restore applies it in pre-order with cause restore")
+    func preserveAndRestore() throws {
+        var all = TabContainers.withDefault()
+        var hidden = TabBarOptions(idiom: .phone)
+        hidden.window = false
+        try all.create("tabs", .tab(hidden))
+        _ = try all.apply(.setTabs([Tab(id: "mail", restorationID: "r-mail"), Tab(id: "news", restorationID: "r-news")], animated: false, selected: nil), to: "tabs")
+        try all.create("nav", composite: CompositeSpec(body: .navigation(NavigationState(stack: [ChildObject(id: "inbox", restorationID: "r-inbox")]))))
+        try all.create("loose", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("x")]))))
+        try all.create("side", composite: CompositeSpec(body: .custom(CustomState(children: [ChildObject(id: "n", restorationID: "r-n", controller: "nav"), child("l", "loose")], shown: ["n"]))))
+        try all.create("root", composite: CompositeSpec(body: .drawer(DrawerState(center: ChildObject(id: "main", restorationID: "r-main", controller: "tabs"),
+                                                                                  right: ChildObject(id: "s", restorationID: "r-side", controller: "side"))), window: true))
+        _ = try all.apply(.push(ChildObject(id: "msg", restorationID: "r-msg"), animated: false), to: "nav")
+        _ = try all.apply(.push(child("draft"), animated: false), to: "nav")  // no restoration id: not kept
+        _ = try all.apply(.select(.tab("news")), to: "tabs")
+        _ = try all.apply(.openDrawer(.right, gesture: nil, animated: false), to: "root")
+        let archive = try all.preserveTree("root")
+        #expect(archive.entries[""] == .openSide(.right))
+        #expect(archive.entries["r-side"] == .nothing)
+        #expect(archive.entries["r-side/r-n"] == .stack([ChildObject(id: "inbox", restorationID: "r-inbox"), ChildObject(id: "msg", restorationID: "r-msg")]))
+        if case .tab(let a)? = archive.entries["r-main"] { #expect(a.selected == "r-news") } else { Issue.record("no tab archive: \(archive)") }
+        #expect(archive.entries.count == 4)  // `loose` has no restoration id on the way: not kept
+        #expect(throws: TabError.self) { try all.preserveTree("nav") }  // attached: preserve its root
+        var w = JSONWriter()
+        archive.write(to: &w)
+        #expect(try TreeArchive(json: try w.withBytes { try JSONParser.parse($0, maxDepth: 64) }, at: "archive") == archive)
+        _ = try all.apply(.closeDrawer(gesture: nil, animated: false), to: "root")
+        _ = try all.apply(.popToRoot(animated: false), to: "nav")
+        _ = try all.apply(.select(.tab("mail")), to: "tabs")
+        let o = try all.apply(.restoreTree(archive), to: "root")
+        #expect(o.changed && all.inconsistency == nil)
+        let states = o.events.compactMap { e -> String? in
+            switch e.event {
+            case .drawerChanged(_, _, _, let open, _, let cause): return "\(e.controller) drawer \(open.rawValue) \(cause.rawValue)"
+            case .navigationChanged(let s, _, let cause): return "\(e.controller) stack \(s.map(\.id).joined(separator: ",")) \(cause.rawValue)"
+            case .tab(.selectionChanged(let tab, _, _, let cause, _, _)): return "\(e.controller) selected \(tab ?? "-") \(cause.rawValue)"
+            default: return nil
+            }
+        }
+        #expect(states == ["root drawer right restore", "tabs selected news restore", "nav stack inbox,msg restore"])
+        guard case .drawer(let d) = all.composites["root"]!.body, case .navigation(let n) = all.composites["nav"]!.body else { Issue.record("kinds"); return }
+        #expect(d.openSide == .right && n.stack.map(\.id) == ["inbox", "msg"] && all["tabs"]!.selection.wireValue == "news")
     }
 
     @Test("an undone turn puts the containers back: created ones go, changed ones are as they were, seqs too")

@@ -325,6 +325,8 @@ import Testing
         for side in DrawerSide.allCases { commands += [.setDrawer(side, nil), .setDrawer(side, one)] }
         commands += [.setCenter(one, closeDrawer: true), .setCenter(ChildObject(id: "s"), closeDrawer: false)]
         commands += configs.map { .configure($0) }
+        commands += [.restoreTree(TreeArchive()), .restoreTree(TreeArchive(entries: ["": .openSide(.left), "a/\(Self.awkward)": .stack(kids[2]), "b": .nothing,
+                                                                                      "t": .tab(RestorationArchive(selected: "r1", stacks: ["r1": [Screen(id: "s", title: nil)]]))]))]
         var records = commands.map { JournalRecord.node(controller: "n.1", $0) }
         for config in configs {
             for window in [false, true] {
@@ -681,6 +683,9 @@ struct StreamGenerator {
         if chance(1, in: 10) { return .node(name, .setWindow(bool())) }
         switch c.body {
         case .navigation(let n):
+            if c.isRoot, chance(1, in: 10) {
+                return .node(name, .restoreTree(TreeArchive(entries: ["": .stack(chance(1, in: 4) ? [] : n.stack.reversed())])))
+            }
             switch int(7) {
             case 0, 1: return .node(name, .push(childObject(live), animated: animated))
             case 2: return .node(name, .pop(user: bool(), animated: animated))
@@ -690,6 +695,9 @@ struct StreamGenerator {
             default: return .node(name, .configure(NodeConfiguration(statusBarChild: .some(nil))))  // refused: not a navigation setting
             }
         case .drawer:
+            if c.isRoot, chance(1, in: 10) {
+                return .node(name, .restoreTree(TreeArchive(entries: ["": .openSide(pick(OpenSide.allCases))])))
+            }
             switch int(8) {
             case 0, 1: return .node(name, .openDrawer(pick(DrawerSide.allCases), gesture: gesture(), animated: animated))
             case 2: return .node(name, .closeDrawer(gesture: gesture(), animated: animated))

@@ -261,6 +261,8 @@ extension NodeCommand {
         case .setShown(let s): w.key(literal: "shown"); w.strings(s)
         case .transition(let from, let to, let animated):
             w.key(literal: "from"); w.string(from); w.key(literal: "to"); to.write(to: &w); w.key(literal: "animated"); w.bool(animated)
+        case .restoreTree(let archive):
+            w.key(literal: "archive"); archive.write(to: &w)
         }
     }
 
@@ -290,6 +292,7 @@ extension NodeCommand {
             let shown = take("shown")
             self = .setChildren(try NodeJSON.children(take("children"), "children"), shown: shown == nil || shown == .null ? nil : try NodeJSON.strings(shown, "shown"))
         case .setShown?: self = .setShown(try NodeJSON.strings(take("shown"), "shown"))
+        case .restore?: self = .restoreTree(try TreeArchive(json: take("archive") ?? .null, at: "archive"))
         case .transition?: self = .transition(from: try NodeJSON.string(take("from"), "from"), to: try ChildObject(json: take("to") ?? .null, at: "to"), animated: try animated())
         default: throw TabFieldError("op", .value("unknown container command '\(name)'"))
         }

@@ -27,6 +27,8 @@ public enum NodeCommand: Equatable, Sendable {
     case setChildren([ChildObject], shown: [String]?)
     case setShown([String])
     case transition(from: String, to: ChildObject, animated: Bool)
+    /// R15.12: `restore` of a root's tree (what `preserve` returned for it).
+    case restoreTree(TreeArchive)
 
     /// The command's wire name.
     public var commandName: CommandName {
@@ -46,6 +48,7 @@ public enum NodeCommand: Equatable, Sendable {
         case .setChildren: .setChildren
         case .setShown: .setShown
         case .transition: .transition
+        case .restoreTree: .restore
         }
     }
 
@@ -54,7 +57,7 @@ public enum NodeCommand: Equatable, Sendable {
     /// The kind the command is for (nil: every kind but `tab`).
     public var kind: ContainerKind? {
         switch self {
-        case .setWindow, .configure: nil
+        case .setWindow, .configure, .restoreTree: nil
         case .push, .pop, .popTo, .popToRoot, .setStack: .navigation
         case .openDrawer, .closeDrawer, .toggleDrawer, .setCenter, .setDrawer: .drawer
         case .setChildren, .setShown, .transition: .custom
@@ -151,6 +154,8 @@ public enum NodeEvent: Equatable, Sendable {
     case tabAppearance(tab: String, phase: AppearancePhase)
     /// R5.2, R15.8 a: a tab first shown by an ancestor loads its content just before its will_appear.
     case contentLoaded(tab: String)
+    /// A nested tab controller's own notification, in a command of its tree (`restore`, R15.12).
+    case tab(Notification)
 
     public var event: EventName {
         switch self {
@@ -165,6 +170,7 @@ public enum NodeEvent: Equatable, Sendable {
         case .statusBarChanged: .statusBarChanged
         case .tabAppearance: .appearance
         case .contentLoaded: .contentLoaded
+        case .tab(let n): n.event
         }
     }
 }

@@ -39,8 +39,10 @@ extension TabContainers {
 
     /// Applies `command` to the container `name`. `replaying`: from the journal, where the
     /// plugins' answers are already in the record (no plugin is asked, R15.8 d).
+    /// `cause`: the state event's, when not the command's own (`restore`'s steps).
     public mutating func apply(_ command: NodeCommand, to name: String, policy: Policy = DefaultPolicy(), replaying: Bool = false,
-                               limits: ControllerLimits = ControllerLimits()) throws(TabError) -> NodeOutcome {
+                               limits: ControllerLimits = ControllerLimits(), cause: NodeCause? = nil) throws(TabError) -> NodeOutcome {
+        if case .restoreTree(let archive) = command { return try restoreTree(name, archive, limits: limits) }
         if case .setWindow(let window) = command, let t = nodes[name] {
             // R15.4: a tab controller's window too.
             if let p = t.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; only a root can be a window's root") }
@@ -104,7 +106,7 @@ extension TabContainers {
             try checkAttach(stack.filter { s in !n.stack.contains { $0.isSameChild(as: s) } }, to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
             guard stack != n.stack else { return NodeOutcome() }
             steps = [(.navigation(NavigationState(stack: stack)), .transition)]
-            stateEvent = Self.navigationEvent(.setStack, .app)
+            stateEvent = Self.navigationEvent(.setStack, cause ?? .app)
 
         case (.openDrawer(let side, let gesture, _), .drawer(var d)):
             guard let drawer = d.drawer(side) else { throw TabError(.notAvailable, "'\(name)' has no \(side.rawValue) drawer; set one with set_drawer") }
@@ -114,14 +116,14 @@ extension TabContainers {
             let previous = d.openSide
             d.openSide = OpenSide(side)
             steps = [(.drawer(d), .visibility)]
-            stateEvent = Self.drawerEvent(previous: previous, gesture == nil ? .app : .user)
+            stateEvent = Self.drawerEvent(previous: previous, cause ?? (gesture == nil ? .app : .user))
         case (.closeDrawer(let gesture, _), .drawer(var d)):
             try checkGesture(gesture, opening: false, side: nil, d, name: name, policy: policy, replaying: replaying)
             guard d.openSide != .none else { return NodeOutcome() }
             let previous = d.openSide
             d.openSide = .none
             steps = [(.drawer(d), .visibility)]
-            stateEvent = Self.drawerEvent(previous: previous, gesture == nil ? .app : .user)
+            stateEvent = Self.drawerEvent(previous: previous, cause ?? (gesture == nil ? .app : .user))
         case (.toggleDrawer(let side, let gesture, let animated), .drawer(let d)):
             // R15.25: opens when none is open, closes when this side is, else nothing.
             if d.openSide == .none { return try apply(.openDrawer(side, gesture: gesture, animated: animated), to: name, policy: policy, replaying: replaying, limits: limits) }
