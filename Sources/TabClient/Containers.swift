@@ -415,6 +415,8 @@ public struct CompositeView: Equatable, Sendable {
             statusBarPath = path
         case .tabAppearance, .contentLoaded, .tab:
             break  // a tab controller's events: not a composite's
+        case .orientationChanged, .sizeClassChanged:
+            return .unsure  // R15.10: the environment, which the picture does not hold
         }
         follow()
         return .applied

@@ -14,6 +14,10 @@ extension ReplyEncoder {
         w.key(literal: "window"); w.bool(c.window)
         w.key(literal: "visible"); w.bool(containers.isVisible(c.name))
         w.key(literal: "idiom"); w.string(c.idiom.rawValue)
+        // R15.10: the environment is the root's.
+        let root = containers.composites[containers.root(of: c.name)] ?? c
+        w.key(literal: "size_class"); w.string(root.sizeClass.rawValue)
+        w.key(literal: "orientation"); w.string(root.orientation.rawValue)
         c.body.writeMembers(to: &w)
         switch c.body {
         case .navigation(let n): w.key(literal: "top"); w.string(n.stack.last?.id ?? "")
@@ -39,7 +43,16 @@ extension ReplyEncoder {
             w.key(literal: "children"); w.beginArray(); for ch in s.children { w.string(ch.id) }; w.endArray()
             w.key(literal: "shown"); strings(s.shown, &w)
         }
-        if case .setWindow = command { w.key(literal: "window"); w.bool(c.window) }
+        switch command {
+        case .setWindow: w.key(literal: "window"); w.bool(c.window)
+        case .rotate(let o):
+            // As a tab controller's rotate answers (R9.3).
+            w.key(literal: "rotated"); w.bool(c.supportedOrientations.contains(o.mask))
+            w.key(literal: "orientation"); w.string(c.orientation.rawValue)
+            w.key(literal: "supported"); orientations(c.supportedOrientations, &w)
+        case .setSizeClass: w.key(literal: "size_class"); w.string(c.sizeClass.rawValue)
+        default: break
+        }
     }
 
     /// One event of an R15 container, with its envelope.
@@ -85,6 +98,11 @@ extension ReplyEncoder {
             w.key(literal: "phase"); w.string(phase.rawValue)
         case .contentLoaded(let tab):
             w.key(literal: "tab"); w.string(tab)
+        case .orientationChanged(let from, let to):
+            w.key(literal: "from"); w.string(from.rawValue)
+            w.key(literal: "orientation"); w.string(to.rawValue)
+        case .sizeClassChanged(let s):
+            w.key(literal: "size_class"); w.string(s.rawValue)
         case .tab:
             assertionFailure("a tab controller's notification is encoded with its controller (ReplyEncoder.event(_:controller:seq:in:into:))")
         }

@@ -195,6 +195,14 @@ extension ServiceEngine {
         } catch {
             // PROTOCOL.md: a navigation controller's push and pop name no tab (looked at only
             // once the command failed: a select pays nothing for it).
+            if containers.composites[name] != nil {
+                // R15.10: a non-tab root's environment.
+                switch command {
+                case .rotate(let o): return try runNode(id: id, controller: name, .rotate(o), &out)
+                case .setSizeClass(let s): return try runNode(id: id, controller: name, .setSizeClass(s), &out)
+                default: break
+                }
+            }
             if containers.composites[name]?.kind == .navigation, Self.navigationTab(of: command) != nil {
                 throw ProtocolError(.invalidRequest, "'\(name)' is a navigation controller: \(command.name) there takes no \"tab\" (its stack is its own)", details: [("field", "tab")])
             }

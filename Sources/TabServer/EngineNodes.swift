@@ -8,8 +8,12 @@ import TabProtocol
 
 extension ServiceEngine {
     mutating func runNode(_ r: Request, _ command: NodeCommand, _ out: inout Step) throws(ProtocolError) {
+        try runNode(id: r.id, controller: r.controller, command, &out)
+    }
+
+    mutating func runNode(id: RequestID?, controller name: String, _ command: NodeCommand, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
-        if containers.kind(of: r.controller) == .tab {
+        if containers.kind(of: name) == .tab {
             switch command {
             case .push, .pop, .popToRoot:
                 // R6: a tab controller's stacks are its tabs'; as before R15, the tab is required.
@@ -19,7 +23,7 @@ extension ServiceEngine {
         }
         let outcome: NodeOutcome
         do {
-            outcome = try containers.apply(command, to: r.controller, policy: policy, limits: config.controllerLimits)
+            outcome = try containers.apply(command, to: name, policy: policy, limits: config.controllerLimits)
         } catch {
             if error.code == .denied { stats.denials += 1 }
             // What plugins asked for while deciding (may_open_drawer's store writes), done
@@ -27,11 +31,11 @@ extension ServiceEngine {
             perform(plugins.takeEffects(), &out)
             throw ProtocolError(error)
         }
-        if outcome.changed { journal.append(.node(controller: r.controller, command)) }
+        if outcome.changed { journal.append(.node(controller: name, command)) }
         publish(outcome, &out)
         perform(plugins.takeEffects(), &out)
-        let c = containers.composites[r.controller]!
-        reply(r, &out) { w in
+        let c = containers.composites[name]!
+        ReplyEncoder.success(id: id, into: &out.reply) { w in
             w.key(literal: "changed"); w.bool(outcome.changed)
             ReplyEncoder.nodeResult(command, c, &w)
         }

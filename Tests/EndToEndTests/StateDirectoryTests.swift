@@ -81,7 +81,7 @@ import Glibc
         #expect(try Self.states(c, ["main", "tv1", "pad", "rot"]) == expected)
         #expect(t.log.contains("state.upgraded_from_format=1"))
         // Rewritten in today's format, and it loads again as it was.
-        #expect(try String(contentsOfFile: t.stateDir + "/snapshot", encoding: .isoLatin1).hasPrefix("tabd-snapshot 4 "))
+        #expect(try String(contentsOfFile: t.stateDir + "/snapshot", encoding: .isoLatin1).hasPrefix("tabd-snapshot 5 "))
         try t.restart()
         #expect(try Self.states(try t.client(), ["main", "tv1", "pad", "rot"]) == expected)
     }
@@ -183,7 +183,7 @@ import Glibc
         let t = try Self.directoryWithChanges()
         let path = try Self.journal(t)
         var lines = try Self.journalLines(path)
-        lines[0] = lines[0].replacingOccurrences(of: "tabd-journal 4 ", with: "tabd-journal 5 ")
+        lines[0] = lines[0].replacingOccurrences(of: "tabd-journal 5 ", with: "tabd-journal 6 ")
         try Self.writeJournal(path, lines)
         for arguments in [[], ["--repair"]] {
             let refused = try Self.failedStart(t, arguments: arguments)
@@ -191,7 +191,7 @@ import Glibc
             #expect(refused.log.contains("newer tabd"))
         }
         // Nothing was set aside or rewritten.
-        #expect(try Self.journalLines(path)[0].hasPrefix("tabd-journal 5 "))
+        #expect(try Self.journalLines(path)[0].hasPrefix("tabd-journal 6 "))
     }
 
     @Test func aTornLastRecordIsCutOffAndTheRestLoads() throws {

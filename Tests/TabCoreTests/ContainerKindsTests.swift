@@ -27,6 +27,8 @@ func lines(_ o: NodeOutcome) -> [String] {
         case .tabAppearance(let tab, let phase): what = "\(tab) \(phase.rawValue)"
         case .contentLoaded(let tab): what = "content_loaded \(tab)"
         case .tab(let n): what = n.eventName
+        case .orientationChanged(let from, let to): what = "orientation_changed \(from.rawValue) \(to.rawValue)"
+        case .sizeClassChanged(let s): what = "size_class_changed \(s.rawValue)"
         }
         return "\(e.controller)#\(e.seq) \(what)"
     }
@@ -542,6 +544,21 @@ struct ContainerKindsTests {
         #expect(states == ["root drawer right restore", "tabs selected news restore", "nav stack inbox,msg restore"])
         guard case .drawer(let d) = all.composites["root"]!.body, case .navigation(let n) = all.composites["nav"]!.body else { Issue.record("kinds"); return }
         #expect(d.openSide == .right && n.stack.map(\.id) == ["inbox", "msg"] && all["tabs"]!.selection.wireValue == "news")
+    }
+
+    @Test("R15.10 a non-tab root has R14.4's size class and R9.3's rotation; an attached container has its root's, and may not change it")
+    func environment() throws {
+        var all = try drawerOverNavigation()
+        let turned = try all.apply(NodeCommand.rotate(.landscapeLeft), to: "root")
+        #expect(order(turned) == ["root orientation_changed portrait landscape_left"])
+        #expect(try all.apply(NodeCommand.rotate(.portraitUpsideDown), to: "root") == NodeOutcome())  // a phone does not turn upside down
+        #expect(throws: TabError.self) { try all.apply(NodeCommand.rotate(.portrait), to: "nav") }
+        #expect(throws: TabError.self) { try all.apply(NodeCommand.setSizeClass(.regular), to: "root") }  // a phone is always compact
+        var pad = TabContainers.withDefault()
+        try pad.create("p", composite: CompositeSpec(body: .custom(CustomState(children: [])), window: true, idiom: .pad))
+        #expect(order(try pad.apply(NodeCommand.setSizeClass(.compact), to: "p")) == ["p size_class_changed compact"])
+        #expect(try pad.apply(NodeCommand.setSizeClass(.compact), to: "p") == NodeOutcome())
+        #expect(order(try pad.apply(NodeCommand.rotate(.portraitUpsideDown), to: "p")) == ["p orientation_changed portrait portrait_upside_down"])
     }
 
     @Test("an undone turn puts the containers back: created ones go, changed ones are as they were, seqs too")

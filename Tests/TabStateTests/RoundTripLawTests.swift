@@ -325,6 +325,7 @@ import Testing
         for side in DrawerSide.allCases { commands += [.setDrawer(side, nil), .setDrawer(side, one)] }
         commands += [.setCenter(one, closeDrawer: true), .setCenter(ChildObject(id: "s"), closeDrawer: false)]
         commands += configs.map { .configure($0) }
+        commands += Orientation.allCases.map { .rotate($0) } + SizeClass.allCases.map { .setSizeClass($0) }
         commands += [.restoreTree(TreeArchive()), .restoreTree(TreeArchive(entries: ["": .openSide(.left), "a/\(Self.awkward)": .stack(kids[2]), "b": .nothing,
                                                                                       "t": .tab(RestorationArchive(selected: "r1", stacks: ["r1": [Screen(id: "s", title: nil)]]))]))]
         var records = commands.map { JournalRecord.node(controller: "n.1", $0) }
@@ -681,6 +682,7 @@ struct StreamGenerator {
         let c = live.composites[name]!
         let animated = bool()
         if chance(1, in: 10) { return .node(name, .setWindow(bool())) }
+        if chance(1, in: 14) { return .node(name, chance(1, in: 2) ? .rotate(pick(Orientation.allCases)) : .setSizeClass(pick(SizeClass.allCases))) }
         switch c.body {
         case .navigation(let n):
             if c.isRoot, chance(1, in: 10) {

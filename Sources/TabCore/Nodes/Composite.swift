@@ -164,12 +164,20 @@ public struct Composite: Equatable, Sendable {
     public let idiom: Idiom
     /// The seq of the last event this container sent (R11.4).
     public internal(set) var seq: UInt64 = 0
+    /// R15.10: a root's environment (R14.4's size class, R9.3's orientation); an attached
+    /// container has its root's (these are kept as they were, R15.41).
+    public internal(set) var sizeClass: SizeClass
+    public internal(set) var orientation: Orientation = .portrait
+
+    /// R15.10: what a non-tab root supports: all but upside-down on phone, all on pad and tv.
+    public var supportedOrientations: OrientationMask { idiom == .phone ? [.portrait, .landscapeLeft, .landscapeRight] : .all }
 
     public var kind: ContainerKind { body.kind }
     public var isRoot: Bool { parent == nil }
 
     public init(name: String, body: CompositeBody, window: Bool = false, idiom: Idiom = .phone) {
         self.name = name; self.body = body; self.window = window; self.idiom = idiom
+        self.sizeClass = idiom.defaultSizeClass
     }
 
     /// What makes this container impossible, or nil.

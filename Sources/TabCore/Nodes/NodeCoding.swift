@@ -263,6 +263,8 @@ extension NodeCommand {
             w.key(literal: "from"); w.string(from); w.key(literal: "to"); to.write(to: &w); w.key(literal: "animated"); w.bool(animated)
         case .restoreTree(let archive):
             w.key(literal: "archive"); archive.write(to: &w)
+        case .rotate(let o): w.key(literal: "orientation"); w.string(o.rawValue)
+        case .setSizeClass(let s): w.key(literal: "size_class"); w.string(s.rawValue)
         }
     }
 
@@ -292,6 +294,8 @@ extension NodeCommand {
             let shown = take("shown")
             self = .setChildren(try NodeJSON.children(take("children"), "children"), shown: shown == nil || shown == .null ? nil : try NodeJSON.strings(shown, "shown"))
         case .setShown?: self = .setShown(try NodeJSON.strings(take("shown"), "shown"))
+        case .rotate?: self = .rotate(try NodeJSON.value(take("orientation"), "orientation", as: Orientation.self))
+        case .setSizeClass?: self = .setSizeClass(try NodeJSON.value(take("size_class"), "size_class", as: SizeClass.self))
         case .restore?: self = .restoreTree(try TreeArchive(json: take("archive") ?? .null, at: "archive"))
         case .transition?: self = .transition(from: try NodeJSON.string(take("from"), "from"), to: try ChildObject(json: take("to") ?? .null, at: "to"), animated: try animated())
         default: throw TabFieldError("op", .value("unknown container command '\(name)'"))
@@ -308,6 +312,8 @@ extension Composite {
         w.key(literal: "idiom"); w.string(idiom.rawValue)
         w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: seq))
         w.key(literal: "parent"); Self.writeParent(parent, to: &w)
+        w.key(literal: "size_class"); w.string(sizeClass.rawValue)
+        w.key(literal: "orientation"); w.string(orientation.rawValue)
         body.writeMembers(to: &w)
         w.endObject()
     }
@@ -330,6 +336,8 @@ extension Composite {
             guard case .int(let seq)? = m.take("seq"), seq >= 0 else { throw TabFieldError(m.place("seq"), .type(expected: "a count")) }
             c.seq = UInt64(seq)
             c.parent = try Composite.readParent(m.take("parent"), at: m.place("parent"))
+            if let v = m.take("size_class") { c.sizeClass = try NodeJSON.value(v, m.place("size_class"), as: SizeClass.self) }
+            if let v = m.take("orientation") { c.orientation = try NodeJSON.value(v, m.place("orientation"), as: Orientation.self) }
             return c
         }
     }

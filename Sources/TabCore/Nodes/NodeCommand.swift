@@ -29,6 +29,9 @@ public enum NodeCommand: Equatable, Sendable {
     case transition(from: String, to: ChildObject, animated: Bool)
     /// R15.12: `restore` of a root's tree (what `preserve` returned for it).
     case restoreTree(TreeArchive)
+    /// R15.10: a non-tab root's environment (R9.3, R14.4).
+    case rotate(Orientation)
+    case setSizeClass(SizeClass)
 
     /// The command's wire name.
     public var commandName: CommandName {
@@ -49,6 +52,8 @@ public enum NodeCommand: Equatable, Sendable {
         case .setShown: .setShown
         case .transition: .transition
         case .restoreTree: .restore
+        case .rotate: .rotate
+        case .setSizeClass: .setSizeClass
         }
     }
 
@@ -57,7 +62,7 @@ public enum NodeCommand: Equatable, Sendable {
     /// The kind the command is for (nil: every kind but `tab`).
     public var kind: ContainerKind? {
         switch self {
-        case .setWindow, .configure, .restoreTree: nil
+        case .setWindow, .configure, .restoreTree, .rotate, .setSizeClass: nil
         case .push, .pop, .popTo, .popToRoot, .setStack: .navigation
         case .openDrawer, .closeDrawer, .toggleDrawer, .setCenter, .setDrawer: .drawer
         case .setChildren, .setShown, .transition: .custom
@@ -156,6 +161,9 @@ public enum NodeEvent: Equatable, Sendable {
     case contentLoaded(tab: String)
     /// A nested tab controller's own notification, in a command of its tree (`restore`, R15.12).
     case tab(Notification)
+    /// R15.10: a non-tab root turned (R9.3's event) or changed width class (R14.4's).
+    case orientationChanged(from: Orientation, to: Orientation)
+    case sizeClassChanged(SizeClass)
 
     public var event: EventName {
         switch self {
@@ -171,6 +179,8 @@ public enum NodeEvent: Equatable, Sendable {
         case .tabAppearance: .appearance
         case .contentLoaded: .contentLoaded
         case .tab(let n): n.event
+        case .orientationChanged: .orientationChanged
+        case .sizeClassChanged: .sizeClassChanged
         }
     }
 }

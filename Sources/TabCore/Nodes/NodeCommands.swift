@@ -64,6 +64,27 @@ extension TabContainers {
             if let p = c.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; only a root can be a window's root") }
             guard window != c.window else { return NodeOutcome() }
             return setWindow(name, window)
+        case (.rotate(let o), _):
+            if let p = c.parent { throw TabError(.notAvailable, "'\(name)' is attached to '\(p.parent)'; rotate is for the root of its tree ('\(root(of: name))')") }
+            guard c.supportedOrientations.contains(o.mask), o != c.orientation else { return NodeOutcome() }  // R9.3: unsupported, not turned
+            var outcome = NodeOutcome()
+            outcome.changed = true
+            saveComposite(name)
+            composites[name]!.orientation = o
+            send(.orientationChanged(from: c.orientation, to: o), from: name, &outcome)
+            return outcome
+        case (.setSizeClass(let s), _):
+            if let p = c.parent { throw TabError(.notAvailable, "'\(name)' is attached to '\(p.parent)'; set_size_class is for the root of its tree ('\(root(of: name))')") }
+            if s != c.idiom.defaultSizeClass, c.idiom != .pad {
+                throw TabError(.notAvailable, "the \(c.idiom.rawValue) idiom is always \(c.idiom.defaultSizeClass.rawValue); only a pad has size_class \(s.rawValue)")
+            }
+            guard s != c.sizeClass else { return NodeOutcome() }
+            var outcome = NodeOutcome()
+            outcome.changed = true
+            saveComposite(name)
+            composites[name]!.sizeClass = s
+            send(.sizeClassChanged(s), from: name, &outcome)
+            return outcome
         case (.configure(let config), _):
             guard !config.isEmpty else {
                 let fields = Self.configurationFields(c.kind)
