@@ -1,7 +1,7 @@
 // R15's containers against a real tabd, from an attacker's side: requests at and over every
 // bound (ids, children, JSON depth, the chain), attachments that would make a cycle, deletes
-// that must be refused — each a clear error that changes nothing and leaves tabd serving the
-// others; a request that repeats one id to the line limit costs one pass.
+// that must be refused — each a clear error that changes nothing, tells no plugin, and leaves
+// tabd serving the others; a request that repeats one id to the line limit costs one pass.
 
 import Foundation
 import Glibc
@@ -85,6 +85,28 @@ import Testing
         let e = try c.error(#"{"cmd":"set_shown","controller":"box","shown":[\#(repeats),"ghost"]}"#)
         #expect(e.string("code") == "not_found")
         try other.ok(#"{"cmd":"ping"}"#)
+    }
+
+    /// A refused delete (the default controller, R15.4's attached tab controller) told the
+    /// plugins the controller was going first: hello.c forgot it (its count fell though the
+    /// controller stayed), the login gate would have ended its session. Now checked first.
+    @Test func aRefusedDeleteTellsNoPlugin() throws {
+        let dir = try PluginEndToEndTests.helloOutOfTree("hdel")
+        let tabd = try TabdProcess(config: Plugins.config("    - path: hello.so\n", extraDirectory: dir))
+        let c = try tabd.client()
+        func controllers() throws -> Int? {
+            try c.ok(#"{"cmd":"plugin.call","plugin":"hello","method":"status"}"#).object("value")?.int("controllers")
+        }
+        try c.ok(#"{"cmd":"controller.create","controller":"kiosk","window":false}"#)
+        try c.ok(#"{"cmd":"controller.create","controller":"box","kind":"custom","window":true,"children":[{"id":"k","controller":"kiosk"}],"shown":["k"]}"#)
+        #expect(try controllers() == 2, "main and kiosk")
+        #expect(try c.error(#"{"cmd":"controller.delete","controller":"kiosk"}"#).string("code") == "conflict")
+        #expect(try c.error(#"{"cmd":"controller.delete","controller":"main"}"#).string("code") == "conflict")
+        #expect(try controllers() == 2, "a refused delete is no delete for the plugins")
+        // Detached, it goes, and the plugins hear of it.
+        try c.ok(#"{"cmd":"set_children","controller":"box","children":[]}"#)
+        try c.ok(#"{"cmd":"controller.delete","controller":"kiosk"}"#)
+        #expect(try controllers() == 1)
     }
 
     /// controller.delete is admin-only for every kind (creating is for everyone, as for tab

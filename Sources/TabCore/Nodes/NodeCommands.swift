@@ -248,14 +248,10 @@ extension TabContainers {
         }
     }
 
-    /// Deletes the composite `name` (`delete(_:)` for these kinds): refused while it is
-    /// attached or holds a controller (R15.4: detach first).
-    mutating func deleteComposite(_ name: String) throws(TabError) -> UInt64 {
+    /// Deletes the composite `name` (`delete(_:)` for these kinds, once `checkDelete` let it:
+    /// not attached, holding no controller, R15.4).
+    mutating func deleteComposite(_ name: String) -> UInt64 {
         let c = composites[name]!
-        if let p = c.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; remove it there first, then delete it") }
-        if let held = c.body.children.first(where: { $0.controller != nil }) {
-            throw TabError(.conflict, "'\(name)' holds the controller '\(held.controller!)' (child '\(held.id)'); detach it first, then delete '\(name)'")
-        }
         saveComposite(name)
         composites[name] = nil
         if before.seqFloor == nil { before.seqFloor = seqFloor }

@@ -69,18 +69,18 @@ extension TabContainers {
         return n
     }
 
-    /// How many containers in the longest chain from `name` down, itself counted.
-    func chainBelow(_ name: String) -> Int {
-        guard let c = composites[name] else { return 1 }
+    /// How many containers in the longest chain from `name` down, itself counted. Counts no
+    /// further than `Self.maxChain * 2` down (a chain is never longer than `maxChain`; the
+    /// bound keeps a damaged tree from recursing without end).
+    func chainBelow(_ name: String, depth: Int = 1) -> Int {
+        guard let c = composites[name], depth <= Self.maxChain * 2 else { return 1 }
         var most = 0
-        for child in c.body.children { if let x = child.controller { most = max(most, chainBelow(x)) } }
+        for child in c.body.children { if let x = child.controller { most = max(most, chainBelow(x, depth: depth + 1)) } }
         return most + 1
     }
 
     /// Every visible child in the tree of `root`, in pre-order; none when it is not a root in
-    /// a window. A command changes one tree (attaching takes a hidden root into it, detaching
-    /// makes one), so its visible sets are this tree's: the cost follows the tree, not every
-    /// container tabd holds.
+    /// a window.
     func visibleChildren(under root: String) -> [VisibleChild] {
         guard parent(of: root) == nil, composites[root]?.window ?? nodes[root]?.window ?? false else { return [] }
         var out: [VisibleChild] = []
