@@ -148,6 +148,10 @@ extension ServiceEngine {
 
     private mutating func deleteController(_ r: Request, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
+        // A delete that will be refused (`main`; R15.4: a controller attached, or holding
+        // one) is refused before the plugins hear of it: told, they end its sessions and
+        // drop its timers, though it stays.
+        do { try containers.checkDelete(r.controller) } catch { throw ProtocolError(error) }
         // Plugin ABI 1.7: the plugins are told while the controller is still there (its
         // timers go too); what they write is kept and what they emit reaches its subscribers
         // before it goes, but a selection in it is moot.

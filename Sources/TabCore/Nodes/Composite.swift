@@ -22,6 +22,17 @@ public struct ChildObject: Equatable, Sendable {
     /// The same child for containment (R15.2: a kept id whose `controller` changes is removed,
     /// then added).
     func isSameChild(as other: ChildObject) -> Bool { id == other.id && controller == other.controller }
+
+    /// What `isSameChild` compares, for sets of children.
+    var identity: Identity { Identity(id: id, controller: controller) }
+    struct Identity: Hashable { let id: String, controller: String? }
+
+    /// The children of `list` that are not in `other` (by `isSameChild`), in `list`'s order.
+    static func children(_ list: [ChildObject], notIn other: [ChildObject]) -> [ChildObject] {
+        if other.isEmpty { return list }
+        let known = Set(other.map(\.identity))
+        return list.filter { !known.contains($0.identity) }
+    }
 }
 
 /// A drawer's side (R15.24).
@@ -135,7 +146,21 @@ public enum CompositeBody: Equatable, Sendable {
         switch self {
         case .navigation(let n): return n.stack.last.map { [$0] } ?? []
         case .drawer(let d): return [d.center] + (d.openDrawer.map { [$0] } ?? [])
-        case .custom(let c): return c.children.filter { c.shown.contains($0.id) }
+        case .custom(let c):
+            // A set: a custom container may show up to limits.max_tabs children (a scan of
+            // `shown` per child was quadratic, and ran for every command in its tree).
+            if c.shown.count <= 8 { return c.children.filter { c.shown.contains($0.id) } }
+            let shown = Set(c.shown)
+            return c.children.filter { shown.contains($0.id) }
+        }
+    }
+
+    /// Whether the container shows its child `id` (R15.5), without listing what it shows.
+    public func shows(_ id: String) -> Bool {
+        switch self {
+        case .navigation(let n): return n.stack.last?.id == id
+        case .drawer(let d): return d.center.id == id || d.openDrawer?.id == id
+        case .custom(let c): return c.shown.contains(id)
         }
     }
 

@@ -18,7 +18,8 @@ extension TabContainers {
         case .drawer(let d):
             guard d.openSide == .none else { throw TabError(.invalid, "a drawer is created closed; open it with open_drawer") }
         case .custom(let c):
-            for s in c.shown where !children.contains(where: { $0.id == s }) {
+            let ids = Set(children.map(\.id))
+            for s in c.shown where !ids.contains(s) {
                 throw TabError(.notFound, "'shown' names '\(s)', which is not one of 'children'")
             }
         }
@@ -124,7 +125,7 @@ extension TabContainers {
             guard !stack.isEmpty else { throw TabError(.invalid, "set_stack needs at least one screen: the root", field: "stack") }
             try Self.checkChildren(stack, limits: limits)
             try Self.checkDepth(stack.count, name: name, limits: limits)
-            try checkAttach(stack.filter { s in !n.stack.contains { $0.isSameChild(as: s) } }, to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
+            try checkAttach(ChildObject.children(stack, notIn: n.stack), to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
             guard stack != n.stack else { return NodeOutcome() }
             steps = [(.navigation(NavigationState(stack: stack)), .transition)]
             stateEvent = Self.navigationEvent(.setStack, cause ?? .app)
@@ -178,14 +179,15 @@ extension TabContainers {
             let ids = Set(children.map(\.id))
             let keep = shown ?? old.shown.filter(ids.contains)
             for s in keep where !ids.contains(s) { throw TabError(.notFound, "'shown' names '\(s)', which is not one of 'children'") }
-            try checkAttach(children.filter { ch in !old.children.contains { $0.isSameChild(as: ch) } }, to: name, kind: .custom, idiom: c.idiom, above: chainAbove(name))
+            try checkAttach(ChildObject.children(children, notIn: old.children), to: name, kind: .custom, idiom: c.idiom, above: chainAbove(name))
             var new = CustomState(children: children, shown: keep, statusBarChild: old.statusBarChild.flatMap { ids.contains($0) ? $0 : nil })
             new = Self.normalized(new)
             guard new != old else { return NodeOutcome() }
             steps = [(.custom(new), .setChange)]
             stateEvent = Self.childrenEvent
         case (.setShown(let shown), .custom(var state)):
-            for s in shown where !state.children.contains(where: { $0.id == s }) { throw TabError(.notFound, "'\(s)' is not a child of '\(name)'") }
+            let ids = Set(state.children.map(\.id))
+            for s in shown where !ids.contains(s) { throw TabError(.notFound, "'\(s)' is not a child of '\(name)'") }
             state.shown = shown
             state = Self.normalized(state)
             guard case .custom(let old) = c.body, state != old else { return NodeOutcome() }
@@ -218,7 +220,8 @@ extension TabContainers {
             attached += moved.attached
         }
         if let stateEvent { send(stateEvent(composites[name]!.body), from: name, &outcome) }
-        finish(name, detached: detached.filter { !attached.contains($0) }, attached: attached, pathBefore: path, &outcome)
+        let reattached = Set(attached)
+        finish(name, detached: detached.filter { !reattached.contains($0) }, attached: attached, pathBefore: path, &outcome)
         return outcome
     }
 
@@ -268,14 +271,10 @@ extension TabContainers {
         }
     }
 
-    /// Deletes the composite `name` (`delete(_:)` for these kinds): refused while it is
-    /// attached or holds a controller (R15.4: detach first).
-    mutating func deleteComposite(_ name: String) throws(TabError) -> UInt64 {
+    /// Deletes the composite `name` (`delete(_:)` for these kinds, once `checkDelete` let it:
+    /// not attached, holding no controller, R15.4).
+    mutating func deleteComposite(_ name: String) -> UInt64 {
         let c = composites[name]!
-        if let p = c.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; remove it there first, then delete it") }
-        if let held = c.body.children.first(where: { $0.controller != nil }) {
-            throw TabError(.conflict, "'\(name)' holds the controller '\(held.controller!)' (child '\(held.id)'); detach it first, then delete '\(name)'")
-        }
         saveComposite(name)
         composites[name] = nil
         if before.seqFloor == nil { before.seqFloor = seqFloor }
@@ -332,7 +331,8 @@ extension TabContainers {
     /// A custom state with `shown` in `children`'s order, each once.
     static func normalized(_ c: CustomState) -> CustomState {
         var c = c
-        c.shown = c.children.map(\.id).filter(c.shown.contains)
+        let shown = Set(c.shown)  // `shown` is as long as the request made it: no scan of it per child
+        c.shown = c.children.map(\.id).filter(shown.contains)
         return c
     }
 

@@ -45,7 +45,7 @@ extension TabContainers {
         var current = name
         var steps = 0
         while let p = parent(of: current) {
-            guard let container = composites[p.parent], container.body.shownChildren.contains(where: { $0.id == p.slot }) else { return false }
+            guard let container = composites[p.parent], container.body.shows(p.slot) else { return false }
             current = p.parent
             steps += 1
             if steps > Self.maxChain * 2 { return false }
@@ -69,22 +69,35 @@ extension TabContainers {
         return n
     }
 
-    /// How many containers in the longest chain from `name` down, itself counted.
-    func chainBelow(_ name: String) -> Int {
-        guard let c = composites[name] else { return 1 }
+    /// How many containers in the longest chain from `name` down, itself counted. Counts no
+    /// further than `Self.maxChain * 2` down (a chain is never longer than `maxChain`; the
+    /// bound keeps a damaged tree from recursing without end).
+    func chainBelow(_ name: String, depth: Int = 1) -> Int {
+        guard let c = composites[name], depth <= Self.maxChain * 2 else { return 1 }
         var most = 0
-        for child in c.body.children { if let x = child.controller { most = max(most, chainBelow(x)) } }
+        for child in c.body.children { if let x = child.controller { most = max(most, chainBelow(x, depth: depth + 1)) } }
         return most + 1
     }
 
     /// Every visible child in the tree of `root`, in pre-order; none when it is not a root in
-    /// a window. A command changes one tree (attaching takes a hidden root into it, detaching
-    /// makes one), so its visible sets are this tree's: the cost follows the tree, not every
-    /// container tabd holds.
+    /// a window.
     func visibleChildren(under root: String) -> [VisibleChild] {
         guard parent(of: root) == nil, composites[root]?.window ?? nodes[root]?.window ?? false else { return [] }
         var out: [VisibleChild] = []
         appendVisible(below: root, depth: 0, to: &out)
+        return out
+    }
+
+    /// Every visible child below the container `name`, in pre-order (depths from its own
+    /// children's 0); none when `name` is not visible. A step of a command on `name` changes
+    /// only what is below it (attaching takes a hidden root in, detaching takes one out), and
+    /// its part of the tree's pre-order is this one, so its visible sets are these: the cost
+    /// follows the container's subtree, not its whole tree (a leaf's command under a root
+    /// showing a thousand containers of a thousand children each cost seconds).
+    func visibleChildren(below name: String) -> [VisibleChild] {
+        guard isVisible(name) else { return [] }
+        var out: [VisibleChild] = []
+        appendVisible(below: name, depth: 0, to: &out)
         return out
     }
 
@@ -242,15 +255,14 @@ extension TabContainers {
     /// detached and attached, for their `parent_changed` after the container's own events.
     mutating func step(_ name: String, to body: CompositeBody, _ order: StepOrder, _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
         let old = composites[name]!.body
-        let leaving = old.children.filter { c in !body.children.contains { $0.isSameChild(as: c) } }
-        let entering = body.children.filter { c in !old.children.contains { $0.isSameChild(as: c) } }
-        let tree = root(of: name)
-        let before = visibleChildren(under: tree)
+        let leaving = ChildObject.children(old.children, notIn: body.children)
+        let entering = ChildObject.children(body.children, notIn: old.children)
+        let before = visibleChildren(below: name)
         saveComposite(name)
         composites[name]!.body = body
         for c in leaving { if let x = c.controller { place(x, nil) } }
         for c in entering { if let x = c.controller { place(x, Attachment(parent: name, slot: c.id)) } }
-        let after = visibleChildren(under: tree)
+        let after = visibleChildren(below: name)
         emit(name, leaving: leaving, entering: entering, before: before, after: after, order, &outcome)
         return (leaving.compactMap(\.controller), entering.compactMap(\.controller))
     }
@@ -280,9 +292,15 @@ extension TabContainers {
         func move(_ c: ChildObject, _ phase: ContainmentPhase, entering: Bool, _ outcome: inout NodeOutcome) {
             send(.containment(child: c.id, controller: c.controller, phase: phase, parent: entering ? name : nil), from: name, &outcome)
         }
+        // Where each of `name`'s own visible children is in `before` (one pass, not a search
+        // per leaving child).
+        var own: [VisibleChild.Key: Int] = [:]
+        if order == .setChange, !leaving.isEmpty {
+            for (i, v) in before.enumerated() where v.container == name { own[v.key] = i }
+        }
         /// A leaving child's visible entry and those below it.
         func subtree(of c: ChildObject) -> [VisibleChild] {
-            guard let i = before.firstIndex(where: { $0.container == name && $0.child.isSameChild(as: c) }) else { return [] }
+            guard let i = own[VisibleChild.Key(container: name, id: c.id, controller: c.controller)] else { return [] }
             var run = [before[i]]
             var j = i + 1
             while j < before.count, before[j].depth > before[i].depth { run.append(before[j]); j += 1 }
@@ -296,15 +314,17 @@ extension TabContainers {
         }
         switch order {
         case .setChange:
+            var left = Set<VisibleChild.Key>()
             for c in leaving {
                 move(c, .willMove, entering: false, &outcome)
                 let run = subtree(of: c)
                 appear(run, .willDisappear, &outcome)
                 appear(run, .didDisappear, &outcome)
-                let left = Set(run.map(\.key))
-                gone.removeAll { left.contains($0.key) }
+                for v in run { left.insert(v.key) }
                 move(c, .didMove, entering: false, &outcome)
             }
+            // Once, after them all: a removal per leaving child rescanned every entry gone.
+            if !left.isEmpty { gone.removeAll { left.contains($0.key) } }
             for c in entering {
                 move(c, .willMove, entering: true, &outcome)
                 move(c, .didMove, entering: true, &outcome)

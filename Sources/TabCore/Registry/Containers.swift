@@ -204,12 +204,8 @@ public struct TabContainers: Equatable, Sendable {
     /// written before that rule may still delete it (`replaying`).
     @discardableResult
     public mutating func delete(_ name: String, replaying: Bool = false) throws(TabError) -> UInt64 {
-        guard name != Self.defaultName || replaying else {
-            throw TabError(.conflict, "'\(name)' is the default controller and cannot be deleted; delete only controllers you created")
-        }
-        if composites[name] != nil { return try deleteComposite(name) }
-        guard nodes[name] != nil else { throw TabError(.notFound, "no controller named '\(name)'") }
-        if let p = nodes[name]!.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; remove it there first, then delete it") }
+        try checkDelete(name, replaying: replaying)
+        if composites[name] != nil { return deleteComposite(name) }
         saveWhole(name)
         let removed = nodes.removeValue(forKey: name)!
         if before.seqFloor == nil { before.seqFloor = seqFloor }
@@ -217,6 +213,24 @@ public struct TabContainers: Equatable, Sendable {
         seqFloor = max(seqFloor, last)
         recent = Recent()
         return last
+    }
+
+    /// Throws what `delete(name)` would refuse, changing nothing: the daemon asks before it
+    /// tells the plugins a controller is going (a refused delete must not end its sessions or
+    /// drop its timers).
+    public func checkDelete(_ name: String, replaying: Bool = false) throws(TabError) {
+        guard name != Self.defaultName || replaying else {
+            throw TabError(.conflict, "'\(name)' is the default controller and cannot be deleted; delete only controllers you created")
+        }
+        if let c = composites[name] {
+            if let p = c.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; remove it there first, then delete it") }
+            if let held = c.body.children.first(where: { $0.controller != nil }) {
+                throw TabError(.conflict, "'\(name)' holds the controller '\(held.controller!)' (child '\(held.id)'); detach it first, then delete '\(name)'")
+            }
+            return
+        }
+        guard let n = nodes[name] else { throw TabError(.notFound, "no controller named '\(name)'") }
+        if let p = n.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; remove it there first, then delete it") }
     }
 
     /// Numbers one event of a controller that is not a state machine's notification (a
@@ -357,6 +371,8 @@ public struct TabContainers: Equatable, Sendable {
                 guard holder.body.child(p.slot)?.controller == name else {
                     return "controller '\(name)' is attached to '\(p.parent)' as '\(p.slot)', which does not hold it"
                 }
+                // R15.3 counts the tab controller at the end of a chain too.
+                if chainAbove(name) > Self.maxChain { return "controller '\(name)' is more than \(Self.maxChain) controllers deep" }
             }
         }
         for (name, c) in composites {
