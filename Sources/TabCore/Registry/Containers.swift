@@ -276,7 +276,7 @@ public struct TabContainers: Equatable, Sendable {
         let i = try lookUp(name)
         // R15: not a window's root (attached, or out of its window). One flag read on every
         // command; the tree's work only for such a controller.
-        let inTree = !nodes.values[i].window
+        let inTree = nodes.values[i].isOutOfWindow()
         var pathBefore: [String]?
         if inTree {
             try checkEnvironment(command, of: name)

@@ -273,6 +273,8 @@ class ContainerState(TypedDict):
     window: bool
     visible: bool
     idiom: str
+    size_class: str
+    orientation: str
     stack: NotRequired[List[Child]]
     top: NotRequired[str]
     center: NotRequired[Child]
@@ -312,8 +314,10 @@ class CustomResult(TypedDict):
 
 
 class ContainerChanged(TypedDict):
-    """configure, set_window: what the kind's commands answer (NavigationResult's,
-    DrawerResult's or CustomResult's members), and set_window's `window`."""
+    """configure, set_window, and restore, rotate and set_size_class of a container root:
+    what the kind's commands answer (NavigationResult's, DrawerResult's or CustomResult's
+    members), set_window's `window`, rotate's `rotated`, `orientation` and `supported`,
+    set_size_class's `size_class`."""
     changed: bool
     stack: NotRequired[List[str]]
     top: NotRequired[str]
@@ -322,6 +326,10 @@ class ContainerChanged(TypedDict):
     children: NotRequired[List[str]]
     shown: NotRequired[List[str]]
     window: NotRequired[bool]
+    rotated: NotRequired[bool]
+    orientation: NotRequired[str]
+    supported: NotRequired[List[str]]
+    size_class: NotRequired[str]
 
 
 class Controllers(TypedDict):
@@ -336,6 +344,7 @@ class ControllerCreated(TypedDict):
     mode: NotRequired[str]
     size_class: NotRequired[str]
     compact_tabs: NotRequired[Optional[List[str]]]
+    window: NotRequired[bool]
 
 
 class Deleted(TypedDict):

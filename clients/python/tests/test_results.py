@@ -42,6 +42,10 @@ def reply_type(request: Dict[str, Any], result: Any) -> Any:
         return result_type("create_" + request["kind"])
     if cmd == "state" and isinstance(result, dict) and result.get("kind", "tab") != "tab":
         return result_type("container_state")
+    if cmd in ("restore", "rotate", "set_size_class") and isinstance(result, dict) and "selected" not in result:
+        return result_type("set_window")  # a container root's form: ContainerChanged
+    if cmd == "preserve" and isinstance(result, dict) and "controllers" in (result.get("archive") or {}):
+        return Any  # a tree's archive (R15.12): controllers by restoration path
     return result_type(cmd)
 
 
@@ -143,6 +147,8 @@ def container_calls(c: Client) -> Dict[str, Any]:
     call("pop_to_root_screen", c.pop_to_root_screen(controller="nav"))
     for name in ["nav", "root", "box"]:
         call("container_state", c.container_state(name))
+    # The login gate keeps drawers shut for a user while `main` is logged out (plugin ABI 1.10).
+    c.login("demo", "demo")
     call("open_drawer", c.open_drawer("left", controller="root", gesture="bezel_pan_center"))
     call("close_drawer", c.close_drawer(controller="root", gesture="tap_center"))
     call("toggle_drawer", c.toggle_drawer("left", controller="root"))
