@@ -219,7 +219,7 @@ extension ServiceEngine {
         }
         journal(outcome, of: command, controller: name)
         publish(outcome, controller: name, &out)
-        if !containers.treeEvents.isEmpty { publish(containers.treeEvents, &out) }  // R15.8 c: a root's status bar, after
+        if containers.hasTreeEvents { publish(containers.takeTreeEvents(), &out) }  // R15.8 c: a root's status bar, after
         if outcome.hasEffects { perform(outcome.effects, &out) }
         if plugins.watchesSelection {
             var effects: [PolicyEffect] = []

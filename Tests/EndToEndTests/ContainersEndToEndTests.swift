@@ -164,6 +164,22 @@ import Testing
         #expect(withoutSeq(after) == withoutSeq(before))
     }
 
+    @Test("R15.8 c a nested tab controller's select is followed by its root's status_bar_changed, once: the next command elsewhere sends none")
+    func nestedTabControllerStatusBar() throws {
+        let t = try TabdProcess()
+        let c = try t.client()
+        try c.ok(#"{"cmd":"controller.create","controller":"tabs","window":false}"#)
+        try c.ok(#"{"cmd":"set_tabs","controller":"tabs","tabs":[{"id":"mail"},{"id":"news"}]}"#)
+        try c.ok(#"{"cmd":"controller.create","controller":"root","kind":"drawer","window":true,"center":{"id":"main","controller":"tabs"},"left":{"id":"menu"}}"#)
+        try c.ok(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        let sub = try t.client()
+        try sub.ok(#"{"cmd":"subscribe","events":["status_bar_changed"]}"#)
+        try c.ok(#"{"cmd":"select","controller":"tabs","tab":"news"}"#)
+        try c.ok(#"{"cmd":"select","tab":"b"}"#)
+        let (events, _) = try ModernModelEndToEndTests.eventsAndReply(sub, #"{"cmd":"ping"}"#)
+        #expect(events.map { "\($0.string("controller") ?? "") \(($0.object("data")?.strings("path") ?? []).joined(separator: "/"))" } == ["root main/news"])
+    }
+
     @Test("R15.30 R15.31 custom children: set_children, set_shown and transition, with children_changed last")
     func custom() throws {
         let t = try TabdProcess()

@@ -32,6 +32,7 @@ extension TabContainers {
             var o = NodeOutcome()
             send(.statusBarChanged(path: now), from: tree, &o)
             treeEvents = o.events
+            hasTreeEvents = true
         }
     }
 

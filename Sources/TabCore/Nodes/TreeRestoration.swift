@@ -127,7 +127,7 @@ extension TabContainers {
                     seq &+= 1
                     step.events.append(SentNodeEvent(controller: x, seq: seq, event: .tab(n)))
                 }
-                step.events += treeEvents
+                step.events += takeTreeEvents()
                 if o.changed { step.changed = true }
             default:
                 continue

@@ -26,6 +26,16 @@ public struct TabContainers: Equatable, Sendable {
     /// root's `status_bar_changed`, R15.8 c), for the daemon to publish after its own. Holds
     /// one command's at most: set anew by each such command.
     public internal(set) var treeEvents: [SentNodeEvent] = []
+    /// Whether `treeEvents` holds any: a flag the daemon reads after every command (reading
+    /// the array retained and released it).
+    public internal(set) var hasTreeEvents = false
+
+    /// The tree events the last command left, handed over once (the next command's are its own).
+    public mutating func takeTreeEvents() -> [SentNodeEvent] {
+        hasTreeEvents = false
+        defer { treeEvents = [] }
+        return treeEvents
+    }
 
     /// The highest event seq a deleted controller reached (its `controller_deleted`). A
     /// controller created later starts counting from here, so that a name's seq never repeats
@@ -61,7 +71,8 @@ public struct TabContainers: Equatable, Sendable {
     static let compared: Set<String> = ["nodes", "composites", "seqFloor", "pluginData", "before"]
     /// The stored properties `==` leaves out, with the reason.
     static let notCompared: [String: String] = ["recent": "where the last lookup landed, a cache of positions that cannot be compared",
-                                                "treeEvents": "the last command's events for other containers, already sent: not state"]
+                                                "treeEvents": "the last command's events for other containers, already sent: not state",
+                                                "hasTreeEvents": "whether treeEvents holds any"]
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
     /// configured name, then key. Kept here so that the snapshot and the journal carry it
@@ -275,21 +286,38 @@ public struct TabContainers: Equatable, Sendable {
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i = try lookUp(name)
         // R15: not a window's root (attached, or out of its window). One flag read on every
-        // command; the tree's work only for such a controller.
-        let inTree = nodes.values[i].isOutOfWindow()
-        var pathBefore: [String]?
-        if inTree {
-            try checkEnvironment(command, of: name)
-            treeEvents = []
-            pathBefore = shownStatusBarPath(root(of: name))
+        // command; the tree's work, out of line, only for such a controller.
+        if nodes.values[i].isOutOfWindow() {
+            return try applyOutOfWindow(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges, semantics: semantics, reading: read)
         }
+        return try apply(command, to: name, at: i, policy: policy, notifying: notifying, selectionChanges: selectionChanges, semantics: semantics, reading: read)
+    }
+
+    /// R15.5, R15.8 c, R15.10 for a tab controller that is not a window's root: its command
+    /// with every notification built (its appearance may have to go), then `settleInTree`.
+    @inline(never)
+    mutating func applyOutOfWindow(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
+                                   selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
+        try checkEnvironment(command, of: name)
+        treeEvents = []
+        hasTreeEvents = false
+        let pathBefore = shownStatusBarPath(root(of: name))
+        var outcome = try apply(command, to: name, at: i, policy: policy, notifying: true, selectionChanges: selectionChanges, semantics: semantics, reading: read)
+        settleInTree(name, &outcome, pathBefore: pathBefore)
+        return outcome
+    }
+
+    /// `apply(_:to:…reading:)` once the controller is found at `i`.
+    @inline(__always)
+    private mutating func apply(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy, notifying: Bool,
+                                selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let pending = prepareUndo(name, at: i, before: command)
         #if DEBUG
         let footprint = nodes.values[i].tabBar.footprint(of: command), tabsBefore = nodes.values[i].tabBar.tabs
         #endif
-        var outcome: Outcome
+        let outcome: Outcome
         do {
-            outcome = try nodes.values[i].tabBar.apply(command, policy: policy, notifying: notifying || inTree, selectionChanges: selectionChanges,
+            outcome = try nodes.values[i].tabBar.apply(command, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
                                                       semantics: semantics, reading: read)
         } catch {
             before.settle(pending, made: false)
@@ -301,7 +329,6 @@ public struct TabContainers: Equatable, Sendable {
         if let footprint { footprint.check(command, before: tabsBefore, after: nodes.values[i].tabBar.tabs) }
         #endif
         before.settle(pending, made: outcome.changed)  // a refused or idle command inserted or removed nothing
-        if inTree { settleInTree(name, &outcome, pathBefore: pathBefore) }
         return outcome
     }
 
