@@ -82,6 +82,15 @@ public protocol Policy {
     /// R15.26: may the user open the `side` drawer of `controller` with `gesture`? Asked for
     /// user opens only (a veto, as should-select).
     func mayOpenDrawer(side: DrawerSide, gesture: DrawerGesture, controller: String) -> Decision
+    /// R15.20, R15.33: the column on top when the split `controller` collapses without a
+    /// compact child. Asked in load order, each plugin seeing the current proposal (first
+    /// `secondary`); an answer replaces it, abstaining, an invalid answer (`compact`, a column
+    /// the style lacks) or a failure keeps it. Returns the last proposal.
+    func topColumnForCollapsing(proposed: SplitColumn, style: SplitStyle, controller: String) -> SplitColumn
+    /// R15.21, R15.33: the display mode when the split `controller` expands, proposed as
+    /// R15.17 derives it; an answer the style or `behavior` does not allow, or `automatic`,
+    /// is ignored (the proposal kept).
+    func displayModeForExpanding(proposed: SplitDisplayMode, behavior: SplitBehavior, style: SplitStyle, controller: String) -> SplitDisplayMode
 }
 
 extension Policy {
@@ -96,6 +105,8 @@ extension Policy {
     public func visibilityChanged(_ tabs: [TabVisibility], in controller: LentController, effects: inout [PolicyEffect]) {}
     public func displayOrderChanged(group: String?, order: [String], in controller: LentController, effects: inout [PolicyEffect]) {}
     public func mayOpenDrawer(side: DrawerSide, gesture: DrawerGesture, controller: String) -> Decision { .allow }
+    public func topColumnForCollapsing(proposed: SplitColumn, style: SplitStyle, controller: String) -> SplitColumn { proposed }
+    public func displayModeForExpanding(proposed: SplitDisplayMode, behavior: SplitBehavior, style: SplitStyle, controller: String) -> SplitDisplayMode { proposed }
 }
 
 /// The seeds' defaults: every tap allowed, orientations as the tabs say, no preference.
