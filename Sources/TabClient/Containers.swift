@@ -195,6 +195,37 @@ extension TabClient {
     public func transition(from: String, to: ChildObject, animated: Bool? = nil, controller: String) async throws -> JSONObject {
         try await request("transition", on(controller, [("from", .string(from)), ("to", to.requestValue)] + Self.animated(animated)))
     }
+    // MARK: split (R15.15–R15.23)
+
+    /// Puts `child` in a split's `column` (nil: empties the compact column, the only one
+    /// that may be empty, R15.16).
+    @discardableResult
+    public func setColumn(_ column: SplitColumn, _ child: ChildObject?, controller: String) async throws -> JSONObject {
+        try await request("set_column", on(controller, [("column", .string(column.rawValue)), ("child", child?.requestValue ?? .null)]))
+    }
+
+    /// Shows a split's `column` (R15.19; collapsed, pushes it, R15.20); `user`: a swipe or the
+    /// display-mode button, refused while `presents_with_gesture` is false.
+    @discardableResult
+    public func showColumn(_ column: SplitColumn, user: Bool? = nil, animated: Bool? = nil, controller: String) async throws -> JSONObject {
+        try await request("show_column", on(controller, Self.column(column, user: user) + Self.animated(animated)))
+    }
+
+    /// Hides a split's `column` (R15.19; collapsed, pops it, R15.20).
+    @discardableResult
+    public func hideColumn(_ column: SplitColumn, user: Bool? = nil, animated: Bool? = nil, controller: String) async throws -> JSONObject {
+        try await request("hide_column", on(controller, Self.column(column, user: user) + Self.animated(animated)))
+    }
+
+    /// Makes `child` the split's secondary and shows it (showDetailViewController, R15.22).
+    @discardableResult
+    public func showDetail(_ child: ChildObject, animated: Bool? = nil, controller: String) async throws -> JSONObject {
+        try await request("show_detail", on(controller, [("child", child.requestValue)] + Self.animated(animated)))
+    }
+
+    private static func column(_ column: SplitColumn, user: Bool?) -> [(String, JSONValue)] {
+        [("column", .string(column.rawValue))] + (user.map { [("user", .bool($0))] } ?? [])
+    }
 }
 
 // MARK: typed events
@@ -249,9 +280,36 @@ extension NodeEvent {
         case .statusBarChanged:
             guard let path = d.strings("path") else { return nil }
             self = .statusBarChanged(path: path)
+        case .displayModeWillChange:
+            guard let m = d.text("display_mode").flatMap(SplitDisplayMode.init) else { return nil }
+            self = .displayModeWillChange(m)
+        case .splitCollapsed:
+            guard let top = d.text("top_column").flatMap(SplitColumn.init) else { return nil }
+            self = .splitCollapsed(topColumn: top)
+        case .splitExpanded:
+            guard let m = d.text("display_mode").flatMap(SplitDisplayMode.init) else { return nil }
+            self = .splitExpanded(displayMode: m)
+        case .splitChanged:
+            guard let change = SplitChange(d), let cause = d.text("cause").flatMap(NodeCause.init) else { return nil }
+            self = .splitChanged(change, cause: cause)
         default:
             return nil
         }
+    }
+}
+
+extension SplitChange {
+    /// `split_changed`'s members.
+    init?(_ d: JSONObject) {
+        guard let columns = d.object("columns"), let primary = columns.text("primary"), let secondary = columns.text("secondary"),
+              let mode = d.text("display_mode").flatMap(SplitDisplayMode.init), let behavior = d.text("split_behavior").flatMap(SplitBehavior.init),
+              let visibleNames = d.strings("visible_columns") else { return nil }
+        let visible = visibleNames.compactMap(SplitColumn.init)
+        let stack = d.strings("collapsed_stack")?.compactMap(SplitColumn.init)
+        guard visible.count == visibleNames.count else { return nil }
+        self.init(primary: primary, supplementary: columns.text("supplementary"), secondary: secondary, compact: columns.text("compact"),
+                  displayMode: mode, splitBehavior: behavior, topColumn: d.text("top_column").flatMap(SplitColumn.init),
+                  collapsedStack: stack, visibleColumns: visible)
     }
 }
 
@@ -417,6 +475,10 @@ public struct CompositeView: Equatable, Sendable {
             break  // a tab controller's events: not a composite's
         case .orientationChanged, .sizeClassChanged:
             return .unsure  // R15.10: the environment, which the picture does not hold
+        case .displayModeWillChange, .splitCollapsed, .splitExpanded:
+            break  // split_changed follows with the whole of it
+        case .splitChanged:
+            return .unsure  // a split's columns and modes: `state` has them
         }
         follow()
         return .applied

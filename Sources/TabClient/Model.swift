@@ -401,7 +401,8 @@ public struct ControllerView: Equatable, Sendable {
             return .deleted
         case .didSelect, .appearance, .containment, .willEndCustomizing, .plugin:
             break  // nothing the drawing shows
-        case .drawerChanged, .childrenChanged, .configChanged, .windowChanged, .parentChanged, .statusBarChanged:
+        case .drawerChanged, .childrenChanged, .configChanged, .windowChanged, .parentChanged, .statusBarChanged,
+             .displayModeWillChange, .splitCollapsed, .splitExpanded, .splitChanged:
             return .unsure  // R15's containers' events: a tab controller's picture has none of them
         }
         if Self.mayTurnTheModernModel.contains(kind) {

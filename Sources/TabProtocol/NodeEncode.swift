@@ -21,7 +21,7 @@ extension ReplyEncoder {
         c.body.writeMembers(to: &w)
         switch c.body {
         case .navigation(let n): w.key(literal: "top"); w.string(n.stack.last?.id ?? "")
-        case .drawer, .custom: break
+        case .drawer, .custom, .split: break
         }
         if case .custom = c.body {} else {
             w.key(literal: "status_bar_child"); optionalString(c.body.statusBarChild?.id, &w)
@@ -42,6 +42,8 @@ extension ReplyEncoder {
         case .custom(let s):
             w.key(literal: "children"); w.beginArray(); for ch in s.children { w.string(ch.id) }; w.endArray()
             w.key(literal: "shown"); strings(s.shown, &w)
+        case .split(let s):
+            splitMembers(SplitChange(s), &w)
         }
         switch command {
         case .setWindow: w.key(literal: "window"); w.bool(c.window)
@@ -53,6 +55,19 @@ extension ReplyEncoder {
         case .setSizeClass: w.key(literal: "size_class"); w.string(c.sizeClass.rawValue)
         default: break
         }
+    }
+
+    /// A split's columns (ids, null for an empty one) and modes: `split_changed`'s members and
+    /// its commands' result.
+    static func splitMembers(_ s: SplitChange, _ w: inout JSONWriter) {
+        w.key(literal: "columns"); w.beginObject()
+        for col in SplitColumn.allCases {
+            w.key(col.rawValue); optionalString(s.id(in: col), &w)
+        }
+        w.endObject()
+        w.key(literal: "display_mode"); w.string(s.displayMode.rawValue)
+        w.key(literal: "split_behavior"); w.string(s.splitBehavior.rawValue)
+        SplitState.writeCollapse(top: s.topColumn, stack: s.collapsedStack, visible: s.visibleColumns, to: &w)
     }
 
     /// One event of an R15 container, with its envelope.
@@ -82,6 +97,15 @@ extension ReplyEncoder {
         case .childrenChanged(let children, let shown):
             w.key(literal: "children"); strings(children, &w)
             w.key(literal: "shown"); strings(shown, &w)
+        case .displayModeWillChange(let m):
+            w.key(literal: "display_mode"); w.string(m.rawValue)
+        case .splitCollapsed(let top):
+            w.key(literal: "top_column"); w.string(top.rawValue)
+        case .splitExpanded(let m):
+            w.key(literal: "display_mode"); w.string(m.rawValue)
+        case .splitChanged(let s, let cause):
+            splitMembers(s, &w)
+            w.key(literal: "cause"); w.string(cause.rawValue)
         case .configChanged(let config):
             w.key(literal: "changes"); w.beginObject(); config.writeMembers(to: &w); w.endObject()
         case .windowChanged(let window):

@@ -32,7 +32,10 @@ extension RequestDecoder {
             let list = f.has("children") ? try f.requiredArray("children") : []
             body = .custom(CustomState(children: try children(list, path: "children"), shown: try f.nullableStringArray("shown") ?? []))
         case .split:
-            throw ProtocolError(.notAvailable, "split view controllers are not built yet in this tabd (SEMANTICS R15.15); navigation, drawer and custom are", details: [("field", "kind")])
+            let styleName = try f.requiredString("style")
+            guard let style = SplitStyle(rawValue: styleName) else { throw .invalid("style", "'style' must be \"double\" or \"triple\" (got '\(styleName)')") }
+            body = .split(SplitState(style: style, primary: try requiredChild(&f, "primary", "a split"), supplementary: try optionalChild(&f, "supplementary"),
+                                     secondary: try requiredChild(&f, "secondary", "a split"), compact: try optionalChild(&f, "compact")))
         case .tab:
             preconditionFailure("a tab controller's spec is read by decode")
         }
@@ -51,7 +54,18 @@ extension RequestDecoder {
             c.centerInteraction = i
         }
         if f.has("status_bar_child") { c.statusBarChild = .some(try f.nullableString("status_bar_child")) }
+        if let name = try f.string("preferred_display_mode") { c.preferredDisplayMode = try value(name, "preferred_display_mode", as: SplitDisplayMode.self) }
+        if let name = try f.string("preferred_split_behavior") { c.preferredSplitBehavior = try value(name, "preferred_split_behavior", as: SplitBehavior.self) }
+        if let g = try f.bool("presents_with_gesture") { c.presentsWithGesture = g }
         return c
+    }
+
+    /// `name` as one of `E`'s wire values, or `invalid_request` listing them.
+    private static func value<E: RawRepresentable & CaseIterable>(_ name: String, _ field: String, as: E.Type) throws(ProtocolError) -> E where E.RawValue == String {
+        guard let v = E(rawValue: name) else {
+            throw .invalid(field, "'\(field)' must be one of \(E.allCases.map(\.rawValue).joined(separator: ", ")) (got '\(name)')")
+        }
+        return v
     }
 
     private static func gestures(_ f: inout Fields, _ key: String) throws(ProtocolError) -> [DrawerGesture] {
@@ -147,6 +161,16 @@ extension RequestDecoder {
             return .setShown(shown)
         case .transition:
             return .transition(from: try f.requiredString("from"), to: try requiredChild(&f, "to", "transition"), animated: try f.bool("animated") ?? false)
+        case .setColumn:
+            let column = try value(try f.requiredString("column"), "column", as: SplitColumn.self)
+            guard f.has("child") else { throw .invalid("child", "set_column needs \"child\": a child object (null only for the compact column)") }
+            return .setColumn(column, try optionalChild(&f, "child"))
+        case .showColumn, .hideColumn:
+            let column = try value(try f.requiredString("column"), "column", as: SplitColumn.self)
+            let user = try f.bool("user") ?? false, animated = try f.bool("animated") ?? false
+            return name == .showColumn ? .showColumn(column, user: user, animated: animated) : .hideColumn(column, user: user, animated: animated)
+        case .showDetail:
+            return .showDetail(try requiredChild(&f, "child", "show_detail"), animated: try f.bool("animated") ?? false)
         default:
             return nil
         }

@@ -408,7 +408,7 @@ public enum RequestDecoder {
         case .push? where !f.has("tab"), .pop? where !f.has("tab"), .popToRoot? where !f.has("tab"):
             command = .node(try navigation(CommandName(rawValue: name)!, &f))
         case .configure?, .setWindow?, .popTo?, .setStack?, .openDrawer?, .closeDrawer?, .toggleDrawer?, .setCenter?, .setDrawer?,
-             .setChildren?, .setShown?, .transition?:
+             .setChildren?, .setShown?, .transition?, .setColumn?, .showColumn?, .hideColumn?, .showDetail?:
             command = .node(try node(CommandName(rawValue: name)!, &f)!)
         case .push?:
             let tab = try f.requiredString("tab")

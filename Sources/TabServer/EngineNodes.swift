@@ -31,7 +31,7 @@ extension ServiceEngine {
             perform(plugins.takeEffects(), &out)
             throw ProtocolError(error)
         }
-        if outcome.changed { journal.append(.node(controller: name, command)) }
+        if outcome.changed { journal.append(.node(controller: name, command, answers: outcome.answers)) }
         publish(outcome, &out)
         perform(plugins.takeEffects(), &out)
         let c = containers.composites[name]!

@@ -31,8 +31,14 @@ extension ServiceEngine {
         if containers[name] == nil, containers.count >= config.maxControllers {
             throw TabError(.outOfRange, "tabd holds \(containers.count) controllers, the most it may (limits.max_controllers); delete one or raise the limit")
         }
-        let outcome = try containers.create(name, spec, limits: config.controllerLimits)
-        journal.append(.createController(name: name, spec))
+        let outcome = try containers.create(name, spec, limits: config.controllerLimits, policy: policy)
+        var recorded = spec
+        if case .composite(var c) = spec, !outcome.answers.isEmpty {
+            // R15.8 d: what plugins answered (a split created collapsed) is in the record.
+            c.answers = outcome.answers
+            recorded = .composite(c)
+        }
+        journal.append(.createController(name: name, recorded))
         publish(outcome, &out)
         perform(containers.decideOrientations(of: name, policy: policy), &out)
         // Plugin ABI 1.7: the plugins are told, and what they ask for is done.

@@ -26,8 +26,9 @@ public enum JournalRecord: Equatable, Sendable {
     case command(controller: String, Command)
     /// A container created: its name, kind and the kind's configuration, as asked.
     case createController(name: String, ContainerSpec)
-    /// A command of an R15 container (format 5), as it succeeded: replayed without asking plugins.
-    case node(controller: String, NodeCommand)
+    /// A command of an R15 container (format 5), as it succeeded, with what plugins answered to
+    /// its proposals (R15.33): replayed without asking plugins.
+    case node(controller: String, NodeCommand, answers: [ProposalAnswer] = [])
     case deleteController(name: String)
     /// Events that changed no state were numbered (a tap on the tab already shown, a plugin's
     /// event): the controller's `seq` is now `seq`, so that a restart never numbers an event
@@ -40,7 +41,7 @@ public enum JournalRecord: Equatable, Sendable {
     /// The controller the record changes ("" for a plugin's store, which belongs to none).
     public var controller: String {
         switch self {
-        case .command(let c, _), .node(let c, _): return c
+        case .command(let c, _), .node(let c, _, _): return c
         case .createController(let c, _), .deleteController(let c), .eventSeq(let c, _): return c
         case .pluginData: return ""
         }
@@ -50,7 +51,7 @@ public enum JournalRecord: Equatable, Sendable {
     public var operation: String {
         switch self {
         case .command(_, let command): return command.name
-        case .node(_, let command): return command.journalOp
+        case .node(_, let command, _): return command.journalOp
         case .createController: return "controller.create"
         case .deleteController: return "controller.delete"
         case .eventSeq: return "seq"
@@ -112,11 +113,12 @@ public enum JournalCodec {
             case .composite(let spec): spec.writeMembers(to: &w)
             }
             w.endObject()
-        case .node(let controller, let command):
+        case .node(let controller, let command, let answers):
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(command.journalOp)
             w.key(literal: "controller"); w.string(controller)
             command.writeMembers(to: &w)
+            if !answers.isEmpty { w.key(literal: "answers"); ProposalAnswer.write(answers, to: &w) }
             w.endObject()
         case .deleteController(let name):
             begin(seq: seq, into: &w)
@@ -349,7 +351,10 @@ public enum JournalCodec {
         let record: JournalRecord
         switch name {
         case let op where version >= 5 && op.hasPrefix("node."):
-            do { record = .node(controller: controller, try NodeCommand(journal: String(op.dropFirst(5))) { f.take($0) }) } catch {
+            do {
+                record = .node(controller: controller, try NodeCommand(journal: String(op.dropFirst(5))) { f.take($0) },
+                               answers: try ProposalAnswer.read(f.take("answers"), "answers"))
+            } catch {
                 throw JournalRecordError(error.journalMessage)
             }
         case "controller.create":

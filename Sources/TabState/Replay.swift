@@ -13,8 +13,8 @@ extension TabContainers {
             _ = try apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
         case .createController(let name, let spec):
             try create(name, spec, limits: .unlimited)
-        case .node(let controller, let command):
-            _ = try apply(command, to: controller, replaying: true, limits: .unlimited)
+        case .node(let controller, let command, let answers):
+            _ = try apply(command, to: controller, policy: RecordedProposals(answers), replaying: true, limits: .unlimited)
         case .deleteController(let name):
             try delete(name, replaying: true)
         case .eventSeq(let name, let seq):

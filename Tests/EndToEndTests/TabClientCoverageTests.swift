@@ -179,6 +179,10 @@ extension TabClientTests {
         case .setChildren: try await c.setChildren([ChildObject(id: "a")], shown: ["a"], controller: "x")
         case .setShown: try await c.setShown([], controller: "x")
         case .transition: try await c.transition(from: "a", to: ChildObject(id: "b"), animated: false, controller: "x")
+        case .setColumn: try await c.setColumn(.compact, nil, controller: "x")
+        case .showColumn: try await c.showColumn(.primary, user: true, animated: false, controller: "x")
+        case .hideColumn: try await c.hideColumn(.primary, controller: "x")
+        case .showDetail: try await c.showDetail(ChildObject(id: "d"), controller: "x")
         }
     }
 

@@ -29,6 +29,11 @@ func lines(_ o: NodeOutcome) -> [String] {
         case .tab(let n): what = n.eventName
         case .orientationChanged(let from, let to): what = "orientation_changed \(from.rawValue) \(to.rawValue)"
         case .sizeClassChanged(let s): what = "size_class_changed \(s.rawValue)"
+        case .displayModeWillChange(let m): what = "display_mode_will_change \(m.rawValue)"
+        case .splitCollapsed(let top): what = "split_collapsed \(top.rawValue)"
+        case .splitExpanded(let m): what = "split_expanded \(m.rawValue)"
+        case .splitChanged(let c, let cause):
+            what = "split_changed \(c.displayMode.rawValue) \(c.visibleColumns.map(\.rawValue).joined(separator: ",")) top \(c.topColumn?.rawValue ?? "-") \(cause.rawValue)"
         }
         return "\(e.controller)#\(e.seq) \(what)"
     }

@@ -401,6 +401,7 @@ import Testing
             #expect(totals.rewritten > 0, "\(totals)")  // rotations journalled as set_orientation
             #expect(totals.r15 > Self.streamCount * 3, "\(totals)")
             #expect(totals.nested > Self.streamCount, "\(totals)")
+            #expect(totals.answers > Self.streamCount / 4, "\(totals)")  // split proposals journalled
             print("round-trip law: \(totals)")
         }
     }
@@ -414,8 +415,10 @@ import Testing
         var nested = 0
         /// Commands applied to a controller arranged with R13 (groups, placement, hiding).
         var modern = 0
+        /// Plugins' answers to split proposals (R15.33) journalled with their commands.
+        var answers = 0
         var description: String {
-            "applied \(applied) (\(modern) arranged with R13, \(r15) of R15, \(nested) nested), refused \(refused), journalled \(journalled) (\(rewritten) rewritten), compactions \(compactions), restarts \(restarts), controllers created \(controllersCreated), deleted \(controllersDeleted)"
+            "applied \(applied) (\(modern) arranged with R13, \(r15) of R15, \(nested) nested, \(answers) proposal answers), refused \(refused), journalled \(journalled) (\(rewritten) rewritten), compactions \(compactions), restarts \(restarts), controllers created \(controllersCreated), deleted \(controllersDeleted)"
         }
     }
 
@@ -481,7 +484,7 @@ import Testing
                 // R15.12: every R15 command over random trees of containers.
                 let before = live
                 do {
-                    let outcome = try live.apply(command, to: name, policy: DefaultPolicy())
+                    let outcome = try live.apply(command, to: name, policy: ChoosyProposals())
                     totals.applied += 1; totals.r15 += 1
                     if live.composites.values.contains(where: { $0.parent != nil }) { totals.nested += 1 }
                     if let why = live.inconsistency {
@@ -489,8 +492,9 @@ import Testing
                         return false
                     }
                     if outcome.changed {
-                        store.append(.node(controller: name, command))
+                        store.append(.node(controller: name, command, answers: outcome.answers))
                         totals.journalled += 1
+                        totals.answers += outcome.answers.count
                     } else if live != before {
                         Issue.record("\(context), step \(step): \(command) on '\(name)' changed the state and said it did not")
                         return false
@@ -504,8 +508,11 @@ import Testing
                 }
             case .createComposite(let name, let spec):
                 do {
-                    try live.create(name, spec)
-                    store.append(.createController(name: name, spec))
+                    let outcome = try live.create(name, spec, policy: ChoosyProposals())
+                    var recorded = spec
+                    if case .composite(var c) = spec { c.answers = outcome.answers; recorded = .composite(c) }
+                    store.append(.createController(name: name, recorded))
+                    totals.answers += outcome.answers.count
                     totals.applied += 1; totals.journalled += 1; totals.controllersCreated += 1; totals.r15 += 1
                     if let why = live.inconsistency {
                         Issue.record("\(context), step \(step): creating '\(name)' made an impossible tree: \(why)")
@@ -666,14 +673,22 @@ struct StreamGenerator {
         if live.composites[name] == nil || chance(1, in: 12) {
             if live.composites[name] != nil, chance(1, in: 2) { return .delete(name) }
             let body: CompositeBody
-            switch int(3) {
+            switch int(4) {
             case 0: body = .navigation(NavigationState(stack: children(live, 1 + int(3))))
+            case 3:
+                let style = pick(SplitStyle.allCases)
+                body = .split(SplitState(style: style, primary: childObject(live), supplementary: style == .triple ? childObject(live) : nil,
+                                         secondary: childObject(live), compact: chance(1, in: 3) ? childObject(live) : nil))
             case 1: body = .drawer(DrawerState(center: childObject(live), left: chance(2, in: 3) ? childObject(live) : nil, right: maybe(childObject(live))))
             default:
                 let kids = children(live, int(4))
                 body = .custom(CustomState(children: kids, shown: kids.map(\.id).filter { _ in bool() }))
             }
             var config = NodeConfiguration()
+            if case .split = body, bool() {
+                config = NodeConfiguration(preferredDisplayMode: pick(SplitDisplayMode.allCases), preferredSplitBehavior: maybe(pick(SplitBehavior.allCases)),
+                                           presentsWithGesture: maybe(bool()))
+            }
             if case .drawer = body, bool() {
                 config = NodeConfiguration(openGestures: [.panCenter, .button], closeGestures: [.tapCenter, .panDrawer], centerInteraction: pick(CenterInteraction.allCases))
             }
@@ -716,6 +731,17 @@ struct StreamGenerator {
             case 1: return .node(name, .setShown(s.children.map(\.id).filter { _ in bool() } + (chance(1, in: 8) ? ["nope"] : [])))
             case 2: return .node(name, .transition(from: s.shown.first ?? pick(Self.screenPool), to: childObject(live), animated: animated))
             default: return .node(name, .configure(NodeConfiguration(statusBarChild: .some(chance(1, in: 3) ? nil : pick(Self.screenPool)))))
+            }
+        case .split(let s):
+            let column = pick(SplitColumn.allCases)
+            switch int(7) {
+            case 0: return .node(name, .setColumn(column, chance(1, in: 6) ? nil : childObject(live)))
+            case 1, 2: return .node(name, .showColumn(column, user: chance(1, in: 4), animated: animated))
+            case 3: return .node(name, .hideColumn(column, user: chance(1, in: 4), animated: animated))
+            case 4: return .node(name, .showDetail(chance(1, in: 6) ? s.secondary : childObject(live), animated: animated))
+            default:
+                return .node(name, .configure(NodeConfiguration(preferredDisplayMode: maybe(pick(SplitDisplayMode.allCases)),
+                                                                preferredSplitBehavior: maybe(pick(SplitBehavior.allCases)), presentsWithGesture: maybe(bool()))))
             }
         }
     }
@@ -907,5 +933,16 @@ struct StreamGenerator {
             let selected: String? = chance(1, in: 4) ? nil : pick(["r1", "r2#b", "r#3", "nope"] + stacks.keys.sorted())
             return .restore(RestorationArchive(selected: selected, stacks: stacks))
         }
+    }
+}
+
+
+/// Answers split proposals other than as proposed, so that replay must read the journalled
+/// answers to come back to the same state (R15.8 d): a plugin that prefers the primary column
+/// on collapse and the most columns it may on expand.
+struct ChoosyProposals: Policy {
+    func topColumnForCollapsing(proposed: SplitColumn, style: SplitStyle, controller: String) -> SplitColumn { .primary }
+    func displayModeForExpanding(proposed: SplitDisplayMode, behavior: SplitBehavior, style: SplitStyle, controller: String) -> SplitDisplayMode {
+        SplitDisplayMode.variant(besides: style == .triple ? 2 : 1, under: behavior)
     }
 }

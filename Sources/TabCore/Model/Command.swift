@@ -145,6 +145,7 @@ public enum CommandName: String, CaseIterable, Sendable {
     case configure, setWindow = "set_window", popTo = "pop_to", setStack = "set_stack"
     case openDrawer = "open_drawer", closeDrawer = "close_drawer", toggleDrawer = "toggle_drawer"
     case setCenter = "set_center", setDrawer = "set_drawer", setChildren = "set_children", setShown = "set_shown", transition
+    case setColumn = "set_column", showColumn = "show_column", hideColumn = "hide_column", showDetail = "show_detail"
 
     /// The command's place in `allCases`: a case of an enum without payloads is stored as its
     /// place (one byte; CommandNameTests checks every case), so this is a load, not a search.

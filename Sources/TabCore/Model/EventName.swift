@@ -21,5 +21,7 @@ public enum EventName: String, CaseIterable, Sendable {
     // R15 (issue 42).
     case drawerChanged = "drawer_changed", childrenChanged = "children_changed", configChanged = "config_changed"
     case windowChanged = "window_changed", parentChanged = "parent_changed", statusBarChanged = "status_bar_changed"
+    case displayModeWillChange = "display_mode_will_change", splitCollapsed = "split_collapsed", splitExpanded = "split_expanded"
+    case splitChanged = "split_changed"
     case controllerDeleted = "controller_deleted", plugin
 }

@@ -121,12 +121,14 @@ public enum CompositeBody: Equatable, Sendable {
     case navigation(NavigationState)
     case drawer(DrawerState)
     case custom(CustomState)
+    case split(SplitState)
 
     public var kind: ContainerKind {
         switch self {
         case .navigation: return .navigation
         case .drawer: return .drawer
         case .custom: return .custom
+        case .split: return .split
         }
     }
 
@@ -137,6 +139,7 @@ public enum CompositeBody: Equatable, Sendable {
         case .navigation(let n): return n.stack
         case .drawer(let d): return [d.center] + [d.left, d.right].compactMap { $0 }
         case .custom(let c): return c.children
+        case .split(let s): return s.columns.map(\.1)
         }
     }
 
@@ -152,6 +155,7 @@ public enum CompositeBody: Equatable, Sendable {
             if c.shown.count <= 8 { return c.children.filter { c.shown.contains($0.id) } }
             let shown = Set(c.shown)
             return c.children.filter { shown.contains($0.id) }
+        case .split(let s): return s.visibleColumns.compactMap { s.child(in: $0) }
         }
     }
 
@@ -161,6 +165,7 @@ public enum CompositeBody: Equatable, Sendable {
         case .navigation(let n): return n.stack.last?.id == id
         case .drawer(let d): return d.center.id == id || d.openDrawer?.id == id
         case .custom(let c): return c.shown.contains(id)
+        case .split(let s): return s.visibleColumns.contains { s.child(in: $0)?.id == id }
         }
     }
 
@@ -170,6 +175,8 @@ public enum CompositeBody: Equatable, Sendable {
         case .navigation(let n): return n.stack.last
         case .drawer(let d): return d.openDrawer ?? d.center
         case .custom(let c): return c.statusBarChild.flatMap { id in c.children.first { $0.id == id } }
+        // R15.11 (decision): the top column's child when collapsed, else the secondary's.
+        case .split(let s): return s.topColumn.flatMap { s.child(in: $0) } ?? s.secondary
         }
     }
 
@@ -215,6 +222,11 @@ public struct Composite: Equatable, Sendable {
         case .drawer(let d): if d.openSide != .none && d.openDrawer == nil { return "drawer '\(name)' has its \(d.openSide.rawValue) side open with no drawer there" }
         case .custom(let c):
             for s in c.shown where c.children.first(where: { $0.id == s }) == nil { return "custom controller '\(name)' shows '\(s)', which is not its child" }
+        case .split(let s):
+            if (s.style == .triple) != (s.supplementary != nil) { return "split '\(name)' is \(s.style.rawValue) and \(s.supplementary == nil ? "has no" : "has a") supplementary column" }
+            if s.displayMode == .automatic || s.splitBehavior == .automatic { return "split '\(name)' has an automatic display mode or behavior, which is a preference only" }
+            if s.displayMode.besides == 2 && s.style == .double { return "split '\(name)' is double and shows two columns beside its secondary" }
+            if let top = s.topColumn, s.child(in: top) == nil || (top == .compact) != (s.compact != nil) { return "split '\(name)' is collapsed onto its \(top.rawValue) column, which it cannot be" }
         }
         return nil
     }

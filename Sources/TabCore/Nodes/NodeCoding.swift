@@ -146,6 +146,15 @@ extension CompositeBody {
             w.key(literal: "children"); ChildObject.write(c.children, to: &w)
             w.key(literal: "shown"); w.strings(c.shown)
             w.key(literal: "status_bar_child"); if let s = c.statusBarChild { w.string(s) } else { w.null() }
+        case .split(let s):
+            w.key(literal: "style"); w.string(s.style.rawValue)
+            w.key(literal: "columns"); w.beginObject(); s.writeColumns(to: &w); w.endObject()
+            w.key(literal: "preferred_display_mode"); w.string(s.preferredDisplayMode.rawValue)
+            w.key(literal: "preferred_split_behavior"); w.string(s.preferredSplitBehavior.rawValue)
+            w.key(literal: "presents_with_gesture"); w.bool(s.presentsWithGesture)
+            w.key(literal: "display_mode"); w.string(s.displayMode.rawValue)
+            w.key(literal: "split_behavior"); w.string(s.splitBehavior.rawValue)
+            s.writeCollapse(to: &w)
         }
     }
 
@@ -167,7 +176,24 @@ extension CompositeBody {
             self = .custom(CustomState(children: try NodeJSON.children(m.take("children"), m.place("children")),
                                        shown: try NodeJSON.strings(m.take("shown"), m.place("shown")),
                                        statusBarChild: try NodeJSON.optionalString(m.take("status_bar_child"), m.place("status_bar_child"))))
-        case .tab, .split:
+        case .split:
+            let style = try NodeJSON.value(m.take("style"), m.place("style"), as: SplitStyle.self)
+            var s = try NodeJSON.object(m.take("columns") ?? .null, at: m.place("columns")) { (c: inout TakenMembers) throws(TabFieldError) in
+                try SplitState(style: style, columns: { c.take($0) }, at: c.place)
+            }
+            s.preferredDisplayMode = try NodeJSON.value(m.take("preferred_display_mode"), m.place("preferred_display_mode"), as: SplitDisplayMode.self)
+            s.preferredSplitBehavior = try NodeJSON.value(m.take("preferred_split_behavior"), m.place("preferred_split_behavior"), as: SplitBehavior.self)
+            s.presentsWithGesture = try NodeJSON.bool(m.take("presents_with_gesture"), m.place("presents_with_gesture")) ?? true
+            s.displayMode = try NodeJSON.value(m.take("display_mode"), m.place("display_mode"), as: SplitDisplayMode.self)
+            s.splitBehavior = try NodeJSON.value(m.take("split_behavior"), m.place("split_behavior"), as: SplitBehavior.self)
+            if let top = try NodeJSON.optionalString(m.take("top_column"), m.place("top_column")) {
+                guard let c = SplitColumn(rawValue: top) else { throw TabFieldError(m.place("top_column"), .value("unknown column '\(top)'")) }
+                s.topColumn = c
+            }
+            // Derived from the members above: read past (the state's own check finds a contradiction).
+            _ = m.take("collapsed"); _ = m.take("collapsed_stack"); _ = m.take("visible_columns")
+            self = .split(s)
+        case .tab:
             throw TabFieldError(m.place("kind"), .value("'\(kind.rawValue)' is not a composite kind"))
         }
     }
@@ -180,6 +206,9 @@ extension NodeConfiguration {
         if let g = closeGestures { w.key(literal: "close_gestures"); w.strings(g.map(\.rawValue)) }
         if let i = centerInteraction { w.key(literal: "center_interaction"); w.string(i.rawValue) }
         if let s = statusBarChild { w.key(literal: "status_bar_child"); if let s { w.string(s) } else { w.null() } }
+        if let m = preferredDisplayMode { w.key(literal: "preferred_display_mode"); w.string(m.rawValue) }
+        if let b = preferredSplitBehavior { w.key(literal: "preferred_split_behavior"); w.string(b.rawValue) }
+        if let g = presentsWithGesture { w.key(literal: "presents_with_gesture"); w.bool(g) }
     }
 
     /// Reads what `writeMembers` wrote, from an object holding other members too.
@@ -189,6 +218,9 @@ extension NodeConfiguration {
         if let v = take("close_gestures") { closeGestures = try NodeJSON.gestures(v, "close_gestures") }
         if let v = take("center_interaction") { centerInteraction = try NodeJSON.value(v, "center_interaction", as: CenterInteraction.self) }
         if let v = take("status_bar_child") { statusBarChild = .some(try NodeJSON.optionalString(v, "status_bar_child")) }
+        if let v = take("preferred_display_mode") { preferredDisplayMode = try NodeJSON.value(v, "preferred_display_mode", as: SplitDisplayMode.self) }
+        if let v = take("preferred_split_behavior") { preferredSplitBehavior = try NodeJSON.value(v, "preferred_split_behavior", as: SplitBehavior.self) }
+        if let v = take("presents_with_gesture") { presentsWithGesture = try NodeJSON.bool(v, "presents_with_gesture") }
     }
 }
 
@@ -207,8 +239,12 @@ extension CompositeSpec {
         case .custom(let c):
             w.key(literal: "children"); ChildObject.write(c.children, to: &w)
             w.key(literal: "shown"); w.strings(c.shown)
+        case .split(let s):
+            w.key(literal: "style"); w.string(s.style.rawValue)
+            s.writeColumns(to: &w)
         }
         configuration.writeMembers(to: &w)
+        if !answers.isEmpty { w.key(literal: "answers"); ProposalAnswer.write(answers, to: &w) }
     }
 
     /// Reads what `writeMembers` wrote, from an object holding other members too (`take`
@@ -224,10 +260,13 @@ extension CompositeSpec {
                                        left: try NodeJSON.optionalChild(take("left"), "left"), right: try NodeJSON.optionalChild(take("right"), "right")))
         case .custom:
             body = .custom(CustomState(children: try NodeJSON.children(take("children"), "children"), shown: try NodeJSON.strings(take("shown"), "shown")))
-        case .tab, .split:
+        case .split:
+            body = .split(try SplitState(style: try NodeJSON.value(take("style"), "style", as: SplitStyle.self), columns: take, at: { $0 }))
+        case .tab:
             throw TabFieldError("kind", .value("'\(kind.rawValue)' is not a composite kind"))
         }
-        self.init(body: body, window: window, idiom: idiom, configuration: try NodeConfiguration(take: take))
+        self.init(body: body, window: window, idiom: idiom, configuration: try NodeConfiguration(take: take),
+                  answers: try ProposalAnswer.read(take("answers"), "answers"))
     }
 }
 
@@ -265,6 +304,11 @@ extension NodeCommand {
             w.key(literal: "archive"); archive.write(to: &w)
         case .rotate(let o): w.key(literal: "orientation"); w.string(o.rawValue)
         case .setSizeClass(let s): w.key(literal: "size_class"); w.string(s.rawValue)
+        case .setColumn(let col, let c): w.key(literal: "column"); w.string(col.rawValue); w.key(literal: "child"); ChildObject.writeOptional(c, to: &w)
+        case .showColumn(let col, let user, let animated), .hideColumn(let col, let user, let animated):
+            w.key(literal: "column"); w.string(col.rawValue)
+            w.key(literal: "user"); w.bool(user); w.key(literal: "animated"); w.bool(animated)
+        case .showDetail(let c, let animated): w.key(literal: "child"); c.write(to: &w); w.key(literal: "animated"); w.bool(animated)
         }
     }
 
@@ -277,6 +321,8 @@ extension NodeCommand {
             return g
         }
         func side() throws(TabFieldError) -> DrawerSide { try NodeJSON.value(take("side"), "side", as: DrawerSide.self) }
+        func column() throws(TabFieldError) -> SplitColumn { try NodeJSON.value(take("column"), "column", as: SplitColumn.self) }
+        func user() throws(TabFieldError) -> Bool { try NodeJSON.bool(take("user"), "user") ?? false }
         switch CommandName(rawValue: name) {
         case .setWindow?: self = .setWindow(try NodeJSON.bool(take("window"), "window") ?? false)
         case .configure?: self = .configure(try NodeConfiguration(take: take))
@@ -297,6 +343,10 @@ extension NodeCommand {
         case .rotate?: self = .rotate(try NodeJSON.value(take("orientation"), "orientation", as: Orientation.self))
         case .setSizeClass?: self = .setSizeClass(try NodeJSON.value(take("size_class"), "size_class", as: SizeClass.self))
         case .restore?: self = .restoreTree(try TreeArchive(json: take("archive") ?? .null, at: "archive"))
+        case .setColumn?: self = .setColumn(try column(), try NodeJSON.optionalChild(take("child"), "child"))
+        case .showColumn?: self = .showColumn(try column(), user: try user(), animated: try animated())
+        case .hideColumn?: self = .hideColumn(try column(), user: try user(), animated: try animated())
+        case .showDetail?: self = .showDetail(try ChildObject(json: take("child") ?? .null, at: "child"), animated: try animated())
         case .transition?: self = .transition(from: try NodeJSON.string(take("from"), "from"), to: try ChildObject(json: take("to") ?? .null, at: "to"), animated: try animated())
         default: throw TabFieldError("op", .value("unknown container command '\(name)'"))
         }
@@ -349,6 +399,68 @@ extension Composite {
         case let p?:
             return try NodeJSON.object(p, at: path) { (pm: inout TakenMembers) throws(TabFieldError) in
                 Attachment(parent: try NodeJSON.string(pm.take("controller"), pm.place("controller")), slot: try NodeJSON.string(pm.take("child"), pm.place("child")))
+            }
+        }
+    }
+}
+
+
+extension SplitState {
+    /// `primary`, `supplementary`, `secondary`, `compact`: child objects or null (`state`'s
+    /// `columns`, and the create record's members).
+    func writeColumns(to w: inout JSONWriter) {
+        w.key(literal: "primary"); primary.write(to: &w)
+        w.key(literal: "supplementary"); ChildObject.writeOptional(supplementary, to: &w)
+        w.key(literal: "secondary"); secondary.write(to: &w)
+        w.key(literal: "compact"); ChildObject.writeOptional(compact, to: &w)
+    }
+
+    /// `collapsed`, `top_column`, `collapsed_stack`, `visible_columns` (R15.18, R15.20).
+    func writeCollapse(to w: inout JSONWriter) {
+        Self.writeCollapse(top: topColumn, stack: collapsedStack, visible: visibleColumns, to: &w)
+    }
+
+    public static func writeCollapse(top: SplitColumn?, stack: [SplitColumn]?, visible: [SplitColumn], to w: inout JSONWriter) {
+        w.key(literal: "collapsed"); w.bool(top != nil)
+        w.key(literal: "top_column"); if let top { w.string(top.rawValue) } else { w.null() }
+        w.key(literal: "collapsed_stack"); if let stack { w.strings(stack.map(\.rawValue)) } else { w.null() }
+        w.key(literal: "visible_columns"); w.strings(visible.map(\.rawValue))
+    }
+
+    /// The columns `writeColumns` wrote, read with `take` (`place` names a member for errors).
+    init(style: SplitStyle, columns take: TakeMember, at place: (String) -> String) throws(TabFieldError) {
+        self.init(style: style, primary: try ChildObject(json: take("primary") ?? .null, at: place("primary")),
+                  supplementary: try NodeJSON.optionalChild(take("supplementary"), place("supplementary")),
+                  secondary: try ChildObject(json: take("secondary") ?? .null, at: place("secondary")),
+                  compact: try NodeJSON.optionalChild(take("compact"), place("compact")))
+    }
+}
+
+extension ProposalAnswer {
+    /// `[{"controller": …, "top_column": …}` or `"display_mode": …}]`.
+    public static func write(_ list: [ProposalAnswer], to w: inout JSONWriter) {
+        w.beginArray()
+        for a in list {
+            w.beginObject()
+            w.key(literal: "controller"); w.string(a.controller)
+            switch a.answer {
+            case .topColumn(let c): w.key(literal: "top_column"); w.string(c.rawValue)
+            case .displayMode(let m): w.key(literal: "display_mode"); w.string(m.rawValue)
+            }
+            w.endObject()
+        }
+        w.endArray()
+    }
+
+    /// What `write` wrote (absent: none).
+    public static func read(_ v: JSONValue?, _ path: String) throws(TabFieldError) -> [ProposalAnswer] {
+        guard let v, v != .null else { return [] }
+        guard case .array(let a) = v else { throw TabFieldError(path, .type(expected: "an array of answers")) }
+        return try a.enumerated().map { (i, e) throws(TabFieldError) in
+            try NodeJSON.object(e, at: "\(path)[\(i)]") { (m: inout TakenMembers) throws(TabFieldError) in
+                let controller = try NodeJSON.string(m.take("controller"), m.place("controller"))
+                if let c = m.take("top_column") { return ProposalAnswer(controller: controller, .topColumn(try NodeJSON.value(c, m.place("top_column"), as: SplitColumn.self))) }
+                return ProposalAnswer(controller: controller, .displayMode(try NodeJSON.value(m.take("display_mode"), m.place("display_mode"), as: SplitDisplayMode.self)))
             }
         }
     }

@@ -27,6 +27,12 @@ public enum NodeCommand: Equatable, Sendable {
     case setChildren([ChildObject], shown: [String]?)
     case setShown([String])
     case transition(from: String, to: ChildObject, animated: Bool)
+    // R15.16–R15.22: split.
+    /// `child` nil: only for `compact`.
+    case setColumn(SplitColumn, ChildObject?)
+    case showColumn(SplitColumn, user: Bool, animated: Bool)
+    case hideColumn(SplitColumn, user: Bool, animated: Bool)
+    case showDetail(ChildObject, animated: Bool)
     /// R15.12: `restore` of a root's tree (what `preserve` returned for it).
     case restoreTree(TreeArchive)
     /// R15.10: a non-tab root's environment (R9.3, R14.4).
@@ -51,6 +57,10 @@ public enum NodeCommand: Equatable, Sendable {
         case .setChildren: .setChildren
         case .setShown: .setShown
         case .transition: .transition
+        case .setColumn: .setColumn
+        case .showColumn: .showColumn
+        case .hideColumn: .hideColumn
+        case .showDetail: .showDetail
         case .restoreTree: .restore
         case .rotate: .rotate
         case .setSizeClass: .setSizeClass
@@ -66,6 +76,7 @@ public enum NodeCommand: Equatable, Sendable {
         case .push, .pop, .popTo, .popToRoot, .setStack: .navigation
         case .openDrawer, .closeDrawer, .toggleDrawer, .setCenter, .setDrawer: .drawer
         case .setChildren, .setShown, .transition: .custom
+        case .setColumn, .showColumn, .hideColumn, .showDetail: .split
         }
     }
 
@@ -73,7 +84,7 @@ public enum NodeCommand: Equatable, Sendable {
     /// reach (R15.9), and what plugins are asked about.
     public var isUserAction: Bool {
         switch self {
-        case .pop(let user, _): user
+        case .pop(let user, _), .showColumn(_, let user, _), .hideColumn(_, let user, _): user
         case .openDrawer(_, let g, _), .closeDrawer(let g, _), .toggleDrawer(_, let g, _): g != nil
         default: false
         }
@@ -89,14 +100,21 @@ public struct NodeConfiguration: Equatable, Sendable {
     public var centerInteraction: CenterInteraction?
     // Custom (R15.11): `.some(nil)` clears it.
     public var statusBarChild: String??
+    // Split (R15.17, R15.19).
+    public var preferredDisplayMode: SplitDisplayMode?
+    public var preferredSplitBehavior: SplitBehavior?
+    public var presentsWithGesture: Bool?
 
     public init(openGestures: [DrawerGesture]? = nil, closeGestures: [DrawerGesture]? = nil,
-                centerInteraction: CenterInteraction? = nil, statusBarChild: String?? = nil) {
+                centerInteraction: CenterInteraction? = nil, statusBarChild: String?? = nil,
+                preferredDisplayMode: SplitDisplayMode? = nil, preferredSplitBehavior: SplitBehavior? = nil, presentsWithGesture: Bool? = nil) {
         self.openGestures = openGestures; self.closeGestures = closeGestures
         self.centerInteraction = centerInteraction; self.statusBarChild = statusBarChild
+        self.preferredDisplayMode = preferredDisplayMode; self.preferredSplitBehavior = preferredSplitBehavior
+        self.presentsWithGesture = presentsWithGesture
     }
 
-    public var isEmpty: Bool { openGestures == nil && closeGestures == nil && centerInteraction == nil && statusBarChild == nil }
+    public var isEmpty: Bool { fieldNames.isEmpty }
 
     /// The members set, by their wire names (what `config_changed` reports).
     public var fieldNames: [String] {
@@ -105,6 +123,9 @@ public struct NodeConfiguration: Equatable, Sendable {
         if closeGestures != nil { names.append("close_gestures") }
         if centerInteraction != nil { names.append("center_interaction") }
         if statusBarChild != nil { names.append("status_bar_child") }
+        if preferredDisplayMode != nil { names.append("preferred_display_mode") }
+        if preferredSplitBehavior != nil { names.append("preferred_split_behavior") }
+        if presentsWithGesture != nil { names.append("presents_with_gesture") }
         return names
     }
 }
@@ -116,9 +137,13 @@ public struct CompositeSpec: Equatable, Sendable {
     public var idiom: Idiom
     /// The configuration beside the slots (gestures, center interaction, status bar child).
     public var configuration: NodeConfiguration
+    /// What plugins answered while it was created (a split created collapsed, R15.20): the
+    /// journal keeps them, so replay asks no plugin (R15.8 d). Set by the daemon.
+    public var answers: [ProposalAnswer]
 
-    public init(body: CompositeBody, window: Bool = false, idiom: Idiom = .phone, configuration: NodeConfiguration = NodeConfiguration()) {
-        self.body = body; self.window = window; self.idiom = idiom; self.configuration = configuration
+    public init(body: CompositeBody, window: Bool = false, idiom: Idiom = .phone, configuration: NodeConfiguration = NodeConfiguration(),
+                answers: [ProposalAnswer] = []) {
+        self.body = body; self.window = window; self.idiom = idiom; self.configuration = configuration; self.answers = answers
     }
 
     public var kind: ContainerKind { body.kind }
@@ -130,6 +155,44 @@ public enum NavigationOperation: String, Sendable, Equatable {
 }
 
 /// Why a container's state changed (the `cause` of its state event).
+/// A plugin's answer to a proposal hook (R15.33), as a command got it: kept in its journal
+/// record, and given back to the command on replay (`RecordedProposals`).
+public struct ProposalAnswer: Equatable, Sendable {
+    public enum Answer: Equatable, Sendable {
+        case topColumn(SplitColumn)
+        case displayMode(SplitDisplayMode)
+    }
+    /// The split asked about.
+    public var controller: String
+    public var answer: Answer
+    public init(controller: String, _ answer: Answer) { self.controller = controller; self.answer = answer }
+}
+
+/// The policy replay gives a command: the answers its record kept, in the order it asks,
+/// and nothing else (no gate is asked on replay). A missing or mismatched answer keeps the
+/// proposal (a damaged record cannot make a split impossible).
+public final class RecordedProposals: Policy {
+    private let answers: [ProposalAnswer]
+    private var next = 0
+    public init(_ answers: [ProposalAnswer]) { self.answers = answers }
+
+    private func take(_ controller: String) -> ProposalAnswer.Answer? {
+        guard next < answers.count, answers[next].controller == controller else { return nil }
+        next += 1
+        return answers[next - 1].answer
+    }
+
+    public func topColumnForCollapsing(proposed: SplitColumn, style: SplitStyle, controller: String) -> SplitColumn {
+        if case .topColumn(let c)? = take(controller) { return c }
+        return proposed
+    }
+
+    public func displayModeForExpanding(proposed: SplitDisplayMode, behavior: SplitBehavior, style: SplitStyle, controller: String) -> SplitDisplayMode {
+        if case .displayMode(let m)? = take(controller) { return m }
+        return proposed
+    }
+}
+
 public enum NodeCause: String, Sendable, Equatable {
     case app, user, tap, restore, removed, environment
 }
@@ -146,6 +209,13 @@ public enum NodeEvent: Equatable, Sendable {
     case drawerChanged(center: String, left: String?, right: String?, openSide: OpenSide, previous: OpenSide, cause: NodeCause)
     /// R15.30.
     case childrenChanged(children: [String], shown: [String])
+    /// R15.17: an expanded, visible split's display mode is about to change.
+    case displayModeWillChange(SplitDisplayMode)
+    /// R15.20, R15.21.
+    case splitCollapsed(topColumn: SplitColumn)
+    case splitExpanded(displayMode: SplitDisplayMode)
+    /// R15.16–R15.22: the split's state event (its columns' ids and modes).
+    case splitChanged(SplitChange, cause: NodeCause)
     /// R15.8 b: what `configure` was asked, before its effects.
     case configChanged(NodeConfiguration)
     /// R15.4.
@@ -172,6 +242,10 @@ public enum NodeEvent: Equatable, Sendable {
         case .navigationChanged: .navigationChanged
         case .drawerChanged: .drawerChanged
         case .childrenChanged: .childrenChanged
+        case .displayModeWillChange: .displayModeWillChange
+        case .splitCollapsed: .splitCollapsed
+        case .splitExpanded: .splitExpanded
+        case .splitChanged: .splitChanged
         case .configChanged: .configChanged
         case .windowChanged: .windowChanged
         case .parentChanged: .parentChanged
@@ -200,6 +274,9 @@ public struct NodeOutcome: Equatable, Sendable {
     public internal(set) var events: [SentNodeEvent] = []
     /// The command changed the state (it is journaled).
     public internal(set) var changed = false
+    /// What plugins answered to proposals (R15.33), in the order asked: journaled with the
+    /// command, so replay asks no plugin.
+    public internal(set) var answers: [ProposalAnswer] = []
     public init() {}
     public init(events: [SentNodeEvent]) { self.events = events }
 }

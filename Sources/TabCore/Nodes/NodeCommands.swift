@@ -6,7 +6,10 @@ extension TabContainers {
     /// Creates the container `name` as `spec` says: a root (R15.4) whose children enter as one
     /// set change (R15.6) and no state event (R15.8 b).
     @discardableResult
-    public mutating func create(_ name: String, composite spec: CompositeSpec, limits: ControllerLimits = ControllerLimits()) throws(TabError) -> NodeOutcome {
+    /// `policy` answers a split created collapsed (R15.20); a replayed spec's `answers` do
+    /// instead.
+    public mutating func create(_ name: String, composite spec: CompositeSpec, limits: ControllerLimits = ControllerLimits(),
+                                policy: Policy = DefaultPolicy()) throws(TabError) -> NodeOutcome {
         try Self.validate(name: name)
         guard nodes[name] == nil, composites[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
         let children = spec.body.children
@@ -22,16 +25,33 @@ extension TabContainers {
             for s in c.shown where !ids.contains(s) {
                 throw TabError(.notFound, "'shown' names '\(s)', which is not one of 'children'")
             }
+        case .split(let s):
+            if s.style == .triple, s.supplementary == nil { throw TabError(.invalid, "a triple split needs \"supplementary\": a child object", field: "supplementary") }
+            if s.style == .double, s.supplementary != nil { throw TabError(.notAvailable, "a double split has no supplementary column; create a triple split for three columns", field: "supplementary") }
         }
-        let body = try Self.configured(spec.body, spec.configuration, name: name)
+        var body = try Self.configured(spec.body, spec.configuration, name: name)
+        var outcome = NodeOutcome()
+        if case .split(var s) = body {
+            try Self.checkPreferences(s, name: name)
+            try checkColumns(s, name: name, entering: children, idiom: spec.idiom, limits: limits)
+            // R15.10, R15.40: settled in its own environment (a root's: the idiom's size
+            // class, portrait), collapsed from its creation on a phone.
+            let asked: Policy = spec.answers.isEmpty ? policy : RecordedProposals(spec.answers)
+            s.splitBehavior = SplitState.behavior(preferred: s.preferredSplitBehavior, orientation: .portrait)
+            s.displayMode = SplitState.displayMode(preferred: s.preferredDisplayMode, behavior: s.splitBehavior)
+            body = .split(settled(name, s, idiom: spec.idiom, sizeClass: spec.idiom.defaultSizeClass, orientation: .portrait, policy: asked, &outcome))
+        }
         try checkAttach(children, to: name, kind: spec.kind, idiom: spec.idiom, above: 1)
         saveComposite(name)
         var node = Composite(name: name, body: Self.normalized(body), window: spec.window, idiom: spec.idiom)
         node.seq = seqFloor
         composites[name] = node
-        for c in children { if let x = c.controller { place(x, Attachment(parent: name, slot: c.id)) } }
+        for c in children {
+            guard let x = c.controller else { continue }
+            place(x, Attachment(parent: name, slot: c.id))
+            spreadEnvironment(below: name, from: x, events: false, policy: spec.answers.isEmpty ? policy : RecordedProposals(spec.answers), &outcome)
+        }
         recent = Recent()
-        var outcome = NodeOutcome()
         outcome.changed = true
         emit(name, leaving: [], entering: children, before: [], after: visibleChildren(under: name), .setChange, &outcome)
         for c in children { if let x = c.controller { send(.parentChanged(parent: parent(of: x), window: false), from: x, &outcome) } }
@@ -57,6 +77,9 @@ extension TabContainers {
         if let k = command.kind, k != c.kind {
             throw TabError(.notAvailable, "'\(name)' is a \(c.kind.rawValue) controller; \(command.name) is for \(k.rawValue) controllers")
         }
+        if case .split(let s) = c.body, command.kind == .split || command.commandName == .configure {
+            return try applySplit(command, to: name, s, c, policy: policy, replaying: replaying, limits: limits)
+        }
         var steps: [(CompositeBody, StepOrder)] = []
         var first: [NodeEvent] = []
         var stateEvent: ((CompositeBody) -> NodeEvent)?
@@ -70,9 +93,12 @@ extension TabContainers {
             guard c.supportedOrientations.contains(o.mask), o != c.orientation else { return NodeOutcome() }  // R9.3: unsupported, not turned
             var outcome = NodeOutcome()
             outcome.changed = true
+            let path = shownStatusBarPath(name)
             saveComposite(name)
             composites[name]!.orientation = o
             send(.orientationChanged(from: c.orientation, to: o), from: name, &outcome)
+            spreadEnvironment(below: name, events: true, policy: policy, &outcome)
+            finish(name, detached: [], attached: [], pathBefore: path, &outcome)
             return outcome
         case (.setSizeClass(let s), _):
             if let p = c.parent { throw TabError(.notAvailable, "'\(name)' is attached to '\(p.parent)'; set_size_class is for the root of its tree ('\(root(of: name))')") }
@@ -82,9 +108,12 @@ extension TabContainers {
             guard s != c.sizeClass else { return NodeOutcome() }
             var outcome = NodeOutcome()
             outcome.changed = true
+            let path = shownStatusBarPath(name)
             saveComposite(name)
             composites[name]!.sizeClass = s
             send(.sizeClassChanged(s), from: name, &outcome)
+            spreadEnvironment(below: name, events: true, policy: policy, &outcome)
+            finish(name, detached: [], attached: [], pathBefore: path, &outcome)
             return outcome
         case (.configure(let config), _):
             guard !config.isEmpty else {
@@ -215,7 +244,7 @@ extension TabContainers {
         for e in first { send(e, from: name, &outcome) }
         var detached: [String] = [], attached: [String] = []
         for (body, order) in steps {
-            let moved = step(name, to: body, order, &outcome)
+            let moved = step(name, to: body, order, policy: policy, &outcome)
             detached += moved.detached
             attached += moved.attached
         }
@@ -298,6 +327,7 @@ extension TabContainers {
         switch kind {
         case .drawer: ["open_gestures", "close_gestures", "center_interaction"]
         case .custom: ["status_bar_child"]
+        case .split: ["preferred_display_mode", "preferred_split_behavior", "presents_with_gesture"]
         default: []
         }
     }
@@ -323,6 +353,11 @@ extension TabContainers {
                 c.statusBarChild = s
             }
             return .custom(c)
+        case .split(var s):
+            if let m = config.preferredDisplayMode { s.preferredDisplayMode = m }
+            if let b = config.preferredSplitBehavior { s.preferredSplitBehavior = b }
+            if let g = config.presentsWithGesture { s.presentsWithGesture = g }
+            return .split(s)
         case .navigation:
             return body
         }

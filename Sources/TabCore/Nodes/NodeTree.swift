@@ -152,6 +152,9 @@ extension TabContainers {
                     throw TabError(.notAvailable, "'\(name)' is below the center of '\(d.name)' and its \(drawer.openSide.rawValue) drawer is open; close it first, or configure center_interaction")
                 }
             }
+            if let s = composites[p.parent], case .split(let split) = s.body, split.secondary.id == p.slot, split.dimsSecondary {
+                throw TabError(.notAvailable, "'\(name)' is below the secondary column of '\(s.name)', dimmed in \(split.displayMode.rawValue); hide the column over it first")
+            }
             current = p.parent
         }
     }
@@ -182,6 +185,10 @@ extension TabContainers {
             if let p = c.parent { throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)") }
             if c.window { throw TabError(.conflict, "'\(x)' is a window's root; set_window false first") }
             if c.idiom != idiom { throw TabError(.conflict, "'\(x)' is a \(c.idiom.rawValue) controller and '\(container)' is in a \(idiom.rawValue) tree") }
+            // R15.3: a split is never pushed onto a stack, nor put in a split (decision).
+            if c.kind == .split, kind == .navigation || kind == .split {
+                throw TabError(.conflict, "split '\(x)' cannot be \(kind == .navigation ? "pushed onto navigation controller" : "a column of split") '\(container)'; a split goes in a drawer, a custom container, a tab or a window")
+            }
             if above + chainBelow(x) > Self.maxChain {
                 throw TabError(.conflict, "attaching '\(x)' to '\(container)' would make a chain of \(above + chainBelow(x)) controllers; at most \(Self.maxChain)")
             }
@@ -253,7 +260,12 @@ extension TabContainers {
     /// detached (their controllers become hidden roots), those that enter attached; the
     /// containment and appearance events are sent in `order`. Returns the controllers
     /// detached and attached, for their `parent_changed` after the container's own events.
-    mutating func step(_ name: String, to body: CompositeBody, _ order: StepOrder, _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
+    /// A controller attached takes the root's environment first, silently (R15.10): a split
+    /// under a compact root is collapsed as if it had always been (asking `policy`).
+    /// `between`: events of `name` sent between a set change's containment and the other
+    /// visibility changes (R15.38).
+    mutating func step(_ name: String, to body: CompositeBody, _ order: StepOrder, policy: Policy = DefaultPolicy(), between: [NodeEvent] = [],
+                       _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
         let old = composites[name]!.body
         let leaving = ChildObject.children(old.children, notIn: body.children)
         let entering = ChildObject.children(body.children, notIn: old.children)
@@ -261,15 +273,19 @@ extension TabContainers {
         saveComposite(name)
         composites[name]!.body = body
         for c in leaving { if let x = c.controller { place(x, nil) } }
-        for c in entering { if let x = c.controller { place(x, Attachment(parent: name, slot: c.id)) } }
+        for c in entering {
+            guard let x = c.controller else { continue }
+            place(x, Attachment(parent: name, slot: c.id))
+            spreadEnvironment(below: root(of: name), from: x, events: false, policy: policy, &outcome)
+        }
         let after = visibleChildren(below: name)
-        emit(name, leaving: leaving, entering: entering, before: before, after: after, order, &outcome)
+        emit(name, leaving: leaving, entering: entering, before: before, after: after, order, between: between, &outcome)
         return (leaving.compactMap(\.controller), entering.compactMap(\.controller))
     }
 
     /// The events of a step, from what left and entered `name` and the visible sets.
     mutating func emit(_ name: String, leaving: [ChildObject], entering: [ChildObject], before: [VisibleChild], after: [VisibleChild],
-                       _ order: StepOrder, _ outcome: inout NodeOutcome) {
+                       _ order: StepOrder, between: [NodeEvent] = [], _ outcome: inout NodeOutcome) {
         // Sets of keys: a container may show many children, and this runs for every command.
         let beforeKeys = Set(before.map(\.key)), afterKeys = Set(after.map(\.key))
         var gone = before.filter { !afterKeys.contains($0.key) }
@@ -329,6 +345,7 @@ extension TabContainers {
                 move(c, .willMove, entering: true, &outcome)
                 move(c, .didMove, entering: true, &outcome)
             }
+            for e in between { send(e, from: name, &outcome) }
             others(&outcome)
         case .transition:
             for c in leaving { move(c, .willMove, entering: false, &outcome) }

@@ -65,6 +65,43 @@ public enum SplitBehavior: String, Sendable, Equatable, CaseIterable {
     case automatic, tile, overlay, displace
 }
 
+/// What `split_changed` tells (R15.16–R15.22): the columns' ids and the modes.
+public struct SplitChange: Equatable, Sendable {
+    /// The id in each column, nil for an empty one.
+    public var primary: String, supplementary: String?, secondary: String, compact: String?
+    public var displayMode: SplitDisplayMode
+    public var splitBehavior: SplitBehavior
+    /// Collapsed: the column on top and the stack up to it; nil while expanded.
+    public var topColumn: SplitColumn?
+    public var collapsedStack: [SplitColumn]?
+    public var visibleColumns: [SplitColumn]
+
+    public init(primary: String, supplementary: String?, secondary: String, compact: String?, displayMode: SplitDisplayMode,
+                splitBehavior: SplitBehavior, topColumn: SplitColumn?, collapsedStack: [SplitColumn]?, visibleColumns: [SplitColumn]) {
+        self.primary = primary; self.supplementary = supplementary; self.secondary = secondary; self.compact = compact
+        self.displayMode = displayMode; self.splitBehavior = splitBehavior
+        self.topColumn = topColumn; self.collapsedStack = collapsedStack; self.visibleColumns = visibleColumns
+    }
+
+    public init(_ s: SplitState) {
+        self.init(primary: s.primary.id, supplementary: s.supplementary?.id, secondary: s.secondary.id, compact: s.compact?.id,
+                  displayMode: s.displayMode, splitBehavior: s.splitBehavior, topColumn: s.topColumn, collapsedStack: s.collapsedStack,
+                  visibleColumns: s.visibleColumns)
+    }
+
+    public var collapsed: Bool { topColumn != nil }
+
+    /// The id in `column`.
+    public func id(in column: SplitColumn) -> String? {
+        switch column {
+        case .primary: primary
+        case .supplementary: supplementary
+        case .secondary: secondary
+        case .compact: compact
+        }
+    }
+}
+
 /// A split view controller's state (R15.15–R15.23).
 public struct SplitState: Equatable, Sendable {
     public let style: SplitStyle

@@ -92,7 +92,8 @@ extension TabContainers {
             switch composites[x]?.body {
             case .navigation(let n)?: archive.entries[path] = .stack(n.stack.filter { $0.controller == nil && $0.restorationID != nil })
             case .drawer(let d)?: archive.entries[path] = .openSide(d.openSide)
-            case .custom?: archive.entries[path] = .nothing
+            // R15.12: a split's modes are its environment's; a custom's shown is not kept.
+            case .custom?, .split?: archive.entries[path] = .nothing
             case nil: break
             }
         }
@@ -133,6 +134,7 @@ extension TabContainers {
                 continue
             }
             outcome.events += step.events
+            outcome.answers += step.answers
             if step.changed { outcome.changed = true }
         }
         return outcome

@@ -183,7 +183,8 @@ public struct TabContainers: Equatable, Sendable {
     /// the seq floor.
     /// Returns the events of an R15 container's children entering (none for a tab controller).
     @discardableResult
-    public mutating func create(_ name: String, _ spec: ContainerSpec, limits: ControllerLimits = ControllerLimits()) throws(TabError) -> NodeOutcome {
+    public mutating func create(_ name: String, _ spec: ContainerSpec, limits: ControllerLimits = ControllerLimits(),
+                                policy: Policy = DefaultPolicy()) throws(TabError) -> NodeOutcome {
         try Self.validate(name: name)
         let node: ContainerNode
         switch spec {
@@ -193,7 +194,7 @@ public struct TabContainers: Equatable, Sendable {
             n.window = options.window
             node = n
         case .composite(let composite):
-            return try create(name, composite: composite, limits: limits)
+            return try create(name, composite: composite, limits: limits, policy: policy)
         }
         guard nodes[name] == nil, composites[name] == nil else { throw TabError(.conflict, "a controller named '\(name)' already exists") }
         saveWhole(name)
