@@ -609,7 +609,8 @@ struct RequestGenerator {
         var g = RequestGenerator(seed: 1)
         // R15's: what compositeDraft sends over containers of every kind, drawn as the streams draw them.
         var r15 = RequestGenerator(seed: 2)
-        r15.composites = ["nav-a": ("navigation", ["inbox"]), "nav-b": ("navigation", ["msg"]), "drawer": ("drawer", ["menu"]), "custom": ("custom", ["inbox"])]
+        r15.composites = ["nav-a": ("navigation", ["inbox"]), "nav-b": ("navigation", ["msg"]), "drawer": ("drawer", ["menu"]), "custom": ("custom", ["inbox"]),
+                          "split": ("split", ["inbox", "msg"])]
         let containers = Set((0..<2000).map { _ in r15.compositeDraft().cmd })
         return Set(Kind.allCases.map { g.draft($0, "main").cmd }).union(additionCommands).union(containers)
     }
@@ -1035,7 +1036,7 @@ struct RequestGenerator {
 
     // MARK: R15: navigation, drawer and custom controllers
 
-    static let compositeNames = ["nav-a", "nav-b", "drawer", "custom"]
+    static let compositeNames = ["nav-a", "nav-b", "drawer", "custom", "split"]
     static let childScreenIDs = ["inbox", "msg", "menu", "tools", "x\"y", "ü"]
 
     /// The ids of the child objects a composite's `state` or create reply shows.
@@ -1049,6 +1050,13 @@ struct RequestGenerator {
             }
         }
         for key in ["center", "left", "right"] { if case .object(let o)? = result[key], let id = o.string("id") { ids.append(id) } }
+        // A split's columns: child objects in `state`, ids in a command's reply.
+        if case .object(let columns)? = result["columns"] {
+            for key in ["primary", "supplementary", "secondary", "compact"] {
+                if case .object(let o)? = columns[key], let id = o.string("id") { ids.append(id) }
+                if case .string(let id)? = columns[key] { ids.append(id) }
+            }
+        }
         return ids
     }
 
@@ -1070,6 +1078,8 @@ struct RequestGenerator {
 
     mutating func children(_ n: Int) -> JSONValue { .array((0..<n).map { _ in childValue() }) }
 
+    static let displayModes = ["automatic", "secondary_only", "one_beside", "one_over", "two_beside", "two_over", "two_displace"]
+
     static let gestures = ["pan_navigation_bar", "pan_center", "bezel_pan_center", "custom", "tap_navigation_bar", "tap_center", "pan_drawer", "button"]
 
     /// A request of R15: a container's creation, or a command of its kind (or another's:
@@ -1086,11 +1096,18 @@ struct RequestGenerator {
             }
             d.cmd = "controller.create"
             d.effect = .createComposite(name)
-            let kind = name.hasPrefix("nav") ? "navigation" : name == "drawer" ? "drawer" : "custom"
+            let kind = name.hasPrefix("nav") ? "navigation" : name == "drawer" || name == "split" ? name : "custom"
             d.fields = [("kind", jstring(kind))]
             if rng.chance(kind == "drawer" ? 0.5 : 0.15) { d.fields.append(("window", .bool(true))) }
             switch kind {
             case "navigation": d.fields.append(("stack", children(rng.int(in: 1...3))))
+            case "split":
+                let triple = rng.chance(0.4)
+                d.fields += [("style", jstring(triple ? "triple" : "double")), ("primary", childValue(holder: name)), ("secondary", childValue(holder: name))]
+                if triple || rng.chance(0.05) { d.fields.append(("supplementary", childValue(holder: name))) }
+                if rng.chance(0.3) { d.fields.append(("compact", childValue(holder: name))) }
+                if rng.chance(0.4) { d.fields.append(("idiom", jstring("pad"))) }
+                if rng.chance(0.4) { d.fields.append(("preferred_display_mode", jstring(rng.pick(Self.displayModes)))) }
             case "drawer":
                 d.fields.append(("center", childValue(holder: name)))
                 if rng.chance(0.8) { d.fields.append(("left", childValue())) }
@@ -1116,6 +1133,21 @@ struct RequestGenerator {
             return d
         }
         switch known.kind {
+        case "split":
+            let column = jstring(rng.pick(["primary", "supplementary", "secondary", "compact"]))
+            switch rng.below(9) {
+            case 0: d.cmd = "set_column"; d.fields = [("column", column), ("child", rng.chance(0.2) ? .null : childValue(holder: name))]
+            case 1, 2: d.cmd = "show_column"; d.fields = [("column", column)]; if rng.chance(0.3) { d.fields.append(("user", .bool(true))) }
+            case 3: d.cmd = "hide_column"; d.fields = [("column", column)]; if rng.chance(0.3) { d.fields.append(("user", .bool(true))) }
+            case 4: d.cmd = "show_detail"; d.fields = [("child", childValue(holder: name))]
+            case 5: d.cmd = "set_size_class"; d.fields = [("size_class", jstring(rng.pick(["compact", "regular"])))]
+            case 6: d.cmd = "rotate"; d.fields = [("orientation", jstring(rng.pick(["portrait", "landscape_left", "landscape_right"])))]
+            default:
+                d.cmd = "configure"
+                d.fields = [("preferred_display_mode", jstring(rng.pick(Self.displayModes))),
+                            ("preferred_split_behavior", jstring(rng.pick(["automatic", "tile", "overlay", "displace"])))]
+                if rng.chance(0.3) { d.fields.append(("presents_with_gesture", .bool(rng.chance(0.5)))) }
+            }
         case "navigation":
             switch rng.below(6) {
             case 0, 1: d.cmd = "push"; d.fields = [("screen", childValue())]
