@@ -34,10 +34,16 @@ extension ServiceEngine {
         if outcome.changed { journal.append(.node(controller: name, command, answers: outcome.answers)) }
         publish(outcome, &out)
         perform(plugins.takeEffects(), &out)
-        let c = containers.composites[name]!
+        let c = containers.composites[name]
+        let window = containers.node(name)?.window
         ReplyEncoder.success(id: id, into: &out.reply) { w in
             w.key(literal: "changed"); w.bool(outcome.changed)
-            ReplyEncoder.nodeResult(command, c, &w)
+            if let c {
+                ReplyEncoder.nodeResult(command, c, &w)
+            } else if let window {
+                // A tab controller's set_window (R15.4), the only node command it takes.
+                w.key(literal: "window"); w.bool(window)
+            }
         }
     }
 }

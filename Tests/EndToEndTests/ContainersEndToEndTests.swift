@@ -114,6 +114,21 @@ import Testing
         #expect(try c.ok(#"{"cmd":"pop","controller":"nav","user":true}"#).string("top") == "inbox")
     }
 
+    @Test("R15.4 set_window on a tab controller takes it out of its window and back, answering its window; attached it is conflict")
+    func tabControllerWindow() throws {
+        let (t, c, _) = try Self.drawerOverNavigation()
+        defer { withExtendedLifetime(t) {} }
+        try c.ok(#"{"cmd":"controller.create","controller":"tabs"}"#)
+        let out = try c.ok(#"{"cmd":"set_window","controller":"tabs","window":false}"#)
+        #expect(out.bool("changed") == true && out.bool("window") == false)
+        #expect(try c.ok(#"{"cmd":"set_window","controller":"tabs","window":false}"#).bool("changed") == false)
+        try c.ok(#"{"cmd":"set_drawer","controller":"root","side":"right","child":{"id":"more","controller":"tabs"}}"#)
+        #expect(try c.error(#"{"cmd":"set_window","controller":"tabs","window":true}"#).string("code") == "conflict")
+        try c.ok(#"{"cmd":"set_drawer","controller":"root","side":"right","child":null}"#)
+        #expect(try c.ok(#"{"cmd":"set_window","controller":"tabs","window":true}"#).bool("window") == true)
+        try c.ok(#"{"cmd":"ping"}"#)
+    }
+
     @Test("R15.12 a tree of every kind survives SIGTERM and SIGKILL byte for byte, and its seqs go on from where they were")
     func persistence() throws {
         let (t, c, _) = try Self.drawerOverNavigation()
