@@ -1,10 +1,12 @@
-// One browser page's WebSocket: TabClient's Mirror of every controller goes to the page as
+// One browser page's WebSocket: TabClient's Mirror of the tab controllers goes to the page as
 // JSON messages, and the page's requests go to tabd on a connection of their own.
 //
 // To the page: {"type":"sync", "initial", "instance", "instance_changed", "nothing_missed",
 // "controllers": {name: view}}, {"type":"controller", "view", "events": [...]},
 // {"type":"resynced", "view", "reason"}, {"type":"deleted", "controller"},
-// {"type":"disconnected", "reason"}, {"type":"reply", "id", "reply": tabd's reply}.
+// {"type":"disconnected", "reason"}, {"type":"reply", "id", "reply": tabd's reply}; and
+// from a connection of its own, {"type":"tree", …}: the controllers of every kind, where
+// each hangs, and the containers' `state` (Tree.swift).
 // From the page: {"id": n, "request": {"cmd": …}}.
 
 import Foundation
@@ -21,12 +23,22 @@ struct Session: Sendable {
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let bridge = Bridge(settings: settings)
         defer { bridge.close() }
+        // The page's first message is the mirror's first sync; the tree's come after it.
+        let (firstSync, synced) = AsyncStream.makeStream(of: Void.self)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 let mirror = Mirror(path: settings.tabdSocket, reconnect: .init(retryFirstConnect: true))
                 for try await update in mirror.updates() {
                     try await outbound.writeTextMessage(Self.message(update).jsonString)
+                    if case .synced = update { synced.finish() }
                 }
+            }
+            group.addTask {
+                // The containers and where every controller hangs (Tree.swift).
+                for await _ in firstSync {}
+                try Task.checkCancellation()
+                var tree = Tree(path: settings.tabdSocket) { try await outbound.writeTextMessage($0.jsonString) }
+                try await tree.run()
             }
             group.addTask {
                 for try await message in inbound.messages(maxSize: 1 << 20) {
@@ -34,7 +46,7 @@ struct Session: Sendable {
                     try await outbound.writeTextMessage(await bridge.answer(text).jsonString)
                 }
             }
-            // The page went away (or the mirror ended): stop both.
+            // The page went away (or the mirror ended): stop the rest.
             _ = try await group.next()
             group.cancelAll()
         }

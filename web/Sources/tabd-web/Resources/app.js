@@ -4,6 +4,9 @@
 "use strict";
 
 const views = new Map();      // controller name -> view (Session.view in tabd-web)
+// Controllers of every kind (Tree.swift in tabd-web): `controllers`' entries (kind, parent,
+// window), and the `state` of each navigation, drawer, custom and split controller.
+const tree = { ready: false, entries: new Map(), states: new Map() };
 const pending = new Map();    // request id -> resolve
 let nextId = 1;
 let socket = null;
@@ -65,14 +68,16 @@ function receive(msg) {
       renderAll();
       break;
     }
+    // The mirror follows tab controllers: what it makes of another kind is not drawn or
+    // logged (the tree's messages are).
     case "controller":
       views.set(msg.view.name, msg.view);
-      for (const e of msg.events) log(`${e.controller} #${e.seq} ${e.event} ${JSON.stringify(e.data)}`);
+      if (!isContainer(msg.view.name)) for (const e of msg.events) log(`${e.controller} #${e.seq} ${e.event} ${JSON.stringify(e.data)}`);
       renderAll();
       break;
     case "resynced":
       views.set(msg.view.name, msg.view);
-      log(`${msg.view.name}: read its state again at seq ${msg.view.seq} (${msg.reason})`);
+      if (!isContainer(msg.view.name)) log(`${msg.view.name}: read its state again at seq ${msg.view.seq} (${msg.reason})`);
       renderAll();
       break;
     case "deleted":
@@ -80,6 +85,16 @@ function receive(msg) {
       log(`${msg.controller}: deleted`);
       renderAll();
       break;
+    case "tree": {
+      if (msg.full) tree.states.clear();
+      tree.entries = new Map(msg.controllers.map((e) => [e.name, e]));
+      for (const [name, st] of Object.entries(msg.states)) tree.states.set(name, st);
+      for (const name of [...tree.states.keys()]) if (!tree.entries.has(name)) tree.states.delete(name);
+      tree.ready = true;
+      for (const e of msg.events || []) log(`${e.controller} #${e.seq} ${e.event} ${JSON.stringify(e.data)}`);
+      renderAll();
+      break;
+    }
     case "disconnected":
       setStatus("down", "tabd unreachable — reconnecting");
       log(`connection to tabd lost (${msg.reason}); reconnecting`);
@@ -92,6 +107,8 @@ function receive(msg) {
     }
   }
 }
+
+const isContainer = (name) => { const e = tree.entries.get(name); return Boolean(e && e.kind && e.kind !== "tab"); };
 
 function setStatus(kind, text) {
   const s = $("status");
@@ -142,6 +159,18 @@ async function login(ev) {
   if (reply.ok) notice("ok", `${controller}: logged in as ${$("login-user").value}`, { login: "ok" });
   else notice("refusal", `${controller}: login refused (${reply.error.code}): ${reply.error.message}`,
               { plugin: reply.error.plugin || "", code: reply.error.code });
+}
+
+// A container's command (the back button: a user's pop; a drawer's handle), with what came of it.
+async function act(controller, req, what) {
+  const reply = await request({ ...req, controller });
+  if (reply.ok) {
+    notice("ok", `${controller}: ${what}`);
+  } else {
+    const e = reply.error;
+    notice("refusal", e.plugin ? `${controller}: the plugin ${e.plugin} refused ${what}: ${e.message}`
+      : `${controller}: ${what} refused (${e.code}): ${e.message}`, { plugin: e.plugin || "", code: e.code });
+  }
 }
 
 // ---- drawing ----------------------------------------------------------------------------
@@ -252,9 +281,12 @@ function sidebar(v) {
   return el("ul", { class: "sidebar", "data-sidebar": v.name }, rows);
 }
 
-function device(v) {
+// A tab controller: a device of its idiom at the top level, or a panel in its container's
+// slot (`nested`); `visible` false (not in a window, or not shown by its container) dims it.
+function device(v, nested = false, visible = true) {
   const landscape = v.orientation.startsWith("landscape");
-  const facts = [v.idiom, v.size_class, v.orientation, v.mode ? `mode ${v.mode}` : null].filter(Boolean);
+  const facts = [nested ? "tab" : null, v.idiom, v.size_class, v.orientation, v.mode ? `mode ${v.mode}` : null,
+    visible ? null : "not visible"].filter(Boolean);
   const parts = [el("div", { class: "caption" },
     el("span", {}, el("b", {}, v.name), ` · ${facts.join(" · ")}`),
     el("span", { "data-seq": v.seq }, `seq ${v.seq}`))];
@@ -265,17 +297,198 @@ function device(v) {
   if (v.bar.position === "top") parts.push(bar(v), body);
   else parts.push(body, bar(v));
   return el("section", {
-    class: `device ${v.idiom} ${v.size_class} ${landscape ? "landscape" : "portrait"}`,
-    "data-controller": v.name, "data-selected": v.selected || "", "data-seq": v.seq, "data-orientation": v.orientation,
+    class: nested ? `node tab nested${visible ? "" : " dimmed"}`
+      : `device ${v.idiom} ${v.size_class} ${landscape ? "landscape" : "portrait"}${visible ? "" : " dimmed"}`,
+    "data-controller": v.name, "data-kind": "tab", "data-visible": String(visible),
+    "data-selected": v.selected || "", "data-seq": v.seq, "data-orientation": v.orientation,
     "data-idiom": v.idiom, "data-size-class": v.size_class, "data-mode": v.mode || "automatic",
     "data-sidebar-state": sb.available ? (sb.visible ? "shown" : "hidden") : "none",
     "data-search": v.search ? (v.search.active ? "active" : "inactive") : null,
   }, parts);
 }
 
+// ---- containers beyond tabs (docs/protocol.md, "Containers beyond tabs") -----------------
+// A pure function of a model: `entries` (`controllers`' entries by name: kind, parent,
+// window), `states` (each container's `state`) and `views` (each tab controller's view),
+// Maps all three; modelOf() makes one from plain objects (web/tests feed it fixtures).
+// A child object with `controller` is drawn as that controller inside its slot, recursively;
+// what it drew is said in data attributes, as for tab controllers: `data-kind`,
+// `data-visible` (dimmed when false), `data-slot`/`data-child` on a slot, and each kind's own.
+
+const SPLIT_COLUMNS = ["primary", "supplementary", "secondary", "compact"];
+
+function modelOf(o) {
+  const map = (x) => (x instanceof Map ? x : new Map(Object.entries(x || {})));
+  const entries = Array.isArray(o.controllers) ? new Map(o.controllers.map((e) => [e.name, e])) : map(o.entries);
+  return { entries, states: map(o.states), views: map(o.views) };
+}
+
+const kindOf = (m, name) => { const e = m.entries.get(name); return (e && e.kind) || (m.states.get(name) || {}).kind || "tab"; };
+const parentOf = (m, name) => { const e = m.entries.get(name); return (e && e.parent) || null; };
+
+// The ids of the children a container shows (R15.5): what makes a nested tab controller visible.
+function shownIds(st) {
+  switch (st.kind) {
+    case "navigation": return [st.top];
+    case "drawer": return [st.center && st.center.id, st.open_side !== "none" && st[st.open_side] ? st[st.open_side].id : null];
+    case "custom": return st.shown || [];
+    case "split": {
+      const cols = st.collapsed ? [st.top_column] : st.visible_columns || [];
+      return cols.map((c) => st.columns && st.columns[c] && st.columns[c].id);
+    }
+    default: return [];
+  }
+}
+
+// A container says `visible` in its `state`; a tab controller's does not, so it is read from
+// where it hangs: a root is visible when it is a window's root, a child when its container is
+// visible and shows it.
+function visibleOf(m, name, depth = 0) {
+  const st = m.states.get(name);
+  if (st && typeof st.visible === "boolean") return st.visible;
+  const parent = parentOf(m, name);
+  const entry = m.entries.get(name);
+  if (!parent) return !(entry && entry.window === false);
+  const pst = m.states.get(parent.controller);
+  if (depth > 16 || !pst) return false;
+  return visibleOf(m, parent.controller, depth + 1) && shownIds(pst).includes(parent.child);
+}
+
+// The roots, the default controller first.
+function rootNames(m) {
+  return [...m.entries.keys()].filter((n) => !parentOf(m, n))
+    .sort((a, b) => (a === "main" ? -1 : b === "main" ? 1 : a.localeCompare(b)));
+}
+
+const childLabel = (c) => (c.title ? `${c.title}` : c.id);
+
+// A child object in its slot: a screen (its title and id), or the controller it is.
+function slot(m, child, depth, attrs, ...head) {
+  const inner = child.controller ? drawController(m, child.controller, depth + 1)
+    : el("div", { class: "screen", "data-screen": child.id }, el("b", {}, childLabel(child)), child.title ? ` (${child.id})` : null);
+  return el("div", { class: `slot${child.controller ? " holds" : ""}`, "data-child": child.id,
+    "data-child-controller": child.controller || null, ...attrs }, ...head, inner);
+}
+
+function caption(m, name, st, facts) {
+  const visible = st.visible !== false;
+  return el("div", { class: "caption" },
+    el("span", {}, el("b", {}, name), " · " + [st.kind, ...facts, visible ? null : "not visible"].filter(Boolean).join(" · ")),
+    el("span", { "data-seq": st.seq }, `seq ${st.seq}`));
+}
+
+function navigation(m, name, st, depth) {
+  const stack = st.stack || [];
+  const top = stack[stack.length - 1];
+  const below = stack.length > 1 ? stack[stack.length - 2] : null;
+  const bar = el("div", { class: "nav-bar", "data-navbar": name, "data-depth": stack.length, "data-top": top ? top.id : "" },
+    below ? el("button", { class: "back", "data-back": below.id, title: "back (a user's pop)",
+      onclick: () => act(name, { cmd: "pop", user: true }, `back to ${below.id}`) }, "\u2039 " + childLabel(below)) : el("span", { class: "back none" }),
+    el("span", { class: "nav-title", "data-title": top ? childLabel(top) : "", title: top ? childLabel(top) : null }, top ? childLabel(top) : "(empty)"),
+    el("span", { class: "depth", title: "stack depth" }, `depth ${stack.length}`));
+  return [bar, top ? slot(m, top, depth, { "data-slot": "top" }) : null,
+    el("ol", { class: "stack", "data-stack": stack.map((c) => c.id).join(" ") }, stack.map((c) => el("li", {}, c.title ? `${c.title} (${c.id})` : c.id)))];
+}
+
+function drawer(m, name, st, depth) {
+  const side = (s) => {
+    const child = st[s];
+    if (!child) return null;
+    if (st.open_side === s) {
+      return el("aside", { class: `drawer-side open ${s}`, "data-drawer-side": s, "data-open": "true" },
+        slot(m, child, depth, { "data-slot": s }, el("div", { class: "slot-head" }, `${s} drawer — open `,
+          el("button", { class: "close", "data-close": s, onclick: () => act(name, { cmd: "close_drawer" }, `closed the ${s} drawer`) }, "close"))));
+    }
+    return el("button", { class: `drawer-handle ${s}`, "data-drawer-side": s, "data-open": "false", "data-child": child.id,
+      title: `${s} drawer, closed: open it`, onclick: () => act(name, { cmd: "open_drawer", side: s }, `opened the ${s} drawer`) },
+      (s === "left" ? "\u2630 " : "") + childLabel(child) + (s === "right" ? " \u2630" : ""));
+  };
+  const open = st.open_side !== "none";
+  const center = el("div", { class: `drawer-center${open ? " beside-open" : ""}` },
+    slot(m, st.center, depth, { "data-slot": "center" }));
+  return [el("div", { class: `drawer-row open-${st.open_side}`, "data-open-side": st.open_side }, side("left"), center, side("right"))];
+}
+
+function custom(m, name, st, depth) {
+  const shown = new Set(st.shown || []);
+  return [el("div", { class: "custom-children", "data-shown": (st.shown || []).join(" ") },
+    (st.children || []).map((c) => slot(m, c, depth, {
+      class: `slot custom-child${shown.has(c.id) ? " shown" : ""}${c.controller ? " holds" : ""}`,
+      "data-slot": "child", "data-shown": String(shown.has(c.id)), "data-status-bar": st.status_bar_child === c.id ? "true" : null,
+    }, el("div", { class: "slot-head" }, shown.has(c.id) ? "shown" : "not shown", st.status_bar_child === c.id ? " · status bar" : ""))))];
+}
+
+function split(m, name, st, depth) {
+  const cols = st.columns || {};
+  const column = (c) => {
+    const child = cols[c];
+    if (!child) return el("div", { class: "split-column empty", "data-column": c }, el("div", { class: "slot-head" }, c), "(none)");
+    return el("div", { class: `split-column ${c}`, "data-column": c },
+      slot(m, child, depth, { "data-slot": c }, el("div", { class: "slot-head" }, c)));
+  };
+  const info = el("div", { class: "split-info" },
+    `display mode ${st.display_mode} · behavior ${st.split_behavior} · ${st.style}` + (st.collapsed ? " · collapsed" : ""));
+  if (st.collapsed) {
+    const stack = st.collapsed_stack || [];
+    const crumbs = el("nav", { class: "breadcrumb", "data-collapsed-stack": stack.join(" ") },
+      stack.map((c, i) => el("span", { class: c === st.top_column ? "crumb top" : "crumb", "data-crumb": c },
+        (i ? " \u203a " : "") + c + (cols[c] ? ` (${childLabel(cols[c])})` : ""))));
+    return [info, crumbs, el("div", { class: "split-columns collapsed" }, st.top_column ? column(st.top_column) : null)];
+  }
+  const visible = (st.visible_columns || []).filter((c) => SPLIT_COLUMNS.includes(c));
+  const hidden = SPLIT_COLUMNS.filter((c) => cols[c] && !visible.includes(c));
+  return [info, el("div", { class: "split-columns", "data-visible-columns": visible.join(" ") }, visible.map(column)),
+    hidden.length ? el("div", { class: "hidden-tabs", "data-hidden-columns": hidden.join(" ") }, "not shown: " + hidden.join(", ")) : null];
+}
+
+const DRAW = { navigation, drawer, custom, split };
+
+// One controller, of any kind: a device frame at the top level (depth 0), else a panel. One
+// whose view or state has not come yet is a placeholder with `data-pending`, not
+// `data-controller`: what carries `data-controller` is drawn whole.
+function drawController(m, name, depth = 0) {
+  const kind = kindOf(m, name);
+  const visible = visibleOf(m, name);
+  if (depth > 12) return el("div", { class: "node pending", "data-pending": name }, `${name} (nested too deep to draw)`);
+  if (kind === "tab") {
+    const v = m.views.get(name);
+    return v ? device(v, depth > 0, visible) : el("div", { class: "node pending", "data-pending": name, "data-kind": "tab" }, `${name} …`);
+  }
+  const st = m.states.get(name);
+  if (!st) return el("div", { class: "node pending", "data-pending": name, "data-kind": kind }, `${name} (${kind}) …`);
+  const facts = [depth === 0 ? st.idiom : null, depth === 0 && st.size_class ? st.size_class : null,
+    depth === 0 && st.orientation ? st.orientation : null, depth === 0 && st.window ? "window" : null];
+  const body = (DRAW[kind] || (() => [el("pre", {}, JSON.stringify(st, null, 1))]))(m, name, st, depth);
+  const landscape = String(st.orientation || "").startsWith("landscape");
+  const attrs = {
+    class: depth === 0 ? `device tree idiom-${st.idiom || "phone"} ${landscape ? "landscape" : "portrait"} node ${kind}${visible ? "" : " dimmed"}`
+      : `node ${kind} nested${visible ? "" : " dimmed"}`,
+    "data-controller": name, "data-kind": kind, "data-visible": String(visible), "data-seq": st.seq,
+    "data-window": depth === 0 ? String(Boolean(st.window)) : null,
+  };
+  if (kind === "navigation") Object.assign(attrs, { "data-depth": (st.stack || []).length, "data-top": st.top });
+  if (kind === "drawer") Object.assign(attrs, { "data-open-side": st.open_side });
+  if (kind === "custom") Object.assign(attrs, { "data-shown": (st.shown || []).join(" ") });
+  if (kind === "split") {
+    Object.assign(attrs, {
+      "data-style": st.style, "data-display-mode": st.display_mode, "data-split-behavior": st.split_behavior,
+      "data-collapsed": String(Boolean(st.collapsed)), "data-top-column": st.top_column || null,
+      "data-visible-columns": (st.visible_columns || []).join(" "),
+    });
+  }
+  return el("section", attrs, caption(m, name, st, facts), el("div", { class: "node-body" }, body));
+}
+
+// Every root, drawn with what hangs below it.
+function drawRoots(m) {
+  return rootNames(m).map((n) => drawController(m, n, 0));
+}
+
 function renderAll() {
-  const names = [...views.keys()].sort((a, b) => (a === "main" ? -1 : b === "main" ? 1 : a.localeCompare(b)));
-  $("devices").replaceChildren(...names.map((n) => device(views.get(n))));
+  const m = { entries: tree.entries, states: tree.states, views };
+  $("devices").replaceChildren(...(tree.ready ? drawRoots(m) : []));
+  const names = [...views.keys()].filter((n) => !tree.ready || (tree.entries.has(n) && kindOf(m, n) === "tab"))
+    .sort((a, b) => (a === "main" ? -1 : b === "main" ? 1 : a.localeCompare(b)));
   const select = $("login-controller");
   const chosen = select.value;
   select.replaceChildren(...names.map((n) => el("option", { value: n }, n)));
