@@ -10,7 +10,9 @@
  * the store under "remind/<controller>"). It follows controllers coming and going (since
  * 1.7): it counts them, and forgets a deleted controller's reminder. A drawer controller
  * whose name starts with the prefix cannot be opened by a user until "unlock" either
- * (since 1.10: may_open_drawer).
+ * (since 1.10: may_open_drawer). A split controller that collapses shows its primary
+ * column (the list) rather than the secondary, and every event of a container beyond tabs
+ * is counted (since 1.11: top_column_for_collapsing, notify).
  *
  * Build it anywhere, with nothing but the installed header (`make install` puts it and
  * tabd-policy.pc in place), and try it before configuring it:
@@ -34,7 +36,7 @@
  *     {"cmd":"open_drawer","controller":"secret-menu","side":"left","gesture":"pan_center"}
  *                                                        → denied by "hello" until unlock
  *     {"cmd":"plugin.call","plugin":"hello","method":"whoami"}  → {"uid":1000,"gid":1000,"pid":4242,"admin":false,"groups":[27,1000]}
- *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"selections":2,"prefix":"secret","controllers":1}
+ *     {"cmd":"plugin.call","plugin":"hello","method":"status"}  → {"unlocked":true,"taps":1,"selections":2,"prefix":"secret","controllers":1,"container_events":4}
  *     {"cmd":"plugin.call","plugin":"hello","method":"remind","args":{"seconds":1,"text":"stand up"}}
  *                                                        → a `plugin` event {"event":"reminder",...} a second later
  *     {"cmd":"plugin.call","plugin":"hello","method":"clock"}  → {"unix_ms":…,"local":"2026-11-28T21:05:07+01:00","weekday":6,"zone":"CET","dst":false}
@@ -66,6 +68,7 @@ typedef struct hello_state {
     int unlocked;           /* one switch for all controllers, to keep the example short */
     unsigned long taps;     /* taps seen by did_select */
     unsigned long selections; /* selection changes seen by selection_changed, since init */
+    unsigned long container_events; /* events of containers beyond tabs seen by notify, since init */
     char message[256];      /* reply strings must outlive the hook: keep them here */
 } hello_state;
 
@@ -262,6 +265,35 @@ static tabd_result hello_may_open_drawer(void *state, const tabd_drawer_open *op
 }
 
 /*
+ * top_column_for_collapsing (since 1.11) — demonstrates: a proposal hook. A split controller
+ * (no tab controller: nothing to read, emit in or select in) collapses into one stack; tabd
+ * proposes "secondary" on top, a plugin before this one may have proposed something else
+ * (`collapse->proposed`), and the answer replaces it. hello wants the list: "primary", a
+ * string literal (it must stay valid until the hook returns). An answer the split cannot
+ * take is ignored; TABD_ABSTAIN leaves the proposal as it is.
+ */
+static tabd_result hello_top_column_for_collapsing(void *state, const tabd_split_collapse *collapse, const char **column) {
+    (void)state;
+    if (strcmp(collapse->proposed, "primary") == 0) return TABD_ABSTAIN;
+    *column = "primary";
+    return TABD_OK;
+}
+
+/*
+ * notify (since 1.11) — demonstrates: one generic hook for every event of a container beyond
+ * tabs (navigation, split, drawer, custom): its name, its controller and the JSON a
+ * subscriber gets. hello only counts them (the status method shows the count); a real plugin
+ * would look at n->name and parse n->json with json_get_* if it needs the data. The value
+ * returned is ignored.
+ */
+static tabd_result hello_notify(void *state, const tabd_notification *n) {
+    hello_state *s = state;
+    (void)n;
+    s->container_events++;
+    return TABD_OK;
+}
+
+/*
  * did_select — demonstrates: reading the controller through the host table, and emitting
  * a `plugin` event built with a JSON builder (since 1.3): tabd escapes the tab id, so an id
  * with quotes or newlines cannot break the event. The controller already shows the new
@@ -424,6 +456,7 @@ static tabd_result hello_call(void *state, const tabd_controller *controller, co
         h->json_add_int(h, b, "selections", (int64_t)s->selections);
         h->json_add_string(h, b, "prefix", s->prefix);
         h->json_add_int(h, b, "controllers", (int64_t)s->controllers);
+        h->json_add_int(h, b, "container_events", (int64_t)s->container_events);
         h->json_end(h, b);
         reply->json = h->json_finish(h, b);
         if (reply->json == NULL) {
@@ -547,6 +580,9 @@ static const tabd_policy_descriptor hello_descriptor = {
     .controller_created = hello_controller_created,
     .controller_deleted = hello_controller_deleted,
     .may_open_drawer = hello_may_open_drawer,
+    .top_column_for_collapsing = hello_top_column_for_collapsing,
+    .display_mode_for_expanding = NULL,
+    .notify = hello_notify,
 };
 
 /*

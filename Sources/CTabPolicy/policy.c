@@ -15,9 +15,14 @@ _Static_assert(offsetof(tabd_policy_descriptor, controller_created) == offsetof(
                "the 1.7 hooks come right after the 1.6 `timer`");
 _Static_assert(offsetof(tabd_policy_descriptor, may_open_drawer) == offsetof(tabd_policy_descriptor, controller_deleted) + sizeof(void *),
                "the 1.10 may_open_drawer comes right after the 1.7 `controller_deleted`");
-_Static_assert(offsetof(tabd_policy_descriptor, may_open_drawer) + sizeof(void *) == sizeof(tabd_policy_descriptor),
-               "the 1.10 descriptor ends with `may_open_drawer`; append new hooks after it and bump the minor");
+_Static_assert(offsetof(tabd_policy_descriptor, top_column_for_collapsing) == offsetof(tabd_policy_descriptor, may_open_drawer) + sizeof(void *),
+               "the 1.11 hooks come right after the 1.10 `may_open_drawer`");
+_Static_assert(offsetof(tabd_policy_descriptor, notify) + sizeof(void *) == sizeof(tabd_policy_descriptor),
+               "the 1.11 descriptor ends with `notify`; append new hooks after it and bump the minor");
 _Static_assert(offsetof(tabd_drawer_open, struct_size) == 0, "tabd_drawer_open starts with its size");
+_Static_assert(offsetof(tabd_split_collapse, struct_size) == 0, "tabd_split_collapse starts with its size");
+_Static_assert(offsetof(tabd_split_expand, struct_size) == 0, "tabd_split_expand starts with its size");
+_Static_assert(offsetof(tabd_notification, struct_size) == 0, "tabd_notification starts with its size");
 _Static_assert(offsetof(tabd_candidate, path) > offsetof(tabd_candidate, is_more),
                "the 1.4 path comes after the 1.0 fields of tabd_candidate");
 _Static_assert(offsetof(tabd_policy_descriptor, abi_major) == 0,

@@ -11,6 +11,9 @@
 //  - preferred_orientation: the first plugin that answers wins.
 //  - may_open_drawer (ABI 1.10): as should_select — load order, the first deny refuses, a
 //    failing plugin denies, abstentions leave `defaultDecision`.
+//  - top_column_for_collapsing, display_mode_for_expanding (ABI 1.11): a proposal folded in
+//    load order — an answer replaces it, abstain, an invalid answer or a failure keeps it
+//    (PluginSplit.swift).
 //  - notifications go to every plugin that has the hook, in load order.
 
 import CTabPolicy
@@ -93,6 +96,9 @@ public final class PluginHost: Policy {
     private var supportedChain: [(PluginInstance, @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, tabd_orientation_mask, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result)] = []
     private var preferredChain: [(PluginInstance, @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result)] = []
     private var drawerChain: [(PluginInstance, PluginCode.MayOpenDrawer)] = []
+    var collapseChain: [(PluginInstance, PluginCode.TopColumnForCollapsing)] = []
+    var expandChain: [(PluginInstance, PluginCode.DisplayModeForExpanding)] = []
+    var notifyChain: [(PluginInstance, PluginCode.Notify)] = []
     private var running: [PluginInstance] = []
 
     // Per-call scratch, allocated once.
@@ -473,6 +479,9 @@ public final class PluginHost: Policy {
         supportedChain = running.compactMap { p in p.code.hooks.supported_orientations.map { (p, $0) } }
         preferredChain = running.compactMap { p in p.code.hooks.preferred_orientation.map { (p, $0) } }
         drawerChain = running.compactMap { p in p.code.hooks.may_open_drawer.map { (p, $0) } }
+        collapseChain = running.compactMap { p in p.code.hooks.top_column_for_collapsing.map { (p, $0) } }
+        expandChain = running.compactMap { p in p.code.hooks.display_mode_for_expanding.map { (p, $0) } }
+        notifyChain = running.compactMap { p in p.code.hooks.notify.map { (p, $0) } }
         hot.decidesOrientations = !supportedChain.isEmpty || !preferredChain.isEmpty
         hot.hasDidSelect = running.contains { $0.code.hooks.did_select != nil }
         hot.watchesSelection = running.contains { $0.code.hooks.selection_changed != nil }
@@ -531,7 +540,7 @@ public final class PluginHost: Policy {
     private func ring(for kind: DecisionKind) -> Ring<DecisionRecord> {
         switch kind {
         case .shouldSelect, .mayOpenDrawer: tapRecords
-        case .supportedOrientations, .preferredOrientation: orientationRecords
+        case .supportedOrientations, .preferredOrientation, .topColumnForCollapsing, .displayModeForExpanding: orientationRecords
         case .timer: timerRecords
         }
     }
@@ -1110,6 +1119,18 @@ public final class PluginHost: Policy {
             r.final = final
             swap(&spareAnswers, &answers)
         }
+    }
+
+    /// A split proposal's fold, for `explain` (kept with the orientations: the environment's).
+    func recordProposal(_ kind: DecisionKind, controller: String, split: DecisionRecord.SplitProposal,
+                        answers: inout [PluginAnswer], result: String) {
+        sequence += 1
+        var first: [PluginAnswer] = []
+        swap(&first, &answers)
+        var record = DecisionRecord(sequence: sequence, controller: controller, kind: kind, candidate: nil,
+                                    proposed: nil, answers: first, final: .proposal(result))
+        record.split = split
+        orientationRecords.push { record } reuse: { $0 = record }
     }
 
     /// A timer's run, for `explain` (a history of its own: ticks push out no tap).

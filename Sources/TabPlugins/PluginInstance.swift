@@ -21,6 +21,9 @@ final class PluginInstance {
     unowned let host: PluginHost
     /// `isolation: process`: the helper that runs the plugin's code (nil: it runs in tabd).
     var remote: RemotePlugin?
+    /// An isolated plugin's helper failures so far (crashes and timeouts), nil in process: a
+    /// hook whose count moved failed that way (the trampoline's result says no more).
+    var helperFailures: UInt64? { remote.map { $0.crashes &+ $0.timeouts } }
     /// Its store (plugin ABI 1.6): the host's for its name, shared by its instances.
     private(set) lazy var store: PluginStoreBox = host.storeBox(for: name)
 
@@ -287,6 +290,9 @@ extension PluginHook {
         case .controllerCreated: return 15
         case .controllerDeleted: return 16
         case .mayOpenDrawer: return 17
+        case .topColumnForCollapsing: return 18
+        case .displayModeForExpanding: return 19
+        case .notify: return 20
         }
     }
 }

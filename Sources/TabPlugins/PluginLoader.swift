@@ -19,6 +19,9 @@ struct Refusal: Error, CustomStringConvertible {
 final class PluginCode {
     typealias ShouldSelect = @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result
     typealias MayOpenDrawer = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_drawer_open>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result
+    typealias TopColumnForCollapsing = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_split_collapse>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_result
+    typealias DisplayModeForExpanding = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_split_expand>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_result
+    typealias Notify = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_notification>?) -> tabd_result
 
     let path: String
     /// The file the code was loaded from, as it was then.
@@ -85,6 +88,9 @@ final class PluginCode {
         if hooks.controller_created != nil { names.append(PluginHook.controllerCreated.rawValue) }
         if hooks.controller_deleted != nil { names.append(PluginHook.controllerDeleted.rawValue) }
         if hooks.may_open_drawer != nil { names.append(PluginHook.mayOpenDrawer.rawValue) }
+        if hooks.top_column_for_collapsing != nil { names.append(PluginHook.topColumnForCollapsing.rawValue) }
+        if hooks.display_mode_for_expanding != nil { names.append(PluginHook.displayModeForExpanding.rawValue) }
+        if hooks.notify != nil { names.append(PluginHook.notify.rawValue) }
         return names
     }
 

@@ -282,7 +282,7 @@ extension PluginHost {
         guard plugin.running, let hook = plugin.code.hooks.timer else { return effects }
         let frame = self.frame, opaque = frame.opaque
         frame.controller = controller?.pointer
-        let failuresBefore = plugin.remote.map { $0.crashes &+ $0.timeouts }
+        let failuresBefore = plugin.helperFailures
         let t0 = monotonicNanoseconds()
         enter(plugin, .timer)
         timer.name.withCString { hook(plugin.state, controller == nil ? nil : opaque, $0) }
@@ -291,7 +291,7 @@ extension PluginHost {
         plugin.count(.timer, nanoseconds: dt)
         frame.endHook()
         frame.controller = nil
-        let ok = failuresBefore.map { $0 == plugin.remote.map { $0.crashes &+ $0.timeouts } } ?? true
+        let ok = failuresBefore == plugin.helperFailures
         var answers = takeAnswerBuffer()
         answers.append(PluginAnswer(plugin: plugin.name, answer: ok ? .ran : .failed("its helper crashed or timed out"), nanoseconds: dt))
         recordTimer(timer, answers: &answers, ok: ok)

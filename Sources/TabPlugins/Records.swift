@@ -231,6 +231,9 @@ public enum PluginHook: String, CaseIterable, Sendable {
     case controllerCreated = "controller_created"
     case controllerDeleted = "controller_deleted"
     case mayOpenDrawer = "may_open_drawer"
+    case topColumnForCollapsing = "top_column_for_collapsing"
+    case displayModeForExpanding = "display_mode_for_expanding"
+    case notify
 }
 
 /// One plugin's answer within a decision.
@@ -247,13 +250,19 @@ public struct PluginAnswer: Sendable, Equatable {
         case preferred(Orientation)
         /// timer: the hook ran.
         case ran
+        /// top_column_for_collapsing, display_mode_for_expanding: the plugin's answer, which
+        /// replaced the proposal.
+        case proposal(String)
+        /// A split proposal's answer the split cannot take (`why`): the proposal was kept.
+        case invalid(String, why: String)
     }
     public var plugin: String
     public var answer: Answer
     /// How long the hook took.
     public var nanoseconds: UInt64
 
-    /// `allow`, `abstain`, `deny`, `failed`, `orientations` or `preferred`.
+    /// `allow`, `abstain`, `deny`, `failed`, `orientations`, `preferred`, `ran`, `proposal` or
+    /// `invalid`.
     public var kind: String {
         switch answer {
         case .allow: return "allow"
@@ -263,6 +272,8 @@ public struct PluginAnswer: Sendable, Equatable {
         case .orientations: return "orientations"
         case .preferred: return "preferred"
         case .ran: return "ran"
+        case .proposal: return "proposal"
+        case .invalid: return "invalid"
         }
     }
 
@@ -276,6 +287,8 @@ public struct PluginAnswer: Sendable, Equatable {
             case .failed(let why): w.field("reason", why)
             case .orientations(let m): w.key("orientations"); w.strings(m.orientations.map(\.rawValue))
             case .preferred(let o): w.field("orientation", o.rawValue)
+            case .proposal(let value): w.field("proposal", value)
+            case .invalid(let value, let why): w.field("proposal", value); w.field("reason", why)
             }
             w.field("ns", Int(clamping: nanoseconds))
         w.endObject()
@@ -298,6 +311,9 @@ public struct DecisionRecord: Sendable, Equatable {
         /// A timer ran its hook: `ok` false when the hook failed (an isolated plugin's helper
         /// crashed or timed out).
         case ran(ok: Bool)
+        /// A split proposal after the plugins (top_column_for_collapsing,
+        /// display_mode_for_expanding): the wire name of the column or mode.
+        case proposal(String)
     }
     /// Increases by one per recorded decision, for the life of the host.
     public var sequence: UInt64
@@ -313,6 +329,16 @@ public struct DecisionRecord: Sendable, Equatable {
     public var final: Final
     /// may_open_drawer: the user's gesture.
     public var gesture: String? = nil
+    /// top_column_for_collapsing, display_mode_for_expanding: the split's style, behavior
+    /// (display_mode_for_expanding only) and the proposal before the plugins, as wire names.
+    public var split: SplitProposal? = nil
+
+    /// What a split proposal's record says of the split and of tabd's proposal.
+    public struct SplitProposal: Sendable, Equatable {
+        public var style: String
+        public var behavior: String?
+        public var proposed: String
+    }
 
     /// `{"seq":…,"controller":…,"kind":…,"candidate":…,"answers":[…],"result":…,…}`
     public var json: String {
@@ -327,6 +353,11 @@ public struct DecisionRecord: Sendable, Equatable {
                 w.field("candidate", candidate)
             }
             if let proposed { w.key("proposed"); w.strings(proposed.orientations.map(\.rawValue)) }
+            if let split {
+                w.field("style", split.style)
+                if let behavior = split.behavior { w.field("behavior", behavior) }
+                w.field("proposed", split.proposed)
+            }
             w.key("answers"); w.array(answers) { w, a in a.write(&w) }
             switch final {
             case .allow(let byDefault):
@@ -339,6 +370,8 @@ public struct DecisionRecord: Sendable, Equatable {
                 w.field("result", o?.rawValue)
             case .ran(let ok):
                 w.field("result", ok ? "ran" : "failed")
+            case .proposal(let value):
+                w.field("result", value)
             }
         w.endObject()
         return w.text

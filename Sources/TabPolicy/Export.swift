@@ -37,7 +37,10 @@ public func exportPolicy<P: PolicyPlugin>(_ type: P.Type) -> UnsafeRawPointer {
         timer: type is any TimerHook.Type ? Thunks.timer : nil,
         controller_created: type is any ControllerCreatedHook.Type ? Thunks.controllerCreated : nil,
         controller_deleted: type is any ControllerDeletedHook.Type ? Thunks.controllerDeleted : nil,
-        may_open_drawer: type is any MayOpenDrawerHook.Type ? Thunks.mayOpenDrawer : nil
+        may_open_drawer: type is any MayOpenDrawerHook.Type ? Thunks.mayOpenDrawer : nil,
+        top_column_for_collapsing: type is any TopColumnForCollapsingHook.Type ? Thunks.topColumnForCollapsing : nil,
+        display_mode_for_expanding: type is any DisplayModeForExpandingHook.Type ? Thunks.displayModeForExpanding : nil,
+        notify: type is any NotifyHook.Type ? Thunks.notify : nil
     ))
     Exported.descriptor = d
     return UnsafeRawPointer(d)
@@ -75,6 +78,9 @@ final class Instance {
     let controllerCreated: (any ControllerCreatedHook)?
     let controllerDeleted: (any ControllerDeletedHook)?
     let mayOpenDrawer: (any MayOpenDrawerHook)?
+    let topColumnForCollapsing: (any TopColumnForCollapsingHook)?
+    let displayModeForExpanding: (any DisplayModeForExpandingHook)?
+    let notify: (any NotifyHook)?
     /// Strings handed to tabd in the last reply; tabd copies them when the hook returns.
     /// Unchecked: read by every hook, and no hook reaches it while another access is open
     /// (the dynamic check cost ~75 instructions per decision).
@@ -105,6 +111,9 @@ final class Instance {
         controllerCreated = plugin as? any ControllerCreatedHook
         controllerDeleted = plugin as? any ControllerDeletedHook
         mayOpenDrawer = plugin as? any MayOpenDrawerHook
+        topColumnForCollapsing = plugin as? any TopColumnForCollapsingHook
+        displayModeForExpanding = plugin as? any DisplayModeForExpandingHook
+        notify = plugin as? any NotifyHook
     }
 
     deinit {
@@ -162,9 +171,16 @@ final class Instance {
         beginHook()
         guard let open, let hook = mayOpenDrawer else { return TABD_ABSTAIN }
         let o = open.pointee
-        let request = DrawerOpen(controller: o.controller.map { String(cString: $0) } ?? "", side: o.side.map { String(cString: $0) } ?? "",
-                                 gesture: o.gesture.map { String(cString: $0) } ?? "")
+        let request = DrawerOpen(controller: field(o.controller), side: field(o.side), gesture: field(o.gesture))
         return answer(hook.mayOpenDrawer(request), reply)
+    }
+
+    /// A split proposal's answer (a wire name, or nil to abstain) as its C result, the name
+    /// kept until the next hook.
+    func propose(_ answer: String?, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_result {
+        guard let answer else { return TABD_ABSTAIN }
+        out?.pointee = keep(answer)
+        return TABD_OK
     }
 
     func fail(_ error: Error, _ reply: UnsafeMutablePointer<tabd_reply>?) -> tabd_result {
@@ -213,6 +229,9 @@ private func candidate(_ c: UnsafePointer<tabd_candidate>?) -> Candidate {
 func string(_ p: UnsafePointer<CChar>) -> String {
     SmallASCII.string(cString: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)) ?? String(cString: p)
 }
+
+/// A string field of a struct tabd passed (NULL: "").
+private func field(_ p: UnsafePointer<CChar>?) -> String { p.map { string($0) } ?? "" }
 
 private func strings(_ p: UnsafePointer<UnsafePointer<CChar>?>?, _ n: Int) -> [String] {
     guard let p else { return [] }
@@ -294,6 +313,26 @@ enum Thunks {
     static let mayOpenDrawer: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_drawer_open>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, open, reply in
         guard let i = Instance.from(state) else { return TABD_ERROR }
         return i.mayOpenDrawer(open, reply)
+    }
+
+    static let topColumnForCollapsing: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_split_collapse>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_result = { state, collapse, out in
+        guard let i = Instance.from(state), let c = collapse?.pointee else { return TABD_ERROR }
+        i.beginHook()
+        return i.propose(i.topColumnForCollapsing?.topColumnForCollapsing(
+            SplitCollapse(controller: field(c.controller), style: field(c.style), proposed: field(c.proposed))), out)
+    }
+
+    static let displayModeForExpanding: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_split_expand>?, UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_result = { state, expand, out in
+        guard let i = Instance.from(state), let e = expand?.pointee else { return TABD_ERROR }
+        i.beginHook()
+        return i.propose(i.displayModeForExpanding?.displayModeForExpanding(
+            SplitExpand(controller: field(e.controller), style: field(e.style), behavior: field(e.behavior), proposed: field(e.proposed))), out)
+    }
+
+    static let notify: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<tabd_notification>?) -> tabd_result = { state, n in
+        guard let i = Instance.from(state), let n = n?.pointee else { return TABD_ERROR }
+        i.notify?.notify(ContainerEvent(name: field(n.name), controller: field(n.controller), json: n.json.map { String(cString: $0) } ?? ""))
+        return TABD_OK
     }
 
     static let shouldSelect: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<tabd_candidate>?, UnsafeMutablePointer<tabd_reply>?) -> tabd_result = { state, c, cand, reply in

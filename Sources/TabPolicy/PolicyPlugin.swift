@@ -157,6 +157,80 @@ public struct DrawerOpen: Equatable, Sendable {
     }
 }
 
+/// top_column_for_collapsing (ABI 1.11, SEMANTICS R15.20): a split controller without a
+/// compact child collapses; which column is on top of its stack? Answer "primary",
+/// "supplementary" (a triple split only) or "secondary", or nil to abstain. Plugins are asked
+/// in load order, each seeing the proposal so far (`collapse.proposed`, first "secondary"):
+/// an answer replaces it; one the split cannot take ("compact", "supplementary" on a double
+/// split) is ignored. No tab controller here: the store, timers and the log work.
+public protocol TopColumnForCollapsingHook: PolicyPlugin {
+    func topColumnForCollapsing(_ collapse: SplitCollapse) -> String?
+}
+
+/// display_mode_for_expanding (ABI 1.11, SEMANTICS R15.21): a split controller expands;
+/// which display mode does it take? Answer a display mode's wire name ("secondary_only",
+/// "one_beside", "one_over", "two_beside", "two_over", "two_displace"), or nil to abstain;
+/// folded as top_column_for_collapsing. "automatic", a mode `expand.behavior` does not allow
+/// and a "two_*" mode on a double split are ignored.
+public protocol DisplayModeForExpandingHook: PolicyPlugin {
+    func displayModeForExpanding(_ expand: SplitExpand) -> String?
+}
+
+/// notify (ABI 1.11, SEMANTICS R15.33): an event of a container beyond tabs (navigation,
+/// split, drawer, custom: their state events, their children's appearance and containment),
+/// after the command that made it, in the order subscribers get them. Told only; no tab
+/// controller here: the store, timers and the log work.
+public protocol NotifyHook: PolicyPlugin {
+    func notify(_ event: ContainerEvent)
+}
+
+/// A split collapsing (top_column_for_collapsing, ABI 1.11).
+public struct SplitCollapse: Equatable, Sendable {
+    /// The split controller's name.
+    public let controller: String
+    /// "double" or "triple".
+    public let style: String
+    /// The column proposed so far: "secondary" (tabd's), or what a plugin before answered.
+    public let proposed: String
+
+    public init(controller: String, style: String, proposed: String) {
+        self.controller = controller; self.style = style; self.proposed = proposed
+    }
+}
+
+/// A split expanding (display_mode_for_expanding, ABI 1.11).
+public struct SplitExpand: Equatable, Sendable {
+    /// The split controller's name.
+    public let controller: String
+    /// "double" or "triple".
+    public let style: String
+    /// Its split behavior: "tile", "overlay" or "displace".
+    public let behavior: String
+    /// The display mode proposed so far (never "automatic").
+    public let proposed: String
+
+    public init(controller: String, style: String, behavior: String, proposed: String) {
+        self.controller = controller; self.style = style; self.behavior = behavior; self.proposed = proposed
+    }
+}
+
+/// An event of a container beyond tabs (notify, ABI 1.11).
+public struct ContainerEvent: Equatable, Sendable {
+    /// The event's name ("drawer_changed", "appearance", …; a later tabd may add some).
+    public let name: String
+    /// The controller that sends it.
+    public let controller: String
+    /// The event as a subscriber gets it: `{"event":…,"controller":…,"seq":…,"data":{…}}`.
+    public let json: String
+
+    public init(name: String, controller: String, json: String) {
+        self.name = name; self.controller = controller; self.json = json
+    }
+
+    /// `json` parsed (`data` is the event's members).
+    public var value: JSON? { try? JSON(parsing: json) }
+}
+
 /// One change of a controller's selection (selection_changed).
 public struct SelectionChange: Equatable, Sendable {
     /// Why it changed (the wire event's `cause`).
@@ -209,7 +283,7 @@ public struct SelectionChange: Equatable, Sendable {
 
 /// The list of hooks of SDKs before ABI 1.3. A plugin declares its hooks by conforming to
 /// their protocols now, so that a misspelled hook cannot compile.
-@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook, SelectionChangedHook, TimerHook, ControllerCreatedHook, ControllerDeletedHook, MayOpenDrawerHook); see plugins.md, \"A plugin in Swift\"")
+@available(*, unavailable, message: "conform to the hook protocols instead (ShouldSelectHook, SupportedOrientationsHook, PreferredOrientationHook, DidSelectHook, WillBeginCustomizingHook, WillEndCustomizingHook, DidEndCustomizingHook, CallHook, WillStopHook, ShutdownHook, VisibilityChangedHook, DisplayOrderChangedHook, SelectionChangedHook, TimerHook, ControllerCreatedHook, ControllerDeletedHook, MayOpenDrawerHook, TopColumnForCollapsingHook, DisplayModeForExpandingHook, NotifyHook); see plugins.md, \"A plugin in Swift\"")
 public struct PolicyHooks {}
 
 /// An answer to should-select (and may-open-drawer).

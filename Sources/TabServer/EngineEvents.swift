@@ -105,12 +105,43 @@ extension ServiceEngine {
 
     /// One event of an R15 container.
     mutating func deliverNode(_ e: SentNodeEvent, _ out: inout Step) {
-        if case .tab(let n) = e.event {
-            // A nested tab controller's own event (a tree's restore): encoded as every tab event is.
-            guard let c = containers[e.controller] else { return }
-            return deliver(n.eventName, controller: e.controller, &out) { w in ReplyEncoder.event(n, controller: e.controller, seq: e.seq, in: c, into: &w) }
+        guard let nested = nestedTab(of: e) else { return }
+        deliver(e.event.event.rawValue, controller: e.controller, &out) { w in Self.encodeNode(e, nested: nested, &w) }
+    }
+
+    /// What an R15 event is encoded with: for a nested tab controller's own event (a tree's
+    /// restore) that controller (nil when it is gone: the event is not sent), else `.some(nil)`.
+    private func nestedTab(of e: SentNodeEvent) -> Controller?? {
+        guard case .tab = e.event else { return .some(nil) }
+        return containers[e.controller].map { .some($0) } ?? nil
+    }
+
+    /// An R15 event as a subscriber gets it, the line's newline included: a nested tab
+    /// controller's own event as every tab event is (with `nested`, its controller).
+    private static func encodeNode(_ e: SentNodeEvent, nested: Controller?, _ w: inout JSONWriter) {
+        if case .tab(let n) = e.event, let c = nested {
+            ReplyEncoder.event(n, controller: e.controller, seq: e.seq, in: c, into: &w)
+        } else {
+            ReplyEncoder.event(e, into: &w)
         }
-        deliver(e.event.event.rawValue, controller: e.controller, &out) { w in ReplyEncoder.event(e, into: &w) }
+    }
+
+    /// Plugin ABI 1.11 (R15.33): each of an R15 command's events, in order, to the plugins that
+    /// have `notify`, as the bytes a subscriber gets (without the newline); what they ask for
+    /// meanwhile is done. Called once the command is applied and journaled.
+    private mutating func notifyPlugins(_ events: [SentNodeEvent], _ out: inout Step) {
+        var effects: [PolicyEffect] = []
+        var w = JSONWriter(capacity: 512)
+        for e in events {
+            guard let nested = nestedTab(of: e) else { continue }
+            w.reset()
+            Self.encodeNode(e, nested: nested, &w)
+            let length = w.withBytes { $0.last == UInt8(ascii: "\n") ? $0.count - 1 : $0.count }
+            w.truncate(to: length)
+            let plugins = self.plugins
+            w.withCString { json in plugins.notifyEvent(e.event.event.rawValue, controller: e.controller, json: json, length: length, effects: &effects) }
+        }
+        perform(effects, &out)
     }
 
     /// One event, encoded once (`encode`) if anyone wants it, for every subscriber that does.
@@ -140,8 +171,10 @@ extension ServiceEngine {
     /// An R15 command's events, each from its own container with the seq the registry gave it.
     mutating func publish(_ outcome: NodeOutcome, _ out: inout Step) { publish(outcome.events, &out) }
 
+    /// Also what `notify` tells the plugins (nothing is encoded for them when none has it).
     mutating func publish(_ events: [SentNodeEvent], _ out: inout Step) {
-        guard !events.isEmpty, !subscriptions.isEmpty else { return }
-        for e in events { deliverNode(e, &out) }
+        guard !events.isEmpty else { return }
+        if !subscriptions.isEmpty { for e in events { deliverNode(e, &out) } }
+        if plugins.hearsNotifications { notifyPlugins(events, &out) }
     }
 }

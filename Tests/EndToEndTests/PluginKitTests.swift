@@ -105,7 +105,7 @@ import Testing
         for line in ["plugin OK: \(dir)/hello.so: loaded, init ran with settings {\"prefix\": \"vault\"} and fini ran",
                      "  name         hello", "  version      1.0.0", "  abi          \(Build.headerABI)",
                      "  description  Locks tabs whose id starts with a prefix until its unlock method is called.",
-                     "  hooks        init, fini, should_select, did_select, will_begin_customizing, did_end_customizing, call, selection_changed, timer, controller_created, controller_deleted, may_open_drawer"] {
+                     "  hooks        init, fini, should_select, did_select, will_begin_customizing, did_end_customizing, call, selection_changed, timer, controller_created, controller_deleted, may_open_drawer, top_column_for_collapsing, notify"] {
             #expect(ok.output.contains(line + "\n"), "\(line) in \(ok.output)")
         }
         #expect(ok.output.contains("hello ready: tabs starting with 'vault' are locked"), "the plugin's own log line: \(ok.output)")

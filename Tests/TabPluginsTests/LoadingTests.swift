@@ -26,7 +26,7 @@ extension PluginTests {
             #expect(status.version == "1.0.0")
             #expect(status.abi == headerABI)
             #expect(status.path == dir + "/hello.so")
-            #expect(status.hooks == ["init", "fini", "should_select", "did_select", "will_begin_customizing", "did_end_customizing", "call", "selection_changed", "timer", "controller_created", "controller_deleted", "may_open_drawer"])
+            #expect(status.hooks == ["init", "fini", "should_select", "did_select", "will_begin_customizing", "did_end_customizing", "call", "selection_changed", "timer", "controller_created", "controller_deleted", "may_open_drawer", "top_column_for_collapsing", "notify"])
             #expect(log.contains("hello ready: tabs starting with 'secret' are locked"))
             #expect(log.contains("plugin loaded"))
         }

@@ -12,6 +12,12 @@ public enum DecisionKind: String, CaseIterable, Sendable {
     case timer
     /// R15.26: a user's open of a drawer (the record's `side` and `gesture`; kept with the taps).
     case mayOpenDrawer = "may_open_drawer"
+    /// R15.20, R15.33: a split's top column as it collapses (the record's `style`, `proposed`
+    /// and `result` columns; kept with the orientations).
+    case topColumnForCollapsing = "top_column_for_collapsing"
+    /// R15.21, R15.33: a split's display mode as it expands (`style`, `behavior`, `proposed`,
+    /// `result`; kept with the orientations).
+    case displayModeForExpanding = "display_mode_for_expanding"
 }
 
 /// An `explain` request: the newest `limit` records that match every filter given (nil:

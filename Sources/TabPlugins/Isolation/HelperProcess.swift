@@ -474,6 +474,27 @@ final class HelperSession {
             var open = tabd_drawer_open(struct_size: MemoryLayout<tabd_drawer_open>.size, controller: controller, side: side, gesture: gesture)
             inHook = true
             result = hooks.may_open_drawer?(state, &open, reply) ?? TABD_ABSTAIN
+        case .topColumnForCollapsing:
+            let controller = try r.cString(), style = try r.cString(), proposed = try r.cString()
+            var c = tabd_split_collapse(struct_size: MemoryLayout<tabd_split_collapse>.size, controller: controller, style: style, proposed: proposed)
+            var answer: UnsafePointer<CChar>?
+            inHook = true
+            result = hooks.top_column_for_collapsing?(state, &c, &answer) ?? TABD_ABSTAIN
+            reply.pointee.reason = answer  // the answer goes back in the reason slot
+        case .displayModeForExpanding:
+            let controller = try r.cString(), style = try r.cString(), behavior = try r.cString(), proposed = try r.cString()
+            var e = tabd_split_expand(struct_size: MemoryLayout<tabd_split_expand>.size, controller: controller, style: style,
+                                      behavior: behavior, proposed: proposed)
+            var answer: UnsafePointer<CChar>?
+            inHook = true
+            result = hooks.display_mode_for_expanding?(state, &e, &answer) ?? TABD_ABSTAIN
+            reply.pointee.reason = answer
+        case .notify:
+            let event = try r.cString(), controller = try r.cString(), json = try r.cString()
+            var n = tabd_notification(struct_size: MemoryLayout<tabd_notification>.size, name: event, controller: controller,
+                                      json: json, json_length: json.map { strlen($0) } ?? 0)
+            inHook = true
+            result = hooks.notify?(state, &n) ?? TABD_OK
         case .storePatch:
             for _ in 0..<min(try r.u32(), UInt32(PluginStoreData.maxKeys) * 4) {
                 if let k = try r.string() { let v = try r.string(); if let instance { host?.patchStore(instance.name, k, v) } }

@@ -36,7 +36,11 @@ enum HelperOp: UInt8 {
          storePatch,
          /// Since 1.10: a user opens a drawer (the drawer controller's name, side, gesture; no
          /// snapshot: it is not a tab controller).
-         mayOpenDrawer
+         mayOpenDrawer,
+         /// Since 1.11: a split's proposals (its name, style, (behavior,) the proposal; the
+         /// answer's `reason` slot carries the plugin's answer), and an R15 event (its name,
+         /// controller and JSON). No snapshot: none is a tab controller's.
+         topColumnForCollapsing, displayModeForExpanding, notify
     case hello = 100, answer
 }
 

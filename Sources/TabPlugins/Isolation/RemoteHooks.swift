@@ -52,6 +52,19 @@ extension RemotePlugin {
         if has(.controllerCreated) { d.controller_created = { s, c in RemotePlugin.of(s).controllerChanged(.controllerCreated, c) } }
         if has(.controllerDeleted) { d.controller_deleted = { s, c in RemotePlugin.of(s).controllerChanged(.controllerDeleted, c) } }
         if has(.mayOpenDrawer) { d.may_open_drawer = { s, open, r in RemotePlugin.of(s).mayOpenDrawer(open, r) } }
+        if has(.topColumnForCollapsing) {
+            d.top_column_for_collapsing = { s, c, out in
+                guard let c else { return TABD_ERROR }
+                return RemotePlugin.of(s).proposal(.topColumnForCollapsing, [c.pointee.controller, c.pointee.style, c.pointee.proposed], out)
+            }
+        }
+        if has(.displayModeForExpanding) {
+            d.display_mode_for_expanding = { s, e, out in
+                guard let e else { return TABD_ERROR }
+                return RemotePlugin.of(s).proposal(.displayModeForExpanding, [e.pointee.controller, e.pointee.style, e.pointee.behavior, e.pointee.proposed], out)
+            }
+        }
+        if has(.notify) { d.notify = { s, n in RemotePlugin.of(s).notify(n) } }
         let p = UnsafeMutablePointer<tabd_policy_descriptor>.allocate(capacity: 1)
         p.initialize(to: d)
         return try PluginCode(path: path, identity: identity, descriptor: p)
@@ -157,6 +170,30 @@ extension RemotePlugin {
             reply.pointee.message = frame.keep("plugin '\(displayName)' \(f.reason) while deciding whether the \(side) drawer of '\(controller)' can be opened, so it is not; its helper is restarted")
             return TABD_DENY
         }
+    }
+
+    /// top_column_for_collapsing or display_mode_for_expanding (since 1.11): the struct's
+    /// strings in order; the helper's answer comes back in the `reason` slot. A crash or a
+    /// timeout is a failure (TABD_ERROR): the proposal is kept.
+    func proposal(_ hook: PluginHook, _ strings: [UnsafePointer<CChar>?], _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> tabd_result {
+        guard let out, let frame = owner?.host.frame else { return TABD_ERROR }
+        var w = WireWriter(hook == .topColumnForCollapsing ? .topColumnForCollapsing : .displayModeForExpanding, capacity: 128)
+        for s in strings { w.string(s) }
+        guard case .success(let a) = exchange(w.bytes, hook: hook) else { return TABD_ERROR }
+        apply(a.effects, controller: nil)
+        out.pointee = frame.keep(a.reason)
+        return a.result
+    }
+
+    /// notify (since 1.11): the event's name, controller and JSON. Told only: a crash or a
+    /// timeout changes nothing but the helper's restart.
+    func notify(_ n: UnsafePointer<tabd_notification>?) -> tabd_result {
+        guard let n else { return TABD_ERROR }
+        var w = WireWriter(.notify, capacity: 64 + n.pointee.json_length)
+        w.string(n.pointee.name); w.string(n.pointee.controller); w.string(n.pointee.json)
+        guard case .success(let a) = exchange(w.bytes, hook: .notify) else { return TABD_ERROR }
+        apply(a.effects, controller: nil)
+        return a.result
     }
 
     func orientations(_ hook: PluginHook, _ c: OpaquePointer?, _ proposed: tabd_orientation_mask, _ out: UnsafeMutablePointer<tabd_orientation_mask>?) -> tabd_result {

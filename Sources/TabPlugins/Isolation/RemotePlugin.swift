@@ -58,6 +58,10 @@ final class RemotePlugin {
     static let unreaped = Mutex<Set<pid_t>>([])
 
     var deadlineNanoseconds: UInt64 { UInt64(spec.deadlineMilliseconds) * 1_000_000 }
+
+    /// The program a helper runs (`tabd --plugin-host`): tabd itself. A process that is not
+    /// tabd (TabPlugins' tests) points it at a tabd binary before loading an isolated plugin.
+    nonisolated(unsafe) static var executable = "/proc/self/exe"
     var displayName: String { owner?.name ?? code?.name ?? spec.name ?? path }
 
     /// Starts the helper for `file` (taking its descriptor over) and waits for its hello:
@@ -130,10 +134,10 @@ final class RemotePlugin {
         environment.append(nil)
         defer { for v in environment { free(v) } }
         var child: pid_t = 0
-        let rc = posix_spawn(&child, "/proc/self/exe", &actions, &attributes, cArgs, environment)
+        let rc = posix_spawn(&child, Self.executable, &actions, &attributes, cArgs, environment)
         guard rc == 0 else {
             Sys.close(pair.ours)
-            throw Refusal("cannot start its helper process (/proc/self/exe): \(SystemError("posix_spawn", errno: rc).reason)")
+            throw Refusal("cannot start its helper process (\(Self.executable)): \(SystemError("posix_spawn", errno: rc).reason)")
         }
         pid = child
         fd = pair.ours

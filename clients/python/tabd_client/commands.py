@@ -412,7 +412,8 @@ class Commands(Generic[R]):
     def explain(self, *, limit: Optional[int] = None, controller: Optional[str] = None,
                 plugin: Optional[str] = None, kind: Optional[str] = None) -> Any:
         """The last decisions; each filter given narrows them (kind: should_select,
-        supported_orientations, preferred_orientation or timer)."""
+        supported_orientations, preferred_orientation, timer, may_open_drawer,
+        top_column_for_collapsing or display_mode_for_expanding)."""
         return self.request("explain", limit=limit, controller=controller, plugin=plugin, kind=kind)
 
     @returns(Reloaded)

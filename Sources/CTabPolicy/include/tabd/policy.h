@@ -5,10 +5,10 @@
  * shared object that tabd dlopens (RTLD_NOW | RTLD_LOCAL) and never dlcloses. It
  * exports one symbol, tabd_policy_entry(), returning a descriptor: who the plugin is
  * and which hooks it implements. tabd calls the hooks where a tab bar controller's
- * delegate would be asked (should-select, supported and preferred orientations, and
- * since 1.10 may-open-drawer) or told (did-select, customization), and calls `call` for
- * plugin-defined methods
- * (the `plugin.call` wire command).
+ * delegate would be asked (should-select, supported and preferred orientations, since
+ * 1.10 may-open-drawer, since 1.11 a split's top column and display mode) or told
+ * (did-select, customization, since 1.11 every event of a container beyond tabs), and
+ * calls `call` for plugin-defined methods (the `plugin.call` wire command).
  *
  * Building a plugin in C needs nothing but this header, which `make install` (or the
  * distribution's development package) puts beside the pkg-config file tabd-policy.pc:
@@ -74,7 +74,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 10
+#define TABD_POLICY_ABI_MINOR 11
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -95,7 +95,8 @@ extern "C" {
  * value (or a value out of this enum) counts as TABD_ERROR.
  */
 typedef enum tabd_result {
-    /** Done: init succeeded, a call produced its result, an orientation answer is set. */
+    /** Done: init succeeded, a call produced its result, an orientation answer is set, a
+     *  split proposal's answer is set (since 1.11). */
     TABD_OK = 0,
     /** No opinion. Never an allow by itself: when every plugin abstains, tabd's
      *  default applies (a tap is allowed; orientations are what the tabs support). */
@@ -107,7 +108,8 @@ typedef enum tabd_result {
     TABD_DENY = 3,
     /** The hook failed; set reply->message. init: the plugin is not loaded. call: the
      *  client gets `invalid_request`. should_select, may_open_drawer: counts as a deny (fail
-     *  closed). Orientation hooks: counts as an abstention, recorded as a failure. */
+     *  closed). Orientation hooks and split proposals: counts as an abstention, recorded as a
+     *  failure. */
     TABD_ERROR = 4,
     /** call: no such method; the client gets `not_found` with tabd's sentence "plugin 'p'
      *  has no method 'x'" (reply->message is not used). */
@@ -398,6 +400,64 @@ typedef struct tabd_drawer_open {
      *  "bezel_pan_center", "custom" or "button". A later minor may add gestures. */
     const char *gesture;
 } tabd_drawer_open;
+
+/**
+ * A split view controller collapsing (the top_column_for_collapsing hook, since 1.11;
+ * SEMANTICS R15.20): which column ends up on top of its stack. The strings are valid until
+ * the hook returns. Fields added in later minors are present only when struct_size covers
+ * them.
+ */
+typedef struct tabd_split_collapse {
+    /** sizeof(tabd_split_collapse) as tabd compiled it. */
+    size_t struct_size;
+    /** The split controller's name (a controller of kind "split", not a tab controller). */
+    const char *controller;
+    /** Its style: "double" or "triple". */
+    const char *style;
+    /** The column proposed so far: "secondary" (tabd's proposal), or what a plugin before
+     *  this one answered. */
+    const char *proposed;
+} tabd_split_collapse;
+
+/**
+ * A split view controller expanding (the display_mode_for_expanding hook, since 1.11;
+ * SEMANTICS R15.21): the display mode it takes. The strings are valid until the hook
+ * returns. Fields added in later minors are present only when struct_size covers them.
+ */
+typedef struct tabd_split_expand {
+    /** sizeof(tabd_split_expand) as tabd compiled it. */
+    size_t struct_size;
+    /** The split controller's name (a controller of kind "split", not a tab controller). */
+    const char *controller;
+    /** Its style: "double" or "triple". */
+    const char *style;
+    /** Its split behavior (derived, never "automatic"): "tile", "overlay" or "displace". */
+    const char *behavior;
+    /** The display mode proposed so far: what the split's preferences derive (R15.17), or
+     *  what a plugin before this one answered. Never "automatic". */
+    const char *proposed;
+} tabd_split_expand;
+
+/**
+ * One event of a container beyond tabs (the notify hook, since 1.11; SEMANTICS R15.33): a
+ * navigation, split, drawer or custom controller's event, or an event a command of such a
+ * tree made another controller send. The strings are valid until the hook returns. Fields
+ * added in later minors are present only when struct_size covers them.
+ */
+typedef struct tabd_notification {
+    /** sizeof(tabd_notification) as tabd compiled it. */
+    size_t struct_size;
+    /** The event's name, as the wire names it ("drawer_changed", "appearance", ...). A later
+     *  tabd may send events this plugin does not know: skip them. */
+    const char *name;
+    /** The name of the controller that sends it (the event's "controller"). */
+    const char *controller;
+    /** The event as a subscriber gets it: one JSON object, {"event":…,"controller":…,
+     *  "seq":…,"data":{…}}, without the line's newline; NUL-terminated. */
+    const char *json;
+    /** strlen(json). */
+    size_t json_length;
+} tabd_notification;
 
 /* ---------------------------------------------------------------------------------
  * The host table: what tabd offers a plugin
@@ -901,6 +961,46 @@ typedef struct tabd_policy_descriptor {
      * store, timers, log and the other host functions work as in any hook.
      */
     tabd_result (*may_open_drawer)(void *state, const tabd_drawer_open *open, tabd_reply *reply);
+
+    /* ---- since 1.11 ------------------------------------------------------------- */
+
+    /**
+     * A split controller without a compact child collapses: which column is on top of its
+     * stack? `collapse->proposed` is the proposal so far. Return TABD_OK with *column set to
+     * "primary", "supplementary" (triple only) or "secondary" (a string that stays valid until
+     * the hook returns), or TABD_ABSTAIN. Plugins are asked in load order, each seeing the
+     * proposal the ones before it left; an answer replaces it. An answer the split cannot take
+     * ("compact", "supplementary" on a double split) is ignored, the proposal kept; so is a
+     * failure (TABD_ERROR, any other value, *column NULL or not a column name, an isolated
+     * plugin's crash or timeout), which is also counted. `explain` shows each answer. Never
+     * asked with a compact child (it is on top) or during the journal's replay. No tab
+     * controller here: emit and request_select refuse; the store, timers and log work.
+     */
+    tabd_result (*top_column_for_collapsing)(void *state, const tabd_split_collapse *collapse, const char **column);
+
+    /**
+     * A split controller expands: which display mode does it take? As top_column_for_collapsing:
+     * TABD_OK with *mode set to a display mode's wire name ("secondary_only", "one_beside",
+     * "one_over", "two_beside", "two_over", "two_displace"), or TABD_ABSTAIN; load order, each
+     * answer replacing the proposal. "automatic", a mode `expand->behavior` does not allow
+     * (R15.17: "one_over" only under overlay, ...) and a "two_*" mode on a double split are
+     * ignored, the proposal kept; a failure keeps it too, and is counted.
+     */
+    tabd_result (*display_mode_for_expanding)(void *state, const tabd_split_expand *expand, const char **mode);
+
+    /**
+     * An event of a container beyond tabs (`n`: its name, its controller and its JSON as a
+     * subscriber gets it), once the command that made it is applied and journaled, in the
+     * order subscribers get them, whether or not anyone subscribed. Every event of an R15
+     * command (navigation, split, drawer, custom controllers, their children's appearance and
+     * containment), of creating such a controller, and the status bar events a nested tab
+     * controller's command sends its tree's root; never a tab controller's own command's
+     * events (did_select, selection_changed and the other hooks tell those). tabd ignores the
+     * value returned (return TABD_OK); a failure, an isolated plugin's crash or timeout,
+     * changes nothing. No tab controller here: emit and request_select refuse; the store,
+     * timers and log work.
+     */
+    tabd_result (*notify)(void *state, const tabd_notification *n);
 
     /* Hooks added in later minors go here, each marked "since 1.N". tabd reads only the
      * plugin's struct_size bytes of this descriptor: a hook past them is NULL. */
