@@ -151,10 +151,16 @@ struct GoldenTranscript {
         let entries = GoldenTranscript.entries(of: recorded)
         #expect(entries.count > GoldenTranscript.steps / 2, "the fixture \(path) holds \(entries.count) requests")
         let now = try GoldenTranscript.transcribe(entries, settings: settings)
+        if ProcessInfo.processInfo.environment["TABD_GOLDEN_REANSWER"] == "1" {
+            // The same requests, answered anew (a reply SEMANTICS changed, e.g. `hello`'s
+            // lists): the diff of the fixture shows exactly what changed.
+            try (now.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
         // The first line that differs, with the requests before it: one difference usually explains the rest.
         if let i = (0..<min(recorded.count, now.count)).first(where: { recorded[$0] != now[$0] }) ?? (recorded.count == now.count ? nil : min(recorded.count, now.count)) {
             let before = recorded[max(0, i - 6)..<i].joined(separator: "\n")
-            Issue.record("golden transcript \(settings.summary), line \(i + 1) of \(path) differs:\n\(before)\nrecorded: \(i < recorded.count ? recorded[i] : "(nothing)")\nnow:      \(i < now.count ? now[i] : "(nothing)")\n(\(zip(recorded, now).filter { $0 != $1 }.count) lines differ in all; if SEMANTICS asks for the change, record again: TABD_GOLDEN_RECORD=1 swift test --skip-build --filter GoldenTranscript)")
+            Issue.record("golden transcript \(settings.summary), line \(i + 1) of \(path) differs:\n\(before)\nrecorded: \(i < recorded.count ? recorded[i] : "(nothing)")\nnow:      \(i < now.count ? now[i] : "(nothing)")\n(\(zip(recorded, now).filter { $0 != $1 }.count) lines differ in all; if SEMANTICS asks for the change, record again: TABD_GOLDEN_RECORD=1 swift test --skip-build --filter GoldenTranscript, or answer the same requests anew: TABD_GOLDEN_REANSWER=1)")
         }
     }
 }

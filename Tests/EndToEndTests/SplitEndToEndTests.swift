@@ -146,3 +146,33 @@ import Testing
         #expect(detached.bool("collapsed") == true && detached.string("size_class") == "compact" && detached.isNull("parent"))
     }
 }
+
+/// R15.20, R15.33, R15.8 d with a real plugin: hello.c puts the primary column on top when a
+/// split collapses; the answer is in the journal, so tabd started again without the plugin
+/// (SIGKILL, then SIGTERM) replays the same state, and `explain` shows the fold.
+@Suite struct SplitPluginTests {
+    @Test func aPluginsTopColumnIsJournaledAndReplayedWithoutIt() throws {
+        let dir = try PluginEndToEndTests.helloOutOfTree("splitp")
+        let tabd = try TabdProcess(config: Plugins.config("    - path: hello.so\n", extraDirectory: dir), dir: dir)
+        defer { tabd.stop() }
+        let c = try tabd.client()
+        try c.ok(#"{"cmd":"controller.create","controller":"s","kind":"split","style":"triple","idiom":"pad","window":true,"primary":{"id":"a"},"supplementary":{"id":"b"},"secondary":{"id":"d"}}"#)
+        let collapsed = try c.ok(#"{"cmd":"set_size_class","controller":"s","size_class":"compact"}"#)
+        #expect(collapsed.string("top_column") == "primary", "\(collapsed)")
+        // A phone split collapses as it is created: the plugin is asked then too.
+        #expect(try c.ok(#"{"cmd":"controller.create","controller":"p","kind":"split","style":"double","primary":{"id":"l"},"secondary":{"id":"r"}}"#).string("top_column") == "primary")
+        let explain = JSONValue.object(try c.ok(#"{"cmd":"explain","controller":"s"}"#)).jsonString
+        #expect(explain.contains("top_column_for_collapsing") && explain.contains("hello"), "\(explain)")
+        let before = try stateLines(c, ["s", "p"])
+        try Plugins.config("", extraDirectory: dir).write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        for signal in [SIGKILL, SIGTERM] {
+            _ = tabd.stop(signal: signal)
+            try tabd.start()
+            #expect(try stateLines(try tabd.client(), ["s", "p"]) == before, "after signal \(signal), without the plugin")
+        }
+        // Without the plugin, a new collapse keeps the proposal: secondary.
+        let c2 = try tabd.client()
+        try c2.ok(#"{"cmd":"set_size_class","controller":"s","size_class":"regular"}"#)
+        #expect(try c2.ok(#"{"cmd":"set_size_class","controller":"s","size_class":"compact"}"#).string("top_column") == "secondary")
+    }
+}

@@ -74,6 +74,8 @@ struct FastRequestTests {
             #"{"cmd":"set_center","child":{"id":"c"}}"#, #"{"cmd":"set_drawer","side":"left","child":null}"#,
             #"{"cmd":"set_children","children":[{"id":"a","controller":"x"}]}"#, #"{"cmd":"set_shown","shown":["a"]}"#,
             #"{"cmd":"transition","from":"a","to":{"id":"b"}}"#,
+            #"{"cmd":"set_column","column":"compact","child":null}"#, #"{"cmd":"show_column","column":"primary","user":true}"#,
+            #"{"cmd":"hide_column","column":"supplementary"}"#, #"{"cmd":"show_detail","child":{"id":"d"}}"#,
         ]
         var named: [String] = []
         for line in lines {
