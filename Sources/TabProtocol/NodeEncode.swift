@@ -30,6 +30,16 @@ extension ReplyEncoder {
         w.key(literal: "seq"); w.int(Int(truncatingIfNeeded: c.seq))
     }
 
+    /// R15.35's members of a tab controller that is not a window's root: `kind`, `parent`,
+    /// `window`, `visible`, and on a root its `status_bar_path`.
+    public static func treeMembers(of name: String, in containers: TabContainers, _ w: inout JSONWriter) {
+        let parent = containers.parent(of: name)
+        w.key(literal: "kind"); w.string(ContainerKind.tab.rawValue)
+        w.key(literal: "parent"); Composite.writeParent(parent, to: &w)
+        w.key(literal: "window"); w.bool(containers.node(name)?.window ?? false)
+        w.key(literal: "visible"); w.bool(containers.isVisible(name))
+    }
+
     /// The result members of a composite's command, after `changed`: what the command moved.
     public static func nodeResult(_ command: NodeCommand, _ c: Composite, _ w: inout JSONWriter) {
         switch c.body {

@@ -232,13 +232,25 @@ extension ServiceEngine {
         do {
             // The memo handed in beside the controller, not captured: a class captured cost a
             // retain and a release a state (~40 instructions).
-            try containers.reading(name, with: &states) { c, states in
+            var inTree = false
+            try containers.reading(name, with: &states) { c, inWindow, states in
+                guard inWindow else { inTree = true; return }
                 if states.write(c, &out.reply, id: id) { return }
                 if Self.deferIfBig(c, id: id, kind: .state, &out) { return }
                 ReplyEncoder.success(id: id, into: &out.reply) { w in
                     let start = w.count
                     ReplyEncoder.state(c, &w)
                     states.keep(c, w, from: start)
+                }
+            }
+            if inTree {
+                // R15.35: out of a window, `state` says where the controller is (no memo: it
+                // depends on the tree, not on the controller alone).
+                let containers = self.containers
+                guard let c = containers.node(name)?.tabBar else { return }
+                ReplyEncoder.success(id: id, into: &out.reply) { w in
+                    ReplyEncoder.state(c, &w)
+                    ReplyEncoder.treeMembers(of: name, in: containers, &w)
                 }
             }
         } catch {
