@@ -1,6 +1,7 @@
 // The containers beyond tabs (SEMANTICS R15; docs/protocol.md, "Containers beyond tabs"):
-// a function per command of navigation, drawer and custom controllers, their creation, and
-// their events typed as TabCore's `NodeEvent` (the daemon's own description of them).
+// a function per command of navigation, split, drawer and custom controllers, their
+// creation, and their events typed as TabCore's `NodeEvent` (the daemon's own description
+// of them).
 //
 // Children are TabCore's `ChildObject` (`{id, title?, restoration_id?, controller?}`: a
 // screen, or with `controller` the controller of that name); sides, gestures and the center
@@ -8,8 +9,8 @@
 // `CenterInteraction.none` in full: where an optional is taken, `.none` alone is nil). Unlike
 // a tab controller's commands, these have no default controller (`main` is a tab
 // controller): `controller` names the container. Each returns the reply's `result`: `changed` and what the command
-// moved (a stack and its `top`; a drawer's `open_side` and `center`; a custom container's
-// `children` and `shown`).
+// moved (a stack and its `top`; a split's `columns` ids and modes; a drawer's `open_side` and
+// `center`; a custom container's `children` and `shown`).
 //
 // `push`, `pop` and `pop_to_root` are one command each for both kinds: with a tab id first
 // (Commands.swift) they change that tab's stack (R6); without one (here) a navigation
@@ -50,6 +51,31 @@ extension TabClient {
         try await create(name, .navigation, window: window, idiom: idiom, [("stack", ChildObject.requestValues(stack))])
     }
 
+    /// `controller.create` of a split view controller (R15.15): its style, its columns
+    /// (`supplementary` on triple only, required there; `compact` shown alone while
+    /// collapsed), its preferences (R15.17) and whether a user may show and hide columns
+    /// (R15.19). A phone split is collapsed from its creation (R15.20).
+    @discardableResult
+    public func createSplit(_ name: String, style: SplitStyle, primary: ChildObject, supplementary: ChildObject? = nil,
+                            secondary: ChildObject, compact: ChildObject? = nil, preferredDisplayMode: SplitDisplayMode? = nil,
+                            preferredSplitBehavior: SplitBehavior? = nil, presentsWithGesture: Bool? = nil,
+                            window: Bool? = nil, idiom: String? = nil) async throws -> JSONObject {
+        var fields: [(String, JSONValue)] = [("style", .string(style.rawValue)), ("primary", primary.requestValue)]
+        if let supplementary { fields.append(("supplementary", supplementary.requestValue)) }
+        fields.append(("secondary", secondary.requestValue))
+        if let compact { fields.append(("compact", compact.requestValue)) }
+        fields += Self.splitSettings(preferredDisplayMode, preferredSplitBehavior, presentsWithGesture)
+        return try await create(name, .split, window: window, idiom: idiom, fields)
+    }
+
+    private static func splitSettings(_ mode: SplitDisplayMode?, _ behavior: SplitBehavior?, _ gesture: Bool?) -> [(String, JSONValue)] {
+        var fields: [(String, JSONValue)] = []
+        if let mode { fields.append(("preferred_display_mode", .string(mode.rawValue))) }
+        if let behavior { fields.append(("preferred_split_behavior", .string(behavior.rawValue))) }
+        if let gesture { fields.append(("presents_with_gesture", .bool(gesture))) }
+        return fields
+    }
+
     /// `controller.create` of a drawer controller (R15.24): its `center`, and the drawers on
     /// either side; the gestures that open and close them (R15.26) and what a user may do
     /// below the center while one is open (R15.29).
@@ -87,13 +113,17 @@ extension TabClient {
 
     /// The kind's configuration (R15.1), each member given changed and the others left as
     /// they are: a drawer's gestures and center interaction, a custom container's status bar
-    /// child (`.set(nil)`: none). Announced by `config_changed`.
+    /// child (`.set(nil)`: none), a split's preferences and `presents_with_gesture` (R15.17,
+    /// R15.19). Announced by `config_changed` (a split's new modes then by `split_changed`).
     @discardableResult
     public func configure(openGestures: [DrawerGesture]? = nil, closeGestures: [DrawerGesture]? = nil, centerInteraction: CenterInteraction? = nil,
-                          statusBarChild: Change<String?> = .keep, controller: String) async throws -> JSONObject {
+                          statusBarChild: Change<String?> = .keep, preferredDisplayMode: SplitDisplayMode? = nil,
+                          preferredSplitBehavior: SplitBehavior? = nil, presentsWithGesture: Bool? = nil,
+                          controller: String) async throws -> JSONObject {
         var fields = Self.gestures("open_gestures", openGestures) + Self.gestures("close_gestures", closeGestures)
         if let centerInteraction { fields.append(("center_interaction", .string(centerInteraction.rawValue))) }
         if case .set(let child) = statusBarChild { fields.append(("status_bar_child", child.map(JSONValue.string) ?? .null)) }
+        fields += Self.splitSettings(preferredDisplayMode, preferredSplitBehavior, presentsWithGesture)
         return try await request("configure", on(controller, fields))
     }
 
@@ -231,8 +261,9 @@ extension TabClient {
 // MARK: typed events
 
 extension TabEvent {
-    /// The event of a navigation, drawer or custom controller, typed as TabCore's `NodeEvent`
-    /// (each case's payload what docs/protocol.md lists): `drawer_changed`,
+    /// The event of a navigation, split, drawer or custom controller, typed as TabCore's
+    /// `NodeEvent` (each case's payload what docs/protocol.md lists): `display_mode_will_change`,
+    /// `split_collapsed`, `split_expanded`, `split_changed`, `drawer_changed`,
     /// `children_changed`, `config_changed`, `window_changed`, `parent_changed`,
     /// `status_bar_changed`, a `navigation_changed` without `tab`, an `appearance` or a
     /// `containment` with `child`. Nil for any other event, and for one whose data lacks
@@ -335,6 +366,19 @@ extension NodeConfiguration {
         case .string(let s)?: statusBarChild = .some(s)
         default: return nil
         }
+        // A split's (R15.17, R15.19).
+        if let v = o["preferred_display_mode"] {
+            guard case .string(let s) = v, let m = SplitDisplayMode(rawValue: s) else { return nil }
+            preferredDisplayMode = m
+        }
+        if let v = o["preferred_split_behavior"] {
+            guard case .string(let s) = v, let b = SplitBehavior(rawValue: s) else { return nil }
+            preferredSplitBehavior = b
+        }
+        if let v = o["presents_with_gesture"] {
+            guard case .bool(let b) = v else { return nil }
+            presentsWithGesture = b
+        }
     }
 }
 
@@ -361,8 +405,8 @@ extension JSONObject {
 
 // MARK: the picture of a container
 
-/// A navigation, drawer or custom controller as `state` reports it, kept up to date from its
-/// events (the counterpart of ControllerView for tab controllers). Not announced by events,
+/// A navigation, split, drawer or custom controller as `state` reports it, kept up to date from
+/// its events (the counterpart of ControllerView for tab controllers). Not announced by events,
 /// and so as the `state` of seq `readAt` reported them: the status bar path of a root that is
 /// not a window's (`status_bar_changed` is a visible root's), and whether an attached custom
 /// container that shows nothing is visible (no child of its appears or disappears).
@@ -389,6 +433,23 @@ public struct CompositeView: Equatable, Sendable {
     // Custom.
     public var children: [ChildObject] = []
     public var shown: [String] = []
+    // Split (R15.15–R15.23): its style, its columns (nil: empty or not the style's), its
+    // preferences and the modes derived from them.
+    public var style: SplitStyle?
+    public var primary: ChildObject?
+    public var supplementary: ChildObject?
+    public var secondary: ChildObject?
+    public var compact: ChildObject?
+    public var displayMode: SplitDisplayMode?
+    public var splitBehavior: SplitBehavior?
+    public var preferredDisplayMode: SplitDisplayMode?
+    public var preferredSplitBehavior: SplitBehavior?
+    public var presentsWithGesture: Bool?
+    /// Collapsed: the column on top and the stack up to it (R15.20); nil while expanded.
+    public var topColumn: SplitColumn?
+    public var collapsedStack: [SplitColumn]?
+    /// The columns on screen (R15.18, R15.20).
+    public var visibleColumns: [SplitColumn] = []
     /// The child that decides the status bar (R15.11): a stack's top, a drawer's open drawer
     /// or else its center, a custom container's configured one.
     public var statusBarChild: String?
@@ -417,6 +478,20 @@ public struct CompositeView: Equatable, Sendable {
         centerInteraction = o.text("center_interaction").flatMap(CenterInteraction.init)
         children = o.children("children") ?? []
         shown = o.strings("shown") ?? []
+        if kind == .split {
+            style = o.text("style").flatMap(SplitStyle.init)
+            let columns = o.object("columns")
+            func column(_ key: String) -> ChildObject? { columns?[key].flatMap { try? ChildObject(json: $0, at: key) } }
+            primary = column("primary"); supplementary = column("supplementary"); secondary = column("secondary"); compact = column("compact")
+            displayMode = o.text("display_mode").flatMap(SplitDisplayMode.init)
+            splitBehavior = o.text("split_behavior").flatMap(SplitBehavior.init)
+            preferredDisplayMode = o.text("preferred_display_mode").flatMap(SplitDisplayMode.init)
+            preferredSplitBehavior = o.text("preferred_split_behavior").flatMap(SplitBehavior.init)
+            presentsWithGesture = o.flag("presents_with_gesture")
+            topColumn = o.text("top_column").flatMap(SplitColumn.init)
+            collapsedStack = o.strings("collapsed_stack")?.compactMap(SplitColumn.init)
+            visibleColumns = (o.strings("visible_columns") ?? []).compactMap(SplitColumn.init)
+        }
         statusBarChild = o.text("status_bar_child")
         statusBarPath = o.strings("status_bar_path")
         visibleChildren = []
@@ -424,20 +499,36 @@ public struct CompositeView: Equatable, Sendable {
         if visible { visibleChildren = Set(shownChildren) }
     }
 
-    /// The ids of the children it shows (R15.5): the top of the stack; the center and the open
+    /// The child in a split's `column`, if any.
+    public func child(in column: SplitColumn) -> ChildObject? {
+        switch column {
+        case .primary: primary
+        case .supplementary: supplementary
+        case .secondary: secondary
+        case .compact: compact
+        }
+    }
+
+    /// The ids of the children it shows (R15.5): the top of the stack; a split's visible
+    /// columns' (R15.18; collapsed, the top column's alone, R15.20); the center and the open
     /// drawer; a custom container's `shown`.
     public var shownChildren: [String] {
         switch kind {
         case .navigation: return stack.last.map { [$0.id] } ?? []
+        case .split:
+            if let top = topColumn { return child(in: top).map { [$0.id] } ?? [] }
+            return visibleColumns.compactMap { child(in: $0)?.id }
         case .drawer: return [center?.id, openSide == .left ? left?.id : openSide == .right ? right?.id : nil].compactMap { $0 }
         default: return shown
         }
     }
 
     /// Applies one event of this container (with seq > self.seq); `.unsure` when it does not
-    /// say enough: new child objects (`drawer_changed` and `children_changed` name ids, and a
-    /// kept id is the same child), or a container that becomes a root (its status bar path
-    /// goes on below it).
+    /// say enough: new child objects (`drawer_changed`, `children_changed` and `split_changed`
+    /// name ids, and a kept id is the same child; a split's child entering with an id it
+    /// holds is another child object), or a container that becomes a root (its status bar
+    /// path goes on below it), or the root's environment changed (the picture does not hold
+    /// it).
     public mutating func apply(event: String, seq: Int, data: JSONObject) -> ControllerView.Outcome {
         self.seq = seq
         guard let kind = TabEvent.Kind(rawValue: event) else { return .applied }
@@ -447,8 +538,10 @@ public struct CompositeView: Equatable, Sendable {
         case .appearance(let child, _, let phase):
             if phase == .didAppear { visibleChildren.insert(child) }
             if phase == .didDisappear { visibleChildren.remove(child) }
-        case .containment:
-            break
+        case .containment(let child, _, _, let parent):
+            // A split's child entering with an id a column holds: a new object with a kept id
+            // (set_column or show_detail of another controller under the same id).
+            if self.kind == .split, parent != nil, SplitColumn.allCases.contains(where: { self.child(in: $0)?.id == child }) { return .unsure }
         case .navigationChanged(let stack, _, _):
             self.stack = stack
         case .drawerChanged(let c, let l, let r, let open, let previous, _):
@@ -463,6 +556,9 @@ public struct CompositeView: Equatable, Sendable {
             if let g = c.closeGestures { closeGestures = g }
             if let i = c.centerInteraction { centerInteraction = i }
             if let s = c.statusBarChild { statusBarChild = s }
+            if let m = c.preferredDisplayMode { preferredDisplayMode = m }
+            if let b = c.preferredSplitBehavior { preferredSplitBehavior = b }
+            if let g = c.presentsWithGesture { presentsWithGesture = g }
         case .windowChanged(let w):
             window = w
         case .parentChanged(let p, let w):
@@ -477,8 +573,15 @@ public struct CompositeView: Equatable, Sendable {
             return .unsure  // R15.10: the environment, which the picture does not hold
         case .displayModeWillChange, .splitCollapsed, .splitExpanded:
             break  // split_changed follows with the whole of it
-        case .splitChanged:
-            return .unsure  // a split's columns and modes: `state` has them
+        case .splitChanged(let change, _):
+            // The columns' ids: the same ones keep their objects; others are new objects.
+            guard change.primary == primary?.id, change.supplementary == supplementary?.id, change.secondary == secondary?.id,
+                  change.compact == compact?.id else { return .unsure }
+            displayMode = change.displayMode
+            splitBehavior = change.splitBehavior
+            topColumn = change.topColumn
+            collapsedStack = change.collapsedStack
+            visibleColumns = change.visibleColumns
         }
         follow()
         return .applied
@@ -491,6 +594,8 @@ public struct CompositeView: Equatable, Sendable {
         switch kind {
         case .navigation: statusBarChild = stack.last?.id
         case .drawer: statusBarChild = (openSide == .left ? left : openSide == .right ? right : nil)?.id ?? center?.id
+        // R15.11 (tabd's decision): collapsed, the top column's child; else the secondary.
+        case .split: statusBarChild = (topColumn.flatMap { child(in: $0) } ?? secondary)?.id
         default: break
         }
         if parent == nil {
@@ -502,7 +607,7 @@ public struct CompositeView: Equatable, Sendable {
 }
 
 extension TabClient {
-    /// `state` of a navigation, drawer or custom controller, as the typed picture.
+    /// `state` of a navigation, split, drawer or custom controller, as the typed picture.
     public func compositeState(_ controller: String) async throws -> CompositeView {
         CompositeView(state: try await stateObject(controller), name: controller)
     }

@@ -190,7 +190,9 @@ public struct ControllerView: Equatable, Sendable {
         bar = o.object("bar").map(BarView.init) ?? BarView()
         customizable = o.strings("customizable")
         customizing = o.flag("customizing") ?? false
-        orientation = o.object("orientation")?.text("current") ?? "portrait"
+        // A tab controller's `orientation` is an object; a navigation, split, drawer or custom
+        // controller's the root's current one (R15.10), which orientation_changed moves too.
+        orientation = o.object("orientation")?.text("current") ?? o.text("orientation") ?? "portrait"
         mode = o.text("mode")
         if let sb = o.object("sidebar"), sb.flag("available") == true { sidebarWanted = sb.flag("visible") ?? true }
         sizeClass = o.text("size_class")

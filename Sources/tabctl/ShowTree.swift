@@ -1,8 +1,9 @@
-// `tabctl show` of an R15 container (a navigation, drawer or custom controller, issue 42
-// item 7): the container and its subtree. Each container with its kind, where it stands
-// (visible, a window's root, attached) and its slots: a stack with its top marked, a drawer's
-// center and sides with the open side marked, a custom controller's children with the shown
-// ones marked. A child that is a controller (R15.2) has that controller drawn beneath it,
+// `tabctl show` of an R15 container (a navigation, split, drawer or custom controller, issue
+// 42 item 7): the container and its subtree. Each container with its kind, where it stands
+// (visible, a window's root, attached) and its slots: a stack with its top marked, a split's
+// columns with the visible ones marked (collapsed: the top column) and its display mode, a
+// drawer's center and sides with the open side marked, a custom controller's children with
+// the shown ones marked. A child that is a controller (R15.2) has that controller drawn beneath it,
 // from its own `state`. With --watch, TreeWatcher subscribes to the tree's controllers and
 // draws again after each batch of their events.
 
@@ -24,9 +25,54 @@ struct ContainerState: Equatable {
         }
     }
 
+    /// A split's columns and modes (R15.15–R15.23).
+    struct Split: Equatable {
+        var style: String
+        /// The columns in slot order (the style's, and compact), each with its child or nil.
+        var columns: [(name: String, child: Child?)]
+        var displayMode: String
+        var splitBehavior: String
+        var preferredDisplayMode: String
+        var preferredSplitBehavior: String
+        var presentsWithGesture: Bool
+        /// Collapsed: the column on top and the stack up to it; nil while expanded.
+        var topColumn: String?
+        var collapsedStack: [String]?
+        var visibleColumns: [String]
+
+        static func == (a: Split, b: Split) -> Bool {
+            a.style == b.style && a.columns.map(\.name) == b.columns.map(\.name) && a.columns.map(\.child) == b.columns.map(\.child)
+                && a.displayMode == b.displayMode && a.splitBehavior == b.splitBehavior && a.preferredDisplayMode == b.preferredDisplayMode
+                && a.preferredSplitBehavior == b.preferredSplitBehavior && a.presentsWithGesture == b.presentsWithGesture
+                && a.topColumn == b.topColumn && a.collapsedStack == b.collapsedStack && a.visibleColumns == b.visibleColumns
+        }
+
+        init(_ o: JSONObject) {
+            style = o.text("style") ?? "?"
+            var columns: [(name: String, child: Child?)] = []
+            var slots: JSONObject?
+            if case .object(let c)? = o["columns"] { slots = c }
+            for name in ["primary", "supplementary", "secondary", "compact"] {
+                // A double split has no supplementary column: not drawn.
+                if name == "supplementary" && style != "triple" && Child(slots?[name]) == nil { continue }
+                columns.append((name, Child(slots?[name])))
+            }
+            self.columns = columns
+            displayMode = o.text("display_mode") ?? "?"
+            splitBehavior = o.text("split_behavior") ?? "?"
+            preferredDisplayMode = o.text("preferred_display_mode") ?? "?"
+            preferredSplitBehavior = o.text("preferred_split_behavior") ?? "?"
+            presentsWithGesture = ContainerState.flag(o["presents_with_gesture"]) ?? true
+            topColumn = o.text("top_column")
+            collapsedStack = ContainerState.strings(o["collapsed_stack"])
+            visibleColumns = ContainerState.strings(o["visible_columns"]) ?? []
+        }
+    }
+
     enum Slots: Equatable {
         /// Bottom (the root) to top (shown).
         case navigation(stack: [Child])
+        case split(Split)
         case drawer(center: Child?, left: Child?, right: Child?, openSide: String, open: [String], close: [String], centerInteraction: String)
         case custom(children: [Child], shown: [String], statusBarChild: String?)
         /// A tab bar controller in the tree: `tabctl show NAME` draws it whole.
@@ -62,6 +108,8 @@ struct ContainerState: Equatable {
         switch kind {
         case "navigation":
             slots = .navigation(stack: children("stack"))
+        case "split":
+            slots = .split(Split(o))
         case "drawer":
             slots = .drawer(center: child("center"), left: child("left"), right: child("right"),
                             openSide: o.text("open_side") ?? "none", open: Self.strings(o["open_gestures"]) ?? [],
@@ -98,6 +146,7 @@ struct ContainerState: Equatable {
     var nested: [String] {
         switch slots {
         case .navigation(let stack): return stack.compactMap(\.controller)
+        case .split(let s): return s.columns.compactMap { $0.child?.controller }
         case .drawer(let center, let left, let right, _, _, _, _): return [center, left, right].compactMap { $0?.controller }
         case .custom(let children, _, _): return children.compactMap(\.controller)
         case .tab: return []
@@ -150,7 +199,7 @@ extension Drawing {
             lines.append("status bar: " + (path.isEmpty ? "none" : path.map { Self.clean($0) }.joined(separator: " › ")))
         }
         if !colour {
-            lines.append("key: >id< top of a stack, open drawer or shown child; \"…\" its title; → the controller a child is")
+            lines.append("key: >id< top of a stack, visible column, open drawer or shown child; \"…\" its title; → the controller a child is")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -171,6 +220,10 @@ extension Drawing {
         if top, let p = c.parent { about.append("child \(Self.clean(p.child)) of \(Self.clean(p.controller))") }
         if let v = c.visible { about.append(v ? "visible" : "not visible") }
         switch c.slots {
+        case .split(let s):
+            about.append(s.style)
+            // Collapsed, the mode is kept but has no effect (R15.20).
+            about.append(s.topColumn.map { "collapsed, top \(Self.clean($0))" } ?? "\(Self.clean(s.displayMode)) (\(Self.clean(s.splitBehavior)))")
         case .drawer(_, _, _, let side, _, _, _): about.append(side == "none" ? "closed" : "open \(side)")
         case .custom(_, _, let sb?): about.append("status bar from \(Self.clean(sb))")
         case .tab(let tabs, let selected):
@@ -212,6 +265,18 @@ extension Drawing {
         switch c.slots {
         case .navigation(let stack):
             numbered(stack, marked: { i, _ in i == stack.count - 1 }, mark: "top")
+        case .split(let s):
+            let width = s.columns.map(\.name.count).max() ?? 0
+            for (column, child) in s.columns {
+                let slot = column + String(repeating: " ", count: width - column.count)
+                let mark = s.topColumn == nil ? "visible" : column == s.topColumn ? "top" : ""
+                row(slot, child, marked: s.visibleColumns.contains(column), mark: mark)
+            }
+            var notes = ["display mode \(Self.clean(s.displayMode)) (preferred \(Self.clean(s.preferredDisplayMode)))",
+                         "behavior \(Self.clean(s.splitBehavior)) (preferred \(Self.clean(s.preferredSplitBehavior)))"]
+            if let stack = s.collapsedStack { notes.append("collapsed stack " + stack.map { Self.clean($0) }.joined(separator: " › ")) }
+            notes.append(s.presentsWithGesture ? "presents with gesture" : "no gesture")
+            lines.append(inner + render([Span(text: notes.joined(separator: "; "), sgr: [Self.dim])]))
         case .drawer(let center, let left, let right, let side, let open, let close, let interaction):
             row("center", center, marked: false, mark: "")
             row("left  ", left, marked: side == "left", mark: "open")

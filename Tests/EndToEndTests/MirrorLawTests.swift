@@ -1,7 +1,9 @@
 // The mirrors' law (issue 45, item 1): both client libraries' mirrors — TabClient's `Mirror`
 // (Swift) and tabd_client's `Follower` (Python, driven through Fixtures/follower-check.py) —
 // equal a fresh `state` of every controller after every request of the restart law's
-// generated streams (RequestGenerator: every command of docs/protocol.md, phones, pads with
+// generated streams (split view controllers among R15's containers here), and TabClient's
+// `CompositeView` of every navigation, split, drawer and custom controller, kept from the
+// watcher's events, equals its `state` after every request of the Swift law's (RequestGenerator: every command of docs/protocol.md, phones, pads with
 // groups, tvs, R13 and R14 made likelier here), with tabd restarted by SIGTERM and by SIGKILL
 // in the middle. A watcher connection counts the events the streams made: every event of
 // docs/protocol.md's table must have come, so a new command or event that a mirror does not
@@ -39,6 +41,11 @@ final class MirrorLawRun {
     /// event announces (docs/clients.md): their groups' remembered child is not compared
     /// until a restart makes the mirrors read `state` again.
     var unannounced: Set<String> = []
+    /// R15's containers as CompositeView keeps them from the watcher's events (the Swift law).
+    var composites: [String: CompositeView] = [:]
+    /// How often a CompositeView read `state` again, by event name; and applied an event.
+    var compositeRereads: [String: Int] = [:]
+    var compositeApplied: [String: Int] = [:]
 
     init(seed: UInt64) throws {
         self.seed = seed
@@ -49,6 +56,7 @@ final class MirrorLawRun {
         watcher = try tabd.client()
         generator = RequestGenerator(seed: seed)
         generator.r14Weight = 16
+        generator.splits = true
         try openWatcher()
     }
 
@@ -58,14 +66,59 @@ final class MirrorLawRun {
     }
 
     /// Reads what the watcher was sent so far (a ping's reply follows every event before it).
-    func drainWatcher() throws {
+    @discardableResult
+    func drainWatcher() throws -> [TabEvent] {
         try watcher.write(#"{"cmd":"ping","id":"drain"}"# + "\n")
+        var out: [TabEvent] = []
         while let raw = try watcher.readLine() {
             let o = try object(raw)
-            if o["ok"] != nil { return }
+            if o["ok"] != nil { return out }
             if let name = o.string("event") { events[name, default: 0] += 1 }
+            if let e = TabEvent(o) { out.append(e) }
         }
         throw TestFailure("the watcher's connection closed")
+    }
+
+    /// Applies the watcher's events since the last check to the CompositeViews (reading
+    /// `state` again, from `states`, where one is unsure, skips a seq or is new), then
+    /// compares each with `states`: the difference, nil when they are equal. `restarted`:
+    /// every view is read again (the events before the restart were drained).
+    func followComposites(_ states: [String: JSONObject], restarted: Bool) throws -> String? {
+        let batch = try drainWatcher()
+        if restarted { composites = [:] }
+        for e in batch {
+            guard let s = states[e.controller], CompositeView.isComposite(s) else { continue }
+            guard var view = composites[e.controller] else {
+                composites[e.controller] = CompositeView(state: s, name: e.controller)
+                continue
+            }
+            guard e.seq > view.seq else { continue }
+            let outcome = e.seq == view.seq + 1 ? view.apply(event: e.name, seq: e.seq, data: e.data) : .unsure
+            switch outcome {
+            case .unsure:
+                compositeRereads[e.name, default: 0] += 1
+                view = CompositeView(state: s, name: e.controller)
+            case .deleted:
+                continue
+            case .applied:
+                compositeApplied[e.name, default: 0] += 1
+            }
+            composites[e.controller] = view
+        }
+        composites = composites.filter { states[$0.key].map(CompositeView.isComposite) == true }
+        for (name, s) in states.sorted(by: { $0.key < $1.key }) where CompositeView.isComposite(s) {
+            guard let view = composites[name] else {
+                composites[name] = CompositeView(state: s, name: name)  // created, no event since
+                continue
+            }
+            let fresh = CompositeView(state: s, name: name)
+            if lawComparable(view) != lawComparable(fresh) {
+                return "\(prefix): the CompositeView of '\(name)' differs from state (view ≠ state):\n  "
+                    + fieldDifferences(lawComparable(view), lawComparable(fresh)).joined(separator: "\n  ")
+                    + "\nstate's JSON \(JSONValue.object(s).jsonString)"
+            }
+        }
+        return nil
     }
 
     var prefix: String { "mirror law, seed \(seedText(seed)), step \(step)" }
@@ -93,6 +146,9 @@ final class MirrorLawRun {
         LawRequest(line: #"{"cmd":"edit.end","controller":"cover"}"#),
         LawRequest(line: #"{"cmd":"set_size_class","controller":"cover","size_class":"compact"}"#),
         LawRequest(line: #"{"cmd":"rotate","controller":"cover","orientation":"landscape_left"}"#),
+        // Search is activated on the search tab, selected (so logged in) first.
+        LawRequest(line: loginLine(controller: "cover"), effect: .login("cover")),
+        LawRequest(line: #"{"cmd":"select","controller":"cover","tab":"find"}"#),
         LawRequest(line: #"{"cmd":"search","controller":"cover","active":true}"#),
         LawRequest(line: #"{"cmd":"controller.delete","controller":"cover"}"#, effect: .delete("cover")),
         LawRequest(line: #"{"cmd":"controller.create","controller":"nav-a","kind":"navigation","stack":[{"id":"inbox"}]}"#, effect: .createComposite("nav-a")),
@@ -104,11 +160,28 @@ final class MirrorLawRun {
         LawRequest(line: #"{"cmd":"controller.create","controller":"custom","kind":"custom","children":[{"id":"a"}]}"#, effect: .createComposite("custom")),
         LawRequest(line: #"{"cmd":"set_shown","controller":"custom","shown":["a"]}"#, effect: .composite("custom")),
         LawRequest(line: #"{"cmd":"set_window","controller":"drawer","window":false}"#, effect: .composite("drawer")),
+        // A pad split, a window's root: secondary_only in portrait, one_beside in landscape
+        // (display_mode_will_change), collapsed by a compact size class and expanded again.
+        LawRequest(line: #"{"cmd":"controller.create","controller":"split","kind":"split","style":"double","idiom":"pad","window":true,"primary":{"id":"list"},"secondary":{"id":"detail"}}"#,
+                   effect: .createComposite("split")),
+        LawRequest(line: #"{"cmd":"rotate","controller":"split","orientation":"landscape_left"}"#, effect: .composite("split")),
+        LawRequest(line: #"{"cmd":"hide_column","controller":"split","column":"primary"}"#, effect: .composite("split")),
+        LawRequest(line: #"{"cmd":"show_detail","controller":"split","child":{"id":"detail-1"}}"#, effect: .composite("split")),
+        LawRequest(line: #"{"cmd":"configure","controller":"split","preferred_display_mode":"one_over"}"#, effect: .composite("split")),
+        LawRequest(line: #"{"cmd":"set_size_class","controller":"split","size_class":"compact"}"#, effect: .composite("split")),
+        LawRequest(line: #"{"cmd":"show_column","controller":"split","column":"primary"}"#, effect: .composite("split")),
+        LawRequest(line: #"{"cmd":"set_column","controller":"split","column":"compact","child":{"id":"compact"}}"#, effect: .composite("split")),
+        LawRequest(line: #"{"cmd":"set_size_class","controller":"split","size_class":"regular"}"#, effect: .composite("split")),
     ]
 
-    /// The prelude, then R13's and R14's drafts a third of the time, else the restart law's mix.
+    /// The prelude, then a split's request one time in eight, R13's and R14's drafts a third
+    /// of the rest, else the restart law's mix.
     func nextLine() -> LawRequest {
         if step <= Self.prelude.count { return Self.prelude[step - 1] }
+        if generator.rng.chance(0.125) {
+            let d = generator.splitDraft()
+            return LawRequest(line: generator.assemble(d), effect: d.effect)
+        }
         if generator.rng.chance(0.35) {
             let d = generator.modernDraft(generator.controllerName())
             return LawRequest(line: generator.assemble(d), effect: d.effect)
@@ -203,9 +276,23 @@ enum MirrorLawSeeds {
     static var steps: Int { environment["TABD_MIRROR_STEPS"].flatMap(Int.init) ?? 400 }
 }
 
+extension CompositeView {
+    /// Whether `state` is a navigation, split, drawer or custom controller's.
+    static func isComposite(_ s: JSONObject) -> Bool { s.string("kind").map { $0 != "tab" } ?? false }
+}
+
+/// A container's picture without what events do not announce (CompositeView's comment): a
+/// hidden root's status bar path, and whether an attached container that shows nothing is
+/// visible.
+func lawComparable(_ v: CompositeView) -> CompositeView {
+    var v = announced(v)
+    if v.parent != nil && v.shownChildren.isEmpty { v.visible = false }
+    return v
+}
+
 /// A picture without what events do not announce, and each group's remembered child as the
 /// child it shows (`state` names a remembered child only when it differs from the fallback;
-/// `remembered: false`: not at all).
+/// `remembered: false`: not at all); a sidebar's wish only where a sidebar exists.
 func comparable(_ v: ControllerView?, remembered: Bool = true) -> ControllerView? {
     guard var v = announced(v) else { return nil }
     func strip(_ t: inout TabView) {
@@ -213,6 +300,9 @@ func comparable(_ v: ControllerView?, remembered: Bool = true) -> ControllerView
         if t.children != nil { for i in t.children!.indices { strip(&t.children![i]) } }
     }
     for i in v.tabs.indices { strip(&v.tabs[i]) }
+    // Where no sidebar exists `state` does not report whether it is wanted (R13.6 remembers
+    // it for when it comes back): a fresh picture takes the default.
+    if !v.sidebarAvailable { v.sidebarWanted = true }
     return v
 }
 
@@ -257,6 +347,10 @@ extension TabClientTests {
                         return Set(views.keys).isSubset(of: states.keys)
                             && states.allSatisfy { name, s in views[name]?.seq == s.int("seq") || (views[name] == nil && run.mayBeUnknown(name, s)) }
                     }
+                    if let difference = try run.followComposites(states, restarted: restarted) {
+                        failure = difference
+                        throw TestFailure("stop")
+                    }
                     let views = log.views
                     if !caughtUp {
                         failure = "\(run.prefix): the mirror did not catch up with state: mirror seqs \(views.mapValues(\.seq).sorted { $0.key < $1.key }), "
@@ -264,7 +358,9 @@ extension TabClientTests {
                         throw TestFailure("stop")
                     }
                     for (name, s) in states.sorted(by: { $0.key < $1.key }) {
-                        guard let view = views[name] else { continue }
+                        // The Mirror's picture of a container is a tab controller's (docs/clients.md):
+                        // its seq is held above, its state by the CompositeView (followComposites).
+                        guard let view = views[name], !CompositeView.isComposite(s) else { continue }
                         let fresh = ControllerView(state: s, name: name)
                         let sure = !run.unannounced.contains(name)
                         if comparable(view, remembered: sure) != comparable(fresh, remembered: sure) {
@@ -279,6 +375,7 @@ extension TabClientTests {
                 if failure == nil { failure = "\(run.prefix): \(error)\n" + run.recentText }
             }
             print("mirror law (Swift), seed \(seedText(seed)): \(run.step) requests, \(run.restarts) restarts, \(log.resyncs.count) resyncs, \(log.changes) changes; \(failure == nil ? "ok" : "failed")")
+            print("  CompositeView: applied \(run.compositeApplied.sorted { $0.key < $1.key }), read state again after \(run.compositeRereads.sorted { $0.key < $1.key })")
             await log.stop()
             run.tabd.stop(signal: SIGKILL)
             if let failure { Issue.record(Comment(rawValue: failure + "\n" + run.rerun)); return }

@@ -224,6 +224,10 @@ struct RequestGenerator {
     var composites: [String: (kind: String, children: [String])] = [:]
     /// How likely R13.12's and R14's commands are among modernDraft's (the mirrors' law raises it).
     var r14Weight = 4
+    /// Whether compositeDraft draws split view controllers too (R15.15–R15.23; the restart
+    /// law and the mirrors' law turn it on). Off, the streams draw what they drew before
+    /// splits were built.
+    var splits = false
 
     init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
@@ -610,7 +614,8 @@ struct RequestGenerator {
         // R15's: what compositeDraft sends over containers of every kind, drawn as the streams draw them.
         var r15 = RequestGenerator(seed: 2)
         r15.composites = ["nav-a": ("navigation", ["inbox"]), "nav-b": ("navigation", ["msg"]), "drawer": ("drawer", ["menu"]), "custom": ("custom", ["inbox"]),
-                          "split": ("split", ["inbox", "msg"])]
+                          "split": ("split", ["list", "detail"])]
+        r15.splits = true
         let containers = Set((0..<2000).map { _ in r15.compositeDraft().cmd })
         return Set(Kind.allCases.map { g.draft($0, "main").cmd }).union(additionCommands).union(containers)
     }
@@ -1036,7 +1041,7 @@ struct RequestGenerator {
 
     // MARK: R15: navigation, drawer and custom controllers
 
-    static let compositeNames = ["nav-a", "nav-b", "drawer", "custom", "split"]
+    static let compositeNames = ["nav-a", "nav-b", "drawer", "custom"]
     static let childScreenIDs = ["inbox", "msg", "menu", "tools", "x\"y", "ü"]
 
     /// The ids of the child objects a composite's `state` or create reply shows.
@@ -1050,7 +1055,7 @@ struct RequestGenerator {
             }
         }
         for key in ["center", "left", "right"] { if case .object(let o)? = result[key], let id = o.string("id") { ids.append(id) } }
-        // A split's columns: child objects in `state`, ids in a command's reply.
+        // A split's columns: child objects in `state`, ids in its commands' replies.
         if case .object(let columns)? = result["columns"] {
             for key in ["primary", "supplementary", "secondary", "compact"] {
                 if case .object(let o)? = columns[key], let id = o.string("id") { ids.append(id) }
@@ -1078,36 +1083,48 @@ struct RequestGenerator {
 
     mutating func children(_ n: Int) -> JSONValue { .array((0..<n).map { _ in childValue() }) }
 
-    static let displayModes = ["automatic", "secondary_only", "one_beside", "one_over", "two_beside", "two_over", "two_displace"]
-
     static let gestures = ["pan_navigation_bar", "pan_center", "bezel_pan_center", "custom", "tap_navigation_bar", "tap_center", "pan_drawer", "button"]
 
     /// A request of R15: a container's creation, or a command of its kind (or another's:
     /// not_available), with random children and gestures.
-    mutating func compositeDraft() -> Draft {
-        let name = rng.pick(Self.compositeNames)
+    /// How a container's request starts: mostly a command of the container the replies said
+    /// exists (its kind and children), else its deletion, else its creation (the caller adds
+    /// the kind's fields).
+    enum CompositeStart {
+        case command(Draft, known: (kind: String, children: [String]))
+        case delete(Draft)
+        case create(Draft)
+    }
+
+    mutating func compositeStart(_ name: String) -> CompositeStart {
         var d = Draft(cmd: "", controller: name)
         d.explicitController = true
-        guard let known = composites[name], rng.chance(0.93) else {
-            if composites[name] != nil, rng.chance(0.4) {
-                d.cmd = "controller.delete"
-                d.effect = .delete(name)
-                return d
-            }
-            d.cmd = "controller.create"
-            d.effect = .createComposite(name)
-            let kind = name.hasPrefix("nav") ? "navigation" : name == "drawer" || name == "split" ? name : "custom"
+        if let known = composites[name], rng.chance(0.93) { return .command(d, known: known) }
+        if composites[name] != nil, rng.chance(0.4) {
+            d.cmd = "controller.delete"
+            d.effect = .delete(name)
+            return .delete(d)
+        }
+        d.cmd = "controller.create"
+        d.effect = .createComposite(name)
+        return .create(d)
+    }
+
+    mutating func compositeDraft() -> Draft {
+        if splits, rng.chance(0.3) { return splitDraft() }
+        let name = rng.pick(Self.compositeNames)
+        var d: Draft
+        let known: (kind: String, children: [String])
+        switch compositeStart(name) {
+        case .delete(let x): return x
+        case .command(let x, let k): d = x; known = k
+        case .create(let x):
+            d = x
+            let kind = name.hasPrefix("nav") ? "navigation" : name == "drawer" ? "drawer" : "custom"
             d.fields = [("kind", jstring(kind))]
             if rng.chance(kind == "drawer" ? 0.5 : 0.15) { d.fields.append(("window", .bool(true))) }
             switch kind {
             case "navigation": d.fields.append(("stack", children(rng.int(in: 1...3))))
-            case "split":
-                let triple = rng.chance(0.4)
-                d.fields += [("style", jstring(triple ? "triple" : "double")), ("primary", childValue(holder: name)), ("secondary", childValue(holder: name))]
-                if triple || rng.chance(0.05) { d.fields.append(("supplementary", childValue(holder: name))) }
-                if rng.chance(0.3) { d.fields.append(("compact", childValue(holder: name))) }
-                if rng.chance(0.4) { d.fields.append(("idiom", jstring("pad"))) }
-                if rng.chance(0.4) { d.fields.append(("preferred_display_mode", jstring(rng.pick(Self.displayModes)))) }
             case "drawer":
                 d.fields.append(("center", childValue(holder: name)))
                 if rng.chance(0.8) { d.fields.append(("left", childValue())) }
@@ -1133,21 +1150,6 @@ struct RequestGenerator {
             return d
         }
         switch known.kind {
-        case "split":
-            let column = jstring(rng.pick(["primary", "supplementary", "secondary", "compact"]))
-            switch rng.below(9) {
-            case 0: d.cmd = "set_column"; d.fields = [("column", column), ("child", rng.chance(0.2) ? .null : childValue(holder: name))]
-            case 1, 2: d.cmd = "show_column"; d.fields = [("column", column)]; if rng.chance(0.3) { d.fields.append(("user", .bool(true))) }
-            case 3: d.cmd = "hide_column"; d.fields = [("column", column)]; if rng.chance(0.3) { d.fields.append(("user", .bool(true))) }
-            case 4: d.cmd = "show_detail"; d.fields = [("child", childValue(holder: name))]
-            case 5: d.cmd = "set_size_class"; d.fields = [("size_class", jstring(rng.pick(["compact", "regular"])))]
-            case 6: d.cmd = "rotate"; d.fields = [("orientation", jstring(rng.pick(["portrait", "landscape_left", "landscape_right"])))]
-            default:
-                d.cmd = "configure"
-                d.fields = [("preferred_display_mode", jstring(rng.pick(Self.displayModes))),
-                            ("preferred_split_behavior", jstring(rng.pick(["automatic", "tile", "overlay", "displace"])))]
-                if rng.chance(0.3) { d.fields.append(("presents_with_gesture", .bool(rng.chance(0.5)))) }
-            }
         case "navigation":
             switch rng.below(6) {
             case 0, 1: d.cmd = "push"; d.fields = [("screen", childValue())]
@@ -1178,6 +1180,85 @@ struct RequestGenerator {
                 d.cmd = "configure"
                 d.fields = [("status_bar_child", known.children.isEmpty || rng.chance(0.3) ? .null : jstring(rng.pick(known.children)))]
             }
+        }
+        d.effect = .composite(name)
+        return d
+    }
+
+    static let splitColumns = ["primary", "supplementary", "secondary", "compact"]
+    static let displayModes = ["automatic", "secondary_only", "one_beside", "one_over", "two_beside", "two_over", "two_displace"]
+
+    /// A child object for a split's column: mostly a screen of its own (a column's ids must
+    /// differ), else childValue's (another container: attached or refused).
+    mutating func columnValue(_ id: String) -> JSONValue {
+        rng.chance(0.8) ? jobject([("id", jstring(id + (rng.chance(0.3) ? "-\(rng.below(3))" : "")))]) : childValue(holder: "split")
+    }
+
+    /// A request of a split view controller (R15.15–R15.23): its creation (a pad or a phone,
+    /// double or triple, a window's root or to attach), its commands, its configuration and,
+    /// as a root, its environment (set_size_class collapses and expands it, rotate derives its
+    /// mode); the commands of another kind now and then (not_available).
+    mutating func splitDraft() -> Draft {
+        let name = "split"
+        var d: Draft
+        let known: (kind: String, children: [String])
+        switch compositeStart(name) {
+        case .delete(let x): return x
+        case .command(let x, let k): d = x; known = k
+        case .create(let x):
+            d = x
+            let triple = rng.chance(0.35)
+            d.fields = [("kind", jstring("split")), ("style", jstring(triple ? "triple" : "double"))]
+            d.fields.append(("idiom", jstring(rng.chance(0.7) ? "pad" : "phone")))
+            if rng.chance(0.6) { d.fields.append(("window", .bool(true))) }
+            d.fields.append(("primary", columnValue("list")))
+            if triple || rng.chance(0.05) { d.fields.append(("supplementary", columnValue("sup"))) }
+            d.fields.append(("secondary", columnValue("detail")))
+            if rng.chance(0.25) { d.fields.append(("compact", columnValue("compact"))) }
+            if rng.chance(0.3) { d.fields.append(("preferred_display_mode", jstring(rng.pick(Self.displayModes)))) }
+            if rng.chance(0.3) { d.fields.append(("preferred_split_behavior", jstring(rng.pick(["automatic", "tile", "overlay", "displace"])))) }
+            if rng.chance(0.2) { d.fields.append(("presents_with_gesture", .bool(false))) }
+            return d
+        }
+        let held = known.children.isEmpty ? ["list", "detail"] : known.children
+        switch rng.below(20) {
+        case 0, 1, 2:
+            d.cmd = "set_column"
+            let column = rng.pick(Self.splitColumns)
+            d.fields = [("column", jstring(column)), ("child", column == "compact" && rng.chance(0.4) ? .null : columnValue(rng.pick(["list", "detail", "sup", "compact", "other"])))]
+        case 3, 4, 5, 6:
+            d.cmd = "show_column"
+            d.fields = [("column", jstring(rng.pick(Self.splitColumns + ["primary", "secondary"])))]
+            if rng.chance(0.3) { d.fields.append(("user", .bool(true))) }
+        case 7, 8, 9:
+            d.cmd = "hide_column"
+            d.fields = [("column", jstring(rng.pick(Self.splitColumns + ["primary", "supplementary"])))]
+            if rng.chance(0.3) { d.fields.append(("user", .bool(true))) }
+        case 10, 11:
+            d.cmd = "show_detail"
+            d.fields = [("child", rng.chance(0.2) ? jobject([("id", jstring(rng.pick(held)))]) : columnValue(rng.pick(["detail", "other", "more"])))]
+        case 12, 13:
+            d.cmd = "configure"
+            switch rng.below(3) {
+            case 0: d.fields = [("preferred_display_mode", jstring(rng.pick(Self.displayModes)))]
+            case 1: d.fields = [("preferred_split_behavior", jstring(rng.pick(["automatic", "tile", "overlay", "displace"])))]
+            default: d.fields = [("presents_with_gesture", .bool(rng.chance(0.5)))]
+            }
+        case 14, 15:
+            d.cmd = "set_size_class"
+            d.fields = [("size_class", jstring(rng.pick(["compact", "regular"])))]
+        case 16:
+            d.cmd = "rotate"
+            d.fields = [("orientation", jstring(rng.pick(Self.orientations)))]
+        case 17:
+            d.cmd = "set_window"
+            d.fields = [("window", .bool(rng.chance(0.5)))]
+        case 18:
+            d.cmd = "state"
+        default:
+            // Another kind's command: not_available.
+            d.cmd = rng.pick(["push", "open_drawer", "set_shown"])
+            d.fields = d.cmd == "push" ? [("screen", childValue())] : d.cmd == "open_drawer" ? [("side", jstring("left"))] : [("shown", jstrings([]))]
         }
         d.effect = .composite(name)
         return d
@@ -1295,6 +1376,7 @@ final class RestartLawRun {
         tabd = try TabdProcess(config: settings.config(credentials: credentials), dir: dir)
         client = try tabd.client()
         generator = RequestGenerator(seed: settings.seed)
+        generator.splits = true  // R15.15–R15.23: the restart law drives split view controllers too
         nextSignal = settings.seed & 4 == 0 ? SIGTERM : SIGKILL
         if watchesEvents { try openWatcher() }
     }

@@ -1,4 +1,4 @@
-// TabClient's functions for navigation, drawer and custom controllers (R15) against a real
+// TabClient's functions for navigation, split, drawer and custom controllers (R15) against a real
 // tabd: each does what its command does, and every event those containers send is typed
 // (`TabEvent.containerEvent`, TabCore's NodeEvent), each of NodeEvent's events among them.
 // In TabClientTests (their own test process, see TabClientTests.swift).
@@ -15,6 +15,8 @@ extension TabClientTests {
         .appearance, .containment, .navigationChanged, .drawerChanged, .childrenChanged, .configChanged, .windowChanged,
         .parentChanged, .statusBarChanged,
     ]
+    /// The events only a split sends (R15.17–R15.22).
+    static let splitEventNames: Set<EventName> = [.displayModeWillChange, .splitCollapsed, .splitExpanded, .splitChanged]
 
     /// A drawer `root` (a window's root) whose center is the navigation controller `nav`,
     /// and a custom container `box`: each function's command, its reply, and the events of
@@ -105,8 +107,16 @@ extension TabClientTests {
             .parentChanged(parent: Attachment(parent: "root", slot: "main"), window: false),
             .parentChanged(parent: nil, window: false),
             .statusBarChanged(path: ["root", "main"]),
+            .configChanged(NodeConfiguration(preferredDisplayMode: .twoOver, preferredSplitBehavior: .displace, presentsWithGesture: false)),
+            .displayModeWillChange(.oneOver),
+            .splitCollapsed(topColumn: .supplementary),
+            .splitExpanded(displayMode: .twoDisplace),
+            .splitChanged(SplitChange(primary: "p", supplementary: nil, secondary: "s", compact: "c", displayMode: .oneBeside, splitBehavior: .tile,
+                                      topColumn: nil, collapsedStack: nil, visibleColumns: [.primary, .secondary]), cause: .environment),
+            .splitChanged(SplitChange(primary: "p", supplementary: "m", secondary: "s", compact: nil, displayMode: .twoBeside, splitBehavior: .tile,
+                                      topColumn: .supplementary, collapsedStack: [.primary, .supplementary], visibleColumns: [.supplementary]), cause: .user),
         ]
-        #expect(Set(samples.map(\.event)) == Self.containerEventNames)
+        #expect(Set(samples.map(\.event)) == Self.containerEventNames.union(Self.splitEventNames))
         for e in samples {
             var w = JSONWriter()
             ReplyEncoder.event(SentNodeEvent(controller: "x", seq: 3, event: e), into: &w)
@@ -184,5 +194,80 @@ extension TabClientTests {
         // Each kind of event was applied from its data, not read again.
         let kinds: Set<EventName> = [.appearance, .containment, .navigationChanged, .drawerChanged, .childrenChanged, .configChanged, .windowChanged, .statusBarChanged]
         #expect(kinds.subtracting(applied.keys).isEmpty, "\(applied)")
+    }
+}
+
+extension TabClientTests {
+    /// A pad split, a window's root (R15.15–R15.23), through TabClient's split functions: each
+    /// reply, every event typed, and a CompositeView kept from the events equal to `state`
+    /// after each command — expanded in portrait and landscape, columns hidden and shown (by
+    /// a user too), a detail shown, its settings configured, collapsed and expanded by the
+    /// size class, a compact column set and emptied, a navigation controller as its primary.
+    /// It reads `state` again only where the environment changes or a column gets a new child.
+    @Test func splitFunctionsAndCompositeView() async throws {
+        let tabd = try TabdProcess()
+        let c = try TabClient(path: tabd.socket)
+        defer { c.close() }
+        try await c.subscribe(controllers: ["cols", "nav"])
+        let created = try await c.createSplit("cols", style: .double, primary: ChildObject(id: "list", title: "Mail"), secondary: ChildObject(id: "detail"),
+                                              window: true, idiom: "pad")
+        #expect(created.string("display_mode") == "secondary_only" && created.string("split_behavior") == "overlay", "\(created)")
+        try await c.createNavigation("nav", stack: [ChildObject(id: "boxes")], idiom: "pad")
+        var view = try await c.compositeState("cols")
+        #expect(view.kind == .split && view.style == .double && view.visibleColumns == [.secondary] && view.shownChildren == ["detail"], "\(view)")
+        _ = await c.nextEvents()  // the creations' (the state includes them)
+        var rereads: [String] = []
+        var applied: [EventName: Int] = [:]
+        var typed: [NodeEvent] = []
+
+        let steps: [(String, () async throws -> JSONObject)] = [
+            ("rotate to landscape", { try await c.rotate("landscape_left", controller: "cols") }),
+            ("hide the primary", { try await c.hideColumn(.primary, controller: "cols") }),
+            ("a user shows it", { try await c.showColumn(.primary, user: true, animated: true, controller: "cols") }),
+            ("show a detail", { try await c.showDetail(ChildObject(id: "message", title: "Re: hi"), controller: "cols") }),
+            ("configure", { try await c.configure(preferredDisplayMode: .oneOver, presentsWithGesture: false, controller: "cols") }),
+            ("collapse", { try await c.setSizeClass("compact", controller: "cols") }),
+            ("pop to the primary", { try await c.showColumn(.primary, controller: "cols") }),
+            ("push the secondary", { try await c.showColumn(.secondary, controller: "cols") }),
+            ("hide the secondary", { try await c.hideColumn(.secondary, controller: "cols") }),
+            ("a compact child", { try await c.setColumn(.compact, ChildObject(id: "compact"), controller: "cols") }),
+            ("no compact child", { try await c.setColumn(.compact, nil, controller: "cols") }),
+            ("expand", { try await c.setSizeClass("regular", controller: "cols") }),
+            ("a navigation controller as the primary", { try await c.setColumn(.primary, ChildObject(id: "mailboxes", controller: "nav"), controller: "cols") }),
+            ("prefer two columns beside", { try await c.configure(preferredSplitBehavior: .tile, controller: "cols") }),
+        ]
+        for (what, step) in steps {
+            let reply = try await step()
+            #expect(reply["columns"] != nil && reply["visible_columns"] != nil, "\(what): \(reply)")
+            for event in await c.nextEvents() where event.controller == "cols" {
+                if let e = event.containerEvent { typed.append(e) }
+                guard event.seq > view.seq else { continue }
+                let outcome = event.seq == view.seq + 1 ? view.apply(event: event.name, seq: event.seq, data: event.data) : .unsure
+                if outcome == .unsure {
+                    rereads.append("\(what): \(event.name)")
+                    view = try await c.compositeState("cols")
+                } else if let kind = event.kind {
+                    applied[kind, default: 0] += 1
+                }
+            }
+            let state = try await c.compositeState("cols")
+            #expect(announced(view) == announced(state), "after \(what):\nview  \(view)\nstate \(state)")
+        }
+        #expect(view.shownChildren == ["mailboxes", "message"] && view.statusBarChild == "message" && view.primary?.controller == "nav", "\(view)")
+        #expect(view.preferredDisplayMode == .oneOver && view.preferredSplitBehavior == .tile && view.presentsWithGesture == false, "\(view)")
+        // Only the environment and new children made it read state again.
+        let expectedRereads = ["rotate to landscape: orientation_changed", "show a detail: split_changed", "collapse: size_class_changed",
+                               "a compact child: split_changed", "no compact child: split_changed", "expand: size_class_changed",
+                               "a navigation controller as the primary: split_changed"]
+        #expect(rereads == expectedRereads, "\(rereads)")
+        let kinds: Set<EventName> = [.appearance, .containment, .configChanged, .splitChanged, .statusBarChanged]
+        #expect(kinds.subtracting(applied.keys).isEmpty, "\(applied)")
+        // Every split event, typed.
+        #expect(Self.splitEventNames.isSubset(of: Set(typed.map(\.event))), "\(typed.map(\.event))")
+        #expect(typed.contains(.displayModeWillChange(.oneBeside)) && typed.contains(.splitCollapsed(topColumn: .secondary)), "\(typed)")
+        #expect(typed.contains(.configChanged(NodeConfiguration(preferredDisplayMode: .oneOver, presentsWithGesture: false))), "\(typed)")
+        #expect(typed.contains { if case .splitChanged(let s, .user) = $0 { s.visibleColumns == [.primary, .secondary] } else { false } }, "\(typed)")
+        // presents_with_gesture false: a user cannot show a column.
+        await #expect(throws: TabdError.self) { try await c.showColumn(.primary, user: true, controller: "cols") }
     }
 }

@@ -1,4 +1,4 @@
-// `tabctl show` of R15's containers (issue 42 item 7): a navigation, drawer or custom
+// `tabctl show` of R15's containers (issue 42 item 7): a navigation, split, drawer or custom
 // controller drawn with its subtree, and `--watch` following the tree's events.
 
 import Foundation
@@ -41,7 +41,7 @@ import Testing
                     1 >b "B"<  (shown)
               gestures: open none; close none; center interaction navigation_bar_only
             status bar: menu
-            key: >id< top of a stack, open drawer or shown child; "…" its title; → the controller a child is
+            key: >id< top of a stack, visible column, open drawer or shown child; "…" its title; → the controller a child is
 
             """, "\(r.output)")
         // A nested controller named alone: where it is attached, and its own subtree.
@@ -83,6 +83,55 @@ import Testing
         // The separator names each container's seq.
         let seqs = "\(try Self.seq(client, "root")) (root), \(try Self.seq(client, "nav")) (nav), \(try Self.seq(client, "deep")) (deep), \(try Self.seq(client, "panel")) (panel) ---"
         #expect(watching.drawings.last?.hasPrefix(seqs) == true, "\(watching.drawings.last ?? "")")
+    }
+
+    /// A pad's split, a window's root: its columns with the visible ones marked, its display
+    /// mode and behavior, a navigation controller in its primary column drawn beneath it;
+    /// collapsed, the top column marked and the collapsed stack; a triple split's
+    /// supplementary column.
+    @Test func showDrawsASplitWithItsVisibleColumnsModeAndCollapse() throws {
+        let tabd = try TabdProcess()
+        let client = try tabd.client()
+        try client.ok(#"{"cmd":"controller.create","controller":"boxes","kind":"navigation","idiom":"pad","stack":[{"id":"inbox","title":"Inbox"}]}"#)
+        try client.ok(#"{"cmd":"controller.create","controller":"cols","kind":"split","style":"double","idiom":"pad","window":true,"primary":{"id":"list","controller":"boxes"},"secondary":{"id":"detail","title":"Detail"}}"#)
+        try client.ok(#"{"cmd":"rotate","controller":"cols","orientation":"landscape_left"}"#)
+        let (cols, boxes) = (try Self.seq(client, "cols"), try Self.seq(client, "boxes"))
+        let r = try TabctlShowTests.show(tabd, "cols")
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output == """
+            cols — split, pad, window, visible, double, one_beside (tile), seq \(cols)
+              primary   >list< → boxes  (visible)
+                  boxes — navigation, pad, visible, seq \(boxes)
+                    0 >inbox "Inbox"<  (top)
+              secondary >detail "Detail"<  (visible)
+              compact    -
+              display mode one_beside (preferred automatic); behavior tile (preferred automatic); presents with gesture
+            status bar: detail
+            key: >id< top of a stack, visible column, open drawer or shown child; "…" its title; → the controller a child is
+
+            """, "\(r.output)")
+        // Collapsed by a compact size class, the primary pushed back on top.
+        try client.ok(#"{"cmd":"set_size_class","controller":"cols","size_class":"compact"}"#)
+        try client.ok(#"{"cmd":"show_column","controller":"cols","column":"primary"}"#)
+        try client.ok(#"{"cmd":"configure","controller":"cols","presents_with_gesture":false}"#)
+        let collapsed = try TabctlShowTests.show(tabd, "cols").output
+        #expect(collapsed.hasPrefix("cols — split, pad, window, visible, double, collapsed, top primary, seq "), "\(collapsed)")
+        #expect(collapsed.contains("  primary   >list< → boxes  (top)\n") && collapsed.contains("  secondary  detail \"Detail\"\n"), "\(collapsed)")
+        #expect(collapsed.contains("display mode one_beside (preferred automatic); behavior tile (preferred automatic); collapsed stack primary; no gesture"), "\(collapsed)")
+        // A phone's triple split: collapsed from its creation, the secondary on top.
+        try client.ok(#"{"cmd":"controller.create","controller":"three","kind":"split","style":"triple","primary":{"id":"a"},"supplementary":{"id":"b"},"secondary":{"id":"c"}}"#)
+        let triple = try TabctlShowTests.show(tabd, "three").output
+        #expect(triple.hasPrefix("three — split, phone, not visible, triple, collapsed, top secondary, seq "), "\(triple)")
+        #expect(triple.contains("  supplementary  b\n") && triple.contains("  secondary     >c<  (top)\n"), "\(triple)")
+        #expect(triple.contains("collapsed stack primary › supplementary › secondary"), "\(triple)")
+        // --watch redraws on a split's events.
+        let watching = try Watching(tabd, ["cols"])
+        #expect(watching.wait { _ in watching.drawings.count >= 1 }, "\(watching.text)")
+        try client.ok(#"{"cmd":"set_size_class","controller":"cols","size_class":"regular"}"#)
+        #expect(watching.wait { _ in watching.drawings.last?.contains("double, one_beside (tile)") == true }, "\(watching.text)")
+        try client.ok(#"{"cmd":"hide_column","controller":"cols","column":"primary"}"#)
+        #expect(watching.wait { _ in watching.drawings.last?.contains("double, secondary_only (tile)") == true }, "\(watching.text)")
+        #expect(watching.drawings.last?.contains("  primary    list → boxes\n") == true, "\(watching.drawings.last ?? "")")
     }
 
     @Test func watchReconnectsAfterARestartAndExitsWhenTheControllerIsDeleted() throws {

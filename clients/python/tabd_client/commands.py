@@ -7,7 +7,7 @@ An optional argument left None is left out of the request, except where null
 means something (`badge`'s value, `customizable`'s and `set_compact_tabs`'
 tabs, `update_tab`'s fields): there None is sent as null.
 
-The commands of navigation, drawer and custom controllers (R15; docs/protocol.md,
+The commands of navigation, split, drawer and custom controllers (R15; docs/protocol.md,
 "Containers beyond tabs") take `controller` as a required keyword: `main` is a
 tab controller. A child object is a dict `{"id": ..., "title"?: ...,
 "restoration_id"?: ..., "controller"?: ...}` (with `controller`: that
@@ -32,8 +32,8 @@ from typing import (Any, Awaitable, Callable, Concatenate, Dict, Generic, List, 
 from .results import (BarResult, Config, ContainerChanged, ContainerState, ControllerCreated, Controllers,
                       CustomizableResult, CustomizingResult, CustomResult, Deleted, DrawerResult, EditingResult, Empty,
                       Explained, Hello, Layout, Metrics, ModeResult, NavigationResult, Plugins, PluginValue, Preserved,
-                      Reloaded, Rotated, SearchResult, Selection, SidebarResult, SizeClassResult, StackResult, State,
-                      Stats, Subscribed, TabChanged, TabList, Unsubscribed)
+                      Reloaded, Rotated, SearchResult, Selection, SidebarResult, SizeClassResult, SplitResult,
+                      StackResult, State, Stats, Subscribed, TabChanged, TabList, Unsubscribed)
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -266,6 +266,23 @@ class Commands(Generic[R]):
                             stack=stack)
 
     @returns(ContainerState)
+    def create_split(self, controller: str, style: str, primary: JSON, secondary: JSON, *,
+                     supplementary: Optional[JSON] = None, compact: Optional[JSON] = None,
+                     preferred_display_mode: Optional[str] = None, preferred_split_behavior: Optional[str] = None,
+                     presents_with_gesture: Optional[bool] = None, window: Optional[bool] = None,
+                     idiom: Optional[str] = None) -> Any:
+        """`controller.create` of a split view controller (R15.15): `style`
+        (`double`, `triple`), its columns (child objects; `supplementary` on
+        triple only, required there; `compact` shown alone while collapsed),
+        its preferences (R15.17) and `presents_with_gesture` (R15.19). A phone
+        split is collapsed from its creation (R15.20)."""
+        return self.request("controller.create", controller=controller, kind="split", window=window, idiom=idiom,
+                            style=style, primary=primary, supplementary=supplementary, secondary=secondary,
+                            compact=compact, preferred_display_mode=preferred_display_mode,
+                            preferred_split_behavior=preferred_split_behavior,
+                            presents_with_gesture=presents_with_gesture)
+
+    @returns(ContainerState)
     def create_drawer(self, controller: str, center: JSON, *, left: Optional[JSON] = None, right: Optional[JSON] = None,
                       open_gestures: Optional[List[str]] = None, close_gestures: Optional[List[str]] = None,
                       center_interaction: Optional[str] = None, window: Optional[bool] = None,
@@ -288,7 +305,7 @@ class Commands(Generic[R]):
 
     @returns(ContainerState)
     def container_state(self, controller: str) -> Any:
-        """`state` of a navigation, drawer or custom controller (`state()` is a
+        """`state` of a navigation, split, drawer or custom controller (`state()` is a
         tab controller's): `kind`, `parent`, `window`, `visible`, the kind's slots."""
         return self.request("state", controller=controller)
 
@@ -296,7 +313,9 @@ class Commands(Generic[R]):
     def configure(self, /, *, controller: str, **fields: Any) -> Any:
         """The kind's configuration (R15.1), as `controller.create` takes it:
         `open_gestures`, `close_gestures`, `center_interaction` (drawer),
-        `status_bar_child` (custom; None clears it). Members not given stay."""
+        `status_bar_child` (custom; None clears it), `preferred_display_mode`,
+        `preferred_split_behavior`, `presents_with_gesture` (split). Members
+        not given stay."""
         return self._with_nulls("configure", controller, **fields)
 
     @returns(ContainerChanged)
@@ -329,6 +348,33 @@ class Commands(Generic[R]):
     def set_stack(self, stack: List[JSON], *, controller: str, animated: Optional[bool] = None) -> Any:
         """Replaces a navigation controller's whole stack (bottom to top)."""
         return self.request("set_stack", stack=stack, animated=animated, controller=controller)
+
+    @returns(SplitResult)
+    def set_column(self, column: str, child: Optional[JSON], *, controller: str) -> Any:
+        """Puts `child` in a split's `column` (`primary`, `supplementary`,
+        `secondary`, `compact`); None empties the compact column, the only one
+        that may be empty (R15.16)."""
+        return self._with_nulls("set_column", controller, column=column, child=child)
+
+    @returns(SplitResult)
+    def show_column(self, column: str, *, controller: str, user: Optional[bool] = None,
+                    animated: Optional[bool] = None) -> Any:
+        """Shows a split's `column` (R15.19; collapsed, pushes it, R15.20);
+        `user`: a swipe or the display-mode button, refused while
+        `presents_with_gesture` is false."""
+        return self.request("show_column", column=column, user=user, animated=animated, controller=controller)
+
+    @returns(SplitResult)
+    def hide_column(self, column: str, *, controller: str, user: Optional[bool] = None,
+                    animated: Optional[bool] = None) -> Any:
+        """Hides a split's `column` (R15.19; collapsed, pops it, R15.20)."""
+        return self.request("hide_column", column=column, user=user, animated=animated, controller=controller)
+
+    @returns(SplitResult)
+    def show_detail(self, child: JSON, *, controller: str, animated: Optional[bool] = None) -> Any:
+        """Makes `child` the split's secondary and shows it
+        (showDetailViewController, R15.22); the secondary's own id is a no-op."""
+        return self.request("show_detail", child=child, animated=animated, controller=controller)
 
     @returns(DrawerResult)
     def open_drawer(self, side: str, *, controller: str, gesture: Optional[str] = None,

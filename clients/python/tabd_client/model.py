@@ -5,7 +5,7 @@ then `apply` every later event in order. Each `on_<event>` method is the rule
 for one event of `Event`; the events in `UNSHOWN` (did_select, appearance,
 containment, will_end_customizing, plugin) change nothing `state` reports and
 only advance `seq`. The events of R15's containers (`CONTAINER_EVENTS`), and
-any but those of `UNSHOWN` of a navigation, drawer or custom controller (its
+any but those of `UNSHOWN` of a navigation, split, drawer or custom controller (its
 state's `kind`), put the mirror in doubt: it reads `state` again. An event the mirror cannot follow raises OutOfSync: read
 `state` again.
 """
@@ -49,7 +49,11 @@ class Event(str, Enum):
     MODE_CHANGED = "mode_changed"
     WILL_BEGIN_EDITING = "will_begin_editing"
     DID_END_EDITING = "did_end_editing"
-    # R15: navigation, drawer and custom controllers (their data: results.EVENT_DATA).
+    # R15: navigation, split, drawer and custom controllers (their data: results.EVENT_DATA).
+    DISPLAY_MODE_WILL_CHANGE = "display_mode_will_change"
+    SPLIT_COLLAPSED = "split_collapsed"
+    SPLIT_EXPANDED = "split_expanded"
+    SPLIT_CHANGED = "split_changed"
     DRAWER_CHANGED = "drawer_changed"
     CHILDREN_CHANGED = "children_changed"
     CONFIG_CHANGED = "config_changed"
@@ -77,10 +81,11 @@ class ControllerMirror:
     UNSHOWN: FrozenSet[Event] = frozenset({Event.DID_SELECT, Event.APPEARANCE, Event.CONTAINMENT,
                                            Event.WILL_END_CUSTOMIZING, Event.PLUGIN})
 
-    #: The events of navigation, drawer and custom controllers (R15): a tab
+    #: The events of navigation, split, drawer and custom controllers (R15): a tab
     #: controller's state has nothing they say, and a container's is not
     #: followed from events here: the mirror is in doubt and reads state again.
     CONTAINER_EVENTS: FrozenSet[Event] = frozenset({
+        Event.DISPLAY_MODE_WILL_CHANGE, Event.SPLIT_COLLAPSED, Event.SPLIT_EXPANDED, Event.SPLIT_CHANGED,
         Event.DRAWER_CHANGED, Event.CHILDREN_CHANGED, Event.CONFIG_CHANGED, Event.WINDOW_CHANGED,
         Event.PARENT_CHANGED, Event.STATUS_BAR_CHANGED})
 
@@ -123,7 +128,7 @@ class ControllerMirror:
         # A container's `visible` follows its children's appearance: not followed here either.
         if event["event"] in self.CONTAINER_EVENTS or composite and (event["event"] not in self.UNSHOWN
                                                                      or event["event"] == Event.APPEARANCE.value):
-            raise OutOfSync("%s: an event of a navigation, drawer or custom controller" % event["event"])
+            raise OutOfSync("%s: an event of a navigation, split, drawer or custom controller" % event["event"])
         reported = self._reports_modern()
         rule = getattr(self, "on_" + event["event"], None)
         if rule:
@@ -184,9 +189,14 @@ class ControllerMirror:
             raise OutOfSync("tab_updated without object (a tabd older than the recipe)")
         tab = self._tab(data["tab"])
         before = self._sidebar_shape()
+        was_hidden = bool(tab.get("hidden"))
         tab.clear()
         tab.update(copy.deepcopy(data["object"]))
         self._follow_the_search_tab()
+        if self._uses_groups() and bool(tab.get("hidden")) != was_hidden:
+            # R13.3: a group whose selected child is hidden shows another, which no event
+            # says where the group is off the selected path.
+            raise OutOfSync("tab_updated hid or showed a tab: the groups' selected children follow from state")
         if self._sidebar_shape() != before:
             self._sidebar_follows()
 

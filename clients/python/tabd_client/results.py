@@ -263,10 +263,29 @@ class State(TypedDict):
     seq: int
 
 
+class SplitColumns(TypedDict):
+    """A split's columns in `state`: a child object each, None for an empty one (and
+    `supplementary` on a double split)."""
+    primary: Child
+    supplementary: Optional[Child]
+    secondary: Child
+    compact: Optional[Child]
+
+
+class SplitColumnIDs(TypedDict):
+    """A split's columns in `split_changed` and its commands' results: ids, None for
+    an empty one."""
+    primary: str
+    supplementary: Optional[str]
+    secondary: str
+    compact: Optional[str]
+
+
 class ContainerState(TypedDict):
-    """`state` of a navigation, drawer or custom controller (R15; the reply of its
+    """`state` of a navigation, split, drawer or custom controller (R15; the reply of its
     `controller.create` too): the kind's members only on that kind, `status_bar_path`
-    only on a root."""
+    only on a root. A split's `top_column` and `collapsed_stack` are None while it is
+    expanded (R15.20)."""
     controller: str
     kind: str
     parent: Optional[Parent]
@@ -277,6 +296,17 @@ class ContainerState(TypedDict):
     orientation: str
     stack: NotRequired[List[Child]]
     top: NotRequired[str]
+    style: NotRequired[str]
+    columns: NotRequired[SplitColumns]
+    preferred_display_mode: NotRequired[str]
+    preferred_split_behavior: NotRequired[str]
+    presents_with_gesture: NotRequired[bool]
+    display_mode: NotRequired[str]
+    split_behavior: NotRequired[str]
+    collapsed: NotRequired[bool]
+    top_column: NotRequired[Optional[str]]
+    collapsed_stack: NotRequired[Optional[List[str]]]
+    visible_columns: NotRequired[List[str]]
     center: NotRequired[Child]
     left: NotRequired[Optional[Child]]
     right: NotRequired[Optional[Child]]
@@ -313,14 +343,38 @@ class CustomResult(TypedDict):
     shown: List[str]
 
 
+class SplitModes(TypedDict):
+    """A split's columns (ids) and modes: its commands' results and `split_changed`."""
+    columns: SplitColumnIDs
+    display_mode: str
+    split_behavior: str
+    collapsed: bool
+    top_column: Optional[str]
+    collapsed_stack: Optional[List[str]]
+    visible_columns: List[str]
+
+
+class SplitResult(SplitModes):
+    """set_column, show_column, hide_column, show_detail: the split's columns (ids) and
+    modes, as `split_changed` tells them."""
+    changed: bool
+
+
 class ContainerChanged(TypedDict):
     """configure, set_window, and restore, rotate and set_size_class of a container root:
-    what the kind's commands answer (NavigationResult's, DrawerResult's or CustomResult's
-    members), set_window's `window`, rotate's `rotated`, `orientation` and `supported`,
-    set_size_class's `size_class`."""
+    what the kind's commands answer (NavigationResult's, SplitResult's, DrawerResult's or
+    CustomResult's members), set_window's `window`, rotate's `rotated`, `orientation` and
+    `supported`, set_size_class's `size_class`."""
     changed: bool
     stack: NotRequired[List[str]]
     top: NotRequired[str]
+    columns: NotRequired[SplitColumnIDs]
+    display_mode: NotRequired[str]
+    split_behavior: NotRequired[str]
+    collapsed: NotRequired[bool]
+    top_column: NotRequired[Optional[str]]
+    collapsed_stack: NotRequired[Optional[List[str]]]
+    visible_columns: NotRequired[List[str]]
     open_side: NotRequired[str]
     center: NotRequired[str]
     children: NotRequired[List[str]]
@@ -509,6 +563,27 @@ class DrawerChanged(TypedDict):
     cause: str
 
 
+class DisplayModeWillChange(TypedDict):
+    """An expanded, visible split's mode about to change (R15.17, R15.21)."""
+    display_mode: str
+
+
+class SplitCollapsed(TypedDict):
+    """A visible split collapsed (R15.20): the column on top."""
+    top_column: str
+
+
+class SplitExpanded(TypedDict):
+    """A visible split expanded (R15.21): its display mode."""
+    display_mode: str
+
+
+class SplitChanged(SplitModes):
+    """A split's columns (ids) and modes after any change of them; `cause`: `app`,
+    `user`, `environment`, `restore`."""
+    cause: str
+
+
 class ChildrenChanged(TypedDict):
     children: List[str]
     shown: List[str]
@@ -519,6 +594,9 @@ class ConfigChanges(TypedDict, total=False):
     close_gestures: List[str]
     center_interaction: str
     status_bar_child: Optional[str]
+    preferred_display_mode: str
+    preferred_split_behavior: str
+    presents_with_gesture: bool
 
 
 class ConfigChanged(TypedDict):
@@ -541,9 +619,11 @@ class StatusBarChanged(TypedDict):
     path: List[str]
 
 
-#: The data type of each R15 event of a navigation, drawer or custom controller.
+#: The data type of each R15 event of a navigation, split, drawer or custom controller.
 EVENT_DATA: Dict[str, Any] = {
     "appearance": ChildAppearance, "containment": ChildContainment, "navigation_changed": StackChanged,
+    "display_mode_will_change": DisplayModeWillChange, "split_collapsed": SplitCollapsed,
+    "split_expanded": SplitExpanded, "split_changed": SplitChanged,
     "drawer_changed": DrawerChanged, "children_changed": ChildrenChanged, "config_changed": ConfigChanged,
     "window_changed": WindowChanged, "parent_changed": ParentChanged, "status_bar_changed": StatusBarChanged,
 }

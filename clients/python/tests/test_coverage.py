@@ -87,6 +87,11 @@ CALLS: Dict[str, Callable[[Any], Any]] = {
     "set_children": lambda c: c.set_children([{"id": "a"}], controller="x", shown=["a"]),
     "set_shown": lambda c: c.set_shown([], controller="x"),
     "transition": lambda c: c.transition("a", {"id": "b"}, controller="x", animated=False),
+    # Split (R15.15–R15.23; create_split in test_split_methods_and_their_events).
+    "set_column": lambda c: c.set_column("compact", None, controller="s"),
+    "show_column": lambda c: c.show_column("primary", controller="s", user=True, animated=False),
+    "hide_column": lambda c: c.hide_column("primary", controller="s"),
+    "show_detail": lambda c: c.show_detail({"id": "d", "title": "D"}, controller="s", animated=True),
 }
 
 

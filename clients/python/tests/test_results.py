@@ -167,6 +167,32 @@ def container_calls(c: Client) -> Dict[str, Any]:
     return calls
 
 
+def split_calls(c: Client, first: int = 0) -> Dict[str, Any]:
+    """Every method of a split view controller (R15.15–R15.23) on `cols`, a pad's double
+    split and a window's root: expanded in portrait (secondary_only) and landscape
+    (one_beside), its columns shown and hidden, collapsed by a compact size class and
+    expanded again; each result by "<method> <n>" (rotate's and set_size_class's, a
+    container root's form, as set_window's: ContainerChanged)."""
+    calls: Dict[str, Any] = {}
+
+    def call(name: str, result: Any) -> None:
+        calls["%s %d" % (name, first + len(calls))] = result
+    call("create_split", c.create_split("cols", "double", {"id": "list", "title": "List"}, {"id": "detail"},
+                                        idiom="pad", window=True))
+    call("set_window", c.rotate("landscape_left", controller="cols"))
+    call("hide_column", c.hide_column("primary", controller="cols"))
+    call("show_column", c.show_column("primary", controller="cols", user=True))
+    call("show_detail", c.show_detail({"id": "detail-2", "title": "Detail"}, controller="cols", animated=True))
+    call("configure", c.configure(controller="cols", preferred_display_mode="one_over", presents_with_gesture=False))
+    call("set_window", c.set_size_class("compact", controller="cols"))
+    call("show_column", c.show_column("primary", controller="cols"))
+    call("set_column", c.set_column("compact", {"id": "compact"}, controller="cols"))
+    call("set_column", c.set_column("compact", None, controller="cols"))
+    call("set_window", c.set_size_class("regular", controller="cols"))
+    call("container_state", c.container_state("cols"))
+    return calls
+
+
 def test_tabds_replies_are_their_commands_types(tabd: Tabd) -> None:
     """The commands the page elides or shows only for a phone, as tabd answers
     them; together with the page, every command's type is checked."""
@@ -187,6 +213,7 @@ def test_tabds_replies_are_their_commands_types(tabd: Tabd) -> None:
         calls["search pad"] = c.search(True, controller="pad")
         calls["edit.begin pad"] = c.edit_begin(controller="pad")
         calls.update(container_calls(c))
+        calls.update(split_calls(c, len(calls)))
         wrong = [p for name, result in calls.items() for p in problems(result, result_type(name.split()[0]), name)]
         assert not wrong, "tabd's replies and results.py differ:\n" + "\n".join(wrong)
     checked: Set[str] = set(documented_replies()) | {name.split()[0] for name in calls}
