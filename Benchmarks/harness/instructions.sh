@@ -152,7 +152,9 @@ esac
 # b on the default controller in the same tabd and under the same load, the figure issue 42
 # holds the drawer's commands to. One connection (CONNS, default 1 here): each pair must
 # arrive in order. The figure is per request of COMMAND (for the pairs, per pair).
-R15_MODES="r15-select r15-open-close-drawer r15-push-pop"
+# `r15-hide-show-column`: `hide_column` + `show_column` of the primary of a pad split root `sp`
+# (double, tiled: one_beside, its primary a screen) in place of the navigation controller.
+R15_MODES="r15-select r15-open-close-drawer r15-push-pop r15-hide-show-column"
 case " $R15_MODES " in
     *" ${2:-none} "*)
         CONNS=${CONNS:-1}
@@ -167,6 +169,10 @@ case " $R15_MODES " in
             r15-push-pop)
                 COMMAND=push
                 printf '{"cmd":"push","controller":"n","screen":{"id":"s"}}\n{"cmd":"pop","controller":"n"}\n' > "$DIR/select.req" ;;
+            r15-hide-show-column)
+                COMMAND=hide_column
+                SETUP_AFTER2='{"cmd":"controller.create","controller":"sp","kind":"split","style":"double","idiom":"pad","window":true,"preferred_split_behavior":"tile","primary":{"id":"list"},"secondary":{"id":"detail"}}'
+                printf '{"cmd":"hide_column","controller":"sp","column":"primary"}\n{"cmd":"show_column","controller":"sp","column":"primary"}\n' > "$DIR/select.req" ;;
         esac
         ;;
 esac
@@ -239,6 +245,7 @@ case "${2:-}" in
     r15-select) what="select (6 flat tabs, beside a drawer and a navigation controller, $CONNS connection)" ;;
     r15-open-close-drawer) what="open_drawer + close_drawer (a drawer root, $CONNS connection)" ;;
     r15-push-pop) what="push + pop (a navigation controller root, $CONNS connection)" ;;
+    r15-hide-show-column) what="hide_column + show_column (a split root, $CONNS connection)" ;;
     scale-push-pop) what="push + pop ($TABS tabs)" ;;
     scale-add-remove) what="add_tab + remove_tab ($TABS tabs)" ;;
     scale-*) what="$COMMAND ($TABS tabs)" ;;

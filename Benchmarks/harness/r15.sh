@@ -30,11 +30,15 @@ select=$(measure r15-select)
 fail=0
 printf '%-28s %10s %12s %10s %7s %7s\n' request "per pair" "per command" select ratio target
 printf '%-28s %10s %12d %10d %6sx %7s\n' "select a / b (flat)" - "$select" "$select" 1.00 -
-for m in open-close-drawer push-pop; do
+for m in open-close-drawer push-pop hide-show-column; do
     pair=$(measure "r15-$m")
     each=$((pair / 2))
     ratio=$(awk -v a="$each" -v b="$select" 'BEGIN { printf "%.2f", a / b }')
-    case "$m" in open-close-drawer) name="open_drawer + close_drawer"; target=1.0 ;; *) name="push + pop (navigation)"; target=- ;; esac
+    case "$m" in
+        open-close-drawer) name="open_drawer + close_drawer"; target=1.0 ;;
+        push-pop) name="push + pop (navigation)"; target=- ;;
+        *) name="hide + show_column (split)"; target=- ;;
+    esac
     ok=$(awk -v r="$ratio" -v t="$target" 'BEGIN { print (t == "-" || r <= t) ? "" : "  ABOVE TARGET" }')
     [ -z "$ok" ] || fail=1
     printf '%-28s %10d %12d %10d %6sx %7s%s\n' "$name" "$pair" "$each" "$select" "$ratio" "$([ "$target" = - ] && echo none || echo "≤ select")" "$ok"

@@ -114,7 +114,7 @@ import Testing
         #expect(try c.ok(#"{"cmd":"pop","controller":"nav","user":true}"#).string("top") == "inbox")
     }
 
-    @Test("R15.4 set_window on a tab controller takes it out of its window and back, answering its window; attached it is conflict")
+    @Test("R15.4 R15.35 set_window on a tab controller takes it out of its window and back; its state then says kind, parent, window, visible; attached it is conflict")
     func tabControllerWindow() throws {
         let (t, c, _) = try Self.drawerOverNavigation()
         defer { withExtendedLifetime(t) {} }
@@ -122,7 +122,16 @@ import Testing
         let out = try c.ok(#"{"cmd":"set_window","controller":"tabs","window":false}"#)
         #expect(out.bool("changed") == true && out.bool("window") == false)
         #expect(try c.ok(#"{"cmd":"set_window","controller":"tabs","window":false}"#).bool("changed") == false)
+        // R15.35: out of a window, its state says where it is; a window's root says nothing new.
+        let hidden = try c.ok(#"{"cmd":"state","controller":"tabs"}"#)
+        #expect(hidden.string("kind") == "tab" && hidden.bool("window") == false && hidden.bool("visible") == false && hidden.isNull("parent"))
+        #expect(try c.ok(#"{"cmd":"state"}"#)["kind"] == nil)
         try c.ok(#"{"cmd":"set_drawer","controller":"root","side":"right","child":{"id":"more","controller":"tabs"}}"#)
+        let attached = try c.ok(#"{"cmd":"state","controller":"tabs"}"#)
+        #expect(attached.object("parent")?.string("controller") == "root" && attached.object("parent")?.string("child") == "more")
+        try c.ok(#"{"cmd":"open_drawer","controller":"root","side":"right"}"#)
+        #expect(try c.ok(#"{"cmd":"state","controller":"tabs"}"#).bool("visible") == true)
+        try c.ok(#"{"cmd":"close_drawer","controller":"root"}"#)
         #expect(try c.error(#"{"cmd":"set_window","controller":"tabs","window":true}"#).string("code") == "conflict")
         try c.ok(#"{"cmd":"set_drawer","controller":"root","side":"right","child":null}"#)
         #expect(try c.ok(#"{"cmd":"set_window","controller":"tabs","window":true}"#).bool("window") == true)

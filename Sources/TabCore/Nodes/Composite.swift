@@ -207,6 +207,12 @@ public struct Composite: Equatable, Sendable {
     public var kind: ContainerKind { body.kind }
     public var isRoot: Bool { parent == nil }
 
+    /// Numbers the next event (mutating: used in place through the registry's index).
+    mutating func nextSeq() -> UInt64 {
+        seq &+= 1
+        return seq
+    }
+
     public init(name: String, body: CompositeBody, window: Bool = false, idiom: Idiom = .phone) {
         self.name = name; self.body = body; self.window = window; self.idiom = idiom
         self.sizeClass = idiom.defaultSizeClass

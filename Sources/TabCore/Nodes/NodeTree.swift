@@ -233,15 +233,17 @@ extension TabContainers {
 
     /// Numbers and appends one event sent by `controller`.
     mutating func send(_ event: NodeEvent, from controller: String, _ outcome: inout NodeOutcome) {
-        if nodes[controller] != nil {
-            saveSeq(controller)
-            nodes[controller]!.tabBar.seq &+= 1
-            return outcome.events.append(SentNodeEvent(controller: controller, seq: nodes[controller]!.tabBar.seq, event: event))
+        // By index, numbered in place: reading `composites[controller]!.seq` copied the whole
+        // container out (its slots retained and released), three times an event.
+        if let i = composites.index(forKey: controller) {
+            saveComposite(controller)
+            let seq = composites.values[i].nextSeq()
+            return outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
         }
-        guard composites[controller] != nil else { return }
-        saveComposite(controller)
-        composites[controller]!.seq &+= 1
-        outcome.events.append(SentNodeEvent(controller: controller, seq: composites[controller]!.seq, event: event))
+        guard nodes[controller] != nil else { return }
+        saveSeq(controller)
+        nodes[controller]!.tabBar.seq &+= 1
+        outcome.events.append(SentNodeEvent(controller: controller, seq: nodes[controller]!.tabBar.seq, event: event))
     }
 
     /// Sets where a child controller of any kind is attached (nil: a hidden root), saved for undo.
@@ -266,9 +268,13 @@ extension TabContainers {
     /// visibility changes (R15.38).
     mutating func step(_ name: String, to body: CompositeBody, _ order: StepOrder, policy: Policy = DefaultPolicy(), between: [NodeEvent] = [],
                        _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
-        let old = composites[name]!.body
-        let leaving = ChildObject.children(old.children, notIn: body.children)
-        let entering = ChildObject.children(body.children, notIn: old.children)
+        // A visibility step keeps the children (nothing enters or leaves): no lists to diff.
+        var leaving: [ChildObject] = [], entering: [ChildObject] = []
+        if order != .visibility {
+            let old = composites[name]!.body
+            leaving = ChildObject.children(old.children, notIn: body.children)
+            entering = ChildObject.children(body.children, notIn: old.children)
+        }
         let before = visibleChildren(below: name)
         saveComposite(name)
         composites[name]!.body = body
@@ -286,10 +292,17 @@ extension TabContainers {
     /// The events of a step, from what left and entered `name` and the visible sets.
     mutating func emit(_ name: String, leaving: [ChildObject], entering: [ChildObject], before: [VisibleChild], after: [VisibleChild],
                        _ order: StepOrder, between: [NodeEvent] = [], _ outcome: inout NodeOutcome) {
-        // Sets of keys: a container may show many children, and this runs for every command.
-        let beforeKeys = Set(before.map(\.key)), afterKeys = Set(after.map(\.key))
-        var gone = before.filter { !afterKeys.contains($0.key) }
-        let came = after.filter { !beforeKeys.contains($0.key) }
+        // Sets of keys when a container shows many children (this runs for every command); a
+        // few are compared in place (hashing a key's three strings cost more than the scan).
+        var gone: [VisibleChild], came: [VisibleChild]
+        if before.count * after.count <= 64 {
+            gone = before.filter { v in !after.contains { $0.isSame(as: v) } }
+            came = after.filter { v in !before.contains { $0.isSame(as: v) } }
+        } else {
+            let beforeKeys = Set(before.map(\.key)), afterKeys = Set(after.map(\.key))
+            gone = before.filter { !afterKeys.contains($0.key) }
+            came = after.filter { !beforeKeys.contains($0.key) }
+        }
         func appear(_ list: [VisibleChild], _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
             for v in list {
                 guard nodes[v.container] != nil else {
