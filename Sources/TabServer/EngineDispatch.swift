@@ -232,9 +232,7 @@ extension ServiceEngine {
         do {
             // The memo handed in beside the controller, not captured: a class captured cost a
             // retain and a release a state (~40 instructions).
-            var inTree = false
-            try containers.reading(name, with: &states) { c, inWindow, states in
-                guard inWindow else { inTree = true; return }
+            let read: Void? = try containers.reading(name, with: &states) { c, states in
                 if states.write(c, &out.reply, id: id) { return }
                 if Self.deferIfBig(c, id: id, kind: .state, &out) { return }
                 ReplyEncoder.success(id: id, into: &out.reply) { w in
@@ -243,7 +241,7 @@ extension ServiceEngine {
                     states.keep(c, w, from: start)
                 }
             }
-            if inTree {
+            if read == nil {
                 // R15.35: out of a window, `state` says where the controller is (no memo: it
                 // depends on the tree, not on the controller alone).
                 let containers = self.containers

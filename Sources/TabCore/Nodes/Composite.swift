@@ -117,7 +117,9 @@ public struct CustomState: Equatable, Sendable {
 }
 
 /// The kind-specific state of a composite container.
-public enum CompositeBody: Equatable, Sendable {
+/// Indirect: each case's state in a box of its own, so that a copy (the registry's lookups, the
+/// visible-set walks, undo) retains one object instead of each child's strings.
+public indirect enum CompositeBody: Equatable, Sendable {
     case navigation(NavigationState)
     case drawer(DrawerState)
     case custom(CustomState)

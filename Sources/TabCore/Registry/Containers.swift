@@ -349,21 +349,21 @@ public struct TabContainers: Equatable, Sendable {
     /// two are reached together without `read` capturing their owner).
     /// Inlinable, so that it is specialized in the caller's module (not a generic call across
     /// modules).
-    /// `read` is also told whether the controller is a window's root (R15.4; a tab controller
-    /// out of a window has R15.35's members in `state`, which depend on the tree).
+    /// Nil, `read` not called, for a tab controller out of a window (R15.4): its `state` has
+    /// R15.35's members, which depend on the tree.
     @inlinable
-    public mutating func reading<R, Extra: ~Copyable>(_ name: String, with extra: inout Extra, _ read: (Controller, Bool, inout Extra) -> R) throws(TabError) -> R {
+    public mutating func reading<R, Extra: ~Copyable>(_ name: String, with extra: inout Extra, _ read: (Controller, inout Extra) -> R) throws(TabError) -> R? {
         var result: R?
-        try lending(name) { result = read($0, $1, &extra) }
-        return result!
+        try lending(name) { result = read($0, &extra) }
+        return result
     }
 
     /// `reading`'s lookup and loan, not generic (so not specialized anywhere).
     @usableFromInline
-    mutating func lending(_ name: String, _ read: (Controller, Bool) -> Void) throws(TabError) {
+    mutating func lending(_ name: String, _ read: (Controller) -> Void) throws(TabError) {
         let i = try lookUp(name)
-        let inWindow = !nodes.values[i].isOutOfWindow()
-        nodes.values[i].tabBar.lend { read($0, inWindow) }
+        guard !nodes.values[i].isOutOfWindow() else { return }
+        nodes.values[i].tabBar.lend(read)
     }
 
     /// Where the controller `name` lies: the last one looked up, else found by its hash.
