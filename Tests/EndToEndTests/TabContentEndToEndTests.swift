@@ -135,3 +135,32 @@ import Testing
         }
     }
 }
+
+/// R15.10, R15.33, R15.8 d with a real plugin: hello.c puts the primary column on top when a
+/// split collapses, here a split in a tab of a compact pad tab root (attached, then collapsed
+/// again by the root's set_size_class); the answers are journaled before the tab
+/// controller's command, so tabd started again without the plugin replays the same state.
+@Suite struct TabContentPluginTests {
+    @Test func aSplitInATabTakesThePluginsTopColumnAndReplaysItWithoutThePlugin() throws {
+        let dir = try PluginEndToEndTests.helloOutOfTree("tabcp")
+        let tabd = try TabdProcess(config: Plugins.config("    - path: hello.so\n", extraDirectory: dir), dir: dir)
+        defer { tabd.stop() }
+        let c = try tabd.client()
+        try c.ok(#"{"cmd":"controller.create","controller":"pt","idiom":"pad"}"#)
+        try c.ok(#"{"cmd":"set_size_class","controller":"pt","size_class":"compact"}"#)
+        try c.ok(#"{"cmd":"controller.create","controller":"s","kind":"split","style":"double","idiom":"pad","primary":{"id":"a"},"secondary":{"id":"d"}}"#)
+        try c.ok(#"{"cmd":"set_tabs","controller":"pt","tabs":[{"id":"t","controller":"s"}]}"#)
+        #expect(try c.ok(#"{"cmd":"state","controller":"s"}"#).string("top_column") == "primary")
+        try c.ok(#"{"cmd":"set_size_class","controller":"pt","size_class":"regular"}"#)
+        #expect(try c.ok(#"{"cmd":"state","controller":"s"}"#).bool("collapsed") == false)
+        try c.ok(#"{"cmd":"set_size_class","controller":"pt","size_class":"compact"}"#)
+        #expect(try c.ok(#"{"cmd":"state","controller":"s"}"#).string("top_column") == "primary")
+        let before = try stateLines(c, ["pt", "s"])
+        try Plugins.config("", extraDirectory: dir).write(toFile: tabd.configPath, atomically: true, encoding: .utf8)
+        for signal in [SIGKILL, SIGTERM] {
+            _ = tabd.stop(signal: signal)
+            try tabd.start()
+            #expect(try stateLines(try tabd.client(), ["pt", "s"]) == before, "after signal \(signal), without the plugin")
+        }
+    }
+}

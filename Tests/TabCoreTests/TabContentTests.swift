@@ -1,6 +1,7 @@
 // SEMANTICS R15.2, R15.14: a tab whose content is a controller. Each test is named after the
 // rule it checks; a tab command's events are written one per line, its own notifications and
 // the tree's events where the daemon publishes them ("container event details").
+import TabJSON
 import Testing
 @testable import TabCore
 
@@ -194,5 +195,42 @@ func tabsOverNavigation(stack: [String] = ["inbox", "thread"], tapPops: TapPops 
         let o = try all.apply(.setTabs([t], animated: false, selected: nil), to: "main")
         #expect(split(all).collapsed)
         #expect(merged(o, &all, "main").contains("s parent_changed main/t"))
+    }
+
+    @Test("R15.10: a tab root's set_size_class reaches the split in its tab after its own events: the split collapses, then expands")
+    func environmentSpreads() throws {
+        var all = TabContainers()
+        try all.create("pad", idiom: .pad)
+        try all.create("s", composite: CompositeSpec(body: .split(SplitState(style: .double, primary: child("p"), secondary: child("q"))), idiom: .pad))
+        var t = Tab(id: "t")
+        t.controller = "s"
+        _ = try all.apply(.setTabs([t], animated: false, selected: nil), to: "pad")
+        _ = all.takeTreeEvents()
+        #expect(!split(all).collapsed)
+        let o = try all.apply(.setSizeClass(.compact), to: "pad")
+        let lines = merged(o, &all, "pad")
+        #expect(split(all).collapsed)
+        let first = try #require(lines.firstIndex { $0.hasPrefix("s ") })
+        #expect(lines[..<first].allSatisfy { $0.hasPrefix("pad ") })
+        #expect(lines.contains("s split_collapsed secondary"))
+        #expect(lines.last?.hasPrefix("s split_changed") == true, "\(lines)")  // the top column is the secondary: the path stays t/q
+        let back = try all.apply(.setSizeClass(.regular), to: "pad")
+        #expect(merged(back, &all, "pad").contains { $0.hasPrefix("s split_expanded") })
+        #expect(!split(all).collapsed)
+        #expect(all.inconsistency == nil)
+    }
+
+    @Test("R15.12: the tab's content is in the snapshot; a loaded one holds it again")
+    func snapshot() throws {
+        var all = try tabsOverNavigation()
+        _ = try all.apply(.select(.tab("mail")), to: "main")
+        var w = JSONWriter()
+        all.writeSnapshot(to: &w)
+        var loaded = try TabContainers(snapshot: try w.withBytes { try JSONParser.parse($0, maxDepth: 64) })
+        loaded.keepChanges(); all.keepChanges()
+        #expect(loaded == all)
+        #expect(loaded.node("main")!.holdsContent)
+        #expect(loaded.parent(of: "boxes") == Attachment(parent: "main", slot: "mail"))
+        #expect(loaded.inconsistency == nil)
     }
 }

@@ -165,6 +165,7 @@ extension TabContainers {
         try checkEnvironment(command, of: name)
         treeEvents = []
         treeEventPlaces = []
+        if !treeAnswers.isEmpty { treeAnswers = [] }
         hasTreeEvents = false
         let holds = nodes.values[i].holdsContent
         let carries = command.carriesContent
@@ -189,6 +190,9 @@ extension TabContainers {
         }
         var o = NodeOutcome()
         var places: [Int] = []
+        // The splits below settle as the plugins answer R15.20's and R15.21's proposals; the
+        // answers (`treeAnswers`) are journaled before the command, and given back on replay.
+        let proposals = policy
         func mark(_ place: Int) { while places.count < o.events.count { places.append(place) } }
         // R15.2, R15.4: what the command detached and attached.
         var detached: [String] = [], attached: [String] = []
@@ -199,7 +203,7 @@ extension TabContainers {
                 let x = c.controller!
                 place(x, Attachment(parent: name, slot: c.id))
                 attached.append(x)
-                spreadEnvironment(below: tree, from: x, events: false, policy: policy, &o)  // R15.10: silently
+                spreadEnvironment(below: tree, from: x, events: false, policy: proposals, &o)  // R15.10: silently
             }
             let now = !contentsAfter.isEmpty
             if now != holds { nodes[name]!.holdsContent = now }
@@ -208,7 +212,7 @@ extension TabContainers {
         // R15.14: the tapped tab's content popped where R4.3 pops a tab's stack (first).
         var covered = Set<VisibleChild.Key>()
         if let (x, wasVisible) = pop {
-            covered = popForTap(x, visible: wasVisible, policy: policy, &o)
+            covered = popForTap(x, visible: wasVisible, policy: proposals, &o)
             outcome.changeState()
         }
         mark(0)
@@ -235,7 +239,7 @@ extension TabContainers {
         // R15.10: a tab root's environment reaches the composites below it, after its own events.
         if holds, nodes[name]!.parent == nil {
             switch command {
-            case .rotate, .setSizeClass, .setOrientation: spreadEnvironment(below: name, events: true, policy: policy, &o)
+            case .rotate, .setSizeClass, .setOrientation: spreadEnvironment(below: name, events: true, policy: proposals, &o)
             default: break
             }
         }
@@ -247,6 +251,7 @@ extension TabContainers {
             send(.statusBarChanged(path: now), from: tree, &o)
         }
         mark(outcome.notifications.count)
+        if !o.answers.isEmpty { treeAnswers = o.answers }
         if !o.events.isEmpty {
             treeEvents = o.events
             treeEventPlaces = places

@@ -32,6 +32,23 @@ public struct TabContainers: Equatable, Sendable {
     /// For each of `treeEvents`, how many of the command's notifications come before it
     /// (R15.8 a: a content's appearance right after its tab's; R15.14: a tap's pop first).
     public internal(set) var treeEventPlaces: [Int] = []
+    /// What plugins answered to proposals while the last command of a tab controller in a tree
+    /// settled the splits below it (R15.10, R15.33): for the journal, which writes them before
+    /// the command's record. Replay hands them back (`recordAnswers`).
+    public internal(set) var treeAnswers: [ProposalAnswer] = []
+    /// The answers a journal record kept for the next command of `pendingAnswers.controller`.
+    var pendingAnswers: (controller: String, answers: [ProposalAnswer])?
+
+    /// Replay: `answers` are for the next command of `controller`.
+    public mutating func recordAnswers(_ answers: [ProposalAnswer], for controller: String) { pendingAnswers = (controller, answers) }
+
+    /// Replay: the answers kept for this command of `controller` (none when the record before
+    /// it kept none).
+    public mutating func takeRecordedAnswers(for controller: String) -> [ProposalAnswer] {
+        guard let p = pendingAnswers else { return [] }
+        pendingAnswers = nil
+        return p.controller == controller ? p.answers : []
+    }
 
     /// The tree events the last command left, handed over once (the next command's are its own).
     public mutating func takeTreeEvents() -> [SentNodeEvent] {
@@ -83,7 +100,9 @@ public struct TabContainers: Equatable, Sendable {
     static let notCompared: [String: String] = ["recent": "where the last lookup landed, a cache of positions that cannot be compared",
                                                 "treeEvents": "the last command's events for other containers, already sent: not state",
                                                 "hasTreeEvents": "whether treeEvents holds any",
-                                                "treeEventPlaces": "where treeEvents go among the last command's notifications: not state"]
+                                                "treeEventPlaces": "where treeEvents go among the last command's notifications: not state",
+                                                "treeAnswers": "the plugins' answers of the last command, for its journal record: not state",
+                                                "pendingAnswers": "replay's answers for the next record: not state"]
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
     /// configured name, then key. Kept here so that the snapshot and the journal carry it
