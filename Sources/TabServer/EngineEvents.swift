@@ -97,13 +97,14 @@ extension ServiceEngine {
             return
         }
         let own = events.reduce(0) { $0 + ($1.controller == controller ? 1 : 0) }
+        let contents = containers.node(controller)?.holdsContent ?? false
         var s = c.seq &- UInt64(outcome.notifications.count + own)
         var next = 0
         for (k, n) in outcome.notifications.enumerated() {
             while next < events.count, places[next] <= k { deliverNode(events[next], &out); next += 1 }
             s &+= 1
             let seq = s
-            deliver(n.eventName, controller: controller, &out) { w in ReplyEncoder.event(n, controller: controller, seq: seq, in: c, into: &w) }
+            deliver(n.eventName, controller: controller, &out) { w in ReplyEncoder.event(n, controller: controller, seq: seq, in: c, contents: contents, into: &w) }
         }
         while next < events.count { deliverNode(events[next], &out); next += 1 }
         if plugins.hearsNotifications { notifyPlugins(events, &out) }

@@ -61,6 +61,9 @@ import Testing
             "main appearance news did_disappear", "main appearance mail did_appear", "boxes appearance thread did_appear",
             "main selection_changed mail select", "main status_bar_changed mail/thread",
         ])
+        // The tab's own appearance names its content controller.
+        #expect(events.contains { $0.string("event") == "appearance" && $0.object("data")?.string("tab") == "mail" && $0.object("data")?.string("child_controller") == "boxes" })
+        #expect(!events.contains { $0.object("data")?.string("tab") == "news" && $0.object("data")?["child_controller"] != nil })
         // Each container numbers its own events, with no gap.
         for name in ["main", "boxes"] {
             let seqs = events.filter { $0.string("controller") == name }.compactMap { $0.int("seq") }
