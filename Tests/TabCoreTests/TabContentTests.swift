@@ -233,4 +233,29 @@ func tabsOverNavigation(stack: [String] = ["inbox", "thread"], tapPops: TapPops 
         #expect(loaded.parent(of: "boxes") == Attachment(parent: "main", slot: "mail"))
         #expect(loaded.inconsistency == nil)
     }
+
+    @Test("R15.8 a, R15.8 c: PROTOCOL.md's example: a tab controller at a drawer's center, its tab's content a split holding a navigation controller")
+    func protocolExample() throws {
+        var all = TabContainers()
+        try all.create("main", .tab({ var o = TabBarOptions(idiom: .pad); o.window = false; return o }()))
+        try all.create("boxes", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("inbox")])), idiom: .pad))
+        try all.create("mails", composite: CompositeSpec(body: .split(SplitState(style: .double, primary: child("boxes", "boxes"), secondary: child("msg"))), idiom: .pad,
+                                                         configuration: NodeConfiguration(preferredDisplayMode: .oneBeside)))
+        var mail = Tab(id: "mail")
+        mail.controller = "mails"
+        _ = try all.apply(.setTabs([Tab(id: "news"), mail], animated: false, selected: nil), to: "main")
+        try all.create("root", composite: CompositeSpec(body: .drawer(DrawerState(center: child("main", "main"), left: child("menu"))), window: true, idiom: .pad))
+        _ = all.takeTreeEvents()
+        let o = try all.apply(.select(.tab("mail")), to: "main")
+        #expect(merged(o, &all, "main") == [
+            "main content_loaded mail",
+            "main news will_disappear", "main mail will_appear", "mails boxes will_appear", "boxes inbox will_appear", "mails msg will_appear",
+            "main news did_disappear", "main mail did_appear", "mails boxes did_appear", "boxes inbox did_appear", "mails msg did_appear",
+            "main selection_changed", "main bar_changed", "root status_bar_changed main/mail/msg",
+        ])
+        // Opening the drawer's left side: nothing for main, mails or boxes (R15.24).
+        let open = try all.apply(.openDrawer(.left, gesture: nil, animated: false), to: "root")
+        #expect(order(open) == ["root menu will_appear", "root menu did_appear", "root drawer_changed left from none app", "root status_bar_changed menu"])
+        #expect(all.inconsistency == nil)
+    }
 }
