@@ -258,4 +258,22 @@ func tabsOverNavigation(stack: [String] = ["inbox", "thread"], tapPops: TapPops 
         #expect(order(open) == ["root menu will_appear", "root menu did_appear", "root drawer_changed left from none app", "root status_bar_changed menu"])
         #expect(all.inconsistency == nil)
     }
+
+    @Test("R15.12: preserve and restore of a tree go down through a tab into its content, by the tab's restoration id")
+    func restorationThroughATab() throws {
+        var all = TabContainers()
+        try all.create("tabs", .tab({ var o = TabBarOptions(idiom: .phone); o.window = false; return o }()))
+        try all.create("boxes", composite: CompositeSpec(body: .navigation(NavigationState(stack: [ChildObject(id: "inbox", restorationID: "r-inbox"), ChildObject(id: "msg", restorationID: "r-msg")]))))
+        var mail = Tab(id: "mail", restorationID: "r-mail")
+        mail.controller = "boxes"
+        _ = try all.apply(.setTabs([mail], animated: false, selected: nil), to: "tabs")
+        try all.create("root", composite: CompositeSpec(body: .drawer(DrawerState(center: ChildObject(id: "main", restorationID: "r-main", controller: "tabs"))), window: true))
+        let archive = try all.preserveTree("root")
+        #expect(archive.entries["r-main/r-mail"] == .stack([ChildObject(id: "inbox", restorationID: "r-inbox"), ChildObject(id: "msg", restorationID: "r-msg")]))
+        _ = try all.apply(.popToRoot(animated: false), to: "boxes")
+        let o = try all.apply(.restoreTree(archive), to: "root")
+        #expect(order(o).contains("boxes navigation_changed inbox,msg set_stack restore"))
+        guard case .navigation(let n) = all.composites["boxes"]!.body else { Issue.record("not a stack"); return }
+        #expect(n.stack.map(\.id) == ["inbox", "msg"])
+    }
 }

@@ -16,7 +16,7 @@ extension Tab {
 
     /// The tab's content (and its children's), as child objects in slot order (pre-order).
     func appendContents(to out: inout [ChildObject]) {
-        if let x = controller { out.append(ChildObject(id: id, controller: x)) }
+        if let x = controller { out.append(ChildObject(id: id, restorationID: restorationID, controller: x)) }
         for c in children ?? [] { c.appendContents(to: &out) }
     }
 
