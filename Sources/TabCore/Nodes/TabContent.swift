@@ -176,9 +176,14 @@ extension TabContainers {
         let visibleBefore = holds ? visibleChildren(below: name) : []
         let pop = holds ? contentToPop(command, of: name) : nil
         let index = nodes.index(forKey: name)!
+        // The reply is read once the tree has settled too (a tap that only popped the tab's
+        // content changed the state all the same).
         var outcome = try apply(command, to: name, at: index, policy: policy, notifying: true, selectionChanges: selectionChanges,
-                                semantics: semantics, reading: read)
-        if outcome.isRefused { return outcome }
+                                semantics: semantics) { _, _ in }
+        if outcome.isRefused {
+            read(nodes[name]!.tabBar, outcome)
+            return outcome
+        }
         let visible = isVisible(name)
         if !visible {
             // R15.5: a tab controller that is not visible sends no appearance.
@@ -252,6 +257,7 @@ extension TabContainers {
         }
         mark(outcome.notifications.count)
         if !o.answers.isEmpty { treeAnswers = o.answers }
+        read(nodes[name]!.tabBar, outcome)
         if !o.events.isEmpty {
             treeEvents = o.events
             treeEventPlaces = places
