@@ -157,7 +157,10 @@ public enum ReplyEncoder {
 
     /// `{"event":…,"controller":…,"seq":…,"data":{…}}\n` for one notification. `c`: the
     /// controller as the command left it (tab objects and the bar are read from it).
-    public static func event(_ n: TabCore.Notification, controller: String, seq: UInt64, in c: Controller, into w: inout JSONWriter) {
+    /// `contents`: the controller holds a tab whose content is a controller (R15.2): that tab's
+    /// appearance and containment name it (`child_controller`).
+    public static func event(_ n: TabCore.Notification, controller: String, seq: UInt64, in c: Controller, contents: Bool = false,
+                             into w: inout JSONWriter) {
         beginEvent(n.eventName, controller: controller, seq: seq, into: &w)
         switch n {
         case .selectionChanged(let tab, let index, let previous, let cause, let path, let previousPath):
@@ -214,10 +217,12 @@ public enum ReplyEncoder {
         case .appearance(let tab, let phase):
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "phase"); w.string(phase.rawValue)
+            if contents, let x = c.content(of: tab) { w.key(literal: "child_controller"); w.string(x) }
         case .containment(let tab, let phase, let parent):
             w.key(literal: "tab"); w.string(tab)
             w.key(literal: "phase"); w.string(phase.rawValue)
             w.key(literal: "parent"); optionalString(parent, &w)
+            if contents, let x = c.content(of: tab) { w.key(literal: "child_controller"); w.string(x) }
         case .tabsChanged(let tabs, let animated, let changed):
             w.key(literal: "tabs"); strings(tabs, &w)
             w.key(literal: "animated"); w.bool(animated)

@@ -218,8 +218,8 @@ extension ServiceEngine {
             throw ProtocolError(refusal)
         }
         journal(outcome, of: command, controller: name)
-        publish(outcome, controller: name, &out)
-        if containers.hasTreeEvents { publish(containers.takeTreeEvents(), &out) }  // R15.8 c: a root's status bar, after
+        // R15.8: a tab controller in a tree: the other containers' events among its own.
+        if containers.hasTreeEvents { publishInTree(outcome, controller: name, &out) } else { publish(outcome, controller: name, &out) }
         if outcome.hasEffects { perform(outcome.effects, &out) }
         if plugins.watchesSelection {
             var effects: [PolicyEffect] = []

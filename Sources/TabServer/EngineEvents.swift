@@ -85,6 +85,31 @@ extension ServiceEngine {
         }
     }
 
+    /// A tab controller's command in a tree: its notifications with the other containers'
+    /// events (`TabContainers.treeEvents`) each where TabCore placed it (R15.8 a: a tab's
+    /// content right after the tab's appearance; R15.14: a tap's pop first). The tab
+    /// controller's own tree events (a root's `status_bar_changed`) come after its
+    /// notifications, so these are numbered back from its seq past them.
+    mutating func publishInTree(_ outcome: Outcome, controller: String, _ out: inout Step) {
+        let (events, places) = containers.takePlacedTreeEvents()
+        guard !subscriptions.isEmpty, outcome.recordsNotifications, let c = containers[controller] else {
+            if plugins.hearsNotifications { publish(events, &out) }
+            return
+        }
+        let own = events.reduce(0) { $0 + ($1.controller == controller ? 1 : 0) }
+        let contents = containers.node(controller)?.holdsContent ?? false
+        var s = c.seq &- UInt64(outcome.notifications.count + own)
+        var next = 0
+        for (k, n) in outcome.notifications.enumerated() {
+            while next < events.count, places[next] <= k { deliverNode(events[next], &out); next += 1 }
+            s &+= 1
+            let seq = s
+            deliver(n.eventName, controller: controller, &out) { w in ReplyEncoder.event(n, controller: controller, seq: seq, in: c, contents: contents, into: &w) }
+        }
+        while next < events.count { deliverNode(events[next], &out); next += 1 }
+        if plugins.hearsNotifications { notifyPlugins(events, &out) }
+    }
+
     /// `controller_deleted`, numbered `seq`, to the deleted controller's subscribers: its
     /// last event.
     mutating func controllerDeleted(_ name: String, seq: UInt64, _ out: inout Step) {
@@ -129,7 +154,7 @@ extension ServiceEngine {
     /// Plugin ABI 1.11 (R15.33): each of an R15 command's events, in order, to the plugins that
     /// have `notify`, as the bytes a subscriber gets (without the newline); what they ask for
     /// meanwhile is done. Called once the command is applied and journaled.
-    private mutating func notifyPlugins(_ events: [SentNodeEvent], _ out: inout Step) {
+    mutating func notifyPlugins(_ events: [SentNodeEvent], _ out: inout Step) {
         var effects: [PolicyEffect] = []
         var w = JSONWriter(capacity: 512)
         for e in events {

@@ -91,7 +91,7 @@ extension ServiceEngine {
                 let outcome = try containers.apply(command, to: name, policy: policy, notifying: notifying,
                                                    selectionChanges: plugins.watchesSelection) { _, _ in }
                 journal(outcome, of: command, controller: name)
-                publish(outcome, controller: name, &out)
+                if containers.hasTreeEvents { publishInTree(outcome, controller: name, &out) } else { publish(outcome, controller: name, &out) }
                 var more = outcome.effects
                 tellSelectionChanges(outcome, controller: name, effects: &more)
                 perform(more, depth: depth + 1, &out)

@@ -53,7 +53,14 @@ extension ServiceEngine {
     /// Writes what `command` changed (or announced: R11.4) to the journal, in the form the
     /// outcome gives it (`Outcome.journal(of:)`).
     mutating func journal(_ outcome: Outcome, of command: Command, controller: String) {
-        outcome.journal(of: command) { journal.append($0, controller: controller) }
+        outcome.journal(of: command) { c in
+            // R15.10, R15.33: what plugins answered for the splits of its tree, just before it
+            // (only a tab controller in a tree has any, and then tree events too).
+            if containers.hasTreeEvents, !containers.treeAnswers.isEmpty {
+                journal.append(.treeAnswers(controller: controller, containers.treeAnswers))
+            }
+            journal.append(c, controller: controller)
+        }
     }
 
     /// What was changed since the last commit is durable now: nothing to undo any more.

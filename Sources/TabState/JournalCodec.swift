@@ -37,12 +37,16 @@ public enum JournalRecord: Equatable, Sendable {
     /// A plugin set `key` of its store to `value`, or removed it (nil): plugin ABI 1.6's
     /// store_put and store_delete. Changes no controller.
     case pluginData(plugin: String, key: String, value: String?)
+    /// What plugins answered to proposals (R15.33) while the tab controller `controller`'s
+    /// next command settled the splits of its tree (R15.10: a split attached in a tab, a tab
+    /// root's environment): written just before that command's record, handed to its replay.
+    case treeAnswers(controller: String, [ProposalAnswer])
 
     /// The controller the record changes ("" for a plugin's store, which belongs to none).
     public var controller: String {
         switch self {
         case .command(let c, _), .node(let c, _, _): return c
-        case .createController(let c, _), .deleteController(let c), .eventSeq(let c, _): return c
+        case .createController(let c, _), .deleteController(let c), .eventSeq(let c, _), .treeAnswers(let c, _): return c
         case .pluginData: return ""
         }
     }
@@ -56,6 +60,7 @@ public enum JournalRecord: Equatable, Sendable {
         case .deleteController: return "controller.delete"
         case .eventSeq: return "seq"
         case .pluginData: return "plugin.store"
+        case .treeAnswers: return "tree.answers"
         }
     }
 
@@ -124,6 +129,12 @@ public enum JournalCodec {
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(literal: "controller.delete")
             w.key(literal: "controller"); w.string(name)
+            w.endObject()
+        case .treeAnswers(let name, let answers):
+            begin(seq: seq, into: &w)
+            w.key(literal: "op"); w.string(literal: "tree.answers")
+            w.key(literal: "controller"); w.string(name)
+            w.key(literal: "answers"); ProposalAnswer.write(answers, to: &w)
             w.endObject()
         case .eventSeq(let name, let eventSeq):
             begin(seq: seq, into: &w)
@@ -391,6 +402,10 @@ public enum JournalCodec {
                 throw JournalRecordError("'plugin.store' needs \"plugin\" and \"key\"")
             }
             record = .pluginData(plugin: plugin, key: key, value: try f.string("value"))
+        case "tree.answers" where version >= 5:
+            do { record = .treeAnswers(controller: controller, try ProposalAnswer.read(f.take("answers"), "answers")) } catch {
+                throw JournalRecordError(error.journalMessage)
+            }
         case "seq" where version >= 2:
             guard let n = try f.int("seq"), n >= 0 else { throw JournalRecordError("'seq' has no \"seq\" count") }
             record = .eventSeq(controller: controller, seq: UInt64(n))

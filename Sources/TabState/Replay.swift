@@ -10,7 +10,14 @@ extension TabContainers {
     public mutating func replay(_ record: JournalRecord, semantics: Semantics) throws(TabError) {
         switch record {
         case .command(let controller, let command):
-            _ = try apply(command, to: controller, policy: DefaultPolicy(), notifying: false, semantics: semantics)
+            // The answers the record before it kept (R15.10, R15.33), else no plugin's.
+            let answers = takeRecordedAnswers(for: controller)
+            _ = try apply(command, to: controller, policy: answers.isEmpty ? DefaultPolicy() : RecordedProposals(answers), notifying: false, semantics: semantics)
+            // Its other containers' events were sent when it ran: none is left for the next
+            // command to publish as its own.
+            if hasTreeEvents { _ = takePlacedTreeEvents() }
+        case .treeAnswers(let controller, let answers):
+            recordAnswers(answers, for: controller)
         case .createController(let name, let spec):
             try create(name, spec, limits: .unlimited)
         case .node(let controller, let command, let answers):

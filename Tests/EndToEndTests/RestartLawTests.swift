@@ -1111,6 +1111,7 @@ struct RequestGenerator {
     }
 
     mutating func compositeDraft() -> Draft {
+        if rng.chance(0.12) { return tabContentDraft() }
         if splits, rng.chance(0.3) { return splitDraft() }
         let name = rng.pick(Self.compositeNames)
         var d: Draft
@@ -1261,6 +1262,32 @@ struct RequestGenerator {
             d.fields = d.cmd == "push" ? [("screen", childValue())] : d.cmd == "open_drawer" ? [("side", jstring("left"))] : [("shown", jstrings([]))]
         }
         d.effect = .composite(name)
+        return d
+    }
+
+    /// R15.2, R15.14: a tab of `main` whose content is one of the pool's containers (attached
+    /// as R15.3 allows, else refused), changed, removed, selected, tapped (popping a content
+    /// navigation controller), and a stack command on it (not_available).
+    mutating func tabContentDraft() -> Draft {
+        var d = Draft(cmd: "", controller: "main")
+        let content = rng.pick(composites.keys.sorted() + ["main", "nav9"])
+        let id = rng.pick(["inbox", "feed", "x1"])
+        switch rng.below(7) {
+        case 0, 1:
+            d.cmd = "add_tab"
+            d.fields = [("tab", jobject([("id", jstring(id)), ("controller", jstring(content))]))]
+            d.effect = .tabs("main")
+        case 2:
+            d.cmd = "update_tab"
+            d.fields = [("tab", jstring(id)), ("content_controller", rng.chance(0.3) ? .null : jstring(content))]
+        case 3:
+            d.cmd = "remove_tab"
+            d.fields = [("tab", jstring(id))]
+            d.effect = .tabs("main")
+        case 4: d.cmd = "select"; d.fields = [("tab", jstring(id))]
+        case 5: d.cmd = "tap"; d.fields = [("tab", jstring(id))]
+        default: d.cmd = "push"; d.fields = [("tab", jstring(id)), ("screen", jobject([("id", jstring("s1"))]))]
+        }
         return d
     }
 

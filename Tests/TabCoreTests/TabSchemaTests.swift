@@ -78,7 +78,7 @@ struct TabSchemaTests {
         u.write(to: &w, .journal)
         w.endObject()
         guard case .object(let members) = try Self.parse(w) else { Issue.record("not an object"); return }
-        #expect(members.keys == [name])
+        #expect(members.keys == [f.updateName])  // `content_controller` for a tab's `controller`
         #expect(try TabUpdate(.description) { members[$0] } == u)
         #expect(try TabUpdate(.journal) { members[$0] } == u)
         var old = Tab(id: "g")

@@ -658,6 +658,7 @@ struct StreamGenerator {
     mutating func gesture() -> DrawerGesture? { chance(1, in: 2) ? nil : pick(DrawerGesture.allCases) }
 
     mutating func r15Action(_ live: TabContainers) -> Action {
+        if chance(1, in: 8) { return tabContentAction(live) }
         if chance(1, in: 12) {
             // A tab controller out of any window (R15.4), to be attached; or that window again.
             let name = pick(["t1", "t2"])
@@ -743,6 +744,36 @@ struct StreamGenerator {
                 return .node(name, .configure(NodeConfiguration(preferredDisplayMode: maybe(pick(SplitDisplayMode.allCases)),
                                                                 preferredSplitBehavior: maybe(pick(SplitBehavior.allCases)), presentsWithGesture: maybe(bool()))))
             }
+        }
+    }
+
+    /// R15.2, R15.14: a tab whose content is a controller: given (mostly a detached root,
+    /// else anything R15.3 refuses), changed, removed, selected and tapped (popping a content
+    /// navigation controller), and a stack command on it (refused).
+    mutating func tabContentAction(_ live: TabContainers) -> Action {
+        let name = pick(["main", "main", "t1", "t2"])
+        let c = live[name]
+        let content = c?.contents ?? []
+        func withContent(_ id: String) -> Tab {
+            var t = tab(id: id)
+            t.navigation = false
+            t.stack = []
+            t.children = nil
+            let free = live.composites.values.filter { $0.isRoot && !$0.window }.map(\.name).sorted()
+            t.controller = !free.isEmpty && chance(4, in: 5) ? pick(free) : pick(Self.compositeNames + ["main", "t1"])
+            return t
+        }
+        switch int(8) {
+        case 0, 1: return .command(name, .addTab(withContent(pick(Self.tabPool)), index: nil))
+        case 2:
+            var u = TabUpdate()
+            u.controller = .set(chance(1, in: 3) ? nil : withContent("x").controller)
+            return .command(name, .updateTab(content.isEmpty || chance(1, in: 3) ? tabID(c) : pick(content).id, u))
+        case 3: return .command(name, .removeTab(content.isEmpty ? tabID(c) : pick(content).id))
+        case 4: return .command(name, .select(.tab(content.isEmpty ? tabID(c) : pick(content).id)))
+        case 5: return .command(name, .tap(.tab(content.isEmpty ? tabID(c) : pick(content).id)))
+        case 6 where !content.isEmpty: return .command(name, .push(tab: pick(content).id, screen: Screen(id: "s")))
+        default: return .command(name, .setTabs([withContent("a"), tab(id: "b")], animated: false, selected: nil))
         }
     }
 

@@ -131,6 +131,8 @@ public struct Tab: Equatable, Sendable {
     /// A group in the sidebar is collapsed (`false`) or expanded (nil: the default, true)
     /// (R13.12). In a description, nil also means "not said": a kept group keeps its value.
     public var expanded: Bool?
+    /// R15.2: the controller that is the tab's content (not with `navigation` or `children`).
+    public var controller: String?
 
     /// Whether the group is expanded in the sidebar (R13.12).
     public var isExpanded: Bool { expanded ?? true }
@@ -186,6 +188,9 @@ public struct Tab: Equatable, Sendable {
                state: { t, c, w in (c?.shownChildID(of: t.id) ?? t.selectedChild).write(to: &w, .state) }),
         .field("display_order", "displayOrder", \.displayOrder, \.displayOrder, default: nil, accepts: .ignored, shown: .group,
                state: { t, _, w in t.orderedChildren.map(\.id).write(to: &w, .state) }),
+        // R15.2: a tab whose content is a controller; shown only for such a tab.
+        // `update_tab` names it `content_controller` (its `controller` is the container addressed).
+        .field("controller", "controller", \.controller, \.controller, default: nil, update: "content_controller", showsIf: { $0.controller != nil }),
     ]
 
     public init(id: String, title: String? = nil, item: TabItem? = nil, restorationID: String? = nil,

@@ -45,7 +45,12 @@ extension TabContainers {
         var current = name
         var steps = 0
         while let p = parent(of: current) {
-            guard let container = composites[p.parent], container.body.shows(p.slot) else { return false }
+            if let container = composites[p.parent] {
+                guard container.body.shows(p.slot) else { return false }
+            } else {
+                // R15.5: a tab's content is shown while its tab is the selected leaf.
+                guard let t = nodes[p.parent], t.tabBar.statusBarChild == p.slot else { return false }
+            }
             current = p.parent
             steps += 1
             if steps > Self.maxChain * 2 { return false }
@@ -73,9 +78,11 @@ extension TabContainers {
     /// further than `Self.maxChain * 2` down (a chain is never longer than `maxChain`; the
     /// bound keeps a damaged tree from recursing without end).
     func chainBelow(_ name: String, depth: Int = 1) -> Int {
-        guard let c = composites[name], depth <= Self.maxChain * 2 else { return 1 }
+        guard depth <= Self.maxChain * 2 else { return 1 }
+        let children: [ChildObject]
+        if let c = composites[name] { children = c.body.children } else if let t = nodes[name], t.holdsContent { children = t.tabBar.contents } else { return 1 }
         var most = 0
-        for child in c.body.children { if let x = child.controller { most = max(most, chainBelow(x, depth: depth + 1)) } }
+        for child in children { if let x = child.controller { most = max(most, chainBelow(x, depth: depth + 1)) } }
         return most + 1
     }
 
@@ -104,8 +111,12 @@ extension TabContainers {
     /// The children `name` shows, and theirs below each, in pre-order.
     func appendVisible(below name: String, depth: Int, to out: inout [VisibleChild]) {
         if let t = nodes[name] {
-            // A tab controller shows its selected leaf, or More (R5.1).
-            if let leaf = t.tabBar.statusBarChild { out.append(VisibleChild(container: name, child: ChildObject(id: leaf), depth: depth)) }
+            // A tab controller shows its selected leaf, or More (R5.1), and the leaf's content
+            // controller (R15.2).
+            guard let leaf = t.tabBar.statusBarChild else { return }
+            let x = t.holdsContent ? t.tabBar.content(of: leaf) : nil
+            out.append(VisibleChild(container: name, child: ChildObject(id: leaf, controller: x), depth: depth))
+            if let x, depth <= Self.maxChain * 2 { appendVisible(below: x, depth: depth + 1, to: &out) }
             return
         }
         guard let c = composites[name], depth <= Self.maxChain * 2 else { return }
@@ -116,22 +127,36 @@ extension TabContainers {
     }
 
     /// The status bar path of `name` (R15.11): its deciding child, then that child's, down.
+    /// A tab controller's deciding child is its selected leaf (R5.4), and the path goes on
+    /// into the leaf's content controller (R15.2).
     public func statusBarPath(of name: String) -> [String] {
         var path: [String] = []
         var current = name
-        while let c = composites[current], let child = c.body.statusBarChild, path.count <= Self.maxChain * 2 {
-            path.append(child.id)
-            guard let x = child.controller else { break }
-            current = x
+        while path.count <= Self.maxChain * 2 {
+            if let c = composites[current] {
+                guard let child = c.body.statusBarChild else { break }
+                path.append(child.id)
+                guard let x = child.controller else { break }
+                current = x
+            } else if let t = nodes[current], let leaf = t.tabBar.statusBarChild {
+                path.append(leaf)
+                guard t.holdsContent, let x = t.tabBar.content(of: leaf) else { break }
+                current = x
+            } else {
+                break
+            }
         }
-        // A tab controller's deciding child is its selected leaf (R5.4).
-        if let t = nodes[current], let leaf = t.tabBar.statusBarChild, !path.isEmpty { path.append(leaf) }
         return path
     }
 
-    /// The status bar path of `root` if it is a root in a window (a hidden root has none).
+    /// The status bar path of `root` if it is a root in a window (a hidden root has none; a
+    /// tab root has one only while it holds a content controller: R15.8 c).
     func shownStatusBarPath(_ root: String) -> [String]? {
-        guard let c = composites[root], c.isRoot, c.window else { return nil }
+        if let c = composites[root] {
+            guard c.isRoot, c.window else { return nil }
+            return statusBarPath(of: root)
+        }
+        guard let t = nodes[root], t.isRoot, t.window, t.holdsContent else { return nil }
         return statusBarPath(of: root)
     }
 
@@ -168,17 +193,23 @@ extension TabContainers {
             guard seen.insert(x).inserted else { throw TabError(.conflict, "'\(x)' is given twice; a controller has one parent") }
             if let t = nodes[x] {
                 // R15.3: a tab controller only in a drawer slot or a custom container (or a
-                // split's secondary or compact column), never in a stack.
+                // split's secondary or compact column), never in a stack or a tab.
                 if kind == .navigation {
                     throw TabError(.conflict, "tab controller '\(x)' cannot be pushed onto navigation controller '\(container)'; a tab bar interface is never in a stack")
+                }
+                if kind == .tab {
+                    throw TabError(.conflict, "tab controller '\(x)' cannot be the content of a tab of '\(container)'; a tab bar interface is never installed in a tab (use a navigation, split, drawer or custom controller)")
+                }
+                if x == container || root(of: container) == x || isAncestor(x, of: container) {
+                    throw TabError(.conflict, "'\(x)' is '\(container)' or above it; a controller cannot contain itself")
                 }
                 if let p = t.parent { throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)") }
                 if t.window { throw TabError(.conflict, "tab controller '\(x)' is a window's root; create it with \"window\": false, or set_window false first") }
                 if t.tabBar.idiom != idiom { throw TabError(.conflict, "'\(x)' is a \(t.tabBar.idiom.rawValue) controller and '\(container)' is in a \(idiom.rawValue) tree") }
-                if above + 1 > Self.maxChain { throw TabError(.conflict, "attaching '\(x)' to '\(container)' would make a chain of \(above + 1) controllers; at most \(Self.maxChain)") }
+                if above + chainBelow(x) > Self.maxChain { throw TabError(.conflict, "attaching '\(x)' to '\(container)' would make a chain of \(above + chainBelow(x)) controllers; at most \(Self.maxChain)") }
                 continue
             }
-            guard let c = composites[x] else { throw TabError(.notFound, "no controller named '\(x)' (create it first, then attach it)") }
+            guard let c = composites[x] else { throw TabError(.notFound, "no controller named '\(x.prefix(Self.maxNameLength))' (create it first, then attach it)") }
             if x == container || root(of: container) == x || isAncestor(x, of: container) {
                 throw TabError(.conflict, "'\(x)' is '\(container)' or above it; a controller cannot contain itself")
             }
@@ -304,19 +335,7 @@ extension TabContainers {
             came = after.filter { !beforeKeys.contains($0.key) }
         }
         func appear(_ list: [VisibleChild], _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
-            for v in list {
-                guard nodes[v.container] != nil else {
-                    send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome)
-                    continue
-                }
-                // A tab controller's leaf: its own event, its content loaded first if it never was (R15.8 a).
-                if phase == .willAppear, nodes[v.container]!.tabBar.isLoaded(v.child.id) == false {
-                    saveWhole(v.container)
-                    nodes[v.container]!.tabBar.setLoaded(v.child.id, true)
-                    send(.contentLoaded(tab: v.child.id), from: v.container, &outcome)
-                }
-                send(.tabAppearance(tab: v.child.id, phase: phase), from: v.container, &outcome)
-            }
+            for v in list { sendAppearance(v, phase, &outcome) }
         }
         func move(_ c: ChildObject, _ phase: ContainmentPhase, entering: Bool, _ outcome: inout NodeOutcome) {
             send(.containment(child: c.id, controller: c.controller, phase: phase, parent: entering ? name : nil), from: name, &outcome)
@@ -369,6 +388,21 @@ extension TabContainers {
         case .visibility:
             others(&outcome)
         }
+    }
+
+    /// One visible child's appearance event, from its container: a tab controller's leaf is
+    /// its own event, its content loaded first if it never was (R15.8 a).
+    mutating func sendAppearance(_ v: VisibleChild, _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
+        guard nodes[v.container] != nil else {
+            send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome)
+            return
+        }
+        if phase == .willAppear, nodes[v.container]!.tabBar.isLoaded(v.child.id) == false {
+            saveWhole(v.container)
+            nodes[v.container]!.tabBar.setLoaded(v.child.id, true)
+            send(.contentLoaded(tab: v.child.id), from: v.container, &outcome)
+        }
+        send(.tabAppearance(tab: v.child.id, phase: phase), from: v.container, &outcome)
     }
 
     /// What follows a command's steps: `parent_changed` of each controller detached, then of

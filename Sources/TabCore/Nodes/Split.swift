@@ -8,7 +8,10 @@
 extension TabContainers {
     /// The environment a container lives in (R15.10): its root's.
     func environment(of name: String) -> (idiom: Idiom, sizeClass: SizeClass, orientation: Orientation) {
-        let r = composites[root(of: name)] ?? composites[name]!
+        let top = root(of: name)
+        // R15.10: a tab root's (a split in one of its tabs).
+        if composites[top] == nil, let t = nodes[top] { return (t.tabBar.idiom, t.tabBar.sizeClass, t.tabBar.orientation) }
+        let r = composites[top] ?? composites[name]!
         return (r.idiom, r.sizeClass, r.orientation)
     }
 
@@ -83,7 +86,12 @@ extension TabContainers {
 
     /// The composites from `name` down, in pre-order.
     private func collectComposites(_ name: String, into out: inout [String], depth: Int = 0) {
-        guard let c = composites[name], depth <= Self.maxChain * 2 else { return }
+        guard depth <= Self.maxChain * 2 else { return }
+        guard let c = composites[name] else {
+            // A tab controller's content controllers (R15.2), in its tabs' order.
+            if let t = nodes[name], t.holdsContent { for child in t.tabBar.contents { collectComposites(child.controller!, into: &out, depth: depth + 1) } }
+            return
+        }
         out.append(name)
         for child in c.body.children { if let x = child.controller { collectComposites(x, into: &out, depth: depth + 1) } }
     }

@@ -72,8 +72,11 @@ extension TabContainers {
         var out: [(String, String)] = []
         func walk(_ name: String, _ path: String, _ depth: Int) {
             out.append((path, name))
-            guard let c = composites[name], depth < Self.maxChain else { return }
-            for child in c.body.children {
+            guard depth < Self.maxChain else { return }
+            // A tab controller's tabs whose content is a controller (R15.2), by the tab's restoration id.
+            let children: [ChildObject]
+            if let c = composites[name] { children = c.body.children } else if let t = nodes[name], t.holdsContent { children = t.tabBar.contents } else { return }
+            for child in children {
                 guard let x = child.controller, let rid = child.restorationID, !rid.isEmpty else { continue }
                 walk(x, path.isEmpty ? rid : path + "/" + rid, depth + 1)
             }
@@ -124,11 +127,15 @@ extension TabContainers {
                 let before = nodes[x]!.tabBar.seq
                 let o = try apply(.restore(a), to: x, notifying: true)
                 var seq = before &+ UInt64(o.notificationCount) &- UInt64(o.notifications.count)
-                for n in o.notifications {
+                // The tree's events where they go among its own (R15.8 a: a tab's content after the tab).
+                let (tree, places) = hasTreeEvents ? takePlacedTreeEvents() : ([], [])
+                var next = 0
+                for (k, n) in o.notifications.enumerated() {
+                    while next < tree.count, places[next] <= k { step.events.append(tree[next]); next += 1 }
                     seq &+= 1
                     step.events.append(SentNodeEvent(controller: x, seq: seq, event: .tab(n)))
                 }
-                step.events += takeTreeEvents()
+                step.events += tree[next...]
                 if o.changed { step.changed = true }
             default:
                 continue

@@ -47,6 +47,10 @@ public struct ContainerNode: Equatable, Sendable {
     /// changes it where it lies (a payload taken out and put back would retain and release
     /// each of the controller's arrays and strings per request).
     public internal(set) var tabBar: Controller
+    /// Whether a tab of it has a controller as its content (R15.2, R15.14): kept beside the
+    /// controller so that a tab controller holding none takes today's path (one flag read
+    /// with `window`, `isInTree()`).
+    public internal(set) var holdsContent = false
 
     /// The seq of the node's last event (R11.4): each node numbers its own events.
     public var seq: UInt64 { tabBar.seq }
@@ -68,9 +72,15 @@ public struct ContainerNode: Equatable, Sendable {
     @inline(__always)
     mutating func isOutOfWindow() -> Bool { !window }
 
+    /// Whether a command of it is the tree's business: out of its window (R15.5), or holding
+    /// a tab whose content is a controller (R15.2). Read in place, as `isOutOfWindow()`.
+    @inline(__always)
+    mutating func isInTree() -> Bool { !window || holdsContent }
+
     /// What makes this node impossible (a state no sequence of commands produces), or nil.
     var inconsistency: String? {
         if parent != nil && window { return "controller '\(name)' is attached to '\(parent!.parent)' and a window's root at once" }
+        if holdsContent != tabBar.hasContent { return "controller '\(name)' is marked as \(holdsContent ? "" : "not ")holding a content controller, and its tabs say otherwise" }
         return tabBar.inconsistency
     }
 }

@@ -29,12 +29,39 @@ public struct TabContainers: Equatable, Sendable {
     /// Whether `treeEvents` holds any: a flag the daemon reads after every command (reading
     /// the array retained and released it).
     public internal(set) var hasTreeEvents = false
+    /// For each of `treeEvents`, how many of the command's notifications come before it
+    /// (R15.8 a: a content's appearance right after its tab's; R15.14: a tap's pop first).
+    public internal(set) var treeEventPlaces: [Int] = []
+    /// What plugins answered to proposals while the last command of a tab controller in a tree
+    /// settled the splits below it (R15.10, R15.33): for the journal, which writes them before
+    /// the command's record. Replay hands them back (`recordAnswers`).
+    public internal(set) var treeAnswers: [ProposalAnswer] = []
+    /// The answers a journal record kept for the next command of `pendingAnswers.controller`.
+    var pendingAnswers: (controller: String, answers: [ProposalAnswer])?
+
+    /// Replay: `answers` are for the next command of `controller`.
+    public mutating func recordAnswers(_ answers: [ProposalAnswer], for controller: String) { pendingAnswers = (controller, answers) }
+
+    /// Replay: the answers kept for this command of `controller` (none when the record before
+    /// it kept none).
+    public mutating func takeRecordedAnswers(for controller: String) -> [ProposalAnswer] {
+        guard let p = pendingAnswers else { return [] }
+        pendingAnswers = nil
+        return p.controller == controller ? p.answers : []
+    }
 
     /// The tree events the last command left, handed over once (the next command's are its own).
     public mutating func takeTreeEvents() -> [SentNodeEvent] {
         hasTreeEvents = false
-        defer { treeEvents = [] }
+        defer { treeEvents = []; treeEventPlaces = [] }
         return treeEvents
+    }
+
+    /// `takeTreeEvents()` with each event's place among the command's notifications.
+    public mutating func takePlacedTreeEvents() -> (events: [SentNodeEvent], places: [Int]) {
+        hasTreeEvents = false
+        defer { treeEvents = []; treeEventPlaces = [] }
+        return (treeEvents, treeEventPlaces)
     }
 
     /// The highest event seq a deleted controller reached (its `controller_deleted`). A
@@ -72,7 +99,10 @@ public struct TabContainers: Equatable, Sendable {
     /// The stored properties `==` leaves out, with the reason.
     static let notCompared: [String: String] = ["recent": "where the last lookup landed, a cache of positions that cannot be compared",
                                                 "treeEvents": "the last command's events for other containers, already sent: not state",
-                                                "hasTreeEvents": "whether treeEvents holds any"]
+                                                "hasTreeEvents": "whether treeEvents holds any",
+                                                "treeEventPlaces": "where treeEvents go among the last command's notifications: not state",
+                                                "treeAnswers": "the plugins' answers of the last command, for its journal record: not state",
+                                                "pendingAnswers": "replay's answers for the next record: not state"]
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
     /// configured name, then key. Kept here so that the snapshot and the journal carry it
@@ -120,6 +150,7 @@ public struct TabContainers: Equatable, Sendable {
         var r = try TabObjectReader.object(json, at: "", .snapshot, orNull: false, expected: "an object")
         guard let all = r.take("controllers") else { throw TabFieldError("controllers", .missing) }
         nodes = try SortedMembers.read(all, at: "controllers") { (v, at) throws(TabFieldError) in ContainerNode(try Controller(snapshot: v, at: at)) }
+        for name in nodes.keys where nodes[name]!.tabBar.hasContent { nodes[name]!.holdsContent = true }
         let floor = try r.read("seqFloor", as: Int.self) ?? 0
         guard floor >= 0 else { throw TabFieldError("seqFloor", .type(expected: "a count")) }
         seqFloor = UInt64(floor)
@@ -243,6 +274,9 @@ public struct TabContainers: Equatable, Sendable {
         }
         guard let n = nodes[name] else { throw TabError(.notFound, "no controller named '\(name)'") }
         if let p = n.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; remove it there first, then delete it") }
+        if n.holdsContent, let held = n.tabBar.contents.first {
+            throw TabError(.conflict, "'\(name)' holds the controller '\(held.controller!)' (content of tab '\(held.id)'); detach it first (update_tab with \"controller\": null), then delete '\(name)'")
+        }
     }
 
     /// Numbers one event of a controller that is not a state machine's notification (a
@@ -286,31 +320,18 @@ public struct TabContainers: Equatable, Sendable {
                                selectionChanges: Bool = false, semantics: Semantics = .amended,
                                reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let i = try lookUp(name)
-        // R15: not a window's root (attached, or out of its window). One flag read on every
-        // command; the tree's work, out of line, only for such a controller.
-        if nodes.values[i].isOutOfWindow() {
-            return try applyOutOfWindow(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges, semantics: semantics, reading: read)
+        // R15: not a window's root (attached, or out of its window), or holding a tab whose
+        // content is a controller, or given one. One flag read and one comparison of the
+        // command's case on every command; the tree's work, out of line, only for those.
+        if nodes.values[i].isInTree() || command.carriesContent {
+            return try applyInTree(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges, semantics: semantics, reading: read)
         }
         return try apply(command, to: name, at: i, policy: policy, notifying: notifying, selectionChanges: selectionChanges, semantics: semantics, reading: read)
     }
 
-    /// R15.5, R15.8 c, R15.10 for a tab controller that is not a window's root: its command
-    /// with every notification built (its appearance may have to go), then `settleInTree`.
-    @inline(never)
-    mutating func applyOutOfWindow(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
-                                   selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
-        try checkEnvironment(command, of: name)
-        treeEvents = []
-        hasTreeEvents = false
-        let pathBefore = shownStatusBarPath(root(of: name))
-        var outcome = try apply(command, to: name, at: i, policy: policy, notifying: true, selectionChanges: selectionChanges, semantics: semantics, reading: read)
-        settleInTree(name, &outcome, pathBefore: pathBefore)
-        return outcome
-    }
-
     /// `apply(_:to:…reading:)` once the controller is found at `i`.
     @inline(__always)
-    private mutating func apply(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy, notifying: Bool,
+    mutating func apply(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy, notifying: Bool,
                                 selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         let pending = prepareUndo(name, at: i, before: command)
         #if DEBUG
@@ -397,6 +418,12 @@ public struct TabContainers: Equatable, Sendable {
             do { try Self.validate(name: name) } catch { return "a controller is named '\(name)': \(error.message)" }
             guard n.name == name else { return "controller '\(n.name)' is stored as '\(name)'" }
             if let problem = n.inconsistency { return problem }
+            for c in n.holdsContent ? n.tabBar.contents : [] {
+                guard parent(of: c.controller!) == Attachment(parent: name, slot: c.id) else {
+                    return "controller '\(name)' holds '\(c.controller!)' as the content of tab '\(c.id)', which is not attached there"
+                }
+                if nodes[c.controller!] != nil { return "controller '\(name)' holds the tab controller '\(c.controller!)' as the content of a tab" }
+            }
             if let p = n.parent {
                 guard let holder = composites[p.parent] else { return "controller '\(name)' is attached to '\(p.parent)', which does not exist" }
                 guard holder.body.child(p.slot)?.controller == name else {
@@ -411,7 +438,11 @@ public struct TabContainers: Equatable, Sendable {
             guard c.name == name else { return "controller '\(c.name)' is stored as '\(name)'" }
             if nodes[name] != nil { return "'\(name)' names a tab controller and a \(c.kind.rawValue) controller" }
             if let problem = c.inconsistency { return problem }
-            if let p = c.parent {
+            if let p = c.parent, let holder = nodes[p.parent] {
+                guard holder.holdsContent, holder.tabBar.content(of: p.slot) == name else {
+                    return "controller '\(name)' is attached to '\(p.parent)' as '\(p.slot)', which does not hold it"
+                }
+            } else if let p = c.parent {
                 guard let holder = composites[p.parent], let child = holder.body.child(p.slot), child.controller == name else {
                     return "controller '\(name)' is attached to '\(p.parent)' as '\(p.slot)', which does not hold it"
                 }
@@ -430,6 +461,7 @@ public struct TabContainers: Equatable, Sendable {
     /// Puts a controller back as it was (restoring from a snapshot): a root in a window.
     public mutating func insert(_ controller: Controller) {
         nodes[controller.name] = ContainerNode(controller)
+        nodes[controller.name]!.holdsContent = controller.hasContent
         recent = Recent()
     }
 

@@ -404,6 +404,9 @@ public struct Controller: Equatable, Sendable {
         guard tab.id != moreID else {
             throw TabError(.invalid, "'more' is reserved for the More item and cannot be a tab id")
         }
+        if let x = tab.controller, tab.navigation || tab.children != nil {
+            throw TabError(.invalid, "tab '\(tab.id)' has controller '\(x)' as its content and \(tab.navigation ? "navigation: true" : "children"); a tab's content is a controller or its own, not both", field: "controller")
+        }
     }
 }
 

@@ -374,7 +374,11 @@ public final class TabField: Sendable {
     public let name: String
     /// The snapshot's name.
     public let key: String
-    let nameLiteral: StaticString, keyLiteral: StaticString
+    /// `update_tab`'s name (its request's and its record's members): the name, but where the
+    /// request's own members take it (`controller`, the container addressed: a tab's content
+    /// controller is `content_controller` there).
+    public let updateName: String
+    let nameLiteral: StaticString, keyLiteral: StaticString, updateLiteral: StaticString
     public let accepts: Accepts
     public let journal: Presence
     public let snapshot: Presence
@@ -396,7 +400,7 @@ public final class TabField: Sendable {
     /// Sets the field to a value other than its default (the tests of `Tab.fields`).
     let setOther: @Sendable (inout Tab) -> Void
 
-    init(name: StaticString, key: StaticString, accepts: Accepts, journal: Presence, snapshot: Presence, shown: Shown, arranges: Bool,
+    init(name: StaticString, key: StaticString, update: StaticString? = nil, accepts: Accepts, journal: Presence, snapshot: Presence, shown: Shown, arranges: Bool,
          path: (PartialKeyPath<Tab> & Sendable)?, isDefault: @escaping @Sendable (Tab) -> Bool,
          write: @escaping @Sendable (Tab, inout JSONWriter, TabForm) -> Void, showsIn: (@Sendable (Tab) -> Bool)?,
          writeShown: @escaping @Sendable (Tab, Controller?, inout JSONWriter) -> Void,
@@ -404,6 +408,7 @@ public final class TabField: Sendable {
          equal: @escaping @Sendable (Tab, Tab) -> Bool, copy: @escaping @Sendable (Tab, inout Tab) -> Void,
          setOther: @escaping @Sendable (inout Tab) -> Void) {
         self.name = name.description; self.key = key.description; nameLiteral = name; keyLiteral = key
+        updateLiteral = update ?? name; updateName = updateLiteral.description
         self.accepts = accepts; self.journal = journal; self.snapshot = snapshot; self.shown = shown; self.arranges = arranges
         self.path = path; self.isDefault = isDefault; self.write = write; self.showsIn = showsIn; self.writeShown = writeShown
         self.read = read; self.equal = equal; self.copy = copy; self.setOther = setOther
@@ -416,13 +421,13 @@ public final class TabField: Sendable {
     @inline(__always)
     static func field<V: TabFieldValue>(
         _ name: StaticString, _ key: StaticString, _ path: WritableKeyPath<Tab, V> & Sendable, _ get: @escaping @Sendable (Tab) -> V,
-        default defaultValue: V,
+        default defaultValue: V, update: StaticString? = nil,
         accepts: Accepts = .read, journal: Presence = .unlessDefault, snapshot: Presence = .unlessDefault,
         shown: Shown = .always, arranges: Bool = false,
         showsIf: (@Sendable (Tab) -> Bool)? = nil, state: (@Sendable (Tab, Controller?, inout JSONWriter) -> Void)? = nil
     ) -> TabField {
         TabField(
-            name: name, key: key, accepts: accepts, journal: journal, snapshot: snapshot, shown: shown, arranges: arranges,
+            name: name, key: key, update: update, accepts: accepts, journal: journal, snapshot: snapshot, shown: shown, arranges: arranges,
             path: path,
             isDefault: { get($0) == defaultValue },
             write: { t, w, form in get(t).write(to: &w, form) },
@@ -606,8 +611,8 @@ extension TabUpdate {
         self.init()
         for i in Tab.updatableFields {
             let f = Tab.fields[i]
-            guard let v = take(f.name) else { continue }
-            try f.read(v, &values, path.isEmpty ? f.name : path + "." + f.name, form)
+            guard let v = take(f.updateName) else { continue }
+            try f.read(v, &values, path.isEmpty ? f.updateName : path + "." + f.updateName, form)
             changed |= 1 &<< UInt64(i)
         }
     }
@@ -616,7 +621,7 @@ extension TabUpdate {
     public func write(to w: inout JSONWriter, _ form: TabForm) {
         for i in Tab.updatableFields where changed & (1 &<< UInt64(i)) != 0 {
             let f = Tab.fields[i]
-            w.key(literal: f.nameLiteral)
+            w.key(literal: f.updateLiteral)
             f.write(values, &w, form)
         }
     }

@@ -1,0 +1,276 @@
+// A tab whose content is a controller (R15.2, R15.14): the tab's `controller`, attached to
+// its tab controller as `{controller, child: <tab id>}`. A tab controller holding one takes
+// the tree's path (`ContainerNode.isInTree()`); one holding none takes today's. Its own
+// commands stay its own (`Controller.apply`): around them, the registry checks what they
+// attach (R15.3), attaches and detaches (R15.4), expands its appearance into the content's
+// (R15.8 a), pops a content navigation controller on a tap (R15.14), takes the root's
+// environment down (R15.10) and announces the root's status bar path (R15.11).
+
+extension Tab {
+    /// Whether the tab, or a tab below it, has a controller as its content.
+    var hasContentDeep: Bool {
+        if controller != nil { return true }
+        guard let children else { return false }
+        return children.contains { $0.hasContentDeep }
+    }
+
+    /// The tab's content (and its children's), as child objects in slot order (pre-order).
+    func appendContents(to out: inout [ChildObject]) {
+        if let x = controller { out.append(ChildObject(id: id, restorationID: restorationID, controller: x)) }
+        for c in children ?? [] { c.appendContents(to: &out) }
+    }
+
+    /// Every tab of the tree `tabs` that has a controller as its content, checked (R15.2).
+    static func checkContents(_ tabs: [Tab]) throws(TabError) {
+        for t in tabs {
+            if t.controller != nil { try Controller.validate(t) }
+            if let c = t.children { try checkContents(c) }
+        }
+    }
+
+    static func contents(_ tabs: [Tab]) -> [ChildObject] {
+        var out: [ChildObject] = []
+        for t in tabs { t.appendContents(to: &out) }
+        return out
+    }
+}
+
+extension Controller {
+    /// Whether a tab of the tree has a controller as its content (R15.2).
+    public var hasContent: Bool { tabs.contains { $0.hasContentDeep } }
+
+    /// The tabs whose content is a controller, as child objects (`id`: the tab), in slot order.
+    public var contents: [ChildObject] { Tab.contents(tabs) }
+
+    /// The controller that is the tab `id`'s content, or nil.
+    public func content(of id: String) -> String? {
+        guard let a = locate(id) else { return nil }
+        return self[at: a].controller
+    }
+}
+
+extension Command {
+    /// Whether the command's tabs name a content controller (R15.2): it then takes the tree's
+    /// path, to be checked. One comparison of the case for every other command.
+    @inline(__always)
+    var carriesContent: Bool {
+        switch self {
+        case .setTabs(let tabs, _, _): return tabs.contains { $0.hasContentDeep }
+        case .addTab(let tab, _, _): return tab.hasContentDeep
+        case .updateTab(_, let update): return update.values.hasContentDeep
+        default: return false
+        }
+    }
+}
+
+extension TabContainers {
+    /// R15.2, R15.3: refuses, nothing changed, a command of the tab controller `name` that
+    /// would attach a controller it cannot (or a stack command on a tab whose content is a
+    /// controller, PROTOCOL.md: `not_available` naming it). Returns the content tabs the
+    /// command may leave, for the caller's comparison.
+    func checkContent(_ command: Command, of name: String, before: [ChildObject]) throws(TabError) {
+        guard let n = nodes[name] else { return }
+        let t = n.tabBar
+        var after: [ChildObject]
+        switch command {
+        case .push(let tab, _), .pop(let tab), .popToRoot(let tab):
+            guard n.holdsContent, let x = t.content(of: tab) else { return }
+            throw TabError(.notAvailable, "tab '\(tab)' of '\(name)' shows controller '\(x)' as its content; send \(command.name) to '\(x)' (\"controller\": \"\(x)\") without \"tab\"", field: "tab")
+        case .setTabs(let tabs, _, _):
+            try Tab.checkContents(tabs)
+            after = Tab.contents(tabs)
+        case .addTab(let tab, _, _):
+            try Tab.checkContents([tab])
+            after = before + Tab.contents([tab])
+        case .updateTab(let id, let update):
+            guard let a = t.locate(id) else { return }  // the controller's own not_found
+            let old = t[at: a]
+            var tab = old
+            update.apply(to: &tab, arranging: false)
+            update.apply(to: &tab, arranging: true)
+            if tab.controller != nil || update.values.hasContentDeep { try Tab.checkContents([tab]) }
+            let leaving = Set(Tab.contents([old]).map(\.identity))
+            after = before.filter { !leaving.contains($0.identity) } + Tab.contents([tab])
+        default:
+            return
+        }
+        let entering = ChildObject.children(after, notIn: before)
+        guard !entering.isEmpty else { return }
+        try checkAttach(entering, to: name, kind: .tab, idiom: t.idiom, above: chainAbove(name))
+    }
+
+    /// R15.14: the navigation controller a tap pops to its root where R4.3 pops a tab's stack
+    /// (the tapped tab's content, deeper than its root; with `tap_pops: reselect`, only on the
+    /// selected tab), and whether it is visible before the tap.
+    func contentToPop(_ command: Command, of name: String) -> (controller: String, visible: Bool)? {
+        guard case .tap(.tab(let id)) = command, let n = nodes[name], let x = n.tabBar.content(of: id),
+              let c = composites[x], case .navigation(let nav) = c.body, nav.stack.count > 1 else { return nil }
+        let selected = n.tabBar.statusBarChild == id
+        guard n.tabBar.tapPops == .always || selected else { return nil }
+        return (x, selected && isVisible(name))
+    }
+
+    /// R15.14: pops `x` to its root for a tap (`cause: tap`): a transition (R15.7) whose
+    /// appearance only if `x` was visible, then `navigation_changed`, then `parent_changed` of
+    /// what it detached. Returns the keys of what it showed and hid (sent here).
+    mutating func popForTap(_ x: String, visible: Bool, policy: Policy, _ o: inout NodeOutcome) -> Set<VisibleChild.Key> {
+        guard case .navigation(let old) = composites[x]!.body else { return [] }
+        var n = old
+        n.stack.removeSubrange(1...)
+        var covered = Set<VisibleChild.Key>()
+        let leaving = ChildObject.children(old.stack, notIn: n.stack)
+        if visible {
+            let pre = visibleChildren(below: x)
+            _ = step(x, to: .navigation(n), .transition, policy: policy, &o)
+            for v in pre { covered.insert(v.key) }
+            for v in visibleChildren(below: x) { covered.insert(v.key) }
+        } else {
+            saveComposite(x)
+            composites[x]!.body = .navigation(n)
+            for c in leaving { if let y = c.controller { place(y, nil) } }
+            emit(x, leaving: leaving, entering: [], before: [], after: [], .transition, &o)
+        }
+        send(.navigationChanged(stack: n.stack, operation: .popToRoot, cause: .tap), from: x, &o)
+        for c in leaving { if let y = c.controller { send(.parentChanged(parent: nil, window: false), from: y, &o) } }
+        return covered
+    }
+
+    /// R15.8 a: after the tab controller `name`'s appearance notification of a tab whose
+    /// content is a controller, the same phase for everything visible below it (`before` for
+    /// the disappearing phases, `after` for the appearing ones), each from its own container.
+    mutating func expand(_ name: String, tab: String, phase: AppearancePhase, before: [VisibleChild], after: [VisibleChild],
+                         beforeKeys: Set<VisibleChild.Key>, afterKeys: Set<VisibleChild.Key>,
+                         sent: inout Set<VisibleChild.Key>, _ o: inout NodeOutcome) {
+        let disappearing = phase == .willDisappear || phase == .didDisappear
+        let list = disappearing ? before : after
+        let other = disappearing ? afterKeys : beforeKeys
+        guard let j = list.firstIndex(where: { $0.container == name && $0.child.id == tab && $0.child.controller != nil }) else { return }
+        var k = j + 1
+        while k < list.count, list[k].depth > list[j].depth {
+            if !other.contains(list[k].key) {
+                sendAppearance(list[k], phase, &o)
+                sent.insert(list[k].key)
+            }
+            k += 1
+        }
+    }
+
+    /// R15.5, R15.8, R15.10, R15.11 for a tab controller in a tree (out of its window, or
+    /// holding a content controller), once checked: its command, then what the tree makes of
+    /// it. The other containers' events go to `treeEvents`, each with its place among the
+    /// command's notifications (`treeEventPlaces`).
+    @inline(never)
+    mutating func applyInTree(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
+                              selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
+        try checkEnvironment(command, of: name)
+        treeEvents = []
+        treeEventPlaces = []
+        if !treeAnswers.isEmpty { treeAnswers = [] }
+        hasTreeEvents = false
+        let holds = nodes.values[i].holdsContent
+        let carries = command.carriesContent
+        let contentsBefore = holds ? nodes.values[i].tabBar.contents : []
+        if holds || carries { try checkContent(command, of: name, before: contentsBefore) }
+        let tree = root(of: name)
+        let pathBefore = shownStatusBarPath(tree)
+        let visibleBefore = holds ? visibleChildren(below: name) : []
+        let pop = holds ? contentToPop(command, of: name) : nil
+        let index = nodes.index(forKey: name)!
+        // The reply is read once the tree has settled too (a tap that only popped the tab's
+        // content changed the state all the same).
+        var outcome = try apply(command, to: name, at: index, policy: policy, notifying: true, selectionChanges: selectionChanges,
+                                semantics: semantics) { _, _ in }
+        if outcome.isRefused {
+            read(nodes[name]!.tabBar, outcome)
+            return outcome
+        }
+        let visible = isVisible(name)
+        if !visible {
+            // R15.5: a tab controller that is not visible sends no appearance.
+            let (removed, loaded) = outcome.dropAppearance()
+            if removed > 0 {
+                nodes[name]!.tabBar.seq &-= UInt64(removed)
+                for id in loaded { nodes[name]!.tabBar.setLoaded(id, false) }
+            }
+        }
+        var o = NodeOutcome()
+        var places: [Int] = []
+        // The splits below settle as the plugins answer R15.20's and R15.21's proposals; the
+        // answers (`treeAnswers`) are journaled before the command, and given back on replay.
+        let proposals = policy
+        func mark(_ place: Int) { while places.count < o.events.count { places.append(place) } }
+        // R15.2, R15.4: what the command detached and attached.
+        var detached: [String] = [], attached: [String] = []
+        if holds || carries {
+            let contentsAfter = nodes[name]!.tabBar.contents
+            for c in ChildObject.children(contentsBefore, notIn: contentsAfter) { place(c.controller!, nil); detached.append(c.controller!) }
+            for c in ChildObject.children(contentsAfter, notIn: contentsBefore) {
+                let x = c.controller!
+                place(x, Attachment(parent: name, slot: c.id))
+                attached.append(x)
+                spreadEnvironment(below: tree, from: x, events: false, policy: proposals, &o)  // R15.10: silently
+            }
+            let now = !contentsAfter.isEmpty
+            if now != holds { nodes[name]!.holdsContent = now }
+            if !attached.isEmpty { outcome.changeState() }
+        }
+        // R15.14: the tapped tab's content popped where R4.3 pops a tab's stack (first).
+        var covered = Set<VisibleChild.Key>()
+        if let (x, wasVisible) = pop {
+            covered = popForTap(x, visible: wasVisible, policy: proposals, &o)
+            outcome.changeState()
+        }
+        mark(0)
+        // R15.8 a: each appearance of a tab whose content is a controller, expanded.
+        let visibleAfter = (holds || carries) && visible ? visibleChildren(below: name) : []
+        if !visibleBefore.isEmpty || !visibleAfter.isEmpty {
+            let beforeKeys = Set(visibleBefore.map(\.key)), afterKeys = Set(visibleAfter.map(\.key))
+            var sent = covered
+            for (k, n) in outcome.notifications.enumerated() {
+                guard case .appearance(let tab, let phase) = n else { continue }
+                expand(name, tab: tab, phase: phase, before: visibleBefore, after: visibleAfter, beforeKeys: beforeKeys, afterKeys: afterKeys,
+                       sent: &sent, &o)
+                mark(k + 1)
+            }
+            // What changed with no appearance of its tab (a selected tab's content replaced):
+            // R15.6 (c), after the command's own.
+            let gone = visibleBefore.filter { $0.container != name && !afterKeys.contains($0.key) && !sent.contains($0.key) }
+            let came = visibleAfter.filter { $0.container != name && !beforeKeys.contains($0.key) && !sent.contains($0.key) }
+            for v in gone { sendAppearance(v, .willDisappear, &o) }
+            for v in came { sendAppearance(v, .willAppear, &o) }
+            for v in gone { sendAppearance(v, .didDisappear, &o) }
+            for v in came { sendAppearance(v, .didAppear, &o) }
+        }
+        // R15.10: a tab root's environment reaches the composites below it, after its own events.
+        if holds, nodes[name]!.parent == nil {
+            switch command {
+            case .rotate, .setSizeClass, .setOrientation: spreadEnvironment(below: name, events: true, policy: proposals, &o)
+            default: break
+            }
+        }
+        for x in detached where parent(of: x) == nil { send(.parentChanged(parent: nil, window: false), from: x, &o) }
+        for x in attached { if let p = parent(of: x) { send(.parentChanged(parent: p, window: false), from: x, &o) } }
+        // R15.11: the root's status bar path (a tab root's only while it holds a content
+        // controller, or held one before the command).
+        if let now = shownStatusBarPath(tree) ?? (pathBefore != nil && tree == name ? statusBarPath(of: tree) : nil), now != pathBefore {
+            send(.statusBarChanged(path: now), from: tree, &o)
+        }
+        mark(outcome.notifications.count)
+        if !o.answers.isEmpty { treeAnswers = o.answers }
+        read(nodes[name]!.tabBar, outcome)
+        if !o.events.isEmpty {
+            treeEvents = o.events
+            treeEventPlaces = places
+            hasTreeEvents = true
+        }
+        return outcome
+    }
+}
+
+extension Outcome {
+    /// The tree changed with the command (a content attached, a content popped by a tap): it is
+    /// journaled as given (a command journaled in another form keeps it).
+    mutating func changeState() {
+        if case .none = rewrittenJournal { journalsCommand = true }
+    }
+}
