@@ -154,7 +154,9 @@ esac
 # arrive in order. The figure is per request of COMMAND (for the pairs, per pair).
 # `r15-hide-show-column`: `hide_column` + `show_column` of the primary of a pad split root `sp`
 # (double, tiled: one_beside, its primary a screen) in place of the navigation controller.
-R15_MODES="r15-select r15-open-close-drawer r15-push-pop r15-hide-show-column"
+# `r15-nested-select`: a select a / b where a's content (R15.2) is a split `sp` whose secondary
+# is a navigation controller `nv` (issue 42: at most 1.5x a flat select).
+R15_MODES="r15-select r15-open-close-drawer r15-push-pop r15-hide-show-column r15-nested-select"
 case " $R15_MODES " in
     *" ${2:-none} "*)
         CONNS=${CONNS:-1}
@@ -169,6 +171,12 @@ case " $R15_MODES " in
             r15-push-pop)
                 COMMAND=push
                 printf '{"cmd":"push","controller":"n","screen":{"id":"s"}}\n{"cmd":"pop","controller":"n"}\n' > "$DIR/select.req" ;;
+            r15-nested-select)
+                COMMAND=select
+                SETUP_AFTER=$(printf '%s\n' '{"cmd":"controller.create","controller":"nv","kind":"navigation","stack":[{"id":"inbox"}]}' \
+                    '{"cmd":"controller.create","controller":"sp","kind":"split","style":"double","primary":{"id":"boxes"},"secondary":{"id":"mail","controller":"nv"}}')
+                SETUP_AFTER2='{"cmd":"update_tab","tab":"a","content_controller":"sp"}'
+                printf '{"cmd":"select","tab":"a"}\n{"cmd":"select","tab":"b"}\n' > "$DIR/select.req" ;;
             r15-hide-show-column)
                 COMMAND=hide_column
                 SETUP_AFTER2='{"cmd":"controller.create","controller":"sp","kind":"split","style":"double","idiom":"pad","window":true,"preferred_split_behavior":"tile","primary":{"id":"list"},"secondary":{"id":"detail"}}'
@@ -246,6 +254,7 @@ case "${2:-}" in
     r15-open-close-drawer) what="open_drawer + close_drawer (a drawer root, $CONNS connection)" ;;
     r15-push-pop) what="push + pop (a navigation controller root, $CONNS connection)" ;;
     r15-hide-show-column) what="hide_column + show_column (a split root, $CONNS connection)" ;;
+    r15-nested-select) what="select (a tab whose content is a split holding a navigation controller, $CONNS connection)" ;;
     scale-push-pop) what="push + pop ($TABS tabs)" ;;
     scale-add-remove) what="add_tab + remove_tab ($TABS tabs)" ;;
     scale-*) what="$COMMAND ($TABS tabs)" ;;

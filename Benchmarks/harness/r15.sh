@@ -27,9 +27,14 @@ measure() {
     exit 1
 }
 select=$(measure r15-select)
+nested=$(measure r15-nested-select)
 fail=0
 printf '%-28s %10s %12s %10s %7s %7s\n' request "per pair" "per command" select ratio target
 printf '%-28s %10s %12d %10d %6sx %7s\n' "select a / b (flat)" - "$select" "$select" 1.00 -
+nratio=$(awk -v a="$nested" -v b="$select" 'BEGIN { printf "%.2f", a / b }')
+nok=$(awk -v r="$nratio" 'BEGIN { print (r <= 1.5) ? "" : "  ABOVE TARGET" }')
+[ -z "$nok" ] || fail=1
+printf '%-28s %10s %12d %10d %6sx %7s%s\n' "select, content split+nav" - "$nested" "$select" "$nratio" "≤ 1.5x" "$nok"
 for m in open-close-drawer push-pop hide-show-column; do
     pair=$(measure "r15-$m")
     each=$((pair / 2))
