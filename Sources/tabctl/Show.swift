@@ -37,8 +37,9 @@ extension Tabctl {
         static let configuration = CommandConfiguration(
             abstract: "Draw a controller: its bar, the More list, each tab's stack, orientation and customizing.",
             discussion: """
-                A navigation, drawer or custom controller is drawn as a tree: each container's kind, \
-                its stack (top marked), drawer slots (open side marked) or children (shown ones marked), \
+                A navigation, split, drawer or custom controller is drawn as a tree: each container's kind, \
+                its stack (top marked), split columns (visible ones marked), drawer slots (open side marked) \
+                or children (shown ones marked), \
                 and each nested controller beneath the child that holds it. \
                 Colour (ANSI) when stdout is a terminal and NO_COLOR is not set; plain text otherwise. \
                 With --watch, redraws after each batch of events (on a terminal the screen is cleared; \

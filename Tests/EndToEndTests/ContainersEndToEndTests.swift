@@ -64,12 +64,7 @@ import Testing
             (#"{"cmd":"open_drawer","controller":"root","side":"up"}"#, "invalid_request", "side"),
             (#"{"cmd":"open_drawer","controller":"root","side":"left","gesture":"wave"}"#, "invalid_request", "gesture"),
         ]
-        for (line, code, field) in cases {
-            let e = try c.error(line)
-            #expect(e.string("code") == code, "\(line): \(e)")
-            if let field { #expect(e.string("field") == field, "\(line): \(e)") }
-            #expect(!(e.string("message") ?? "").isEmpty)
-        }
+        try c.expectRefusals(cases)
         #expect(try stateLines(c, ["root", "nav"]) == before)
     }
 

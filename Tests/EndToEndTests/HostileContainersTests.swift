@@ -46,11 +46,7 @@ import Testing
             (#"{"cmd":"controller.delete","controller":"leaf"}"#, "conflict"),
             (#"{"cmd":"controller.delete","controller":"top"}"#, "conflict"),
         ]
-        for (line, code) in cases {
-            let e = try c.error(line)
-            #expect(e.string("code") == code, "\(line.prefix(200)): \(e)")
-            #expect(!(e.string("message") ?? "").isEmpty)
-        }
+        try c.expectRefusals(cases)
         #expect(try Self.states(c, names) == before)
         // At the limit is fine.
         try c.ok(#"{"cmd":"push","controller":"leaf","screen":{"id":"\#(atLimit)"}}"#)

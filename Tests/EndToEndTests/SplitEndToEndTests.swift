@@ -61,12 +61,7 @@ import Testing
             (#"{"cmd":"push","controller":"s","screen":{"id":"x"}}"#, "not_available", nil),
             (#"{"cmd":"show_detail","controller":"nav","child":{"id":"x"}}"#, "not_available", nil),
         ]
-        for (request, code, field) in cases {
-            let e = try c.error(request)
-            #expect(e.string("code") == code, "\(request): \(e)")
-            if let field { #expect(e.string("field") == field, "\(request): \(e)") }
-            #expect(!(e.string("message") ?? "").isEmpty)
-        }
+        try c.expectRefusals(cases)
         #expect(try stateLines(c, ["s", "nav"]) == before)
     }
 

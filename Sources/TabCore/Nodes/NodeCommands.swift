@@ -37,8 +37,7 @@ extension TabContainers {
             // R15.10, R15.40: settled in its own environment (a root's: the idiom's size
             // class, portrait), collapsed from its creation on a phone.
             let asked: Policy = spec.answers.isEmpty ? policy : RecordedProposals(spec.answers)
-            s.splitBehavior = SplitState.behavior(preferred: s.preferredSplitBehavior, orientation: .portrait)
-            s.displayMode = SplitState.displayMode(preferred: s.preferredDisplayMode, behavior: s.splitBehavior)
+            (s.splitBehavior, s.displayMode) = s.derived(orientation: .portrait)
             body = .split(settled(name, s, idiom: spec.idiom, sizeClass: spec.idiom.defaultSizeClass, orientation: .portrait, policy: asked, &outcome))
         }
         try checkAttach(children, to: name, kind: spec.kind, idiom: spec.idiom, above: 1)

@@ -141,7 +141,7 @@ extension TabContainers {
                              idiom: c.idiom, limits: limits)
             if n.collapsed {
                 // R15.20: a compact child alone is shown; without one, the plugins choose again.
-                if n.compact != nil { n.topColumn = .compact } else if s.compact != nil { n.topColumn = nil; n.topColumn = collapsingTop(name, n, policy: policy, &outcome) }
+                if n.compact != nil { n.topColumn = .compact } else if s.compact != nil { n.topColumn = collapsingTop(name, n, policy: policy, &outcome) }
             }
             return (n, .setChange)
         case .showColumn(let col, let user, _), .hideColumn(let col, let user, _):

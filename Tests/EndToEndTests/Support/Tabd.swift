@@ -231,6 +231,21 @@ final class LineClient {
         }
         return error
     }
+
+    /// Sends each request, which must be refused with its code (and, when given, naming its
+    /// field) in a sentence: bad input gets a clear error.
+    func expectRefusals(_ cases: [(request: String, code: String, field: String?)]) throws {
+        for (request, code, field) in cases {
+            let e = try error(request)
+            #expect(e.string("code") == code, "\(request.prefix(200)): \(e)")
+            if let field { #expect(e.string("field") == field, "\(request.prefix(200)): \(e)") }
+            #expect(!(e.string("message") ?? "").isEmpty, "\(request.prefix(200)): \(e)")
+        }
+    }
+
+    func expectRefusals(_ cases: [(request: String, code: String)]) throws {
+        try expectRefusals(cases.map { ($0.request, $0.code, nil) })
+    }
 }
 
 func object(_ line: String) throws -> JSONObject {
