@@ -89,7 +89,7 @@ public struct ControllerLimits: Equatable, Sendable {
             try text(value, "badge")
         case .push(let tab, let screen):
             try check(screen)
-            if let depth = try controller().tab(tab)?.stack.count, depth >= maxStackDepth {
+            if let depth = try controller().tab(tab)?.stack.count, !Navigation.fits(above: depth + 1, max: maxStackDepth) {
                 throw TabError(.outOfRange, "tab '\(tab)' already has \(depth) screens on its stack; a stack holds at most \(maxStackDepth) (limits.max_stack_depth)")
             }
         case .setCustomizable(let ids):
@@ -142,7 +142,7 @@ public struct ControllerLimits: Equatable, Sendable {
         try text(tab.title, "title")
         try id(tab.restorationID, "restoration_id")
         if let item = tab.item { try check(item) }
-        guard tab.stack.count <= maxStackDepth else {
+        guard Navigation.fits(above: tab.stack.count, max: maxStackDepth) else {
             throw TabError(.outOfRange, "tab '\(Self.shown(tab.id))' has \(tab.stack.count) screens; a stack holds at most \(maxStackDepth) (limits.max_stack_depth)")
         }
         for screen in tab.stack { try check(screen) }

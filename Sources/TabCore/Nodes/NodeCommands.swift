@@ -17,7 +17,8 @@ extension TabContainers {
         switch spec.body {
         case .navigation(let n):
             guard !n.stack.isEmpty else { throw TabError(.invalid, "a navigation controller needs 'stack': at least its root screen") }
-            try Self.checkDepth(n.stack.count, name: name, limits: limits)
+            var fresh = NavigationState(stack: [])
+            try Self.navigate(.set(n.stack), &fresh, name: name, limits: limits)  // the depth rule
         case .drawer(let d):
             guard d.openSide == .none else { throw TabError(.invalid, "a drawer is created closed; open it with open_drawer") }
         case .custom(let c):
@@ -126,36 +127,29 @@ extension TabContainers {
 
         case (.push(let screen, _), .navigation(var n)):
             try Self.checkChildren([screen], limits: limits)
-            if n.stack.contains(where: { $0.id == screen.id }) { throw TabError(.conflict, "'\(screen.id)' is already in the stack of '\(name)'; ids are unique in a stack") }
-            try Self.checkDepth(n.stack.count + 1, name: name, limits: limits)
+            try Self.navigate(.push(screen), &n, name: name, limits: limits)
             try checkAttach([screen], to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
-            n.stack.append(screen)
             steps = [(.navigation(n), .transition)]
             stateEvent = Self.navigationEvent(.push, .app)
         case (.pop(let user, _), .navigation(var n)):
-            guard n.stack.count > 1 else { throw TabError(.conflict, "'\(name)' shows its root screen '\(n.stack[0].id)'; the root cannot be popped") }
-            if user && !replaying { try checkReach(name, command: "pop", userPop: true) }
-            n.stack.removeLast()
+            if n.stack.count > 1, user && !replaying { try checkReach(name, command: "pop", userPop: true) }
+            try Self.navigate(.pop, &n, name: name, limits: limits)
             steps = [(.navigation(n), .transition)]
             stateEvent = Self.navigationEvent(.pop, user ? .user : .app)
         case (.popTo(let id, _), .navigation(var n)):
-            guard let i = n.stack.firstIndex(where: { $0.id == id }) else { throw TabError(.notFound, "no screen '\(id)' in the stack of '\(name)'") }
-            guard i < n.stack.count - 1 else { return NodeOutcome() }
-            n.stack.removeSubrange((i + 1)...)
+            guard try Self.navigate(.popTo(id), &n, name: name, limits: limits) else { return NodeOutcome() }
             steps = [(.navigation(n), .transition)]
             stateEvent = Self.navigationEvent(.popTo, .app)
         case (.popToRoot, .navigation(var n)):
-            guard n.stack.count > 1 else { return NodeOutcome() }
-            n.stack.removeSubrange(1...)
+            guard try Self.navigate(.popToRoot, &n, name: name, limits: limits) else { return NodeOutcome() }
             steps = [(.navigation(n), .transition)]
             stateEvent = Self.navigationEvent(.popToRoot, .app)
-        case (.setStack(let stack, _), .navigation(let n)):
-            guard !stack.isEmpty else { throw TabError(.invalid, "set_stack needs at least one screen: the root", field: "stack") }
+        case (.setStack(let stack, _), .navigation(var n)):
             try Self.checkChildren(stack, limits: limits)
-            try Self.checkDepth(stack.count, name: name, limits: limits)
-            try checkAttach(ChildObject.children(stack, notIn: n.stack), to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
-            guard stack != n.stack else { return NodeOutcome() }
-            steps = [(.navigation(NavigationState(stack: stack)), .transition)]
+            let entering = ChildObject.children(stack, notIn: n.stack)
+            guard try Self.navigate(.set(stack), &n, name: name, limits: limits) else { return NodeOutcome() }
+            try checkAttach(entering, to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
+            steps = [(.navigation(n), .transition)]
             stateEvent = Self.navigationEvent(.setStack, cause ?? .app)
 
         case (.openDrawer(let side, let gesture, _), .drawer(var d)):
@@ -314,10 +308,22 @@ extension TabContainers {
 
     // MARK: Helpers
 
-    /// R15.13: at most `limits.max_stack_depth` entries above the root.
-    private static func checkDepth(_ count: Int, name: String, limits: ControllerLimits) throws(TabError) {
-        guard count - 1 <= limits.maxStackDepth else {
-            throw TabError(.outOfRange, "the stack of '\(name)' would hold \(count - 1) screens above its root; at most \(limits.maxStackDepth) (limits.max_stack_depth)")
+    /// R15.13 through the one navigation model (`Navigation.apply`, the same operations as a
+    /// tab's R6 stack): applies `op` to `n`'s stack, in R15.13's words when it is refused.
+    /// Returns whether the stack changed.
+    @discardableResult
+    private static func navigate(_ op: Navigation.Operation<ChildObject>, _ n: inout NavigationState, name: String,
+                                 limits: ControllerLimits) throws(TabError) -> Bool {
+        do {
+            return try Navigation.apply(op, to: &n.stack, .controller, maxAbove: limits.maxStackDepth)
+        } catch {
+            switch error {
+            case .atRoot: throw TabError(.conflict, "'\(name)' shows its root screen '\(n.stack[0].id)'; the root cannot be popped")
+            case .alreadyInStack(let id): throw TabError(.conflict, "'\(id)' is already in the stack of '\(name)'; ids are unique in a stack")
+            case .tooDeep(let above): throw TabError(.outOfRange, "the stack of '\(name)' would hold \(above) screens above its root; at most \(limits.maxStackDepth) (limits.max_stack_depth)")
+            case .notInStack(let id): throw TabError(.notFound, "no screen '\(id)' in the stack of '\(name)'")
+            case .noRoot: throw TabError(.invalid, "set_stack needs at least one screen: the root", field: "stack")
+            }
         }
     }
 

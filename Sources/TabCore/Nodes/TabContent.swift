@@ -116,7 +116,7 @@ extension TabContainers {
     mutating func popForTap(_ x: String, visible: Bool, policy: Policy, _ o: inout NodeOutcome) -> Set<VisibleChild.Key> {
         guard case .navigation(let old) = composites[x]!.body else { return [] }
         var n = old
-        n.stack.removeSubrange(1...)
+        Navigation.popToRoot(&n.stack, .controller)
         var covered = Set<VisibleChild.Key>()
         let leaving = ChildObject.children(old.stack, notIn: n.stack)
         if visible {

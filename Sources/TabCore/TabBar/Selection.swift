@@ -81,7 +81,7 @@ extension Controller {
         // events in order never shows the deep screen.
         if case .tab(let id, let index) = candidate, !tabs[index].stack.isEmpty,
            tapPops == .always || selection == .tab(id) {
-            tabs[index].stack.removeAll()
+            Navigation.popToRoot(&tabs[index].stack, .tab)
             poppedToRoot = true
             out.notify(.navigationChanged(tab: id, stack: []))
         }
@@ -122,7 +122,7 @@ extension Controller {
         // R4.3, R13.8: the tap shows the leaf it lands on at its root (with `reselect`, only a
         // tap on a tab of the selected path).
         if !Self.stackIsEmpty(at: leaf.address, in: tabs), tapPops == .always || current.path.contains(id) {
-            modify(at: leaf.address) { $0.stack.removeAll() }
+            modify(at: leaf.address) { Navigation.popToRoot(&$0.stack, .tab) }
             popped = true
             out.notify(.navigationChanged(tab: leaf.id, stack: []))
         }
