@@ -132,7 +132,7 @@ struct GoldenTranscript {
 
     /// The restart law's streams get, request by request, the replies and events they got
     /// when the transcript was recorded (restarts by SIGTERM and SIGKILL among them).
-    @Test(arguments: GoldenTranscript.seeds)
+    @Test("R15.35 old clients: tab controllers with no nesting get the same replies and events, in the same order, as they did before R15", arguments: GoldenTranscript.seeds)
     func theSameRequestsGetTheSameRepliesAndEvents(_ seed: UInt64) throws {
         let settings = LawSettings(seed: seed)
         let path = GoldenTranscript.path(seed)

@@ -14,7 +14,7 @@ import Testing
     /// Logged out, a user's open is `denied` naming the gate (the drawer stays shut, and
     /// `explain` has the decision); an app's open is not asked; after a login on "main" the
     /// user's open goes ahead.
-    @Test(arguments: [false, true]) func loginGateGatesAUsersOpen(isolated: Bool) throws {
+    @Test("R15.33 the login gate refuses a user opening a drawer while logged out, in process and isolated", arguments: [false, true]) func loginGateGatesAUsersOpen(isolated: Bool) throws {
         let dir = temporaryDirectory(isolated ? "drwi" : "drw")
         var gate = Plugins.loginGate(credentials: try Plugins.credentials(in: dir))
         if isolated { gate = gate.replacingOccurrences(of: "}\n", with: "}\n      isolation: process\n      deadline_ms: 60000\n") }

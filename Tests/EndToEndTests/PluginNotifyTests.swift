@@ -42,7 +42,7 @@ import Testing
     /// and with the members a subscriber of the drawer gets them (the open: the drawer's
     /// appearance, drawer_changed, the root's status bar). A select of the tab controller
     /// `main` tells it nothing.
-    @Test(arguments: [false, true]) func notifyTellsAContainersEventsAsSubscribersGetThem(isolated: Bool) throws {
+    @Test("R15.33 notify tells a plugin a container's events as subscribers get them", arguments: [false, true]) func notifyTellsAContainersEventsAsSubscribersGetThem(isolated: Bool) throws {
         let dir = temporaryDirectory(isolated ? "ntfi" : "ntf")
         try Plugins.build(Plugins.fixture("notify.c"), "notify.so", in: dir)
         let load = "    - path: notify.so\n" + (isolated ? "      isolation: process\n      deadline_ms: 60000\n" : "")
@@ -77,7 +77,7 @@ import Testing
 
     /// An isolated plugin that crashes in notify (on drawer_changed): the command succeeds and
     /// changes what it changes, the crash is counted, and the plugin after it is told every event.
-    @Test func aCrashInNotifyChangesNothing() throws {
+    @Test("R15.33 a plugin crashing in notify changes nothing") func aCrashInNotifyChangesNothing() throws {
         let dir = temporaryDirectory("ntfc")
         try Plugins.build(Plugins.fixture("notify.c"), "crashy.so", in: dir, [#"CRASH_ON="drawer_changed""#])
         try Plugins.build(Plugins.fixture("notify.c"), "notify.so", in: dir)

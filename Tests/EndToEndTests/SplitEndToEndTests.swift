@@ -146,7 +146,7 @@ import Testing
 /// split collapses; the answer is in the journal, so tabd started again without the plugin
 /// (SIGKILL, then SIGTERM) replays the same state, and `explain` shows the fold.
 @Suite struct SplitPluginTests {
-    @Test func aPluginsTopColumnIsJournaledAndReplayedWithoutIt() throws {
+    @Test("R15.33 R15.8 d a plugin's top column is journaled and replayed without the plugin after SIGKILL and SIGTERM") func aPluginsTopColumnIsJournaledAndReplayedWithoutIt() throws {
         let dir = try PluginEndToEndTests.helloOutOfTree("splitp")
         let tabd = try TabdProcess(config: Plugins.config("    - path: hello.so\n", extraDirectory: dir), dir: dir)
         defer { tabd.stop() }

@@ -140,7 +140,7 @@ import Testing
 /// again by the root's set_size_class); the answers are journaled before the tab
 /// controller's command, so tabd started again without the plugin replays the same state.
 @Suite struct TabContentPluginTests {
-    @Test func aSplitInATabTakesThePluginsTopColumnAndReplaysItWithoutThePlugin() throws {
+    @Test("R15.33 R15.8 d a split in a tab takes the plugin's top column, journaled, and replays it without the plugin") func aSplitInATabTakesThePluginsTopColumnAndReplaysItWithoutThePlugin() throws {
         let dir = try PluginEndToEndTests.helloOutOfTree("tabcp")
         let tabd = try TabdProcess(config: Plugins.config("    - path: hello.so\n", extraDirectory: dir), dir: dir)
         defer { tabd.stop() }

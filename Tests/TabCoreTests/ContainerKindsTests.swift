@@ -135,7 +135,7 @@ struct ContainerKindsTests {
         }
     }
 
-    @Test("R15.4 a detached controller becomes a hidden root with parent_changed; set_window is for roots; delete needs a detached, empty controller")
+    @Test("R15.4 R15.42 a detached controller becomes a hidden root with parent_changed; set_window is for roots, showing sends status_bar_changed and hiding none; delete needs a detached, empty controller")
     func rootsAndWindows() throws {
         var all = try drawerOverNavigation()
         #expect(throws: TabError.self) { try all.apply(.setWindow(true), to: "nav") }
@@ -208,7 +208,7 @@ struct ContainerKindsTests {
         #expect(all.composites["root"]!.seq == rootSeq + 3 && all.composites["nav"]!.seq == navSeq + 2)
     }
 
-    @Test("R15.8 b one state event per container per command: set_center with close_drawer sends one drawer_changed")
+    @Test("R15.8 b R15.39 one state event per container per command: set_center with close_drawer completes the new center, then closes, then one drawer_changed")
     func oneStateEvent() throws {
         var all = try drawerOverNavigation()
         _ = try all.apply(.openDrawer(.left, gesture: nil, animated: false), to: "root")
@@ -222,7 +222,7 @@ struct ContainerKindsTests {
         ])
     }
 
-    @Test("R15.9 reach: a user action below an open drawer's center is refused, but a user pop under navigation_bar_only; an invisible controller is out of reach")
+    @Test("R15.9 R15.29 reach: a user action below an open drawer's center is refused (none), but a user pop under navigation_bar_only and every action under full; an invisible controller is out of reach")
     func reach() throws {
         for interaction in CenterInteraction.allCases {
             var all = try drawerOverNavigation(interaction: interaction)

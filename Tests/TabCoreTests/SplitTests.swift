@@ -116,7 +116,7 @@ struct SplitTests {
         #expect(d.visibleChildren(under: "s").map(\.child.id) == ["list", "detail"])
     }
 
-    @Test("R15.19 hide_column primary on double one_beside: will change, primary's subtree disappears, split_changed; the secondary nothing")
+    @Test("R15.19 R15.23 hide_column primary on double one_beside: will change, primary's subtree disappears, split_changed; the secondary nothing; a user's show or hide needs presents_with_gesture")
     func showHideExpanded() throws {
         var all = TabContainers.withDefault()
         try all.create("nav", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("inbox")])), idiom: .pad))
@@ -201,7 +201,7 @@ struct SplitTests {
         #expect(!order(o2).contains { $0.contains("display_mode_will_change") })
     }
 
-    @Test("R15.22 show_detail replaces the secondary and shows it, will change after the containment; collapsed it is pushed")
+    @Test("R15.22 R15.38 show_detail replaces the secondary and shows it, will change after the containment; collapsed it is pushed")
     func showDetail() throws {
         var all = try padSplit(orientation: .portrait, preferred: .oneOver)
         let o = try all.apply(.showDetail(child("msg2"), animated: true), to: "s")
@@ -252,7 +252,7 @@ struct SplitTests {
         #expect(try all.apply(.pop(user: false, animated: false), to: "nav").changed)
     }
 
-    @Test("R15.10 a split attached under a compact root adopts its environment silently, collapsed as if it always had been")
+    @Test("R15.10 R15.41 a split attached under a compact root adopts its environment silently, collapsed as if it always had been; detached it keeps it")
     func adoption() throws {
         var all = TabContainers.withDefault()
         let body = CompositeBody.split(SplitState(style: .double, primary: child("list"), secondary: child("detail")))
@@ -275,6 +275,24 @@ struct SplitTests {
         #expect(split(replayed) == split(all))
         _ = try all.apply(.setCenter(child("c"), closeDrawer: false), to: "root")
         #expect(all.parent(of: "s") == nil && split(all).collapsed && all.composites["s"]!.sizeClass == .compact)
+    }
+
+    @Test("R15.40 collapsed, configure and rotate store their values and change no display_mode; the expand proposes R15.17's mode from the current values")
+    func collapsedKeepsItsMode() throws {
+        var all = try padSplit(preferred: .oneBeside, behavior: .tile)
+        _ = try all.apply(NodeCommand.setSizeClass(.compact), to: "s")
+        #expect(split(all).collapsed && split(all).displayMode == .oneBeside)
+        let configured = try all.apply(.configure(NodeConfiguration(preferredDisplayMode: .secondaryOnly)), to: "s")
+        #expect(split(all).displayMode == .oneBeside && split(all).preferredDisplayMode == .secondaryOnly)
+        #expect(!order(configured).contains { $0.contains("display_mode_will_change") })
+        let turned = try all.apply(NodeCommand.rotate(.portrait), to: "s")
+        #expect(split(all).displayMode == .oneBeside && !order(turned).contains { $0.contains("display_mode_will_change") })
+        let expanded = try all.apply(NodeCommand.setSizeClass(.regular), to: "s")
+        #expect(!split(all).collapsed && split(all).displayMode == .secondaryOnly)
+        let lines = order(expanded)
+        let will = lines.firstIndex { $0.contains("display_mode_will_change secondary_only") }
+        let done = lines.firstIndex { $0.contains("split_expanded secondary_only") }
+        #expect(will != nil && done != nil && will! < done!)
     }
 
     @Test("R15.36 an invisible split changes with its state event only")

@@ -48,7 +48,7 @@ extension PluginTests {
         /// Two gates: one allows, the next denies → denied by the second, naming it, with its
         /// reason and sentence; a third after it is not asked. `explain` has the record with the
         /// side and gesture, kept with the taps.
-        @Test func firstDenyInLoadOrderRefuses() throws {
+        @Test("R15.33 may-open-drawer is R12's veto: the first plugin to deny, in load order, refuses") func firstDenyInLoadOrderRefuses() throws {
             let dir = try temporaryDirectory()
             try compilePlugin(drawerGatePlugin(name: "yes", result: "TABD_ALLOW"), named: "yes.so", in: dir)
             try compilePlugin(drawerGatePlugin(name: "no", result: "TABD_DENY", reason: "closed"), named: "no.so", in: dir)
@@ -72,7 +72,7 @@ extension PluginTests {
         }
 
         /// Every plugin abstains (or none has the hook): the default, allow, recorded as such.
-        @Test func abstentionsLeaveTheDefault() throws {
+        @Test("R15.33 plugins that abstain leave a drawer free to open") func abstentionsLeaveTheDefault() throws {
             let dir = try temporaryDirectory()
             try compilePlugin(drawerGatePlugin(name: "shrug", result: "TABD_ABSTAIN"), named: "shrug.so", in: dir)
             try compilePlugin(gatePlugin(name: "taps-only", result: "TABD_DENY"), named: "taps.so", in: dir)
@@ -87,7 +87,7 @@ extension PluginTests {
 
         /// A gate that fails (TABD_ERROR, a value outside the enum) denies, naming the plugin
         /// and why; the failure is counted and logged.
-        @Test func failingGateDenies() throws {
+        @Test("R15.33 a failing may-open-drawer plugin denies") func failingGateDenies() throws {
             let dir = try temporaryDirectory()
             try compilePlugin(drawerGatePlugin(name: "broken", result: "(tabd_result)42"), named: "broken.so", in: dir)
             try compilePlugin(drawerGatePlugin(name: "erring", result: "TABD_ERROR", reason: "x"), named: "erring.so", in: dir)
@@ -112,7 +112,7 @@ extension PluginTests {
 
         /// A plugin built against 1.9 (a descriptor that ends before may_open_drawer) loads and is
         /// never asked, whatever lies past its struct_size.
-        @Test func olderPluginIsNotAsked() throws {
+        @Test("R15.33 a plugin built against an older ABI minor is not asked may-open-drawer") func olderPluginIsNotAsked() throws {
             let dir = try temporaryDirectory()
             try compilePlugin(drawerGatePlugin(name: "old", result: "TABD_DENY")
                 .replacingOccurrences(of: ".struct_size = sizeof(tabd_policy_descriptor)",
@@ -125,7 +125,7 @@ extension PluginTests {
         }
 
         /// hello.c keeps a drawer whose name starts with its prefix shut until `unlock`.
-        @Test func helloLocksSecretDrawers() throws {
+        @Test("R15.33 hello.c keeps a drawer named secret shut") func helloLocksSecretDrawers() throws {
             let (host, _) = makeHost([try buildHello()])
             try host.load([PluginSpec(path: "hello.so", configJSON: #"{"code":"xyzzy"}"#)])
             #expect(host.mayOpenDrawer(side: .left, gesture: .panCenter, controller: "secret-menu")
@@ -139,7 +139,7 @@ extension PluginTests {
 
         /// Logged out, a user's open of either side is denied (the default: a login on "main"),
         /// naming the gate; after a login on "main" both open; a login elsewhere does not count.
-        @Test func loginGateRefusesDrawersWhileLoggedOut() throws {
+        @Test("R15.33 the login gate refuses a user opening a drawer while logged out") func loginGateRefusesDrawersWhileLoggedOut() throws {
             let (host, _, _) = try loginGateHost()
             #expect(host.status("login-gate")?.hooks.last == "may_open_drawer")
             let other = try controller(["login", "home"], name: "kiosk")
@@ -160,7 +160,7 @@ extension PluginTests {
 
         /// `drawers` per side: a side names the controller whose login opens it, `false` or a
         /// side left out opens freely.
-        @Test func loginGateIsConfiguredPerSide() throws {
+        @Test("R15.33 the login gate's drawers setting is per side") func loginGateIsConfiguredPerSide() throws {
             let (host, _, _) = try loginGateHost(settings: #""drawers":{"left":"kiosk","right":false}"#)
             #expect(host.mayOpenDrawer(side: .right, gesture: .panCenter, controller: "root") == .allow)
             #expect(host.mayOpenDrawer(side: .left, gesture: .panCenter, controller: "root")
@@ -174,7 +174,7 @@ extension PluginTests {
         }
 
         /// A `drawers` setting tabd cannot use refuses the gate, saying what is wrong.
-        @Test func loginGateRefusesBadDrawersSettings() throws {
+        @Test("R15.33 a bad drawers setting of the login gate is refused in one sentence") func loginGateRefusesBadDrawersSettings() throws {
             for (settings, words) in [
                 (#""drawers":["left"]"#, "drawers must be an object of sides"),
                 (#""drawers":{"top":"main"}"#, "drawers: unknown side 'top' (known: left, right)"),

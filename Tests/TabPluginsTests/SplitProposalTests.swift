@@ -87,7 +87,7 @@ extension PluginTests {
         /// Each plugin sees the proposal the ones before it left, and an answer replaces it: the
         /// last answer wins, so load order decides. `explain` shows every answer, the split, and
         /// the proposal before and after.
-        @Test func collapseFoldsInLoadOrder() throws {
+        @Test("R15.33 top-column-for-collapsing is asked in load order, each seeing the current proposal") func collapseFoldsInLoadOrder() throws {
             let sources = [("list", splitPlugin(name: "list", column: #""primary""#)),
                            ("quiet", splitPlugin(name: "quiet")),
                            ("detail", splitPlugin(name: "detail", column: #""secondary""#))]
@@ -115,7 +115,7 @@ extension PluginTests {
 
         /// An answer the split cannot take is ignored, the proposal kept (not a failure):
         /// `compact`, `supplementary` on a double split. On a triple split `supplementary` is one.
-        @Test func invalidColumnsKeepTheProposal() throws {
+        @Test("R15.33 an invalid column keeps the proposal") func invalidColumnsKeepTheProposal() throws {
             let host = try Self.host([("compact", splitPlugin(name: "compact", column: #""compact""#)),
                                       ("middle", splitPlugin(name: "middle", column: #""supplementary""#)),
                                       ("watch", splitPlugin(name: "watch"))])
@@ -136,7 +136,7 @@ extension PluginTests {
         /// A failing plugin — TABD_ERROR, a value outside the enum, TABD_OK with no answer or
         /// with a name that is no column — keeps the proposal; the failure is counted and shown;
         /// the plugins after it are asked as usual.
-        @Test func failuresKeepTheProposal() throws {
+        @Test("R15.33 a failing plugin keeps the proposal") func failuresKeepTheProposal() throws {
             let host = try Self.host([("erring", splitPlugin(name: "erring", column: #""primary""#, result: "TABD_ERROR")),
                                       ("odd", splitPlugin(name: "odd", column: #""primary""#, result: "(tabd_result)42")),
                                       ("empty", splitPlugin(name: "empty", result: "TABD_OK")),
@@ -155,7 +155,7 @@ extension PluginTests {
 
         /// display_mode_for_expanding: `automatic`, a mode the behavior does not allow and a
         /// two-beside mode on a double split are ignored; an allowed one replaces the proposal.
-        @Test func expandFoldsAndIgnoresWhatTheSplitCannotTake() throws {
+        @Test("R15.33 display-mode-for-expanding folds too, and a mode the split cannot take is ignored") func expandFoldsAndIgnoresWhatTheSplitCannotTake() throws {
             let host = try Self.host([("auto", splitPlugin(name: "auto", mode: #""automatic""#)),
                                       ("over", splitPlugin(name: "over", mode: #""one_over""#)),
                                       ("two", splitPlugin(name: "two", mode: #""two_beside""#)),
@@ -182,7 +182,7 @@ extension PluginTests {
         /// No plugin with the hooks: the proposal as it is, nobody asked, nothing recorded. A
         /// plugin built against 1.10 (its descriptor ends before the 1.11 hooks) is not asked,
         /// whatever lies past its struct_size.
-        @Test func withoutTheHooksTheProposalStands() throws {
+        @Test("R15.33 without the hooks the proposal stands") func withoutTheHooksTheProposalStands() throws {
             let host = try Self.host([("taps", gatePlugin(name: "taps", result: "TABD_DENY"))])
             #expect(host.topColumnForCollapsing(proposed: .secondary, style: .double, controller: "s") == .secondary)
             #expect(host.displayModeForExpanding(proposed: .oneOver, behavior: .overlay, style: .double, controller: "s") == .oneOver)
@@ -201,7 +201,7 @@ extension PluginTests {
 
         /// hello.c puts the primary column on top (and abstains when it is proposed already);
         /// it leaves the display mode alone.
-        @Test func helloPrefersThePrimaryColumn() throws {
+        @Test("R15.33 hello.c answers primary on collapse") func helloPrefersThePrimaryColumn() throws {
             let (host, _) = makeHost([try buildHello()])
             try host.load([PluginSpec(path: "hello.so")])
             #expect(host.topColumnForCollapsing(proposed: .secondary, style: .triple, controller: "mail") == .primary)
@@ -213,7 +213,7 @@ extension PluginTests {
 
         /// notify: every plugin with the hook is told each event, in load order, with the name,
         /// the controller and the JSON (json_length its length); one without it is not.
-        @Test func notifyTellsEveryPluginThatHasIt() throws {
+        @Test("R15.33 the generic notify hook tells every plugin that has it") func notifyTellsEveryPluginThatHasIt() throws {
             let host = try Self.host([("one", splitPlugin(name: "one")), ("taps", gatePlugin(name: "taps", result: "TABD_ALLOW")),
                                       ("two", splitPlugin(name: "two"))])
             #expect(host.hearsNotifications)
@@ -233,7 +233,7 @@ extension PluginTests {
 
         /// An isolated plugin's answers cross the helper: the proposal it is shown, its answer
         /// (taken or invalid), the events it is told.
-        @Test func isolatedPluginsAnswerThroughTheirHelper() throws {
+        @Test("R15.33 isolated plugins answer the proposals through their helper") func isolatedPluginsAnswerThroughTheirHelper() throws {
             let host = try Self.host([("list", splitPlugin(name: "list", column: #""primary""#, mode: #""one_over""#)),
                                       ("watch", splitPlugin(name: "watch"))], isolated: true)
             defer { host.shutdown() }
@@ -256,7 +256,7 @@ extension PluginTests {
         /// An isolated plugin whose helper crashes in a proposal hook keeps the proposal (a
         /// failure, counted, shown as such); in notify it changes nothing. The plugins after it
         /// are asked and told as usual.
-        @Test func isolatedCrashKeepsTheProposal() throws {
+        @Test("R15.33 an isolated plugin that crashes keeps the proposal") func isolatedCrashKeepsTheProposal() throws {
             let host = try Self.host([("crashy", splitPlugin(name: "crashy", column: #""primary""#, crash: true)),
                                       ("watch", splitPlugin(name: "watch"))], isolated: true)
             defer { host.shutdown() }

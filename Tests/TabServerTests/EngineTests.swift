@@ -124,6 +124,22 @@ struct EngineTestFailure: Error, CustomStringConvertible {
         #expect(last == 2)
     }
 
+    /// R15.35: a tab controller that is a window's root answers `state` as before R15; out of
+    /// its window (or attached), its state adds kind, parent, window and visible.
+    @Test("R15.35 a window root's state is as before R15; out of its window it adds kind, parent, window and visible")
+    func r15_35_stateOfATabControllerOutOfItsWindow() throws {
+        let e = EmbeddedEngine()
+        _ = try e.result(Self.tabs)
+        let root = try e.result(#"{"cmd":"state"}"#)
+        for member in ["kind", "parent", "window", "visible"] { #expect(root[member] == nil, "\(member) in a window root's state") }
+        _ = try e.result(#"{"cmd":"set_window","controller":"main","window":false}"#)
+        let out = try e.result(#"{"cmd":"state"}"#)
+        #expect(out["kind"] == .string("tab") && out["parent"] == .null && out["window"] == .bool(false) && out["visible"] == .bool(false))
+        #expect(out["selected"] == root["selected"] && out["tabs"] == root["tabs"])
+        _ = try e.result(#"{"cmd":"set_window","controller":"main","window":true}"#)
+        #expect(try e.result(#"{"cmd":"state"}"#)["kind"] == nil)
+    }
+
     /// Reads and refused requests write no record, and change nothing.
     @Test func readsAndRefusalsWriteNothing() throws {
         let e = EmbeddedEngine()
