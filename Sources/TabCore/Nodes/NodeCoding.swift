@@ -131,6 +131,32 @@ extension JSONWriter {
 extension CompositeBody {
     /// The kind's members as `state` shows them (and the snapshot keeps them).
     public func writeMembers(to w: inout JSONWriter) {
+        writeSlots(to: &w, columnsNested: true)
+        switch self {
+        case .navigation:
+            break
+        case .drawer(let d):
+            w.key(literal: "open_side"); w.string(d.openSide.rawValue)
+            w.key(literal: "open_gestures"); w.strings(d.openGestures.map(\.rawValue))
+            w.key(literal: "close_gestures"); w.strings(d.closeGestures.map(\.rawValue))
+            w.key(literal: "center_interaction"); w.string(d.centerInteraction.rawValue)
+        case .custom(let c):
+            w.key(literal: "status_bar_child"); if let s = c.statusBarChild { w.string(s) } else { w.null() }
+        case .split(let s):
+            w.key(literal: "preferred_display_mode"); w.string(s.preferredDisplayMode.rawValue)
+            w.key(literal: "preferred_split_behavior"); w.string(s.preferredSplitBehavior.rawValue)
+            w.key(literal: "presents_with_gesture"); w.bool(s.presentsWithGesture)
+            w.key(literal: "display_mode"); w.string(s.displayMode.rawValue)
+            w.key(literal: "split_behavior"); w.string(s.splitBehavior.rawValue)
+            s.writeCollapse(to: &w)
+        }
+    }
+
+    /// The slots and what fills them, the members a container is created with (R15.2): a
+    /// stack; a center and sides; children and shown; a style and its columns, in one
+    /// `columns` object where the state holds them (`columnsNested`), beside the others in a
+    /// create record, as `controller.create` asks them. Both forms, written here once.
+    func writeSlots(to w: inout JSONWriter, columnsNested: Bool) {
         switch self {
         case .navigation(let n):
             w.key(literal: "stack"); ChildObject.write(n.stack, to: &w)
@@ -138,23 +164,14 @@ extension CompositeBody {
             w.key(literal: "center"); d.center.write(to: &w)
             w.key(literal: "left"); ChildObject.writeOptional(d.left, to: &w)
             w.key(literal: "right"); ChildObject.writeOptional(d.right, to: &w)
-            w.key(literal: "open_side"); w.string(d.openSide.rawValue)
-            w.key(literal: "open_gestures"); w.strings(d.openGestures.map(\.rawValue))
-            w.key(literal: "close_gestures"); w.strings(d.closeGestures.map(\.rawValue))
-            w.key(literal: "center_interaction"); w.string(d.centerInteraction.rawValue)
         case .custom(let c):
             w.key(literal: "children"); ChildObject.write(c.children, to: &w)
             w.key(literal: "shown"); w.strings(c.shown)
-            w.key(literal: "status_bar_child"); if let s = c.statusBarChild { w.string(s) } else { w.null() }
         case .split(let s):
             w.key(literal: "style"); w.string(s.style.rawValue)
-            w.key(literal: "columns"); w.beginObject(); s.writeColumns(to: &w); w.endObject()
-            w.key(literal: "preferred_display_mode"); w.string(s.preferredDisplayMode.rawValue)
-            w.key(literal: "preferred_split_behavior"); w.string(s.preferredSplitBehavior.rawValue)
-            w.key(literal: "presents_with_gesture"); w.bool(s.presentsWithGesture)
-            w.key(literal: "display_mode"); w.string(s.displayMode.rawValue)
-            w.key(literal: "split_behavior"); w.string(s.splitBehavior.rawValue)
-            s.writeCollapse(to: &w)
+            if columnsNested { w.key(literal: "columns"); w.beginObject() }
+            s.writeColumns(to: &w)
+            if columnsNested { w.endObject() }
         }
     }
 
@@ -230,19 +247,7 @@ extension CompositeSpec {
         w.key(literal: "kind"); w.string(kind.rawValue)
         w.key(literal: "window"); w.bool(window)
         w.key(literal: "idiom"); w.string(idiom.rawValue)
-        switch body {
-        case .navigation(let n): w.key(literal: "stack"); ChildObject.write(n.stack, to: &w)
-        case .drawer(let d):
-            w.key(literal: "center"); d.center.write(to: &w)
-            w.key(literal: "left"); ChildObject.writeOptional(d.left, to: &w)
-            w.key(literal: "right"); ChildObject.writeOptional(d.right, to: &w)
-        case .custom(let c):
-            w.key(literal: "children"); ChildObject.write(c.children, to: &w)
-            w.key(literal: "shown"); w.strings(c.shown)
-        case .split(let s):
-            w.key(literal: "style"); w.string(s.style.rawValue)
-            s.writeColumns(to: &w)
-        }
+        body.writeSlots(to: &w, columnsNested: false)
         configuration.writeMembers(to: &w)
         if !answers.isEmpty { w.key(literal: "answers"); ProposalAnswer.write(answers, to: &w) }
     }
