@@ -363,20 +363,16 @@ extension TabContainers {
         switch order {
         case .setChange:
             var left = Set<VisibleChild.Key>()
-            for c in leaving {
-                move(c, .willMove, entering: false, &outcome)
-                let run = subtree(of: c)
-                appear(run, .willDisappear, &outcome)
-                appear(run, .didDisappear, &outcome)
-                for v in run { left.insert(v.key) }
-                move(c, .didMove, entering: false, &outcome)
-            }
+            SetChange.containment(leaving: leaving, entering: entering,
+                                  move: { c, phase, entering in move(c, phase, entering: entering, &outcome) },
+                                  disappear: { c in
+                                      let run = subtree(of: c)
+                                      appear(run, .willDisappear, &outcome)
+                                      appear(run, .didDisappear, &outcome)
+                                      for v in run { left.insert(v.key) }
+                                  })
             // Once, after them all: a removal per leaving child rescanned every entry gone.
             if !left.isEmpty { gone.removeAll { left.contains($0.key) } }
-            for c in entering {
-                move(c, .willMove, entering: true, &outcome)
-                move(c, .didMove, entering: true, &outcome)
-            }
             for e in between { send(e, from: name, &outcome) }
             others(&outcome)
         case .transition:

@@ -55,10 +55,9 @@ extension Controller {
     /// installed fresh (no identity across the replacement, R2.5), whatever their orientations.
     private mutating func setTabsAsOriginally(_ new: [Tab], animated: Bool, named: String?, _ out: inout Outcome) {
         let before = selectionSnapshot
-        for tab in tabs { removeChild(tab.id, onScreen: selection == .tab(tab.id) ? selectedLeaf : nil, &out) }
+        changeChildren(leaving: tabs.lazy.map(\.id), entering: new.lazy.map(\.id), onScreen: shownUnder, &out)
         tabs = new.map(Controller.fresh)
         rebuildIndex()
-        for tab in tabs { installChild(tab.id, &out) }
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated, changed: tabs.map(\.id)))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: before.selection.isTab, named: named, cause: .tabs, &out)
@@ -110,7 +109,7 @@ extension Controller {
             adjustBarOrder(previous: previousIDs)
             rebuildIndex()
         }
-        installChild(tab.id, &out)
+        changeChildren(leaving: EmptyCollection(), entering: CollectionOfOne(tab.id), onScreen: nil, &out)
         out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: false, changed: [tab.id]))
         resetCustomizable(&out)
         reselect(after: before, removedSelected: false, cause: .tabs, &out)
@@ -135,7 +134,7 @@ extension Controller {
             return try replaceTree(roots, as: .tabs(animated: false), named: nil, &out)
         }
         let before = selectionSnapshot
-        removeChild(id, onScreen: selection == .tab(id) ? selectedLeaf : nil, &out)
+        changeChildren(leaving: CollectionOfOne(id), entering: EmptyCollection(), onScreen: shownUnder, &out)
         tabs.remove(at: index)
         if arranged {
             adjustBarOrder(previous: barOrder == nil ? [] : treeIDs)  // no tab is new: none joins the bar
@@ -177,14 +176,13 @@ extension Controller {
         // R14.6: a change that takes the sidebar away (automatic mode, no group left) ends the
         // editing session first.
         if editingStart != nil, mode == .automatic, !r.roots.contains(where: { $0.children != nil }) { endEditing(&out) }
-        for id in r.removed { removeChild(id, onScreen: id == oldLeaf ? id : nil, &out) }
+        changeChildren(leaving: r.removed, entering: r.added, onScreen: oldLeaf.map { (holder: $0, leaf: $0) }, &out)
         var oldRoots: [String: Tab] = [:]
         for t in tabs { oldRoots[t.id] = t }
         let oldUpdated: Tab? = if case .update(let id) = change { tab(id) } else { nil }
         tabs = r.roots
         adjustBarOrder(previous: previousIDs)
         rebuildIndex()
-        for id in r.added { installChild(id, &out) }
         switch change {
         case .tabs(let animated):
             out.notify(.tabsChanged(tabs: tabs.map(\.id), animated: animated,
@@ -269,17 +267,23 @@ extension Controller {
         walk(&roots[address[0]], address.dropFirst())
     }
 
-    /// R5.3: will-move(nil), the disappearance of `onScreen` (the leaf shown, when this tab
-    /// is it or holds it), did-move(nil).
-    private mutating func removeChild(_ id: String, onScreen leaf: String?, _ out: inout Outcome) {
-        out.notify(.containment(tab: id, phase: .willMove, parent: nil))
-        out.visibleSetChanged(from: leaf, to: nil)
-        out.notify(.containment(tab: id, phase: .didMove, parent: nil))
+    /// R5.3, which R15.6 (a) and (b) made every kind's (`SetChange.containment`): each
+    /// leaving tab's will-move(nil), the disappearance of what is on screen if the tab is
+    /// `onScreen.holder` (the leaf shown, or the root tab that holds it), did-move(nil); then
+    /// each entering tab's will-move and did-move.
+    @inline(__always)
+    private func changeChildren<Leaving: Sequence, Entering: Sequence>(leaving: Leaving, entering: Entering, onScreen: (holder: String, leaf: String)?,
+                                                                       _ out: inout Outcome)
+        where Leaving.Element == String, Entering.Element == String {
+        SetChange.containment(leaving: leaving, entering: entering,
+                              move: { id, phase, entering in out.notify(.containment(tab: id, phase: phase, parent: entering ? name : nil)) },
+                              disappear: { id in if let onScreen, id == onScreen.holder { out.visibleSetChanged(from: onScreen.leaf, to: nil) } })
     }
 
-    private func installChild(_ id: String, _ out: inout Outcome) {
-        out.notify(.containment(tab: id, phase: .willMove, parent: name))
-        out.notify(.containment(tab: id, phase: .didMove, parent: name))
+    /// The selected root tab and the leaf it shows, for a change of the root tabs.
+    private var shownUnder: (holder: String, leaf: String)? {
+        guard case .tab(let id) = selection, let leaf = selectedLeaf else { return nil }
+        return (id, leaf)
     }
 
     /// R2.3: any change of the tab list makes every tab customizable again (the event's
