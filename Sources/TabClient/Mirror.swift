@@ -1,7 +1,10 @@
-// The seq recipe of docs/protocol.md, "Staying in sync", once: a mirror of controllers kept
-// from events alone, resynced when it is in doubt, reconnected with backoff after tabd
-// went away. Its user iterates `updates()` and is told every time something changed, every
-// time the mirror had to read `state` again and why, and every (re)connection.
+// The seq recipe of docs/protocol.md, "Staying in sync", once: a mirror of controllers of
+// every kind kept from events alone, resynced when it is in doubt, reconnected with backoff
+// after tabd went away. Its user iterates `updates()` and is told every time something
+// changed, every time the mirror had to read `state` again and why, and every (re)connection.
+// A tab controller is a `ControllerView`; a navigation, split, drawer or custom controller
+// (its `state` has a `kind` other than `tab`) a `CompositeView`, kept by CompositeView's own
+// `apply(event:seq:data:)`: one subscription mirrors a whole tree of containers.
 //
 // On one connection: `hello` (the instance), `subscribe` (every event, the controllers
 // watched), `state` of each; then events apply in seq order, those not later than what a
@@ -37,9 +40,11 @@ public struct Mirror: Sendable {
         public var instance: String
         /// The instance of the tabd of the previous sync (nil at the first).
         public var previousInstance: String?
-        /// Every controller mirrored, by name.
+        /// Every tab controller mirrored, by name.
         public var controllers: [String: ControllerView]
-        /// Each controller's seq before the connection ended.
+        /// Every navigation, split, drawer and custom controller mirrored, by name.
+        public var composites: [String: CompositeView]
+        /// Each controller's seq before the connection ended (of every kind).
         public var previousSeqs: [String: Int]
         /// Named controllers that do not exist (their `state` answered this).
         public var missing: [String: TabdError]
@@ -49,7 +54,9 @@ public struct Mirror: Sendable {
         /// Every controller's seq is the one it had: no event was missed (seq continues
         /// across restarts, R11.4).
         public var nothingMissed: Bool {
-            !initial && previousSeqs.count == controllers.count && controllers.allSatisfy { previousSeqs[$0.key] == $0.value.seq }
+            !initial && previousSeqs.count == controllers.count + composites.count
+                && controllers.allSatisfy { previousSeqs[$0.key] == $0.value.seq }
+                && composites.allSatisfy { previousSeqs[$0.key] == $0.value.seq }
         }
     }
 
@@ -61,9 +68,13 @@ public struct Mirror: Sendable {
         /// tabd marks `"last": true`, or is a grouped line), so `tabctl show --watch` and
         /// tabd-web draw once per command.
         case changed(ControllerView, events: [TabEvent])
+        /// Events changed a navigation, split, drawer or custom controller (as `changed`).
+        case compositeChanged(CompositeView, events: [TabEvent])
         /// The mirror was in doubt about a controller (`reason`) and read its `state` again;
         /// also the first sight of a controller created after the sync (reason says so).
         case resynced(ControllerView, reason: String)
+        /// The same for a navigation, split, drawer or custom controller.
+        case compositeResynced(CompositeView, reason: String)
         /// `controller_deleted` (its seq), or a `state` that no longer finds it (nil).
         case deleted(String, seq: Int?)
         /// The connection ended; reconnecting (`reason`: what ended it, with the connection's
@@ -104,6 +115,7 @@ private struct Runner {
     let mirror: Mirror
     let out: AsyncThrowingStream<Mirror.Update, any Error>.Continuation
     var views: [String: ControllerView] = [:]
+    var composites: [String: CompositeView] = [:]
     var instance: String?
     var synced = false
     var client: TabClient?
@@ -154,21 +166,35 @@ private struct Runner {
     mutating func sync(_ c: TabClient) async throws {
         let hello = try await c.hello()
         let seqs = try await c.subscribe(events: ["*"], controllers: mirror.names)
+        let previous = views.mapValues(\.seq).merging(composites.mapValues(\.seq)) { a, _ in a }
         var report = Mirror.Sync(initial: !synced, instance: hello.instance, previousInstance: synced ? instance : nil,
-                                 controllers: [:], previousSeqs: views.mapValues(\.seq), missing: [:])
-        var fresh: [String: ControllerView] = [:]
+                                 controllers: [:], composites: [:], previousSeqs: previous, missing: [:])
         for name in mirror.names ?? seqs.keys.sorted() {
             do {
-                fresh[name] = try await c.state(name)
+                switch try await Self.read(c, name) {
+                case .tab(let v): report.controllers[name] = v
+                case .composite(let v): report.composites[name] = v
+                }
             } catch let e as TabdError where e.code == .notFound {
                 report.missing[name] = e
             }
         }
-        views = fresh
-        report.controllers = fresh
+        views = report.controllers
+        composites = report.composites
         instance = hello.instance
         synced = true
         out.yield(.synced(report))
+    }
+
+    /// A controller's picture, by its kind.
+    enum Picture { case tab(ControllerView), composite(CompositeView) }
+
+    /// `name`'s `state`: a tab controller's, or a navigation, split, drawer or custom
+    /// controller's (its `kind` says).
+    static func read(_ c: TabClient, _ name: String) async throws -> Picture {
+        let o = try await c.stateObject(name)
+        if let kind = o.text("kind"), kind != "tab" { return .composite(CompositeView(state: o, name: name)) }
+        return .tab(ControllerView(state: o, name: name))
     }
 
     /// Applies events batch by batch until the connection ends.
@@ -184,21 +210,31 @@ private struct Runner {
             for event in batch {
                 let name = event.controller
                 if let names = mirror.names, !names.contains(name) { continue }
-                guard var view = views[name] else {
+                guard let seq = views[name]?.seq ?? composites[name]?.seq else {
                     // Created (again) after the sync: its state says all of it.
                     if doubt[name] == nil { doubt[name] = "controller '\(name)' appeared"; order.append(name) }
                     continue
                 }
-                guard event.seq > view.seq else { continue }  // already in the state read
+                guard event.seq > seq else { continue }  // already in the state read
                 if doubt[name] != nil { continue }  // its state is read again anyway
-                if event.seq != view.seq + 1 {
-                    doubt[name] = "seq \(view.seq) was followed by \(event.seq)"
+                if event.seq != seq + 1 {
+                    doubt[name] = "seq \(seq) was followed by \(event.seq)"
                     order.append(name)
                     continue
                 }
-                switch view.apply(event: event.name, seq: event.seq, data: event.data) {
+                let outcome: ControllerView.Outcome
+                if var view = views[name] {
+                    outcome = view.apply(event: event.name, seq: event.seq, data: event.data)
+                    views[name] = view
+                } else {
+                    var view = composites[name]!
+                    outcome = view.apply(event: event.name, seq: event.seq, data: event.data)
+                    composites[name] = view
+                }
+                switch outcome {
                 case .deleted:
                     views[name] = nil
+                    composites[name] = nil
                     changed[name] = nil
                     unannounced.remove(name)
                     out.yield(.deleted(name, seq: event.seq))
@@ -206,24 +242,36 @@ private struct Runner {
                 case .unsure:
                     doubt[name] = "\(event.name) at seq \(event.seq) did not say enough"
                 case .applied:
-                    if ControllerView.rereadAfter.contains(event.name) { unannounced.insert(name) }
+                    if views[name] != nil && ControllerView.rereadAfter.contains(event.name) { unannounced.insert(name) }
                 }
-                views[name] = view
                 if changed[name] == nil { order.append(name) }
                 changed[name, default: []].append(event)
             }
             for name in order.uniqued() {
                 if let reason = doubt[name] {
                     do {
-                        let view = try await c.state(name)
-                        views[name] = view
-                        out.yield(.resynced(view, reason: reason))
+                        switch try await Self.read(c, name) {
+                        case .tab(let v):
+                            views[name] = v
+                            composites[name] = nil
+                            out.yield(.resynced(v, reason: reason))
+                        case .composite(let v):
+                            composites[name] = v
+                            views[name] = nil
+                            out.yield(.compositeResynced(v, reason: reason))
+                        }
                     } catch let e as TabdError where e.code == .notFound {
-                        if views.removeValue(forKey: name) != nil { out.yield(.deleted(name, seq: nil)) }
+                        let had = views.removeValue(forKey: name) != nil || composites.removeValue(forKey: name) != nil
+                        if had { out.yield(.deleted(name, seq: nil)) }
                     }
                     continue
                 }
-                guard var view = views[name], let events = changed[name] else { continue }
+                guard let events = changed[name] else { continue }
+                if let composite = composites[name] {
+                    out.yield(.compositeChanged(composite, events: events))
+                    continue
+                }
+                guard var view = views[name] else { continue }
                 if unannounced.contains(name) {
                     do {
                         view.readUnannounced(from: try await c.stateObject(name))

@@ -245,6 +245,8 @@ final class Watcher: WatchScreen, @unchecked Sendable {
                     view = v
                     say("in doubt (\(reason)); read the state again at seq \(view.seq)")
                     redraw(view)
+                case .compositeChanged, .compositeResynced:
+                    break  // this watcher's controller is a tab controller (containers: drawTree)
                 case .deleted(_, let seq):
                     return finish(seq: seq)
                 case .disconnected:

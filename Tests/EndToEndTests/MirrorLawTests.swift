@@ -1,7 +1,8 @@
 // The mirrors' law (issue 45, item 1): both client libraries' mirrors — TabClient's `Mirror`
 // (Swift) and tabd_client's `Follower` (Python, driven through Fixtures/follower-check.py) —
 // equal a fresh `state` of every controller after every request of the restart law's
-// generated streams (split view controllers among R15's containers here), and TabClient's
+// generated streams (split view controllers among R15's containers here: the Mirror holds
+// each navigation, split, drawer and custom controller as a `CompositeView`), and TabClient's
 // `CompositeView` of every navigation, split, drawer and custom controller, kept from the
 // watcher's events, equals its `state` after every request of the Swift law's (RequestGenerator: every command of docs/protocol.md, phones, pads with
 // groups, tvs, R13 and R14 made likelier here), with tabd restarted by SIGTERM and by SIGKILL
@@ -46,6 +47,8 @@ final class MirrorLawRun {
     /// How often a CompositeView read `state` again, by event name; and applied an event.
     var compositeRereads: [String: Int] = [:]
     var compositeApplied: [String: Int] = [:]
+    /// How many times the Mirror's picture of a container was compared with its `state`.
+    var mirroredComposites = 0
 
     init(seed: UInt64) throws {
         self.seed = seed
@@ -322,7 +325,8 @@ func fieldDifferences(_ a: Any, _ b: Any, _ path: String = "") -> [String] {
 }
 
 extension TabClientTests {
-    /// TabClient's Mirror of every controller equals `state` after every request.
+    /// TabClient's Mirror of every controller — a tab controller's ControllerView, a
+    /// container's CompositeView — equals `state` after every request.
     @Test func mirrorLawSwift() async throws {
         var runs: [MirrorLawRun] = []
         for seed in MirrorLawSeeds.seeds {
@@ -343,24 +347,44 @@ extension TabClientTests {
                     // Caught up: every controller at its seq (or unknown, with no event since it
                     // was created), none that is gone.
                     let caughtUp = await eventually {
-                        let views = log.views
-                        return Set(views.keys).isSubset(of: states.keys)
-                            && states.allSatisfy { name, s in views[name]?.seq == s.int("seq") || (views[name] == nil && run.mayBeUnknown(name, s)) }
+                        let seqs = log.seqs
+                        return Set(seqs.keys).isSubset(of: states.keys)
+                            && states.allSatisfy { name, s in seqs[name] == s.int("seq") || (seqs[name] == nil && run.mayBeUnknown(name, s)) }
                     }
                     if let difference = try run.followComposites(states, restarted: restarted) {
                         failure = difference
                         throw TestFailure("stop")
                     }
-                    let views = log.views
+                    let views = log.views, composites = log.composites
                     if !caughtUp {
-                        failure = "\(run.prefix): the mirror did not catch up with state: mirror seqs \(views.mapValues(\.seq).sorted { $0.key < $1.key }), "
+                        failure = "\(run.prefix): the mirror did not catch up with state: mirror seqs \(log.seqs.sorted { $0.key < $1.key }), "
                             + "state seqs \(states.mapValues { $0.int("seq") ?? -1 }.sorted { $0.key < $1.key })"
                         throw TestFailure("stop")
                     }
                     for (name, s) in states.sorted(by: { $0.key < $1.key }) {
-                        // The Mirror's picture of a container is a tab controller's (docs/clients.md):
-                        // its seq is held above, its state by the CompositeView (followComposites).
-                        guard let view = views[name], !CompositeView.isComposite(s) else { continue }
+                        // A container: the Mirror's CompositeView, kept by the same `apply` as the
+                        // watcher's (followComposites), equals state but for what no event announces.
+                        if CompositeView.isComposite(s) {
+                            if views[name] != nil {
+                                failure = "\(run.prefix): the mirror holds '\(name)', a \(s.string("kind") ?? "?") controller, as a tab controller"
+                                throw TestFailure("stop")
+                            }
+                            guard let view = composites[name] else { continue }  // not yet known: its seq is held above
+                            let fresh = CompositeView(state: s, name: name)
+                            if lawComparable(view) != lawComparable(fresh) {
+                                failure = "\(run.prefix): the mirror's CompositeView of '\(name)' differs from state (mirror ≠ state):\n  "
+                                    + fieldDifferences(lawComparable(view), lawComparable(fresh)).joined(separator: "\n  ")
+                                    + "\nstate's JSON \(JSONValue.object(s).jsonString)"
+                                throw TestFailure("stop")
+                            }
+                            run.mirroredComposites += 1
+                            continue
+                        }
+                        if composites[name] != nil {
+                            failure = "\(run.prefix): the mirror holds the tab controller '\(name)' as a container"
+                            throw TestFailure("stop")
+                        }
+                        guard let view = views[name] else { continue }
                         let fresh = ControllerView(state: s, name: name)
                         let sure = !run.unannounced.contains(name)
                         if comparable(view, remembered: sure) != comparable(fresh, remembered: sure) {
@@ -375,11 +399,13 @@ extension TabClientTests {
                 if failure == nil { failure = "\(run.prefix): \(error)\n" + run.recentText }
             }
             print("mirror law (Swift), seed \(seedText(seed)): \(run.step) requests, \(run.restarts) restarts, \(log.resyncs.count) resyncs, \(log.changes) changes; \(failure == nil ? "ok" : "failed")")
+            print("  Mirror's composites compared with state \(run.mirroredComposites) times")
             print("  CompositeView: applied \(run.compositeApplied.sorted { $0.key < $1.key }), read state again after \(run.compositeRereads.sorted { $0.key < $1.key })")
             await log.stop()
             run.tabd.stop(signal: SIGKILL)
             if let failure { Issue.record(Comment(rawValue: failure + "\n" + run.rerun)); return }
         }
+        #expect(runs.allSatisfy { $0.mirroredComposites > 0 }, "the Mirror held no container to compare with state")
         let unseen = try MirrorLawRun.unseen(runs)
         #expect(unseen.isEmpty, "the mirrors' law's streams made none of these events of docs/protocol.md: \(unseen); make RequestGenerator send what makes them")
     }

@@ -19,7 +19,7 @@ import Testing
 
 /// What a mirror's updates said, collected by the task that iterates them.
 final class MirrorLog: Sendable {
-    struct Seen { var views: [String: ControllerView] = [:]; var syncs: [Mirror.Sync] = []; var resyncs: [String] = []; var disconnects = 0; var disconnectReasons: [String] = []; var changes = 0 }
+    struct Seen { var views: [String: ControllerView] = [:]; var composites: [String: CompositeView] = [:]; var syncs: [Mirror.Sync] = []; var resyncs: [String] = []; var disconnects = 0; var disconnectReasons: [String] = []; var changes = 0 }
     private let seen = Mutex(Seen())
     private let task = Mutex<Task<Void, Never>?>(nil)
 
@@ -38,16 +38,22 @@ final class MirrorLog: Sendable {
     private func take(_ u: Mirror.Update) {
         seen.withLock { s in
             switch u {
-            case .synced(let sync): s.syncs.append(sync); s.views = sync.controllers
+            case .synced(let sync): s.syncs.append(sync); s.views = sync.controllers; s.composites = sync.composites
             case .changed(let v, _): s.views[v.name] = v; s.changes += 1
-            case .resynced(let v, let reason): s.views[v.name] = v; s.resyncs.append(reason)
-            case .deleted(let name, _): s.views[name] = nil
+            case .compositeChanged(let v, _): s.composites[v.name] = v; s.changes += 1
+            case .resynced(let v, let reason): s.views[v.name] = v; s.composites[v.name] = nil; s.resyncs.append(reason)
+            case .compositeResynced(let v, let reason): s.composites[v.name] = v; s.views[v.name] = nil; s.resyncs.append(reason)
+            case .deleted(let name, _): s.views[name] = nil; s.composites[name] = nil
             case .disconnected(let reason): s.disconnects += 1; s.disconnectReasons.append(reason)
             }
         }
     }
 
     var views: [String: ControllerView] { seen.withLock { $0.views } }
+    /// The navigation, split, drawer and custom controllers the mirror holds.
+    var composites: [String: CompositeView] { seen.withLock { $0.composites } }
+    /// Every controller's seq, of either kind of picture.
+    var seqs: [String: Int] { seen.withLock { s in s.views.mapValues(\.seq).merging(s.composites.mapValues(\.seq)) { a, _ in a } } }
     var syncs: [Mirror.Sync] { seen.withLock { $0.syncs } }
     var resyncs: [String] { seen.withLock { $0.resyncs } }
     var disconnects: Int { seen.withLock { $0.disconnects } }
@@ -324,6 +330,48 @@ func eventually(_ timeout: Double = 60, _ condition: () throws -> Bool) async re
         #expect(log.resyncs.contains { $0.contains("'tv' appeared") }, "\(log.resyncs)")
         try driver.ok(#"{"cmd":"controller.delete","controller":"tv"}"#)
         #expect(await eventually { log.views["tv"] == nil })
+        await log.stop()
+    }
+
+    /// One Mirror of every controller holds a tree of containers: a pad split in the window
+    /// whose primary is a navigation controller, each a CompositeView kept by its `apply`
+    /// (the containers' law is mirrorLawSwift's), equal to `state` after each command; a
+    /// container created later is read once, and a deleted one dropped.
+    @Test func mirrorHoldsContainersAsComposites() async throws {
+        let tabd = try TabdProcess()
+        let log = MirrorLog(Mirror(path: tabd.socket))
+        #expect(await eventually { log.syncs.count == 1 })
+        let driver = try tabd.client()
+        let lines = [
+            #"{"cmd":"controller.create","controller":"folders","kind":"navigation","idiom":"pad","stack":[{"id":"inbox"}]}"#,
+            #"{"cmd":"controller.create","controller":"mailbox","kind":"split","style":"double","idiom":"pad","window":true,"primary":{"id":"boxes","controller":"folders"},"secondary":{"id":"message"}}"#,
+            #"{"cmd":"rotate","controller":"mailbox","orientation":"landscape_left"}"#,
+            #"{"cmd":"push","controller":"folders","screen":{"id":"sent"}}"#,
+            #"{"cmd":"hide_column","controller":"mailbox","column":"primary"}"#,
+            #"{"cmd":"set_size_class","controller":"mailbox","size_class":"compact"}"#,
+            #"{"cmd":"show_column","controller":"mailbox","column":"primary"}"#,
+            #"{"cmd":"set_size_class","controller":"mailbox","size_class":"regular"}"#,
+            #"{"cmd":"show_detail","controller":"mailbox","child":{"id":"draft"}}"#,
+        ]
+        for (i, line) in lines.enumerated() {
+            try driver.ok(line)
+            for name in ["folders", "mailbox"].prefix(i == 0 ? 1 : 2) {
+                let fresh = CompositeView(state: try driver.ok(requestLine("state", controller: name)), name: name)
+                let same = await eventually { log.composites[name].map(lawComparable) == lawComparable(fresh) }
+                let differences = log.composites[name].map {
+                    fieldDifferences(lawComparable($0), lawComparable(fresh)).joined(separator: "\n  ") } ?? "not mirrored"
+                #expect(same, "after \(line), \(name):\n  \(differences)")
+                #expect(log.views[name] == nil, "\(name) held as a tab controller")
+            }
+        }
+        #expect(log.composites["mailbox"]?.visibleColumns == [.primary, .secondary])
+        #expect(log.resyncs.contains { $0.contains("'mailbox' appeared") }, "\(log.resyncs)")
+        #expect(log.views.keys.sorted() == ["main"])
+        try driver.ok(#"{"cmd":"controller.create","controller":"lone","kind":"custom","children":[{"id":"a"}]}"#)
+        try driver.ok(#"{"cmd":"set_shown","controller":"lone","shown":["a"]}"#)
+        #expect(await eventually { log.composites["lone"]?.shown == ["a"] })
+        try driver.ok(#"{"cmd":"controller.delete","controller":"lone"}"#)
+        #expect(await eventually { log.composites["lone"] == nil })
         await log.stop()
     }
 

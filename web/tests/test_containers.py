@@ -1,10 +1,12 @@
 """tabd-web draws every kind of container (docs/protocol.md, "Containers beyond tabs"):
 navigation, drawer and custom controllers end to end against a real tabd, nested in one
-another and around a tab controller, live from events; split view controllers (not in this
-tabd yet) from `state` fixtures fed to the page's drawing code, a pure function of them."""
+another and around a tab controller, live from events; split view controllers here from
+`state` fixtures fed to the page's drawing code, a pure function of them (every mode and
+collapse at once), and end to end, driven by commands (below)."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import re
 from typing import Any, Dict, List, Optional
@@ -166,7 +168,7 @@ def test_a_custom_container_and_nesting(tabd: Tabd, browser: webdriver.Chrome) -
         web.stop()
 
 
-# ---- split view controllers, from `state` fixtures (tabd does not build them yet) ----------
+# ---- split view controllers, from `state` fixtures (driven by commands: below) -----------
 
 CHILD = {"title": None, "restoration_id": None, "controller": None}
 
@@ -297,5 +299,300 @@ def test_split_view_controllers_from_state_fixtures(tabd: Tabd, browser: webdriv
         assert "tabs" not in roots(browser)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         browser.find_element(By.CSS_SELECTOR, '#devices > [data-controller="cols"]').screenshot(str(ARTIFACTS / "split.png"))
+    finally:
+        web.stop()
+
+
+# ---- split view controllers, end to end: driven by commands, followed live ----------------
+# A real tabd driven by real commands (`controller.create` of kind split, `set_column`,
+# `show_column`, `hide_column`, `show_detail`, `rotate` and `set_size_class` on a pad root,
+# a split as a tab's content through `update_tab`'s `content_controller`), the page following
+# over its event subscription alone, never reloaded: after each command the test waits until
+# the page drew the split at the seq `state` reports, then compares what it drew (columns
+# shown and hidden, display mode, collapse, the collapsed stack) with that `state`.
+
+# What the page drew of a split, read in one script (it redraws after every message).
+DRAWN_SPLIT = """
+    const e = document.querySelector(`[data-controller="${arguments[0]}"]`);
+    if (!e || e.dataset.kind !== "split") return null;
+    const body = e.querySelector(":scope > .node-body");
+    const columns = body.querySelector(":scope > .split-columns");
+    const crumbs = body.querySelector(":scope > [data-collapsed-stack]");
+    const hidden = body.querySelector(":scope > [data-hidden-columns]");
+    return {
+        seq: Number(e.dataset.seq), visible: e.dataset.visible, dimmed: e.classList.contains("dimmed"),
+        display_mode: e.dataset.displayMode, split_behavior: e.dataset.splitBehavior, collapsed: e.dataset.collapsed,
+        top_column: e.dataset.topColumn || null, style: e.dataset.style,
+        columns: columns ? [...columns.querySelectorAll(":scope > .split-column")].map((c) =>
+            [c.dataset.column, (c.querySelector(":scope > [data-child]") || {dataset: {}}).dataset.child || null]) : null,
+        crumbs: crumbs ? crumbs.dataset.collapsedStack : null,
+        hidden_columns: hidden ? hidden.dataset.hiddenColumns : null,
+        info: (body.querySelector(":scope > .split-info") || {}).textContent || "",
+        in_controller: ((e.parentElement && e.parentElement.closest("[data-controller]")) || {dataset: {}}).dataset.controller || null,
+        slot: (e.closest("[data-slot]") || {dataset: {}}).dataset.slot || null,
+    };
+"""
+
+COLUMNS = ["primary", "supplementary", "secondary", "compact"]
+
+
+def drawn_split(driver: webdriver.Chrome, name: str) -> Optional[Dict[str, Any]]:
+    return driver.execute_script(DRAWN_SPLIT, name)
+
+
+def expected(st: Dict[str, Any]) -> Dict[str, Any]:
+    """What the page should draw of a split's `state`: expanded, its visible columns in
+    order and the others that hold a child said to be not shown; collapsed, the top column
+    alone under the collapsed stack."""
+    cols = st["columns"]
+    if st["collapsed"]:
+        shown = [st["top_column"]]
+        hidden = None
+        crumbs = " ".join(st["collapsed_stack"])
+    else:
+        shown = [c for c in COLUMNS if c in st["visible_columns"]]
+        rest = [c for c in COLUMNS if cols.get(c) and c not in st["visible_columns"]]
+        hidden = " ".join(rest) or None
+        crumbs = None
+    return {
+        "display_mode": st["display_mode"], "split_behavior": st["split_behavior"], "collapsed": str(st["collapsed"]).lower(),
+        "top_column": st["top_column"], "style": st["style"], "visible": str(st["visible"]).lower(), "dimmed": not st["visible"],
+        "columns": [[c, cols[c]["id"] if cols.get(c) else None] for c in shown], "crumbs": crumbs, "hidden_columns": hidden,
+    }
+
+
+def follows(driver: webdriver.Chrome, c: tabd_client.Client, name: str, step: str) -> Dict[str, Any]:
+    """Waits until the page drew split `name` at the seq `state` reports now (the page only
+    hears of it through its subscription), then holds the drawing to that state; returns
+    the state."""
+    st = c.container_state(name)
+    wait(driver, lambda d: (drawn_split(d, name) or {}).get("seq") == st["seq"], what="%s at seq %d (%s)" % (name, st["seq"], step))
+    got = drawn_split(driver, name)
+    want = expected(st)
+    assert {k: got[k] for k in want} == want, "%s: drawn %r, state %r" % (step, got, st)
+    assert st["display_mode"] in got["info"] and st["split_behavior"] in got["info"], step
+    return st
+
+
+def open_page(driver: webdriver.Chrome, web: Web) -> None:
+    driver.get(web.url)
+    wait(driver, lambda d: d.find_element(By.ID, "status").get_attribute("data-state") == "live"
+         and d.execute_script("return tree.ready"), what="live, with the tree")
+
+
+def logged(driver: webdriver.Chrome, pattern: str) -> bool:
+    return pattern in driver.find_element(By.ID, "log").text
+
+
+def test_a_split_root_driven_by_commands(tabd: Tabd, browser: webdriver.Chrome) -> None:
+    """A triple pad split, a window's root, created while the page is open, its primary a
+    navigation controller: rotated, columns shown and hidden, a new detail, a column
+    replaced, collapsed by a compact size class and expanded again, a compact child."""
+    web = Web(tabd.socket)
+    try:
+        open_page(browser, web)
+        syncs = browser.find_element(By.TAG_NAME, "body").get_attribute("data-syncs")
+        with tabd_client.Client(tabd.socket) as c:
+            c.create_navigation("boxes", [{"id": "inbox", "title": "Inbox"}], idiom="pad")
+            c.controller_create("cols", kind="split", style="triple", idiom="pad", window=True,
+                                primary={"id": "folders", "controller": "boxes"},
+                                supplementary={"id": "list", "title": "Messages"}, secondary={"id": "message"})
+            # Portrait: the automatic behavior overlays, the secondary alone.
+            st = follows(browser, c, "cols", "created")
+            assert st["display_mode"] == "secondary_only" and st["visible_columns"] == ["secondary"]
+            assert "cols" in roots(browser) and "boxes" not in roots(browser)
+            assert drawn_split(browser, "cols")["hidden_columns"] == "primary supplementary"
+            assert drawn(browser, "boxes") is None  # in a column not shown
+
+            # Landscape tiles: one_beside, the supplementary beside the secondary.
+            c.rotate("landscape_left", controller="cols")
+            st = follows(browser, c, "cols", "rotate landscape")
+            assert (st["display_mode"], st["split_behavior"]) == ("one_beside", "tile")
+
+            # show_column primary on a triple: two_beside, all three; the navigation controller
+            # drawn in its column, visible.
+            c.show_column("primary", controller="cols")
+            st = follows(browser, c, "cols", "show_column primary")
+            assert st["display_mode"] == "two_beside" and st["visible_columns"] == ["primary", "supplementary", "secondary"]
+            wait(browser, lambda d: (drawn(d, "boxes") or {}).get("visible") == "true", what="boxes drawn, visible")
+            boxes = drawn(browser, "boxes")
+            assert (boxes["in_controller"], boxes["parent_slot"], boxes["top"]) == ("cols", "primary", "inbox")
+            # The page's log has the split's events (tabd-web's tree connection sends them).
+            wait(browser, lambda d: logged(d, "display_mode_will_change") and logged(d, '"display_mode":"two_beside"'),
+                 what="the split's events in the log")
+
+            # A push onto the navigation controller in the primary column shows there.
+            c.push_screen({"id": "sent", "title": "Sent"}, controller="boxes")
+            wait(browser, lambda d: (drawn(d, "boxes") or {}).get("top") == "sent", what="boxes' new top")
+
+            # hide_column primary: back to one_beside; the navigation controller is gone from the page.
+            c.hide_column("primary", controller="cols")
+            st = follows(browser, c, "cols", "hide_column primary")
+            assert st["display_mode"] == "one_beside"
+            assert drawn(browser, "boxes") is None
+            # hide_column supplementary: secondary_only.
+            c.hide_column("supplementary", controller="cols")
+            st = follows(browser, c, "cols", "hide_column supplementary")
+            assert st["display_mode"] == "secondary_only" and drawn_split(browser, "cols")["hidden_columns"] == "primary supplementary"
+            # show_column supplementary: one_beside again.
+            c.show_column("supplementary", controller="cols")
+            st = follows(browser, c, "cols", "show_column supplementary")
+            assert st["display_mode"] == "one_beside"
+
+            # show_detail: a new secondary, shown.
+            c.show_detail({"id": "draft", "title": "Draft"}, controller="cols")
+            st = follows(browser, c, "cols", "show_detail")
+            assert st["columns"]["secondary"]["id"] == "draft"
+            # set_column: another child in the supplementary column.
+            c.set_column("supplementary", {"id": "threads", "title": "Threads"}, controller="cols")
+            st = follows(browser, c, "cols", "set_column supplementary")
+            assert drawn_split(browser, "cols")["columns"] == [["supplementary", "threads"], ["secondary", "draft"]]
+
+            # Compact: collapsed onto the secondary, the collapsed stack as a breadcrumb.
+            c.set_size_class("compact", controller="cols")
+            st = follows(browser, c, "cols", "set_size_class compact")
+            assert st["collapsed"] and st["top_column"] == "secondary"
+            wait(browser, lambda d: logged(d, "split_collapsed"), what="split_collapsed in the log")
+            # Collapsed, hide_column pops the column stack and show_column pushes it.
+            c.hide_column("secondary", controller="cols")
+            st = follows(browser, c, "cols", "hide_column secondary, collapsed")
+            assert st["top_column"] != "secondary"
+            c.show_column("primary", controller="cols")
+            st = follows(browser, c, "cols", "show_column primary, collapsed")
+            assert st["top_column"] == "primary" and st["collapsed_stack"] == ["primary"]
+            wait(browser, lambda d: (drawn(d, "boxes") or {}).get("visible") == "true", what="boxes on top of the collapsed split")
+            # A compact child: the collapsed split shows it alone.
+            c.set_column("compact", {"id": "phone-ui", "title": "Phone"}, controller="cols")
+            st = follows(browser, c, "cols", "set_column compact")
+            assert st["top_column"] == "compact" and st["collapsed_stack"] == ["compact"]
+            assert drawn(browser, "boxes") is None
+
+            # Regular again: expanded, in the mode the display-mode-for-expanding hook answered.
+            c.set_size_class("regular", controller="cols")
+            st = follows(browser, c, "cols", "set_size_class regular")
+            assert not st["collapsed"] and drawn_split(browser, "cols")["crumbs"] is None
+            wait(browser, lambda d: logged(d, "split_expanded"), what="split_expanded in the log")
+            # Taken out of its window: dimmed, with what is in it.
+            c.set_window(False, controller="cols")
+            follows(browser, c, "cols", "set_window false")
+        # All of it live: the page never synced again.
+        assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-syncs") == syncs
+    finally:
+        web.stop()
+
+
+def test_a_split_as_a_tabs_content(tabd: Tabd, browser: webdriver.Chrome) -> None:
+    """A double pad split attached as a tab's content (`update_tab` `content_controller`)
+    in a pad tab controller, a window's root: drawn in the tab's place while the tab is
+    selected, its columns shown, collapsed and expanded by the tab root's `set_size_class`,
+    gone while another tab is selected, and a root again when detached."""
+    web = Web(tabd.socket)
+    try:
+        open_page(browser, web)
+        with tabd_client.Client(tabd.socket) as c:
+            c.controller_create("pad", idiom="pad", max_visible=5)
+            c.set_tabs([{"id": "home", "title": "Home"}, {"id": "mail", "title": "Mail"}], controller="pad")
+            c.create_navigation("folders", [{"id": "inbox", "title": "Inbox"}], idiom="pad")
+            c.create_split("mailbox", "double", {"id": "boxes", "controller": "folders"}, {"id": "message", "title": "Message"},
+                           idiom="pad")
+            st = follows(browser, c, "mailbox", "created, a root out of a window")
+            assert "mailbox" in roots(browser) and drawn_split(browser, "mailbox")["dimmed"]
+
+            c.update_tab("mail", controller="pad", content_controller="mailbox")
+            st = c.container_state("mailbox")
+            assert st["parent"] == {"controller": "pad", "child": "mail"} and not st["visible"]
+            # Not selected: the tab controller does not draw it, and it is no root any more.
+            wait(browser, lambda d: "mailbox" not in roots(d) and drawn_split(d, "mailbox") is None, what="mailbox in pad, hidden")
+
+            c.select("mail", controller="pad")
+            st = follows(browser, c, "mailbox", "mail selected")
+            assert st["visible"]
+            got = drawn_split(browser, "mailbox")
+            assert (got["in_controller"], got["slot"]) == ("pad", "content")
+            assert browser.find_element(By.CSS_SELECTOR, '[data-controller="pad"]').get_attribute("data-selected") == "mail"
+
+            # The primary shown over the secondary (portrait overlays; the orientation rules
+            # keep this tab in portrait).
+            c.show_column("primary", controller="mailbox")
+            st = follows(browser, c, "mailbox", "show_column primary in the tab")
+            assert st["display_mode"] == "one_over" and st["visible_columns"] == ["primary", "secondary"]
+            wait(browser, lambda d: (drawn(d, "folders") or {}).get("visible") == "true", what="folders drawn in the split in the tab")
+
+            # The tab root compact: the split collapses with it.
+            c.set_size_class("compact", controller="pad")
+            st = follows(browser, c, "mailbox", "the root compact")
+            assert st["collapsed"] and st["size_class"] == "compact"
+            c.show_detail({"id": "draft"}, controller="mailbox")
+            st = follows(browser, c, "mailbox", "show_detail, collapsed")
+            assert st["top_column"] == "secondary" and st["columns"]["secondary"]["id"] == "draft"
+            c.set_size_class("regular", controller="pad")
+            st = follows(browser, c, "mailbox", "the root regular")
+            assert not st["collapsed"]
+
+            # Another tab: the split is not drawn; back to mail, drawn again.
+            c.select("home", controller="pad")
+            wait(browser, lambda d: drawn_split(d, "mailbox") is None, what="mailbox gone with its tab")
+            c.select("mail", controller="pad")
+            follows(browser, c, "mailbox", "mail selected again")
+
+            # Detached: a root again, out of a window, at the top level.
+            c.update_tab("mail", controller="pad", content_controller=None)
+            st = follows(browser, c, "mailbox", "detached")
+            assert st["parent"] is None
+            wait(browser, lambda d: "mailbox" in roots(d), what="mailbox a root again")
+    finally:
+        web.stop()
+
+
+def test_a_split_and_a_drawer_around_tab_bars(tabd: Tabd, browser: webdriver.Chrome) -> None:
+    """A pad split whose secondary column is a tab controller, and a drawer around another
+    tab controller, both built with commands: the tab bars drawn in their slots follow
+    their own events; the screenshot of it is docs/console-containers.png's source."""
+    web = Web(tabd.socket)
+    try:
+        with tabd_client.Client(tabd.socket) as c:
+            c.controller_create("reader", idiom="pad", window=False, max_visible=5)
+            c.set_tabs([{"id": "read", "title": "Read"}, {"id": "reply", "title": "Reply"}, {"id": "notes", "title": "Notes"}],
+                       controller="reader")
+            c.create_navigation("folders", [{"id": "inbox", "title": "Inbox"}, {"id": "work", "title": "Work"}], idiom="pad")
+            c.controller_create("desk", kind="split", style="double", idiom="pad", window=True,
+                                primary={"id": "boxes", "controller": "folders"}, secondary={"id": "detail", "controller": "reader"})
+            c.rotate("landscape_left", controller="desk")
+            c.controller_create("tabs", window=False)
+            c.set_tabs([{"id": "feed", "title": "Feed"}, {"id": "chat", "title": "Chat"}, {"id": "me", "title": "Me"}], controller="tabs")
+            c.create_navigation("menu", [{"id": "places", "title": "Places"}])
+            c.create_drawer("shell", {"id": "main-ui", "controller": "tabs"}, left={"id": "nav", "controller": "menu"}, window=True)
+            c.open_drawer("left", controller="shell")
+        open_page(browser, web)
+        with tabd_client.Client(tabd.socket) as c:
+            st = follows(browser, c, "desk", "drawn at the first sync")
+            assert st["visible_columns"] == ["primary", "secondary"]
+            wait(browser, lambda d: (drawn(d, "reader") or {}).get("visible") == "true", what="the tab controller in the secondary")
+            reader = drawn(browser, "reader")
+            assert (reader["kind"], reader["in_controller"], reader["parent_slot"]) == ("tab", "desk", "secondary")
+            c.select("reply", controller="reader")
+            wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, '[data-controller="reader"]').get_attribute("data-selected") == "reply",
+                 what="reply selected in the split's tab bar")
+            # Hiding the primary leaves the tab bar alone on screen; showing it brings the folders back.
+            c.hide_column("primary", controller="desk")
+            follows(browser, c, "desk", "hide_column primary")
+            assert drawn(browser, "folders") is None and drawn(browser, "reader")["visible"] == "true"
+            c.show_column("primary", controller="desk")
+            follows(browser, c, "desk", "show_column primary")
+            wait(browser, lambda d: (drawn(d, "folders") or {}).get("visible") == "true"
+                 and (drawn(d, "menu") or {}).get("visible") == "true"
+                 and (drawn(d, "tabs") or {}).get("visible") == "true", what="the split and the drawer drawn whole")
+
+            # The picture for docs/: the split and the drawer, at 80 % (a small PNG).
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            box = browser.execute_script("""
+                const r = [...document.querySelectorAll('#devices > [data-controller="desk"], #devices > [data-controller="shell"]')]
+                    .map((e) => e.getBoundingClientRect());
+                const x = Math.min(...r.map((b) => b.left)), y = Math.min(...r.map((b) => b.top));
+                return {x: x + window.scrollX, y: y + window.scrollY, width: Math.max(...r.map((b) => b.right)) - x,
+                        height: Math.max(...r.map((b) => b.bottom)) - y};""")
+            shot = browser.execute_cdp_cmd("Page.captureScreenshot", {
+                "format": "png", "captureBeyondViewport": True, "clip": dict(box, scale=0.8)})
+            (ARTIFACTS / "containers.png").write_bytes(base64.b64decode(shot["data"]))
     finally:
         web.stop()

@@ -1,5 +1,5 @@
-// One browser page's WebSocket: TabClient's Mirror of the tab controllers goes to the page as
-// JSON messages, and the page's requests go to tabd on a connection of their own.
+// One browser page's WebSocket: TabClient's Mirror of the tab controllers (its containers are
+// left to Tree.swift's messages) goes to the page as JSON messages, and the page's requests go to tabd on a connection of their own.
 //
 // To the page: {"type":"sync", "initial", "instance", "instance_changed", "nothing_missed",
 // "controllers": {name: view}}, {"type":"controller", "view", "events": [...]},
@@ -29,7 +29,8 @@ struct Session: Sendable {
             group.addTask {
                 let mirror = Mirror(path: settings.tabdSocket, reconnect: .init(retryFirstConnect: true))
                 for try await update in mirror.updates() {
-                    try await outbound.writeTextMessage(Self.message(update).jsonString)
+                    guard let message = Self.message(update) else { continue }
+                    try await outbound.writeTextMessage(message.jsonString)
                     if case .synced = update { synced.finish() }
                 }
             }
@@ -52,7 +53,9 @@ struct Session: Sendable {
         }
     }
 
-    static func message(_ update: Mirror.Update) -> JSONValue {
+    /// The page's message for a mirror update; nil for a container's (the tree's messages
+    /// draw the containers, Tree.swift).
+    static func message(_ update: Mirror.Update) -> JSONValue? {
         switch update {
         case .synced(let s):
             return .object(JSONObject([
@@ -64,6 +67,8 @@ struct Session: Sendable {
             return .object(JSONObject([("type", .string("controller")), ("view", view(v)), ("events", .array(events.map(event)))]))
         case .resynced(let v, let reason):
             return .object(JSONObject([("type", .string("resynced")), ("view", view(v)), ("reason", .string(reason))]))
+        case .compositeChanged, .compositeResynced:
+            return nil
         case .deleted(let name, let seq):
             return .object(JSONObject([("type", .string("deleted")), ("controller", .string(name)), ("seq", seq.map { .int(Int64($0)) } ?? .null)]))
         case .disconnected(let reason):

@@ -1,10 +1,11 @@
 // The containers beyond tabs (docs/protocol.md, "Containers beyond tabs"): which controllers
 // there are, what kind each is and where it hangs (`controllers`), and the `state` of every
 // navigation, drawer, custom and split controller, kept on a connection of their own.
-// TabClient's Mirror follows tab controllers only; this follows the rest, plainly: it
-// subscribes to every controller's events and, after each command's events, reads `state`
-// again of every container in the trees those events touched (correctness over cleverness:
-// a container's visibility changes with its ancestors', which send the events).
+// Session sends the page TabClient's Mirror of the tab controllers; this follows the rest,
+// plainly, with where every controller hangs (which the Mirror's pictures of tab controllers
+// do not say): it subscribes to every controller's events and, after each command's events,
+// reads `state` again of every container in the trees those events touched (correctness over
+// cleverness: a container's visibility changes with its ancestors', which send the events).
 //
 // To the page: {"type":"tree", "full", "controllers": [`controllers`' entries], "states":
 // {name: state}, "events": [the containers' events since the last message]}. `full`: `states` holds every container (after a (re)connection); else only

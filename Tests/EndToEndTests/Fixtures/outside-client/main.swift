@@ -26,7 +26,7 @@ for try await update in mirror.updates() {
         say(line + (sync.controllers[arguments[2]].map(picture) ?? []))
     case .changed(let v, _), .resynced(let v, _):
         say(picture(v))
-    case .deleted, .disconnected:
+    case .compositeChanged, .compositeResynced, .deleted, .disconnected:
         break
     }
 }

@@ -68,8 +68,8 @@ function receive(msg) {
       renderAll();
       break;
     }
-    // The mirror follows tab controllers: what it makes of another kind is not drawn or
-    // logged (the tree's messages are).
+    // The mirror's messages are the tab controllers' (tabd-web leaves the containers it
+    // mirrors to the tree's messages, which are drawn and logged).
     case "controller":
       views.set(msg.view.name, msg.view);
       if (!isContainer(msg.view.name)) for (const e of msg.events) log(`${e.controller} #${e.seq} ${e.event} ${JSON.stringify(e.data)}`);
@@ -230,7 +230,15 @@ function listRow(v, id, depth, selected, extra) {
   }, "\u2003".repeat(depth) + label(t, id), badge(t));
 }
 
-function content(v) {
+// The controller a tab holds as its content (docs/protocol.md, "A tab whose content is a
+// controller"): the entry whose `parent` is this tab controller and that tab.
+function contentControllerOf(m, controller, tab) {
+  if (!m) return null;
+  for (const [name, e] of m.entries) if (e.parent && e.parent.controller === controller && e.parent.child === tab) return name;
+  return null;
+}
+
+function content(v, m, depth = 0) {
   const parts = [];
   if (v.search && v.search.active) {
     parts.push(el("div", { class: "search-field", "data-search-field": "active" }, "\u2315 Search"));
@@ -241,13 +249,21 @@ function content(v) {
   } else if (v.selected) {
     const leafId = v.selected_path.length ? v.selected_path[v.selected_path.length - 1] : v.selected;
     const leaf = findTab(v.tabs, leafId);
-    if (leaf && leaf.stack.length) {
-      parts.push(el("div", { class: "navbar" }, "‹ " + [label(leaf, leafId), ...leaf.stack.map((s) => s.title || s.id)].join(" › ")));
-    }
-    parts.push(el("h3", { "data-shown": leafId }, leaf && leaf.stack.length ? (leaf.stack.at(-1).title || leaf.stack.at(-1).id) : label(leaf, leafId)));
-    if (v.selected_path.length > 1) parts.push(el("div", { class: "path" }, "path: " + v.selected_path.join(" › ")));
-    if (leaf && leaf.stack.length) {
-      parts.push(el("ol", { class: "stack" }, leaf.stack.map((s) => el("li", {}, s.title ? `${s.title} (${s.id})` : s.id))));
+    const held = contentControllerOf(m, v.name, leafId);
+    if (held) {
+      // The selected tab's content is a controller: drawn in the tab's place, with what is below it.
+      parts.push(el("h3", { "data-shown": leafId }, label(leaf, leafId)));
+      parts.push(el("div", { class: "slot holds", "data-slot": "content", "data-child": leafId, "data-child-controller": held },
+        drawController(m, held, depth + 1)));
+    } else {
+      if (leaf && leaf.stack.length) {
+        parts.push(el("div", { class: "navbar" }, "‹ " + [label(leaf, leafId), ...leaf.stack.map((s) => s.title || s.id)].join(" › ")));
+      }
+      parts.push(el("h3", { "data-shown": leafId }, leaf && leaf.stack.length ? (leaf.stack.at(-1).title || leaf.stack.at(-1).id) : label(leaf, leafId)));
+      if (v.selected_path.length > 1) parts.push(el("div", { class: "path" }, "path: " + v.selected_path.join(" › ")));
+      if (leaf && leaf.stack.length) {
+        parts.push(el("ol", { class: "stack" }, leaf.stack.map((s) => el("li", {}, s.title ? `${s.title} (${s.id})` : s.id))));
+      }
     }
   } else {
     parts.push(el("h3", {}, "nothing selected"));
@@ -283,7 +299,7 @@ function sidebar(v) {
 
 // A tab controller: a device of its idiom at the top level, or a panel in its container's
 // slot (`nested`); `visible` false (not in a window, or not shown by its container) dims it.
-function device(v, nested = false, visible = true) {
+function device(v, nested = false, visible = true, m = null, depth = 0) {
   const landscape = v.orientation.startsWith("landscape");
   const facts = [nested ? "tab" : null, v.idiom, v.size_class, v.orientation, v.mode ? `mode ${v.mode}` : null,
     visible ? null : "not visible"].filter(Boolean);
@@ -293,7 +309,7 @@ function device(v, nested = false, visible = true) {
   const body = el("div", { class: "body" });
   const sb = v.sidebar;
   if (sb.available && sb.visible) body.append(sidebar(v));
-  body.append(content(v));
+  body.append(content(v, m, depth));
   if (v.bar.position === "top") parts.push(bar(v), body);
   else parts.push(body, bar(v));
   return el("section", {
@@ -452,7 +468,7 @@ function drawController(m, name, depth = 0) {
   if (depth > 12) return el("div", { class: "node pending", "data-pending": name }, `${name} (nested too deep to draw)`);
   if (kind === "tab") {
     const v = m.views.get(name);
-    return v ? device(v, depth > 0, visible) : el("div", { class: "node pending", "data-pending": name, "data-kind": "tab" }, `${name} …`);
+    return v ? device(v, depth > 0, visible, m, depth) : el("div", { class: "node pending", "data-pending": name, "data-kind": "tab" }, `${name} …`);
   }
   const st = m.states.get(name);
   if (!st) return el("div", { class: "node pending", "data-pending": name, "data-kind": kind }, `${name} (${kind}) …`);
