@@ -547,7 +547,7 @@ def test_a_split_as_a_tabs_content(tabd: Tabd, browser: webdriver.Chrome) -> Non
 def test_a_split_and_a_drawer_around_tab_bars(tabd: Tabd, browser: webdriver.Chrome) -> None:
     """A pad split whose secondary column is a tab controller, and a drawer around another
     tab controller, both built with commands: the tab bars drawn in their slots follow
-    their own events; the screenshot of it is docs/console-containers.png's source."""
+    their own events; the screenshot it takes (artifacts/containers.png) is the source of docs/images/tabd-web-containers.png."""
     web = Web(tabd.socket)
     try:
         with tabd_client.Client(tabd.socket) as c:
