@@ -1266,13 +1266,14 @@ struct RequestGenerator {
     }
 
     /// R15.2, R15.14: a tab of `main` whose content is one of the pool's containers (attached
-    /// as R15.3 allows, else refused), changed, removed, selected, tapped (popping a content
-    /// navigation controller), and a stack command on it (not_available).
+    /// as R15.3 allows, else refused), changed, moved to another tab, removed, selected,
+    /// tapped (popping a content navigation controller), and a stack command on it
+    /// (not_available).
     mutating func tabContentDraft() -> Draft {
         var d = Draft(cmd: "", controller: "main")
         let content = rng.pick(composites.keys.sorted() + ["main", "nav9"])
         let id = rng.pick(["inbox", "feed", "x1"])
-        switch rng.below(7) {
+        switch rng.below(8) {
         case 0, 1:
             d.cmd = "add_tab"
             d.fields = [("tab", jobject([("id", jstring(id)), ("controller", jstring(content))]))]
@@ -1286,6 +1287,12 @@ struct RequestGenerator {
             d.effect = .tabs("main")
         case 4: d.cmd = "select"; d.fields = [("tab", jstring(id))]
         case 5: d.cmd = "tap"; d.fields = [("tab", jstring(id))]
+        case 6:
+            // R15.2, R15.4: the content of one tab (if `content` is one) moved to another.
+            let other = rng.pick(["inbox", "feed", "x1"].filter { $0 != id })
+            d.cmd = "set_tabs"
+            d.fields = [("tabs", .array([jobject([("id", jstring(other)), ("controller", jstring(content))]), jobject([("id", jstring(id))])]))]
+            d.effect = .tabs("main")
         default: d.cmd = "push"; d.fields = [("tab", jstring(id)), ("screen", jobject([("id", jstring("s1"))]))]
         }
         return d
