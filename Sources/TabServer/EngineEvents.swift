@@ -139,7 +139,8 @@ extension ServiceEngine {
     /// changed (R15.2): it names the child as `tab` too.
     private func fromTabController(_ e: SentNodeEvent) -> Bool {
         switch e.event {
-        case .appearance, .containment: return containers.kind(of: e.controller) == .tab
+        // A composite's (the common case) by one lookup of its index: no copy of it.
+        case .appearance, .containment: return containers.composites.index(forKey: e.controller) == nil && containers.nodes.index(forKey: e.controller) != nil
         default: return false
         }
     }
