@@ -70,6 +70,24 @@ final class OrientationGate: Policy {
         #expect(all.inconsistency == nil)
     }
 
+    @Test("R15.10, R15.8 a: a tab controller holding a content controller takes the root's size class; what stays visible below its tab is not announced again")
+    func r15_10_contentBelowAdoptingTabController() throws {
+        var all = try padDrawerAndTabs()
+        try all.create("boxes", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("inbox")])), idiom: .pad))
+        var a = Tab(id: "a")
+        a.controller = "boxes"
+        _ = try all.apply(.setTabs([a, Tab(id: "b")], animated: false, selected: nil), to: "tabs")
+        _ = try all.apply(.setCenter(child("center", "tabs"), closeDrawer: false), to: "root")
+        #expect(all.isVisible("boxes"))
+        let size = try all.apply(NodeCommand.setSizeClass(.compact), to: "root")
+        let lines = order(size)
+        #expect(lines.contains("tabs size_class_changed"), "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("boxes ") }, "\(lines)")
+        #expect(all.node("tabs")!.tabBar.sizeClass == .compact)
+        #expect(all.isVisible("boxes"))
+        #expect(all.inconsistency == nil)
+    }
+
     @Test("R15.10: below a tab root too, a tab controller in a split's secondary column takes the root's size class")
     func r15_10_tabRootReachesNestedTabController() throws {
         var all = TabContainers()

@@ -92,7 +92,8 @@ extension TabContainers {
     /// idiom has one size class, and R15.3 keeps idioms apart) and orientation, whether or
     /// not its tabs support it (R9.1/R9.4 are a root's). With `events`, its own
     /// notifications, as R14.4's set_size_class and R9.3's rotation send them (appearance
-    /// only if it is visible, R15.5); without, silently: its seq does not move.
+    /// only if it is visible, R15.5; a tab it shows or hides so expanded into the tab's
+    /// content, R15.8 a); without, silently: its seq does not move.
     mutating func adoptEnvironment(_ x: String, sizeClass: SizeClass, orientation: Orientation, events: Bool, _ outcome: inout NodeOutcome) {
         guard let t = nodes[x]?.tabBar else { return }
         let size = t.idiom == .pad ? sizeClass : t.sizeClass
@@ -101,11 +102,14 @@ extension TabContainers {
         recent = Recent()
         let seq = t.seq
         let visible = events && isVisible(x)
+        // R15.8 a: a selection the new size class moves expands into the tabs' content.
+        let expands = visible && nodes[x]!.holdsContent
         nodes[x]!.tabBar.followsTree = true
         var commands: [Command] = []
         if t.sizeClass != size { commands.append(.setSizeClass(size)) }
         if t.orientation != orientation { commands.append(.setOrientation(orientation)) }
         for command in commands {
+            let before = expands ? visibleChildren(below: x) : []
             guard var o = try? nodes[x]!.tabBar.apply(command) else { continue }
             if !visible {
                 let (removed, loaded) = o.dropAppearance()
@@ -115,7 +119,14 @@ extension TabContainers {
             guard events else { continue }
             // Numbered by `send`, as the controller numbered them.
             nodes[x]!.tabBar.seq &-= UInt64(o.notifications.count)
-            for n in o.notifications { send(.tab(n), from: x, &outcome) }
+            let after = expands ? visibleChildren(below: x) : []
+            let beforeKeys = Set(before.map(\.key)), afterKeys = Set(after.map(\.key))
+            var sent = Set<VisibleChild.Key>()
+            for n in o.notifications {
+                send(.tab(n), from: x, &outcome)
+                guard expands, case .appearance(let tab, let phase) = n else { continue }
+                expand(x, tab: tab, phase: phase, before: before, after: after, beforeKeys: beforeKeys, afterKeys: afterKeys, sent: &sent, &outcome)
+            }
         }
         nodes[x]!.tabBar.followsTree = false
         if !events { nodes[x]!.tabBar.seq = seq }
