@@ -1073,7 +1073,12 @@ struct RequestGenerator {
         if rng.chance(0.2) { pairs.append(("restoration_id", jstring(rng.pick(Self.restorationIDs)))) }
         // Mostly a container that exists (attaching it may succeed), now and then any name.
         let known = composites.keys.sorted().filter { $0 != holder }
-        if !known.isEmpty, rng.chance(0.3) {
+        // R15.3, R15.10: now and then a tab controller (attached if it left its window: it
+        // then takes the root's environment).
+        let tabControllers = model.keys.sorted().filter { $0 != "main" }
+        if !tabControllers.isEmpty, rng.chance(0.08) {
+            pairs.append(("controller", jstring(rng.pick(tabControllers))))
+        } else if !known.isEmpty, rng.chance(0.3) {
             pairs.append(("controller", jstring(rng.pick(known))))
         } else if rng.chance(0.1) {
             pairs.append(("controller", jstring(rng.pick(Self.compositeNames + ["main"]))))
@@ -1112,6 +1117,10 @@ struct RequestGenerator {
 
     mutating func compositeDraft() -> Draft {
         if rng.chance(0.12) { return tabContentDraft() }
+        if rng.chance(0.05), let t = model.keys.sorted().filter({ $0 != "main" }).first(where: { _ in rng.chance(0.5) }) {
+            // R15.4: a tab controller out of its window (then attachable) and back.
+            return Draft(cmd: "set_window", controller: t, fields: [("window", .bool(rng.chance(0.6) ? false : true))], effect: .state(t))
+        }
         if splits, rng.chance(0.3) { return splitDraft() }
         let name = rng.pick(Self.compositeNames)
         var d: Draft
