@@ -380,3 +380,22 @@ func tabsOverNavigation(stack: [String] = ["inbox", "thread"], tapPops: TapPops 
         #expect(short.mismatches[0].contains("no answer left"))
     }
 }
+
+@Suite struct TabContentSelectionTests {
+    @Test("R15.2, R15.8 a: a content replaced in the command that selects its tab appears once, with the tab's own appearance")
+    func r15_2_replacedAndSelectedAppearsOnce() throws {
+        var all = try tabsOverNavigation()
+        try all.create("other", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("a")]))))
+        var mail = Tab(id: "mail")
+        mail.controller = "other"
+        let o = try all.apply(.setTabs([mail], animated: false, selected: nil), to: "main")
+        let lines = merged(o, &all, "main")
+        for line in ["main mail will_appear", "other a will_appear", "main mail did_appear", "other a did_appear"] {
+            #expect(lines.filter { $0 == line }.count == 1, "\(line): \(lines)")
+        }
+        #expect(lines.contains("main mail will_move nil") && lines.contains("main mail will_move"))
+        #expect(all.parent(of: "other") == Attachment(parent: "main", slot: "mail"))
+        #expect(all.parent(of: "boxes") == nil)
+        #expect(all.inconsistency == nil)
+    }
+}

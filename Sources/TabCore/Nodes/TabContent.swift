@@ -167,9 +167,11 @@ extension TabContainers {
     /// of `name`: (a) each old one's will_move(nil), its disappearance (and what it showed, in
     /// pre-order) if it was visible, did_move(nil); (b) each new one's will_move, did_move;
     /// (c) the new ones' appearance, expanded below them. The tab itself is the child (`child`
-    /// the tab's id, `child_controller` the content, none for a plain tab).
+    /// the tab's id, `child_controller` the content, none for a plain tab). What the command
+    /// announced already is not sent again: a tab's appearance among its own notifications
+    /// (`announced`, a selection that moved with it), and what was expanded below it (`sent`).
     mutating func replaceContents(_ name: String, _ replaced: [(tab: String, old: String?, new: String?)], before: [VisibleChild], after: [VisibleChild],
-                                  sent: inout Set<VisibleChild.Key>, _ o: inout NodeOutcome) {
+                                  announced: Set<String>, sent: inout Set<VisibleChild.Key>, _ o: inout NodeOutcome) {
         func run(_ list: [VisibleChild], _ tab: String, _ x: String?) -> [VisibleChild] {
             guard let j = list.firstIndex(where: { $0.container == name && $0.child.id == tab && $0.child.controller == x }) else { return [] }
             var k = j + 1
@@ -178,7 +180,7 @@ extension TabContainers {
         }
         func appear(_ entries: [VisibleChild], _ phase: AppearancePhase) {
             for v in entries {
-                sent.insert(v.key)
+                if v.container == name ? announced.contains(v.child.id) : sent.contains(v.key) { continue }
                 if v.container == name {
                     send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: name, &o)
                 } else {
@@ -186,11 +188,13 @@ extension TabContainers {
                 }
             }
         }
+        var done: [VisibleChild] = []
         for r in replaced {
             send(.containment(child: r.tab, controller: r.old, phase: .willMove, parent: nil), from: name, &o)
             let gone = run(before, r.tab, r.old)
             appear(gone, .willDisappear)
             appear(gone, .didDisappear)
+            done += gone
             send(.containment(child: r.tab, controller: r.old, phase: .didMove, parent: nil), from: name, &o)
         }
         for r in replaced {
@@ -200,6 +204,7 @@ extension TabContainers {
         let came = replaced.flatMap { run(after, $0.tab, $0.new) }
         appear(came, .willAppear)
         appear(came, .didAppear)
+        for v in done + came { sent.insert(v.key) }
     }
 
     /// R15.8 a: after the tab controller `name`'s appearance notification of a tab whose
@@ -310,15 +315,17 @@ extension TabContainers {
         if !visibleBefore.isEmpty || !visibleAfter.isEmpty || !replaced.isEmpty {
             let beforeKeys = Set(visibleBefore.map(\.key)), afterKeys = Set(visibleAfter.map(\.key))
             var sent = covered
+            var announced = Set<String>()  // tabs whose appearance the command announced itself
             for (k, n) in outcome.notifications.enumerated() {
                 guard case .appearance(let tab, let phase) = n else { continue }
+                announced.insert(tab)
                 expand(name, tab: tab, phase: phase, before: visibleBefore, after: visibleAfter, beforeKeys: beforeKeys, afterKeys: afterKeys,
                        sent: &sent, &o)
                 mark(k + 1)
             }
             // R15.2, R15.6: each kept tab whose content changed, removed and added as one set change.
             if !replaced.isEmpty {
-                replaceContents(name, replaced, before: visibleBefore, after: visibleAfter, sent: &sent, &o)
+                replaceContents(name, replaced, before: visibleBefore, after: visibleAfter, announced: announced, sent: &sent, &o)
             }
             // What changed with no appearance of its tab: R15.6 (c), after the command's own.
             let gone = visibleBefore.filter { $0.container != name && !afterKeys.contains($0.key) && !sent.contains($0.key) }
