@@ -38,6 +38,8 @@ extension ReplyEncoder {
         w.key(literal: "parent"); Composite.writeParent(parent, to: &w)
         w.key(literal: "window"); w.bool(containers.node(name)?.window ?? false)
         w.key(literal: "visible"); w.bool(containers.isVisible(name))
+        // R15.11: a root's path follows each deciding child down (into a tab's content).
+        if parent == nil { w.key(literal: "status_bar_path"); strings(containers.statusBarPath(of: name), &w) }
     }
 
     /// The result members of a composite's command, after `changed`: what the command moved.
@@ -80,15 +82,19 @@ extension ReplyEncoder {
         SplitState.writeCollapse(top: s.topColumn, stack: s.collapsedStack, visible: s.visibleColumns, to: &w)
     }
 
-    /// One event of an R15 container, with its envelope.
-    public static func event(_ e: SentNodeEvent, into w: inout JSONWriter) {
+    /// One event of an R15 container, with its envelope. `tab`: it is a tab controller's (a
+    /// tab whose content changed, R15.2): its appearance and containment name the child as
+    /// `tab` too, as a tab controller's own do.
+    public static func event(_ e: SentNodeEvent, tab: Bool = false, into w: inout JSONWriter) {
         beginEvent(e.event.event.rawValue, controller: e.controller, seq: e.seq, into: &w)
         switch e.event {
         case .appearance(let child, let controller, let phase):
+            if tab { w.key(literal: "tab"); w.string(child) }
             w.key(literal: "child"); w.string(child)
             if let controller { w.key(literal: "child_controller"); w.string(controller) }
             w.key(literal: "phase"); w.string(phase.rawValue)
         case .containment(let child, let controller, let phase, let parent):
+            if tab { w.key(literal: "tab"); w.string(child) }
             w.key(literal: "child"); w.string(child)
             if let controller { w.key(literal: "child_controller"); w.string(controller) }
             w.key(literal: "phase"); w.string(phase.rawValue)

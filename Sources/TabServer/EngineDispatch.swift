@@ -242,8 +242,9 @@ extension ServiceEngine {
                 }
             }
             if read == nil {
-                // R15.35: out of a window, `state` says where the controller is (no memo: it
-                // depends on the tree, not on the controller alone).
+                // R15.35: out of a window, or holding a tab's content controller, `state` says
+                // where the controller is and its root's status bar path (no memo: it depends
+                // on the tree, not on the controller alone).
                 let containers = self.containers
                 guard let c = containers.node(name)?.tabBar else { return }
                 ReplyEncoder.success(id: id, into: &out.reply) { w in

@@ -131,7 +131,18 @@ extension ServiceEngine {
     /// One event of an R15 container.
     mutating func deliverNode(_ e: SentNodeEvent, _ out: inout Step) {
         guard let nested = nestedTab(of: e) else { return }
-        deliver(e.event.event.rawValue, controller: e.controller, &out) { w in Self.encodeNode(e, nested: nested, &w) }
+        let tab = fromTabController(e)
+        deliver(e.event.event.rawValue, controller: e.controller, &out) { w in Self.encodeNode(e, nested: nested, tab: tab, &w) }
+    }
+
+    /// Whether `e` is a tab controller's appearance or containment of a tab whose content
+    /// changed (R15.2): it names the child as `tab` too.
+    private func fromTabController(_ e: SentNodeEvent) -> Bool {
+        switch e.event {
+        // A composite's (the common case) by one lookup of its index: no copy of it.
+        case .appearance, .containment: return containers.composites.index(forKey: e.controller) == nil && containers.nodes.index(forKey: e.controller) != nil
+        default: return false
+        }
     }
 
     /// What an R15 event is encoded with: for a nested tab controller's own event (a tree's
@@ -143,11 +154,11 @@ extension ServiceEngine {
 
     /// An R15 event as a subscriber gets it, the line's newline included: a nested tab
     /// controller's own event as every tab event is (with `nested`, its controller).
-    private static func encodeNode(_ e: SentNodeEvent, nested: Controller?, _ w: inout JSONWriter) {
+    private static func encodeNode(_ e: SentNodeEvent, nested: Controller?, tab: Bool, _ w: inout JSONWriter) {
         if case .tab(let n) = e.event, let c = nested {
             ReplyEncoder.event(n, controller: e.controller, seq: e.seq, in: c, into: &w)
         } else {
-            ReplyEncoder.event(e, into: &w)
+            ReplyEncoder.event(e, tab: tab, into: &w)
         }
     }
 
@@ -160,7 +171,7 @@ extension ServiceEngine {
         for e in events {
             guard let nested = nestedTab(of: e) else { continue }
             w.reset()
-            Self.encodeNode(e, nested: nested, &w)
+            Self.encodeNode(e, nested: nested, tab: fromTabController(e), &w)
             let length = w.withBytes { $0.last == UInt8(ascii: "\n") ? $0.count - 1 : $0.count }
             w.truncate(to: length)
             let plugins = self.plugins

@@ -33,7 +33,7 @@ extension ServiceEngine {
         }
         if outcome.changed { journal.append(.node(controller: name, command, answers: outcome.answers)) }
         publish(outcome, &out)
-        perform(plugins.takeEffects(), &out)
+        perform(outcome.effects.isEmpty ? plugins.takeEffects() : outcome.effects + plugins.takeEffects(), &out)
         let c = containers.composites[name]
         let window = containers.node(name)?.window
         ReplyEncoder.success(id: id, into: &out.reply) { w in

@@ -24,10 +24,16 @@ extension TabService {
     /// stores are handed to the plugin host, so that plugins loaded after this see in init
     /// what they kept (plugin ABI 1.6).
     public func recoverState(repair: Bool) throws {
+        // What replayed records did not match (plugins' answers journaled with a command that
+        // asked otherwise on replay, R15.8 d): each logged as a warning once recovery ends.
+        var anomalies: [String] = []
         let report = try store.recover(repair: repair, StateStore.Replay(
             start: { [unowned self] snapshot in engine.containers = snapshot ?? .withDefault() },
             apply: { [unowned self] record, semantics in
-                do throws(TabError) { try engine.containers.replay(record, semantics: semantics); return nil } catch { return error.message }
+                do throws(TabError) {
+                    anomalies += try engine.containers.replay(record, semantics: semantics)
+                    return nil
+                } catch { return error.message }
             },
             state: { [unowned self] in engine.containers }
         ))
@@ -44,6 +50,11 @@ extension TabService {
             metadata["state.set_aside"] = .array(report.setAside.map { .string("\($0)") })
             metadata["state.lost_records"] = "\(report.lostRecords)"
             metadata["state.lost_controllers"] = "\(report.lostControllers)"
+        }
+        if !anomalies.isEmpty { metadata["state.replay_warnings"] = "\(anomalies.count)" }
+        for anomaly in anomalies {
+            logger.warning("replay: a journal record's plugin answers did not match what its command asked; the proposal was kept (the state may differ from before the restart): \(anomaly)",
+                           metadata: ["state.replay": .string(anomaly)])
         }
         logger.info("state recovered", metadata: metadata)
         plugins.adoptStore(engine.containers.pluginData)

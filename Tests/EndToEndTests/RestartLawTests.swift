@@ -1073,7 +1073,12 @@ struct RequestGenerator {
         if rng.chance(0.2) { pairs.append(("restoration_id", jstring(rng.pick(Self.restorationIDs)))) }
         // Mostly a container that exists (attaching it may succeed), now and then any name.
         let known = composites.keys.sorted().filter { $0 != holder }
-        if !known.isEmpty, rng.chance(0.3) {
+        // R15.3, R15.10: now and then a tab controller (attached if it left its window: it
+        // then takes the root's environment).
+        let tabControllers = model.keys.sorted().filter { $0 != "main" }
+        if !tabControllers.isEmpty, rng.chance(0.08) {
+            pairs.append(("controller", jstring(rng.pick(tabControllers))))
+        } else if !known.isEmpty, rng.chance(0.3) {
             pairs.append(("controller", jstring(rng.pick(known))))
         } else if rng.chance(0.1) {
             pairs.append(("controller", jstring(rng.pick(Self.compositeNames + ["main"]))))
@@ -1112,6 +1117,10 @@ struct RequestGenerator {
 
     mutating func compositeDraft() -> Draft {
         if rng.chance(0.12) { return tabContentDraft() }
+        if rng.chance(0.05), let t = model.keys.sorted().filter({ $0 != "main" }).first(where: { _ in rng.chance(0.5) }) {
+            // R15.4: a tab controller out of its window (then attachable) and back.
+            return Draft(cmd: "set_window", controller: t, fields: [("window", .bool(rng.chance(0.6) ? false : true))], effect: .state(t))
+        }
         if splits, rng.chance(0.3) { return splitDraft() }
         let name = rng.pick(Self.compositeNames)
         var d: Draft
@@ -1266,13 +1275,14 @@ struct RequestGenerator {
     }
 
     /// R15.2, R15.14: a tab of `main` whose content is one of the pool's containers (attached
-    /// as R15.3 allows, else refused), changed, removed, selected, tapped (popping a content
-    /// navigation controller), and a stack command on it (not_available).
+    /// as R15.3 allows, else refused), changed, moved to another tab, removed, selected,
+    /// tapped (popping a content navigation controller), and a stack command on it
+    /// (not_available).
     mutating func tabContentDraft() -> Draft {
         var d = Draft(cmd: "", controller: "main")
         let content = rng.pick(composites.keys.sorted() + ["main", "nav9"])
         let id = rng.pick(["inbox", "feed", "x1"])
-        switch rng.below(7) {
+        switch rng.below(8) {
         case 0, 1:
             d.cmd = "add_tab"
             d.fields = [("tab", jobject([("id", jstring(id)), ("controller", jstring(content))]))]
@@ -1286,6 +1296,12 @@ struct RequestGenerator {
             d.effect = .tabs("main")
         case 4: d.cmd = "select"; d.fields = [("tab", jstring(id))]
         case 5: d.cmd = "tap"; d.fields = [("tab", jstring(id))]
+        case 6:
+            // R15.2, R15.4: the content of one tab (if `content` is one) moved to another.
+            let other = rng.pick(["inbox", "feed", "x1"].filter { $0 != id })
+            d.cmd = "set_tabs"
+            d.fields = [("tabs", .array([jobject([("id", jstring(other)), ("controller", jstring(content))]), jobject([("id", jstring(id))])]))]
+            d.effect = .tabs("main")
         default: d.cmd = "push"; d.fields = [("tab", jstring(id)), ("screen", jobject([("id", jstring("s1"))]))]
         }
         return d

@@ -165,6 +165,8 @@ import Testing
             try tabd.start()
             #expect(try stateLines(try tabd.client(), ["s", "p"]) == before, "after signal \(signal), without the plugin")
         }
+        // R15.8 d: the journaled answers matched what replay asked (no warning).
+        #expect(!tabd.log.contains("replay:"), "\(tabd.log)")
         // Without the plugin, a new collapse keeps the proposal: secondary.
         let c2 = try tabd.client()
         try c2.ok(#"{"cmd":"set_size_class","controller":"s","size_class":"regular"}"#)

@@ -161,5 +161,7 @@ import Testing
             try tabd.start()
             #expect(try stateLines(try tabd.client(), ["pt", "s"]) == before, "after signal \(signal), without the plugin")
         }
+        // R15.8 d: the journaled answers matched what replay asked (no warning).
+        #expect(!tabd.log.contains("replay:"), "\(tabd.log)")
     }
 }

@@ -277,3 +277,125 @@ func tabsOverNavigation(stack: [String] = ["inbox", "thread"], tapPops: TapPops 
         #expect(n.stack.map(\.id) == ["inbox", "msg"])
     }
 }
+
+@Suite struct TabContentChangeTests {
+    @Test("R15.2, R15.6: a visible tab's content replaced by update_tab is a set change: the old one leaves and disappears, the new one enters and appears")
+    func r15_2_replacedContentIsASetChange() throws {
+        var all = try tabsOverNavigation()
+        try all.create("other", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("a")]))))
+        _ = try all.apply(.select(.tab("mail")), to: "main")
+        _ = all.takeTreeEvents()
+        var u = TabUpdate()
+        u.controller = .set("other")
+        let o = try all.apply(.updateTab("mail", u), to: "main")
+        let lines = merged(o, &all, "main")
+        let tree = Array(lines.drop { !$0.hasPrefix("main mail will_move") })
+        #expect(tree == [
+            "main mail will_move nil", "main mail will_disappear", "boxes thread will_disappear", "main mail did_disappear", "boxes thread did_disappear",
+            "main mail did_move nil",
+            "main mail will_move", "main mail did_move",
+            "main mail will_appear", "other a will_appear", "main mail did_appear", "other a did_appear",
+            "boxes parent_changed nil", "other parent_changed main/mail", "main status_bar_changed mail/a",
+        ], "\(lines)")
+        #expect(all.inconsistency == nil)
+    }
+
+    @Test("R15.2, R15.6: setting and clearing the content of a kept tab send its containment whether or not it is visible")
+    func r15_2_setAndClearedContent() throws {
+        var all = try tabsOverNavigation()
+        try all.create("other", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("a")]))))
+        // news is selected (visible): a plain tab given a controller.
+        var set = TabUpdate()
+        set.controller = .set("other")
+        let o = try all.apply(.updateTab("news", set), to: "main")
+        let lines = merged(o, &all, "main")
+        #expect(Array(lines.drop { !$0.hasPrefix("main news will_move") }) == [
+            "main news will_move nil", "main news will_disappear", "main news did_disappear", "main news did_move nil",
+            "main news will_move", "main news did_move",
+            "main news will_appear", "other a will_appear", "main news did_appear", "other a did_appear",
+            "other parent_changed main/news", "main status_bar_changed news/a",
+        ], "\(lines)")
+        // mail is not selected: containment only.
+        var clear = TabUpdate()
+        clear.controller = .set(nil)
+        let o2 = try all.apply(.updateTab("mail", clear), to: "main")
+        #expect(Array(merged(o2, &all, "main").drop { !$0.hasPrefix("main mail will_move") }) == [
+            "main mail will_move nil", "main mail did_move nil", "main mail will_move", "main mail did_move", "boxes parent_changed nil",
+        ])
+        #expect(all.parent(of: "boxes") == nil)
+        #expect(all.inconsistency == nil)
+    }
+
+    @Test("R15.2, R15.4: a content controller moved from one tab to another in one set_tabs is detached and attached: one parent_changed")
+    func r15_2_contentMovesBetweenTabs() throws {
+        var all = try tabsOverNavigation()
+        var news = Tab(id: "news")
+        news.controller = "boxes"
+        let o = try all.apply(.setTabs([news, Tab(id: "mail")], animated: false, selected: nil), to: "main")
+        let lines = merged(o, &all, "main")
+        #expect(all.parent(of: "boxes") == Attachment(parent: "main", slot: "news"))
+        #expect(lines.filter { $0.hasPrefix("boxes parent_changed") } == ["boxes parent_changed main/news"], "\(lines)")
+        // One set change, in slot order: news (now boxes) before mail (now plain).
+        #expect(lines.filter { $0.contains("_move") } == [
+            "main news will_move nil", "main news did_move nil", "main mail will_move nil", "main mail did_move nil",
+            "main news will_move", "main news did_move", "main mail will_move", "main mail did_move",
+        ], "\(lines)")
+        #expect(lines.contains("boxes thread will_appear"))  // news is selected: its new content appears
+        #expect(all.inconsistency == nil)
+        // Still one parent: given to two tabs, or kept in one and given to another, it is refused.
+        var twice = Tab(id: "mail")
+        twice.controller = "boxes"
+        let kept = all
+        do { _ = try all.apply(.setTabs([news, twice], animated: false, selected: nil), to: "main"); Issue.record("two parents") } catch { #expect(error.code == .conflict) }
+        var u = TabUpdate()
+        u.controller = .set("boxes")
+        do { _ = try all.apply(.updateTab("mail", u), to: "main"); Issue.record("two parents") } catch { #expect(error.code == .conflict) }
+        #expect(all == kept)
+    }
+}
+
+@Suite struct RecordedProposalsTests {
+    @Test("R15.8 d: replayed answers that match are taken in order and say nothing")
+    func r15_8_matchingAnswers() {
+        let r = RecordedProposals([ProposalAnswer(controller: "s", .topColumn(.primary))])
+        #expect(r.topColumnForCollapsing(proposed: .secondary, style: .double, controller: "s") == .primary)
+        #expect(r.mismatches.isEmpty)
+        #expect(RecordedProposals([]).topColumnForCollapsing(proposed: .secondary, style: .double, controller: "s") == .secondary)
+        #expect(RecordedProposals([]).mismatches.isEmpty)  // a record from before answers were kept
+    }
+
+    @Test("R15.8 d: a damaged record's answers that do not match keep the proposal and say so")
+    func r15_8_mismatchedAnswersAreReported() {
+        let other = RecordedProposals([ProposalAnswer(controller: "t", .topColumn(.primary))])
+        #expect(other.topColumnForCollapsing(proposed: .secondary, style: .double, controller: "s") == .secondary)
+        #expect(other.mismatches.count == 2)  // for another split, then left unasked
+        #expect(other.mismatches[0].contains("'t'"))
+        let kind = RecordedProposals([ProposalAnswer(controller: "s", .displayMode(.oneBeside))])
+        #expect(kind.topColumnForCollapsing(proposed: .secondary, style: .double, controller: "s") == .secondary)
+        #expect(kind.mismatches == ["split 's' asked top-column-for-collapsing and the record's answer 1 is a display mode; the proposal was kept"])
+        let short = RecordedProposals([ProposalAnswer(controller: "s", .topColumn(.primary))])
+        _ = short.topColumnForCollapsing(proposed: .secondary, style: .double, controller: "s")
+        #expect(short.displayModeForExpanding(proposed: .oneBeside, behavior: .tile, style: .double, controller: "s") == .oneBeside)
+        #expect(short.mismatches.count == 1)
+        #expect(short.mismatches[0].contains("no answer left"))
+    }
+}
+
+@Suite struct TabContentSelectionTests {
+    @Test("R15.2, R15.8 a: a content replaced in the command that selects its tab appears once, with the tab's own appearance")
+    func r15_2_replacedAndSelectedAppearsOnce() throws {
+        var all = try tabsOverNavigation()
+        try all.create("other", composite: CompositeSpec(body: .navigation(NavigationState(stack: [child("a")]))))
+        var mail = Tab(id: "mail")
+        mail.controller = "other"
+        let o = try all.apply(.setTabs([mail], animated: false, selected: nil), to: "main")
+        let lines = merged(o, &all, "main")
+        for line in ["main mail will_appear", "other a will_appear", "main mail did_appear", "other a did_appear"] {
+            #expect(lines.filter { $0 == line }.count == 1, "\(line): \(lines)")
+        }
+        #expect(lines.contains("main mail will_move nil") && lines.contains("main mail will_move"))
+        #expect(all.parent(of: "other") == Attachment(parent: "main", slot: "mail"))
+        #expect(all.parent(of: "boxes") == nil)
+        #expect(all.inconsistency == nil)
+    }
+}

@@ -76,3 +76,23 @@ import Testing
         #expect(repaired.state.inconsistency == nil)
     }
 }
+
+@Suite struct ReplayWarningTests {
+    /// A phone split, created collapsed: its creation asked top-column-for-collapsing.
+    static func split(_ answers: [ProposalAnswer]) -> JournalRecord {
+        .createController(name: "s", .composite(CompositeSpec(body: .split(SplitState(style: .double, primary: ChildObject(id: "p"), secondary: ChildObject(id: "q"))),
+                                                              answers: answers)))
+    }
+
+    @Test("R15.8 d: a record replayed as written says nothing; one whose answers do not match keeps the proposal and says so")
+    func r15_8_replayReportsMismatchedAnswers() throws {
+        var good = TabContainers.withDefault()
+        #expect(try good.replay(Self.split([ProposalAnswer(controller: "s", .topColumn(.primary))]), semantics: .amended).isEmpty)
+        var bad = TabContainers.withDefault()
+        let warnings = try bad.replay(Self.split([ProposalAnswer(controller: "elsewhere", .topColumn(.primary))]), semantics: .amended)
+        #expect(warnings.count == 2, "\(warnings)")
+        #expect(warnings.first?.contains("'elsewhere'") == true)
+        guard case .split(let s) = bad.composites["s"]!.body else { Issue.record("not a split"); return }
+        #expect(s.topColumn == .secondary)  // the proposal, kept
+    }
+}

@@ -748,8 +748,8 @@ struct StreamGenerator {
     }
 
     /// R15.2, R15.14: a tab whose content is a controller: given (mostly a detached root,
-    /// else anything R15.3 refuses), changed, removed, selected and tapped (popping a content
-    /// navigation controller), and a stack command on it (refused).
+    /// else anything R15.3 refuses), changed, moved to another tab, removed, selected and
+    /// tapped (popping a content navigation controller), and a stack command on it (refused).
     mutating func tabContentAction(_ live: TabContainers) -> Action {
         let name = pick(["main", "main", "t1", "t2"])
         let c = live[name]
@@ -763,8 +763,16 @@ struct StreamGenerator {
             t.controller = !free.isEmpty && chance(4, in: 5) ? pick(free) : pick(Self.compositeNames + ["main", "t1"])
             return t
         }
-        switch int(8) {
+        switch int(9) {
         case 0, 1: return .command(name, .addTab(withContent(pick(Self.tabPool)), index: nil))
+        case 7 where !content.isEmpty:
+            // R15.2, R15.4: a content moved to another tab in one command (detach + attach).
+            var moved = tab(id: pick(Self.tabPool))
+            moved.navigation = false
+            moved.stack = []
+            moved.children = nil
+            moved.controller = pick(content).controller
+            return .command(name, .setTabs([moved, tab(id: "b")].filter { $0.id != "b" || moved.id != "b" }, animated: false, selected: nil))
         case 2:
             var u = TabUpdate()
             u.controller = .set(chance(1, in: 3) ? nil : withContent("x").controller)

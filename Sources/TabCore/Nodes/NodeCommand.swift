@@ -170,25 +170,57 @@ public struct ProposalAnswer: Equatable, Sendable {
 
 /// The policy replay gives a command: the answers its record kept, in the order it asks,
 /// and nothing else (no gate is asked on replay). A missing or mismatched answer keeps the
-/// proposal (a damaged record cannot make a split impossible).
+/// proposal (a damaged record cannot make a split impossible), and says so: `mismatches`,
+/// which recovery logs as a warning.
 public final class RecordedProposals: Policy {
     private let answers: [ProposalAnswer]
     private var next = 0
+    private var mismatched: [String] = []
     public init(_ answers: [ProposalAnswer]) { self.answers = answers }
 
-    private func take(_ controller: String) -> ProposalAnswer.Answer? {
-        guard next < answers.count, answers[next].controller == controller else { return nil }
+    /// What did not match, one sentence each: an answer for another split or of another
+    /// hook than the one asked, a question the record holds no answer for, answers left
+    /// unasked. Empty for a record replayed as it was written (and for one that held no
+    /// answers: a journal from before they were kept).
+    public var mismatches: [String] {
+        guard !answers.isEmpty else { return [] }
+        var out = mismatched
+        if next < answers.count {
+            out.append("the record holds \(answers.count - next) answer(s) that replay did not ask for (the first for split '\(answers[next].controller)'); they were ignored")
+        }
+        return out
+    }
+
+    private func take(_ controller: String, _ hook: String) -> ProposalAnswer.Answer? {
+        guard next < answers.count else {
+            mismatched.append("split '\(controller)' asked \(hook) and the record holds no answer left for it; the proposal was kept")
+            return nil
+        }
+        guard answers[next].controller == controller else {
+            mismatched.append("split '\(controller)' asked \(hook) and the record's answer \(next + 1) is for '\(answers[next].controller)'; the proposal was kept")
+            return nil
+        }
         next += 1
         return answers[next - 1].answer
     }
 
     public func topColumnForCollapsing(proposed: SplitColumn, style: SplitStyle, controller: String) -> SplitColumn {
-        if case .topColumn(let c)? = take(controller) { return c }
+        let hook = "top-column-for-collapsing"
+        switch take(controller, hook) {
+        case .topColumn(let c)?: return c
+        case .displayMode?: mismatched.append("split '\(controller)' asked \(hook) and the record's answer \(next) is a display mode; the proposal was kept")
+        case nil: break
+        }
         return proposed
     }
 
     public func displayModeForExpanding(proposed: SplitDisplayMode, behavior: SplitBehavior, style: SplitStyle, controller: String) -> SplitDisplayMode {
-        if case .displayMode(let m)? = take(controller) { return m }
+        let hook = "display-mode-for-expanding"
+        switch take(controller, hook) {
+        case .displayMode(let m)?: return m
+        case .topColumn?: mismatched.append("split '\(controller)' asked \(hook) and the record's answer \(next) is a top column; the proposal was kept")
+        case nil: break
+        }
         return proposed
     }
 }
@@ -277,6 +309,12 @@ public struct NodeOutcome: Equatable, Sendable {
     /// What plugins answered to proposals (R15.33), in the order asked: journaled with the
     /// command, so replay asks no plugin.
     public internal(set) var answers: [ProposalAnswer] = []
+    /// What plugins asked for while a non-tab root's rotation asked them (R15.10, R12): the
+    /// daemon does it.
+    public internal(set) var effects: [PolicyEffect] = []
+    /// A replayed creation whose record's answers did not match what it asked
+    /// (`RecordedProposals.mismatches`).
+    public internal(set) var replayWarnings: [String] = []
     public init() {}
     public init(events: [SentNodeEvent]) { self.events = events }
 }

@@ -32,12 +32,14 @@ extension TabContainers {
         }
         var body = try Self.configured(spec.body, spec.configuration, name: name)
         var outcome = NodeOutcome()
+        // One policy for the whole creation: a replayed spec's answers are taken in the order
+        // they were asked (the split itself, then the splits attached below it).
+        let asked: Policy = spec.answers.isEmpty ? policy : RecordedProposals(spec.answers)
         if case .split(var s) = body {
             try Self.checkPreferences(s, name: name)
             try checkColumns(s, name: name, entering: children, idiom: spec.idiom, limits: limits)
             // R15.10, R15.40: settled in its own environment (a root's: the idiom's size
             // class, portrait), collapsed from its creation on a phone.
-            let asked: Policy = spec.answers.isEmpty ? policy : RecordedProposals(spec.answers)
             (s.splitBehavior, s.displayMode) = s.derived(orientation: .portrait)
             body = .split(settled(name, s, idiom: spec.idiom, sizeClass: spec.idiom.defaultSizeClass, orientation: .portrait, policy: asked, &outcome))
         }
@@ -49,13 +51,24 @@ extension TabContainers {
         for c in children {
             guard let x = c.controller else { continue }
             place(x, Attachment(parent: name, slot: c.id))
-            spreadEnvironment(below: name, from: x, events: false, policy: spec.answers.isEmpty ? policy : RecordedProposals(spec.answers), &outcome)
+            spreadEnvironment(below: name, from: x, events: false, policy: asked, &outcome)
         }
         recent = Recent()
         outcome.changed = true
+        if let recorded = asked as? RecordedProposals { outcome.replayWarnings = recorded.mismatches }
         emit(name, leaving: [], entering: children, before: [], after: visibleChildren(under: name), .setChange, &outcome)
         for c in children { if let x = c.controller { send(.parentChanged(parent: parent(of: x), window: false), from: x, &outcome) } }
         return outcome
+    }
+
+    /// R15.10: the orientations a non-tab root supports: all but upside-down on a phone, all
+    /// on pad and tv, intersected by the plugins (R12) as a tab root's tabs' are (R9.2). They
+    /// see a stand-in tab controller of the root's name, idiom and environment, with no tabs.
+    func supportedOrientations(of c: Composite, policy: Policy, _ effects: inout [PolicyEffect]) -> OrientationMask {
+        let proposed = c.supportedOrientations
+        var standIn = Controller(name: c.name, idiom: c.idiom, sizeClass: c.sizeClass)
+        standIn.orientation = c.orientation
+        return standIn.lend { policy.supportedOrientations(proposed: proposed, in: $0, effects: &effects) }.intersection(proposed)
     }
 
     /// Applies `command` to the container `name`. `replaying`: from the journal, where the
@@ -90,8 +103,11 @@ extension TabContainers {
             return setWindow(name, window)
         case (.rotate(let o), _):
             if let p = c.parent { throw TabError(.notAvailable, "'\(name)' is attached to '\(p.parent)'; rotate is for the root of its tree ('\(root(of: name))')") }
-            guard c.supportedOrientations.contains(o.mask), o != c.orientation else { return NodeOutcome() }  // R9.3: unsupported, not turned
+            // R15.10, R9.3: the idiom's orientations, intersected by the plugins; unsupported,
+            // not turned.
             var outcome = NodeOutcome()
+            let supported = supportedOrientations(of: c, policy: policy, &outcome.effects)
+            guard supported.contains(o.mask), o != c.orientation else { return outcome }
             outcome.changed = true
             let path = shownStatusBarPath(name)
             saveComposite(name)

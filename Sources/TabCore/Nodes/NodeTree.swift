@@ -185,8 +185,11 @@ extension TabContainers {
     }
 
     /// R15.3: refuses attaching the child objects `entering` to `container` (whose chain
-    /// from the root is `above` long), nothing changed.
-    func checkAttach(_ entering: [ChildObject], to container: String, kind: ContainerKind, idiom: Idiom, above: Int) throws(TabError) {
+    /// from the root is `above` long), nothing changed. `moving`: controllers the same command
+    /// takes out of `container` (a tab's content moved to another tab: detached, then attached,
+    /// R15.2, R15.4), which may enter again.
+    func checkAttach(_ entering: [ChildObject], to container: String, kind: ContainerKind, idiom: Idiom, above: Int,
+                     moving: Set<String> = []) throws(TabError) {
         var seen = Set<String>()
         for child in entering {
             guard let x = child.controller else { continue }
@@ -203,7 +206,9 @@ extension TabContainers {
                 if x == container || root(of: container) == x || isAncestor(x, of: container) {
                     throw TabError(.conflict, "'\(x)' is '\(container)' or above it; a controller cannot contain itself")
                 }
-                if let p = t.parent { throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)") }
+                if let p = t.parent, p.parent != container || !moving.contains(x) {
+                    throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)")
+                }
                 if t.window { throw TabError(.conflict, "tab controller '\(x)' is a window's root; create it with \"window\": false, or set_window false first") }
                 if t.tabBar.idiom != idiom { throw TabError(.conflict, "'\(x)' is a \(t.tabBar.idiom.rawValue) controller and '\(container)' is in a \(idiom.rawValue) tree") }
                 if above + chainBelow(x) > Self.maxChain { throw TabError(.conflict, "attaching '\(x)' to '\(container)' would make a chain of \(above + chainBelow(x)) controllers; at most \(Self.maxChain)") }
@@ -213,7 +218,9 @@ extension TabContainers {
             if x == container || root(of: container) == x || isAncestor(x, of: container) {
                 throw TabError(.conflict, "'\(x)' is '\(container)' or above it; a controller cannot contain itself")
             }
-            if let p = c.parent { throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)") }
+            if let p = c.parent, p.parent != container || !moving.contains(x) {
+                throw TabError(.conflict, "'\(x)' is already a child of '\(p.parent)'; a controller has one parent (remove it there first)")
+            }
             if c.window { throw TabError(.conflict, "'\(x)' is a window's root; set_window false first") }
             if c.idiom != idiom { throw TabError(.conflict, "'\(x)' is a \(c.idiom.rawValue) controller and '\(container)' is in a \(idiom.rawValue) tree") }
             // R15.3: a split is never pushed onto a stack, nor put in a split (decision).

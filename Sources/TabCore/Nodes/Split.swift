@@ -59,14 +59,18 @@ extension TabContainers {
 
     /// R15.10: the environment of the root `root` reaches every container below it, in
     /// pre-order (each keeps it, so that a detached one still has it, R15.41); each split
-    /// settles into it. `events`: a split's change sends its events (an environment command);
-    /// without, the adoption is silent (a container attached under the root).
+    /// settles into it, each tab controller takes its size class and orientation. `events`: a
+    /// change sends its events (an environment command; a tab controller's are its own,
+    /// R15.8 c); without, the adoption is silent (a container attached under the root).
     mutating func spreadEnvironment(below root: String, from start: String? = nil, events: Bool, policy: Policy, _ outcome: inout NodeOutcome) {
         let (idiom, sizeClass, orientation) = environment(of: root)
         var order: [String] = []
-        collectComposites(start ?? root, into: &order)
+        collectControllers(start ?? root, into: &order)
         for x in order {
-            guard let c = composites[x] else { continue }
+            guard let c = composites[x] else {
+                if x != root { adoptEnvironment(x, sizeClass: sizeClass, orientation: orientation, events: events, &outcome) }
+                continue
+            }
             if c.sizeClass != sizeClass || c.orientation != orientation {
                 saveComposite(x)
                 composites[x]!.sizeClass = sizeClass
@@ -84,16 +88,62 @@ extension TabContainers {
         }
     }
 
-    /// The composites from `name` down, in pre-order.
-    private func collectComposites(_ name: String, into out: inout [String], depth: Int = 0) {
-        guard depth <= Self.maxChain * 2 else { return }
-        guard let c = composites[name] else {
-            // A tab controller's content controllers (R15.2), in its tabs' order.
-            if let t = nodes[name], t.holdsContent { for child in t.tabBar.contents { collectComposites(child.controller!, into: &out, depth: depth + 1) } }
-            return
+    /// R15.10: the attached tab controller `x` takes its root's size class (a pad's; another
+    /// idiom has one size class, and R15.3 keeps idioms apart) and orientation, whether or
+    /// not its tabs support it (R9.1/R9.4 are a root's). With `events`, its own
+    /// notifications, as R14.4's set_size_class and R9.3's rotation send them (appearance
+    /// only if it is visible, R15.5; a tab it shows or hides so expanded into the tab's
+    /// content, R15.8 a); without, silently: its seq does not move.
+    mutating func adoptEnvironment(_ x: String, sizeClass: SizeClass, orientation: Orientation, events: Bool, _ outcome: inout NodeOutcome) {
+        guard let t = nodes[x]?.tabBar else { return }
+        let size = t.idiom == .pad ? sizeClass : t.sizeClass
+        guard t.sizeClass != size || t.orientation != orientation else { return }
+        saveWhole(x)
+        recent = Recent()
+        let seq = t.seq
+        let visible = events && isVisible(x)
+        // R15.8 a: a selection the new size class moves expands into the tabs' content.
+        let expands = visible && nodes[x]!.holdsContent
+        nodes[x]!.tabBar.followsTree = true
+        var commands: [Command] = []
+        if t.sizeClass != size { commands.append(.setSizeClass(size)) }
+        if t.orientation != orientation { commands.append(.setOrientation(orientation)) }
+        for command in commands {
+            let before = expands ? visibleChildren(below: x) : []
+            guard var o = try? nodes[x]!.tabBar.apply(command) else { continue }
+            if !visible {
+                let (removed, loaded) = o.dropAppearance()
+                nodes[x]!.tabBar.seq &-= UInt64(removed)
+                for id in loaded { nodes[x]!.tabBar.setLoaded(id, false) }
+            }
+            guard events else { continue }
+            // Numbered by `send`, as the controller numbered them.
+            nodes[x]!.tabBar.seq &-= UInt64(o.notifications.count)
+            let after = expands ? visibleChildren(below: x) : []
+            let beforeKeys = Set(before.map(\.key)), afterKeys = Set(after.map(\.key))
+            var sent = Set<VisibleChild.Key>()
+            for n in o.notifications {
+                send(.tab(n), from: x, &outcome)
+                guard expands, case .appearance(let tab, let phase) = n else { continue }
+                expand(x, tab: tab, phase: phase, before: before, after: after, beforeKeys: beforeKeys, afterKeys: afterKeys, sent: &sent, &outcome)
+            }
         }
-        out.append(name)
-        for child in c.body.children { if let x = child.controller { collectComposites(x, into: &out, depth: depth + 1) } }
+        nodes[x]!.tabBar.followsTree = false
+        if !events { nodes[x]!.tabBar.seq = seq }
+    }
+
+    /// The controllers from `name` down (tab controllers and the content of their tabs
+    /// included), in pre-order.
+    private func collectControllers(_ name: String, into out: inout [String], depth: Int = 0) {
+        guard depth <= Self.maxChain * 2 else { return }
+        if let c = composites[name] {
+            out.append(name)
+            for child in c.body.children { if let x = child.controller { collectControllers(x, into: &out, depth: depth + 1) } }
+        } else if let t = nodes[name] {
+            out.append(name)
+            // A tab controller's content controllers (R15.2), in its tabs' order.
+            if t.holdsContent { for child in t.tabBar.contents { collectControllers(child.controller!, into: &out, depth: depth + 1) } }
+        }
     }
 
     /// A split's change and its events (R15.8 b): `display_mode_will_change` when an expanded,

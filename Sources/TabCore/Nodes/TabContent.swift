@@ -96,7 +96,13 @@ extension TabContainers {
         }
         let entering = ChildObject.children(after, notIn: before)
         guard !entering.isEmpty else { return }
-        try checkAttach(entering, to: name, kind: .tab, idiom: t.idiom, above: chainAbove(name))
+        // R15.2, R15.4: a content the command takes from one tab may be another's (a move).
+        var moving = Set<String>()
+        if !before.isEmpty {
+            let staying = Set(after.compactMap(\.controller))
+            for c in ChildObject.children(before, notIn: after) { if let x = c.controller, staying.contains(x) { moving.insert(x) } }
+        }
+        try checkAttach(entering, to: name, kind: .tab, idiom: t.idiom, above: chainAbove(name), moving: moving)
     }
 
     /// R15.14: the navigation controller a tap pops to its root where R4.3 pops a tab's stack
@@ -133,6 +139,72 @@ extension TabContainers {
         send(.navigationChanged(stack: n.stack, operation: .popToRoot, cause: .tap), from: x, &o)
         for c in leaving { if let y = c.controller { send(.parentChanged(parent: nil, window: false), from: y, &o) } }
         return covered
+    }
+
+    /// R15.2: the kept tabs of `name` whose content controller changed (set, cleared or
+    /// replaced), in slot order: `existing` names the tabs that got one and were there before.
+    func replacedContents(of name: String, before: [ChildObject], after: [ChildObject], existing: Set<String>) -> [(tab: String, old: String?, new: String?)] {
+        guard !before.isEmpty || !existing.isEmpty else { return [] }
+        var old: [String: String] = [:]
+        for c in before { old[c.id] = c.controller }
+        var out: [(tab: String, old: String?, new: String?)] = []
+        var seen = Set<String>()
+        for c in after {
+            seen.insert(c.id)
+            let was = old[c.id]
+            if was != c.controller, was != nil || existing.contains(c.id) { out.append((c.id, was, c.controller)) }
+        }
+        for c in before where !seen.contains(c.id) && nodes[name]!.tabBar.locate(c.id) != nil { out.append((c.id, c.controller, nil)) }
+        guard out.count > 1 else { return out }
+        // R15.6: in slot order (the tabs' pre-order).
+        var order: [String: Int] = [:]
+        func number(_ tabs: [Tab]) { for t in tabs { order[t.id] = order.count; number(t.children ?? []) } }
+        number(nodes[name]!.tabBar.tabs)
+        return out.sorted { (order[$0.tab] ?? 0) < (order[$1.tab] ?? 0) }
+    }
+
+    /// R15.2, R15.6, R15.8 a: the kept tabs of `name` whose content changed, as one set change
+    /// of `name`: (a) each old one's will_move(nil), its disappearance (and what it showed, in
+    /// pre-order) if it was visible, did_move(nil); (b) each new one's will_move, did_move;
+    /// (c) the new ones' appearance, expanded below them. The tab itself is the child (`child`
+    /// the tab's id, `child_controller` the content, none for a plain tab). What the command
+    /// announced already is not sent again: a tab's appearance among its own notifications
+    /// (`announced`, a selection that moved with it), and what was expanded below it (`sent`).
+    mutating func replaceContents(_ name: String, _ replaced: [(tab: String, old: String?, new: String?)], before: [VisibleChild], after: [VisibleChild],
+                                  announced: Set<String>, sent: inout Set<VisibleChild.Key>, _ o: inout NodeOutcome) {
+        func run(_ list: [VisibleChild], _ tab: String, _ x: String?) -> [VisibleChild] {
+            guard let j = list.firstIndex(where: { $0.container == name && $0.child.id == tab && $0.child.controller == x }) else { return [] }
+            var k = j + 1
+            while k < list.count, list[k].depth > list[j].depth { k += 1 }
+            return Array(list[j..<k])
+        }
+        func appear(_ entries: [VisibleChild], _ phase: AppearancePhase) {
+            for v in entries {
+                if v.container == name ? announced.contains(v.child.id) : sent.contains(v.key) { continue }
+                if v.container == name {
+                    send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: name, &o)
+                } else {
+                    sendAppearance(v, phase, &o)
+                }
+            }
+        }
+        var done: [VisibleChild] = []
+        for r in replaced {
+            send(.containment(child: r.tab, controller: r.old, phase: .willMove, parent: nil), from: name, &o)
+            let gone = run(before, r.tab, r.old)
+            appear(gone, .willDisappear)
+            appear(gone, .didDisappear)
+            done += gone
+            send(.containment(child: r.tab, controller: r.old, phase: .didMove, parent: nil), from: name, &o)
+        }
+        for r in replaced {
+            send(.containment(child: r.tab, controller: r.new, phase: .willMove, parent: name), from: name, &o)
+            send(.containment(child: r.tab, controller: r.new, phase: .didMove, parent: name), from: name, &o)
+        }
+        let came = replaced.flatMap { run(after, $0.tab, $0.new) }
+        appear(came, .willAppear)
+        appear(came, .didAppear)
+        for v in done + came { sent.insert(v.key) }
     }
 
     /// R15.8 a: after the tab controller `name`'s appearance notification of a tab whose
@@ -173,9 +245,24 @@ extension TabContainers {
         if holds || carries { try checkContent(command, of: name, before: contentsBefore) }
         let tree = root(of: name)
         let pathBefore = shownStatusBarPath(tree)
-        let visibleBefore = holds ? visibleChildren(below: name) : []
+        let visibleBefore = holds || carries ? visibleChildren(below: name) : []
+        // R15.2: a kept tab whose content controller changes is removed, then added: the ids
+        // of the command's tabs that exist before it (a tab given a controller).
+        var existing: Set<String> = []
+        if carries {
+            switch command {
+            case .setTabs(let tabs, _, _):
+                for c in Tab.contents(tabs) where nodes.values[i].tabBar.locate(c.id) != nil { existing.insert(c.id) }
+            case .updateTab(let id, _): existing.insert(id)
+            default: break
+            }
+        }
         let pop = holds ? contentToPop(command, of: name) : nil
         let index = nodes.index(forKey: name)!
+        // R15.10: an attached tab controller's orientation is its root's.
+        let follows = nodes.values[index].parent != nil
+        if follows { nodes.values[index].tabBar.followsTree = true }
+        defer { if follows { nodes[name]?.tabBar.followsTree = false } }
         // The reply is read once the tree has settled too (a tap that only popped the tab's
         // content changed the state all the same).
         var outcome = try apply(command, to: name, at: index, policy: policy, notifying: true, selectionChanges: selectionChanges,
@@ -201,8 +288,10 @@ extension TabContainers {
         func mark(_ place: Int) { while places.count < o.events.count { places.append(place) } }
         // R15.2, R15.4: what the command detached and attached.
         var detached: [String] = [], attached: [String] = []
+        var replaced: [(tab: String, old: String?, new: String?)] = []
         if holds || carries {
             let contentsAfter = nodes[name]!.tabBar.contents
+            replaced = replacedContents(of: name, before: contentsBefore, after: contentsAfter, existing: existing)
             for c in ChildObject.children(contentsBefore, notIn: contentsAfter) { place(c.controller!, nil); detached.append(c.controller!) }
             for c in ChildObject.children(contentsAfter, notIn: contentsBefore) {
                 let x = c.controller!
@@ -223,17 +312,22 @@ extension TabContainers {
         mark(0)
         // R15.8 a: each appearance of a tab whose content is a controller, expanded.
         let visibleAfter = (holds || carries) && visible ? visibleChildren(below: name) : []
-        if !visibleBefore.isEmpty || !visibleAfter.isEmpty {
+        if !visibleBefore.isEmpty || !visibleAfter.isEmpty || !replaced.isEmpty {
             let beforeKeys = Set(visibleBefore.map(\.key)), afterKeys = Set(visibleAfter.map(\.key))
             var sent = covered
+            var announced = Set<String>()  // tabs whose appearance the command announced itself
             for (k, n) in outcome.notifications.enumerated() {
                 guard case .appearance(let tab, let phase) = n else { continue }
+                announced.insert(tab)
                 expand(name, tab: tab, phase: phase, before: visibleBefore, after: visibleAfter, beforeKeys: beforeKeys, afterKeys: afterKeys,
                        sent: &sent, &o)
                 mark(k + 1)
             }
-            // What changed with no appearance of its tab (a selected tab's content replaced):
-            // R15.6 (c), after the command's own.
+            // R15.2, R15.6: each kept tab whose content changed, removed and added as one set change.
+            if !replaced.isEmpty {
+                replaceContents(name, replaced, before: visibleBefore, after: visibleAfter, announced: announced, sent: &sent, &o)
+            }
+            // What changed with no appearance of its tab: R15.6 (c), after the command's own.
             let gone = visibleBefore.filter { $0.container != name && !afterKeys.contains($0.key) && !sent.contains($0.key) }
             let came = visibleAfter.filter { $0.container != name && !beforeKeys.contains($0.key) && !sent.contains($0.key) }
             for v in gone { sendAppearance(v, .willDisappear, &o) }

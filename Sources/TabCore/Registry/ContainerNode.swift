@@ -65,15 +65,11 @@ public struct ContainerNode: Equatable, Sendable {
     /// Whether the node is a root (R15.4).
     public var isRoot: Bool { parent == nil }
 
-    /// Whether it is not a window's root (attached, or a root out of its window). Mutating
-    /// only to be reached in place: `nodes.values[i].window` read the node out of the
-    /// dictionary first, a copy that retained and released each of the controller's arrays
-    /// and strings (~900 instructions a select, measured: BENCHMARKS.md).
-    @inline(__always)
-    mutating func isOutOfWindow() -> Bool { !window }
-
     /// Whether a command of it is the tree's business: out of its window (R15.5), or holding
-    /// a tab whose content is a controller (R15.2). Read in place, as `isOutOfWindow()`.
+    /// a tab whose content is a controller (R15.2). Mutating only to be reached in place:
+    /// `nodes.values[i].window` read the node out of the dictionary first, a copy that
+    /// retained and released each of the controller's arrays and strings (~900 instructions
+    /// a select, measured: BENCHMARKS.md).
     @inline(__always)
     mutating func isInTree() -> Bool { !window || holdsContent }
 

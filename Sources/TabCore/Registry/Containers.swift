@@ -370,8 +370,9 @@ public struct TabContainers: Equatable, Sendable {
     /// two are reached together without `read` capturing their owner).
     /// Inlinable, so that it is specialized in the caller's module (not a generic call across
     /// modules).
-    /// Nil, `read` not called, for a tab controller out of a window (R15.4): its `state` has
-    /// R15.35's members, which depend on the tree.
+    /// Nil, `read` not called, for a tab controller out of a window (R15.4), or holding a tab
+    /// whose content is a controller (R15.2): its `state` has R15.35's members and, on a root,
+    /// R15.11's `status_bar_path`, which depend on the tree.
     @inlinable
     public mutating func reading<R, Extra: ~Copyable>(_ name: String, with extra: inout Extra, _ read: (Controller, inout Extra) -> R) throws(TabError) -> R? {
         var result: R?
@@ -383,7 +384,7 @@ public struct TabContainers: Equatable, Sendable {
     @usableFromInline
     mutating func lending(_ name: String, _ read: (Controller) -> Void) throws(TabError) {
         let i = try lookUp(name)
-        guard !nodes.values[i].isOutOfWindow() else { return }
+        guard !nodes.values[i].isInTree() else { return }
         nodes.values[i].tabBar.lend(read)
     }
 

@@ -70,6 +70,9 @@ public struct Controller: Equatable, Sendable {
     var original = false
     /// While a command of a format 3 journal is replayed: R13.10's fit is not checked.
     var fitUnchecked = false
+    /// While a command of an attached tab controller runs, or it adopts its root's environment:
+    /// its orientation is the root's (R15.10), so R9.1/R9.4 do not move or refuse it.
+    var followsTree = false
     /// R9.2: the orientations the delegate decided at the controller's last change (nil when
     /// the delegate has no say: they follow from the tabs). Never saved (a start asks the
     /// plugins again), but compared: a `state` shows them, so two controllers whose delegates
@@ -175,6 +178,9 @@ public struct Controller: Equatable, Sendable {
         let bar = moves || keepsBar || surelyMoves ? nil : barState
         #if DEBUG
         let barBefore = keepsBar || surelyMoves ? barState : nil
+        // R15.41: a controller detached from a tree keeps the orientation it had, even one its
+        // tabs do not support; a command must not make an orientation unsupported.
+        let supportedBefore = tabsOrientations.contains(orientation.mask)
         #endif
         // An arranged controller's select or tap: only the bar's selected item can move.
         let barSlot = moves && arranged ? current.barSlot : 0  // the item as a number (`TreeNode.barSlot`)
@@ -197,7 +203,7 @@ public struct Controller: Equatable, Sendable {
         if let barBefore, keepsBar { precondition(barState == barBefore, "\(command) moved the bar, which keepsBar says it cannot") }
         if let barBefore, surelyMoves, out.changed { precondition(barState != barBefore, "\(command) left the bar as it was, which movesBarWhenItChanges says it cannot") }
         // What update_tab and remove_tab rely on to skip the orientation check (R9.1).
-        precondition(original || fitUnchecked || tabsOrientations.contains(orientation.mask), "\(command) left the orientation \(orientation) that the tabs do not support")
+        precondition(original || fitUnchecked || followsTree || !supportedBefore || tabsOrientations.contains(orientation.mask), "\(command) left the orientation \(orientation) that the tabs do not support")
         #endif
         if moves, arranged, current.barSlot != barSlot { out.barMoved = true }
         if out.barMoved { out.notify(.barChanged) }
@@ -322,7 +328,7 @@ public struct Controller: Equatable, Sendable {
             // Only the journal sends it, as a rotation it resolved: one the tabs do not all
             // support was never made (the plugins decide within what the tabs support), so
             // the record is damage, not a change to replay.
-            guard original || tabsOrientations.contains(orientation.mask) else {
+            guard original || followsTree || tabsOrientations.contains(orientation.mask) else {
                 throw TabError(.conflict, "the orientation \(orientation.rawValue) is not one the tabs all support (\(tabsOrientations.orientations.map(\.rawValue).joined(separator: ", ")))")
             }
             setOrientation(orientation, &out)

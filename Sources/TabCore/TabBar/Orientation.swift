@@ -100,8 +100,9 @@ extension Controller {
     /// Decided from the tabs alone, not the delegate (policy plugins): the journal records
     /// the command, not the rotation, and replay (which runs without plugins) must land in
     /// the same orientation.
+    /// An attached tab controller's orientation is its root's (R15.10): not moved.
     mutating func reorientIfUnsupported(_ out: inout Outcome) {
-        if original { return }
+        if original || followsTree { return }
         let supported = tabsOrientations
         guard !supported.contains(orientation.mask), let first = supported.orientations.first else { return }
         setOrientation(first, &out)
