@@ -104,7 +104,7 @@ extension TabContainers {
     mutating func changeSplit(_ name: String, to new: SplitState, order: StepOrder, cause: NodeCause, policy: Policy,
                               _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
         guard case .split(let old) = composites[name]!.body else { return ([], []) }
-        let visible = isVisible(name)
+        let visible = isVisibleInPlace(name)
         let willChange = visible && !new.collapsed && new.displayMode != old.displayMode
         var between: [NodeEvent] = []
         if willChange {
@@ -240,7 +240,7 @@ extension TabContainers {
         }
         guard let (n, order) = target else { return NodeOutcome() }
         outcome.changed = true
-        let path = shownStatusBarPath(root(of: name))
+        let path = shownStatusBarPath(rootInPlace(of: name))
         for e in first { send(e, from: name, &outcome) }
         let moved = changeSplit(name, to: n, order: order, cause: command.isUserAction ? .user : .app, policy: policy, &outcome)
         let reattached = Set(moved.attached)
