@@ -83,7 +83,7 @@ public struct ProtocolError: Error, Equatable, Sendable {
 }
 
 /// Everything a client may ask, once decoded: the one form of a request, whichever decoder
-/// read it (the fast path's `select`, `tap`, `state` and `ping` too).
+/// read it (the fast path's `select`, `tap`, `state`, `ping` and flat node commands too).
 ///
 /// A case whose payload is bigger than a `Command`'s (`plugin.call`'s) is `indirect`, so that
 /// the enum is no bigger than the state machine's command it wraps (FastRequestTests checks):
@@ -267,7 +267,8 @@ public enum RequestDecoder {
     }
 
     /// The fast path alone: the requests clients send most (flat `select`, `tap`, `state`,
-    /// `ping`), or nil for anything else — then `decodeInGeneral` decides, with its errors.
+    /// `ping`; R15's `open_drawer`, `close_drawer`, a navigation `pop`, `show_column`,
+    /// `hide_column`), or nil for anything else — then `decodeInGeneral` decides, with its errors.
     /// The same `Request` the general decoder gives, without the (id, Result) around it.
     public static func decodeCommon(_ line: UnsafeRawBufferPointer) -> Request? {
         FastRequest.decode(line)

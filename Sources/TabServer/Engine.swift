@@ -226,7 +226,8 @@ public struct ServiceEngine: ~Copyable {
         let request = RequestDecoder.decodeCommon(line, found: &common)
         if common {
             // The requests clients send most, without the (id, Result) wrapping; none of
-            // them acts outside the state.
+            // them acts outside the state. (R15's flat node commands, the fast path's since
+            // issue 42, leave the step as the general path does: `runNode`.)
             run(request, from: client, into: &out)
             return request.command.nameIndex
         }

@@ -8,18 +8,21 @@ import TabProtocol
 
 extension ServiceEngine {
     mutating func runNode(_ r: Request, _ command: NodeCommand, _ out: inout Step) throws(ProtocolError) {
+        // As the general decoder's path leaves the step (the fast path's requests did not pass
+        // there): not plain, the request's id kept for a reply made at delivery.
+        out.plain = false
+        out.requestID = r.id
         try runNode(id: r.id, controller: r.controller, command, &out)
     }
 
     mutating func runNode(id: RequestID?, controller name: String, _ command: NodeCommand, _ out: inout Step) throws(ProtocolError) {
         try requireWritable()
-        if containers.kind(of: name) == .tab {
-            switch command {
-            case .push, .pop, .popToRoot:
-                // R6: a tab controller's stacks are its tabs'; as before R15, the tab is required.
-                throw .invalid("tab", "'\(command.name)' needs \"tab\"")
-            default: break
-            }
+        switch command {
+        case .push, .pop, .popToRoot:
+            // R6: a tab controller's stacks are its tabs'; as before R15, the tab is required.
+            // (The command first: another pays no lookup.)
+            if containers.kind(of: name) == .tab { throw .invalid("tab", "'\(command.name)' needs \"tab\"") }
+        default: break
         }
         let outcome: NodeOutcome
         do {
@@ -35,7 +38,7 @@ extension ServiceEngine {
         publish(outcome, &out)
         perform(outcome.effects.isEmpty ? plugins.takeEffects() : outcome.effects + plugins.takeEffects(), &out)
         let c = containers.composites[name]
-        let window = containers.node(name)?.window
+        let window = c == nil ? containers.node(name)?.window : nil
         ReplyEncoder.success(id: id, into: &out.reply) { w in
             w.key(literal: "changed"); w.bool(outcome.changed)
             if let c {

@@ -95,6 +95,9 @@ struct ContainerHostileTests {
         #expect(cycle.inconsistency?.contains("more than 8 controllers deep") == true, "\(cycle.inconsistency ?? "nil")")
         #expect(cycle.chainBelow("a") <= 2 * TabContainers.maxChain + 1)  // unbounded recursion before
         #expect(!cycle.isVisible("a") && cycle.visibleChildren(under: "a").isEmpty && cycle.statusBarPath(of: "a").count <= 2 * TabContainers.maxChain + 2)
+        // The walks that read in place (a command's) are bounded the same way.
+        let inPlace = (cycle.isVisibleInPlace("a"), cycle.visibleChildren(below: "a").count, cycle.statusBarPathInPlace(of: "a").count, cycle.rootInPlace(of: "a"))
+        #expect(!inPlace.0 && inPlace.1 == 0 && inPlace.2 <= 2 * TabContainers.maxChain + 2 && ["a", "b"].contains(inPlace.3))
         // Itself as its own child.
         var selfish = TabContainers.withDefault()
         selfish.composites["a"] = custom("a", [child("k", "a")], parent: TabCore.Attachment(parent: "a", slot: "k"))

@@ -111,9 +111,10 @@ struct SplitTests {
         s.displayMode = .secondaryOnly; #expect(s.visibleColumns == [.secondary])
         s.displayMode = .oneOver; #expect(s.visibleColumns == [.supplementary, .secondary])
         s.displayMode = .twoDisplace; #expect(s.visibleColumns == [.primary, .supplementary, .secondary])
-        let d = try padSplit(orientation: .portrait, preferred: .oneOver)
+        var d = try padSplit(orientation: .portrait, preferred: .oneOver)
         #expect(split(d).displayMode == .oneOver && split(d).visibleColumns == [.primary, .secondary])
-        #expect(d.visibleChildren(under: "s").map(\.child.id) == ["list", "detail"])
+        let shown = d.visibleChildren(under: "s").map(\.child.id)  // read in place (mutating)
+        #expect(shown == ["list", "detail"])
     }
 
     @Test("R15.19 R15.23 hide_column primary on double one_beside: will change, primary's subtree disappears, split_changed; the secondary nothing; a user's show or hide needs presents_with_gesture")

@@ -36,6 +36,47 @@ struct FastRequestTests {
         #expect(f == (try general(line).get()))
     }
 
+    /// R15's flat node commands take the fast path too (issue 42), and decode as the general
+    /// decoder does.
+    @Test(arguments: [
+        #"{"cmd":"open_drawer","controller":"d","side":"left"}"#,
+        #"{"cmd":"open_drawer","side":"right","gesture":"bezel_pan_center","animated":true,"id":3}"#,
+        #"{"cmd":"close_drawer","controller":"d"}"#,
+        #"{ "cmd" : "close_drawer" , "gesture" : "tap_center", "animated" : false }"#,
+        #"{"cmd":"pop","controller":"n"}"#,
+        #"{"cmd":"pop","controller":"n","user":true,"animated":true,"id":"p"}"#,
+        #"{"cmd":"show_column","controller":"sp","column":"primary"}"#,
+        #"{"cmd":"hide_column","controller":"sp","column":"supplementary","user":false}"#,
+    ])
+    func nodeCommandsTakeTheFastPath(_ line: String) throws {
+        let f = try #require(fast(line))
+        #expect(f == (try general(line).get()))
+    }
+
+    /// Node command shapes it leaves to the general decoder.
+    @Test(arguments: [
+        #"{"cmd":"open_drawer"}"#,                              // side is required
+        #"{"cmd":"open_drawer","side":"up"}"#,                  // an unknown side
+        #"{"cmd":"open_drawer","side":"left","gesture":"wave"}"#, // an unknown gesture
+        #"{"cmd":"open_drawer","side":"left","side":"right"}"#, // repeated
+        #"{"cmd":"open_drawer","side":"left","user":true}"#,    // a member it does not take
+        #"{"cmd":"close_drawer","side":"left"}"#,               // close takes no side
+        #"{"cmd":"close_drawer","animated":1}"#,                // not a boolean
+        #"{"cmd":"close_drawer","animated":null}"#,             // not a boolean
+        #"{"cmd":"pop","tab":"a"}"#,                            // a tab's R6 stack
+        #"{"cmd":"pop","index":1}"#,
+        #"{"cmd":"pop","column":"primary"}"#,
+        #"{"cmd":"show_column"}"#,                              // column is required
+        #"{"cmd":"hide_column","column":"Primary"}"#,
+        #"{"cmd":"select","tab":"a","animated":true}"#,         // a node member on a select
+        #"{"cmd":"state","side":"left"}"#,
+        #"{"cmd":"close_drawer","animated":truex}"#,
+        #"{"cmd":"close_drawer","gesture":"tap_c\u0065nter"}"#,  // an escape
+    ])
+    func otherNodeShapesFallBack(_ line: String) {
+        #expect(fast(line) == nil)
+    }
+
     /// The fast path's requests are the general form: a request of a state-machine command
     /// (a select) is no bigger than the command, so copying one costs no more than it must.
     @Test func aRequestCommandIsNoBiggerThanACommand() {
@@ -125,20 +166,9 @@ struct FastRequestTests {
         var fastAnswers = 0
         let rounds = 20_000
         for _ in 0..<rounds {
-            var members: [String] = []
             // Most lines start like a real request, so that the fast path is exercised.
-            if rng.next() % 4 != 0 {
-                members.append(#""cmd":"# + [#""select""#, #""tap""#, #""state""#, #""ping""#][Int(rng.next() % 4)])
-            }
-            for _ in 0..<Int(rng.next() % 4) {
-                let k = keys[Int(rng.next() % UInt64(keys.count))]
-                let v = values[Int(rng.next() % UInt64(values.count))]
-                let s1 = spaces[Int(rng.next() % UInt64(spaces.count))]
-                let s2 = spaces[Int(rng.next() % UInt64(spaces.count))]
-                members.append(k + s1 + ":" + s2 + v)
-            }
-            members.shuffle(using: &rng)
-            var line = "{" + members.joined(separator: [",", ",", ", ", ",,"][Int(rng.next() % 4)]) + "}"
+            var line = Self.line(&rng, commands: [#""select""#, #""tap""#, #""state""#, #""ping""#], withoutCommand: 4,
+                                 keys: keys, values: values, spaces: spaces, mostMembers: 3)
             switch rng.next() % 10 {
             case 0: line.removeLast()
             case 1: line += " "
@@ -155,6 +185,67 @@ struct FastRequestTests {
         }
         // Not a tautology: enough generated lines are valid hot requests.
         #expect(fastAnswers > rounds / 50, "seed \(seed): the fast path answered only \(fastAnswers) times")
+    }
+
+    /// A generated request line: one time in `withoutCommand` no `cmd`, else one of `commands`;
+    /// up to `mostMembers` members made of `keys` and `values` with `spaces` around the colon;
+    /// in any order, joined by commas (sometimes two).
+    private static func line(_ rng: inout SplitMix64, commands: [String], withoutCommand: UInt64, keys: [String], values: [String],
+                             spaces: [String], mostMembers: UInt64) -> String {
+        func pick(_ list: [String]) -> String { list[Int(rng.next() % UInt64(list.count))] }
+        var members: [String] = []
+        if rng.next() % withoutCommand != 0 { members.append(#""cmd":"# + pick(commands)) }
+        for _ in 0..<Int(rng.next() % (mostMembers + 1)) {
+            let k = pick(keys), v = pick(values), s1 = pick(spaces), s2 = pick(spaces)
+            members.append(k + s1 + ":" + s2 + v)
+        }
+        members.shuffle(using: &rng)
+        return "{" + members.joined(separator: [",", ",", ", ", ",,"][Int(rng.next() % 4)]) + "}"
+    }
+
+    /// The decoder a request goes through (fast path, then the general one).
+    private func decoded(_ line: String) -> Result<Request, ProtocolError> {
+        var copy = line
+        return copy.withUTF8 { RequestDecoder.decode(UnsafeRawBufferPointer($0)).result }
+    }
+
+    /// Generated node commands (issue 42's fast path for R15's flat commands) and their near
+    /// misses: whenever the fast path answers, the general decoder gives the same request; and
+    /// whatever the line, the decoder a request goes through gives what the general decoder
+    /// gives, a refusal included (the fast path never refuses: what it does not take, the
+    /// general decoder explains).
+    @Test func nodeCommandsAgreeWithTheGeneralDecoder() throws {
+        let seed = ProcessInfo.processInfo.environment["FASTREQUEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+        var rng = SplitMix64(seed: seed)
+        let commands = [#""open_drawer""#, #""close_drawer""#, #""pop""#, #""show_column""#, #""hide_column""#,
+                        #""toggle_drawer""#, #""open_drawe""#, #""select""#]
+        let keys = [#""side""#, #""gesture""#, #""animated""#, #""user""#, #""column""#, #""controller""#, #""id""#,
+                    #""tab""#, #""index""#, #""Side""#, #""sid\u0065""#, #""screen""#]
+        let values = [#""left""#, #""right""#, #""up""#, #""button""#, #""pan_center""#, #""tap_center""#, #""wave""#,
+                      #""primary""#, #""secondary""#, #""supplementary""#, #""compact""#, #""Primary""#, #""d""#, #""main""#,
+                      #""""#, #""l\u0065ft""#, #""é""#, "true", "false", "null", "0", "1", "-0", "1.5", "[]", "{}", "tru", "falsey"]
+        let spaces = ["", "", "", " ", "\t", "  "]
+        var fastAnswers = 0
+        let rounds = 20_000
+        for _ in 0..<rounds {
+            var line = Self.line(&rng, commands: commands, withoutCommand: 8, keys: keys, values: values, spaces: spaces, mostMembers: 4)
+            switch rng.next() % 12 {
+            case 0: line.removeLast()
+            case 1: line += " x"
+            case 2: line = " " + line
+            default: break
+            }
+            let g = general(line)
+            if let f = fast(line) {
+                fastAnswers += 1
+                #expect(g == .success(f), "seed \(seed): the paths disagree on \(line)")
+                if g != .success(f) { return }
+            }
+            let d = decoded(line)
+            #expect(d == g, "seed \(seed): the decoder and the general decoder disagree on \(line)")
+            if d != g { return }
+        }
+        #expect(fastAnswers > rounds / 50, "seed \(seed): the fast path answered only \(fastAnswers) node commands")
     }
 }
 

@@ -161,6 +161,30 @@ public indirect enum CompositeBody: Equatable, Sendable {
         }
     }
 
+    /// The `k`th child `shownChildren` lists, read without building the list (the tree's walks
+    /// run for every command: a list a container was an allocation each); nil past the last,
+    /// and where `readsShownInPlace` is false.
+    func shownChild(_ k: Int) -> ChildObject? {
+        switch self {
+        case .navigation(let n): return k == 0 ? n.stack.last : nil
+        case .drawer(let d): return k == 0 ? d.center : k == 1 ? d.openDrawer : nil
+        case .custom: return nil
+        case .split(let s):
+            guard let top = s.topColumn else { return nil }
+            return k == 0 ? s.child(in: top) : nil  // collapsed: its top column
+        }
+    }
+
+    /// Whether `shownChild(_:)` reads what the container shows: all but a custom container
+    /// (its `shown` is a set's work) and an expanded split (its columns are a list already).
+    var readsShownInPlace: Bool {
+        switch self {
+        case .navigation, .drawer: return true
+        case .custom: return false
+        case .split(let s): return s.topColumn != nil
+        }
+    }
+
     /// Whether the container shows its child `id` (R15.5), without listing what it shows.
     public func shows(_ id: String) -> Bool {
         switch self {
@@ -208,6 +232,11 @@ public struct Composite: Equatable, Sendable {
 
     public var kind: ContainerKind { body.kind }
     public var isRoot: Bool { parent == nil }
+
+    /// Lends the container to `read` where it lies (mutating only to be reached in place
+    /// through the registry's index: a read by key copies it).
+    @inline(__always)
+    mutating func lend<R>(_ read: (Composite) -> R) -> R { read(self) }
 
     /// Numbers the next event (mutating: used in place through the registry's index).
     mutating func nextSeq() -> UInt64 {

@@ -249,7 +249,8 @@ extension TabContainers {
 
         var outcome = NodeOutcome()
         outcome.changed = true
-        let path = shownStatusBarPath(root(of: name))
+        outcome.events.reserveCapacity(8)  // a step's few events: one allocation (appending grew it one by one)
+        let path = shownStatusBarPath(rootInPlace(of: name))
         for e in first { send(e, from: name, &outcome) }
         var detached: [String] = [], attached: [String] = []
         for (body, order) in steps {

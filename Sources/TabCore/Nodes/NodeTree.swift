@@ -13,6 +13,9 @@ extension TabContainers {
         let container: String
         let child: ChildObject
         let depth: Int
+        /// Whether `container` is a tab controller (its appearance events are its own:
+        /// `sendAppearance`), known where the walk found it.
+        var byTab = false
 
         func isSame(as other: VisibleChild) -> Bool { container == other.container && child.isSameChild(as: other.child) }
 
@@ -30,7 +33,7 @@ extension TabContainers {
 
     /// The kind of the container `name`, or nil when there is none.
     public func kind(of name: String) -> ContainerKind? {
-        if nodes[name] != nil { return .tab }
+        if nodes.index(forKey: name) != nil { return .tab }  // not `nodes[name]`: a copy of the controller
         return composites[name]?.kind
     }
 
@@ -88,10 +91,10 @@ extension TabContainers {
 
     /// Every visible child in the tree of `root`, in pre-order; none when it is not a root in
     /// a window.
-    func visibleChildren(under root: String) -> [VisibleChild] {
-        guard parent(of: root) == nil, composites[root]?.window ?? nodes[root]?.window ?? false else { return [] }
+    mutating func visibleChildren(under root: String) -> [VisibleChild] {
+        guard let at = position(of: root), case (nil, true) = placement(at) else { return [] }
         var out: [VisibleChild] = []
-        appendVisible(below: root, depth: 0, to: &out)
+        appendVisible(below: at, name: root, depth: 0, to: &out)
         return out
     }
 
@@ -101,29 +104,145 @@ extension TabContainers {
     /// its part of the tree's pre-order is this one, so its visible sets are these: the cost
     /// follows the container's subtree, not its whole tree (a leaf's command under a root
     /// showing a thousand containers of a thousand children each cost seconds).
-    func visibleChildren(below name: String) -> [VisibleChild] {
-        guard isVisible(name) else { return [] }
+    mutating func visibleChildren(below name: String) -> [VisibleChild] {
+        guard let at = position(of: name) else { return [] }
+        return visibleChildren(below: at, name: name)
+    }
+
+    /// `visibleChildren(below:)` of the container `name` at `at`.
+    mutating func visibleChildren(below at: Position, name: String) -> [VisibleChild] {
+        guard isVisible(at) else { return [] }
         var out: [VisibleChild] = []
-        appendVisible(below: name, depth: 0, to: &out)
+        out.reserveCapacity(4)  // one allocation for a few (appending grew it one by one)
+        appendVisible(below: at, name: name, depth: 0, to: &out)
         return out
     }
 
-    /// The children `name` shows, and theirs below each, in pre-order.
-    func appendVisible(below name: String, depth: Int, to out: inout [VisibleChild]) {
-        if let t = nodes[name] {
+    /// The children the container `name` (at `at`) shows, and theirs below each, in pre-order.
+    mutating func appendVisible(below at: Position, name: String, depth: Int, to out: inout [VisibleChild]) {
+        switch at {
+        case .tab:
             // A tab controller shows its selected leaf, or More (R5.1), and the leaf's content
             // controller (R15.2).
-            guard let leaf = t.tabBar.statusBarChild else { return }
-            let x = t.holdsContent ? t.tabBar.content(of: leaf) : nil
-            out.append(VisibleChild(container: name, child: ChildObject(id: leaf, controller: x), depth: depth))
-            if let x, depth <= Self.maxChain * 2 { appendVisible(below: x, depth: depth + 1, to: &out) }
-            return
+            guard let (leaf, x) = decidingChild(at) else { return }
+            out.append(VisibleChild(container: name, child: ChildObject(id: leaf, controller: x), depth: depth, byTab: true))
+            if let x, depth <= Self.maxChain * 2, let below = position(of: x) { appendVisible(below: below, name: x, depth: depth + 1, to: &out) }
+        case .composite(let i):
+            guard depth <= Self.maxChain * 2 else { return }
+            func visit(_ child: ChildObject, _ out: inout [VisibleChild]) {
+                out.append(VisibleChild(container: name, child: child, depth: depth))
+                if let x = child.controller, let below = position(of: x) { appendVisible(below: below, name: x, depth: depth + 1, to: &out) }
+            }
+            guard composites.values[i].lend({ $0.body.readsShownInPlace }) else {
+                for child in composites.values[i].lend({ $0.body.shownChildren }) { visit(child, &out) }
+                return
+            }
+            // One child at a time, without a list of them.
+            var k = 0
+            while let child = composites.values[i].lend({ $0.body.shownChild(k) }) {
+                visit(child, &out)
+                k += 1
+            }
         }
-        guard let c = composites[name], depth <= Self.maxChain * 2 else { return }
-        for child in c.body.shownChildren {
-            out.append(VisibleChild(container: name, child: child, depth: depth))
-            if let x = child.controller { appendVisible(below: x, depth: depth + 1, to: &out) }
+    }
+
+    // MARK: Read in place
+    //
+    // The walks of a command (visibility, roots, status bar paths, visible sets) read each
+    // container where it lies: a tab controller read out of `nodes` by key was a copy of the
+    // whole controller (a retain and a release of each of its arrays and strings), and each
+    // step of a walk looked a name up in both tables. A walk finds a name once (`position`)
+    // and reads through the dictionaries' in-place access (mutating only for that: nothing
+    // changes). The non-mutating forms above (`isVisible`, `root(of:)`, `statusBarPath(of:)`,
+    // `parent(of:)`) are the encoders'.
+
+    /// Where a container lies: its table and its position there (valid until a container is
+    /// added or removed).
+    enum Position {
+        case composite(Dictionary<String, Composite>.Index)
+        case tab(Dictionary<String, ContainerNode>.Index)
+    }
+
+    /// Where the container `name` lies, or nil. Composites first: most nodes of a tree are.
+    func position(of name: String) -> Position? {
+        if let i = composites.index(forKey: name) { return .composite(i) }
+        if let i = nodes.index(forKey: name) { return .tab(i) }
+        return nil
+    }
+
+    /// The container's parent and window flag, read in place.
+    mutating func placement(_ at: Position) -> (parent: Attachment?, window: Bool) {
+        switch at {
+        case .composite(let i): return composites.values[i].lend { ($0.parent, $0.window) }
+        case .tab(let i): return nodes.values[i].lend { ($0.parent, $0.window) }
         }
+    }
+
+    /// `parent(of:)` in place.
+    mutating func attachment(of name: String) -> Attachment? {
+        guard let at = position(of: name) else { return nil }
+        return placement(at).parent
+    }
+
+    /// `root(of:)` in place.
+    mutating func rootInPlace(of name: String) -> String {
+        var current = name
+        var steps = 0
+        while let p = attachment(of: current), steps <= Self.maxChain * 2 { current = p.parent; steps += 1 }
+        return current
+    }
+
+    /// `isVisible` in place, from where the container lies: one lookup per container above it.
+    mutating func isVisible(_ start: Position) -> Bool {
+        var at = start
+        var steps = 0
+        while true {
+            let (parent, window) = placement(at)
+            guard let p = parent else { return window }
+            guard let up = position(of: p.parent) else { return false }
+            switch up {
+            case .composite(let i): guard composites.values[i].lend({ $0.body.shows(p.slot) }) else { return false }
+            // R15.5: a tab's content is shown while its tab is the selected leaf.
+            case .tab(let i): guard nodes.values[i].lend({ $0.tabBar.statusBarChild == p.slot }) else { return false }
+            }
+            at = up
+            steps += 1
+            if steps > Self.maxChain * 2 { return false }
+        }
+    }
+
+    /// `isVisible(_:)` of a name, in place.
+    mutating func isVisibleInPlace(_ name: String) -> Bool {
+        guard let at = position(of: name) else { return false }
+        return isVisible(at)
+    }
+
+    /// The child that decides the container's status bar (R15.11), and its controller: a
+    /// composite's `statusBarChild`, a tab controller's selected leaf and the leaf's content.
+    mutating func decidingChild(_ at: Position) -> (id: String, controller: String?)? {
+        switch at {
+        case .composite(let i):
+            return composites.values[i].lend { c in c.body.statusBarChild.map { ($0.id, $0.controller) } }
+        case .tab(let i):
+            return nodes.values[i].lend { n in n.tabBar.statusBarChild.map { ($0, n.holdsContent ? n.tabBar.content(of: $0) : nil) } }
+        }
+    }
+
+    /// `statusBarPath(of:)` in place.
+    mutating func statusBarPathInPlace(of name: String) -> [String] {
+        statusBarPath(from: position(of: name))
+    }
+
+    /// `statusBarPathInPlace(of:)` from where the container lies.
+    mutating func statusBarPath(from start: Position?) -> [String] {
+        var path: [String] = []
+        path.reserveCapacity(4)
+        var next = start
+        while path.count <= Self.maxChain * 2, let at = next, let (id, x) = decidingChild(at) {
+            path.append(id)
+            next = x.flatMap { position(of: $0) }
+        }
+        return path
     }
 
     /// The status bar path of `name` (R15.11): its deciding child, then that child's, down.
@@ -150,14 +269,18 @@ extension TabContainers {
     }
 
     /// The status bar path of `root` if it is a root in a window (a hidden root has none; a
-    /// tab root has one only while it holds a content controller: R15.8 c).
-    func shownStatusBarPath(_ root: String) -> [String]? {
-        if let c = composites[root] {
-            guard c.isRoot, c.window else { return nil }
-            return statusBarPath(of: root)
+    /// tab root has one only while it holds a content controller: R15.8 c). Read in place.
+    mutating func shownStatusBarPath(_ root: String) -> [String]? {
+        position(of: root).flatMap { shownStatusBarPath(at: $0) }
+    }
+
+    /// `shownStatusBarPath(_:)` of the container at `at`.
+    mutating func shownStatusBarPath(at: Position) -> [String]? {
+        switch at {
+        case .composite(let i): guard composites.values[i].lend({ $0.isRoot && $0.window }) else { return nil }
+        case .tab(let i): guard nodes.values[i].lend({ $0.isRoot && $0.window && $0.holdsContent }) else { return nil }
         }
-        guard let t = nodes[root], t.isRoot, t.window, t.holdsContent else { return nil }
-        return statusBarPath(of: root)
+        return statusBarPath(from: at)
     }
 
     /// R15.9: refuses a user action on `name` that the user cannot reach. `userPop`: the
@@ -278,10 +401,11 @@ extension TabContainers {
             let seq = composites.values[i].nextSeq()
             return outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
         }
-        guard nodes[controller] != nil else { return }
-        saveSeq(controller)
-        nodes[controller]!.tabBar.seq &+= 1
-        outcome.events.append(SentNodeEvent(controller: controller, seq: nodes[controller]!.tabBar.seq, event: event))
+        // A tab controller's the same way (reading `nodes[controller]!` copied it, twice).
+        guard let i = nodes.index(forKey: controller) else { return }
+        saveSeq(controller, at: i)
+        let seq = nodes.values[i].nextSeq()
+        outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
     }
 
     /// Sets where a child controller of any kind is attached (nil: a hidden root), saved for undo.
@@ -396,11 +520,11 @@ extension TabContainers {
     /// One visible child's appearance event, from its container: a tab controller's leaf is
     /// its own event, its content loaded first if it never was (R15.8 a).
     mutating func sendAppearance(_ v: VisibleChild, _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
-        guard nodes[v.container] != nil else {
+        guard v.byTab else {
             send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome)
             return
         }
-        if phase == .willAppear, nodes[v.container]!.tabBar.isLoaded(v.child.id) == false {
+        if phase == .willAppear, let i = nodes.index(forKey: v.container), nodes.values[i].lend({ $0.tabBar.isLoaded(v.child.id) }) == false {
             saveWhole(v.container)
             nodes[v.container]!.tabBar.setLoaded(v.child.id, true)
             send(.contentLoaded(tab: v.child.id), from: v.container, &outcome)
@@ -413,17 +537,19 @@ extension TabContainers {
     /// changed (R15.8 c, R15.42): the addressed container's root, the only one a command
     /// changes (`pathBefore`: its path before, nil when it was hidden).
     mutating func finish(_ name: String, detached: [String], attached: [String], pathBefore: [String]?, _ outcome: inout NodeOutcome) {
-        for x in detached where parent(of: x) == nil && kind(of: x) != nil {
+        for x in detached where attachment(of: x) == nil && position(of: x) != nil {
             send(.parentChanged(parent: nil, window: false), from: x, &outcome)
         }
-        for x in attached { if let p = parent(of: x) { send(.parentChanged(parent: p, window: false), from: x, &outcome) } }
-        let tree = root(of: name)
+        for x in attached { if let p = attachment(of: x) { send(.parentChanged(parent: p, window: false), from: x, &outcome) } }
+        let tree = rootInPlace(of: name)
         if let now = shownStatusBarPath(tree), now != pathBefore { send(.statusBarChanged(path: now), from: tree, &outcome) }
     }
 
     /// Remembers the composite `name` (nil: absent) as it is before it changes, once a turn.
+    /// Called for every event a composite sends: a turn's few names are compared in place
+    /// (hashing one cost more), a set kept past `UndoLog.scannedComposites`.
     mutating func saveComposite(_ name: String) {
-        guard before.compositesSaved.insert(name).inserted else { return }
+        guard before.firstSave(of: name) else { return }
         before.composites.append((name, composites[name]))
     }
 }

@@ -120,8 +120,8 @@ extension TabContainers {
             // Numbered by `send`, as the controller numbered them.
             nodes[x]!.tabBar.seq &-= UInt64(o.notifications.count)
             let after = expands ? visibleChildren(below: x) : []
-            let beforeKeys = Set(before.map(\.key)), afterKeys = Set(after.map(\.key))
-            var sent = Set<VisibleChild.Key>()
+            let beforeKeys = VisibleKeys(before), afterKeys = VisibleKeys(after)
+            var sent = VisibleKeys()
             for n in o.notifications {
                 send(.tab(n), from: x, &outcome)
                 guard expands, case .appearance(let tab, let phase) = n else { continue }
@@ -154,7 +154,7 @@ extension TabContainers {
     mutating func changeSplit(_ name: String, to new: SplitState, order: StepOrder, cause: NodeCause, policy: Policy,
                               _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
         guard case .split(let old) = composites[name]!.body else { return ([], []) }
-        let visible = isVisible(name)
+        let visible = isVisibleInPlace(name)
         let willChange = visible && !new.collapsed && new.displayMode != old.displayMode
         var between: [NodeEvent] = []
         if willChange {
@@ -290,7 +290,7 @@ extension TabContainers {
         }
         guard let (n, order) = target else { return NodeOutcome() }
         outcome.changed = true
-        let path = shownStatusBarPath(root(of: name))
+        let path = shownStatusBarPath(rootInPlace(of: name))
         for e in first { send(e, from: name, &outcome) }
         let moved = changeSplit(name, to: n, order: order, cause: command.isUserAction ? .user : .app, policy: policy, &outcome)
         let reattached = Set(moved.attached)

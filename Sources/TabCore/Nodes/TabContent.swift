@@ -44,6 +44,8 @@ extension Controller {
 
     /// The controller that is the tab `id`'s content, or nil.
     public func content(of id: String) -> String? {
+        // Flat tabs read in place: `locate` makes an address array, `self[at:]` a copy of the tab.
+        if !arranged { return index(of: id).flatMap { tabs[$0].controller } }
         guard let a = locate(id) else { return nil }
         return self[at: a].controller
     }
@@ -58,6 +60,17 @@ extension Command {
         case .setTabs(let tabs, _, _): return tabs.contains { $0.hasContentDeep }
         case .addTab(let tab, _, _): return tab.hasContentDeep
         case .updateTab(_, let update): return update.values.hasContentDeep
+        default: return false
+        }
+    }
+
+    /// Whether the command leaves every tab's content controller as it is, whatever it does:
+    /// a select or a tap only moves the selection (and pops an R6 stack), so a tab controller
+    /// holding contents need not list them before and after it (R15.2).
+    @inline(__always)
+    var keepsContents: Bool {
+        switch self {
+        case .select, .tap: return true
         default: return false
         }
     }
@@ -108,22 +121,25 @@ extension TabContainers {
     /// R15.14: the navigation controller a tap pops to its root where R4.3 pops a tab's stack
     /// (the tapped tab's content, deeper than its root; with `tap_pops: reselect`, only on the
     /// selected tab), and whether it is visible before the tap.
-    func contentToPop(_ command: Command, of name: String) -> (controller: String, visible: Bool)? {
-        guard case .tap(.tab(let id)) = command, let n = nodes[name], let x = n.tabBar.content(of: id),
-              let c = composites[x], case .navigation(let nav) = c.body, nav.stack.count > 1 else { return nil }
-        let selected = n.tabBar.statusBarChild == id
-        guard n.tabBar.tapPops == .always || selected else { return nil }
-        return (x, selected && isVisible(name))
+    mutating func contentToPop(_ command: Command, of name: String, at i: Dictionary<String, ContainerNode>.Index) -> (controller: String, visible: Bool)? {
+        guard case .tap(.tab(let id)) = command else { return nil }
+        // Read in place (a copy of the tab controller retained each of its arrays).
+        guard let (x, selected, pops) = nodes.values[i].lend({ n in
+                  n.tabBar.content(of: id).map { ($0, n.tabBar.statusBarChild == id, n.tabBar.tapPops == .always) } }),
+              let at = composites.index(forKey: x),
+              composites.values[at].lend({ c in if case .navigation(let nav) = c.body { nav.stack.count > 1 } else { false } }) else { return nil }
+        guard pops || selected else { return nil }
+        return (x, selected && isVisible(.tab(i)))
     }
 
     /// R15.14: pops `x` to its root for a tap (`cause: tap`): a transition (R15.7) whose
     /// appearance only if `x` was visible, then `navigation_changed`, then `parent_changed` of
     /// what it detached. Returns the keys of what it showed and hid (sent here).
-    mutating func popForTap(_ x: String, visible: Bool, policy: Policy, _ o: inout NodeOutcome) -> Set<VisibleChild.Key> {
-        guard case .navigation(let old) = composites[x]!.body else { return [] }
+    mutating func popForTap(_ x: String, visible: Bool, policy: Policy, _ o: inout NodeOutcome) -> VisibleKeys {
+        guard case .navigation(let old) = composites[x]!.body else { return VisibleKeys() }
         var n = old
         Navigation.popToRoot(&n.stack, .controller)
-        var covered = Set<VisibleChild.Key>()
+        var covered = VisibleKeys()
         let leaving = ChildObject.children(old.stack, notIn: n.stack)
         if visible {
             let pre = visibleChildren(below: x)
@@ -171,7 +187,7 @@ extension TabContainers {
     /// announced already is not sent again: a tab's appearance among its own notifications
     /// (`announced`, a selection that moved with it), and what was expanded below it (`sent`).
     mutating func replaceContents(_ name: String, _ replaced: [(tab: String, old: String?, new: String?)], before: [VisibleChild], after: [VisibleChild],
-                                  announced: Set<String>, sent: inout Set<VisibleChild.Key>, _ o: inout NodeOutcome) {
+                                  announced: Set<String>, sent: inout VisibleKeys, _ o: inout NodeOutcome) {
         func run(_ list: [VisibleChild], _ tab: String, _ x: String?) -> [VisibleChild] {
             guard let j = list.firstIndex(where: { $0.container == name && $0.child.id == tab && $0.child.controller == x }) else { return [] }
             var k = j + 1
@@ -211,8 +227,7 @@ extension TabContainers {
     /// content is a controller, the same phase for everything visible below it (`before` for
     /// the disappearing phases, `after` for the appearing ones), each from its own container.
     mutating func expand(_ name: String, tab: String, phase: AppearancePhase, before: [VisibleChild], after: [VisibleChild],
-                         beforeKeys: Set<VisibleChild.Key>, afterKeys: Set<VisibleChild.Key>,
-                         sent: inout Set<VisibleChild.Key>, _ o: inout NodeOutcome) {
+                         beforeKeys: VisibleKeys, afterKeys: VisibleKeys, sent: inout VisibleKeys, _ o: inout NodeOutcome) {
         let disappearing = phase == .willDisappear || phase == .didDisappear
         let list = disappearing ? before : after
         let other = disappearing ? afterKeys : beforeKeys
@@ -235,17 +250,20 @@ extension TabContainers {
     mutating func applyInTree(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
                               selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         try checkEnvironment(command, of: name)
-        treeEvents = []
-        treeEventPlaces = []
+        if !treeEvents.isEmpty { treeEvents = [] }
+        if !treeEventPlaces.isEmpty { treeEventPlaces = [] }
         if !treeAnswers.isEmpty { treeAnswers = [] }
         hasTreeEvents = false
-        let holds = nodes.values[i].holdsContent
+        // Read in place (`nodes[name]` copied the whole controller), and each content listed
+        // only where the command may change one (a select or a tap never does).
+        let holds = nodes.values[i].lend { $0.holdsContent }
         let carries = command.carriesContent
-        let contentsBefore = holds ? nodes.values[i].tabBar.contents : []
+        let listsContents = carries || (holds && !command.keepsContents)
+        let contentsBefore = listsContents && holds ? nodes.values[i].lend { $0.tabBar.contents } : []
         if holds || carries { try checkContent(command, of: name, before: contentsBefore) }
-        let tree = root(of: name)
-        let pathBefore = shownStatusBarPath(tree)
-        let visibleBefore = holds || carries ? visibleChildren(below: name) : []
+        let tree = nodes.values[i].lend({ $0.parent }) == nil ? name : rootInPlace(of: name)
+        let pathBefore = tree == name ? shownStatusBarPath(at: .tab(i)) : shownStatusBarPath(tree)
+        let visibleBefore = holds || carries ? visibleChildren(below: .tab(i), name: name) : []
         // R15.2: a kept tab whose content controller changes is removed, then added: the ids
         // of the command's tabs that exist before it (a tab given a controller).
         var existing: Set<String> = []
@@ -257,21 +275,20 @@ extension TabContainers {
             default: break
             }
         }
-        let pop = holds ? contentToPop(command, of: name) : nil
-        let index = nodes.index(forKey: name)!
+        let pop = holds ? contentToPop(command, of: name, at: i) : nil
         // R15.10: an attached tab controller's orientation is its root's.
-        let follows = nodes.values[index].parent != nil
-        if follows { nodes.values[index].tabBar.followsTree = true }
+        let follows = tree != name
+        if follows { nodes.values[i].tabBar.followsTree = true }
         defer { if follows { nodes[name]?.tabBar.followsTree = false } }
         // The reply is read once the tree has settled too (a tap that only popped the tab's
         // content changed the state all the same).
-        var outcome = try apply(command, to: name, at: index, policy: policy, notifying: true, selectionChanges: selectionChanges,
+        var outcome = try apply(command, to: name, at: i, policy: policy, notifying: true, selectionChanges: selectionChanges,
                                 semantics: semantics) { _, _ in }
         if outcome.isRefused {
-            read(nodes[name]!.tabBar, outcome)
+            nodes.values[i].tabBar.lend { read($0, outcome) }
             return outcome
         }
-        let visible = isVisible(name)
+        let visible = isVisible(.tab(i))
         if !visible {
             // R15.5: a tab controller that is not visible sends no appearance.
             let (removed, loaded) = outcome.dropAppearance()
@@ -282,6 +299,11 @@ extension TabContainers {
         }
         var o = NodeOutcome()
         var places: [Int] = []
+        if holds {
+            // A few events, each with its place: one allocation each (appending grew them one by one).
+            o.events.reserveCapacity(8)
+            places.reserveCapacity(8)
+        }
         // The splits below settle as the plugins answer R15.20's and R15.21's proposals; the
         // answers (`treeAnswers`) are journaled before the command, and given back on replay.
         let proposals = policy
@@ -289,7 +311,7 @@ extension TabContainers {
         // R15.2, R15.4: what the command detached and attached.
         var detached: [String] = [], attached: [String] = []
         var replaced: [(tab: String, old: String?, new: String?)] = []
-        if holds || carries {
+        if listsContents {
             let contentsAfter = nodes[name]!.tabBar.contents
             replaced = replacedContents(of: name, before: contentsBefore, after: contentsAfter, existing: existing)
             for c in ChildObject.children(contentsBefore, notIn: contentsAfter) { place(c.controller!, nil); detached.append(c.controller!) }
@@ -304,16 +326,16 @@ extension TabContainers {
             if !attached.isEmpty { outcome.changeState() }
         }
         // R15.14: the tapped tab's content popped where R4.3 pops a tab's stack (first).
-        var covered = Set<VisibleChild.Key>()
+        var covered = VisibleKeys()
         if let (x, wasVisible) = pop {
             covered = popForTap(x, visible: wasVisible, policy: proposals, &o)
             outcome.changeState()
         }
         mark(0)
         // R15.8 a: each appearance of a tab whose content is a controller, expanded.
-        let visibleAfter = (holds || carries) && visible ? visibleChildren(below: name) : []
+        let visibleAfter = (holds || carries) && visible ? visibleChildren(below: .tab(i), name: name) : []
         if !visibleBefore.isEmpty || !visibleAfter.isEmpty || !replaced.isEmpty {
-            let beforeKeys = Set(visibleBefore.map(\.key)), afterKeys = Set(visibleAfter.map(\.key))
+            let beforeKeys = VisibleKeys(visibleBefore), afterKeys = VisibleKeys(visibleAfter)
             var sent = covered
             var announced = Set<String>()  // tabs whose appearance the command announced itself
             for (k, n) in outcome.notifications.enumerated() {
@@ -336,22 +358,22 @@ extension TabContainers {
             for v in came { sendAppearance(v, .didAppear, &o) }
         }
         // R15.10: a tab root's environment reaches the composites below it, after its own events.
-        if holds, nodes[name]!.parent == nil {
-            switch command {
-            case .rotate, .setSizeClass, .setOrientation: spreadEnvironment(below: name, events: true, policy: proposals, &o)
-            default: break
-            }
+        switch command {
+        case .rotate, .setSizeClass, .setOrientation:
+            if holds, tree == name { spreadEnvironment(below: name, events: true, policy: proposals, &o) }
+        default: break
         }
-        for x in detached where parent(of: x) == nil { send(.parentChanged(parent: nil, window: false), from: x, &o) }
-        for x in attached { if let p = parent(of: x) { send(.parentChanged(parent: p, window: false), from: x, &o) } }
+        for x in detached where attachment(of: x) == nil { send(.parentChanged(parent: nil, window: false), from: x, &o) }
+        for x in attached { if let p = attachment(of: x) { send(.parentChanged(parent: p, window: false), from: x, &o) } }
         // R15.11: the root's status bar path (a tab root's only while it holds a content
         // controller, or held one before the command).
-        if let now = shownStatusBarPath(tree) ?? (pathBefore != nil && tree == name ? statusBarPath(of: tree) : nil), now != pathBefore {
+        let pathAfter = tree == name ? shownStatusBarPath(at: .tab(i)) : shownStatusBarPath(tree)
+        if let now = pathAfter ?? (pathBefore != nil && tree == name ? statusBarPath(from: .tab(i)) : nil), now != pathBefore {
             send(.statusBarChanged(path: now), from: tree, &o)
         }
         mark(outcome.notifications.count)
         if !o.answers.isEmpty { treeAnswers = o.answers }
-        read(nodes[name]!.tabBar, outcome)
+        nodes.values[i].tabBar.lend { read($0, outcome) }
         if !o.events.isEmpty {
             treeEvents = o.events
             treeEventPlaces = places
@@ -366,5 +388,44 @@ extension Outcome {
     /// journaled as given (a command journaled in another form keeps it).
     mutating func changeState() {
         if case .none = rewrittenJournal { journalsCommand = true }
+    }
+}
+
+extension TabContainers {
+    /// Keys of visible children (R15.8 a's bookkeeping): a list compared in place while it is
+    /// short (a tab's content shows a few children: hashing three strings per key cost more
+    /// than the scan), a set once it is long.
+    struct VisibleKeys {
+        /// The visible children these keys were made from, compared where they are (no key
+        /// made of each: a copy of three strings).
+        private var children: [VisibleChild] = []
+        private var list: [VisibleChild.Key] = []
+        private var set: Set<VisibleChild.Key>?
+        /// Past this many keys, a set.
+        static let scanned = 16
+
+        init() {}
+
+        init(_ children: [VisibleChild]) {
+            guard children.count > Self.scanned else { self.children = children; return }
+            set = Set(children.map(\.key))
+        }
+
+        func contains(_ key: VisibleChild.Key) -> Bool {
+            if let set { return set.contains(key) }
+            return children.contains { $0.container == key.container && $0.child.id == key.id && $0.child.controller == key.controller }
+                || list.contains(key)
+        }
+
+        mutating func insert(_ key: VisibleChild.Key) {
+            if set != nil { set!.insert(key); return }
+            guard !contains(key) else { return }
+            list.append(key)
+            if children.count + list.count > Self.scanned {
+                set = Set(children.map(\.key) + list)
+                children = []
+                list = []
+            }
+        }
     }
 }

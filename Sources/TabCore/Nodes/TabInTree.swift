@@ -18,9 +18,10 @@ extension TabContainers {
     /// R15.10: `rotate` and `set_size_class` are the root's; on an attached tab controller
     /// they are `not_available`.
     func checkEnvironment(_ command: Command, of name: String) throws(TabError) {
-        guard let p = nodes[name]?.parent else { return }
+        // The command first: any other is not looked up (a copy of the controller).
         switch command {
         case .rotate, .setSizeClass, .setOrientation:
+            guard let p = nodes[name]?.parent else { return }
             throw TabError(.notAvailable, "'\(name)' is attached to '\(p.parent)'; \(command.name) is for the root of its tree ('\(root(of: name))')")
         default: return
         }

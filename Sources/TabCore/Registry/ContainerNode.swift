@@ -73,6 +73,19 @@ public struct ContainerNode: Equatable, Sendable {
     @inline(__always)
     mutating func isInTree() -> Bool { !window || holdsContent }
 
+    /// Lends the node to `read` where it lies (mutating only to be reached in place, as
+    /// `isOutOfWindow()`): the tree's walks read a tab controller's place and selected leaf
+    /// without copying it.
+    @inline(__always)
+    mutating func lend<R>(_ read: (ContainerNode) -> R) -> R { read(self) }
+
+    /// Numbers the next event (in place through the registry's index).
+    @inline(__always)
+    mutating func nextSeq() -> UInt64 {
+        tabBar.seq &+= 1
+        return tabBar.seq
+    }
+
     /// What makes this node impossible (a state no sequence of commands produces), or nil.
     var inconsistency: String? {
         if parent != nil && window { return "controller '\(name)' is attached to '\(parent!.parent)' and a window's root at once" }

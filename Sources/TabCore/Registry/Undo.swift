@@ -220,8 +220,25 @@ struct UndoLog: Equatable, Sendable {
     /// Each composite changed since `keepChanges()`, whole as it was (nil: absent). Small
     /// values (a stack, a drawer's slots): a copy is the inverse record.
     var composites: [(name: String, node: Composite?)] = []
-    /// The names in `composites` (a lookup per event, where a search would grow with the turn).
+    /// The names in `composites` once there are more than `scannedComposites` (a lookup per
+    /// event, where a search would grow with the turn); empty until then.
     var compositesSaved = Set<String>()
+
+    /// Up to this many composites saved in a turn, a save's check compares their names.
+    static let scannedComposites = 8
+
+    /// Whether `name` is not in `composites` yet (the caller appends it). A turn's few names
+    /// are compared where they are (hashing a name cost more than comparing a few); past
+    /// `scannedComposites`, the set.
+    @inline(__always)
+    mutating func firstSave(of name: String) -> Bool {
+        if composites.count < Self.scannedComposites {
+            for saved in composites where saved.name == name { return false }
+            return true
+        }
+        if compositesSaved.isEmpty { compositesSaved = Set(composites.map(\.name)) }
+        return compositesSaved.insert(name).inserted
+    }
 
     static func == (a: UndoLog, b: UndoLog) -> Bool {
         a.seqFloor == b.seqFloor && a.saved.elementsEqual(b.saved) { $0.name == $1.name && $0.controller == $1.controller }
@@ -276,8 +293,15 @@ extension TabContainers {
 
     /// Remembers the controller `name` before a change of its seq alone (its tabs stay).
     mutating func saveSeq(_ name: String) {
-        guard before.position(of: name) == nil, let n = nodes[name] else { return }
-        before.saved.append((name, n.tabBar.tabs.count < Controller.footprintMinimumTabs ? .whole(n) : .withoutTabs(n)))
+        guard let i = nodes.index(forKey: name) else { return }
+        saveSeq(name, at: i)
+    }
+
+    /// `saveSeq(_:)` of the controller at `i` (read in place until it is kept).
+    mutating func saveSeq(_ name: String, at i: Dictionary<String, ContainerNode>.Index) {
+        guard before.position(of: name) == nil else { return }
+        let whole = nodes.values[i].tabBar.rootCount() < Controller.footprintMinimumTabs
+        before.saved.append((name, whole ? .whole(nodes.values[i]) : .withoutTabs(nodes.values[i])))
     }
 
     /// Remembers the controller at `i` before `command` changes it: for a controller of
