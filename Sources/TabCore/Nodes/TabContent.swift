@@ -340,7 +340,7 @@ extension TabContainers {
             var announced = Set<String>()  // tabs whose appearance the command announced itself
             for (k, n) in outcome.notifications.enumerated() {
                 guard case .appearance(let tab, let phase) = n else { continue }
-                announced.insert(tab)
+                if !replaced.isEmpty { announced.insert(tab) }  // read only where a content was replaced
                 expand(name, tab: tab, phase: phase, before: visibleBefore, after: visibleAfter, beforeKeys: beforeKeys, afterKeys: afterKeys,
                        sent: &sent, &o)
                 mark(k + 1)
