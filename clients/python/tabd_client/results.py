@@ -57,6 +57,7 @@ class Tab(TypedDict):
     allows_reordering: NotRequired[bool]
     selected_child: NotRequired[Optional[str]]
     display_order: NotRequired[List[str]]
+    controller: NotRequired[str]  # R15.2: the tab's content is this controller
 
 
 class Bar(TypedDict):
@@ -261,6 +262,13 @@ class State(TypedDict):
     orientation: Orientation
     status_bar_child: Optional[str]
     seq: int
+    # R15.35: a tab controller out of its window, attached, or holding a tab's content
+    # controller says where it is; a root holding content also its status bar path (R15.11).
+    kind: NotRequired[str]
+    parent: NotRequired[Optional[Parent]]
+    window: NotRequired[bool]
+    visible: NotRequired[bool]
+    status_bar_path: NotRequired[List[str]]
 
 
 class SplitColumns(TypedDict):
