@@ -23,10 +23,14 @@ public enum RegularFile {
         guard Int(st.st_size) <= limit else {
             throw RegularFileRefusal("\(what) \(path) holds \(st.st_size) bytes, more than the \(limit) tabd reads from it; it is not such a file, so replace it with one")
         }
-        // One byte more than the cap is asked for: a file that grew meanwhile is refused too.
-        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        // Room for the size fstat gave and one byte more, so that the end shows; a file that
+        // grew meanwhile gets more room, up to one byte more than the cap (refused below). Not
+        // the cap itself at once: zeroing it cost every read of a small file its whole limit
+        // (11.5 M instructions for a 16 MiB cap; BENCHMARKS.md, "Against issue 41's baseline").
+        var bytes = [UInt8](repeating: 0, count: min(Int(st.st_size), limit) + 1)
         var count = 0
         while count <= limit {
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(max(bytes.count, 4096), limit + 1 - count))) }
             let read = bytes.withUnsafeMutableBytes { buffer in
                 Result { () throws(SystemError) in try Sys.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]), at: count) }
             }
