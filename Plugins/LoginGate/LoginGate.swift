@@ -57,7 +57,7 @@ import TabSystem
 final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, ShutdownHook, TimerHook, ControllerDeletedHook,
                        MayOpenDrawerHook {
     static let name = "login-gate"
-    static let version = "1.5.0"
+    static let version = "1.5.1"
     static let summary = "Refuses every tab but the login tab until a user logs in on the controller."
 
     let host: PolicyHost
@@ -77,12 +77,25 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// The controller `drawers` names when the settings do not: tabd's default controller.
     static let defaultDrawerLogin = "main"
 
-    /// The controller a tap last asked about, its session's text in the store and when that
-    /// session ends (0: no end; nil: no session): a tap whose controller and stored text are
-    /// the same parses nothing. The text is compared, not trusted: tabd may have undone a
-    /// write this instance made (its journal failed at the commit), or another instance
-    /// written the store (a reload's will_stop).
-    private var lastAsked: (controller: String, text: String?, until: Int?)?
+    /// The controller a tap last asked about, the store's generation then (plugin ABI 1.12;
+    /// nil before), its session's text in the store and when that session ends (0: no end;
+    /// nil: no session). A tap on the same controller while the generation has not moved
+    /// reads nothing; else the text is read and compared, not trusted: tabd may have undone
+    /// a write this instance made (its journal failed at the commit), or another instance
+    /// written the store (a reload's will_stop), and both move the generation.
+    private var lastAsked: LastAsked?
+    /// A class: a tuple (or struct) of three strings in an optional was copied out through
+    /// the runtime's generic witnesses on every tap (~330 instructions), where this is one
+    /// retain.
+    private final class LastAsked {
+        let controller: String, generation: UInt64?, text: String?, until: Int?
+        init(_ controller: String, _ generation: UInt64?, _ text: String?, _ until: Int?) {
+            self.controller = controller
+            self.generation = generation
+            self.text = text
+            self.until = until
+        }
+    }
     /// Failed logins by user name (also for unknown names, so they cannot be told apart).
     private var failures: ExpiringTable<String, Failures>
     /// Failed logins by client uid (nil: calls no client made, or a tabd without callers).
@@ -195,12 +208,17 @@ final class LoginGate: PolicyPlugin, ShouldSelectHook, CallHook, WillStopHook, S
     /// its timer logs it out (a controller deleted and created again has no timer left).
     private func isLoggedIn(_ controller: String) -> Bool {
         let until: Int?
-        let text = host.stored(Session.keyPrefix + controller)
-        if let last = lastAsked, last.controller == controller, last.text == text {
+        let generation = host.storeGeneration
+        if let last = lastAsked, last.controller == controller, generation != nil, last.generation == generation {
             until = last.until
         } else {
-            until = text.flatMap { Session(text: $0) }?.until
-            lastAsked = (controller, text, until)
+            let text = host.stored(Session.keyPrefix + controller)
+            if let last = lastAsked, last.controller == controller, last.text == text {
+                until = last.until
+            } else {
+                until = text.flatMap { Session(text: $0) }?.until
+            }
+            lastAsked = LastAsked(controller, generation, text, until)
         }
         guard let until else { return false }
         return until == 0 || until > LoginGate.wallClock()

@@ -44,7 +44,9 @@ _Static_assert(offsetof(tabd_host, controller_at) == offsetof(tabd_host, cancel_
                "the 1.7 controller_at comes right after the 1.6 cancel_timer");
 _Static_assert(offsetof(tabd_host, wall_clock_ms) == offsetof(tabd_host, controller_at) + sizeof(void *),
                "the 1.9 clock functions come right after the 1.7 controller_at");
-_Static_assert(offsetof(tabd_host, local_time) + sizeof(void *) == sizeof(tabd_host),
-               "the 1.9 host table ends with local_time; append new functions after it and bump the minor");
+_Static_assert(offsetof(tabd_host, store_generation) == offsetof(tabd_host, local_time) + sizeof(void *),
+               "the 1.12 store_generation comes right after the 1.9 local_time");
+_Static_assert(offsetof(tabd_host, store_generation) + sizeof(void *) == sizeof(tabd_host),
+               "the 1.12 host table ends with store_generation; append new functions after it and bump the minor");
 _Static_assert(offsetof(tabd_local_time, struct_size) == 0, "tabd_local_time starts with its size");
 _Static_assert(offsetof(tabd_selection_change, struct_size) == 0, "tabd_selection_change starts with its size");

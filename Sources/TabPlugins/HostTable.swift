@@ -273,7 +273,9 @@ struct HostSlot {
         },
         // since 1.9 (HostClock.swift): answered where the plugin runs, the helper included
         wall_clock_ms: { _ in HostClock.wallClockMilliseconds() },
-        local_time: { host, ms, out in HostClock.localTime(ms, out, frame: HostSlot.owner(of: host)?.host.frame) }
+        local_time: { host, ms, out in HostClock.localTime(ms, out, frame: HostSlot.owner(of: host)?.host.frame) },
+        // since 1.12: where the plugin runs (an isolated helper's copy of the store has its own)
+        store_generation: { host in HostSlot.owner(of: host)?.store.generation ?? 0 }
     )
 }
 

@@ -19,6 +19,18 @@ struct PluginStoreData {
     private(set) var values: [String: String] = [:]
     private(set) var bytes = 0
     private var sorted: [String]?
+    /// store_generation (plugin ABI 1.12): a number no other store of this process had
+    /// before, taken anew by every change of the values, so that a store made afresh (read
+    /// from disk again) never answers a number a plugin saw earlier.
+    private(set) var generation = Self.nextGeneration()
+
+    /// The process's last generation. Plugins and their store run on one thread: tabd's loop
+    /// (or an isolated helper's).
+    nonisolated(unsafe) private static var lastGeneration: UInt64 = 0
+    private static func nextGeneration() -> UInt64 {
+        lastGeneration &+= 1
+        return lastGeneration
+    }
 
     init(_ values: [String: String] = [:]) {
         self.values = values
@@ -49,6 +61,7 @@ struct PluginStoreData {
             bytes -= k + values.values[i].utf8.count
             values.remove(at: i)
             sorted = nil
+            generation = Self.nextGeneration()
             return TABD_STORE_OK
         }
         let v = value.utf8.count
@@ -65,6 +78,7 @@ struct PluginStoreData {
             sorted = nil
         }
         bytes += k + v - old
+        generation = Self.nextGeneration()
         return TABD_STORE_OK
     }
 
@@ -75,6 +89,7 @@ struct PluginStoreData {
         if (values[key] == nil) != (value == nil) { sorted = nil }
         values[key] = value
         bytes += (value.map { key.utf8.count + $0.utf8.count } ?? 0) - old
+        generation = Self.nextGeneration()
     }
 
     /// The key at `index` in byte order.
@@ -88,6 +103,8 @@ struct PluginStoreData {
 /// one per plugin name, and each instance holds its own.
 final class PluginStoreBox {
     var data = PluginStoreData()
+    /// store_generation: the field read in place (not the data copied out to read it).
+    var generation: UInt64 { data.generation }
     /// What the plugin may still write now (plugin ABI 1.7's budget: `PluginHost.storeBudget`),
     /// and when that was last refilled (0: never spent yet, the budget is full).
     var allowance = 0.0

@@ -23,7 +23,10 @@ public enum LogLevel: Sendable {
 public final class PolicyHost {
     let table: UnsafePointer<tabd_host>
 
-    init(_ table: UnsafePointer<tabd_host>) { self.table = table }
+    init(_ table: UnsafePointer<tabd_host>) {
+        self.table = table
+        if has(\.store_generation) { storeGenerationFunction = table.pointee.store_generation }
+    }
 
     /// tabd's plugin ABI version (major, minor).
     public var abiVersion: (major: Int, minor: Int) { (Int(table.pointee.abi_major), Int(table.pointee.abi_minor)) }
@@ -100,6 +103,23 @@ public final class PolicyHost {
         while key(table, keys.count, &out) == TABD_STORE_OK, let k = out { keys.append(String(cString: k)) }
         return keys
     }
+
+    /// A number that changes whenever the store may hold something else: the plugin's own
+    /// writes, and tabd putting the store back (a request's writes undone when its journal
+    /// record could not be written; an isolated helper's copy brought up to date). While it is
+    /// the same, `stored` answers the same: keep what you made of a value and read it again
+    /// only when the number moved. Only equality means anything. nil in a tabd before plugin
+    /// ABI 1.12 (read the store each time there).
+    ///
+    ///     if host.storeGeneration == nil || host.storeGeneration != seen { … read, parse, seen = … }
+    public var storeGeneration: UInt64? {
+        guard let f = storeGenerationFunction else { return nil }
+        return f(table)
+    }
+
+    /// Looked up once, as the host starts: `has` walks a key path, which a hook called on
+    /// every tap should not.
+    private var storeGenerationFunction: (@convention(c) (UnsafePointer<tabd_host>?) -> UInt64)?
 
     // MARK: Controllers (ABI 1.7)
 

@@ -44,7 +44,7 @@ extension PluginTests {
             let (host, _, _) = try loginGateHost()
             let s = try #require(host.status("login-gate"))
             #expect(s.loaded)
-            #expect(s.version == "1.5.0")
+            #expect(s.version == "1.5.1")
             #expect(s.hooks == ["init", "fini", "should_select", "call", "will_stop", "timer", "controller_deleted", "may_open_drawer"])
             #expect(s.required)
         }

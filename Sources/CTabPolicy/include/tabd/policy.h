@@ -74,7 +74,7 @@ extern "C" {
 /** The ABI major version this header describes. Must equal tabd's own. */
 #define TABD_POLICY_ABI_MAJOR 1
 /** The ABI minor version this header describes. tabd accepts any minor. */
-#define TABD_POLICY_ABI_MINOR 11
+#define TABD_POLICY_ABI_MINOR 12
 
 /** The name of the one symbol a plugin exports (see tabd_policy_entry below). */
 #define TABD_POLICY_ENTRY_SYMBOL "tabd_policy_entry"
@@ -776,6 +776,26 @@ struct tabd_host {
      *  fields of *out that its struct_size holds. TABD_ERROR (nothing filled) when `out` is
      *  NULL or its struct_size 0, or the instant is out of the calendar's range. */
     tabd_result (*local_time)(const tabd_host *host, int64_t unix_ms, tabd_local_time *out);
+
+    /* ---- since 1.12: whether the store changed ----------------------------------- */
+    /*
+     * A number that changes whenever the plugin's store may hold something else: the
+     * plugin's own store_put and store_delete, and tabd putting the store back (the writes
+     * of a request whose journal record could not be written are undone; an isolated
+     * helper's copy is brought up to date; a restart or reload reads it from disk). While
+     * it answers the same number, store_get answers what it answered: a hook called on
+     * every tap can keep what it read from the store (and what it made of it) and read again
+     * only when the number moved, instead of reading and parsing the same value each time.
+     * Only equality means anything: the number is not a count, and does not say which key
+     * changed. Any hook may ask, init included.
+     *
+     *     static uint64_t seen; static int logged_in;   // what the store said, and when
+     *     uint64_t now = TABD_HOST_HAS(host, store_generation) ? host->store_generation(host) : 0;
+     *     if (now == 0 || now != seen) { logged_in = ... store_get ...; seen = now; }
+     */
+
+    /** The store's generation now (never 0). */
+    uint64_t (*store_generation)(const tabd_host *host);
 
     /* Functions added in later minors go here, each marked "since 1.N". */
 };
