@@ -61,6 +61,14 @@ enum FastRequest {
 
     /// The request, or nil: let the general decoder handle the line.
     static func decode(_ line: UnsafeRawBufferPointer) -> Request? {
+        var name = CommandName.ping
+        return decode(line, name: &name)
+    }
+
+    /// The same, with `name` set to the request's command name when there is one (the
+    /// server counts requests by it: known here from the bytes, where asking the request
+    /// switches over every command; FastRequestTests checks it is the request's).
+    static func decode(_ line: UnsafeRawBufferPointer, name: inout CommandName) -> Request? {
         guard let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         var p = FlatScanner(base: base, count: line.count)
         var cmd: Name?, controller: String?, tab: String?, id: Range<Int>?, index: Int?
@@ -113,24 +121,30 @@ enum FastRequest {
         let controllerName = controller ?? TabContainers.defaultName
         if node.any || cmd.isNode {
             guard tab == nil, index == nil, let command = nodeCommand(cmd, node, p) else { return nil }
+            name = command.commandName
             return Request(id: requestID, controller: controllerName, command: .node(command))
         }
         switch cmd {
         case .select:
             if let tab, index == nil {
+                name = .select
                 return Request(id: requestID, controller: controllerName, command: .core(.select(.tab(tab))))
             } else if let index, tab == nil {
+                name = .select
                 return Request(id: requestID, controller: controllerName, command: .core(.select(.index(index))))
             }
             return nil
         case .tap:
             guard let tab, index == nil else { return nil }
+            name = .tap
             return Request(id: requestID, controller: controllerName, command: .core(.tap(.tab(tab))))
         case .state:
             guard tab == nil, index == nil else { return nil }
+            name = .state
             return Request(id: requestID, controller: controllerName, command: .state)
         case .ping:
             guard tab == nil, index == nil else { return nil }
+            name = .ping
             return Request(id: requestID, controller: controllerName, command: .ping)
         case .openDrawer, .closeDrawer, .pop, .showColumn, .hideColumn:
             return nil  // taken above

@@ -278,9 +278,11 @@ public enum RequestDecoder {
     /// `placeholder`): the server's form. A `Request?` (or a tuple holding a `Request`) is
     /// destroyed through its type's metadata, the optional's tag found by value witnesses:
     /// ~170 instructions a select, twice what destroying the `Request` field by field costs.
+    /// `name`: the command's name, known from the bytes (`RequestCommand.commandName` asked
+    /// of the request switches over every command: ~30 instructions a select).
     @inline(__always)
-    public static func decodeCommon(_ line: UnsafeRawBufferPointer, found: inout Bool) -> Request {
-        guard let decoded = FastRequest.decode(line) else { found = false; return .placeholder }
+    public static func decodeCommon(_ line: UnsafeRawBufferPointer, found: inout Bool, name: inout CommandName) -> Request {
+        guard let decoded = FastRequest.decode(line, name: &name) else { found = false; return .placeholder }
         found = true
         return decoded
     }

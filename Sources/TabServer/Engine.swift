@@ -93,6 +93,11 @@ public struct Step: ~Copyable {
     public var reloadAsked: ReloadAsked?
     /// The request's id (nil: none, or not a request).
     public var requestID: RequestID?
+    /// The whole reply line kept by the `state` memo, sent as it is in place of `reply` (a
+    /// `state` without an id answered from the memo: no copy into `reply`). Read it through
+    /// `withReplyBytes`. The step stays `plain` (a step that is not pays for clearing every
+    /// other member); delivery looks for it only when `reply` is empty.
+    public internal(set) var keptReply: [UInt8]?
     /// Nothing but the reply was set (the common case, a select or a state): what sets any
     /// other member makes it false, and `reset` and the adapter's delivery then look at them.
     public internal(set) var plain = true
@@ -134,7 +139,15 @@ public struct Step: ~Copyable {
     @inline(__always)
     mutating func reset() {
         reply.reset(keepingAtMost: 1 << 20)
+        if keptReply != nil { keptReply = nil }
         if !plain { resetTheRest() }
+    }
+
+    /// The reply's bytes: the memo's line, or what `reply` holds.
+    @inline(__always)
+    public func withReplyBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let kept = keptReply { return kept.withUnsafeBytes(body) }
+        return reply.withBytes(body)
     }
 
     private mutating func resetTheRest() {
@@ -219,17 +232,19 @@ public struct ServiceEngine: ~Copyable {
     // MARK: Input: a request line
 
     /// Handles one line from `client`: its reply (and events) in `out`. Returns the
-    /// command's `nameIndex` (for statistics), or `ServiceStats.invalid`.
+    /// command's `nameIndex` (for statistics), or `ServiceStats.invalid`. `client` is made
+    /// only for a command that reads it (an admin check, `subscribe`, `plugin.call`, `hello`):
+    /// a select, tap or state built it, its relay name retained and released, for nothing.
     @inline(__always)
-    public mutating func handle(_ line: UnsafeRawBufferPointer, from client: Client, into out: inout Step) -> Int {
-        var common = false
-        let request = RequestDecoder.decodeCommon(line, found: &common)
+    public mutating func handle(_ line: UnsafeRawBufferPointer, from client: @autoclosure () -> Client, into out: inout Step) -> Int {
+        var common = false, name = CommandName.ping
+        let request = RequestDecoder.decodeCommon(line, found: &common, name: &name)
         if common {
             // The requests clients send most, without the (id, Result) wrapping; none of
             // them acts outside the state. (R15's flat node commands, the fast path's since
             // issue 42, leave the step as the general path does: `runNode`.)
             run(request, from: client, into: &out)
-            return request.command.nameIndex
+            return name.index
         }
         let (id, result) = RequestDecoder.decodeInGeneral(line, maxDepth: config.maxJSONDepth)
         out.plain = false

@@ -12,7 +12,7 @@ extension ServiceEngine {
     // MARK: Dispatch
 
     /// Handles a decoded request; its reply (or error reply) is in `out.reply` afterwards.
-    mutating func run(_ request: Request, from client: Client, into out: inout Step) {
+    mutating func run(_ request: Request, from client: () -> Client, into out: inout Step) {
         do {
             try handle(request, from: client, into: &out)
         } catch {
@@ -33,12 +33,12 @@ extension ServiceEngine {
     /// A switch of their own: in a switch with a case that takes its payload's ownership
     /// (`subscribe` keeps its lists), the whole command is copied first and destroyed after
     /// (~110 instructions a select); here each payload is only borrowed.
-    private mutating func handle(_ r: Request, from client: Client, into out: inout Step) throws(ProtocolError) {
+    private mutating func handle(_ r: Request, from client: () -> Client, into out: inout Step) throws(ProtocolError) {
         switch r.command {
         case .core(let command): try run(command, id: r.id, controller: r.controller, &out)
         case .state: try state(id: r.id, controller: r.controller, &out)
         case .ping: reply(r, &out) { _ in }
-        default: try handleOther(r, from: client, into: &out)
+        default: try handleOther(r, from: client(), into: &out)
         }
     }
 
@@ -233,7 +233,10 @@ extension ServiceEngine {
             // The memo handed in beside the controller, not captured: a class captured cost a
             // retain and a release a state (~40 instructions).
             let read: Void? = try containers.reading(name, with: &states) { c, states in
-                if states.write(c, &out.reply, id: id) { return }
+                if let i = states.find(c) {
+                    if id == nil { out.keptReply = states.line(i) } else { states.write(i, &out.reply, id: id) }
+                    return
+                }
                 if Self.deferIfBig(c, id: id, kind: .state, &out) { return }
                 ReplyEncoder.success(id: id, into: &out.reply) { w in
                     let start = w.count
@@ -430,31 +433,53 @@ extension Controller {
 /// (compared by identity first) and whose strings the same bits. A few controllers, replies
 /// up to 64 KiB each (BENCHMARKS-HISTORY.md, "state from a memo").
 struct EncodedStates {
-    private var controllers: [Controller] = [], json: [[UInt8]] = []
+    /// Each kept reply as the whole line a request without an id gets
+    /// (`{"ok":true,"result":{…}}` and the newline): such a `state` is sent from these bytes,
+    /// with no copy into the step's reply (a 6-tab state's ~1.8 KB, ~230 instructions).
+    private var controllers: [Controller] = [], lines: [[UInt8]] = []
     private var next = 0
     private static let size = 4, largest = 64 << 10
+    private static let head = Array(#"{"ok":true,"result":{"#.utf8), tail = Array("}}\n".utf8)
 
-    /// Appends the members kept for a controller equal to `c`; false when none is kept.
+    /// Where the reply kept for a controller equal to `c` is; nil when none is kept.
     /// Mutating (it changes nothing) so that the engine's memo is used in place.
-    mutating func write(_ c: Controller, _ w: inout JSONWriter, id: RequestID?) -> Bool {
-        for i in controllers.indices where controllers[i].isEqual(to: c) {
-            ReplyEncoder.success(id: id, into: &w) { w in json[i].withUnsafeBytes { w.append(bytes: $0) } }
-            return true
+    mutating func find(_ c: Controller) -> Int? {
+        for i in controllers.indices where controllers[i].isEqual(to: c) { return i }
+        return nil
+    }
+
+    /// The kept reply `i` as a request without an id gets it, the whole line.
+    func line(_ i: Int) -> [UInt8] { lines[i] }
+
+    /// The kept reply `i` for a request with `id` (its members copied in).
+    func write(_ i: Int, _ w: inout JSONWriter, id: RequestID?) {
+        ReplyEncoder.success(id: id, into: &w) { w in
+            lines[i].withUnsafeBytes { w.append(bytes: UnsafeRawBufferPointer(rebasing: $0[Self.head.count..<($0.count - Self.tail.count)])) }
         }
-        return false
+    }
+
+    /// Appends the reply kept for a controller equal to `c`; false when none is kept.
+    mutating func write(_ c: Controller, _ w: inout JSONWriter, id: RequestID?) -> Bool {
+        guard let i = find(c) else { return false }
+        write(i, &w, id: id)
+        return true
     }
 
     /// Keeps what `w` holds from `start` on as `c`'s members, in place of the controller's
     /// earlier reply or else of the oldest kept.
     mutating func keep(_ c: Controller, _ w: borrowing JSONWriter, from start: Int) {
         guard w.count - start <= Self.largest else { return }
-        let bytes = w.withBytes { Array($0[start...]) }
+        var line: [UInt8] = []
+        line.reserveCapacity(Self.head.count + w.count - start + Self.tail.count)
+        line += Self.head
+        w.withBytes { line += $0[start...] }
+        line += Self.tail
         if let i = controllers.firstIndex(where: { $0.name == c.name }) {
-            controllers[i] = c; json[i] = bytes
+            controllers[i] = c; lines[i] = line
         } else if controllers.count < Self.size {
-            controllers.append(c); json.append(bytes)
+            controllers.append(c); lines.append(line)
         } else {
-            controllers[next] = c; json[next] = bytes
+            controllers[next] = c; lines[next] = line
             next = (next + 1) % Self.size
         }
     }

@@ -119,7 +119,11 @@ public final class TabService: LineServiceDelegate, EngineHost {
     @inline(__always)
     func deliver(to connection: Connection) {
         if step.plain {
-            if step.reply.count > 0 { step.reply.withBytes { connection.send($0) } }
+            if step.reply.count > 0 {
+                step.reply.withBytes { connection.send($0) }
+            } else if let kept = step.keptReply {
+                kept.withUnsafeBytes { connection.send($0) }
+            }
             return
         }
         deliverEvents()
@@ -130,6 +134,8 @@ public final class TabService: LineServiceDelegate, EngineHost {
         if let via = step.via { connection.via = via }
         if let deferred = step.deferred {
             sendBig(deferred, to: connection)
+        } else if let kept = step.keptReply {
+            kept.withUnsafeBytes { connection.send($0) }
         } else if step.reply.count > 0 {
             step.reply.withBytes { connection.send($0) }
         }
@@ -250,7 +256,7 @@ public final class TabService: LineServiceDelegate, EngineHost {
                 }
             }
         }
-        sent.append((connection, step.storeWriters.isEmpty ? step.reply.bytes : ServiceEngine.storeNotKept(id: step.requestID, writers: step.storeWriters)))
+        sent.append((connection, step.storeWriters.isEmpty ? step.withReplyBytes { Array($0) } : ServiceEngine.storeNotKept(id: step.requestID, writers: step.storeWriters)))
         return sent
     }
 

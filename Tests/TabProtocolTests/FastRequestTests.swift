@@ -12,9 +12,13 @@ import TabCore
 
 @Suite("Fast request path")
 struct FastRequestTests {
+    /// The fast path's request; the name it reports beside it must be the request's own.
     private func fast(_ line: String) -> Request? {
         var copy = line
-        return copy.withUTF8 { FastRequest.decode(UnsafeRawBufferPointer($0)) }
+        var name = CommandName.hello
+        let request = copy.withUTF8 { FastRequest.decode(UnsafeRawBufferPointer($0), name: &name) }
+        if let request { #expect(name == request.command.commandName, "\(line): named \(name), but it is \(request.command.commandName)") }
+        return request
     }
 
     private func general(_ line: String) -> Result<Request, ProtocolError> {

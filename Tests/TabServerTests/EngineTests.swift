@@ -66,7 +66,7 @@ final class EmbeddedEngine {
         if let asked = step.reloadAsked, let prepareReload {
             engine.reload(prepareReload(self), answering: asked, into: &step)
         }
-        let reply = step.reply.withBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .newlines)
+        let reply = step.withReplyBytes { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .newlines)
         var events: [(client: UInt64, line: String)] = []
         for d in step.deliveries {
             let line = step.withBytes(of: d) { String(decoding: $0, as: UTF8.self) }.trimmingCharacters(in: .newlines)

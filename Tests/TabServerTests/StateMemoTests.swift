@@ -44,4 +44,30 @@ struct StateMemoTests {
         #expect(!memo.write(reloaded, &fresh, id: nil))
         #expect(fresh.bytes.isEmpty)
     }
+
+    /// A request without an id is answered with the kept line itself (sent as it is, no copy
+    /// into the step's reply); one with an id gets the same members under its id. Both are
+    /// the bytes a fresh encoding gives, and an engine's `state` twice answers alike.
+    @Test func aKeptReplyIsTheWholeLineAndTheSameMembersUnderAnID() throws {
+        var c = Controller(name: "main")
+        _ = try c.apply(.setTabs([Tab(id: "a"), Tab(id: "b")], animated: false))
+        var memo = kept(c, #""kept":true"#)
+        let found = memo.find(c)
+        let i = try #require(found)
+        #expect(String(decoding: memo.line(i), as: UTF8.self) == #"{"ok":true,"result":{"kept":true}}"# + "\n")
+        var w = JSONWriter(capacity: 64)
+        memo.write(i, &w, id: nil)
+        #expect(w.bytes == memo.line(i), "the members written again make the same line")
+
+        let e = EmbeddedEngine()
+        _ = e.send(#"{"cmd":"set_tabs","tabs":[{"id":"a"},{"id":"b"}]}"#)
+        let fresh = e.send(#"{"cmd":"state"}"#).reply
+        #expect(e.step.keptReply == nil, "the first state is encoded")
+        let again = e.send(#"{"cmd":"state"}"#).reply
+        #expect(e.step.keptReply != nil, "the second is the memo's line")
+        #expect(again == fresh)
+        let withID = e.send(#"{"cmd":"state","id":"s"}"#).reply
+        #expect(e.step.keptReply == nil)
+        #expect(withID == #"{"id":"s","# + fresh.dropFirst())
+    }
 }

@@ -255,7 +255,15 @@ struct UndoLog: Equatable, Sendable {
 
     /// Settles what `prepareUndo` left pending once the command ran: an insertion is logged
     /// (it was made); an edit logged ahead goes if the command was refused (`made` false).
+    @inline(__always)
     mutating func settle(_ pending: PendingEdit, made: Bool) {
+        // Nothing pending (every command of a controller saved whole): no call.
+        if case .none = pending { return }
+        settleEdit(pending, made: made)
+    }
+
+    @inline(never)
+    private mutating func settleEdit(_ pending: PendingEdit, made: Bool) {
         switch pending {
         case .none: return
         case .insertion(let at, let index): if made { saved[at].controller.edits.append(.inserted(index)) }
