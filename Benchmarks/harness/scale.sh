@@ -15,7 +15,7 @@ SECS=${1:-3}
 MODES=${MODES:-"select tap badge update-tab push-pop add-remove customize-move customize-move-brief"}
 fail=0
 # measure TABS MODE: instructions per request. A request slow under valgrind (seconds at 10,000
-# tabs before issue 41) may leave the long run no more requests than the warm-up: each retry
+# tabs before issue 41) may leave the measured loop without a request answered: each retry
 # runs three times longer.
 measure() {
     local secs=$SECS figure
