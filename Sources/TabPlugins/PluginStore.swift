@@ -11,6 +11,7 @@
 import CTabPolicy
 import Glibc
 import Logging
+import Synchronization
 import TabCore
 import TabSystem
 
@@ -24,12 +25,12 @@ struct PluginStoreData {
     /// from disk again) never answers a number a plugin saw earlier.
     private(set) var generation = Self.nextGeneration()
 
-    /// The process's last generation. Plugins and their store run on one thread: tabd's loop
-    /// (or an isolated helper's).
-    nonisolated(unsafe) private static var lastGeneration: UInt64 = 0
+    /// The process's last generation. Atomic: tabd's plugins run on its loop alone, but a
+    /// process may hold several hosts on several threads (the tests do), and a lost update
+    /// there could hand a store a number it had before.
+    private static let lastGeneration = Atomic<UInt64>(0)
     private static func nextGeneration() -> UInt64 {
-        lastGeneration &+= 1
-        return lastGeneration
+        lastGeneration.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     init(_ values: [String: String] = [:]) {
