@@ -33,6 +33,25 @@ import Testing
         #expect(tabd_candidate_has_field_at(&c, MemoryLayout<tabd_candidate>.offset(of: \.path_count)!, MemoryLayout<Int>.size) == 1)
     }
 
+    /// The store's generation (ABI 1.12) through the SDK: nil from a tabd whose table ends
+    /// before it (the login gate then reads its session on every tap, as before 1.12); else
+    /// what the table's function answers, asked anew each time (the SDK keeps the function,
+    /// never an answer).
+    @Test func storeGenerationIsNilBeforeABI112AndAskedEachTimeAfter() {
+        var t = tabd_host()
+        t.struct_size = MemoryLayout<tabd_host>.offset(of: \.store_generation)!  // a 1.9–1.11 tabd
+        t.store_generation = { _ in generationsAnswered &+= 1; return generationsAnswered }
+        withUnsafePointer(to: &t) { p in
+            #expect(PolicyHost(p).storeGeneration == nil)
+        }
+        t.struct_size = MemoryLayout<tabd_host>.size
+        withUnsafePointer(to: &t) { p in
+            let host = PolicyHost(p)
+            let first = host.storeGeneration, second = host.storeGeneration
+            #expect(first != nil && second != nil && first != second, "\(String(describing: first)), \(String(describing: second))")
+        }
+    }
+
     /// The clock (ABI 1.9) through the SDK: nil from a tabd whose table ends before it; else
     /// the instant asked (now: wall_clock_ms's) with the fields tabd filled.
     @Test func clockIsNilBeforeABI19AndReadsTheTableAfter() {
@@ -60,3 +79,6 @@ import Testing
         }
     }
 }
+
+/// What HostHasTests' store_generation answers (a C function pointer captures nothing).
+nonisolated(unsafe) private var generationsAnswered: UInt64 = 0
