@@ -5,7 +5,7 @@
 // the bytes, and the general one (TabJSON's parser, then the fields). They must agree:
 //   - whenever the fast path accepts a line, the general path accepts it too and decodes the
 //     same request (id, controller, command), and the server's form of the fast path
-//     (decodeCommon(_:found:)) says the same;
+//     (decodeCommon(_:found:name:)) says the same, and names the command the request holds;
 //   - what the server calls (RequestDecoder.decode) answers exactly what the general path
 //     answers, request or error;
 //   - a refusal is an error with a code and a one-line message, and the id it echoes is one
@@ -13,6 +13,7 @@
 // The input is one line as the transport hands it over (without its newline).
 
 import FuzzDriver
+import TabCore
 import TabProtocol
 
 func fuzzRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -27,11 +28,12 @@ func fuzzRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         require(request == fast, "the fast path decodes \(fast) where the general decoder decodes \(request): \(shown(line))")
         require(general.id == fast.id, "the fast path reads the id \(String(describing: fast.id)) where the general decoder reads \(String(describing: general.id)): \(shown(line))")
     }
-    var found = false
-    let common = RequestDecoder.decodeCommon(line, found: &found)
-    require(found == (RequestDecoder.decodeCommon(line) != nil), "decodeCommon(found:) and decodeCommon disagree on \(shown(line))")
+    var found = false, name = CommandName.hello
+    let common = RequestDecoder.decodeCommon(line, found: &found, name: &name)
+    require(found == (RequestDecoder.decodeCommon(line) != nil), "decodeCommon(found:name:) and decodeCommon disagree on \(shown(line))")
     if found, case .success(let request) = general.result {
-        require(common == request, "decodeCommon(found:) decodes \(common) where the general decoder decodes \(request)")
+        require(common == request, "decodeCommon(found:name:) decodes \(common) where the general decoder decodes \(request)")
+        require(name == request.command.commandName, "decodeCommon(found:name:) names \(name) where the request is \(request.command.commandName): \(shown(line))")
     }
 
     require(decoded.id == general.id, "decode echoes the id \(String(describing: decoded.id)), the general decoder \(String(describing: general.id)): \(shown(line))")
