@@ -16,6 +16,9 @@ extension TabContainers {
         /// Whether `container` is a tab controller (its appearance events are its own:
         /// `sendAppearance`), known where the walk found it.
         var byTab = false
+        /// Where `container` lies, known where the walk found it: its events are numbered
+        /// there (`send(_:from:at:)`), with no lookup of its name.
+        var at: Position? = nil
 
         func isSame(as other: VisibleChild) -> Bool { container == other.container && child.isSameChild(as: other.child) }
 
@@ -125,12 +128,12 @@ extension TabContainers {
             // A tab controller shows its selected leaf, or More (R5.1), and the leaf's content
             // controller (R15.2).
             guard let (leaf, x) = decidingChild(at) else { return }
-            out.append(VisibleChild(container: name, child: ChildObject(id: leaf, controller: x), depth: depth, byTab: true))
+            out.append(VisibleChild(container: name, child: ChildObject(id: leaf, controller: x), depth: depth, byTab: true, at: at))
             if let x, depth <= Self.maxChain * 2, let below = position(of: x) { appendVisible(below: below, name: x, depth: depth + 1, to: &out) }
         case .composite(let i):
             guard depth <= Self.maxChain * 2 else { return }
             func visit(_ child: ChildObject, _ out: inout [VisibleChild]) {
-                out.append(VisibleChild(container: name, child: child, depth: depth))
+                out.append(VisibleChild(container: name, child: child, depth: depth, at: at))
                 if let x = child.controller, let below = position(of: x) { appendVisible(below: below, name: x, depth: depth + 1, to: &out) }
             }
             guard composites.values[i].lend({ $0.body.readsShownInPlace }) else {
@@ -158,7 +161,7 @@ extension TabContainers {
 
     /// Where a container lies: its table and its position there (valid until a container is
     /// added or removed).
-    enum Position {
+    enum Position: Equatable {
         case composite(Dictionary<String, Composite>.Index)
         case tab(Dictionary<String, ContainerNode>.Index)
     }
@@ -393,18 +396,24 @@ extension TabContainers {
     }
 
     /// Numbers and appends one event sent by `controller`.
-    mutating func send(_ event: NodeEvent, from controller: String, _ outcome: inout NodeOutcome) {
-        // By index, numbered in place: reading `composites[controller]!.seq` copied the whole
-        // container out (its slots retained and released), three times an event.
-        if let i = composites.index(forKey: controller) {
-            saveComposite(controller)
-            let seq = composites.values[i].nextSeq()
-            return outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
+    mutating func send(_ event: consuming NodeEvent, from controller: String, _ outcome: inout NodeOutcome) {
+        guard let at = position(of: controller) else { return }
+        send(event, from: controller, at: at, &outcome)
+    }
+
+    /// `send(_:from:_:)` of the container lying at `at` (a walk's, or the command's own: no
+    /// lookup of its name, ~300 instructions an event). Numbered in place: reading
+    /// `composites[controller]!.seq` copied the whole container out.
+    mutating func send(_ event: consuming NodeEvent, from controller: String, at: Position, _ outcome: inout NodeOutcome) {
+        let seq: UInt64
+        switch at {
+        case .composite(let i):
+            saveComposite(controller, at: i)
+            seq = composites.values[i].nextSeq()
+        case .tab(let i):
+            saveSeq(controller, at: i)
+            seq = nodes.values[i].nextSeq()
         }
-        // A tab controller's the same way (reading `nodes[controller]!` copied it, twice).
-        guard let i = nodes.index(forKey: controller) else { return }
-        saveSeq(controller, at: i)
-        let seq = nodes.values[i].nextSeq()
         outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
     }
 
@@ -430,7 +439,10 @@ extension TabContainers {
     /// visibility changes (R15.38).
     mutating func step(_ name: String, to body: CompositeBody, _ order: StepOrder, policy: Policy = DefaultPolicy(), between: [NodeEvent] = [],
                        _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
-        // A visibility step keeps the children (nothing enters or leaves): no lists to diff.
+        if order == .visibility, case .composite(let i)? = position(of: name) {
+            stepVisibility(name, at: i, to: body, &outcome)
+            return ([], [])
+        }
         var leaving: [ChildObject] = [], entering: [ChildObject] = []
         if order != .visibility {
             let old = composites[name]!.body
@@ -449,6 +461,55 @@ extension TabContainers {
         let after = visibleChildren(below: name)
         emit(name, leaving: leaving, entering: entering, before: before, after: after, order, between: between, &outcome)
         return (leaving.compactMap(\.controller), entering.compactMap(\.controller))
+    }
+
+    /// A visibility step (R15.6 c) of the composite `name` at `i`: nothing enters or leaves,
+    /// and what is below a child shown before and after is the same (only `name` changes), so
+    /// the visible sets differ by the children `name` stops or starts showing, each with what
+    /// is below it. Those alone are walked (the whole sets before and after, diffed, cost a
+    /// drawer's open ~3,000 instructions); the events are the ones `emit` gives for the whole
+    /// sets, in the same order (each run in pre-order, as the sets list it).
+    private mutating func stepVisibility(_ name: String, at i: Dictionary<String, Composite>.Index, to body: CompositeBody,
+                                         _ outcome: inout NodeOutcome) {
+        let visible = isVisible(.composite(i))
+        let old = composites.values[i].body
+        saveComposite(name, at: i)
+        composites.values[i].body = body
+        guard visible else { return }
+        var gone: [VisibleChild] = [], came: [VisibleChild] = []
+        func visit(_ c: ChildObject, into out: inout [VisibleChild]) {
+            out.append(VisibleChild(container: name, child: c, depth: 0, at: .composite(i)))
+            if let x = c.controller, let below = position(of: x) { appendVisible(below: below, name: x, depth: 1, to: &out) }
+        }
+        if old.readsShownInPlace && body.readsShownInPlace {
+            // A child or two each (a stack's top, a drawer's center and open side, a collapsed
+            // split's top column): read in place, no lists made.
+            func runs(_ list: CompositeBody, notIn other: CompositeBody, into out: inout [VisibleChild]) {
+                var k = 0
+                while let c = list.shownChild(k) {
+                    k += 1
+                    var j = 0, kept = false
+                    while !kept, let d = other.shownChild(j) { kept = d.isSameChild(as: c); j += 1 }
+                    if !kept { visit(c, into: &out) }
+                }
+            }
+            runs(old, notIn: body, into: &gone)
+            runs(body, notIn: old, into: &came)
+        } else {
+            let before = old.shownChildren, after = body.shownChildren
+            for c in ChildObject.children(before, notIn: after) { visit(c, into: &gone) }
+            for c in ChildObject.children(after, notIn: before) { visit(c, into: &came) }
+        }
+        sendVisibilityChanges(gone: gone, came: came, &outcome)
+    }
+
+    /// R15.6 (c) in R5.1's order: each of `gone`'s will_disappear, each of `came`'s
+    /// will_appear, then their did_disappear and did_appear.
+    mutating func sendVisibilityChanges(gone: [VisibleChild], came: [VisibleChild], _ outcome: inout NodeOutcome) {
+        for v in gone { sendAppearance(v, .willDisappear, &outcome) }
+        for v in came { sendAppearance(v, .willAppear, &outcome) }
+        for v in gone { sendAppearance(v, .didDisappear, &outcome) }
+        for v in came { sendAppearance(v, .didAppear, &outcome) }
     }
 
     /// The events of a step, from what left and entered `name` and the visible sets.
@@ -485,12 +546,7 @@ extension TabContainers {
             while j < before.count, before[j].depth > before[i].depth { run.append(before[j]); j += 1 }
             return run
         }
-        func others(_ outcome: inout NodeOutcome) {
-            appear(gone, .willDisappear, &outcome)
-            appear(came, .willAppear, &outcome)
-            appear(gone, .didDisappear, &outcome)
-            appear(came, .didAppear, &outcome)
-        }
+        func others(_ outcome: inout NodeOutcome) { sendVisibilityChanges(gone: gone, came: came, &outcome) }
         switch order {
         case .setChange:
             var left = Set<VisibleChild.Key>()
@@ -520,29 +576,39 @@ extension TabContainers {
     /// One visible child's appearance event, from its container: a tab controller's leaf is
     /// its own event, its content loaded first if it never was (R15.8 a).
     mutating func sendAppearance(_ v: VisibleChild, _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
-        guard v.byTab else {
-            send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome)
+        guard let at = v.at ?? position(of: v.container) else { return }
+        guard v.byTab, case .tab(let i) = at else {
+            send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, at: at, &outcome)
             return
         }
-        if phase == .willAppear, let i = nodes.index(forKey: v.container), nodes.values[i].lend({ $0.tabBar.isLoaded(v.child.id) }) == false {
+        if phase == .willAppear, nodes.values[i].lend({ $0.tabBar.isLoaded(v.child.id) }) == false {
             saveWhole(v.container)
-            nodes[v.container]!.tabBar.setLoaded(v.child.id, true)
-            send(.contentLoaded(tab: v.child.id), from: v.container, &outcome)
+            nodes.values[i].tabBar.setLoaded(v.child.id, true)
+            send(.contentLoaded(tab: v.child.id), from: v.container, at: at, &outcome)
         }
-        send(.tabAppearance(tab: v.child.id, phase: phase), from: v.container, &outcome)
+        send(.tabAppearance(tab: v.child.id, phase: phase), from: v.container, at: at, &outcome)
     }
 
     /// What follows a command's steps: `parent_changed` of each controller detached, then of
     /// each attached (R15.4), then `status_bar_changed` of each visible root whose path
     /// changed (R15.8 c, R15.42): the addressed container's root, the only one a command
     /// changes (`pathBefore`: its path before, nil when it was hidden).
-    mutating func finish(_ name: String, detached: [String], attached: [String], pathBefore: [String]?, _ outcome: inout NodeOutcome) {
+    /// `root`: where `name` lies when it is a root (its root found without a walk).
+    /// `deciding`: given with `root` for a command that changed only what the root shows, the
+    /// id of its deciding child before (`pathBefore` not read): the path changed if that did.
+    mutating func finish(_ name: String, detached: [String], attached: [String], pathBefore: [String]?, root: Position? = nil,
+                         deciding: String?? = nil, _ outcome: inout NodeOutcome) {
         for x in detached where attachment(of: x) == nil && position(of: x) != nil {
             send(.parentChanged(parent: nil, window: false), from: x, &outcome)
         }
         for x in attached { if let p = attachment(of: x) { send(.parentChanged(parent: p, window: false), from: x, &outcome) } }
-        let tree = rootInPlace(of: name)
-        if let now = shownStatusBarPath(tree), now != pathBefore { send(.statusBarChanged(path: now), from: tree, &outcome) }
+        let tree = root == nil ? rootInPlace(of: name) : name
+        guard let at = root ?? position(of: tree) else { return }
+        if let deciding, root != nil {
+            guard decidingChild(at)?.id != deciding, let now = shownStatusBarPath(at: at) else { return }
+            return send(.statusBarChanged(path: now), from: tree, at: at, &outcome)
+        }
+        if let now = shownStatusBarPath(at: at), now != pathBefore { send(.statusBarChanged(path: now), from: tree, at: at, &outcome) }
     }
 
     /// Remembers the composite `name` (nil: absent) as it is before it changes, once a turn.
@@ -551,5 +617,11 @@ extension TabContainers {
     mutating func saveComposite(_ name: String) {
         guard before.firstSave(of: name) else { return }
         before.composites.append((name, composites[name]))
+    }
+
+    /// `saveComposite(_:)` of the composite lying at `i`.
+    mutating func saveComposite(_ name: String, at i: Dictionary<String, Composite>.Index) {
+        guard before.firstSave(of: name) else { return }
+        before.composites.append((name, composites.values[i]))
     }
 }
