@@ -237,13 +237,15 @@ extension TabContainers {
     }
 
     /// `statusBarPathInPlace(of:)` from where the container lies.
-    mutating func statusBarPath(from start: Position?) -> [String] {
+    /// `known`: a visible set just walked, whose entries tell where their containers lie (a
+    /// container found there is not looked up by name).
+    mutating func statusBarPath(from start: Position?, known: [VisibleChild] = []) -> [String] {
         var path: [String] = []
         path.reserveCapacity(4)
         var next = start
         while path.count <= Self.maxChain * 2, let at = next, let (id, x) = decidingChild(at) {
             path.append(id)
-            next = x.flatMap { position(of: $0) }
+            next = x.flatMap { x in known.firstIndex(where: { $0.container == x }).flatMap { known[$0].at } ?? position(of: x) }
         }
         return path
     }
@@ -278,12 +280,12 @@ extension TabContainers {
     }
 
     /// `shownStatusBarPath(_:)` of the container at `at`.
-    mutating func shownStatusBarPath(at: Position) -> [String]? {
+    mutating func shownStatusBarPath(at: Position, known: [VisibleChild] = []) -> [String]? {
         switch at {
         case .composite(let i): guard composites.values[i].lend({ $0.isRoot && $0.window }) else { return nil }
         case .tab(let i): guard nodes.values[i].lend({ $0.isRoot && $0.window && $0.holdsContent }) else { return nil }
         }
-        return statusBarPath(from: at)
+        return statusBarPath(from: at, known: known)
     }
 
     /// R15.9: refuses a user action on `name` that the user cannot reach. `userPop`: the
@@ -506,10 +508,10 @@ extension TabContainers {
     /// R15.6 (c) in R5.1's order: each of `gone`'s will_disappear, each of `came`'s
     /// will_appear, then their did_disappear and did_appear.
     mutating func sendVisibilityChanges(gone: [VisibleChild], came: [VisibleChild], _ outcome: inout NodeOutcome) {
-        for v in gone { sendAppearance(v, .willDisappear, &outcome) }
-        for v in came { sendAppearance(v, .willAppear, &outcome) }
-        for v in gone { sendAppearance(v, .didDisappear, &outcome) }
-        for v in came { sendAppearance(v, .didAppear, &outcome) }
+        for k in gone.indices { sendAppearance(gone, k, .willDisappear, &outcome) }
+        for k in came.indices { sendAppearance(came, k, .willAppear, &outcome) }
+        for k in gone.indices { sendAppearance(gone, k, .didDisappear, &outcome) }
+        for k in came.indices { sendAppearance(came, k, .didAppear, &outcome) }
     }
 
     /// The events of a step, from what left and entered `name` and the visible sets.
@@ -527,7 +529,7 @@ extension TabContainers {
             came = after.filter { !beforeKeys.contains($0.key) }
         }
         func appear(_ list: [VisibleChild], _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
-            for v in list { sendAppearance(v, phase, &outcome) }
+            for k in list.indices { sendAppearance(list, k, phase, &outcome) }
         }
         func move(_ c: ChildObject, _ phase: ContainmentPhase, entering: Bool, _ outcome: inout NodeOutcome) {
             send(.containment(child: c.id, controller: c.controller, phase: phase, parent: entering ? name : nil), from: name, &outcome)
@@ -575,18 +577,20 @@ extension TabContainers {
 
     /// One visible child's appearance event, from its container: a tab controller's leaf is
     /// its own event, its content loaded first if it never was (R15.8 a).
-    mutating func sendAppearance(_ v: VisibleChild, _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
-        guard let at = v.at ?? position(of: v.container) else { return }
-        guard v.byTab, case .tab(let i) = at else {
-            send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, at: at, &outcome)
+    /// The entry is `list[k]`, read where it lies (a `VisibleChild` passed or iterated was a
+    /// copy: its strings retained and released, ~250 instructions an event).
+    mutating func sendAppearance(_ list: [VisibleChild], _ k: Int, _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
+        guard let at = list[k].at ?? position(of: list[k].container) else { return }
+        guard list[k].byTab, case .tab(let i) = at else {
+            send(.appearance(child: list[k].child.id, controller: list[k].child.controller, phase: phase), from: list[k].container, at: at, &outcome)
             return
         }
-        if phase == .willAppear, nodes.values[i].lend({ $0.tabBar.isLoaded(v.child.id) }) == false {
-            saveWhole(v.container)
-            nodes.values[i].tabBar.setLoaded(v.child.id, true)
-            send(.contentLoaded(tab: v.child.id), from: v.container, at: at, &outcome)
+        if phase == .willAppear, nodes.values[i].lend({ $0.tabBar.isLoaded(list[k].child.id) }) == false {
+            saveWhole(list[k].container)
+            nodes.values[i].tabBar.setLoaded(list[k].child.id, true)
+            send(.contentLoaded(tab: list[k].child.id), from: list[k].container, at: at, &outcome)
         }
-        send(.tabAppearance(tab: v.child.id, phase: phase), from: v.container, at: at, &outcome)
+        send(.tabAppearance(tab: list[k].child.id, phase: phase), from: list[k].container, at: at, &outcome)
     }
 
     /// What follows a command's steps: `parent_changed` of each controller detached, then of

@@ -195,12 +195,13 @@ extension TabContainers {
             return Array(list[j..<k])
         }
         func appear(_ entries: [VisibleChild], _ phase: AppearancePhase) {
-            for v in entries {
+            for k in entries.indices {
+                let v = entries[k]
                 if v.container == name ? announced.contains(v.child.id) : sent.contains(v.key) { continue }
                 if v.container == name {
                     send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: name, &o)
                 } else {
-                    sendAppearance(v, phase, &o)
+                    sendAppearance(entries, k, phase, &o)
                 }
             }
         }
@@ -233,10 +234,12 @@ extension TabContainers {
         let list = disappearing ? before : after
         let other = disappearing ? afterKeys : beforeKeys
         guard let j = list.firstIndex(where: { $0.container == name && $0.child.id == tab && $0.child.controller != nil }) else { return }
+        // Read where they lie (`list[k]` passed on was a copy of each entry, its strings
+        // retained and released, twice an entry sent).
         var k = j + 1
         while k < list.count, list[k].depth > list[j].depth {
-            if !other.contains(list[k]) {
-                sendAppearance(list[k], phase, &o)
+            if !other.contains(list, k) {
+                sendAppearance(list, k, phase, &o)
                 expanded.mark(k, in: list.count, before: disappearing)
             }
             k += 1
@@ -247,10 +250,15 @@ extension TabContainers {
     /// bookkeeping), by their places there: no key made and kept of each (a copy of three
     /// strings, and a search, per entry sent).
     struct Expanded {
+        /// One bit an entry while a set is at most 64 long (a content shows a few: no
+        /// allocation), else a flag an entry.
+        private var beforeBits: UInt64 = 0, afterBits: UInt64 = 0
         private var before: [Bool] = [], after: [Bool] = []
 
         mutating func mark(_ k: Int, in count: Int, before inBefore: Bool) {
-            if inBefore {
+            if count <= 64 {
+                if inBefore { beforeBits |= 1 << UInt64(k) } else { afterBits |= 1 << UInt64(k) }
+            } else if inBefore {
                 if before.isEmpty { before = Array(repeating: false, count: count) }
                 before[k] = true
             } else {
@@ -260,6 +268,7 @@ extension TabContainers {
         }
 
         func contains(_ k: Int, before inBefore: Bool) -> Bool {
+            if k < 64, (inBefore ? beforeBits : afterBits) & (1 << UInt64(k)) != 0 { return true }
             let marks = inBefore ? before : after
             return k < marks.count && marks[k]
         }
@@ -388,13 +397,15 @@ extension TabContainers {
                 replaceContents(name, replaced, before: visibleBefore, after: visibleAfter, announced: announced, sent: &sent, &o)
             }
             // What changed with no appearance of its tab: R15.6 (c), after the command's own.
-            var gone: [VisibleChild] = [], came: [VisibleChild] = []
-            for (k, v) in visibleBefore.enumerated() where v.container != name && !expanded.contains(k, before: true) {
-                if !afterKeys.contains(v) && !sent.contains(v) { gone.append(v) }
+            // (Each entry read where it lies: a copy of one retained and released its strings.)
+            func unsent(_ list: [VisibleChild], before inBefore: Bool, notIn other: VisibleKeys) -> [VisibleChild] {
+                var out: [VisibleChild] = []
+                for k in list.indices where list[k].container != name && !expanded.contains(k, before: inBefore)
+                    && !other.contains(list, k) && !sent.contains(list, k) { out.append(list[k]) }
+                return out
             }
-            for (k, v) in visibleAfter.enumerated() where v.container != name && !expanded.contains(k, before: false) {
-                if !beforeKeys.contains(v) && !sent.contains(v) { came.append(v) }
-            }
+            let gone = unsent(visibleBefore, before: true, notIn: afterKeys)
+            let came = unsent(visibleAfter, before: false, notIn: beforeKeys)
             sendVisibilityChanges(gone: gone, came: came, &o)
         }
         // R15.10: a tab root's environment reaches the composites below it, after its own events.
@@ -408,7 +419,7 @@ extension TabContainers {
         // R15.11: the root's status bar path (a tab root's only while it holds a content
         // controller, or held one before the command).
         if leafOnly {
-            if nodes.values[i].lend({ $0.tabBar.statusBarChild }) != leafBefore, let now = shownStatusBarPath(at: .tab(i)) {
+            if nodes.values[i].lend({ $0.tabBar.statusBarChild }) != leafBefore, let now = shownStatusBarPath(at: .tab(i), known: visibleAfter) {
                 send(.statusBarChanged(path: now), from: tree, at: .tab(i), &o)
             }
         } else {
@@ -463,11 +474,12 @@ extension TabContainers {
                 || list.contains(key)
         }
 
-        /// `contains(v.key)` without the key made (while a list, compared where they are).
-        func contains(_ v: VisibleChild) -> Bool {
-            if set != nil { return contains(v.key) }
-            return children.contains { $0.isSame(as: v) }
-                || list.contains { $0.container == v.container && $0.id == v.child.id && $0.controller == v.child.controller }
+        /// `contains(entries[k].key)` without the key made, nor the entry copied (while a
+        /// list, compared where they are).
+        func contains(_ entries: [VisibleChild], _ k: Int) -> Bool {
+            if set != nil { return contains(entries[k].key) }
+            return children.contains { $0.container == entries[k].container && $0.child.id == entries[k].child.id && $0.child.controller == entries[k].child.controller }
+                || list.contains { $0.container == entries[k].container && $0.id == entries[k].child.id && $0.controller == entries[k].child.controller }
         }
 
         mutating func insert(_ key: VisibleChild.Key) {
