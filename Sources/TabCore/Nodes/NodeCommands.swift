@@ -74,6 +74,18 @@ extension TabContainers {
     /// Applies `command` to the container `name`. `replaying`: from the journal, where the
     /// plugins' answers are already in the record (no plugin is asked, R15.8 d).
     /// `cause`: the state event's, when not the command's own (`restore`'s steps).
+    /// `keepingEvents` false: nobody reads the command's events (no subscriber, no plugin
+    /// told them), so they are numbered (each container's seq moves as it would) but not kept in
+    /// the outcome.
+    public mutating func apply(_ command: NodeCommand, to name: String, policy: Policy = DefaultPolicy(), replaying: Bool = false,
+                               limits: ControllerLimits = ControllerLimits(), cause: NodeCause? = nil,
+                               keepingEvents: Bool) throws(TabError) -> NodeOutcome {
+        let kept = keepsEvents
+        keepsEvents = kept && keepingEvents
+        defer { keepsEvents = kept }
+        return try apply(command, to: name, policy: policy, replaying: replaying, limits: limits, cause: cause)
+    }
+
     public mutating func apply(_ command: NodeCommand, to name: String, policy: Policy = DefaultPolicy(), replaying: Bool = false,
                                limits: ControllerLimits = ControllerLimits(), cause: NodeCause? = nil) throws(TabError) -> NodeOutcome {
         if case .restoreTree(let archive) = command { return try restoreTree(name, archive, limits: limits) }
@@ -253,7 +265,7 @@ extension TabContainers {
 
         var outcome = NodeOutcome()
         outcome.changed = true
-        outcome.events.reserveCapacity(8)  // a step's few events: one allocation (appending grew it one by one)
+        if keepsEvents { outcome.events.reserveCapacity(8) }  // a step's few events: one allocation (appending grew it one by one)
         // A root's path read where it lies (no walk up to find it, no lookup of its name).
         let root: Position? = c.parent == nil ? .composite(ci) : nil
         // R15.11: steps that change only what a root shows leave what is below each child as

@@ -416,6 +416,7 @@ extension TabContainers {
             saveSeq(controller, at: i)
             seq = nodes.values[i].nextSeq()
         }
+        guard keepsEvents else { return }
         outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
     }
 

@@ -38,6 +38,9 @@ public struct TabContainers: Equatable, Sendable {
     public internal(set) var treeAnswers: [ProposalAnswer] = []
     /// The answers a journal record kept for the next command of `pendingAnswers.controller`.
     var pendingAnswers: (controller: String, answers: [ProposalAnswer])?
+    /// Whether `send` keeps the events it numbers (false while a node command nobody hears
+    /// runs: `apply(_:to:…keepingEvents:)`).
+    var keepsEvents = true
 
     /// Replay: `answers` are for the next command of `controller`.
     public mutating func recordAnswers(_ answers: [ProposalAnswer], for controller: String) { pendingAnswers = (controller, answers) }
@@ -102,7 +105,8 @@ public struct TabContainers: Equatable, Sendable {
                                                 "hasTreeEvents": "whether treeEvents holds any",
                                                 "treeEventPlaces": "where treeEvents go among the last command's notifications: not state",
                                                 "treeAnswers": "the plugins' answers of the last command, for its journal record: not state",
-                                                "pendingAnswers": "replay's answers for the next record: not state"]
+                                                "pendingAnswers": "replay's answers for the next record: not state",
+                                                "keepsEvents": "whether the running node command's events are kept for listeners: not state"]
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
     /// configured name, then key. Kept here so that the snapshot and the journal carry it
