@@ -416,7 +416,7 @@ extension TabContainers {
             saveSeq(controller, at: i)
             seq = nodes.values[i].nextSeq()
         }
-        guard keepsEvents else { return }
+        guard keepsEvents else { unkeptEvents &+= 1; return }
         outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
     }
 

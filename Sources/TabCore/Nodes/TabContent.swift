@@ -285,9 +285,17 @@ extension TabContainers {
     /// it. The other containers' events go to `treeEvents`, each with its place among the
     /// command's notifications (`treeEventPlaces`).
     @inline(never)
+    /// `notifying`: subscribers read the events; without them, nor a policy that hears events,
+    /// the tree's are numbered and not kept (still announced by `hasTreeEvents`, which
+    /// the journal's tree answers follow).
     mutating func applyInTree(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
-                              selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
+                              notifying: Bool, selectionChanges: Bool, semantics: Semantics,
+                              reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         try checkEnvironment(command, of: name)
+        let keeps = keepsEvents
+        keepsEvents = keeps && (notifying || policy.hearsEvents)
+        unkeptEvents = 0
+        defer { keepsEvents = keeps }
         if !treeEvents.isEmpty { treeEvents = [] }
         if !treeEventPlaces.isEmpty { treeEventPlaces = [] }
         if !treeAnswers.isEmpty { treeAnswers = [] }
@@ -344,7 +352,7 @@ extension TabContainers {
         }
         var o = NodeOutcome()
         var places: [Int] = []
-        if holds {
+        if holds && keepsEvents {
             // A few events, each with its place: one allocation each (appending grew them one by one).
             o.events.reserveCapacity(8)
             places.reserveCapacity(8)
@@ -431,7 +439,7 @@ extension TabContainers {
         mark(outcome.notifications.count)
         if !o.answers.isEmpty { treeAnswers = o.answers }
         nodes.values[i].tabBar.lend { read($0, outcome) }
-        if !o.events.isEmpty {
+        if !o.events.isEmpty || unkeptEvents > 0 {
             treeEvents = o.events
             treeEventPlaces = places
             hasTreeEvents = true

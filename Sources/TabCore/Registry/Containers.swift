@@ -38,9 +38,11 @@ public struct TabContainers: Equatable, Sendable {
     public internal(set) var treeAnswers: [ProposalAnswer] = []
     /// The answers a journal record kept for the next command of `pendingAnswers.controller`.
     var pendingAnswers: (controller: String, answers: [ProposalAnswer])?
-    /// Whether `send` keeps the events it numbers (false while a node command nobody hears
-    /// runs: `apply(_:to:…keepingEvents:)`).
+    /// Whether `send` keeps the events it numbers (false while a command nobody hears runs:
+    /// `apply(_:to:…keepingEvents:)`, `applyInTree`), and how many it numbered without
+    /// keeping them since `applyInTree` began.
     var keepsEvents = true
+    var unkeptEvents = 0
 
     /// Replay: `answers` are for the next command of `controller`.
     public mutating func recordAnswers(_ answers: [ProposalAnswer], for controller: String) { pendingAnswers = (controller, answers) }
@@ -106,7 +108,8 @@ public struct TabContainers: Equatable, Sendable {
                                                 "treeEventPlaces": "where treeEvents go among the last command's notifications: not state",
                                                 "treeAnswers": "the plugins' answers of the last command, for its journal record: not state",
                                                 "pendingAnswers": "replay's answers for the next record: not state",
-                                                "keepsEvents": "whether the running node command's events are kept for listeners: not state"]
+                                                "keepsEvents": "whether the running command's events are kept for listeners: not state",
+                                                "unkeptEvents": "how many events the running command numbered without keeping them: not state"]
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
     /// configured name, then key. Kept here so that the snapshot and the journal carry it
@@ -328,7 +331,8 @@ public struct TabContainers: Equatable, Sendable {
         // content is a controller, or given one. One flag read and one comparison of the
         // command's case on every command; the tree's work, out of line, only for those.
         if nodes.values[i].isInTree() || command.carriesContent {
-            return try applyInTree(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges, semantics: semantics, reading: read)
+            return try applyInTree(command, to: name, at: i, policy: policy, notifying: notifying, selectionChanges: selectionChanges,
+                                   semantics: semantics, reading: read)
         }
         return try apply(command, to: name, at: i, policy: policy, notifying: notifying, selectionChanges: selectionChanges, semantics: semantics, reading: read)
     }
