@@ -285,15 +285,14 @@ extension TabContainers {
     /// it. The other containers' events go to `treeEvents`, each with its place among the
     /// command's notifications (`treeEventPlaces`).
     @inline(never)
-    /// `notifying`: subscribers read the events; without them, nor a policy that hears events,
-    /// the tree's are numbered and not kept (still announced by `hasTreeEvents`, which
+    /// `treeNotifying`: subscribers read the events; without them, nor a policy that hears
+    /// events, the tree's are numbered and not kept (still announced by `hasTreeEvents`, which
     /// the journal's tree answers follow).
     mutating func applyInTree(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
-                              notifying: Bool, selectionChanges: Bool, semantics: Semantics,
-                              reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
+                              selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         try checkEnvironment(command, of: name)
         let keeps = keepsEvents
-        keepsEvents = keeps && (notifying || policy.hearsEvents)
+        keepsEvents = keeps && (treeNotifying || policy.hearsEvents)
         unkeptEvents = 0
         defer { keepsEvents = keeps }
         if !treeEvents.isEmpty { treeEvents = [] }
