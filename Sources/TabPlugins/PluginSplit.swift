@@ -111,6 +111,9 @@ extension PluginHost {
     /// event for the plugins.
     public var hearsNotifications: Bool { !notifyChain.isEmpty }
 
+    /// `Policy.hearsEvents`: the plugins with notify are told the containers' events.
+    public var hearsEvents: Bool { hearsNotifications }
+
     /// R15.33: one event of an R15 container (`json`: the event object as a subscriber gets
     /// it, `length` bytes, NUL-terminated), told to every running plugin that has notify, in
     /// load order. What they ask for meanwhile is appended to `effects`.

@@ -26,7 +26,9 @@ extension ServiceEngine {
         }
         let outcome: NodeOutcome
         do {
-            outcome = try containers.apply(command, to: name, policy: policy, limits: config.controllerLimits)
+            // Events only for those who hear them (numbered all the same).
+            outcome = try containers.apply(command, to: name, policy: policy, limits: config.controllerLimits,
+                                           keepingEvents: !subscriptions.isEmpty || plugins.hearsNotifications)
         } catch {
             if error.code == .denied { stats.denials += 1 }
             // What plugins asked for while deciding (may_open_drawer's store writes), done

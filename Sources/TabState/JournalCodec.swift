@@ -120,7 +120,13 @@ public enum JournalCodec {
             w.endObject()
         case .node(let controller, let command, let answers):
             begin(seq: seq, into: &w)
-            w.key(literal: "op"); w.string(command.journalOp)
+            // `journalOp` without making it: "node." + the wire name (a name of 11 bytes or
+            // more made a string on the heap, ~800 instructions a record). The names are
+            // the protocol's, plain ASCII (no escapes).
+            w.key(literal: "op"); w.literal("\"node.")
+            var name = command.name
+            name.withUTF8 { w.append(bytes: UnsafeRawBufferPointer($0)) }
+            w.literal("\"")
             w.key(literal: "controller"); w.string(controller)
             command.writeMembers(to: &w)
             if !answers.isEmpty { w.key(literal: "answers"); ProposalAnswer.write(answers, to: &w) }

@@ -60,6 +60,10 @@ public protocol Policy {
     /// defaults: then a command that changes a controller asks both once, afterwards, and the
     /// controller keeps the answers (what `state` reports) until its next change.
     var decidesOrientations: Bool { get }
+    /// Whether the containers' events are told to someone besides subscribers (the daemon's
+    /// plugins with notify, ABI 1.11): a tab command in a tree keeps them for that, or for
+    /// subscribers. True unless a policy knows nobody is told.
+    var hearsEvents: Bool { get }
     /// R4.2/R4.4: may the user's tap select `candidate`? Not asked for programmatic selection.
     func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision
     /// R9.2: the orientations the controller supports, given what its tabs support (`proposed`).
@@ -95,6 +99,7 @@ public protocol Policy {
 
 extension Policy {
     public var decidesOrientations: Bool { false }
+    public var hearsEvents: Bool { true }
     public func shouldSelect(_ candidate: Candidate, in controller: LentController, effects: inout [PolicyEffect]) -> Decision { .allow }
     public func supportedOrientations(proposed: OrientationMask, in controller: LentController, effects: inout [PolicyEffect]) -> OrientationMask { proposed }
     public func preferredOrientation(in controller: LentController, effects: inout [PolicyEffect]) -> Orientation? { nil }

@@ -30,6 +30,8 @@ public struct ChildObject: Equatable, Sendable {
     /// The children of `list` that are not in `other` (by `isSameChild`), in `list`'s order.
     static func children(_ list: [ChildObject], notIn other: [ChildObject]) -> [ChildObject] {
         if other.isEmpty { return list }
+        // A few compared in place (hashing an id and a controller cost more than the scan).
+        if list.count * other.count <= 64 { return list.filter { c in !other.contains { $0.isSameChild(as: c) } } }
         let known = Set(other.map(\.identity))
         return list.filter { !known.contains($0.identity) }
     }

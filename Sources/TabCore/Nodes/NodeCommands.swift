@@ -74,6 +74,18 @@ extension TabContainers {
     /// Applies `command` to the container `name`. `replaying`: from the journal, where the
     /// plugins' answers are already in the record (no plugin is asked, R15.8 d).
     /// `cause`: the state event's, when not the command's own (`restore`'s steps).
+    /// `keepingEvents` false: nobody reads the command's events (no subscriber, no plugin
+    /// told them), so they are numbered (each container's seq moves as it would) but not kept in
+    /// the outcome.
+    public mutating func apply(_ command: NodeCommand, to name: String, policy: Policy = DefaultPolicy(), replaying: Bool = false,
+                               limits: ControllerLimits = ControllerLimits(), cause: NodeCause? = nil,
+                               keepingEvents: Bool) throws(TabError) -> NodeOutcome {
+        let kept = keepsEvents
+        keepsEvents = kept && keepingEvents
+        defer { keepsEvents = kept }
+        return try apply(command, to: name, policy: policy, replaying: replaying, limits: limits, cause: cause)
+    }
+
     public mutating func apply(_ command: NodeCommand, to name: String, policy: Policy = DefaultPolicy(), replaying: Bool = false,
                                limits: ControllerLimits = ControllerLimits(), cause: NodeCause? = nil) throws(TabError) -> NodeOutcome {
         if case .restoreTree(let archive) = command { return try restoreTree(name, archive, limits: limits) }
@@ -83,10 +95,14 @@ extension TabContainers {
             guard window != t.window else { return NodeOutcome() }
             return setWindow(name, window)
         }
-        let c: Composite
-        do { c = try composite(name) } catch where error.code == .notAvailable {
-            throw TabError(.notAvailable, "'\(name)' is a tab controller; \(command.name) is for \(command.kind.map { "\($0.rawValue) controllers" } ?? "navigation, drawer and custom controllers")")
+        // Found once: the command's own events are numbered at `ci` (no lookup each).
+        guard let ci = composites.index(forKey: name) else {
+            do { _ = try composite(name) } catch where error.code == .notAvailable {
+                throw TabError(.notAvailable, "'\(name)' is a tab controller; \(command.name) is for \(command.kind.map { "\($0.rawValue) controllers" } ?? "navigation, drawer and custom controllers")")
+            }
+            throw TabError(.internal, "'\(name)' vanished")
         }
+        let c = composites.values[ci]
         if let k = command.kind, k != c.kind {
             throw TabError(.notAvailable, "'\(name)' is a \(c.kind.rawValue) controller; \(command.name) is for \(k.rawValue) controllers")
         }
@@ -95,7 +111,7 @@ extension TabContainers {
         }
         var steps: [(CompositeBody, StepOrder)] = []
         var first: [NodeEvent] = []
-        var stateEvent: ((CompositeBody) -> NodeEvent)?
+        var stateEvent: StateEvent?
         switch (command, c.body) {
         case (.setWindow(let window), _):
             if let p = c.parent { throw TabError(.conflict, "'\(name)' is a child of '\(p.parent)'; only a root can be a window's root") }
@@ -146,27 +162,27 @@ extension TabContainers {
             try Self.navigate(.push(screen), &n, name: name, limits: limits)
             try checkAttach([screen], to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
             steps = [(.navigation(n), .transition)]
-            stateEvent = Self.navigationEvent(.push, .app)
+            stateEvent = .navigation(.push, .app)
         case (.pop(let user, _), .navigation(var n)):
             if n.stack.count > 1, user && !replaying { try checkReach(name, command: "pop", userPop: true) }
             try Self.navigate(.pop, &n, name: name, limits: limits)
             steps = [(.navigation(n), .transition)]
-            stateEvent = Self.navigationEvent(.pop, user ? .user : .app)
+            stateEvent = .navigation(.pop, user ? .user : .app)
         case (.popTo(let id, _), .navigation(var n)):
             guard try Self.navigate(.popTo(id), &n, name: name, limits: limits) else { return NodeOutcome() }
             steps = [(.navigation(n), .transition)]
-            stateEvent = Self.navigationEvent(.popTo, .app)
+            stateEvent = .navigation(.popTo, .app)
         case (.popToRoot, .navigation(var n)):
             guard try Self.navigate(.popToRoot, &n, name: name, limits: limits) else { return NodeOutcome() }
             steps = [(.navigation(n), .transition)]
-            stateEvent = Self.navigationEvent(.popToRoot, .app)
+            stateEvent = .navigation(.popToRoot, .app)
         case (.setStack(let stack, _), .navigation(var n)):
             try Self.checkChildren(stack, limits: limits)
             let entering = ChildObject.children(stack, notIn: n.stack)
             guard try Self.navigate(.set(stack), &n, name: name, limits: limits) else { return NodeOutcome() }
             try checkAttach(entering, to: name, kind: .navigation, idiom: c.idiom, above: chainAbove(name))
             steps = [(.navigation(n), .transition)]
-            stateEvent = Self.navigationEvent(.setStack, cause ?? .app)
+            stateEvent = .navigation(.setStack, cause ?? .app)
 
         case (.openDrawer(let side, let gesture, _), .drawer(var d)):
             guard let drawer = d.drawer(side) else { throw TabError(.notAvailable, "'\(name)' has no \(side.rawValue) drawer; set one with set_drawer") }
@@ -176,14 +192,14 @@ extension TabContainers {
             let previous = d.openSide
             d.openSide = OpenSide(side)
             steps = [(.drawer(d), .visibility)]
-            stateEvent = Self.drawerEvent(previous: previous, cause ?? (gesture == nil ? .app : .user))
+            stateEvent = .drawer(previous: previous, cause ?? (gesture == nil ? .app : .user))
         case (.closeDrawer(let gesture, _), .drawer(var d)):
             try checkGesture(gesture, opening: false, side: nil, d, name: name, policy: policy, replaying: replaying)
             guard d.openSide != .none else { return NodeOutcome() }
             let previous = d.openSide
             d.openSide = .none
             steps = [(.drawer(d), .visibility)]
-            stateEvent = Self.drawerEvent(previous: previous, cause ?? (gesture == nil ? .app : .user))
+            stateEvent = .drawer(previous: previous, cause ?? (gesture == nil ? .app : .user))
         case (.toggleDrawer(let side, let gesture, let animated), .drawer(let d)):
             // R15.25: opens when none is open, closes when this side is, else nothing.
             if d.openSide == .none { return try apply(.openDrawer(side, gesture: gesture, animated: animated), to: name, policy: policy, replaying: replaying, limits: limits) }
@@ -200,7 +216,7 @@ extension TabContainers {
                 d.openSide = .none
                 steps.append((.drawer(d), .visibility))
             }
-            stateEvent = Self.drawerEvent(previous: previous, .app)
+            stateEvent = .drawer(previous: previous, .app)
         case (.setDrawer(let side, let child), .drawer(var d)):
             guard child?.id != d.drawer(side)?.id else { return NodeOutcome() }
             let previous = d.openSide
@@ -210,7 +226,7 @@ extension TabContainers {
             try Self.checkChildren(CompositeBody.drawer(d).children, limits: limits)
             if let child, child.controller != nil { try checkAttach([child], to: name, kind: .drawer, idiom: c.idiom, above: chainAbove(name)) }
             steps = [(.drawer(d), .setChange)]
-            stateEvent = Self.drawerEvent(previous: previous, cause)
+            stateEvent = .drawer(previous: previous, cause)
 
         case (.setChildren(let children, let shown), .custom(let old)):
             try Self.checkChildren(children, limits: limits)
@@ -222,7 +238,7 @@ extension TabContainers {
             new = Self.normalized(new)
             guard new != old else { return NodeOutcome() }
             steps = [(.custom(new), .setChange)]
-            stateEvent = Self.childrenEvent
+            stateEvent = .children
         case (.setShown(let shown), .custom(var state)):
             let ids = Set(state.children.map(\.id))
             for s in shown where !ids.contains(s) { throw TabError(.notFound, "'\(s)' is not a child of '\(name)'") }
@@ -230,7 +246,7 @@ extension TabContainers {
             state = Self.normalized(state)
             guard case .custom(let old) = c.body, state != old else { return NodeOutcome() }
             steps = [(.custom(state), .visibility)]
-            stateEvent = Self.childrenEvent
+            stateEvent = .children
         case (.transition(let from, let to, _), .custom(var state)):
             guard state.shown.contains(from), let i = state.children.firstIndex(where: { $0.id == from }) else {
                 throw TabError(.notAvailable, "'\(from)' is not a shown child of '\(name)'; transition goes from a shown child")
@@ -242,25 +258,33 @@ extension TabContainers {
             state.shown = state.shown.map { $0 == from ? to.id : $0 }
             if state.statusBarChild == from { state.statusBarChild = nil }
             steps = [(.custom(state), .transition)]
-            stateEvent = Self.childrenEvent
+            stateEvent = .children
         default:
             throw TabError(.internal, "\(command.name) reached '\(name)' unchecked")
         }
 
         var outcome = NodeOutcome()
         outcome.changed = true
-        outcome.events.reserveCapacity(8)  // a step's few events: one allocation (appending grew it one by one)
-        let path = shownStatusBarPath(rootInPlace(of: name))
-        for e in first { send(e, from: name, &outcome) }
+        if keepsEvents { outcome.events.reserveCapacity(8) }  // a step's few events: one allocation (appending grew it one by one)
+        // A root's path read where it lies (no walk up to find it, no lookup of its name).
+        let root: Position? = c.parent == nil ? .composite(ci) : nil
+        // R15.11: steps that change only what a root shows leave what is below each child as
+        // it was, so its path (its deciding child, then down that child) changes exactly when
+        // its deciding child does: only that is read before.
+        let decidingOnly = root != nil && steps.allSatisfy { $0.1 == .visibility }
+        let decidingBefore = decidingOnly ? c.body.statusBarChild?.id : nil
+        let path = decidingOnly ? nil : root != nil ? shownStatusBarPath(at: root!) : shownStatusBarPath(rootInPlace(of: name))
+        for e in first { send(e, from: name, at: .composite(ci), &outcome) }
         var detached: [String] = [], attached: [String] = []
         for (body, order) in steps {
             let moved = step(name, to: body, order, policy: policy, &outcome)
-            detached += moved.detached
-            attached += moved.attached
+            if !moved.detached.isEmpty { detached += moved.detached }
+            if !moved.attached.isEmpty { attached += moved.attached }
         }
-        if let stateEvent { send(stateEvent(composites[name]!.body), from: name, &outcome) }
-        let reattached = Set(attached)
-        finish(name, detached: detached.filter { !reattached.contains($0) }, attached: attached, pathBefore: path, &outcome)
+        if let stateEvent { send(stateEvent.event(composites.values[ci].body), from: name, at: .composite(ci), &outcome) }
+        let reattached = attached.isEmpty ? [] : Set(attached)
+        finish(name, detached: detached.filter { !reattached.contains($0) }, attached: attached, pathBefore: path, root: root,
+               deciding: decidingOnly ? .some(decidingBefore) : nil, &outcome)
         return outcome
     }
 
@@ -398,22 +422,28 @@ extension TabContainers {
         return body
     }
 
-    private static func navigationEvent(_ op: NavigationOperation, _ cause: NodeCause) -> (CompositeBody) -> NodeEvent {
-        { body in
-            guard case .navigation(let n) = body else { return .navigationChanged(stack: [], operation: op, cause: cause) }
-            return .navigationChanged(stack: n.stack, operation: op, cause: cause)
-        }
-    }
+    /// A command's state event, made from the body once its steps are done (an enum, not a
+    /// closure: a closure's context was an allocation a command).
+    private enum StateEvent {
+        case navigation(NavigationOperation, NodeCause)
+        case drawer(previous: OpenSide, NodeCause)
+        case children
 
-    private static func drawerEvent(previous: OpenSide, _ cause: NodeCause) -> (CompositeBody) -> NodeEvent {
-        { body in
-            guard case .drawer(let d) = body else { return .windowChanged(false) }
-            return .drawerChanged(center: d.center.id, left: d.left?.id, right: d.right?.id, openSide: d.openSide, previous: previous, cause: cause)
+        func event(_ body: CompositeBody) -> NodeEvent {
+            switch (self, body) {
+            case (.navigation(let op, let cause), .navigation(let n)):
+                return .navigationChanged(stack: n.stack, operation: op, cause: cause)
+            case (.navigation(let op, let cause), _):
+                return .navigationChanged(stack: [], operation: op, cause: cause)
+            case (.drawer(let previous, let cause), .drawer(let d)):
+                return .drawerChanged(center: d.center.id, left: d.left?.id, right: d.right?.id, openSide: d.openSide, previous: previous, cause: cause)
+            case (.drawer, _):
+                return .windowChanged(false)
+            case (.children, .custom(let c)):
+                return .childrenChanged(children: c.children.map(\.id), shown: c.shown)
+            case (.children, _):
+                return .childrenChanged(children: [], shown: [])
+            }
         }
-    }
-
-    private static func childrenEvent(_ body: CompositeBody) -> NodeEvent {
-        guard case .custom(let c) = body else { return .childrenChanged(children: [], shown: []) }
-        return .childrenChanged(children: c.children.map(\.id), shown: c.shown)
     }
 }

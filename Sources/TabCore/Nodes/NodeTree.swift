@@ -16,6 +16,9 @@ extension TabContainers {
         /// Whether `container` is a tab controller (its appearance events are its own:
         /// `sendAppearance`), known where the walk found it.
         var byTab = false
+        /// Where `container` lies, known where the walk found it: its events are numbered
+        /// there (`send(_:from:at:)`), with no lookup of its name.
+        var at: Position? = nil
 
         func isSame(as other: VisibleChild) -> Bool { container == other.container && child.isSameChild(as: other.child) }
 
@@ -125,12 +128,12 @@ extension TabContainers {
             // A tab controller shows its selected leaf, or More (R5.1), and the leaf's content
             // controller (R15.2).
             guard let (leaf, x) = decidingChild(at) else { return }
-            out.append(VisibleChild(container: name, child: ChildObject(id: leaf, controller: x), depth: depth, byTab: true))
+            out.append(VisibleChild(container: name, child: ChildObject(id: leaf, controller: x), depth: depth, byTab: true, at: at))
             if let x, depth <= Self.maxChain * 2, let below = position(of: x) { appendVisible(below: below, name: x, depth: depth + 1, to: &out) }
         case .composite(let i):
             guard depth <= Self.maxChain * 2 else { return }
             func visit(_ child: ChildObject, _ out: inout [VisibleChild]) {
-                out.append(VisibleChild(container: name, child: child, depth: depth))
+                out.append(VisibleChild(container: name, child: child, depth: depth, at: at))
                 if let x = child.controller, let below = position(of: x) { appendVisible(below: below, name: x, depth: depth + 1, to: &out) }
             }
             guard composites.values[i].lend({ $0.body.readsShownInPlace }) else {
@@ -158,7 +161,7 @@ extension TabContainers {
 
     /// Where a container lies: its table and its position there (valid until a container is
     /// added or removed).
-    enum Position {
+    enum Position: Equatable {
         case composite(Dictionary<String, Composite>.Index)
         case tab(Dictionary<String, ContainerNode>.Index)
     }
@@ -234,13 +237,15 @@ extension TabContainers {
     }
 
     /// `statusBarPathInPlace(of:)` from where the container lies.
-    mutating func statusBarPath(from start: Position?) -> [String] {
+    /// `known`: a visible set just walked, whose entries tell where their containers lie (a
+    /// container found there is not looked up by name).
+    mutating func statusBarPath(from start: Position?, known: [VisibleChild] = []) -> [String] {
         var path: [String] = []
         path.reserveCapacity(4)
         var next = start
         while path.count <= Self.maxChain * 2, let at = next, let (id, x) = decidingChild(at) {
             path.append(id)
-            next = x.flatMap { position(of: $0) }
+            next = x.flatMap { x in known.firstIndex(where: { $0.container == x }).flatMap { known[$0].at } ?? position(of: x) }
         }
         return path
     }
@@ -275,12 +280,12 @@ extension TabContainers {
     }
 
     /// `shownStatusBarPath(_:)` of the container at `at`.
-    mutating func shownStatusBarPath(at: Position) -> [String]? {
+    mutating func shownStatusBarPath(at: Position, known: [VisibleChild] = []) -> [String]? {
         switch at {
         case .composite(let i): guard composites.values[i].lend({ $0.isRoot && $0.window }) else { return nil }
         case .tab(let i): guard nodes.values[i].lend({ $0.isRoot && $0.window && $0.holdsContent }) else { return nil }
         }
-        return statusBarPath(from: at)
+        return statusBarPath(from: at, known: known)
     }
 
     /// R15.9: refuses a user action on `name` that the user cannot reach. `userPop`: the
@@ -393,18 +398,25 @@ extension TabContainers {
     }
 
     /// Numbers and appends one event sent by `controller`.
-    mutating func send(_ event: NodeEvent, from controller: String, _ outcome: inout NodeOutcome) {
-        // By index, numbered in place: reading `composites[controller]!.seq` copied the whole
-        // container out (its slots retained and released), three times an event.
-        if let i = composites.index(forKey: controller) {
-            saveComposite(controller)
-            let seq = composites.values[i].nextSeq()
-            return outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
+    mutating func send(_ event: consuming NodeEvent, from controller: String, _ outcome: inout NodeOutcome) {
+        guard let at = position(of: controller) else { return }
+        send(event, from: controller, at: at, &outcome)
+    }
+
+    /// `send(_:from:_:)` of the container lying at `at` (a walk's, or the command's own: no
+    /// lookup of its name, ~300 instructions an event). Numbered in place: reading
+    /// `composites[controller]!.seq` copied the whole container out.
+    mutating func send(_ event: consuming NodeEvent, from controller: String, at: Position, _ outcome: inout NodeOutcome) {
+        let seq: UInt64
+        switch at {
+        case .composite(let i):
+            saveComposite(controller, at: i)
+            seq = composites.values[i].nextSeq()
+        case .tab(let i):
+            saveSeq(controller, at: i)
+            seq = nodes.values[i].nextSeq()
         }
-        // A tab controller's the same way (reading `nodes[controller]!` copied it, twice).
-        guard let i = nodes.index(forKey: controller) else { return }
-        saveSeq(controller, at: i)
-        let seq = nodes.values[i].nextSeq()
+        guard keepsEvents else { unkeptEvents &+= 1; return }
         outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
     }
 
@@ -430,7 +442,10 @@ extension TabContainers {
     /// visibility changes (R15.38).
     mutating func step(_ name: String, to body: CompositeBody, _ order: StepOrder, policy: Policy = DefaultPolicy(), between: [NodeEvent] = [],
                        _ outcome: inout NodeOutcome) -> (detached: [String], attached: [String]) {
-        // A visibility step keeps the children (nothing enters or leaves): no lists to diff.
+        if order == .visibility, case .composite(let i)? = position(of: name) {
+            stepVisibility(name, at: i, to: body, &outcome)
+            return ([], [])
+        }
         var leaving: [ChildObject] = [], entering: [ChildObject] = []
         if order != .visibility {
             let old = composites[name]!.body
@@ -451,6 +466,55 @@ extension TabContainers {
         return (leaving.compactMap(\.controller), entering.compactMap(\.controller))
     }
 
+    /// A visibility step (R15.6 c) of the composite `name` at `i`: nothing enters or leaves,
+    /// and what is below a child shown before and after is the same (only `name` changes), so
+    /// the visible sets differ by the children `name` stops or starts showing, each with what
+    /// is below it. Those alone are walked (the whole sets before and after, diffed, cost a
+    /// drawer's open ~3,000 instructions); the events are the ones `emit` gives for the whole
+    /// sets, in the same order (each run in pre-order, as the sets list it).
+    private mutating func stepVisibility(_ name: String, at i: Dictionary<String, Composite>.Index, to body: CompositeBody,
+                                         _ outcome: inout NodeOutcome) {
+        let visible = isVisible(.composite(i))
+        let old = composites.values[i].body
+        saveComposite(name, at: i)
+        composites.values[i].body = body
+        guard visible else { return }
+        var gone: [VisibleChild] = [], came: [VisibleChild] = []
+        func visit(_ c: ChildObject, into out: inout [VisibleChild]) {
+            out.append(VisibleChild(container: name, child: c, depth: 0, at: .composite(i)))
+            if let x = c.controller, let below = position(of: x) { appendVisible(below: below, name: x, depth: 1, to: &out) }
+        }
+        if old.readsShownInPlace && body.readsShownInPlace {
+            // A child or two each (a stack's top, a drawer's center and open side, a collapsed
+            // split's top column): read in place, no lists made.
+            func runs(_ list: CompositeBody, notIn other: CompositeBody, into out: inout [VisibleChild]) {
+                var k = 0
+                while let c = list.shownChild(k) {
+                    k += 1
+                    var j = 0, kept = false
+                    while !kept, let d = other.shownChild(j) { kept = d.isSameChild(as: c); j += 1 }
+                    if !kept { visit(c, into: &out) }
+                }
+            }
+            runs(old, notIn: body, into: &gone)
+            runs(body, notIn: old, into: &came)
+        } else {
+            let before = old.shownChildren, after = body.shownChildren
+            for c in ChildObject.children(before, notIn: after) { visit(c, into: &gone) }
+            for c in ChildObject.children(after, notIn: before) { visit(c, into: &came) }
+        }
+        sendVisibilityChanges(gone: gone, came: came, &outcome)
+    }
+
+    /// R15.6 (c) in R5.1's order: each of `gone`'s will_disappear, each of `came`'s
+    /// will_appear, then their did_disappear and did_appear.
+    mutating func sendVisibilityChanges(gone: [VisibleChild], came: [VisibleChild], _ outcome: inout NodeOutcome) {
+        for k in gone.indices { sendAppearance(gone, k, .willDisappear, &outcome) }
+        for k in came.indices { sendAppearance(came, k, .willAppear, &outcome) }
+        for k in gone.indices { sendAppearance(gone, k, .didDisappear, &outcome) }
+        for k in came.indices { sendAppearance(came, k, .didAppear, &outcome) }
+    }
+
     /// The events of a step, from what left and entered `name` and the visible sets.
     mutating func emit(_ name: String, leaving: [ChildObject], entering: [ChildObject], before: [VisibleChild], after: [VisibleChild],
                        _ order: StepOrder, between: [NodeEvent] = [], _ outcome: inout NodeOutcome) {
@@ -466,7 +530,7 @@ extension TabContainers {
             came = after.filter { !beforeKeys.contains($0.key) }
         }
         func appear(_ list: [VisibleChild], _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
-            for v in list { sendAppearance(v, phase, &outcome) }
+            for k in list.indices { sendAppearance(list, k, phase, &outcome) }
         }
         func move(_ c: ChildObject, _ phase: ContainmentPhase, entering: Bool, _ outcome: inout NodeOutcome) {
             send(.containment(child: c.id, controller: c.controller, phase: phase, parent: entering ? name : nil), from: name, &outcome)
@@ -485,12 +549,7 @@ extension TabContainers {
             while j < before.count, before[j].depth > before[i].depth { run.append(before[j]); j += 1 }
             return run
         }
-        func others(_ outcome: inout NodeOutcome) {
-            appear(gone, .willDisappear, &outcome)
-            appear(came, .willAppear, &outcome)
-            appear(gone, .didDisappear, &outcome)
-            appear(came, .didAppear, &outcome)
-        }
+        func others(_ outcome: inout NodeOutcome) { sendVisibilityChanges(gone: gone, came: came, &outcome) }
         switch order {
         case .setChange:
             var left = Set<VisibleChild.Key>()
@@ -519,30 +578,42 @@ extension TabContainers {
 
     /// One visible child's appearance event, from its container: a tab controller's leaf is
     /// its own event, its content loaded first if it never was (R15.8 a).
-    mutating func sendAppearance(_ v: VisibleChild, _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
-        guard v.byTab else {
-            send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: v.container, &outcome)
+    /// The entry is `list[k]`, read where it lies (a `VisibleChild` passed or iterated was a
+    /// copy: its strings retained and released, ~250 instructions an event).
+    mutating func sendAppearance(_ list: [VisibleChild], _ k: Int, _ phase: AppearancePhase, _ outcome: inout NodeOutcome) {
+        guard let at = list[k].at ?? position(of: list[k].container) else { return }
+        guard list[k].byTab, case .tab(let i) = at else {
+            send(.appearance(child: list[k].child.id, controller: list[k].child.controller, phase: phase), from: list[k].container, at: at, &outcome)
             return
         }
-        if phase == .willAppear, let i = nodes.index(forKey: v.container), nodes.values[i].lend({ $0.tabBar.isLoaded(v.child.id) }) == false {
-            saveWhole(v.container)
-            nodes[v.container]!.tabBar.setLoaded(v.child.id, true)
-            send(.contentLoaded(tab: v.child.id), from: v.container, &outcome)
+        if phase == .willAppear, nodes.values[i].lend({ $0.tabBar.isLoaded(list[k].child.id) }) == false {
+            saveWhole(list[k].container)
+            nodes.values[i].tabBar.setLoaded(list[k].child.id, true)
+            send(.contentLoaded(tab: list[k].child.id), from: list[k].container, at: at, &outcome)
         }
-        send(.tabAppearance(tab: v.child.id, phase: phase), from: v.container, &outcome)
+        send(.tabAppearance(tab: list[k].child.id, phase: phase), from: list[k].container, at: at, &outcome)
     }
 
     /// What follows a command's steps: `parent_changed` of each controller detached, then of
     /// each attached (R15.4), then `status_bar_changed` of each visible root whose path
     /// changed (R15.8 c, R15.42): the addressed container's root, the only one a command
     /// changes (`pathBefore`: its path before, nil when it was hidden).
-    mutating func finish(_ name: String, detached: [String], attached: [String], pathBefore: [String]?, _ outcome: inout NodeOutcome) {
+    /// `root`: where `name` lies when it is a root (its root found without a walk).
+    /// `deciding`: given with `root` for a command that changed only what the root shows, the
+    /// id of its deciding child before (`pathBefore` not read): the path changed if that did.
+    mutating func finish(_ name: String, detached: [String], attached: [String], pathBefore: [String]?, root: Position? = nil,
+                         deciding: String?? = nil, _ outcome: inout NodeOutcome) {
         for x in detached where attachment(of: x) == nil && position(of: x) != nil {
             send(.parentChanged(parent: nil, window: false), from: x, &outcome)
         }
         for x in attached { if let p = attachment(of: x) { send(.parentChanged(parent: p, window: false), from: x, &outcome) } }
-        let tree = rootInPlace(of: name)
-        if let now = shownStatusBarPath(tree), now != pathBefore { send(.statusBarChanged(path: now), from: tree, &outcome) }
+        let tree = root == nil ? rootInPlace(of: name) : name
+        guard let at = root ?? position(of: tree) else { return }
+        if let deciding, root != nil {
+            guard decidingChild(at)?.id != deciding, let now = shownStatusBarPath(at: at) else { return }
+            return send(.statusBarChanged(path: now), from: tree, at: at, &outcome)
+        }
+        if let now = shownStatusBarPath(at: at), now != pathBefore { send(.statusBarChanged(path: now), from: tree, at: at, &outcome) }
     }
 
     /// Remembers the composite `name` (nil: absent) as it is before it changes, once a turn.
@@ -551,5 +622,11 @@ extension TabContainers {
     mutating func saveComposite(_ name: String) {
         guard before.firstSave(of: name) else { return }
         before.composites.append((name, composites[name]))
+    }
+
+    /// `saveComposite(_:)` of the composite lying at `i`.
+    mutating func saveComposite(_ name: String, at i: Dictionary<String, Composite>.Index) {
+        guard before.firstSave(of: name) else { return }
+        before.composites.append((name, composites.values[i]))
     }
 }

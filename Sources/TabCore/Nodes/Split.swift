@@ -121,11 +121,11 @@ extension TabContainers {
             nodes[x]!.tabBar.seq &-= UInt64(o.notifications.count)
             let after = expands ? visibleChildren(below: x) : []
             let beforeKeys = VisibleKeys(before), afterKeys = VisibleKeys(after)
-            var sent = VisibleKeys()
+            var expanded = Expanded()
             for n in o.notifications {
                 send(.tab(n), from: x, &outcome)
                 guard expands, case .appearance(let tab, let phase) = n else { continue }
-                expand(x, tab: tab, phase: phase, before: before, after: after, beforeKeys: beforeKeys, afterKeys: afterKeys, sent: &sent, &outcome)
+                expand(x, tab: tab, phase: phase, before: before, after: after, beforeKeys: beforeKeys, afterKeys: afterKeys, expanded: &expanded, &outcome)
             }
         }
         nodes[x]!.tabBar.followsTree = false

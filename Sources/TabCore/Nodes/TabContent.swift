@@ -195,12 +195,13 @@ extension TabContainers {
             return Array(list[j..<k])
         }
         func appear(_ entries: [VisibleChild], _ phase: AppearancePhase) {
-            for v in entries {
+            for k in entries.indices {
+                let v = entries[k]
                 if v.container == name ? announced.contains(v.child.id) : sent.contains(v.key) { continue }
                 if v.container == name {
                     send(.appearance(child: v.child.id, controller: v.child.controller, phase: phase), from: name, &o)
                 } else {
-                    sendAppearance(v, phase, &o)
+                    sendAppearance(entries, k, phase, &o)
                 }
             }
         }
@@ -226,19 +227,56 @@ extension TabContainers {
     /// R15.8 a: after the tab controller `name`'s appearance notification of a tab whose
     /// content is a controller, the same phase for everything visible below it (`before` for
     /// the disappearing phases, `after` for the appearing ones), each from its own container.
+    /// What it sent is marked in `expanded`, by its place in `before` or `after`.
     mutating func expand(_ name: String, tab: String, phase: AppearancePhase, before: [VisibleChild], after: [VisibleChild],
-                         beforeKeys: VisibleKeys, afterKeys: VisibleKeys, sent: inout VisibleKeys, _ o: inout NodeOutcome) {
+                         beforeKeys: VisibleKeys, afterKeys: VisibleKeys, expanded: inout Expanded, _ o: inout NodeOutcome) {
         let disappearing = phase == .willDisappear || phase == .didDisappear
         let list = disappearing ? before : after
         let other = disappearing ? afterKeys : beforeKeys
         guard let j = list.firstIndex(where: { $0.container == name && $0.child.id == tab && $0.child.controller != nil }) else { return }
+        // Read where they lie (`list[k]` passed on was a copy of each entry, its strings
+        // retained and released, twice an entry sent).
         var k = j + 1
         while k < list.count, list[k].depth > list[j].depth {
-            if !other.contains(list[k].key) {
-                sendAppearance(list[k], phase, &o)
-                sent.insert(list[k].key)
+            if !other.contains(list, k) {
+                sendAppearance(list, k, phase, &o)
+                expanded.mark(k, in: list.count, before: disappearing)
             }
             k += 1
+        }
+    }
+
+    /// Which entries of a command's visible sets before and after `expand` sent (R15.8 a's
+    /// bookkeeping), by their places there: no key made and kept of each (a copy of three
+    /// strings, and a search, per entry sent).
+    struct Expanded {
+        /// One bit an entry while a set is at most 64 long (a content shows a few: no
+        /// allocation), else a flag an entry.
+        private var beforeBits: UInt64 = 0, afterBits: UInt64 = 0
+        private var before: [Bool] = [], after: [Bool] = []
+
+        mutating func mark(_ k: Int, in count: Int, before inBefore: Bool) {
+            if count <= 64 {
+                if inBefore { beforeBits |= 1 << UInt64(k) } else { afterBits |= 1 << UInt64(k) }
+            } else if inBefore {
+                if before.isEmpty { before = Array(repeating: false, count: count) }
+                before[k] = true
+            } else {
+                if after.isEmpty { after = Array(repeating: false, count: count) }
+                after[k] = true
+            }
+        }
+
+        func contains(_ k: Int, before inBefore: Bool) -> Bool {
+            if k < 64, (inBefore ? beforeBits : afterBits) & (1 << UInt64(k)) != 0 { return true }
+            let marks = inBefore ? before : after
+            return k < marks.count && marks[k]
+        }
+
+        /// The keys of what it marked, for a set change that reads them (`replaceContents`).
+        func keys(before list: [VisibleChild], after other: [VisibleChild], into sent: inout VisibleKeys) {
+            for (k, v) in list.enumerated() where contains(k, before: true) { sent.insert(v.key) }
+            for (k, v) in other.enumerated() where contains(k, before: false) { sent.insert(v.key) }
         }
     }
 
@@ -247,9 +285,16 @@ extension TabContainers {
     /// it. The other containers' events go to `treeEvents`, each with its place among the
     /// command's notifications (`treeEventPlaces`).
     @inline(never)
+    /// `treeNotifying`: subscribers read the events; without them, nor a policy that hears
+    /// events, the tree's are numbered and not kept (still announced by `hasTreeEvents`, which
+    /// the journal's tree answers follow).
     mutating func applyInTree(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
                               selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         try checkEnvironment(command, of: name)
+        let keeps = keepsEvents
+        keepsEvents = keeps && (treeNotifying || policy.hearsEvents)
+        unkeptEvents = 0
+        defer { keepsEvents = keeps }
         if !treeEvents.isEmpty { treeEvents = [] }
         if !treeEventPlaces.isEmpty { treeEventPlaces = [] }
         if !treeAnswers.isEmpty { treeAnswers = [] }
@@ -260,9 +305,17 @@ extension TabContainers {
         let carries = command.carriesContent
         let listsContents = carries || (holds && !command.keepsContents)
         let contentsBefore = listsContents && holds ? nodes.values[i].lend { $0.tabBar.contents } : []
-        if holds || carries { try checkContent(command, of: name, before: contentsBefore) }
+        // (A select or a tap attaches nothing, and names no tab's stack: nothing to check.)
+        if holds && !command.keepsContents || carries { try checkContent(command, of: name, before: contentsBefore) }
         let tree = nodes.values[i].lend({ $0.parent }) == nil ? name : rootInPlace(of: name)
-        let pathBefore = tree == name ? shownStatusBarPath(at: .tab(i)) : shownStatusBarPath(tree)
+        let pop = holds ? contentToPop(command, of: name, at: i) : nil
+        // R15.11: a select or a tap that pops nothing leaves every content and what is below
+        // it as it was, so a root's path (its selected leaf, then down the leaf's content)
+        // changes exactly when its leaf does (the path's first id): the path before is not
+        // read (a walk down the content), only the leaf.
+        let leafOnly = tree == name && command.keepsContents && pop == nil
+        let leafBefore = leafOnly ? nodes.values[i].lend { $0.tabBar.statusBarChild } : nil
+        let pathBefore = leafOnly ? nil : tree == name ? shownStatusBarPath(at: .tab(i)) : shownStatusBarPath(tree)
         let visibleBefore = holds || carries ? visibleChildren(below: .tab(i), name: name) : []
         // R15.2: a kept tab whose content controller changes is removed, then added: the ids
         // of the command's tabs that exist before it (a tab given a controller).
@@ -275,7 +328,6 @@ extension TabContainers {
             default: break
             }
         }
-        let pop = holds ? contentToPop(command, of: name, at: i) : nil
         // R15.10: an attached tab controller's orientation is its root's.
         let follows = tree != name
         if follows { nodes.values[i].tabBar.followsTree = true }
@@ -299,7 +351,7 @@ extension TabContainers {
         }
         var o = NodeOutcome()
         var places: [Int] = []
-        if holds {
+        if holds && keepsEvents {
             // A few events, each with its place: one allocation each (appending grew them one by one).
             o.events.reserveCapacity(8)
             places.reserveCapacity(8)
@@ -337,25 +389,31 @@ extension TabContainers {
         if !visibleBefore.isEmpty || !visibleAfter.isEmpty || !replaced.isEmpty {
             let beforeKeys = VisibleKeys(visibleBefore), afterKeys = VisibleKeys(visibleAfter)
             var sent = covered
+            var expanded = Expanded()
             var announced = Set<String>()  // tabs whose appearance the command announced itself
             for (k, n) in outcome.notifications.enumerated() {
                 guard case .appearance(let tab, let phase) = n else { continue }
                 if !replaced.isEmpty { announced.insert(tab) }  // read only where a content was replaced
                 expand(name, tab: tab, phase: phase, before: visibleBefore, after: visibleAfter, beforeKeys: beforeKeys, afterKeys: afterKeys,
-                       sent: &sent, &o)
+                       expanded: &expanded, &o)
                 mark(k + 1)
             }
             // R15.2, R15.6: each kept tab whose content changed, removed and added as one set change.
             if !replaced.isEmpty {
+                expanded.keys(before: visibleBefore, after: visibleAfter, into: &sent)
                 replaceContents(name, replaced, before: visibleBefore, after: visibleAfter, announced: announced, sent: &sent, &o)
             }
             // What changed with no appearance of its tab: R15.6 (c), after the command's own.
-            let gone = visibleBefore.filter { $0.container != name && !afterKeys.contains($0.key) && !sent.contains($0.key) }
-            let came = visibleAfter.filter { $0.container != name && !beforeKeys.contains($0.key) && !sent.contains($0.key) }
-            for v in gone { sendAppearance(v, .willDisappear, &o) }
-            for v in came { sendAppearance(v, .willAppear, &o) }
-            for v in gone { sendAppearance(v, .didDisappear, &o) }
-            for v in came { sendAppearance(v, .didAppear, &o) }
+            // (Each entry read where it lies: a copy of one retained and released its strings.)
+            func unsent(_ list: [VisibleChild], before inBefore: Bool, notIn other: VisibleKeys) -> [VisibleChild] {
+                var out: [VisibleChild] = []
+                for k in list.indices where list[k].container != name && !expanded.contains(k, before: inBefore)
+                    && !other.contains(list, k) && !sent.contains(list, k) { out.append(list[k]) }
+                return out
+            }
+            let gone = unsent(visibleBefore, before: true, notIn: afterKeys)
+            let came = unsent(visibleAfter, before: false, notIn: beforeKeys)
+            sendVisibilityChanges(gone: gone, came: came, &o)
         }
         // R15.10: a tab root's environment reaches the composites below it, after its own events.
         switch command {
@@ -367,14 +425,20 @@ extension TabContainers {
         for x in attached { if let p = attachment(of: x) { send(.parentChanged(parent: p, window: false), from: x, &o) } }
         // R15.11: the root's status bar path (a tab root's only while it holds a content
         // controller, or held one before the command).
-        let pathAfter = tree == name ? shownStatusBarPath(at: .tab(i)) : shownStatusBarPath(tree)
-        if let now = pathAfter ?? (pathBefore != nil && tree == name ? statusBarPath(from: .tab(i)) : nil), now != pathBefore {
-            send(.statusBarChanged(path: now), from: tree, &o)
+        if leafOnly {
+            if nodes.values[i].lend({ $0.tabBar.statusBarChild }) != leafBefore, let now = shownStatusBarPath(at: .tab(i), known: visibleAfter) {
+                send(.statusBarChanged(path: now), from: tree, at: .tab(i), &o)
+            }
+        } else {
+            let pathAfter = tree == name ? shownStatusBarPath(at: .tab(i)) : shownStatusBarPath(tree)
+            if let now = pathAfter ?? (pathBefore != nil && tree == name ? statusBarPath(from: .tab(i)) : nil), now != pathBefore {
+                send(.statusBarChanged(path: now), from: tree, &o)
+            }
         }
         mark(outcome.notifications.count)
         if !o.answers.isEmpty { treeAnswers = o.answers }
         nodes.values[i].tabBar.lend { read($0, outcome) }
-        if !o.events.isEmpty {
+        if !o.events.isEmpty || unkeptEvents > 0 {
             treeEvents = o.events
             treeEventPlaces = places
             hasTreeEvents = true
@@ -415,6 +479,14 @@ extension TabContainers {
             if let set { return set.contains(key) }
             return children.contains { $0.container == key.container && $0.child.id == key.id && $0.child.controller == key.controller }
                 || list.contains(key)
+        }
+
+        /// `contains(entries[k].key)` without the key made, nor the entry copied (while a
+        /// list, compared where they are).
+        func contains(_ entries: [VisibleChild], _ k: Int) -> Bool {
+            if set != nil { return contains(entries[k].key) }
+            return children.contains { $0.container == entries[k].container && $0.child.id == entries[k].child.id && $0.child.controller == entries[k].child.controller }
+                || list.contains { $0.container == entries[k].container && $0.id == entries[k].child.id && $0.controller == entries[k].child.controller }
         }
 
         mutating func insert(_ key: VisibleChild.Key) {

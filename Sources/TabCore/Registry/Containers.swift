@@ -38,6 +38,13 @@ public struct TabContainers: Equatable, Sendable {
     public internal(set) var treeAnswers: [ProposalAnswer] = []
     /// The answers a journal record kept for the next command of `pendingAnswers.controller`.
     var pendingAnswers: (controller: String, answers: [ProposalAnswer])?
+    /// Whether `send` keeps the events it numbers (false while a command nobody hears runs:
+    /// `apply(_:to:…keepingEvents:)`, `applyInTree`), and how many it numbered without
+    /// keeping them since `applyInTree` began.
+    var keepsEvents = true
+    var unkeptEvents = 0
+    /// The `notifying` of the tab command `applyInTree` runs.
+    var treeNotifying = true
 
     /// Replay: `answers` are for the next command of `controller`.
     public mutating func recordAnswers(_ answers: [ProposalAnswer], for controller: String) { pendingAnswers = (controller, answers) }
@@ -102,7 +109,10 @@ public struct TabContainers: Equatable, Sendable {
                                                 "hasTreeEvents": "whether treeEvents holds any",
                                                 "treeEventPlaces": "where treeEvents go among the last command's notifications: not state",
                                                 "treeAnswers": "the plugins' answers of the last command, for its journal record: not state",
-                                                "pendingAnswers": "replay's answers for the next record: not state"]
+                                                "pendingAnswers": "replay's answers for the next record: not state",
+                                                "keepsEvents": "whether the running command's events are kept for listeners: not state",
+                                                "unkeptEvents": "how many events the running command numbered without keeping them: not state",
+                                                "treeNotifying": "whether the running tab command in a tree has subscribers: not state"]
 
     /// What each plugin keeps in its store (host->store_put, plugin ABI 1.6), by the plugin's
     /// configured name, then key. Kept here so that the snapshot and the journal carry it
@@ -324,6 +334,9 @@ public struct TabContainers: Equatable, Sendable {
         // content is a controller, or given one. One flag read and one comparison of the
         // command's case on every command; the tree's work, out of line, only for those.
         if nodes.values[i].isInTree() || command.carriesContent {
+            // (`notifying` handed over in a stored flag: as one more argument here it cost every
+            // flat command ~3 instructions, its registers allocated otherwise.)
+            treeNotifying = notifying
             return try applyInTree(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges, semantics: semantics, reading: read)
         }
         return try apply(command, to: name, at: i, policy: policy, notifying: notifying, selectionChanges: selectionChanges, semantics: semantics, reading: read)
