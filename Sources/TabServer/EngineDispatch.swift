@@ -458,13 +458,6 @@ struct EncodedStates {
         }
     }
 
-    /// Appends the reply kept for a controller equal to `c`; false when none is kept.
-    mutating func write(_ c: Controller, _ w: inout JSONWriter, id: RequestID?) -> Bool {
-        guard let i = find(c) else { return false }
-        write(i, &w, id: id)
-        return true
-    }
-
     /// Keeps what `w` holds from `start` on as `c`'s members, in place of the controller's
     /// earlier reply or else of the oldest kept.
     mutating func keep(_ c: Controller, _ w: borrowing JSONWriter, from start: Int) {

@@ -118,26 +118,24 @@ public final class TabService: LineServiceDelegate, EngineHost {
     /// (events before the reply, as a subscriber sending the request sees them).
     @inline(__always)
     func deliver(to connection: Connection) {
-        if step.plain {
-            if step.reply.count > 0 {
-                step.reply.withBytes { connection.send($0) }
-            } else if let kept = step.keptReply {
-                kept.withUnsafeBytes { connection.send($0) }
-            }
-            return
-        }
+        if step.plain { return sendReply(to: connection) }
         deliverEvents()
         if let subscribed = step.subscribed {
             subscribers[connection.id] = subscribed ? connection : nil
             connection.keepsAlive = subscribed
         }
         if let via = step.via { connection.via = via }
-        if let deferred = step.deferred {
-            sendBig(deferred, to: connection)
+        if let deferred = step.deferred { sendBig(deferred, to: connection) } else { sendReply(to: connection) }
+    }
+
+    /// The step's reply: what `reply` holds, or else the state memo's line (`keptReply`, set
+    /// only with `reply` empty, so a select does not look for it).
+    @inline(__always)
+    private func sendReply(to connection: Connection) {
+        if step.reply.count > 0 {
+            step.reply.withBytes { connection.send($0) }
         } else if let kept = step.keptReply {
             kept.withUnsafeBytes { connection.send($0) }
-        } else if step.reply.count > 0 {
-            step.reply.withBytes { connection.send($0) }
         }
     }
 

@@ -32,7 +32,9 @@ struct StateMemoTests {
         _ = try c.apply(.setTabs([Tab(id: "a"), Tab(id: "b")], animated: false))
         var memo = kept(c, #""kept":true"#)
         var out = JSONWriter(capacity: 64)
-        #expect(memo.write(c, &out, id: nil))
+        let found = memo.find(c)
+        #expect(found != nil)
+        if let found { memo.write(found, &out, id: nil) }
         #expect(String(decoding: out.bytes, as: UTF8.self).contains(#""kept":true"#))
 
         // A reload: the plugins now decide other orientations; nothing else changed.
@@ -41,7 +43,9 @@ struct StateMemoTests {
         reloaded.decideOrientations(policy: UpsideDown(), effects: &effects)
         #expect(reloaded.decidedOrientations != c.decidedOrientations)
         var fresh = JSONWriter(capacity: 64)
-        #expect(!memo.write(reloaded, &fresh, id: nil))
+        let stale = memo.find(reloaded)
+        #expect(stale == nil)
+        if let stale { memo.write(stale, &fresh, id: nil) }
         #expect(fresh.bytes.isEmpty)
     }
 
