@@ -51,6 +51,21 @@ import TabStrings
     public mutating func plainString() -> (start: Int, end: Int)? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = i
+        // Eight bytes at a time while eight remain (a request's keys and names: one word each),
+        // then the last few one by one.
+        while i &+ 8 <= count {
+            let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+            let special = Self.specialBytes(w)
+            if special == 0 {
+                i &+= 8
+                continue
+            }
+            i &+= special.trailingZeroBitCount &>> 3
+            // The first byte that is not plain: the closing quote, or one the general way reads.
+            guard base[i] == UInt8(ascii: "\"") else { return nil }
+            i &+= 1
+            return (start, i &- 1)
+        }
         while i < count {
             let b = base[i]
             if b == UInt8(ascii: "\"") {
@@ -62,6 +77,18 @@ import TabStrings
             i += 1
         }
         return nil
+    }
+
+    /// The high bit of each byte of `w` (little-endian: the first byte lowest) that is `"`,
+    /// `\\`, a control character, DEL or not ASCII — what ends a plain string — and perhaps of
+    /// bytes after such a byte (a borrow runs on from a true one). The lowest bit set is
+    /// exact: each test's first hit is true, and its false ones lie above it.
+    @inlinable @inline(__always)
+    public static func specialBytes(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+        let control = (w &- ones &* 0x20) & ~w & highs  // below 0x20
+        return control | (w & highs) | zeroBytes(w ^ (ones &* 0x22)) | zeroBytes(w ^ (ones &* 0x5C)) | zeroBytes(w ^ (ones &* 0x7F))
     }
 
     /// The `String` of a plain string's bounds (printable ASCII, as `plainString` checked):

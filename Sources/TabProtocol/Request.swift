@@ -103,6 +103,10 @@ public enum RequestCommand: Equatable, Sendable {
     case controllerDelete
     /// A command of the controller's state machine (the mutating ones).
     case core(Command)
+    /// `open_drawer` and `close_drawer` (R15.25): not boxed like the other node commands (a
+    /// box is an allocation and a release per request; issue 42 holds a drawer's move to a
+    /// select's cost). `node(_:)` makes them, so both decoders give this case.
+    case drawer(DrawerRequest)
     case layout(width: Double, height: Double, statusBar: Double?)
     case preserve
     /// `grouped`: each command's events to this client as one line (`{"events":[…]}`);
@@ -134,13 +138,41 @@ public enum RequestCommand: Equatable, Sendable {
         case node(NodeCommand)
     }
 
-    public static func node(_ command: NodeCommand) -> RequestCommand { .boxed(.node(command)) }
+    public static func node(_ command: NodeCommand) -> RequestCommand {
+        switch command {
+        case .openDrawer(let side, let gesture, let animated): .drawer(DrawerRequest(side: side, gesture: gesture, animated: animated))
+        case .closeDrawer(let gesture, let animated): .drawer(DrawerRequest(side: nil, gesture: gesture, animated: animated))
+        default: .boxed(.node(command))
+        }
+    }
+
+    /// The node command a request carries (`node(_:)`'s), or nil.
+    public var nodeCommand: NodeCommand? {
+        switch self {
+        case .boxed(.node(let command)): command
+        case .drawer(let d): d.command
+        default: nil
+        }
+    }
 
     public static func hello(via: String?) -> RequestCommand { .boxed(.hello(via: via)) }
     public static func explain(_ query: ExplainQuery) -> RequestCommand { .boxed(.explain(query)) }
     public static func brief(_ command: Command) -> RequestCommand { .boxed(.brief(command)) }
     public static func pluginCall(plugin: String, method: String, args: JSONValue?) -> RequestCommand {
         .boxed(.pluginCall(plugin: plugin, method: method, args: args))
+    }
+}
+
+/// An `open_drawer` (`side`) or a `close_drawer` (`side` nil), as `RequestCommand.drawer` holds it.
+public struct DrawerRequest: Equatable, Sendable {
+    public let side: DrawerSide?
+    public let gesture: DrawerGesture?
+    public let animated: Bool
+
+    /// The node command it is.
+    public var command: NodeCommand {
+        if let side { return .openDrawer(side, gesture: gesture, animated: animated) }
+        return .closeDrawer(gesture: gesture, animated: animated)
     }
 }
 
@@ -216,6 +248,7 @@ extension RequestCommand {
         case .boxed(.explain): .explain
         case .boxed(.brief(let command)): command.commandName
         case .boxed(.node(let command)): command.commandName
+        case .drawer(let d): d.side == nil ? .closeDrawer : .openDrawer
         case .ping: .ping
         case .state: .state
         case .controllers: .controllers

@@ -38,6 +38,12 @@ extension ServiceEngine {
         case .core(let command): try run(command, id: r.id, controller: r.controller, &out)
         case .state: try state(id: r.id, controller: r.controller, &out)
         case .ping: reply(r, &out) { _ in }
+        case .drawer(let d):
+            // Not in handleOther (no client, no admin check: a node command needs neither).
+            // The step stays plain, as a select's does: what sets another of its members (an
+            // event delivered) says so itself, and `requestID` is read only for a plugin call
+            // or a reload (`storeWriters`).
+            try runDrawer(id: r.id, controller: r.controller, d, &out)
         default: try handleOther(r, from: client(), into: &out)
         }
     }
@@ -48,7 +54,7 @@ extension ServiceEngine {
             throw ProtocolError(.forbidden, "'\(r.name)' is for administrators (root or a configured admin uid/gid); you are uid \(client.peer.uid)")
         }
         switch r.command {
-        case .core, .state, .ping: assertionFailure("handle(_:from:into:) runs '\(r.name)'")
+        case .core, .state, .ping, .drawer: assertionFailure("handle(_:from:into:) runs '\(r.name)'")
         case .boxed(.hello(let via)): hello(r, via: via, &out)
         case .controllers: listControllers(r, &out)
         case .controllerCreate(let spec):

@@ -51,4 +51,42 @@ extension ServiceEngine {
             }
         }
     }
+
+    /// `open_drawer` / `close_drawer`: of a root drawer whose drawers are screens, where the
+    /// drawer lies (`TabContainers.moveDrawer`), with the same checks, events, journal record
+    /// and reply as `runNode`, at the cost of a select (issue 42); of any other, `runNode`.
+    mutating func runDrawer(id: RequestID?, controller name: String, _ d: DrawerRequest, _ out: inout Step) throws(ProtocolError) {
+        try requireWritable()
+        if try moveDrawer(id: id, name, d, &out) { return }
+        try runNode(id: id, controller: name, d.command, &out)
+    }
+
+    /// `runDrawer`'s move where the drawer lies; false, nothing done, where it is not one.
+    private mutating func moveDrawer(id: RequestID?, _ name: String, _ d: DrawerRequest, _ out: inout Step) throws(ProtocolError) -> Bool {
+        var events: [SentNodeEvent] = []
+        let move: DrawerMove
+        do {
+            guard let moved = try containers.moveDrawer(name, open: d.side, gesture: d.gesture, policy: policy,
+                                                        keepingEvents: !subscriptions.isEmpty || plugins.hearsNotifications, &events) else { return false }
+            move = moved
+        } catch {
+            if error.code == .denied { stats.denials += 1 }
+            perform(plugins.takeEffects(), &out)
+            throw ProtocolError(error)
+        }
+        if move.changed { journal.append(node: d.command, controller: name) }
+        publish(events, &out)
+        perform(plugins.takeEffects(), &out)
+        ReplyEncoder.success(id: id, into: &out.reply) { w in
+            w.key(literal: "changed"); w.bool(move.changed)
+            w.key(literal: "open_side")
+            switch move.openSide {
+            case .none: w.string(literal: "none")
+            case .left: w.string(literal: "left")
+            case .right: w.string(literal: "right")
+            }
+            w.key(literal: "center"); w.string(move.center)
+        }
+        return true
+    }
 }

@@ -27,6 +27,13 @@ public struct JournalBatch: ~Copyable {
         Self.line(into: &pending) { JournalCodec.encode(command, controller: controller, seq: lastSeq, into: &$0) }
     }
 
+    /// Adds a node command's record with no answers (`append(.node(controller:command, answers: []))`,
+    /// the command borrowed: the record is not built).
+    public mutating func append(node command: NodeCommand, controller: String) {
+        lastSeq += 1
+        Self.line(into: &pending) { JournalCodec.encode(node: command, controller: controller, answers: [], seq: lastSeq, into: &$0) }
+    }
+
     /// Adds a record (controllers created and deleted, numbering, plugins' stores).
     public mutating func append(_ record: JournalRecord) {
         lastSeq += 1

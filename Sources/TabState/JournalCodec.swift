@@ -105,6 +105,23 @@ public enum JournalCodec {
         w.endObject()
     }
 
+    /// A `node.*` record: the command of the container `controller`, with what plugins
+    /// answered while it ran.
+    static func encode(node command: NodeCommand, controller: String, answers: [ProposalAnswer], seq: UInt64, into w: inout JSONWriter) {
+        begin(seq: seq, into: &w)
+        // `journalOp` without making it: "node." + the wire name (a name of 11 bytes or
+        // more made a string on the heap, ~800 instructions a record). The names are
+        // the protocol's, plain ASCII (no escapes).
+        w.key(literal: "op"); w.literal("\"node.")
+        var name = command.name
+        name.withUTF8 { w.append(bytes: UnsafeRawBufferPointer($0)) }
+        w.literal("\"")
+        w.key(literal: "controller"); w.string(controller)
+        command.writeMembers(to: &w)
+        if !answers.isEmpty { w.key(literal: "answers"); ProposalAnswer.write(answers, to: &w) }
+        w.endObject()
+    }
+
     public static func encode(_ record: JournalRecord, seq: UInt64, into w: inout JSONWriter) {
         switch record {
         case .command(let controller, let command):
@@ -119,18 +136,7 @@ public enum JournalCodec {
             }
             w.endObject()
         case .node(let controller, let command, let answers):
-            begin(seq: seq, into: &w)
-            // `journalOp` without making it: "node." + the wire name (a name of 11 bytes or
-            // more made a string on the heap, ~800 instructions a record). The names are
-            // the protocol's, plain ASCII (no escapes).
-            w.key(literal: "op"); w.literal("\"node.")
-            var name = command.name
-            name.withUTF8 { w.append(bytes: UnsafeRawBufferPointer($0)) }
-            w.literal("\"")
-            w.key(literal: "controller"); w.string(controller)
-            command.writeMembers(to: &w)
-            if !answers.isEmpty { w.key(literal: "answers"); ProposalAnswer.write(answers, to: &w) }
-            w.endObject()
+            encode(node: command, controller: controller, answers: answers, seq: seq, into: &w)
         case .deleteController(let name):
             begin(seq: seq, into: &w)
             w.key(literal: "op"); w.string(literal: "controller.delete")

@@ -47,6 +47,9 @@ public enum OpenSide: String, Sendable, Equatable, CaseIterable {
     case none, left, right
 
     init(_ side: DrawerSide) { self = side == .left ? .left : .right }
+
+    /// The side that is open, or nil.
+    var side: DrawerSide? { self == .none ? nil : self == .left ? .left : .right }
 }
 
 /// The gestures of a drawer (R15.26, MMDrawerController's open and close modes).
@@ -80,20 +83,67 @@ public struct NavigationState: Equatable, Sendable {
 }
 
 /// A drawer controller's state (R15.24–R15.29).
+/// What changes seldom (the children, the gestures) lies in one immutable box, replaced when
+/// one of them is set; the open side and `center_interaction` lie beside it. A copy (a read of
+/// the drawer, a move, the undo log's) retains one object, and opening or closing the drawer
+/// changes one byte where the drawer lies (issue 42: a drawer's move costs no more than a select).
 public struct DrawerState: Equatable, Sendable {
-    public internal(set) var center: ChildObject
-    public internal(set) var left: ChildObject?
-    public internal(set) var right: ChildObject?
+    private final class Slots: Sendable {
+        let center: ChildObject
+        let left: ChildObject?, right: ChildObject?
+        let openGestures: [DrawerGesture], closeGestures: [DrawerGesture]
+        /// For each side: nil, no drawer; true, a screen; false, a controller (known here: a
+        /// read of `left` or `right` copies the child, its four strings).
+        let leftIsScreen: Bool?, rightIsScreen: Bool?
+
+        init(center: ChildObject, left: ChildObject?, right: ChildObject?, openGestures: [DrawerGesture], closeGestures: [DrawerGesture]) {
+            self.center = center; self.left = left; self.right = right
+            self.openGestures = openGestures; self.closeGestures = closeGestures
+            leftIsScreen = left.map { $0.controller == nil }
+            rightIsScreen = right.map { $0.controller == nil }
+        }
+    }
+
+    private var slots: Slots
     public internal(set) var openSide: OpenSide = .none
-    public internal(set) var openGestures: [DrawerGesture] = []
-    public internal(set) var closeGestures: [DrawerGesture] = []
     public internal(set) var centerInteraction: CenterInteraction = .navigationBarOnly
 
+    public internal(set) var center: ChildObject {
+        get { slots.center }
+        set { slots = Slots(center: newValue, left: slots.left, right: slots.right, openGestures: slots.openGestures, closeGestures: slots.closeGestures) }
+    }
+    public internal(set) var left: ChildObject? {
+        get { slots.left }
+        set { slots = Slots(center: slots.center, left: newValue, right: slots.right, openGestures: slots.openGestures, closeGestures: slots.closeGestures) }
+    }
+    public internal(set) var right: ChildObject? {
+        get { slots.right }
+        set { slots = Slots(center: slots.center, left: slots.left, right: newValue, openGestures: slots.openGestures, closeGestures: slots.closeGestures) }
+    }
+    public internal(set) var openGestures: [DrawerGesture] {
+        get { slots.openGestures }
+        set { slots = Slots(center: slots.center, left: slots.left, right: slots.right, openGestures: newValue, closeGestures: slots.closeGestures) }
+    }
+    public internal(set) var closeGestures: [DrawerGesture] {
+        get { slots.closeGestures }
+        set { slots = Slots(center: slots.center, left: slots.left, right: slots.right, openGestures: slots.openGestures, closeGestures: newValue) }
+    }
+
     public init(center: ChildObject, left: ChildObject? = nil, right: ChildObject? = nil) {
-        self.center = center; self.left = left; self.right = right
+        slots = Slots(center: center, left: left, right: right, openGestures: [], closeGestures: [])
+    }
+
+    public static func == (a: DrawerState, b: DrawerState) -> Bool {
+        a.openSide == b.openSide && a.centerInteraction == b.centerInteraction
+            && (a.slots === b.slots || (a.center == b.center && a.left == b.left && a.right == b.right
+                                         && a.openGestures == b.openGestures && a.closeGestures == b.closeGestures))
     }
 
     public func drawer(_ side: DrawerSide) -> ChildObject? { side == .left ? left : right }
+
+    /// Whether the drawer on `side` is a screen (true) or a controller (false); nil when there
+    /// is none. Read without copying the child.
+    func isScreen(_ side: DrawerSide) -> Bool? { side == .left ? slots.leftIsScreen : slots.rightIsScreen }
 
     /// The open drawer's child, if one is open.
     public var openDrawer: ChildObject? {
@@ -121,11 +171,13 @@ public struct CustomState: Equatable, Sendable {
 /// The kind-specific state of a composite container.
 /// Indirect: each case's state in a box of its own, so that a copy (the registry's lookups, the
 /// visible-set walks, undo) retains one object instead of each child's strings.
-public indirect enum CompositeBody: Equatable, Sendable {
-    case navigation(NavigationState)
+/// A drawer's state is not boxed: its own box holds what a copy would retain (`DrawerState`),
+/// and a move changes its open side in place.
+public enum CompositeBody: Equatable, Sendable {
+    indirect case navigation(NavigationState)
     case drawer(DrawerState)
-    case custom(CustomState)
-    case split(SplitState)
+    indirect case custom(CustomState)
+    indirect case split(SplitState)
 
     public var kind: ContainerKind {
         switch self {

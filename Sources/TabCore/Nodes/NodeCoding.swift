@@ -281,6 +281,19 @@ extension NodeCommand {
     public var journalOp: String { "node." + name }
 
     /// The command's members (after `op` and `controller`), every one written.
+    /// A drawer command's `gesture` and `animated`, after a member: without a gesture (the
+    /// app's move, the usual one) in one piece.
+    static func writeGesture(_ g: DrawerGesture?, animated: Bool, to w: inout JSONWriter) {
+        w.key(literal: "gesture")
+        if let g {
+            w.string(g.rawValue)
+            w.key(literal: "animated")
+        } else {
+            w.literal("null,\"animated\":")
+        }
+        w.bool(animated)
+    }
+
     public func writeMembers(to w: inout JSONWriter) {
         switch self {
         case .setWindow(let b): w.key(literal: "window"); w.bool(b)
@@ -291,12 +304,12 @@ extension NodeCommand {
         case .popToRoot(let animated): w.key(literal: "animated"); w.bool(animated)
         case .setStack(let s, let animated): w.key(literal: "stack"); ChildObject.write(s, to: &w); w.key(literal: "animated"); w.bool(animated)
         case .openDrawer(let side, let g, let animated), .toggleDrawer(let side, let g, let animated):
-            w.key(literal: "side"); w.string(side.rawValue)
-            w.key(literal: "gesture"); if let g { w.string(g.rawValue) } else { w.null() }
-            w.key(literal: "animated"); w.bool(animated)
+            // The side as a literal (its rawValue made a String to scan for escapes: a drawer's
+            // move journals this record each time).
+            w.key(literal: "side"); if side == .left { w.string(literal: "left") } else { w.string(literal: "right") }
+            Self.writeGesture(g, animated: animated, to: &w)
         case .closeDrawer(let g, let animated):
-            w.key(literal: "gesture"); if let g { w.string(g.rawValue) } else { w.null() }
-            w.key(literal: "animated"); w.bool(animated)
+            Self.writeGesture(g, animated: animated, to: &w)
         case .setCenter(let c, let close): w.key(literal: "child"); c.write(to: &w); w.key(literal: "close_drawer"); w.bool(close)
         case .setDrawer(let side, let c): w.key(literal: "side"); w.string(side.rawValue); w.key(literal: "child"); ChildObject.writeOptional(c, to: &w)
         case .setChildren(let c, let shown):

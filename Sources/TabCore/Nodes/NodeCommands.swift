@@ -310,7 +310,7 @@ extension TabContainers {
 
     /// R15.26, R15.37: a drawer command's gesture, in the order the refusals are checked;
     /// then reach (R15.9) and, to open, the plugins (may-open-drawer).
-    private func checkGesture(_ gesture: DrawerGesture?, opening: Bool, side: DrawerSide?, _ d: DrawerState, name: String,
+    func checkGesture(_ gesture: DrawerGesture?, opening: Bool, side: DrawerSide?, _ d: DrawerState, name: String,
                               policy: Policy, replaying: Bool) throws(TabError) {
         guard let g = gesture, !replaying else { return }
         if opening {

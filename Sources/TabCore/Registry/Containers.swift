@@ -86,6 +86,9 @@ public struct TabContainers: Equatable, Sendable {
     struct Recent: Sendable {
         var name = ""
         var index: Dictionary<String, ContainerNode>.Index?
+        /// The same for the composite last addressed (a drawer's moves come in runs too).
+        var compositeName = ""
+        var compositeIndex: Dictionary<String, Composite>.Index?
     }
 
     /// Each controller as it was before its first change since `keepChanges()` (nil: it did
@@ -407,6 +410,16 @@ public struct TabContainers: Equatable, Sendable {
         if let last = recent.index, recent.name == name { return last }
         guard let found = nodes.index(forKey: name) else { throw missing(name) }
         recent = Recent(name: name, index: found)
+        return found
+    }
+
+    /// Where the composite `name` lies (the last one looked up, else found by its hash), or nil.
+    @inline(__always)
+    mutating func lookUpComposite(_ name: String) -> Dictionary<String, Composite>.Index? {
+        if let last = recent.compositeIndex, recent.compositeName == name { return last }
+        guard let found = composites.index(forKey: name) else { return nil }
+        recent.compositeName = name
+        recent.compositeIndex = found
         return found
     }
 
