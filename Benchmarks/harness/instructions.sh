@@ -79,7 +79,7 @@ if [ "${2:-}" = flat-tap ] || [ "${2:-}" = group-tap ]; then
         printf '{"cmd":"tap","tab":"a"}\n{"cmd":"tap","tab":"b"}\n' > "$DIR/select.req"
     fi
 fi
-FANOUT=""
+FANOUT=${FANOUT:-}  # (FANOUT=1 in the environment: any mode runs heard, with SUBSCRIBERS subscribed)
 [ "${2:-}" != fanout ] || FANOUT=1
 if [ "${2:-}" = state ]; then
     COMMAND=state
@@ -160,6 +160,9 @@ esac
 # (double, tiled: one_beside, its primary a screen) in place of the navigation controller.
 # `r15-nested-select`: a select a / b where a's content (R15.2) is a split `sp` whose secondary
 # is a navigation controller `nv` (issue 42: at most 1.5x a flat select).
+# With FANOUT=1 (and SUBSCRIBERS, default 10) each R15 mode runs with that many connections
+# subscribed to every event: the commands' events are then built, encoded and delivered
+# (without, they are numbered only, as nobody hears them).
 R15_MODES="r15-select r15-open-close-drawer r15-push-pop r15-hide-show-column r15-nested-select"
 case " $R15_MODES " in
     *" ${2:-none} "*)
@@ -210,7 +213,8 @@ load() {
         "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" -e '"ok":false' >/dev/null
     elif [ -n "${SETUP_VIA_ASK:-}" ]; then
         local out
-        out=$("$BUILD/loadgen" -s "$DIR/tabd.sock" -c "$CONNS" -P 16 -d "$1" -w 0 -R "$DIR/select.req" -e '"ok":false')
+        out=$("$BUILD/loadgen" -s "$DIR/tabd.sock" -c "$CONNS" -P 16 -d "$1" -w 0 -R "$DIR/select.req" -e '"ok":false' \
+            ${FANOUT:+--subscribe "${SUBSCRIBERS:-10}" --sub-line '{"cmd":"subscribe","events":["*"]}'})
         case "$out" in *" errors=0"*) ;; *) echo "refused requests in the load (the figure would mix in refusals): $out" >&2; exit 1 ;; esac
     else
         "$BUILD/loadgen" -s "$DIR/tabd.sock" -c 10 -P 16 -d "$1" -w 0 -R "$DIR/select.req" \

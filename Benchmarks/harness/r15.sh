@@ -12,7 +12,9 @@
 # repeat them); the figure per command is half the pair's, judged against one select (a select
 # of a and one of b are the same kind of pair). push + pop on the navigation controller is
 # printed beside them, without a target (issue 42 sets none). Exits 1 when a ratio is above
-# its target.
+# its target. With FANOUT=1 SUBSCRIBERS=N in the environment every mode runs with N connections
+# subscribed to every event (the events built, encoded and delivered); without, nobody hears
+# them and they are only numbered, the flat select's as R15's.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SECS=${1:-4}
