@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "TabPolicyTests", dependencies: ["CTabPolicy", "TabPolicy", "TabJSON"]),
         .testTarget(name: "TabProtocolTests", dependencies: ["TestRandom", "TabCore", "TabJSON", "TabProtocol"]),
         .testTarget(name: "TabPluginsTests", dependencies: ["CTabPolicy", "TabPlugins", "TabCore", "TabJSON", "TabProtocol", "TabSystem", "TestLogging"]),
-        .testTarget(name: "TabServerTests", dependencies: ["TabCore", "TabPlugins", "TabServer", "TabState", "TabSystem", "TabJSON", "TabTransport"]),
+        .testTarget(name: "TabServerTests", dependencies: ["TestRandom", "TabProtocol", "TabCore", "TabPlugins", "TabServer", "TabState", "TabSystem", "TabJSON", "TabTransport"]),
         // The transport against an echo delegate, and systemd's side of it. Swift 5 mode: the
         // tests run the loop on a thread of its own and reach its loop-bound objects from the
         // test's thread, waiting for each closure they send (`TestServer.sync`); Swift 6 would

@@ -242,7 +242,8 @@ public struct ServiceEngine: ~Copyable {
         if common {
             // The requests clients send most, without the (id, Result) wrapping; none of
             // them acts outside the state. (R15's flat node commands, the fast path's since
-            // issue 42, leave the step as the general path does: `runNode`.)
+            // issue 42, leave the step as the general path does (`runNode`), but for
+            // open_drawer and close_drawer, which keep it plain as a select does: `runDrawer`.)
             run(request, from: client, into: &out)
             return name.index
         }

@@ -409,7 +409,10 @@ public struct TabContainers: Equatable, Sendable {
     private mutating func lookUp(_ name: String) throws(TabError) -> Dictionary<String, ContainerNode>.Index {
         if let last = recent.index, recent.name == name { return last }
         guard let found = nodes.index(forKey: name) else { throw missing(name) }
-        recent = Recent(name: name, index: found)
+        // (The composite last addressed stays remembered: a client moving a drawer between
+        // selects does not hash the drawer's name anew each time.)
+        recent.name = name
+        recent.index = found
         return found
     }
 
