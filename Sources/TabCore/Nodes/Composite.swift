@@ -177,6 +177,19 @@ public indirect enum CompositeBody: Equatable, Sendable {
         }
     }
 
+    /// `shownChild(k)`'s controller (`.some(nil)`: a child that is a screen), read where it
+    /// lies: the child object is not copied (its four strings retained and released).
+    func shownController(_ k: Int) -> String?? {
+        switch self {
+        case .navigation(let n): return k == 0 ? n.stack.last.map { $0.controller } : nil
+        case .drawer(let d): return k == 0 ? .some(d.center.controller) : k == 1 ? d.openDrawer.map { $0.controller } : nil
+        case .custom: return nil
+        case .split(let s):
+            guard k == 0, let top = s.topColumn else { return nil }
+            return s.controller(in: top)
+        }
+    }
+
     /// Whether `shownChild(_:)` reads what the container shows: all but a custom container
     /// (its `shown` is a set's work) and an expanded split (its columns are a list already).
     var readsShownInPlace: Bool {

@@ -42,6 +42,17 @@ extension Controller {
     /// The tabs whose content is a controller, as child objects (`id`: the tab), in slot order.
     public var contents: [ChildObject] { Tab.contents(tabs) }
 
+    /// `TabContainers.decidingChild` of a flat controller holding contents: its status bar
+    /// child (`selection.wireValue`) and that tab's content. Read in place (mutating only for
+    /// that): through the node's `lend` it cost a select ~370 instructions, twice.
+    mutating func flatLeafContent() -> (id: String, controller: String?)? {
+        switch selection {
+        case .none: return nil
+        case .tab(let id): return (id, index(of: id).flatMap { tabs[$0].controller })
+        case .more: return (Controller.moreID, index(of: Controller.moreID).flatMap { tabs[$0].controller })
+        }
+    }
+
     /// The controller that is the tab `id`'s content, or nil.
     public func content(of id: String) -> String? {
         // Flat tabs read in place: `locate` makes an address array, `self[at:]` a copy of the tab.
@@ -299,6 +310,12 @@ extension TabContainers {
         if !treeEventPlaces.isEmpty { treeEventPlaces = [] }
         if !treeAnswers.isEmpty { treeAnswers = [] }
         hasTreeEvents = false
+        // Nobody hears the command nor the tree's events: a select only numbers them.
+        if !treeNotifying, !keepsEvents, case .select = command,
+           let outcome = try applyUnheardSelect(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges,
+                                                semantics: semantics, reading: read) {
+            return outcome
+        }
         // Read in place (`nodes[name]` copied the whole controller), and each content listed
         // only where the command may change one (a select or a tap never does).
         let holds = nodes.values[i].lend { $0.holdsContent }
@@ -444,6 +461,98 @@ extension TabContainers {
             hasTreeEvents = true
         }
         return outcome
+    }
+}
+
+extension TabContainers {
+    /// `applyInTree` of a `select` that nobody hears (no subscriber, no policy told the tree's
+    /// events): its events are numbered, not kept, so only what they leave counts: each
+    /// container's seq, the contents they load, the undo log's first saves (in the same
+    /// order). A select changes no content and nothing below the tabs, so R15.8 a's expansion
+    /// is the old leaf's content's visible subtree (disappearing) and the new one's
+    /// (appearing), which are disjoint (a controller has one parent), and R15.11's path
+    /// changes exactly when the leaf does. Counted per container, with no visible sets, keys,
+    /// events or paths built (`applyInTree` with its notifications built cost a select in a
+    /// tab holding a split holding a navigation controller ~19,400 instructions, issue 42).
+    /// Nil, nothing done, where this does not hold: a tab controller attached, out of its
+    /// window, holding no content, or arranged (R13: its appearances are leaves', its
+    /// deciding child its root's), or with search or extras following the selection (R14).
+    /// `UnheardSelectLawTests` hold it to `applyInTree`'s full path over generated streams.
+    @inline(never)
+    mutating func applyUnheardSelect(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
+                                     selectionChanges: Bool, semantics: Semantics,
+                                     reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome? {
+        guard nodes.values[i].lend({ n in
+                  n.holdsContent && n.parent == nil && n.window && !n.tabBar.arranged && n.tabBar.extras == nil && !n.tabBar.searchActive })
+        else { return nil }
+        let before = nodes.values[i].tabBar.flatLeafContent()
+        let outcome = try apply(command, to: name, at: i, policy: policy, notifying: false, selectionChanges: selectionChanges,
+                                semantics: semantics) { _, _ in }
+        let after = outcome.isRefused ? before : nodes.values[i].tabBar.flatLeafContent()
+        if after?.id != before?.id {
+            // R15.8 a, as the tab's own appearance notifications order it (R5.1): the old
+            // content's will_disappear, the new one's will_appear, then their did_ phases.
+            // Each container's events counted at once: its first save comes where its first
+            // event did (the old subtree's in pre-order, then the new one's; they are disjoint).
+            if let x = before?.controller, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: false) }
+            if let x = after?.controller, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: true) }
+            // R15.11: the root's status_bar_changed.
+            number(name, at: .tab(i))
+        }
+        nodes.values[i].tabBar.lend { read($0, outcome) }
+        if unkeptEvents > 0 { hasTreeEvents = true }
+        return outcome
+    }
+
+    /// `position(of:)` of a container below a tab, a composite's remembered (`recent`: the
+    /// same few are looked up by every select of their tabs, and comparing a short name costs
+    /// less than hashing it in two tables). `recent` is forgotten wherever a controller is
+    /// added or removed, the only changes that move a dictionary's positions.
+    mutating func contentPosition(of name: String) -> Position? {
+        for k in recent.composites.indices where recent.composites[k].name == name { return .composite(recent.composites[k].index) }
+        let at = position(of: name)
+        if case .composite(let i)? = at {
+            if recent.composites.count >= Recent.compositesKept { recent.composites.removeFirst() }
+            recent.composites.append((name, i))
+        }
+        return at
+    }
+
+    /// `sendAppearance` of each child `appendVisible(below:name:depth:to:)` lists, in both
+    /// phases of appearing (`appearing`) or of disappearing, numbered and not kept: two events
+    /// a visible child, from its container, and a tab controller's leaf loaded first if it
+    /// never was.
+    mutating func numberUnheard(below at: Position, name: String, depth: Int, appearing: Bool) {
+        switch at {
+        case .tab(let t):
+            guard let (leaf, x) = decidingChild(at) else { return }
+            if appearing, nodes.values[t].lend({ $0.tabBar.isLoaded(leaf) }) == false {
+                saveWhole(name)
+                nodes.values[t].tabBar.setLoaded(leaf, true)
+                number(name, at: at)
+            }
+            number(name, at: at)
+            number(name, at: at)
+            if let x, depth <= Self.maxChain * 2, let below = contentPosition(of: x) { numberUnheard(below: below, name: x, depth: depth + 1, appearing: appearing) }
+        case .composite(let i):
+            guard depth <= Self.maxChain * 2 else { return }
+            func visit(_ x: String?) {
+                // Its first save before anything below it (`send` of its child's event did so).
+                saveComposite(name, at: i)
+                composites.values[i].seq &+= 2
+                unkeptEvents &+= 2
+                if let x, let below = contentPosition(of: x) { numberUnheard(below: below, name: x, depth: depth + 1, appearing: appearing) }
+            }
+            guard composites.values[i].lend({ $0.body.readsShownInPlace }) else {
+                for child in composites.values[i].lend({ $0.body.shownChildren }) { visit(child.controller) }
+                return
+            }
+            var k = 0
+            while let x = composites.values[i].lend({ $0.body.shownController(k) }) {
+                visit(x)
+                k += 1
+            }
+        }
     }
 }
 

@@ -86,6 +86,11 @@ public struct TabContainers: Equatable, Sendable {
     struct Recent: Sendable {
         var name = ""
         var index: Dictionary<String, ContainerNode>.Index?
+        /// Where the last composites a select's walk below a tab looked up lie
+        /// (`TabContainers.compositePosition(of:)`): a few, by name.
+        var composites: [(name: String, index: Dictionary<String, Composite>.Index)] = []
+        /// How many `composites` holds at most.
+        static let compositesKept = 8
     }
 
     /// Each controller as it was before its first change since `keepChanges()` (nil: it did
