@@ -177,16 +177,22 @@ public indirect enum CompositeBody: Equatable, Sendable {
         }
     }
 
-    /// `shownChild(k)`'s controller (`.some(nil)`: a child that is a screen), read where it
-    /// lies: the child object is not copied (its four strings retained and released).
-    func shownController(_ k: Int) -> String?? {
+    /// The controllers of the children `shownChild(_:)` reads (at most two), with how many
+    /// there are; nil where `readsShownInPlace` is false. One read of the body: the child
+    /// objects are not copied (four strings each, retained and released).
+    func shownControllers() -> (count: Int, first: String?, second: String?)? {
         switch self {
-        case .navigation(let n): return k == 0 ? n.stack.last.map { $0.controller } : nil
-        case .drawer(let d): return k == 0 ? .some(d.center.controller) : k == 1 ? d.openDrawer.map { $0.controller } : nil
+        case .navigation(let n):
+            guard let top = n.stack.last else { return (0, nil, nil) }
+            return (1, top.controller, nil)
+        case .drawer(let d):
+            guard let open = d.openDrawer else { return (1, d.center.controller, nil) }
+            return (2, d.center.controller, open.controller)
         case .custom: return nil
         case .split(let s):
-            guard k == 0, let top = s.topColumn else { return nil }
-            return s.controller(in: top)
+            guard let top = s.topColumn else { return nil }
+            guard let x = s.controller(in: top) else { return (0, nil, nil) }
+            return (1, x, nil)
         }
     }
 

@@ -48,9 +48,17 @@ extension Controller {
     mutating func flatLeafContent() -> (id: String, controller: String?)? {
         switch selection {
         case .none: return nil
-        case .tab(let id): return (id, index(of: id).flatMap { tabs[$0].controller })
-        case .more: return (Controller.moreID, index(of: Controller.moreID).flatMap { tabs[$0].controller })
+        case .tab(let id): return (id, flatContent(of: id))
+        case .more: return (Controller.moreID, flatContent(of: Controller.moreID))
         }
+    }
+
+    /// `content(of:)` of a flat controller: while it has a few tabs, only those with a content
+    /// are compared (ids are unique), by `==` (equal short ids compare by their bits).
+    private func flatContent(of id: String) -> String? {
+        guard tabs.count <= Self.linearLookupLimit else { return index(of: id).flatMap { tabs[$0].controller } }
+        for k in tabs.indices where tabs[k].controller != nil && tabs[k].id == id { return tabs[k].controller }
+        return nil
     }
 
     /// The controller that is the tab `id`'s content, or nil.
@@ -301,6 +309,13 @@ extension TabContainers {
     /// the journal's tree answers follow).
     mutating func applyInTree(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
                               selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
+        // Nobody hears the command nor the tree's events (`keepsEvents` below false): a select
+        // only numbers them (and has no environment to check).
+        if case .select = command, !treeNotifying, !keepsEvents || !policy.hearsEvents,
+           let outcome = try applyUnheardSelect(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges,
+                                                semantics: semantics, reading: read) {
+            return outcome
+        }
         try checkEnvironment(command, of: name)
         let keeps = keepsEvents
         keepsEvents = keeps && (treeNotifying || policy.hearsEvents)
@@ -310,12 +325,6 @@ extension TabContainers {
         if !treeEventPlaces.isEmpty { treeEventPlaces = [] }
         if !treeAnswers.isEmpty { treeAnswers = [] }
         hasTreeEvents = false
-        // Nobody hears the command nor the tree's events: a select only numbers them.
-        if !treeNotifying, !keepsEvents, case .select = command,
-           let outcome = try applyUnheardSelect(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges,
-                                                semantics: semantics, reading: read) {
-            return outcome
-        }
         // Read in place (`nodes[name]` copied the whole controller), and each content listed
         // only where the command may change one (a select or a tap never does).
         let holds = nodes.values[i].lend { $0.holdsContent }
@@ -485,19 +494,27 @@ extension TabContainers {
         guard nodes.values[i].lend({ n in
                   n.holdsContent && n.parent == nil && n.window && !n.tabBar.arranged && n.tabBar.extras == nil && !n.tabBar.searchActive })
         else { return nil }
+        // `applyInTree`'s start: the last command's tree events and answers gone.
+        unkeptEvents = 0
+        if !treeEvents.isEmpty { treeEvents = [] }
+        if !treeEventPlaces.isEmpty { treeEventPlaces = [] }
+        if !treeAnswers.isEmpty { treeAnswers = [] }
+        hasTreeEvents = false
         let before = nodes.values[i].tabBar.flatLeafContent()
+        let (leafBefore, contentBefore) = (before?.id, before?.controller)
         let outcome = try apply(command, to: name, at: i, policy: policy, notifying: false, selectionChanges: selectionChanges,
                                 semantics: semantics) { _, _ in }
-        let after = outcome.isRefused ? before : nodes.values[i].tabBar.flatLeafContent()
-        if after?.id != before?.id {
+        if !outcome.isRefused, case let after = nodes.values[i].tabBar.flatLeafContent(), after?.id != leafBefore {
             // R15.8 a, as the tab's own appearance notifications order it (R5.1): the old
             // content's will_disappear, the new one's will_appear, then their did_ phases.
             // Each container's events counted at once: its first save comes where its first
             // event did (the old subtree's in pre-order, then the new one's; they are disjoint).
-            if let x = before?.controller, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: false) }
+            if let x = contentBefore, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: false) }
             if let x = after?.controller, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: true) }
-            // R15.11: the root's status_bar_changed.
-            number(name, at: .tab(i))
+            // R15.11: the root's status_bar_changed (`number(name, at: .tab(i))` without its
+            // save: `apply` saved the controller for undo, `prepareUndo` always does).
+            nodes.values[i].tabBar.seq &+= 1
+            unkeptEvents &+= 1
         }
         nodes.values[i].tabBar.lend { read($0, outcome) }
         if unkeptEvents > 0 { hasTreeEvents = true }
@@ -536,23 +553,24 @@ extension TabContainers {
             if let x, depth <= Self.maxChain * 2, let below = contentPosition(of: x) { numberUnheard(below: below, name: x, depth: depth + 1, appearing: appearing) }
         case .composite(let i):
             guard depth <= Self.maxChain * 2 else { return }
-            func visit(_ x: String?) {
-                // Its first save before anything below it (`send` of its child's event did so).
-                saveComposite(name, at: i)
-                composites.values[i].seq &+= 2
-                unkeptEvents &+= 2
-                if let x, let below = contentPosition(of: x) { numberUnheard(below: below, name: x, depth: depth + 1, appearing: appearing) }
-            }
-            guard composites.values[i].lend({ $0.body.readsShownInPlace }) else {
-                for child in composites.values[i].lend({ $0.body.shownChildren }) { visit(child.controller) }
+            guard let shown = composites.values[i].lend({ $0.body.shownControllers() }) else {
+                for child in composites.values[i].lend({ $0.body.shownChildren }) { numberUnheard(child.controller, of: name, at: i, depth: depth, appearing: appearing) }
                 return
             }
-            var k = 0
-            while let x = composites.values[i].lend({ $0.body.shownController(k) }) {
-                visit(x)
-                k += 1
-            }
+            if shown.count > 0 { numberUnheard(shown.first, of: name, at: i, depth: depth, appearing: appearing) }
+            if shown.count > 1 { numberUnheard(shown.second, of: name, at: i, depth: depth, appearing: appearing) }
         }
+    }
+
+    /// One visible child of the composite `name` at `i` (`x`: its controller): its two events,
+    /// then what is below it. The composite's first save before anything below it (`send` of
+    /// its child's event did so).
+    @inline(__always)
+    private mutating func numberUnheard(_ x: String?, of name: String, at i: Dictionary<String, Composite>.Index, depth: Int, appearing: Bool) {
+        saveComposite(name, at: i)
+        composites.values[i].seq &+= 2
+        unkeptEvents &+= 2
+        if let x, let below = contentPosition(of: x) { numberUnheard(below: below, name: x, depth: depth + 1, appearing: appearing) }
     }
 }
 
