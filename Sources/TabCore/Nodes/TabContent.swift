@@ -45,9 +45,9 @@ extension Controller {
     /// `TabContainers.decidingChild` of a flat controller holding contents: its status bar
     /// child (`selection.wireValue`) and that tab's content. Read in place (mutating only for
     /// that): through the node's `lend` it cost a select ~370 instructions, twice.
-    mutating func flatLeafContent() -> (id: String, controller: String?)? {
+    mutating func flatLeafContent() -> (id: String?, controller: String?) {
         switch selection {
-        case .none: return nil
+        case .none: return (nil, nil)
         case .tab(let id): return (id, flatContent(of: id))
         case .more: return (Controller.moreID, flatContent(of: Controller.moreID))
         }
@@ -316,6 +316,15 @@ extension TabContainers {
                                                 semantics: semantics, reading: read) {
             return outcome
         }
+        return try applyInTreeFully(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges, semantics: semantics, reading: read)
+    }
+
+    /// `applyInTree` of every command but a select nobody hears: its own out-of-line body (its
+    /// frame, set up on each call, cost the unheard select ~100 instructions).
+    @inline(never)
+    private mutating func applyInTreeFully(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
+                                           selectionChanges: Bool, semantics: Semantics,
+                                           reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         try checkEnvironment(command, of: name)
         let keeps = keepsEvents
         keepsEvents = keeps && (treeNotifying || policy.hearsEvents)
@@ -500,17 +509,16 @@ extension TabContainers {
         if !treeEventPlaces.isEmpty { treeEventPlaces = [] }
         if !treeAnswers.isEmpty { treeAnswers = [] }
         hasTreeEvents = false
-        let before = nodes.values[i].tabBar.flatLeafContent()
-        let (leafBefore, contentBefore) = (before?.id, before?.controller)
+        let (leafBefore, contentBefore) = nodes.values[i].tabBar.flatLeafContent()
         let outcome = try apply(command, to: name, at: i, policy: policy, notifying: false, selectionChanges: selectionChanges,
                                 semantics: semantics) { _, _ in }
-        if !outcome.isRefused, case let after = nodes.values[i].tabBar.flatLeafContent(), after?.id != leafBefore {
+        if !outcome.isRefused, case let (leaf, content) = nodes.values[i].tabBar.flatLeafContent(), leaf != leafBefore {
             // R15.8 a, as the tab's own appearance notifications order it (R5.1): the old
             // content's will_disappear, the new one's will_appear, then their did_ phases.
             // Each container's events counted at once: its first save comes where its first
             // event did (the old subtree's in pre-order, then the new one's; they are disjoint).
             if let x = contentBefore, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: false) }
-            if let x = after?.controller, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: true) }
+            if let x = content, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: true) }
             // R15.11: the root's status_bar_changed (`number(name, at: .tab(i))` without its
             // save: `apply` saved the controller for undo, `prepareUndo` always does).
             nodes.values[i].tabBar.seq &+= 1
