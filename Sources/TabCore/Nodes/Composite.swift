@@ -229,6 +229,25 @@ public enum CompositeBody: Equatable, Sendable {
         }
     }
 
+    /// The controllers of the children `shownChild(_:)` reads (at most two), with how many
+    /// there are; nil where `readsShownInPlace` is false. One read of the body: the child
+    /// objects are not copied (four strings each, retained and released).
+    func shownControllers() -> (count: Int, first: String?, second: String?)? {
+        switch self {
+        case .navigation(let n):
+            guard let top = n.stack.last else { return (0, nil, nil) }
+            return (1, top.controller, nil)
+        case .drawer(let d):
+            guard let open = d.openDrawer else { return (1, d.center.controller, nil) }
+            return (2, d.center.controller, open.controller)
+        case .custom: return nil
+        case .split(let s):
+            guard let top = s.topColumn else { return nil }
+            guard let x = s.controller(in: top) else { return (0, nil, nil) }
+            return (1, x, nil)
+        }
+    }
+
     /// Whether `shownChild(_:)` reads what the container shows: all but a custom container
     /// (its `shown` is a set's work) and an expanded split (its columns are a list already).
     var readsShownInPlace: Bool {

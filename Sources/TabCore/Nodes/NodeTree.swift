@@ -407,17 +407,28 @@ extension TabContainers {
     /// lookup of its name, ~300 instructions an event). Numbered in place: reading
     /// `composites[controller]!.seq` copied the whole container out.
     mutating func send(_ event: consuming NodeEvent, from controller: String, at: Position, _ outcome: inout NodeOutcome) {
-        let seq: UInt64
+        let seq = nextSeq(controller, at: at)
+        guard keepsEvents else { unkeptEvents &+= 1; return }
+        outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
+    }
+
+    /// The seq of the next event of the container `controller` lying at `at`, saved for undo.
+    @inline(__always)
+    mutating func nextSeq(_ controller: String, at: Position) -> UInt64 {
         switch at {
         case .composite(let i):
             saveComposite(controller, at: i)
-            seq = composites.values[i].nextSeq()
+            return composites.values[i].nextSeq()
         case .tab(let i):
             saveSeq(controller, at: i)
-            seq = nodes.values[i].nextSeq()
+            return nodes.values[i].nextSeq()
         }
-        guard keepsEvents else { unkeptEvents &+= 1; return }
-        outcome.events.append(SentNodeEvent(controller: controller, seq: seq, event: event))
+    }
+
+    /// `send` of an event nobody keeps: numbered and counted.
+    mutating func number(_ controller: String, at: Position) {
+        _ = nextSeq(controller, at: at)
+        unkeptEvents &+= 1
     }
 
     /// Sets where a child controller of any kind is attached (nil: a hidden root), saved for undo.

@@ -136,6 +136,16 @@ public struct SplitState: Equatable, Sendable {
         }
     }
 
+    /// `child(in:)`'s controller, read in place (`.some(nil)`: a screen; nil: no child there).
+    func controller(in column: SplitColumn) -> String?? {
+        switch column {
+        case .primary: .some(primary.controller)
+        case .supplementary: supplementary.map { $0.controller }
+        case .secondary: .some(secondary.controller)
+        case .compact: compact.map { $0.controller }
+        }
+    }
+
     mutating func set(_ column: SplitColumn, _ child: ChildObject?) {
         switch column {
         case .primary: primary = child!

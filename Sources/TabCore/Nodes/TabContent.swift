@@ -42,6 +42,25 @@ extension Controller {
     /// The tabs whose content is a controller, as child objects (`id`: the tab), in slot order.
     public var contents: [ChildObject] { Tab.contents(tabs) }
 
+    /// `TabContainers.decidingChild` of a flat controller holding contents: its status bar
+    /// child (`selection.wireValue`) and that tab's content. Read in place (mutating only for
+    /// that): through the node's `lend` it cost a select ~370 instructions, twice.
+    mutating func flatLeafContent() -> (id: String?, controller: String?) {
+        switch selection {
+        case .none: return (nil, nil)
+        case .tab(let id): return (id, flatContent(of: id))
+        case .more: return (Controller.moreID, flatContent(of: Controller.moreID))
+        }
+    }
+
+    /// `content(of:)` of a flat controller: while it has a few tabs, only those with a content
+    /// are compared (ids are unique), by `==` (equal short ids compare by their bits).
+    private func flatContent(of id: String) -> String? {
+        guard tabs.count <= Self.linearLookupLimit else { return index(of: id).flatMap { tabs[$0].controller } }
+        for k in tabs.indices where tabs[k].controller != nil && tabs[k].id == id { return tabs[k].controller }
+        return nil
+    }
+
     /// The controller that is the tab `id`'s content, or nil.
     public func content(of id: String) -> String? {
         // Flat tabs read in place: `locate` makes an address array, `self[at:]` a copy of the tab.
@@ -290,6 +309,22 @@ extension TabContainers {
     /// the journal's tree answers follow).
     mutating func applyInTree(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
                               selectionChanges: Bool, semantics: Semantics, reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
+        // Nobody hears the command nor the tree's events (`keepsEvents` below false): a select
+        // only numbers them (and has no environment to check).
+        if case .select = command, !treeNotifying, !keepsEvents || !policy.hearsEvents,
+           let outcome = try applyUnheardSelect(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges,
+                                                semantics: semantics, reading: read) {
+            return outcome
+        }
+        return try applyInTreeFully(command, to: name, at: i, policy: policy, selectionChanges: selectionChanges, semantics: semantics, reading: read)
+    }
+
+    /// `applyInTree` of every command but a select nobody hears: its own out-of-line body (its
+    /// frame, set up on each call, cost the unheard select ~100 instructions).
+    @inline(never)
+    private mutating func applyInTreeFully(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
+                                           selectionChanges: Bool, semantics: Semantics,
+                                           reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome {
         try checkEnvironment(command, of: name)
         let keeps = keepsEvents
         keepsEvents = keeps && (treeNotifying || policy.hearsEvents)
@@ -444,6 +479,106 @@ extension TabContainers {
             hasTreeEvents = true
         }
         return outcome
+    }
+}
+
+extension TabContainers {
+    /// `applyInTree` of a `select` that nobody hears (no subscriber, no policy told the tree's
+    /// events): its events are numbered, not kept, so only what they leave counts: each
+    /// container's seq, the contents they load, the undo log's first saves (in the same
+    /// order). A select changes no content and nothing below the tabs, so R15.8 a's expansion
+    /// is the old leaf's content's visible subtree (disappearing) and the new one's
+    /// (appearing), which are disjoint (a controller has one parent), and R15.11's path
+    /// changes exactly when the leaf does. Counted per container, with no visible sets, keys,
+    /// events or paths built (`applyInTree` with its notifications built cost a select in a
+    /// tab holding a split holding a navigation controller ~19,400 instructions, issue 42).
+    /// Nil, nothing done, where this does not hold: a tab controller attached, out of its
+    /// window, holding no content, or arranged (R13: its appearances are leaves', its
+    /// deciding child its root's), or with search or extras following the selection (R14).
+    /// `UnheardSelectLawTests` hold it to `applyInTree`'s full path over generated streams.
+    @inline(never)
+    mutating func applyUnheardSelect(_ command: Command, to name: String, at i: Dictionary<String, ContainerNode>.Index, policy: Policy,
+                                     selectionChanges: Bool, semantics: Semantics,
+                                     reading read: (Controller, Outcome) -> Void) throws(TabError) -> Outcome? {
+        guard nodes.values[i].lend({ n in
+                  n.holdsContent && n.parent == nil && n.window && !n.tabBar.arranged && n.tabBar.extras == nil && !n.tabBar.searchActive })
+        else { return nil }
+        // `applyInTree`'s start: the last command's tree events and answers gone.
+        unkeptEvents = 0
+        if !treeEvents.isEmpty { treeEvents = [] }
+        if !treeEventPlaces.isEmpty { treeEventPlaces = [] }
+        if !treeAnswers.isEmpty { treeAnswers = [] }
+        hasTreeEvents = false
+        let (leafBefore, contentBefore) = nodes.values[i].tabBar.flatLeafContent()
+        let outcome = try apply(command, to: name, at: i, policy: policy, notifying: false, selectionChanges: selectionChanges,
+                                semantics: semantics) { _, _ in }
+        if !outcome.isRefused, case let (leaf, content) = nodes.values[i].tabBar.flatLeafContent(), leaf != leafBefore {
+            // R15.8 a, as the tab's own appearance notifications order it (R5.1): the old
+            // content's will_disappear, the new one's will_appear, then their did_ phases.
+            // Each container's events counted at once: its first save comes where its first
+            // event did (the old subtree's in pre-order, then the new one's; they are disjoint).
+            if let x = contentBefore, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: false) }
+            if let x = content, let at = contentPosition(of: x) { numberUnheard(below: at, name: x, depth: 1, appearing: true) }
+            // R15.11: the root's status_bar_changed (`number(name, at: .tab(i))` without its
+            // save: `apply` saved the controller for undo, `prepareUndo` always does).
+            nodes.values[i].tabBar.seq &+= 1
+            unkeptEvents &+= 1
+        }
+        nodes.values[i].tabBar.lend { read($0, outcome) }
+        if unkeptEvents > 0 { hasTreeEvents = true }
+        return outcome
+    }
+
+    /// `position(of:)` of a container below a tab, a composite's remembered (`recent`: the
+    /// same few are looked up by every select of their tabs, and comparing a short name costs
+    /// less than hashing it in two tables). `recent` is forgotten wherever a controller is
+    /// added or removed, the only changes that move a dictionary's positions.
+    mutating func contentPosition(of name: String) -> Position? {
+        for k in recent.composites.indices where recent.composites[k].name == name { return .composite(recent.composites[k].index) }
+        let at = position(of: name)
+        if case .composite(let i)? = at {
+            if recent.composites.count >= Recent.compositesKept { recent.composites.removeFirst() }
+            recent.composites.append((name, i))
+        }
+        return at
+    }
+
+    /// `sendAppearance` of each child `appendVisible(below:name:depth:to:)` lists, in both
+    /// phases of appearing (`appearing`) or of disappearing, numbered and not kept: two events
+    /// a visible child, from its container, and a tab controller's leaf loaded first if it
+    /// never was.
+    mutating func numberUnheard(below at: Position, name: String, depth: Int, appearing: Bool) {
+        switch at {
+        case .tab(let t):
+            guard let (leaf, x) = decidingChild(at) else { return }
+            if appearing, nodes.values[t].lend({ $0.tabBar.isLoaded(leaf) }) == false {
+                saveWhole(name)
+                nodes.values[t].tabBar.setLoaded(leaf, true)
+                number(name, at: at)
+            }
+            number(name, at: at)
+            number(name, at: at)
+            if let x, depth <= Self.maxChain * 2, let below = contentPosition(of: x) { numberUnheard(below: below, name: x, depth: depth + 1, appearing: appearing) }
+        case .composite(let i):
+            guard depth <= Self.maxChain * 2 else { return }
+            guard let shown = composites.values[i].lend({ $0.body.shownControllers() }) else {
+                for child in composites.values[i].lend({ $0.body.shownChildren }) { numberUnheard(child.controller, of: name, at: i, depth: depth, appearing: appearing) }
+                return
+            }
+            if shown.count > 0 { numberUnheard(shown.first, of: name, at: i, depth: depth, appearing: appearing) }
+            if shown.count > 1 { numberUnheard(shown.second, of: name, at: i, depth: depth, appearing: appearing) }
+        }
+    }
+
+    /// One visible child of the composite `name` at `i` (`x`: its controller): its two events,
+    /// then what is below it. The composite's first save before anything below it (`send` of
+    /// its child's event did so).
+    @inline(__always)
+    private mutating func numberUnheard(_ x: String?, of name: String, at i: Dictionary<String, Composite>.Index, depth: Int, appearing: Bool) {
+        saveComposite(name, at: i)
+        composites.values[i].seq &+= 2
+        unkeptEvents &+= 2
+        if let x, let below = contentPosition(of: x) { numberUnheard(below: below, name: x, depth: depth + 1, appearing: appearing) }
     }
 }
 

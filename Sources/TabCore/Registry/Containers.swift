@@ -89,6 +89,11 @@ public struct TabContainers: Equatable, Sendable {
         /// The same for the composite last addressed (a drawer's moves come in runs too).
         var compositeName = ""
         var compositeIndex: Dictionary<String, Composite>.Index?
+        /// Where the last composites a select's walk below a tab looked up lie
+        /// (`TabContainers.contentPosition(of:)`): a few, by name.
+        var composites: [(name: String, index: Dictionary<String, Composite>.Index)] = []
+        /// How many `composites` holds at most.
+        static let compositesKept = 8
     }
 
     /// Each controller as it was before its first change since `keepChanges()` (nil: it did
