@@ -49,8 +49,7 @@ extension ReplyEncoder {
             w.key(literal: "stack"); w.beginArray(); for s in n.stack { w.string(s.id) }; w.endArray()
             w.key(literal: "top"); w.string(n.stack.last?.id ?? "")
         case .drawer(let d):
-            w.key(literal: "open_side"); w.string(d.openSide.rawValue)
-            w.key(literal: "center"); w.string(d.center.id)
+            drawerResult(openSide: d.openSide, center: d.center.id, &w)
         case .custom(let s):
             w.key(literal: "children"); w.beginArray(); for ch in s.children { w.string(ch.id) }; w.endArray()
             w.key(literal: "shown"); strings(s.shown, &w)
@@ -67,6 +66,18 @@ extension ReplyEncoder {
         case .setSizeClass: w.key(literal: "size_class"); w.string(c.sizeClass.rawValue)
         default: break
         }
+    }
+
+    /// A drawer command's result members after `changed`: `open_side` (a literal, no String
+    /// made and scanned) and `center`.
+    public static func drawerResult(openSide: OpenSide, center: String, _ w: inout JSONWriter) {
+        w.key(literal: "open_side")
+        switch openSide {
+        case .none: w.string(literal: "none")
+        case .left: w.string(literal: "left")
+        case .right: w.string(literal: "right")
+        }
+        w.key(literal: "center"); w.string(center)
     }
 
     /// A split's columns (ids, null for an empty one) and modes: `split_changed`'s members and

@@ -146,15 +146,6 @@ public enum RequestCommand: Equatable, Sendable {
         }
     }
 
-    /// The node command a request carries (`node(_:)`'s), or nil.
-    public var nodeCommand: NodeCommand? {
-        switch self {
-        case .boxed(.node(let command)): command
-        case .drawer(let d): d.command
-        default: nil
-        }
-    }
-
     public static func hello(via: String?) -> RequestCommand { .boxed(.hello(via: via)) }
     public static func explain(_ query: ExplainQuery) -> RequestCommand { .boxed(.explain(query)) }
     public static func brief(_ command: Command) -> RequestCommand { .boxed(.brief(command)) }

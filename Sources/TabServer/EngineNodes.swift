@@ -27,8 +27,7 @@ extension ServiceEngine {
         let outcome: NodeOutcome
         do {
             // Events only for those who hear them (numbered all the same).
-            outcome = try containers.apply(command, to: name, policy: policy, limits: config.controllerLimits,
-                                           keepingEvents: !subscriptions.isEmpty || plugins.hearsNotifications)
+            outcome = try containers.apply(command, to: name, policy: policy, limits: config.controllerLimits, keepingEvents: nodeEventsHeard)
         } catch {
             if error.code == .denied { stats.denials += 1 }
             // What plugins asked for while deciding (may_open_drawer's store writes), done
@@ -52,6 +51,10 @@ extension ServiceEngine {
         }
     }
 
+    /// Whether anyone hears a node command's events (a subscriber, a plugin with notify): if
+    /// not, they are numbered and not kept.
+    private var nodeEventsHeard: Bool { !subscriptions.isEmpty || plugins.hearsNotifications }
+
     /// `open_drawer` / `close_drawer`: of a root drawer whose drawers are screens, where the
     /// drawer lies (`TabContainers.moveDrawer`), with the same checks, events, journal record
     /// and reply as `runNode`, at the cost of a select (issue 42); of any other, `runNode`.
@@ -67,7 +70,7 @@ extension ServiceEngine {
         let move: DrawerMove
         do {
             guard let moved = try containers.moveDrawer(name, open: d.side, gesture: d.gesture, policy: policy,
-                                                        keepingEvents: !subscriptions.isEmpty || plugins.hearsNotifications, &events) else { return false }
+                                                        keepingEvents: nodeEventsHeard, &events) else { return false }
             move = moved
         } catch {
             if error.code == .denied { stats.denials += 1 }
@@ -79,13 +82,7 @@ extension ServiceEngine {
         perform(plugins.takeEffects(), &out)
         ReplyEncoder.success(id: id, into: &out.reply) { w in
             w.key(literal: "changed"); w.bool(move.changed)
-            w.key(literal: "open_side")
-            switch move.openSide {
-            case .none: w.string(literal: "none")
-            case .left: w.string(literal: "left")
-            case .right: w.string(literal: "right")
-            }
-            w.key(literal: "center"); w.string(move.center)
+            ReplyEncoder.drawerResult(openSide: move.openSide, center: move.center, &w)
         }
         return true
     }

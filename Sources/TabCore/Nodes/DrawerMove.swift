@@ -102,10 +102,9 @@ extension Composite {
 
     /// `setOpenSide`, with `events` events numbered (not kept): the move's reply.
     mutating func move(to side: OpenSide, numbering events: UInt64) -> DrawerMove {
-        guard case .drawer(var d) = body else { return DrawerMove(changed: false, openSide: side, center: "") }
-        d.openSide = side
-        body = .drawer(d)
+        setOpenSide(side)
         seq &+= events
+        guard case .drawer(let d) = body else { return DrawerMove(changed: false, openSide: side, center: "") }
         return DrawerMove(changed: true, openSide: side, center: d.center.id)
     }
 }

@@ -534,13 +534,8 @@ extension TabContainers {
     /// less than hashing it in two tables). `recent` is forgotten wherever a controller is
     /// added or removed, the only changes that move a dictionary's positions.
     mutating func contentPosition(of name: String) -> Position? {
-        for k in recent.composites.indices where recent.composites[k].name == name { return .composite(recent.composites[k].index) }
-        let at = position(of: name)
-        if case .composite(let i)? = at {
-            if recent.composites.count >= Recent.compositesKept { recent.composites.removeFirst() }
-            recent.composites.append((name, i))
-        }
-        return at
+        if let i = lookUpComposite(name) { return .composite(i) }
+        return nodes.index(forKey: name).map { .tab($0) }
     }
 
     /// `sendAppearance` of each child `appendVisible(below:name:depth:to:)` lists, in both

@@ -86,11 +86,8 @@ public struct TabContainers: Equatable, Sendable {
     struct Recent: Sendable {
         var name = ""
         var index: Dictionary<String, ContainerNode>.Index?
-        /// The same for the composite last addressed (a drawer's moves come in runs too).
-        var compositeName = ""
-        var compositeIndex: Dictionary<String, Composite>.Index?
-        /// Where the last composites a select's walk below a tab looked up lie
-        /// (`TabContainers.contentPosition(of:)`): a few, by name.
+        /// Where the last composites looked up lie (`lookUpComposite`: a drawer's moves, the
+        /// walk of a select below a tab): a few, by name.
         var composites: [(name: String, index: Dictionary<String, Composite>.Index)] = []
         /// How many `composites` holds at most.
         static let compositesKept = 8
@@ -424,10 +421,10 @@ public struct TabContainers: Equatable, Sendable {
     /// Where the composite `name` lies (the last one looked up, else found by its hash), or nil.
     @inline(__always)
     mutating func lookUpComposite(_ name: String) -> Dictionary<String, Composite>.Index? {
-        if let last = recent.compositeIndex, recent.compositeName == name { return last }
+        for k in recent.composites.indices where recent.composites[k].name == name { return recent.composites[k].index }
         guard let found = composites.index(forKey: name) else { return nil }
-        recent.compositeName = name
-        recent.compositeIndex = found
+        if recent.composites.count >= Recent.compositesKept { recent.composites.removeFirst() }
+        recent.composites.append((name, found))
         return found
     }
 
